@@ -1,0 +1,134 @@
+#include "cli/cli_commands.h"
+
+#include <iostream>
+
+#include "cli/cli_args.h"
+#include "env/env_report.h"
+#include "graph/graph_analysis.h"
+#include "graph/model_summary.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+
+namespace netsmith::cli {
+
+std::string usageText() {
+  return R"(usage: netsmith-cli <command> [arguments]
+
+commands:
+  validate PROJECT                    check a project; problems on stderr, one per line
+  summary PROJECT [--batch-size N] [--json]
+                                      layers, output shapes, parameters, MACs, memory
+  env [--json] [--threads N]          LibTorch, CUDA, BLAS and thread report
+  ops [--json]                        the layer types and their parameters
+
+options:
+  --help                              this text
+  --version                           the Netsmith version
+
+exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
+)";
+}
+
+namespace {
+
+// Loads and validates; prints problems and returns false when the project is not usable.
+bool loadValid(const std::string& path, const ops::OpRegistry& registry, project::LoadedProject& out) {
+  out = project::loadProject(path);
+  const auto problems = project::validateProject(out, registry);
+  if (problems.empty()) return true;
+  std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << ":\n";
+  for (const auto& p : problems) std::cerr << p.toString() << '\n';
+  return false;
+}
+
+}  // namespace
+
+int runValidate(const std::vector<std::string>& words) {
+  const Args args(words, {}, {});
+  const std::string& path = args.one("PROJECT");
+  const auto registry = ops::OpRegistry::withBuiltins();
+  project::LoadedProject loaded;
+  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  const auto analysis = graph::analyseGraph(loaded.project.model, registry);
+  std::cout << path << ": valid (" << analysis.nodes.size() << " nodes, "
+            << graph::formatCount(analysis.totalParams) << " parameters, output "
+            << formatShape(analysis.outputShape) << ")\n";
+  return kExitOk;
+}
+
+int runSummary(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"}, {"--batch-size"});
+  const std::string& path = args.one("PROJECT");
+  const auto registry = ops::OpRegistry::withBuiltins();
+  project::LoadedProject loaded;
+  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  const auto& p = loaded.project;
+  const auto batch = args.integer("--batch-size", project::projectBatchSize(p), 1, 1 << 20);
+  const auto analysis = graph::analyseGraph(p.model, registry);
+  const auto summary =
+      graph::makeSummary(analysis, batch, project::projectOptimizer(p), project::projectMomentum(p));
+  if (args.has("--json")) {
+    std::cout << graph::summaryToJson(summary).dump(2) << '\n';
+  } else {
+    std::cout << "Project: " << p.name << '\n' << graph::formatSummaryTable(summary);
+  }
+  return kExitOk;
+}
+
+int runEnv(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"}, {"--threads"});
+  if (!args.positional().empty()) throw UsageError{"env takes no arguments"};
+  env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
+  const auto report = env::collectEnvReport();
+  if (args.has("--json")) {
+    std::cout << env::envReportToJson(report).dump(2) << '\n';
+  } else {
+    std::cout << env::formatEnvReport(report);
+  }
+  return kExitOk;
+}
+
+int runOps(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"}, {});
+  if (!args.positional().empty()) throw UsageError{"ops takes no arguments"};
+  const auto registry = ops::OpRegistry::withBuiltins();
+  Json all = Json::array();
+  for (const auto& op : registry.all()) {
+    Json params = Json::array();
+    for (const auto& s : op.schema) {
+      Json j{{"name", s.name}, {"type", schema::paramTypeName(s.type)}, {"default", s.defaultValue}};
+      if (s.min) j["min"] = *s.min;
+      if (s.minExclusive) j["min_exclusive"] = true;
+      if (s.max) j["max"] = *s.max;
+      if (!s.choices.empty()) j["choices"] = s.choices;
+      if (!s.keywords.empty()) j["keywords"] = s.keywords;
+      if (!s.unit.empty()) j["unit"] = s.unit;
+      j["help"] = s.help;
+      params.push_back(std::move(j));
+    }
+    Json inputs{{"min", op.minInputs}, {"max", op.maxInputs < 0 ? Json() : Json(op.maxInputs)}};
+    std::vector<std::string> inits;
+    for (auto s : op.initSchemes) inits.push_back(ops::initSchemeName(s));
+    all.push_back(Json{{"op", op.name}, {"group", op.group}, {"help", op.help},
+                       {"inputs", inputs}, {"init", inits}, {"params", params}});
+  }
+  if (args.has("--json")) {
+    std::cout << all.dump(2) << '\n';
+    return kExitOk;
+  }
+  for (const auto& group : registry.groups()) {
+    std::cout << group << '\n';
+    for (const auto& op : registry.all()) {
+      if (op.group != group) continue;
+      std::cout << "  " << op.name << " - " << op.help << '\n';
+      for (const auto& s : op.schema) {
+        std::cout << "      " << s.name << " (" << schema::paramTypeName(s.type)
+                  << (s.unit.empty() ? "" : ", " + s.unit) << ", default "
+                  << (s.required() ? "required" : schema::describeValue(s.defaultValue)) << "): " << s.help << '\n';
+      }
+    }
+  }
+  return kExitOk;
+}
+
+}  // namespace netsmith::cli

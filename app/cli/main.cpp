@@ -1,0 +1,46 @@
+// netsmith-cli: the headless twin of the studio. Thin: parse the command, run it, map errors
+// to exit codes (0 ok, 1 runtime failure, 2 invalid input).
+#include <iostream>
+#include <string>
+#include <vector>
+
+#include "cli/cli_args.h"
+#include "cli/cli_commands.h"
+#include "common/error.h"
+#include "netsmith/version.h"
+
+using namespace netsmith::cli;
+
+int main(int argc, char** argv) {
+  std::vector<std::string> words(argv + 1, argv + argc);
+  if (words.empty()) {
+    std::cerr << usageText();
+    return kExitInvalid;
+  }
+  const std::string command = words.front();
+  words.erase(words.begin());
+  try {
+    if (command == "--help" || command == "-h" || command == "help") {
+      std::cout << usageText();
+      return kExitOk;
+    }
+    if (command == "--version") {
+      std::cout << "netsmith-cli " << NETSMITH_VERSION << '\n';
+      return kExitOk;
+    }
+    if (command == "validate") return runValidate(words);
+    if (command == "summary") return runSummary(words);
+    if (command == "env") return runEnv(words);
+    if (command == "ops") return runOps(words);
+    throw UsageError{"unknown command \"" + command + "\""};
+  } catch (const UsageError& e) {
+    std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();
+    return kExitInvalid;
+  } catch (const netsmith::Error& e) {
+    std::cerr << "netsmith-cli: " << e.what() << '\n';
+    return kExitInvalid;
+  } catch (const std::exception& e) {
+    std::cerr << "netsmith-cli: failed: " << e.what() << '\n';
+    return kExitFailure;
+  }
+}

@@ -1,0 +1,33 @@
+#pragma once
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace netsmith {
+
+/// A failure caused by what a user gave us (a file, a form, a flag), with a message that names
+/// the place and what to do. Thrown by core; the CLI prints it, the GUI shows it.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+/// One problem found while validating user input. `path` names the place in the project file
+/// (`model.input.channels`) or the node (`node "fc1"`); `fix` is an optional suggestion.
+struct Problem {
+  std::string path;
+  std::string message;
+  std::string nodeId;  ///< set when the problem belongs to a model node
+  std::string fix;     ///< e.g. `set in_features to 1568 or "auto"`
+
+  /// `node "fc1": Linear expects 3136 inputs but receives 1568; set in_features to 1568 or "auto"`
+  std::string toString() const;
+};
+
+using Problems = std::vector<Problem>;
+
+/// Joins problems one per line.
+std::string formatProblems(const Problems& problems);
+
+}  // namespace netsmith

@@ -1,0 +1,170 @@
+#include "env/env_report.h"
+
+#include <dlfcn.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <opencv2/core/version.hpp>
+#include <sstream>
+#include <thread>
+
+#include "common/torch_compat.h"
+#include "graph/model_summary.h"
+#include "netsmith/version.h"
+
+#include <ATen/Context.h>
+#include <ATen/Parallel.h>
+#include <ATen/detail/CUDAHooksInterface.h>
+#include <torch/torch.h>
+
+#ifdef NETSMITH_HAS_CUDA
+#include <c10/cuda/CUDAFunctions.h>
+#include <cuda_runtime_api.h>
+#endif
+
+namespace netsmith::env {
+
+namespace {
+
+std::string resolvedPath(const char* path) {
+  char buf[PATH_MAX];
+  if (path && ::realpath(path, buf)) return buf;
+  return path ? path : "";
+}
+
+void detectBlas(EnvReport& r) {
+  void* sym = ::dlsym(RTLD_DEFAULT, "sgemm_");
+  Dl_info info{};
+  if (sym && ::dladdr(sym, &info) && info.dli_fname) r.blasLibrary = resolvedPath(info.dli_fname);
+  const std::string& lib = r.blasLibrary;
+  using ConfigFn = char* (*)();
+  if (lib.find("openblas") != std::string::npos) {
+    r.blasName = lib.find("pthread") != std::string::npos ? "OpenBLAS (pthread)"
+                 : lib.find("openmp") != std::string::npos ? "OpenBLAS (OpenMP)"
+                                                           : "OpenBLAS";
+    if (auto fn = reinterpret_cast<ConfigFn>(::dlsym(RTLD_DEFAULT, "openblas_get_config"))) r.blasConfig = fn();
+  } else if (lib.find("mkl") != std::string::npos) {
+    r.blasName = "Intel MKL";
+  } else if (lib.find("blis") != std::string::npos) {
+    r.blasName = "BLIS";
+  } else if (lib.find("atlas") != std::string::npos) {
+    r.blasName = "ATLAS";
+  } else if (lib.find("/blas/") != std::string::npos) {
+    r.blasName = "reference BLAS (netlib)";
+    r.blasIsReference = true;
+  } else if (lib.empty()) {
+    r.blasName = "none found (LibTorch uses its own kernels)";
+  } else {
+    r.blasName = "unknown";
+  }
+  if (r.blasIsReference) {
+    r.warnings.push_back(
+        "LibTorch is using the reference BLAS: matrix products run ~35x slower. Install "
+        "libopenblas0-pthread and select it: update-alternatives --config libblas.so.3-x86_64-linux-gnu");
+  }
+}
+
+double measureMatmul() {
+  torch::NoGradGuard noGrad;
+  const auto a = torch::rand({512, 512});
+  const auto b = torch::rand({512, 512});
+  a.mm(b);  // warm up
+  int reps = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
+  do {
+    a.mm(b);
+    ++reps;
+    seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  } while (seconds < 0.1);
+  return 2.0 * 512 * 512 * 512 * reps / seconds / 1e9;
+}
+
+}  // namespace
+
+int configureThreads(int threads) {
+  if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  at::set_num_threads(threads);
+  return at::get_num_threads();
+}
+
+EnvReport collectEnvReport(bool measure) {
+  EnvReport r;
+  r.netsmithVersion = NETSMITH_VERSION;
+  r.torchVersion = compat::torchVersion();
+  r.opencvVersion = CV_VERSION;
+#ifdef NETSMITH_HAS_CUDA
+  r.torchBuiltWithCuda = true;
+#endif
+  r.cudaAvailable = torch::cuda::is_available();
+  if (r.cudaAvailable) {
+#ifdef NETSMITH_HAS_CUDA
+    const int n = static_cast<int>(torch::cuda::device_count());
+    for (int i = 0; i < n; ++i) {
+      cudaDeviceProp prop{};
+      if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
+        r.cudaDevices.push_back(std::string(prop.name) + " (" +
+                                graph::formatBytes(static_cast<std::int64_t>(prop.totalGlobalMem)) +
+                                ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ")");
+      }
+    }
+#endif
+    if (at::globalContext().hasCuDNN()) {
+      const long v = at::detail::getCUDAHooks().versionCuDNN();
+      r.cudnnVersion = std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 100) + "." +
+                       std::to_string(v % 100);
+    }
+  }
+  r.intraOpThreads = at::get_num_threads();
+  r.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
+  detectBlas(r);
+  if (measure) r.matmulGflops = measureMatmul();
+  if (r.intraOpThreads == 1 && r.hardwareThreads > 1) {
+    r.warnings.push_back("LibTorch runs on 1 thread of " + std::to_string(r.hardwareThreads) +
+                         "; pass --threads 0 to use them all");
+  }
+  return r;
+}
+
+Json envReportToJson(const EnvReport& r) {
+  Json j = Json::object();
+  j["netsmith_version"] = r.netsmithVersion;
+  j["libtorch_version"] = r.torchVersion;
+  j["opencv_version"] = r.opencvVersion;
+  j["libtorch_cuda_build"] = r.torchBuiltWithCuda;
+  j["cuda_available"] = r.cudaAvailable;
+  j["cuda_devices"] = r.cudaDevices;
+  j["cudnn_version"] = r.cudnnVersion.empty() ? Json() : Json(r.cudnnVersion);
+  j["intra_op_threads"] = r.intraOpThreads;
+  j["hardware_threads"] = r.hardwareThreads;
+  j["blas"] = Json{{"name", r.blasName},
+                   {"library", r.blasLibrary},
+                   {"config", r.blasConfig},
+                   {"is_reference", r.blasIsReference}};
+  j["matmul_gflops"] = r.matmulGflops;
+  j["warnings"] = r.warnings;
+  return j;
+}
+
+std::string formatEnvReport(const EnvReport& r) {
+  std::ostringstream os;
+  os << "Netsmith        " << r.netsmithVersion << '\n';
+  os << "LibTorch        " << r.torchVersion << (r.torchBuiltWithCuda ? " (CUDA build)" : " (CPU build)") << '\n';
+  os << "OpenCV          " << r.opencvVersion << '\n';
+  os << "CUDA            " << (r.cudaAvailable ? "available" : "not available") << '\n';
+  for (std::size_t i = 0; i < r.cudaDevices.size(); ++i) os << "  cuda:" << i << "        " << r.cudaDevices[i] << '\n';
+  if (!r.cudnnVersion.empty()) os << "cuDNN           " << r.cudnnVersion << '\n';
+  os << "Threads         " << r.intraOpThreads << " intra-op (of " << r.hardwareThreads << " hardware)\n";
+  os << "BLAS            " << r.blasName << (r.blasLibrary.empty() ? "" : "  [" + r.blasLibrary + "]") << '\n';
+  if (!r.blasConfig.empty()) os << "                " << r.blasConfig << '\n';
+  if (r.matmulGflops > 0) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", r.matmulGflops);
+    os << "fp32 matmul     " << buf << " (512x512, measured now)\n";
+  }
+  for (const auto& w : r.warnings) os << "WARNING: " << w << '\n';
+  return os.str();
+}
+
+}  // namespace netsmith::env

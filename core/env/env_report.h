@@ -1,0 +1,38 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+
+namespace netsmith::env {
+
+/// Facts about the machine and libraries that decide how fast (and whether) training runs.
+struct EnvReport {
+  std::string netsmithVersion;
+  std::string torchVersion;
+  std::string opencvVersion;
+  bool torchBuiltWithCuda = false;
+  bool cudaAvailable = false;
+  std::vector<std::string> cudaDevices;  ///< "NVIDIA H200 (139.8 GiB)"
+  std::string cudnnVersion;              ///< empty when absent
+  int intraOpThreads = 0;
+  int hardwareThreads = 0;
+  std::string blasLibrary;  ///< the file that provides sgemm_, resolved
+  std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS", ...
+  std::string blasConfig;   ///< OpenBLAS's own config string, when it is OpenBLAS
+  bool blasIsReference = false;
+  double matmulGflops = 0.0;  ///< fp32 512x512 matrix product, measured at report time
+  std::vector<std::string> warnings;
+};
+
+/// Collects the report. `measure` runs a ~0.1 s matrix-product benchmark.
+EnvReport collectEnvReport(bool measure = true);
+Json envReportToJson(const EnvReport& report);
+std::string formatEnvReport(const EnvReport& report);
+
+/// Sets LibTorch's intra-op thread count (0: one per hardware thread). Debian's LibTorch
+/// starts with 1 thread; every program calls this once at start-up. Returns the count set.
+int configureThreads(int threads = 0);
+
+}  // namespace netsmith::env

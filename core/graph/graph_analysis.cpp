@@ -1,0 +1,289 @@
+#include "graph/graph_analysis.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace netsmith::graph {
+
+const NodeInfo* GraphAnalysis::find(const std::string& id) const {
+  for (const auto& n : nodes) {
+    if (n.id == id) return &n;
+  }
+  return nullptr;
+}
+
+namespace {
+
+std::string nodeWhere(const std::string& id) { return "node \"" + id + "\""; }
+
+std::string plural(std::int64_t n, const char* word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string inputCountText(const ops::OpDef& def) {
+  if (def.maxInputs < 0) return "at least " + plural(def.minInputs, "input");
+  if (def.minInputs == def.maxInputs) return "exactly " + plural(def.minInputs, "input");
+  return "between " + std::to_string(def.minInputs) + " and " + std::to_string(def.maxInputs) + " inputs";
+}
+
+// Finds one cycle among `stuck` nodes and renders it as "a -> b -> a".
+std::string describeCycle(const ModelGraph& g, const std::set<int>& stuck) {
+  // Walk backwards along inputs that are themselves stuck; every stuck node has one, since
+  // Kahn's algorithm leaves only nodes on or behind a cycle.
+  int cur = *stuck.begin();
+  std::vector<int> path;
+  std::map<int, std::size_t> seen;
+  while (!seen.count(cur)) {
+    seen[cur] = path.size();
+    path.push_back(cur);
+    int next = -1;
+    for (const auto& in : g.nodes[static_cast<std::size_t>(cur)].inputs) {
+      const int j = g.indexOf(in);
+      if (j >= 0 && stuck.count(j)) {
+        next = j;
+        break;
+      }
+    }
+    if (next < 0) return {};
+    cur = next;
+  }
+  std::vector<int> cycle(path.begin() + static_cast<long>(seen[cur]), path.end());
+  std::reverse(cycle.begin(), cycle.end());  // forward direction: producer -> consumer
+  // Start at the node that comes first in the file, so the message is stable.
+  std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
+  std::string out;
+  for (int i : cycle) out += g.nodes[static_cast<std::size_t>(i)].id + " -> ";
+  return out + g.nodes[static_cast<std::size_t>(cycle.front())].id;
+}
+
+}  // namespace
+
+std::vector<int> topologicalOrder(const ModelGraph& g) {
+  const int n = static_cast<int>(g.nodes.size());
+  std::vector<int> pending(static_cast<std::size_t>(n), 0);
+  std::vector<std::vector<int>> consumers(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    for (const auto& in : g.nodes[static_cast<std::size_t>(i)].inputs) {
+      const int j = g.indexOf(in);
+      if (j < 0) continue;  // dangling: reported separately, does not block ordering
+      ++pending[static_cast<std::size_t>(i)];
+      consumers[static_cast<std::size_t>(j)].push_back(i);
+    }
+  }
+  std::set<int> ready;
+  for (int i = 0; i < n; ++i) {
+    if (pending[static_cast<std::size_t>(i)] == 0) ready.insert(i);
+  }
+  std::vector<int> order;
+  while (!ready.empty()) {
+    const int i = *ready.begin();
+    ready.erase(ready.begin());
+    order.push_back(i);
+    for (int c : consumers[static_cast<std::size_t>(i)]) {
+      if (--pending[static_cast<std::size_t>(c)] == 0) ready.insert(c);
+    }
+  }
+  return order;
+}
+
+GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry) {
+  GraphAnalysis a;
+  a.inputShape = g.input.shape();
+  auto problem = [&](const std::string& id, std::string message, std::string fix = {}) {
+    a.problems.push_back({nodeWhere(id), std::move(message), id, std::move(fix)});
+  };
+
+  if (g.nodes.empty()) {
+    a.problems.push_back({"model.nodes", "the model has no layers; add an Input node and at least one layer", {}, {}});
+    return a;
+  }
+
+  // Ids.
+  std::map<std::string, int> firstIndex;
+  std::set<std::string> badIds;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const auto& id = g.nodes[i].id;
+    const std::string path = "model.nodes[" + std::to_string(i) + "].id";
+    if (id.empty()) continue;  // reported by the reader
+    if (!isValidNodeId(id)) {
+      a.problems.push_back({path, "\"" + id + "\" is not a valid id: use letters, digits and _ , starting with a letter or _", id, {}});
+      badIds.insert(id);
+    } else if (firstIndex.count(id)) {
+      a.problems.push_back({path, "id \"" + id + "\" is already used by model.nodes[" +
+                                     std::to_string(firstIndex[id]) + "]; ids must be unique", id, {}});
+      badIds.insert(id);
+    } else {
+      firstIndex[id] = static_cast<int>(i);
+    }
+  }
+
+  // Ops, input references and counts.
+  std::vector<std::string> ids;
+  for (const auto& n : g.nodes) ids.push_back(n.id);
+  std::vector<const ops::OpDef*> defs(g.nodes.size(), nullptr);
+  std::vector<bool> structurallyOk(g.nodes.size(), true);
+  int inputNodes = 0;
+  for (std::size_t i = 0; i < g.nodes.size(); ++i) {
+    const Node& n = g.nodes[i];
+    if (n.id.empty() || badIds.count(n.id)) {
+      structurallyOk[i] = false;
+      continue;
+    }
+    defs[i] = registry.find(n.op);
+    if (!defs[i]) {
+      if (!n.op.empty()) {
+        const auto guess = schema::closestName(n.op, registry.names());
+        problem(n.id, "unknown op \"" + n.op + "\"",
+                guess.empty() ? "see `netsmith-cli ops` for the list" : "did you mean \"" + guess + "\"?");
+      }
+      structurallyOk[i] = false;
+    } else if (defs[i]->isSource) {
+      ++inputNodes;
+    }
+    for (const auto& in : n.inputs) {
+      if (g.indexOf(in) < 0) {
+        const auto guess = schema::closestName(in, ids);
+        problem(n.id, "input \"" + in + "\" does not exist",
+                guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
+        structurallyOk[i] = false;
+      }
+    }
+    if (defs[i] && !defs[i]->acceptsInputCount(static_cast<int>(n.inputs.size()))) {
+      problem(n.id, n.op + " takes " + inputCountText(*defs[i]) + " but has " +
+                        std::to_string(n.inputs.size()),
+              defs[i]->isSource ? "remove its inputs" : "connect it to the layer(s) before it");
+      structurallyOk[i] = false;
+    }
+    if (!n.init.empty() && defs[i]) {
+      const auto scheme = ops::parseInitScheme(n.init);
+      const auto& allowed = defs[i]->initSchemes;
+      if (!scheme) {
+        std::string names;
+        for (const auto& s : ops::initSchemeNames()) names += (names.empty() ? "" : ", ") + s;
+        problem(n.id, "unknown init \"" + n.init + "\"; known: " + names);
+      } else if (*scheme != ops::InitScheme::Default &&
+                 std::find(allowed.begin(), allowed.end(), *scheme) == allowed.end()) {
+        problem(n.id, n.op + (allowed.empty() ? " has no weights to initialise"
+                                              : " cannot use init \"" + n.init + "\""),
+                "remove \"init\"");
+      }
+    }
+  }
+  if (inputNodes == 0) {
+    a.problems.push_back({"model.nodes", "the model has no Input node", {}, "add {\"id\": \"input\", \"op\": \"Input\"}"});
+  } else if (inputNodes > 1) {
+    a.problems.push_back({"model.nodes", "the model has " + std::to_string(inputNodes) +
+                                             " Input nodes; Netsmith models take one input", {}, {}});
+  }
+
+  // Cycles.
+  const auto order = topologicalOrder(g);
+  if (order.size() < g.nodes.size()) {
+    std::set<int> stuck;
+    for (int i = 0; i < static_cast<int>(g.nodes.size()); ++i) stuck.insert(i);
+    for (int i : order) stuck.erase(i);
+    const auto cycle = describeCycle(g, stuck);
+    if (!cycle.empty()) {
+      const std::string first = cycle.substr(0, cycle.find(' '));
+      problem(first, "is part of a cycle " + cycle, "remove one of these connections");
+    }
+  }
+
+  // Output: the explicit one, or the single node nobody reads.
+  std::vector<std::string> sinks;
+  for (const auto& n : g.nodes) {
+    if (!n.id.empty() && g.consumers(n.id).empty()) sinks.push_back(n.id);
+  }
+  if (!g.output.empty()) {
+    if (!g.find(g.output)) {
+      a.problems.push_back({"model.output", "node \"" + g.output + "\" does not exist", {}, {}});
+    } else {
+      a.outputId = g.output;
+      for (const auto& s : sinks) {
+        if (s != g.output) problem(s, "its result is never used", "connect it to a later layer or delete it");
+      }
+    }
+  } else if (sinks.size() == 1) {
+    a.outputId = sinks[0];
+  } else if (sinks.size() > 1) {
+    std::string list;
+    for (const auto& s : sinks) list += (list.empty() ? "\"" : ", \"") + s + "\"";
+    a.problems.push_back({"model", "the graph has " + std::to_string(sinks.size()) + " outputs (" +
+                                       list + "); Netsmith models have one", {},
+                          "connect or delete the extra branches, or set \"output\""});
+  }
+
+  // Parameters and shapes, in order. A node is only analysed when all its inputs are valid.
+  std::map<std::string, std::size_t> infoIndex;
+  for (int idx : order) {
+    const auto i = static_cast<std::size_t>(idx);
+    const Node& n = g.nodes[i];
+    NodeInfo info;
+    info.id = n.id;
+    info.op = n.op;
+    info.def = defs[i];
+    bool inputsOk = structurallyOk[i];
+    for (const auto& in : n.inputs) {
+      auto it = infoIndex.find(in);
+      if (it == infoIndex.end() || !a.nodes[it->second].valid) {
+        inputsOk = false;
+        continue;
+      }
+      info.inputShapes.push_back(a.nodes[it->second].outputShape);
+    }
+    if (defs[i]) {
+      const std::size_t before = a.problems.size();
+      info.params = schema::resolveParams(defs[i]->schema, n.params, nodeWhere(n.id), n.id, a.problems);
+      const bool paramsOk = a.problems.size() == before;
+      if (defs[i]->isSource) info.inputShapes = {a.inputShape};
+      if (paramsOk && inputsOk) {
+        try {
+          info.outputShape = defs[i]->inferShape(info.inputShapes, info.params);
+          info.valid = true;
+        } catch (const ops::ShapeError& e) {
+          problem(n.id, e.message, e.fix);
+        }
+      }
+    }
+    if (info.valid) {
+      info.paramCount = defs[i]->paramCount ? defs[i]->paramCount(info.inputShapes, info.params) : 0;
+      info.trainableParams = n.frozen ? 0 : info.paramCount;
+      info.macs = defs[i]->macs ? defs[i]->macs(info.inputShapes, info.outputShape, info.params) : 0;
+      info.activationBytes = shapeNumel(info.outputShape) * 4;
+      a.totalParams += info.paramCount;
+      a.trainableParams += info.trainableParams;
+      a.totalMacs += info.macs;
+      a.activationBytes += info.activationBytes;
+    }
+    infoIndex[n.id] = a.nodes.size();
+    a.nodes.push_back(std::move(info));
+  }
+  if (const NodeInfo* out = a.find(a.outputId)) a.outputShape = out->outputShape;
+  return a;
+}
+
+int optimizerStateSlots(const std::string& optimizer, double momentum) {
+  if (optimizer == "adam" || optimizer == "adamw") return 2;
+  if (optimizer == "rmsprop") return momentum > 0 ? 2 : 1;
+  if (optimizer == "adagrad") return 1;
+  if (optimizer == "sgd") return momentum > 0 ? 1 : 0;
+  return 2;  // unknown: assume the common worst case
+}
+
+MemoryEstimate estimateTrainingMemory(const GraphAnalysis& a, std::int64_t batchSize, int optimizerSlots) {
+  MemoryEstimate m;
+  m.weights = a.totalParams * 4;
+  m.gradients = a.trainableParams * 4;
+  m.optimizerState = a.trainableParams * 4 * optimizerSlots;
+  // Every node output is (roughly) kept for the backward pass; the Input node's is the batch.
+  std::int64_t perSample = 0;
+  for (const auto& n : a.nodes) {
+    if (n.def && !n.def->isSource) perSample += n.activationBytes;
+  }
+  m.activations = perSample * batchSize;
+  m.inputBatch = shapeNumel(a.inputShape) * 4 * batchSize;
+  return m;
+}
+
+}  // namespace netsmith::graph

@@ -1,0 +1,68 @@
+#include "graph/graph_module.h"
+
+#include <map>
+
+#include "ops/node_layer.h"
+
+namespace netsmith::graph {
+
+GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry& registry)
+    : m_analysis(analyseGraph(graph, registry)), m_input(graph.input) {
+  if (!m_analysis.ok()) {
+    throw Error("the model is not valid:\n" + formatProblems(m_analysis.problems));
+  }
+  std::map<std::string, std::size_t> slot;
+  std::map<std::size_t, std::size_t> lastUse;  // value slot -> step index
+  for (const auto& info : m_analysis.nodes) {
+    const Node* node = graph.find(info.id);
+    Step step;
+    step.id = info.id;
+    for (const auto& in : node->inputs) step.inputSlots.push_back(slot.at(in));
+    ops::LayerSpec spec{info.id, info.params, info.inputShapes, info.outputShape};
+    step.layer = info.def->build(spec);
+    register_module(info.id, step.layer);
+    if (!node->init.empty()) step.layer->initialise(*ops::parseInitScheme(node->init));
+    if (node->frozen) {
+      for (auto& p : step.layer->parameters()) p.set_requires_grad(false);
+    }
+    for (auto s : step.inputSlots) lastUse[s] = m_steps.size();
+    slot[info.id] = m_steps.size();
+    m_steps.push_back(std::move(step));
+  }
+  m_outputSlot = slot.at(m_analysis.outputId);
+  for (const auto& [value, stepIndex] : lastUse) {
+    if (value != m_outputSlot) m_steps[stepIndex].release.push_back(value);
+  }
+}
+
+torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
+  if (x.dim() != 4 || x.size(1) != m_input.channels || x.size(2) != m_input.height ||
+      x.size(3) != m_input.width) {
+    std::string got;
+    for (auto d : x.sizes()) got += (got.empty() ? "" : "x") + std::to_string(d);
+    throw Error("model input: expects N x " + formatShape(m_input.shape()) + ", receives " + got);
+  }
+  std::vector<torch::Tensor> values(m_steps.size());
+  std::vector<torch::Tensor> args;
+  for (std::size_t i = 0; i < m_steps.size(); ++i) {
+    Step& step = m_steps[i];
+    args.clear();
+    if (step.inputSlots.empty()) {
+      args.push_back(x);
+    } else {
+      for (auto s : step.inputSlots) args.push_back(values[s]);
+    }
+    values[i] = step.layer->forward(args);
+    for (auto s : step.release) values[s] = torch::Tensor();
+  }
+  return values[m_outputSlot];
+}
+
+std::shared_ptr<ops::NodeLayerImpl> GraphModuleImpl::layer(const std::string& id) const {
+  for (const auto& s : m_steps) {
+    if (s.id == id) return s.layer;
+  }
+  return nullptr;
+}
+
+}  // namespace netsmith::graph

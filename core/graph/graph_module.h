@@ -1,0 +1,49 @@
+#pragma once
+
+// The LibTorch module that runs a ModelGraph. Include only where tensors are needed: the graph
+// and analysis headers stay free of LibTorch.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "graph/graph_analysis.h"
+#include "graph/model_graph.h"
+#include "ops/op_registry.h"
+
+namespace netsmith::ops {
+class NodeLayerImpl;
+}
+
+namespace netsmith::graph {
+
+/// A torch::nn::Module built from a valid graph. Each node is a child module named after its
+/// id, so parameter names are stable: "conv1.weight", "bn1.running_mean".
+///   GraphModule net(project.model, registry);   // throws netsmith::Error if invalid
+///   auto logits = net->forward(images);          // images: N x C x H x W
+class GraphModuleImpl : public torch::nn::Module {
+ public:
+  GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry& registry);
+
+  /// Runs the nodes in topological order; `x` must be N x C x H x W matching the input spec.
+  torch::Tensor forward(torch::Tensor x);
+
+  const GraphAnalysis& analysis() const { return m_analysis; }
+  /// The layer of node `id` (nullptr if none).
+  std::shared_ptr<ops::NodeLayerImpl> layer(const std::string& id) const;
+
+ private:
+  struct Step {
+    std::string id;
+    std::shared_ptr<ops::NodeLayerImpl> layer;
+    std::vector<std::size_t> inputSlots;  ///< indices into the value table
+    std::vector<std::size_t> release;     ///< values no longer needed after this step
+  };
+  GraphAnalysis m_analysis;
+  InputSpec m_input;
+  std::vector<Step> m_steps;
+  std::size_t m_outputSlot = 0;
+};
+TORCH_MODULE(GraphModule);
+
+}  // namespace netsmith::graph

@@ -1,0 +1,209 @@
+#include "graph/model_graph.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "schema/param_schema.h"
+
+namespace netsmith::graph {
+
+const Node* ModelGraph::find(const std::string& id) const {
+  const int i = indexOf(id);
+  return i < 0 ? nullptr : &nodes[static_cast<std::size_t>(i)];
+}
+
+Node* ModelGraph::find(const std::string& id) {
+  const int i = indexOf(id);
+  return i < 0 ? nullptr : &nodes[static_cast<std::size_t>(i)];
+}
+
+int ModelGraph::indexOf(const std::string& id) const {
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    if (nodes[i].id == id) return static_cast<int>(i);
+  }
+  return -1;
+}
+
+std::vector<std::string> ModelGraph::consumers(const std::string& id) const {
+  std::vector<std::string> out;
+  for (const auto& n : nodes) {
+    if (std::find(n.inputs.begin(), n.inputs.end(), id) != n.inputs.end()) out.push_back(n.id);
+  }
+  return out;
+}
+
+bool isValidNodeId(const std::string& id) {
+  if (id.empty() || id.size() > 128) return false;
+  auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
+  if (!alpha(id[0])) return false;
+  return std::all_of(id.begin(), id.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+}
+
+namespace {
+
+void unknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
+                 Problems& problems) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
+    std::string msg = "unknown key \"" + it.key() + "\"";
+    const auto guess = schema::closestName(it.key(), known);
+    if (!guess.empty()) msg += "; did you mean \"" + guess + "\"?";
+    problems.push_back({path, msg, {}, {}});
+  }
+}
+
+void readDimension(const Json& input, const char* key, std::int64_t maxValue, std::int64_t& out,
+                   Problems& problems) {
+  const std::string path = std::string("model.input.") + key;
+  if (!input.contains(key)) {
+    problems.push_back({path, "missing (a whole number)", {}, {}});
+    return;
+  }
+  const Json& v = input.at(key);
+  if (!v.is_number_integer() && !v.is_number_unsigned()) {
+    problems.push_back({path, "must be a whole number, got " + jsonBrief(v), {}, {}});
+    return;
+  }
+  const auto n = v.get<std::int64_t>();
+  if (n < 1 || n > maxValue) {
+    problems.push_back(
+        {path, "must be between 1 and " + std::to_string(maxValue) + ", got " + std::to_string(n), {}, {}});
+    return;
+  }
+  out = n;
+}
+
+Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
+  Node n;
+  if (!j.is_object()) {
+    problems.push_back({path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
+    return n;
+  }
+  unknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path, problems);
+  if (!j.contains("id") || !j["id"].is_string()) {
+    problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
+  } else {
+    n.id = j["id"].get<std::string>();
+  }
+  const std::string where = n.id.empty() ? path : "node \"" + n.id + "\"";
+  if (!j.contains("op") || !j["op"].is_string()) {
+    problems.push_back({where, j.contains("op") ? "\"op\" must be a string" : "\"op\" is missing", n.id, {}});
+  } else {
+    n.op = j["op"].get<std::string>();
+  }
+  if (j.contains("params")) {
+    if (j["params"].is_object()) {
+      n.params = j["params"];
+    } else {
+      problems.push_back({where, "\"params\" must be an object, got " + jsonTypeName(j["params"]), n.id, {}});
+    }
+  }
+  if (j.contains("inputs")) {
+    const Json& in = j["inputs"];
+    if (!in.is_array()) {
+      problems.push_back({where, "\"inputs\" must be a list of node ids, got " + jsonTypeName(in), n.id, {}});
+    } else {
+      for (const auto& item : in) {
+        if (!item.is_string()) {
+          problems.push_back({where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
+        } else {
+          n.inputs.push_back(item.get<std::string>());
+        }
+      }
+    }
+  }
+  if (j.contains("pos")) {
+    const Json& pos = j["pos"];
+    if (!pos.is_array() || pos.size() != 2 || !pos[0].is_number() || !pos[1].is_number()) {
+      problems.push_back({where, "\"pos\" must be [x, y], got " + jsonBrief(pos), n.id, {}});
+    } else {
+      n.x = pos[0].get<double>();
+      n.y = pos[1].get<double>();
+    }
+  }
+  if (j.contains("init")) {
+    if (!j["init"].is_string()) {
+      problems.push_back({where, "\"init\" must be a string", n.id, {}});
+    } else {
+      n.init = j["init"].get<std::string>();
+    }
+  }
+  if (j.contains("frozen")) {
+    if (!j["frozen"].is_boolean()) {
+      problems.push_back({where, "\"frozen\" must be true or false", n.id, {}});
+    } else {
+      n.frozen = j["frozen"].get<bool>();
+    }
+  }
+  return n;
+}
+
+Json number(double v) {
+  // Whole positions are written as integers so files stay tidy.
+  if (std::floor(v) == v && std::fabs(v) < 1e15) return static_cast<std::int64_t>(v);
+  return v;
+}
+
+}  // namespace
+
+ModelGraph modelFromJson(const Json& model, Problems& problems) {
+  ModelGraph g;
+  if (!model.is_object()) {
+    problems.push_back({"model", "must be an object with \"input\" and \"nodes\", got " + jsonTypeName(model), {}, {}});
+    return g;
+  }
+  unknownKeys(model, {"input", "nodes", "output"}, "model", problems);
+  if (!model.contains("input")) {
+    problems.push_back({"model.input", "missing: declare {\"channels\", \"height\", \"width\"}", {}, {}});
+  } else if (!model["input"].is_object()) {
+    problems.push_back({"model.input", "must be an object {\"channels\", \"height\", \"width\"}", {}, {}});
+  } else {
+    const Json& in = model["input"];
+    unknownKeys(in, {"channels", "height", "width"}, "model.input", problems);
+    readDimension(in, "channels", 4096, g.input.channels, problems);
+    readDimension(in, "height", 16384, g.input.height, problems);
+    readDimension(in, "width", 16384, g.input.width, problems);
+  }
+  if (!model.contains("nodes")) {
+    problems.push_back({"model.nodes", "missing: a list of layers", {}, {}});
+  } else if (!model["nodes"].is_array()) {
+    problems.push_back({"model.nodes", "must be a list of layers, got " + jsonTypeName(model["nodes"]), {}, {}});
+  } else {
+    const Json& nodes = model["nodes"];
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+      g.nodes.push_back(nodeFromJson(nodes[i], "model.nodes[" + std::to_string(i) + "]", problems));
+    }
+  }
+  if (model.contains("output")) {
+    if (!model["output"].is_string()) {
+      problems.push_back({"model.output", "must be a node id (string)", {}, {}});
+    } else {
+      g.output = model["output"].get<std::string>();
+    }
+  }
+  return g;
+}
+
+Json modelToJson(const ModelGraph& graph) {
+  Json model = Json::object();
+  model["input"] = Json{{"channels", graph.input.channels},
+                        {"height", graph.input.height},
+                        {"width", graph.input.width}};
+  Json nodes = Json::array();
+  for (const auto& n : graph.nodes) {
+    Json j = Json::object();
+    j["id"] = n.id;
+    j["op"] = n.op;
+    j["params"] = n.params;
+    j["inputs"] = n.inputs;
+    j["pos"] = Json::array({number(n.x), number(n.y)});
+    if (!n.init.empty()) j["init"] = n.init;
+    if (n.frozen) j["frozen"] = true;
+    nodes.push_back(std::move(j));
+  }
+  model["nodes"] = std::move(nodes);
+  if (!graph.output.empty()) model["output"] = graph.output;
+  return model;
+}
+
+}  // namespace netsmith::graph

@@ -1,0 +1,77 @@
+// Merge family: Add (residual sum) and Concat (along channels / features).
+#include "ops/node_layer.h"
+#include "ops/op_registry.h"
+
+namespace netsmith::ops {
+namespace {
+
+std::string listShapes(const std::vector<Shape>& in) {
+  std::string out;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    if (i) out += ", ";
+    out += formatShape(in[i]);
+  }
+  return out;
+}
+
+Shape addShape(const std::vector<Shape>& in, const schema::Params&) {
+  for (const auto& s : in) {
+    if (s != in[0]) {
+      throw ShapeError{"Add needs inputs of one shape but receives " + listShapes(in),
+                       "make the branches agree, e.g. a 1x1 Conv2d (with the stride of the other "
+                       "branch) on the shortcut"};
+    }
+  }
+  return in[0];
+}
+
+Shape concatShape(const std::vector<Shape>& in, const schema::Params&) {
+  Shape out = in[0];
+  for (std::size_t i = 1; i < in.size(); ++i) {
+    const auto& s = in[i];
+    bool fits = s.size() == out.size();
+    for (std::size_t d = 1; fits && d < s.size(); ++d) fits = s[d] == out[d];
+    if (!fits) {
+      throw ShapeError{"Concat joins along channels, so all other dimensions must match, but it "
+                       "receives " + listShapes(in),
+                       "resize the branches to the same height and width first"};
+    }
+    out[0] += s[0];
+  }
+  return out;
+}
+
+}  // namespace
+
+void registerMergeOps(OpRegistry& registry) {
+  OpDef add;
+  add.name = "Add";
+  add.group = "Merge";
+  add.help = "element-wise sum of two or more inputs of one shape (residual connections)";
+  add.minInputs = 2;
+  add.maxInputs = -1;
+  add.inferShape = addShape;
+  add.build = [](const LayerSpec&) {
+    return std::make_shared<FunctionLayerImpl>([](const std::vector<torch::Tensor>& in, bool) {
+      torch::Tensor sum = in.at(0);
+      for (std::size_t i = 1; i < in.size(); ++i) sum = sum + in[i];
+      return sum;
+    });
+  };
+  registry.add(std::move(add));
+
+  OpDef concat;
+  concat.name = "Concat";
+  concat.group = "Merge";
+  concat.help = "joins two or more inputs along the channel (or feature) dimension";
+  concat.minInputs = 2;
+  concat.maxInputs = -1;
+  concat.inferShape = concatShape;
+  concat.build = [](const LayerSpec&) {
+    return std::make_shared<FunctionLayerImpl>(
+        [](const std::vector<torch::Tensor>& in, bool) { return torch::cat(in, /*dim=*/1); });
+  };
+  registry.add(std::move(concat));
+}
+
+}  // namespace netsmith::ops

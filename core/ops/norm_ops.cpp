@@ -1,0 +1,88 @@
+// Normalisation family: BatchNorm2d.
+#include "ops/node_layer.h"
+#include "ops/op_registry.h"
+#include "ops/shape_rules.h"
+
+namespace netsmith::ops {
+namespace {
+
+using schema::ParamSpec;
+using schema::Params;
+
+Shape batchNormShape(const std::vector<Shape>& in, const Params& p) {
+  requireImage(in[0], "BatchNorm2d");
+  if (!p.isAuto("num_features") && p.integer("num_features") != in[0][0]) {
+    throw ShapeError{"BatchNorm2d expects " + std::to_string(p.integer("num_features")) +
+                         " channels but receives " + std::to_string(in[0][0]),
+                     "set num_features to " + std::to_string(in[0][0]) + " or \"auto\""};
+  }
+  return in[0];
+}
+
+class BatchNorm2dLayerImpl : public NodeLayerImpl {
+ public:
+  explicit BatchNorm2dLayerImpl(const LayerSpec& spec)
+      : m_eps(spec.params.real("eps")),
+        m_momentum(spec.params.real("momentum")),
+        m_affine(spec.params.flag("affine")) {
+    const std::int64_t c = spec.inputShapes[0][0];
+    if (m_affine) {
+      weight = register_parameter("weight", torch::ones({c}));
+      bias = register_parameter("bias", torch::zeros({c}));
+    }
+    running_mean = register_buffer("running_mean", torch::zeros({c}));
+    running_var = register_buffer("running_var", torch::ones({c}));
+    num_batches_tracked = register_buffer("num_batches_tracked", torch::zeros({}, torch::kLong));
+  }
+
+  torch::Tensor forward(const std::vector<torch::Tensor>& inputs) override {
+    if (is_training()) {
+      torch::NoGradGuard noGrad;
+      num_batches_tracked.add_(1);
+    }
+    return torch::batch_norm(inputs.at(0), weight, bias, running_mean, running_var, is_training(),
+                             m_momentum, m_eps, /*cudnn_enabled=*/true);
+  }
+
+  void initialise(InitScheme scheme) override {
+    if (!m_affine) return;
+    torch::NoGradGuard noGrad;
+    // Zeros sets the scale to 0: the "zero-init last BN of a residual branch" trick.
+    weight.fill_(scheme == InitScheme::Zeros ? 0.0 : 1.0);
+    bias.zero_();
+  }
+
+  torch::Tensor weight, bias, running_mean, running_var, num_batches_tracked;
+
+ private:
+  double m_eps, m_momentum;
+  bool m_affine;
+};
+
+}  // namespace
+
+void registerNormOps(OpRegistry& registry) {
+  OpDef bn;
+  bn.name = "BatchNorm2d";
+  bn.group = "Normalisation";
+  bn.help = "batch normalisation over the channels of a CxHxW input";
+  bn.schema = {
+      ParamSpec::integer("num_features", "auto", "channels; \"auto\" takes them from the input")
+          .atLeast(1)
+          .orKeywords({"auto"}),
+      ParamSpec::real("eps", 1e-5, "added to the variance for numerical stability").above(0).atMost(1),
+      ParamSpec::real("momentum", 0.1, "running statistics update rate").atLeast(0).atMost(1),
+      ParamSpec::boolean("affine", true, "learn a per-channel scale and shift"),
+  };
+  bn.initSchemes = {InitScheme::Zeros};
+  bn.inferShape = batchNormShape;
+  bn.paramCount = [](const std::vector<Shape>& in, const Params& p) -> std::int64_t {
+    return p.flag("affine") ? 2 * in[0][0] : 0;
+  };
+  // One multiply-add per element (scale and shift folded together at inference).
+  bn.macs = [](const std::vector<Shape>&, const Shape& out, const Params&) { return shapeNumel(out); };
+  bn.build = [](const LayerSpec& spec) { return std::make_shared<BatchNorm2dLayerImpl>(spec); };
+  registry.add(std::move(bn));
+}
+
+}  // namespace netsmith::ops

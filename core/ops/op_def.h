@@ -1,0 +1,66 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/shape.h"
+#include "schema/param_schema.h"
+
+namespace netsmith::ops {
+
+class NodeLayerImpl;  // a torch::nn::Module; see ops/node_layer.h
+
+/// Weight initialisation chosen per node. `Default` is PyTorch's own reset_parameters().
+enum class InitScheme { Default, KaimingNormal, KaimingUniform, XavierUniform, XavierNormal, Zeros };
+
+std::string initSchemeName(InitScheme scheme);
+std::optional<InitScheme> parseInitScheme(const std::string& name);
+std::vector<std::string> initSchemeNames();
+
+/// Thrown by a shape rule when the inputs do not fit the op. `fix` says what to change.
+struct ShapeError {
+  std::string message;
+  std::string fix;
+};
+
+/// What a builder receives: the node, its checked parameters and the inferred shapes.
+struct LayerSpec {
+  std::string nodeId;
+  schema::Params params;
+  std::vector<Shape> inputShapes;
+  Shape outputShape;
+};
+
+/// Everything Netsmith knows about one layer type, declared in one place (one file per family).
+struct OpDef {
+  std::string name;   ///< "Conv2d"
+  std::string group;  ///< palette group: "Convolution", "Normalisation", ...
+  std::string help;   ///< one line
+  schema::ParamSchema schema;
+  int minInputs = 1;
+  int maxInputs = 1;  ///< -1: any number
+  bool isSource = false;  ///< Input: receives the model input shape as its only "input"
+  /// Init schemes a node of this op accepts (besides Default). Empty: the op has no weights.
+  std::vector<InitScheme> initSchemes;
+
+  /// Output shape from input shapes; throws ShapeError when they do not fit.
+  std::function<Shape(const std::vector<Shape>& inputs, const schema::Params& p)> inferShape;
+  /// Number of learnable parameters (null: none).
+  std::function<std::int64_t(const std::vector<Shape>& inputs, const schema::Params& p)>
+      paramCount;
+  /// Multiply-accumulates per sample (null: none counted).
+  std::function<std::int64_t(const std::vector<Shape>& inputs, const Shape& output,
+                             const schema::Params& p)>
+      macs;
+  /// Builds the LibTorch layer. Its parameters are registered directly on the layer, so a node
+  /// "conv1" owns "conv1.weight" and "conv1.bias" in the GraphModule.
+  std::function<std::shared_ptr<NodeLayerImpl>(const LayerSpec& spec)> build;
+
+  bool acceptsInputCount(int n) const { return n >= minInputs && (maxInputs < 0 || n <= maxInputs); }
+};
+
+}  // namespace netsmith::ops

@@ -1,0 +1,198 @@
+#include "project/project.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "common/file_util.h"
+#include "graph/graph_analysis.h"
+
+namespace netsmith::project {
+
+namespace {
+
+// nlohmann reports a byte offset; people want line and column.
+std::string lineColumn(const std::string& text, std::size_t byte) {
+  std::size_t line = 1, col = 1;
+  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
+    if (text[i] == '\n') {
+      ++line;
+      col = 1;
+    } else {
+      ++col;
+    }
+  }
+  return std::to_string(line) + ":" + std::to_string(col);
+}
+
+// nlohmann reports the position after the offending token; people expect its start.
+std::size_t tokenStart(const std::string& text, std::size_t byte) {
+  if (byte == 0 || text.empty()) return 0;
+  std::size_t i = std::min(byte - 1, text.size() - 1);
+  if (text[i] == '"') {
+    // Back to the opening quote of the string literal (skipping escaped quotes).
+    while (i > 0) {
+      --i;
+      if (text[i] == '"' && (i == 0 || text[i - 1] != '\\')) break;
+    }
+    return i;
+  }
+  auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
+  while (i > 0 && wordChar(text[i]) && wordChar(text[i - 1])) --i;
+  return i;
+}
+
+std::string parseErrorReason(const std::string& what) {
+  // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while
+  // parsing object - unexpected '}'; expected string literal" -> the part after the last ": ".
+  const auto pos = what.find(": ");
+  std::string reason = pos == std::string::npos ? what : what.substr(pos + 2);
+  const auto at = reason.find(" at line ");
+  if (at != std::string::npos) {
+    const auto colon = reason.find(": ", at);
+    if (colon != std::string::npos) reason = reason.substr(colon + 2);
+  }
+  return reason;
+}
+
+std::string stemOf(const std::string& path) {
+  std::string name = std::filesystem::path(path).filename().string();
+  const std::string suffix = kFileSuffix;
+  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+    return name.substr(0, name.size() - suffix.size());
+  return std::filesystem::path(path).stem().string();
+}
+
+}  // namespace
+
+LoadedProject parseProject(const std::string& text, const std::string& sourceName) {
+  Json root;
+  try {
+    root = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    throw Error(sourceName + ":" + lineColumn(text, tokenStart(text, e.byte)) +
+                ": JSON syntax error: " + parseErrorReason(e.what()));
+  }
+  if (!root.is_object()) {
+    throw Error(sourceName + ": not a Netsmith project: the file holds a JSON " +
+                jsonTypeName(root) + ", not an object");
+  }
+  if (!root.contains("format") || root["format"] != kFormatName) {
+    throw Error(sourceName + ": not a Netsmith project: \"format\" must be \"" + kFormatName +
+                "\"" + (root.contains("format") ? ", got " + jsonBrief(root["format"]) : " (missing)"));
+  }
+  if (!root.contains("version") || !root["version"].is_number_integer()) {
+    throw Error(sourceName + ": \"version\" must be a whole number (this build writes " +
+                std::to_string(kFormatVersion) + ")");
+  }
+  const auto version = root["version"].get<std::int64_t>();
+  if (version > kFormatVersion) {
+    throw Error(sourceName + ": written by a newer Netsmith (format version " + std::to_string(version) +
+                "; this build reads up to " + std::to_string(kFormatVersion) + "); update Netsmith");
+  }
+  if (version < 1) throw Error(sourceName + ": \"version\" must be >= 1, got " + std::to_string(version));
+
+  LoadedProject out;
+  Project& p = out.project;
+  if (root.contains("name")) {
+    if (root["name"].is_string()) {
+      p.name = root["name"].get<std::string>();
+    } else {
+      out.problems.push_back({"name", "must be a string, got " + jsonTypeName(root["name"]), {}, {}});
+    }
+  }
+  if (root.contains("description")) {
+    if (root["description"].is_string()) {
+      p.description = root["description"].get<std::string>();
+    } else {
+      out.problems.push_back({"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
+    }
+  }
+  if (!root.contains("model")) {
+    out.problems.push_back({"model", "missing: every project needs a model section", {}, {}});
+  } else {
+    p.model = graph::modelFromJson(root["model"], out.problems);
+  }
+  auto section = [&](const char* key, Json& target, bool wantArray) {
+    if (!root.contains(key)) return;
+    const Json& v = root[key];
+    if (wantArray ? !v.is_array() : !v.is_object()) {
+      out.problems.push_back({key, std::string("must be ") + (wantArray ? "a list" : "an object") +
+                                       ", got " + jsonTypeName(v), {}, {}});
+      return;
+    }
+    target = v;
+  };
+  section("data", p.data, false);
+  section("augment", p.augment, true);
+  section("train", p.train, false);
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    static const char* known[] = {"format", "version", "name", "description", "model", "data", "augment", "train"};
+    if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known)) {
+      p.extra[it.key()] = it.value();
+    }
+  }
+  return out;
+}
+
+LoadedProject loadProject(const std::string& path) {
+  auto loaded = parseProject(readTextFile(path), path);
+  if (loaded.project.name.empty()) loaded.project.name = stemOf(path);
+  return loaded;
+}
+
+Json projectToJson(const Project& p) {
+  Json root = Json::object();
+  root["format"] = kFormatName;
+  root["version"] = kFormatVersion;
+  root["name"] = p.name;
+  if (!p.description.empty()) root["description"] = p.description;
+  root["model"] = graph::modelToJson(p.model);
+  root["data"] = p.data;
+  root["augment"] = p.augment;
+  root["train"] = p.train;
+  for (auto it = p.extra.begin(); it != p.extra.end(); ++it) root[it.key()] = it.value();
+  return root;
+}
+
+std::string serialiseProject(const Project& project) { return projectToJson(project).dump(2) + "\n"; }
+
+void saveProject(const Project& project, const std::string& path) {
+  writeFileAtomically(path, serialiseProject(project));
+}
+
+Problems validateProject(const LoadedProject& loaded, const ops::OpRegistry& registry) {
+  Problems all = loaded.problems;
+  const auto analysis = graph::analyseGraph(loaded.project.model, registry);
+  all.insert(all.end(), analysis.problems.begin(), analysis.problems.end());
+  return all;
+}
+
+std::int64_t projectBatchSize(const Project& p, std::int64_t fallback) {
+  if (p.train.contains("batch_size") && p.train["batch_size"].is_number_integer()) {
+    const auto b = p.train["batch_size"].get<std::int64_t>();
+    if (b > 0) return b;
+  }
+  return fallback;
+}
+
+std::string projectOptimizer(const Project& p) {
+  std::string name = "adam";
+  if (p.train.contains("optimizer")) {
+    const Json& o = p.train["optimizer"];
+    if (o.is_string()) name = o.get<std::string>();
+    if (o.is_object() && o.contains("type") && o["type"].is_string()) name = o["type"].get<std::string>();
+  }
+  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
+double projectMomentum(const Project& p) {
+  if (p.train.contains("optimizer") && p.train["optimizer"].is_object()) {
+    const Json& o = p.train["optimizer"];
+    if (o.contains("momentum") && o["momentum"].is_number()) return o["momentum"].get<double>();
+  }
+  return 0.0;
+}
+
+}  // namespace netsmith::project

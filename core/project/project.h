@@ -1,0 +1,59 @@
+#pragma once
+
+#include <string>
+
+#include "common/error.h"
+#include "common/json.h"
+#include "graph/model_graph.h"
+#include "ops/op_registry.h"
+
+namespace netsmith::project {
+
+/// The project file format this build writes and the newest it reads.
+constexpr int kFormatVersion = 1;
+constexpr const char* kFormatName = "netsmith-project";
+constexpr const char* kFileSuffix = ".netsmith.json";
+
+/// Everything a `*.netsmith.json` file holds: model graph, data, augmentations, training options.
+/// Sections this build does not interpret yet (data, augment, train, unknown top-level keys)
+/// are kept verbatim, so loading and saving never loses anything.
+struct Project {
+  std::string name;
+  std::string description;
+  graph::ModelGraph model;
+  Json data = Json::object();
+  Json augment = Json::array();
+  Json train = Json::object();
+  Json extra = Json::object();  ///< unknown top-level keys, written back as they were
+};
+
+/// A project read from text, plus the structural problems found while reading it.
+struct LoadedProject {
+  Project project;
+  Problems problems;
+};
+
+/// Parses a project. Throws netsmith::Error for text that is not a Netsmith project at all:
+/// malformed JSON (with line and column), a wrong "format", a newer "version". Problems inside
+/// the project (a node without an id, a wrong type) are collected in `problems` instead.
+LoadedProject parseProject(const std::string& text, const std::string& sourceName);
+
+/// Reads and parses a file (see parseProject); the file name becomes the default name.
+LoadedProject loadProject(const std::string& path);
+
+Json projectToJson(const Project& project);
+/// Pretty-printed JSON (2-space indent) with a trailing newline.
+std::string serialiseProject(const Project& project);
+/// Atomic save: a crash mid-write never leaves a half-written project.
+void saveProject(const Project& project, const std::string& path);
+
+/// Every problem in the project: structural ones from loading plus the model analysis.
+Problems validateProject(const LoadedProject& loaded, const ops::OpRegistry& registry);
+
+/// The training batch size the project asks for (train.batch_size), or `fallback`.
+std::int64_t projectBatchSize(const Project& project, std::int64_t fallback = 64);
+/// The optimizer name (train.optimizer.type or train.optimizer), lower case, or "adam".
+std::string projectOptimizer(const Project& project);
+double projectMomentum(const Project& project);
+
+}  // namespace netsmith::project

@@ -1,0 +1,92 @@
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+
+namespace netsmith::schema {
+
+/// The kinds of value a parameter can hold. Forms, the CLI and the JSON reader all use these.
+enum class ParamType {
+  Int,      ///< a whole number
+  Float,    ///< a real number
+  Bool,     ///< true / false
+  Enum,     ///< one string out of `choices`
+  IntPair,  ///< one int (used for both) or [height, width]
+};
+
+/// One configurable parameter: everything a form, a validator or `--help` needs to know.
+struct ParamSpec {
+  std::string name;
+  ParamType type = ParamType::Int;
+  Json defaultValue;                  ///< null: the parameter is required
+  std::optional<double> min;          ///< inclusive lower bound for numbers (and pair items)
+  std::optional<double> max;          ///< inclusive upper bound
+  bool minExclusive = false;          ///< `min` itself is not allowed (e.g. p > 0)
+  std::vector<std::string> choices;   ///< for Enum
+  std::vector<std::string> keywords;  ///< strings accepted in place of a number: "auto", "same"
+  std::string unit;                   ///< "px", "%", ...
+  std::string help;                   ///< one line
+
+  bool required() const { return defaultValue.is_null(); }
+
+  // Declaration helpers, so an op's schema reads as a list:
+  //   ParamSpec::intPair("kernel_size", 3, "window size").atLeast(1)
+  static ParamSpec integer(std::string name, Json def, std::string help);
+  static ParamSpec real(std::string name, Json def, std::string help);
+  static ParamSpec boolean(std::string name, bool def, std::string help);
+  static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
+                          std::string help);
+  static ParamSpec intPair(std::string name, Json def, std::string help);
+  ParamSpec atLeast(double v) const;
+  ParamSpec above(double v) const;
+  ParamSpec atMost(double v) const;
+  ParamSpec orKeywords(std::vector<std::string> words) const;
+  ParamSpec inUnit(std::string u) const;
+};
+
+using ParamSchema = std::vector<ParamSpec>;
+
+std::string paramTypeName(ParamType type);
+
+/// A parameter set checked against its schema, with defaults filled in.
+///   Params p = resolveParams(schema, json, "node \"conv1\"", problems);
+///   auto k = p.pair("kernel_size");
+class Params {
+ public:
+  Params() = default;
+  explicit Params(Json values) : m_values(std::move(values)) {}
+
+  bool isKeyword(const std::string& name, const std::string& keyword) const;
+  bool isAuto(const std::string& name) const { return isKeyword(name, "auto"); }
+  std::int64_t integer(const std::string& name) const;
+  double real(const std::string& name) const;
+  bool flag(const std::string& name) const;
+  std::string text(const std::string& name) const;
+  std::array<std::int64_t, 2> pair(const std::string& name) const;
+  const Json& raw(const std::string& name) const;
+  const Json& values() const { return m_values; }
+
+ private:
+  Json m_values = Json::object();
+};
+
+/// Checks `given` (a JSON object) against `schema`: unknown names (with a "did you mean"), wrong
+/// types, out-of-range values and missing required ones each add a Problem under `where`
+/// (e.g. `node "conv1"`, path `params.kernel_size`). Returns the values with defaults filled in;
+/// the result is only meaningful when no problem was added.
+Params resolveParams(const ParamSchema& schema, const Json& given, const std::string& where,
+                     const std::string& nodeId, Problems& problems);
+
+/// Renders a value as a person would type it: 3, 0.5, true, "same", [3, 3].
+std::string describeValue(const Json& value);
+
+/// The closest name in `candidates` to `name` (edit distance), or "" when none is close.
+std::string closestName(const std::string& name, const std::vector<std::string>& candidates);
+
+}  // namespace netsmith::schema

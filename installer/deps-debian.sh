@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package that Netsmith needs to build, test and run its default job.
+# Idempotent: packages already present are left alone; apt-get update runs once per call, and
+# only when something is missing. Runs unattended (no prompts). Uses sudo when not root.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake ninja-build ccache pkg-config git
+  # LibTorch (CPU) and what its headers and runtime need
+  libtorch-dev libgloo-dev libopenblas0-pthread
+  # UI
+  qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth
+  # core libraries
+  libopencv-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
+  # tests
+  libgtest-dev python3-onnx python3-opencv python3-numpy
+  # default data set
+  dataset-fashion-mnist
+)
+
+say() { printf '[deps] %s\n' "$*"; }
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=()
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO=(sudo)
+  say "not root: using sudo for apt-get"
+else
+  say "error: must run as root or have sudo available" >&2
+  exit 1
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+    missing+=("$p")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  say "all ${#packages[@]} packages already installed"
+else
+  export DEBIAN_FRONTEND=noninteractive
+  say "missing ${#missing[@]} package(s): ${missing[*]}"
+  say "running apt-get update"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
+  say "installing"
+  "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends \
+    -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold "${missing[@]}"
+  say "done"
+fi
+
+# LibTorch links a BLAS through the alternatives system; make sure the OpenBLAS pthread build
+# is the one chosen, since reference BLAS is ~35x slower for matrix products.
+arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || echo x86_64-linux-gnu)
+for alt in "libblas.so.3-$arch" "liblapack.so.3-$arch"; do
+  target=$(update-alternatives --list "$alt" 2>/dev/null | grep openblas-pthread | head -n1 || true)
+  if [ -n "$target" ]; then
+    current=$(readlink -f "/etc/alternatives/$alt" 2>/dev/null || true)
+    if [ "$current" != "$(readlink -f "$target")" ]; then
+      say "selecting OpenBLAS for $alt"
+      "${SUDO[@]}" update-alternatives --set "$alt" "$target" >/dev/null
+    fi
+  fi
+done

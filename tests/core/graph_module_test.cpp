@@ -1,0 +1,154 @@
+#include "graph/graph_module.h"
+
+#include "ops/node_layer.h"
+#include "test_support.h"
+
+using namespace netsmith;
+
+class GraphModuleTest : public testutil::SeededTest {
+ protected:
+  project::Project defaultProject() {
+    auto loaded = project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+    EXPECT_TRUE(loaded.problems.empty());
+    return loaded.project;
+  }
+};
+
+TEST_F(GraphModuleTest, ParameterNamesComeFromNodeIds) {
+  graph::GraphModule net(defaultProject().model, registry);
+  std::vector<std::string> names;
+  for (const auto& item : net->named_parameters()) names.push_back(item.key());
+  const std::vector<std::string> expected = {"conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias",
+                                             "conv2.weight", "conv2.bias", "bn2.weight", "bn2.bias",
+                                             "fc1.weight",   "fc1.bias",   "fc2.weight", "fc2.bias"};
+  EXPECT_EQ(names, expected);
+  std::vector<std::string> buffers;
+  for (const auto& item : net->named_buffers()) buffers.push_back(item.key());
+  EXPECT_NE(std::find(buffers.begin(), buffers.end(), "bn1.running_mean"), buffers.end());
+  EXPECT_NE(std::find(buffers.begin(), buffers.end(), "bn2.num_batches_tracked"), buffers.end());
+}
+
+TEST_F(GraphModuleTest, ParameterCountEqualsAnalysis) {
+  graph::GraphModule net(defaultProject().model, registry);
+  std::int64_t numel = 0;
+  for (const auto& p : net->parameters()) numel += p.numel();
+  EXPECT_EQ(numel, net->analysis().totalParams);
+  EXPECT_EQ(numel, 421834);
+}
+
+// The default CNN written by hand with LibTorch's own layers, weights copied over: both must
+// compute the same function, in eval mode and (with the same dropout seed) in train mode.
+TEST_F(GraphModuleTest, DefaultCnnEqualsHandWrittenSequential) {
+  graph::GraphModule net(defaultProject().model, registry);
+  namespace nn = torch::nn;
+  nn::Sequential ref(
+      nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)), nn::BatchNorm2d(32), nn::ReLU(),
+      nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
+      nn::BatchNorm2d(64), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten(),
+      nn::Linear(3136, 128), nn::ReLU(), nn::Dropout(0.3), nn::Linear(128, 10));
+  const std::map<std::string, std::string> rename = {{"conv1", "0"}, {"bn1", "1"}, {"conv2", "4"},
+                                                     {"bn2", "5"},   {"fc1", "9"}, {"fc2", "12"}};
+  auto refParams = ref->named_parameters();
+  auto refBuffers = ref->named_buffers();
+  {
+    torch::NoGradGuard noGrad;
+    for (const auto& item : net->named_parameters()) {
+      const auto dot = item.key().find('.');
+      const auto name = rename.at(item.key().substr(0, dot)) + item.key().substr(dot);
+      refParams[name].copy_(item.value());
+    }
+  }
+  const auto x = torch::randn({8, 1, 28, 28});
+  // Train mode: batch statistics, dropout with the same random stream.
+  net->train();
+  ref->train();
+  torch::manual_seed(7);
+  const auto a = net->forward(x);
+  torch::manual_seed(7);
+  const auto b = ref->forward(x);
+  EXPECT_TRUE(torch::allclose(a, b, 1e-5, 1e-6)) << (a - b).abs().max().item<float>();
+  // Running statistics were updated identically.
+  for (const auto& item : net->named_buffers()) {
+    const auto dot = item.key().find('.');
+    const auto name = rename.at(item.key().substr(0, dot)) + item.key().substr(dot);
+    EXPECT_TRUE(torch::allclose(item.value().to(torch::kDouble), refBuffers[name].to(torch::kDouble), 1e-5, 1e-6))
+        << item.key();
+  }
+  // Eval mode: running statistics, no dropout.
+  net->eval();
+  ref->eval();
+  const auto c = net->forward(x);
+  const auto d = ref->forward(x);
+  EXPECT_TRUE(torch::allclose(c, d, 1e-5, 1e-6)) << (c - d).abs().max().item<float>();
+  EXPECT_EQ(c.sizes().vec(), (std::vector<std::int64_t>{8, 10}));
+}
+
+TEST_F(GraphModuleTest, GradientsFlowToEveryTrainableParameter) {
+  graph::GraphModule net(defaultProject().model, registry);
+  const auto loss = net->forward(torch::randn({4, 1, 28, 28})).pow(2).mean();
+  loss.backward();
+  for (const auto& item : net->named_parameters()) {
+    ASSERT_TRUE(item.value().grad().defined()) << item.key();
+    EXPECT_GT(item.value().grad().abs().sum().item<double>(), 0.0) << item.key();
+  }
+}
+
+TEST_F(GraphModuleTest, ResidualGraphRunsAndMatchesManualComputation) {
+  const auto loaded = testutil::parseModel(R"({"input": {"channels": 2, "height": 5, "width": 5}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "c", "op": "Conv2d", "params": {"out_channels": 2, "padding": "same"}, "inputs": ["input"]},
+      {"id": "r", "op": "ReLU", "inputs": ["c"]},
+      {"id": "sum", "op": "Add", "inputs": ["r", "input"]},
+      {"id": "cat", "op": "Concat", "inputs": ["sum", "input"]}]})");
+  ASSERT_TRUE(loaded.problems.empty());
+  graph::GraphModule net(loaded.project.model, registry);
+  const auto x = torch::randn({3, 2, 5, 5});
+  const auto out = net->forward(x);
+  auto conv = std::dynamic_pointer_cast<torch::nn::Module>(net->layer("c"));
+  const auto params = conv->named_parameters();
+  const auto expected = torch::cat(
+      {torch::relu(torch::conv2d(x, params["weight"], params["bias"], 1, 1)) + x, x}, 1);
+  EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-6));
+}
+
+TEST_F(GraphModuleTest, InitOverridesAndFrozenNodes) {
+  const auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "c", "op": "Conv2d", "params": {"out_channels": 3}, "inputs": ["input"], "init": "zeros", "frozen": true},
+      {"id": "bn", "op": "BatchNorm2d", "inputs": ["c"], "init": "zeros"},
+      {"id": "f", "op": "Flatten", "inputs": ["bn"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["f"], "init": "xavier_uniform"}]})");
+  graph::GraphModule net(loaded.project.model, registry);
+  const auto params = net->named_parameters();
+  EXPECT_EQ(params["c.weight"].abs().sum().item<double>(), 0.0);
+  EXPECT_FALSE(params["c.weight"].requires_grad());
+  EXPECT_FALSE(params["c.bias"].requires_grad());
+  EXPECT_EQ(params["bn.weight"].abs().sum().item<double>(), 0.0);
+  EXPECT_TRUE(params["fc.weight"].requires_grad());
+  EXPECT_EQ(params["fc.bias"].abs().sum().item<double>(), 0.0);
+  const double bound = std::sqrt(6.0 / (12 + 2));
+  EXPECT_LE(params["fc.weight"].abs().max().item<double>(), bound);
+  EXPECT_GT(params["fc.weight"].abs().max().item<double>(), 0.0);
+  EXPECT_EQ(net->analysis().trainableParams, net->analysis().totalParams - (3 * 1 * 9 + 3));
+}
+
+TEST_F(GraphModuleTest, InvalidGraphIsRefusedWithItsProblems) {
+  const auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+      {"id": "input", "op": "Input"}, {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["input"]}]})");
+  try {
+    graph::GraphModule net(loaded.project.model, registry);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node \"fc\": Linear expects a flat vector"), std::string::npos) << e.what();
+  }
+}
+
+TEST_F(GraphModuleTest, WrongInputTensorIsAClearError) {
+  graph::GraphModule net(defaultProject().model, registry);
+  try {
+    net->forward(torch::randn({2, 3, 28, 28}));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()), "model input: expects N x 1x28x28, receives 2x3x28x28");
+  }
+}

@@ -1,0 +1,38 @@
+#pragma once
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+
+#include "common/error.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+
+namespace netsmith::testutil {
+
+/// Seeds LibTorch so every test is repeatable.
+class SeededTest : public ::testing::Test {
+ protected:
+  void SetUp() override { torch::manual_seed(0); }
+  const ops::OpRegistry registry = ops::OpRegistry::withBuiltins();
+};
+
+/// A project around a model section written inline:
+///   parseModel(R"({"input": {...}, "nodes": [...]})")
+inline project::LoadedProject parseModel(const std::string& modelJson) {
+  const std::string text = R"({"format": "netsmith-project", "version": 1, "name": "t", "model": )" +
+                           modelJson + "}";
+  return project::parseProject(text, "test.netsmith.json");
+}
+
+/// All problems of a project, one per line.
+inline std::string problemsText(const project::LoadedProject& loaded, const ops::OpRegistry& registry) {
+  return formatProblems(project::validateProject(loaded, registry));
+}
+
+inline std::string sourcePath(const std::string& relative) {
+  return std::string(NETSMITH_SOURCE_DIR) + "/" + relative;
+}
+
+}  // namespace netsmith::testutil

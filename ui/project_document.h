@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+
+#include "graph/graph_analysis.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+
+namespace netsmith::ui {
+
+/// The open project as the studio sees it: the core Project, where it lives on disk, whether it
+/// has unsaved changes, and its current analysis. Non-widget, so tests drive it directly.
+class ProjectDocument : public QObject {
+  Q_OBJECT
+
+ public:
+  explicit ProjectDocument(const ops::OpRegistry& registry, QObject* parent = nullptr);
+
+  /// Loads `path`; on failure returns false and sets errorString(), keeping the old project.
+  bool load(const QString& path);
+  /// Saves atomically to `path` (or the current path when empty).
+  bool save(const QString& path = {});
+
+  const project::Project& project() const { return m_project; }
+  const graph::GraphAnalysis& analysis() const { return m_analysis; }
+  /// Loading problems plus model analysis problems.
+  const Problems& problems() const { return m_problems; }
+  QString filePath() const { return m_filePath; }
+  QString errorString() const { return m_error; }
+  bool isModified() const { return m_modified; }
+
+ signals:
+  void projectChanged();
+
+ private:
+  void reanalyse(const Problems& loadProblems);
+
+  const ops::OpRegistry& m_registry;
+  project::Project m_project;
+  graph::GraphAnalysis m_analysis;
+  Problems m_problems;
+  QString m_filePath;
+  QString m_error;
+  bool m_modified = false;
+};
+
+}  // namespace netsmith::ui
