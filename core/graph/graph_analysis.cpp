@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <unordered_map>
 
 namespace netsmith::graph {
 
@@ -61,12 +62,15 @@ std::string describeCycle(const ModelGraph& g, const std::set<int>& stuck) {
 
 std::vector<int> topologicalOrder(const ModelGraph& g) {
   const int n = static_cast<int>(g.nodes.size());
+  std::unordered_map<std::string, int> index;
+  for (int i = n - 1; i >= 0; --i) index[g.nodes[static_cast<std::size_t>(i)].id] = i;
   std::vector<int> pending(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<int>> consumers(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
     for (const auto& in : g.nodes[static_cast<std::size_t>(i)].inputs) {
-      const int j = g.indexOf(in);
-      if (j < 0) continue;  // dangling: reported separately, does not block ordering
+      const auto found = index.find(in);
+      if (found == index.end()) continue;  // dangling: reported separately, does not block ordering
+      const int j = found->second;
       ++pending[static_cast<std::size_t>(i)];
       consumers[static_cast<std::size_t>(j)].push_back(i);
     }
@@ -142,7 +146,7 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       ++inputNodes;
     }
     for (const auto& in : n.inputs) {
-      if (g.indexOf(in) < 0) {
+      if (!firstIndex.count(in) && !badIds.count(in)) {
         const auto guess = schema::closestName(in, ids);
         problem(n.id, "input \"" + in + "\" does not exist",
                 guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
@@ -191,9 +195,11 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
   }
 
   // Output: the explicit one, or the single node nobody reads.
+  std::set<std::string> consumed;
+  for (const auto& n : g.nodes) consumed.insert(n.inputs.begin(), n.inputs.end());
   std::vector<std::string> sinks;
   for (const auto& n : g.nodes) {
-    if (!n.id.empty() && g.consumers(n.id).empty()) sinks.push_back(n.id);
+    if (!n.id.empty() && !consumed.count(n.id)) sinks.push_back(n.id);
   }
   if (!g.output.empty()) {
     if (!g.find(g.output)) {

@@ -161,6 +161,7 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       return {};
     }
     case ParamType::IntPair: {
+      const Json original = value;
       if (isWholeNumber(value)) {
         const auto n = static_cast<std::int64_t>(value.get<double>());
         value = Json::array({n, n});
@@ -172,7 +173,7 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       for (auto& item : value) {
         item = static_cast<std::int64_t>(item.get<double>());
         auto why = checkRange(spec, item.get<double>());
-        if (!why.empty()) return why + " (got " + describeValue(value) + ")";
+        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
       }
       return {};
     }
