@@ -12,7 +12,7 @@ packages=(
   # UI
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth
   # core libraries
-  libopencv-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
+  libopencv-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
   # tests
   libgtest-dev python3-onnx python3-opencv python3-numpy
   # default data set

@@ -13,6 +13,8 @@ std::string paramTypeName(ParamType type) {
     case ParamType::Bool: return "bool";
     case ParamType::Enum: return "enum";
     case ParamType::IntPair: return "int-pair";
+    case ParamType::FloatPair: return "float-pair";
+    case ParamType::FloatList: return "float-list";
   }
   return "?";
 }
@@ -45,6 +47,12 @@ ParamSpec ParamSpec::choice(std::string name, std::string def, std::vector<std::
 }
 ParamSpec ParamSpec::intPair(std::string name, Json def, std::string help) {
   return makeSpec(std::move(name), ParamType::IntPair, std::move(def), std::move(help));
+}
+ParamSpec ParamSpec::floatPair(std::string name, Json def, std::string help) {
+  return makeSpec(std::move(name), ParamType::FloatPair, std::move(def), std::move(help));
+}
+ParamSpec ParamSpec::floatList(std::string name, Json def, std::string help) {
+  return makeSpec(std::move(name), ParamType::FloatList, std::move(def), std::move(help));
 }
 ParamSpec ParamSpec::atLeast(double v) const {
   auto s = *this;
@@ -177,6 +185,33 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       }
       return {};
     }
+    case ParamType::FloatPair: {
+      const Json original = value;
+      if (value.is_number()) value = Json::array({value, value});
+      if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number())
+        return "expects a range [low, high]" + alsoKeywords + ", got " + describeValue(original);
+      for (const auto& item : value) {
+        if (!std::isfinite(item.get<double>())) return "expects finite numbers, got " + describeValue(original);
+        auto why = checkRange(spec, item.get<double>());
+        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
+      }
+      if (value[0].get<double>() > value[1].get<double>())
+        return "expects low <= high, got " + describeValue(original);
+      return {};
+    }
+    case ParamType::FloatList: {
+      const Json original = value;
+      if (value.is_number()) value = Json::array({value});
+      if (!value.is_array() || value.empty())
+        return "expects a number or a list of numbers" + alsoKeywords + ", got " + describeValue(original);
+      for (const auto& item : value) {
+        if (!item.is_number() || !std::isfinite(item.get<double>()))
+          return "expects a list of numbers" + alsoKeywords + ", got " + describeValue(original);
+        auto why = checkRange(spec, item.get<double>());
+        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
+      }
+      return {};
+    }
   }
   return {};
 }
@@ -278,6 +313,24 @@ std::string Params::text(const std::string& name) const {
   const auto& v = raw(name);
   if (!v.is_string()) throw Error("internal: parameter \"" + name + "\" is not a string");
   return v.get<std::string>();
+}
+
+std::array<double, 2> Params::range(const std::string& name) const {
+  const auto& v = raw(name);
+  if (v.is_number()) return {v.get<double>(), v.get<double>()};
+  if (v.is_array() && v.size() == 2) return {v[0].get<double>(), v[1].get<double>()};
+  throw Error("internal: parameter \"" + name + "\" is not a range");
+}
+
+std::vector<double> Params::list(const std::string& name) const {
+  const auto& v = raw(name);
+  if (v.is_number()) return {v.get<double>()};
+  std::vector<double> out;
+  if (v.is_array()) {
+    for (const auto& item : v) out.push_back(item.get<double>());
+    return out;
+  }
+  throw Error("internal: parameter \"" + name + "\" is not a list");
 }
 
 std::array<std::int64_t, 2> Params::pair(const std::string& name) const {

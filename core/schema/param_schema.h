@@ -18,6 +18,8 @@ enum class ParamType {
   Bool,     ///< true / false
   Enum,     ///< one string out of `choices`
   IntPair,  ///< one int (used for both) or [height, width]
+  FloatPair,  ///< [low, high] (a range), or one number used for both
+  FloatList,  ///< [a, b, ...]: one number per channel; a single number is a list of one
 };
 
 /// One configurable parameter: everything a form, a validator or `--help` needs to know.
@@ -43,6 +45,8 @@ struct ParamSpec {
   static ParamSpec choice(std::string name, std::string def, std::vector<std::string> choices,
                           std::string help);
   static ParamSpec intPair(std::string name, Json def, std::string help);
+  static ParamSpec floatPair(std::string name, Json def, std::string help);
+  static ParamSpec floatList(std::string name, Json def, std::string help);
   ParamSpec atLeast(double v) const;
   ParamSpec above(double v) const;
   ParamSpec atMost(double v) const;
@@ -69,6 +73,9 @@ class Params {
   bool flag(const std::string& name) const;
   std::string text(const std::string& name) const;
   std::array<std::int64_t, 2> pair(const std::string& name) const;
+  std::array<double, 2> range(const std::string& name) const;
+  std::vector<double> list(const std::string& name) const;
+  bool has(const std::string& name) const { return m_values.contains(name); }
   const Json& raw(const std::string& name) const;
   const Json& values() const { return m_values; }
 

@@ -1,0 +1,26 @@
+// Batch family: MixUp and CutMix. Declared here (schema, help); applied to whole batches of
+// tensors by augment/batch_mix.h.
+#include "augment/transform.h"
+
+namespace netsmith::augment {
+
+void registerBatchTransforms(TransformRegistry& registry) {
+  using schema::ParamSpec;
+  TransformDef mixup;
+  mixup.name = "MixUp";
+  mixup.group = "Batch";
+  mixup.help = "blends pairs of images and their labels with a Beta(alpha, alpha) weight";
+  mixup.schema = {ParamSpec::real("alpha", 0.2, "Beta distribution parameter; larger mixes more").above(0).atMost(100)};
+  mixup.batchLevel = true;
+  registry.add(std::move(mixup));
+
+  TransformDef cutmix;
+  cutmix.name = "CutMix";
+  cutmix.group = "Batch";
+  cutmix.help = "pastes a box from another image; labels mixed by the box's area";
+  cutmix.schema = {ParamSpec::real("alpha", 1.0, "Beta distribution parameter for the box area").above(0).atMost(100)};
+  cutmix.batchLevel = true;
+  registry.add(std::move(cutmix));
+}
+
+}  // namespace netsmith::augment

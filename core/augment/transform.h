@@ -1,0 +1,90 @@
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "augment/sample_rng.h"
+#include "schema/param_schema.h"
+
+namespace netsmith::augment {
+
+/// A per-sample transform. Images are CV_32FC1 or CV_32FC3 (RGB order), values in [0, 1]
+/// (until Normalize runs), of any size. A transform may change the size (crops, resizes) but
+/// never the channel count. It must draw randomness only from `rng`.
+class Transform {
+ public:
+  virtual ~Transform() = default;
+  virtual void apply(cv::Mat& image, SampleRng& rng) const = 0;
+};
+
+/// What a transform may depend on besides its parameters.
+struct TransformContext {
+  int channels = 1;  ///< model input channels (1 or 3)
+  int height = 28;   ///< model input size
+  int width = 28;
+  std::vector<double> mean;  ///< resolved normalisation, one per channel (Normalize "auto")
+  std::vector<double> std;
+};
+
+/// A parameter that does not fit the context, e.g. {"size", "32x32 is larger than ..."}.
+struct TransformIssue {
+  std::string param;
+  std::string message;
+};
+
+/// Everything Netsmith knows about one transform type, declared in one place.
+struct TransformDef {
+  std::string name;   ///< "RandomCrop"
+  std::string group;  ///< "Geometry", "Colour", "Noise", "Policy", "Batch", "Normalise"
+  std::string help;
+  schema::ParamSchema schema;  ///< besides the common "p" and "enabled"
+  double defaultProbability = 1.0;
+  /// Part of the validation/test pipeline too (Resize, CenterCrop, Normalize).
+  bool deterministic = false;
+  /// Produces an explicit output size, so images are not fitted to the model size before it.
+  bool setsSize = false;
+  /// Works on whole batches of tensors (MixUp, CutMix): handled by the loader, `build` unused.
+  bool batchLevel = false;
+  /// Optional context checks (crop larger than the image...); empty when fine.
+  std::function<std::vector<TransformIssue>(const schema::Params&, const TransformContext&)> check;
+  std::function<std::unique_ptr<Transform>(const schema::Params&, const TransformContext&)> build;
+};
+
+/// The transform types the augment section may use (no global registry: pass it along).
+class TransformRegistry {
+ public:
+  static TransformRegistry withBuiltins();
+  void add(TransformDef def);
+  const TransformDef* find(const std::string& name) const;
+  const std::vector<TransformDef>& all() const { return m_defs; }
+  std::vector<std::string> names() const;
+  std::vector<std::string> groups() const;
+
+ private:
+  std::vector<TransformDef> m_defs;
+};
+
+// One registration function per transform family file.
+void registerGeometricTransforms(TransformRegistry& registry);  // geometric_transforms.cpp
+void registerColorTransforms(TransformRegistry& registry);      // color_transforms.cpp
+void registerNoiseTransforms(TransformRegistry& registry);      // noise_transforms.cpp
+void registerPolicyTransforms(TransformRegistry& registry);     // policy_transforms.cpp
+void registerBatchTransforms(TransformRegistry& registry);      // batch_mix.cpp (MixUp, CutMix)
+void registerNormalizeTransform(TransformRegistry& registry);   // pipeline.cpp
+
+/// Shorthand for transforms defined by a function.
+class FunctionTransform : public Transform {
+ public:
+  using Fn = std::function<void(cv::Mat&, SampleRng&)>;
+  explicit FunctionTransform(Fn fn) : m_fn(std::move(fn)) {}
+  void apply(cv::Mat& image, SampleRng& rng) const override { m_fn(image, rng); }
+
+ private:
+  Fn m_fn;
+};
+
+}  // namespace netsmith::augment
