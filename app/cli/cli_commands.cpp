@@ -2,7 +2,9 @@
 
 #include <iostream>
 
+#include "augment/transform.h"
 #include "cli/cli_args.h"
+#include "data/project_data.h"
 #include "env/env_report.h"
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
@@ -20,6 +22,11 @@ commands:
                                       layers, output shapes, parameters, MACs, memory
   env [--json] [--threads N]          LibTorch, CUDA, BLAS and thread report
   ops [--json]                        the layer types and their parameters
+  transforms [--json]                 the augmentations and their parameters
+  data-stats PROJECT [--json] [--sizes]
+                                      split sizes, class counts, mean/std, skipped files
+  preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
+                                      a grid of training samples and augmented draws
 
 options:
   --help                              this text
@@ -29,19 +36,17 @@ exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 )";
 }
 
-namespace {
-
-// Loads and validates; prints problems and returns false when the project is not usable.
 bool loadValid(const std::string& path, const ops::OpRegistry& registry, project::LoadedProject& out) {
   out = project::loadProject(path);
-  const auto problems = project::validateProject(out, registry);
+  auto problems = project::validateProject(out, registry);
+  const auto dataProblems =
+      data::validateDataSections(out.project, out.baseDir(), augment::TransformRegistry::withBuiltins());
+  problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
   if (problems.empty()) return true;
   std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << ":\n";
   for (const auto& p : problems) std::cerr << p.toString() << '\n';
   return false;
 }
-
-}  // namespace
 
 int runValidate(const std::vector<std::string>& words) {
   const Args args(words, {}, {});
@@ -94,23 +99,11 @@ int runOps(const std::vector<std::string>& words) {
   const auto registry = ops::OpRegistry::withBuiltins();
   Json all = Json::array();
   for (const auto& op : registry.all()) {
-    Json params = Json::array();
-    for (const auto& s : op.schema) {
-      Json j{{"name", s.name}, {"type", schema::paramTypeName(s.type)}, {"default", s.defaultValue}};
-      if (s.min) j["min"] = *s.min;
-      if (s.minExclusive) j["min_exclusive"] = true;
-      if (s.max) j["max"] = *s.max;
-      if (!s.choices.empty()) j["choices"] = s.choices;
-      if (!s.keywords.empty()) j["keywords"] = s.keywords;
-      if (!s.unit.empty()) j["unit"] = s.unit;
-      j["help"] = s.help;
-      params.push_back(std::move(j));
-    }
     Json inputs{{"min", op.minInputs}, {"max", op.maxInputs < 0 ? Json() : Json(op.maxInputs)}};
     std::vector<std::string> inits;
     for (auto s : op.initSchemes) inits.push_back(ops::initSchemeName(s));
     all.push_back(Json{{"op", op.name}, {"group", op.group}, {"help", op.help},
-                       {"inputs", inputs}, {"init", inits}, {"params", params}});
+                       {"inputs", inputs}, {"init", inits}, {"params", schema::schemaToJson(op.schema)}});
   }
   if (args.has("--json")) {
     std::cout << all.dump(2) << '\n';
@@ -120,12 +113,7 @@ int runOps(const std::vector<std::string>& words) {
     std::cout << group << '\n';
     for (const auto& op : registry.all()) {
       if (op.group != group) continue;
-      std::cout << "  " << op.name << " - " << op.help << '\n';
-      for (const auto& s : op.schema) {
-        std::cout << "      " << s.name << " (" << schema::paramTypeName(s.type)
-                  << (s.unit.empty() ? "" : ", " + s.unit) << ", default "
-                  << (s.required() ? "required" : schema::describeValue(s.defaultValue)) << "): " << s.help << '\n';
-      }
+      std::cout << "  " << op.name << " - " << op.help << '\n' << schema::schemaToText(op.schema, "      ");
     }
   }
   return kExitOk;

@@ -14,6 +14,24 @@ int runValidate(const std::vector<std::string>& words);
 int runSummary(const std::vector<std::string>& words);
 int runEnv(const std::vector<std::string>& words);
 int runOps(const std::vector<std::string>& words);
+int runTransforms(const std::vector<std::string>& words);
+int runDataStats(const std::vector<std::string>& words);
+int runPreviewAug(const std::vector<std::string>& words);
+
+}  // namespace netsmith::cli
+
+namespace netsmith::project {
+struct LoadedProject;
+}
+namespace netsmith::ops {
+class OpRegistry;
+}
+
+namespace netsmith::cli {
+
+/// Loads a project and checks all of it (model, data and augment sections); prints the
+/// problems to stderr and returns false when there are any.
+bool loadValid(const std::string& path, const ops::OpRegistry& registry, project::LoadedProject& out);
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();

@@ -32,6 +32,9 @@ int main(int argc, char** argv) {
     if (command == "summary") return runSummary(words);
     if (command == "env") return runEnv(words);
     if (command == "ops") return runOps(words);
+    if (command == "transforms") return runTransforms(words);
+    if (command == "data-stats") return runDataStats(words);
+    if (command == "preview-aug") return runPreviewAug(words);
     throw UsageError{"unknown command \"" + command + "\""};
   } catch (const UsageError& e) {
     std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();

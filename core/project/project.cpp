@@ -135,8 +135,15 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   return out;
 }
 
+std::string LoadedProject::baseDir() const {
+  if (path.empty()) return {};
+  const auto dir = std::filesystem::absolute(path).parent_path();
+  return dir.string();
+}
+
 LoadedProject loadProject(const std::string& path) {
   auto loaded = parseProject(readTextFile(path), path);
+  loaded.path = path;
   if (loaded.project.name.empty()) loaded.project.name = stemOf(path);
   return loaded;
 }

@@ -31,6 +31,10 @@ struct Project {
 struct LoadedProject {
   Project project;
   Problems problems;
+  std::string path;  ///< the file it came from ("" when parsed from text)
+
+  /// The folder relative data paths are resolved against: the project file's folder.
+  std::string baseDir() const;
 };
 
 /// Parses a project. Throws netsmith::Error for text that is not a Netsmith project at all:

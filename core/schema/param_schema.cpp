@@ -218,6 +218,32 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
 
 }  // namespace
 
+Json schemaToJson(const ParamSchema& schema) {
+  Json params = Json::array();
+  for (const auto& s : schema) {
+    Json j{{"name", s.name}, {"type", paramTypeName(s.type)}, {"default", s.defaultValue}};
+    if (s.required()) j["required"] = true;
+    if (s.min) j["min"] = *s.min;
+    if (s.minExclusive) j["min_exclusive"] = true;
+    if (s.max) j["max"] = *s.max;
+    if (!s.choices.empty()) j["choices"] = s.choices;
+    if (!s.keywords.empty()) j["keywords"] = s.keywords;
+    if (!s.unit.empty()) j["unit"] = s.unit;
+    j["help"] = s.help;
+    params.push_back(std::move(j));
+  }
+  return params;
+}
+
+std::string schemaToText(const ParamSchema& schema, const std::string& indent) {
+  std::string out;
+  for (const auto& s : schema) {
+    out += indent + s.name + " (" + paramTypeName(s.type) + (s.unit.empty() ? "" : ", " + s.unit) + ", " +
+           (s.required() ? std::string("required") : "default " + describeValue(s.defaultValue)) + "): " + s.help + "\n";
+  }
+  return out;
+}
+
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates) {
   std::string best;
   std::size_t bestDist = std::max<std::size_t>(2, name.size() / 3) + 1;

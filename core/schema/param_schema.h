@@ -90,6 +90,12 @@ class Params {
 Params resolveParams(const ParamSchema& schema, const Json& given, const std::string& where,
                      const std::string& nodeId, Problems& problems);
 
+/// The schema as JSON, one object per parameter (name, type, default, range, choices, help):
+/// what `netsmith-cli ops --json` prints and what forms are generated from.
+Json schemaToJson(const ParamSchema& schema);
+/// One line per parameter: "kernel_size (int-pair, px, default 3): filter height and width".
+std::string schemaToText(const ParamSchema& schema, const std::string& indent);
+
 /// Renders a value as a person would type it: 3, 0.5, true, "same", [3, 3].
 std::string describeValue(const Json& value);
 

@@ -1,0 +1,51 @@
+#include "augment/batch_mix.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace netsmith::augment {
+
+torch::Tensor oneHot(const torch::Tensor& labels, std::int64_t numClasses) {
+  auto out = torch::zeros({labels.size(0), numClasses}, torch::kFloat);
+  out.scatter_(1, labels.to(torch::kLong).unsqueeze(1), 1.0);
+  return out;
+}
+
+double applyBatchMix(torch::Tensor& images, torch::Tensor& targets, const std::vector<BatchMix>& mixes,
+                     SampleRng& rng) {
+  if (mixes.empty() || images.size(0) < 2) return 1.0;
+  const BatchMix& mix = mixes[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(mixes.size()) - 1))];
+  if (!rng.chance(mix.probability)) return 1.0;
+  const std::int64_t n = images.size(0);
+  std::vector<std::int64_t> order(static_cast<std::size_t>(n));
+  std::iota(order.begin(), order.end(), 0);
+  std::shuffle(order.begin(), order.end(), rng.engine());
+  const auto perm = torch::tensor(order, torch::kLong);
+  double lambda = rng.beta(mix.alpha, mix.alpha);
+  torch::NoGradGuard noGrad;
+  if (mix.kind == BatchMix::Kind::MixUp) {
+    images = images * lambda + images.index_select(0, perm) * (1.0 - lambda);
+  } else {
+    const std::int64_t h = images.size(2), w = images.size(3);
+    const double cut = std::sqrt(1.0 - lambda);
+    const auto cutH = static_cast<std::int64_t>(std::llround(double(h) * cut));
+    const auto cutW = static_cast<std::int64_t>(std::llround(double(w) * cut));
+    const std::int64_t cy = rng.integer(0, h - 1), cx = rng.integer(0, w - 1);
+    const std::int64_t y0 = std::clamp<std::int64_t>(cy - cutH / 2, 0, h), y1 = std::clamp<std::int64_t>(cy + cutH / 2, 0, h);
+    const std::int64_t x0 = std::clamp<std::int64_t>(cx - cutW / 2, 0, w), x1 = std::clamp<std::int64_t>(cx + cutW / 2, 0, w);
+    images = images.clone();
+    if (y1 > y0 && x1 > x0) {
+      using torch::indexing::Slice;
+      const auto partner = images.index_select(0, perm);
+      images.index_put_({Slice(), Slice(), Slice(y0, y1), Slice(x0, x1)},
+                        partner.index({Slice(), Slice(), Slice(y0, y1), Slice(x0, x1)}));
+    }
+    // The label weight is the area actually kept, after clipping the box at the border.
+    lambda = 1.0 - double((y1 - y0) * (x1 - x0)) / double(h * w);
+  }
+  targets = targets * lambda + targets.index_select(0, perm) * (1.0 - lambda);
+  return lambda;
+}
+
+}  // namespace netsmith::augment

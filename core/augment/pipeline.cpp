@@ -1,0 +1,142 @@
+#include "augment/pipeline.h"
+
+#include <sstream>
+
+namespace netsmith::augment {
+
+Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& registry, const TransformContext& context,
+                            Problems& problems) {
+  Pipeline p;
+  if (augment.is_null()) return p;
+  if (!augment.is_array()) {
+    problems.push_back({"augment", "must be a list of transforms", {}, {}});
+    return p;
+  }
+  for (std::size_t i = 0; i < augment.size(); ++i) {
+    const std::string path = "augment[" + std::to_string(i) + "]";
+    const Json& entry = augment[i];
+    if (!entry.is_object() || !entry.contains("transform") || !entry["transform"].is_string()) {
+      problems.push_back({path, "must be an object with a \"transform\" name, e.g. {\"transform\": \"HorizontalFlip\"}", {}, {}});
+      continue;
+    }
+    const std::string name = entry["transform"].get<std::string>();
+    const TransformDef* def = registry.find(name);
+    if (!def) {
+      const auto guess = schema::closestName(name, registry.names());
+      problems.push_back({path + ".transform", "unknown transform \"" + name + "\"", {},
+                          guess.empty() ? "see `netsmith-cli transforms`" : "did you mean \"" + guess + "\"?"});
+      continue;
+    }
+    Step step;
+    step.name = name;
+    step.probability = def->defaultProbability;
+    bool enabled = true;
+    bool ok = true;
+    Json params = Json::object();
+    for (auto it = entry.begin(); it != entry.end(); ++it) {
+      if (it.key() == "transform") continue;
+      if (it.key() == "p") {
+        const Json& v = it.value();
+        if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
+          problems.push_back({path + ".p", "must be a probability in [0, 1], got " + jsonBrief(v), {}, {}});
+          ok = false;
+        } else {
+          step.probability = v.get<double>();
+        }
+      } else if (it.key() == "enabled") {
+        if (!it.value().is_boolean()) {
+          problems.push_back({path + ".enabled", "must be true or false", {}, {}});
+          ok = false;
+        } else {
+          enabled = it.value().get<bool>();
+        }
+      } else {
+        params[it.key()] = it.value();
+      }
+    }
+    // Parameter problems come back as "augment[i]: parameter x ..."; name the parameter in the path.
+    Problems paramProblems;
+    const auto resolved = schema::resolveParams(def->schema, params, path, {}, paramProblems);
+    for (auto& pp : paramProblems) {
+      const std::string prefix = "parameter ";
+      if (pp.message.rfind(prefix, 0) == 0) {
+        std::string rest = pp.message.substr(prefix.size());
+        const auto space = rest.find(' ');
+        std::string param = rest.substr(0, space);
+        if (!param.empty() && param.front() == '"') param = param.substr(1, param.find('"', 1) - 1);
+        pp.path = path + "." + param;
+        pp.message = space == std::string::npos ? rest : rest.substr(space + 1);
+      }
+      problems.push_back(pp);
+      ok = false;
+    }
+    if (!ok) continue;
+    if (def->check) {
+      const auto issues = def->check(resolved, context);
+      for (const auto& issue : issues) problems.push_back({path + "." + issue.param, issue.message, {}, {}});
+      if (!issues.empty()) continue;
+    }
+    if (!enabled) continue;
+    if (def->batchLevel) {
+      BatchMix mix;
+      mix.kind = name == "CutMix" ? BatchMix::Kind::CutMix : BatchMix::Kind::MixUp;
+      mix.alpha = resolved.real("alpha");
+      mix.probability = step.probability;
+      p.m_mixes.push_back(mix);
+      continue;
+    }
+    step.deterministic = def->deterministic;
+    step.setsSize = def->setsSize;
+    step.isNormalize = name == "Normalize";
+    step.transform = def->build(resolved, context);
+    p.m_steps.push_back(std::move(step));
+  }
+  return p;
+}
+
+void Pipeline::apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize) const {
+  for (const auto& step : m_steps) {
+    if (stopBeforeNormalize && step.isNormalize) break;
+    if (!rng) {
+      if (!step.deterministic) continue;
+      SampleRng unused(0);
+      step.transform->apply(image, unused);
+      continue;
+    }
+    // The draw happens even when p == 1 so that later steps see the same random stream
+    // whatever the probabilities of earlier ones are set to.
+    const bool fire = rng->uniform(0.0, 1.0) < step.probability;
+    if (fire) step.transform->apply(image, *rng);
+  }
+}
+
+bool Pipeline::setsSize(bool training) const {
+  for (const auto& s : m_steps) {
+    if (s.setsSize && (training || s.deterministic)) return true;
+  }
+  return false;
+}
+
+bool Pipeline::hasNormalize() const {
+  for (const auto& s : m_steps) {
+    if (s.isNormalize) return true;
+  }
+  return false;
+}
+
+std::string Pipeline::describe() const {
+  std::ostringstream os;
+  bool first = true;
+  for (const auto& s : m_steps) {
+    os << (first ? "" : ", ") << s.name;
+    if (s.probability < 1.0) os << "(p=" << s.probability << ")";
+    first = false;
+  }
+  for (const auto& m : m_mixes) {
+    os << (first ? "" : ", ") << (m.kind == BatchMix::Kind::MixUp ? "MixUp" : "CutMix") << "(alpha=" << m.alpha << ")";
+    first = false;
+  }
+  return first ? std::string("none") : os.str();
+}
+
+}  // namespace netsmith::augment

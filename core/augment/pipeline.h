@@ -1,0 +1,59 @@
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "augment/transform.h"
+#include "common/error.h"
+#include "common/json.h"
+
+namespace netsmith::augment {
+
+/// A batch-level mix (MixUp / CutMix) from the augment list.
+struct BatchMix {
+  enum class Kind { MixUp, CutMix };
+  Kind kind = Kind::MixUp;
+  double alpha = 1.0;
+  double probability = 1.0;
+};
+
+/// The `augment` section, built: per-sample steps in order, plus batch mixes.
+///   Problems problems;
+///   auto pipeline = Pipeline::fromJson(project.augment, registry, context, problems);
+///   pipeline.apply(image, &rng);      // training: every enabled step, each with its probability
+///   pipeline.apply(image, nullptr);   // validation/test: deterministic steps only
+class Pipeline {
+ public:
+  /// Entries look like {"transform": "RandomCrop", "size": 28, "padding": 4, "p": 1.0,
+  /// "enabled": true}. Problems name `augment[i].param`.
+  static Pipeline fromJson(const Json& augment, const TransformRegistry& registry, const TransformContext& context,
+                           Problems& problems);
+
+  /// Runs the steps on a CV_32F image. `rng` null: evaluation (deterministic steps only, always
+  /// applied). `stopBeforeNormalize`: for previews a person looks at.
+  void apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize = false) const;
+
+  /// Whether a step of the (training or evaluation) pipeline sets the image size itself.
+  bool setsSize(bool training) const;
+  bool hasNormalize() const;
+  const std::vector<BatchMix>& batchMixes() const { return m_mixes; }
+  /// "RandomCrop, HorizontalFlip(p=0.5), Normalize"
+  std::string describe() const;
+
+ private:
+  struct Step {
+    std::string name;
+    double probability = 1.0;
+    bool deterministic = false;
+    bool setsSize = false;
+    bool isNormalize = false;
+    std::shared_ptr<const Transform> transform;
+  };
+  std::vector<Step> m_steps;
+  std::vector<BatchMix> m_mixes;
+};
+
+}  // namespace netsmith::augment

@@ -1,0 +1,180 @@
+// CSV manifests: a header with `path` and `label` columns (others ignored); paths relative to
+// the CSV's folder; labels are class indices or class names.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "common/file_util.h"
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Splits one CSV line (RFC 4180 quotes, no embedded newlines).
+std::vector<std::string> splitCsv(const std::string& line) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool quoted = false;
+  for (std::size_t i = 0; i < line.size(); ++i) {
+    const char c = line[i];
+    if (quoted) {
+      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
+        cur += '"';
+        ++i;
+      } else if (c == '"') {
+        quoted = false;
+      } else {
+        cur += c;
+      }
+    } else if (c == '"') {
+      quoted = true;
+    } else if (c == ',') {
+      out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  out.push_back(cur);
+  for (auto& s : out) {
+    const auto b = s.find_first_not_of(" \t\r");
+    const auto e = s.find_last_not_of(" \t\r");
+    s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+  }
+  return out;
+}
+
+bool parseIndex(const std::string& s, std::int64_t& out) {
+  const std::size_t start = (s.size() > 1 && s[0] == '-') ? 1 : 0;
+  if (s.empty() || s.size() > 10) return false;
+  for (std::size_t i = start; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+  }
+  out = std::stoll(s);
+  return true;
+}
+
+class CsvSource : public DatasetSource {
+ public:
+  CsvSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
+    const std::string where = spec.path + ".manifest: " + spec.manifest;
+    std::error_code ec;
+    if (!fs::exists(spec.manifest, ec)) throw Error(where + ": file not found");
+    const std::string text = readTextFile(spec.manifest);
+    const fs::path base = fs::path(spec.manifest).parent_path();
+    std::istringstream in(text);
+    std::string line;
+    int lineNo = 0;
+    int pathCol = -1, labelCol = -1;
+    struct Row {
+      std::string path, label;
+      int line;
+    };
+    std::vector<Row> rows;
+    while (std::getline(in, line)) {
+      ++lineNo;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      const auto cells = splitCsv(line);
+      if (pathCol < 0) {
+        for (std::size_t i = 0; i < cells.size(); ++i) {
+          if (cells[i] == "path") pathCol = static_cast<int>(i);
+          if (cells[i] == "label") labelCol = static_cast<int>(i);
+        }
+        if (pathCol < 0 || labelCol < 0) {
+          throw Error(where + ": line " + std::to_string(lineNo) + ": the header must have columns \"path\" and \"label\"; found: " + line);
+        }
+        continue;
+      }
+      const auto need = static_cast<std::size_t>(std::max(pathCol, labelCol));
+      if (cells.size() <= need) {
+        fail(policy, spec.manifest + " line " + std::to_string(lineNo), "has " + std::to_string(cells.size()) +
+                                                                             " columns, the header has more", where);
+        continue;
+      }
+      rows.push_back({cells[static_cast<std::size_t>(pathCol)], cells[static_cast<std::size_t>(labelCol)], lineNo});
+    }
+    if (pathCol < 0) throw Error(where + ": empty manifest; expected a header line \"path,label\"");
+
+    // Class names: the project's, else names found in the file (sorted), else indices.
+    bool numeric = true;
+    std::int64_t maxIndex = -1;
+    std::set<std::string> names;
+    for (const auto& r : rows) {
+      std::int64_t k = 0;
+      if (parseIndex(r.label, k)) {
+        maxIndex = std::max(maxIndex, k);
+      } else {
+        numeric = false;
+        names.insert(r.label);
+      }
+    }
+    if (!classes.empty()) {
+      m_classes = classes;
+    } else if (numeric) {
+      for (std::int64_t k = 0; k <= maxIndex; ++k) m_classes.push_back(std::to_string(k));
+    } else {
+      m_classes.assign(names.begin(), names.end());
+    }
+    std::map<std::string, std::int64_t> byName;
+    for (std::size_t k = 0; k < m_classes.size(); ++k) byName[m_classes[k]] = static_cast<std::int64_t>(k);
+
+    for (const auto& r : rows) {
+      const std::string item = spec.manifest + " line " + std::to_string(r.line);
+      std::int64_t k = -1;
+      if (!parseIndex(r.label, k)) {
+        auto it = byName.find(r.label);
+        if (it == byName.end()) {
+          fail(policy, item, "unknown class \"" + r.label + "\"", where);
+          continue;
+        }
+        k = it->second;
+      }
+      if (k < 0 || k >= numClasses()) {
+        fail(policy, item, "label " + r.label + " is out of range for " + std::to_string(numClasses()) + " classes", where);
+        continue;
+      }
+      if (r.path.empty()) {
+        fail(policy, item, "empty path", where);
+        continue;
+      }
+      fs::path p(r.path);
+      if (p.is_relative()) p = base / p;
+      if (!fs::is_regular_file(p, ec)) {
+        fail(policy, item, "image not found: " + p.string(), where);
+        continue;
+      }
+      m_files.push_back(p.lexically_normal().string());
+      m_labels.push_back(k);
+      if (spec.limit > 0 && static_cast<std::int64_t>(m_files.size()) >= spec.limit) break;
+    }
+    if (m_files.empty()) throw Error(where + ": no usable rows");
+  }
+
+  std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
+  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
+  cv::Mat load(std::int64_t i) const override { return decodeImageFile(m_files.at(static_cast<std::size_t>(i))); }
+  std::string describe(std::int64_t i) const override { return m_files.at(static_cast<std::size_t>(i)); }
+
+ private:
+  void fail(ErrorPolicy policy, const std::string& item, const std::string& reason, const std::string& where) {
+    if (policy == ErrorPolicy::Fail) throw Error(where + ": " + item.substr(item.rfind(" line ") + 1) + ": " + reason);
+    m_skipped.push_back({item, reason});
+  }
+
+  std::vector<std::string> m_files;
+  std::vector<std::int64_t> m_labels;
+};
+
+}  // namespace
+
+std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                             ErrorPolicy policy) {
+  return std::make_shared<CsvSource>(spec, classes, policy);
+}
+
+}  // namespace netsmith::data

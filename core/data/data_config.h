@@ -1,0 +1,63 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+
+namespace netsmith::data {
+
+enum class SourceFormat { Idx, ImageFolder, Csv, Cifar10 };
+/// How an image whose size differs from the model input is brought to it.
+enum class FitPolicy {
+  Resize,      ///< stretch to the model size
+  ResizeCrop,  ///< resize the shorter side, then centre-crop (keeps the aspect ratio)
+};
+/// What happens to a sample that cannot be read (corrupt file, wrong label).
+enum class ErrorPolicy { Skip, Fail };
+
+std::string sourceFormatName(SourceFormat f);
+
+/// Where one split's samples come from. Paths are absolute once parsed (relative ones are
+/// resolved against the project file's folder).
+struct SourceSpec {
+  SourceFormat format = SourceFormat::Idx;
+  std::string path;      ///< JSON path for messages: "data.train"
+  std::string images;    ///< idx
+  std::string labels;    ///< idx
+  std::string root;      ///< image_folder; cifar10 (folder holding the .bin batches)
+  std::string manifest;  ///< csv
+  std::vector<std::string> files;  ///< cifar10 batch files
+  std::int64_t limit = 0;          ///< use only the first N samples (0: all)
+};
+
+/// Validation taken out of the training source.
+struct SplitSpec {
+  double fraction = 0.0;
+  std::uint64_t seed = 0;
+  bool stratified = true;
+  std::int64_t limit = 0;
+};
+
+/// The `data` section of a project, checked.
+struct DataConfig {
+  SourceSpec train;
+  std::optional<SourceSpec> validation;  ///< a separate source; else `split` applies
+  SplitSpec split;
+  std::optional<SourceSpec> test;
+  std::vector<std::string> classes;  ///< optional display names
+  FitPolicy fit = FitPolicy::Resize;
+  ErrorPolicy onError = ErrorPolicy::Skip;
+  enum class Normalization { Auto, Explicit, None } normalization = Normalization::Auto;
+  std::vector<double> mean;  ///< Explicit
+  std::vector<double> std;   ///< Explicit
+};
+
+/// Reads the `data` section. Every problem is added with its path (`data.train.images: ...`).
+/// `baseDir` is the project file's folder, for relative paths. Files are not opened here.
+DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problems& problems);
+
+}  // namespace netsmith::data

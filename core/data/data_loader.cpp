@@ -1,0 +1,161 @@
+#include "data/data_loader.h"
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "augment/batch_mix.h"
+#include "augment/sample_rng.h"
+
+namespace netsmith::data {
+
+namespace {
+constexpr std::uint64_t kOrderStream = 0x5EEDull << 40;
+constexpr std::uint64_t kMixStream = 0xB17Cull << 40;
+}  // namespace
+
+int DataLoader::defaultWorkers(int trainingThreads) {
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  return std::clamp(hw - std::max(0, trainingThreads), 1, 8);
+}
+
+DataLoader::DataLoader(SampleSet set, const SampleProcessor& processor, LoaderOptions options)
+    : m_set(std::move(set)), m_processor(processor), m_options(std::move(options)) {
+  if (m_options.batchSize < 1) throw Error("batch size must be >= 1");
+  m_workers = m_options.workers > 0 ? m_options.workers : defaultWorkers(1);
+  m_options.prefetchBatches = std::max(1, m_options.prefetchBatches);
+}
+
+DataLoader::~DataLoader() { stop(); }
+
+std::int64_t DataLoader::batchesPerEpoch() const {
+  const std::int64_t n = m_set.size(), b = m_options.batchSize;
+  return m_options.dropLast ? n / b : (n + b - 1) / b;
+}
+
+void DataLoader::stop() {
+  m_stopping = true;
+  m_windowCv.notify_all();
+  m_readyCv.notify_all();
+  for (auto& t : m_threads) {
+    if (t.joinable()) t.join();
+  }
+  m_threads.clear();
+}
+
+void DataLoader::startEpoch(std::int64_t epoch) {
+  stop();
+  m_stopping = false;
+  m_epoch = epoch;
+  m_order.resize(static_cast<std::size_t>(m_set.size()));
+  std::iota(m_order.begin(), m_order.end(), 0);
+  if (m_options.shuffle) {
+    std::mt19937_64 rng(augment::mixSeed(m_options.seed ^ kOrderStream, static_cast<std::uint64_t>(epoch), 0));
+    std::shuffle(m_order.begin(), m_order.end(), rng);
+  }
+  m_numBatches = batchesPerEpoch();
+  m_nextToBuild = 0;
+  m_nextToHand = 0;
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_ready.clear();
+    m_error.clear();
+  }
+  for (int i = 0; i < m_workers; ++i) m_threads.emplace_back([this] { workerLoop(); });
+}
+
+void DataLoader::workerLoop() {
+  for (;;) {
+    const std::int64_t b = m_nextToBuild.fetch_add(1);
+    if (b >= m_numBatches) return;
+    {
+      std::unique_lock<std::mutex> lock(m_mutex);
+      m_windowCv.wait(lock, [&] { return m_stopping || b < m_nextToHand + m_options.prefetchBatches; });
+      if (m_stopping) return;
+    }
+    try {
+      Batch batch = buildBatch(b);
+      std::lock_guard<std::mutex> lock(m_mutex);
+      if (m_stopping) return;
+      m_ready.emplace(b, std::move(batch));
+    } catch (const std::exception& e) {
+      std::lock_guard<std::mutex> lock(m_mutex);
+      if (m_error.empty() && !m_stopping) m_error = e.what();
+    }
+    m_readyCv.notify_all();
+  }
+}
+
+Batch DataLoader::buildBatch(std::int64_t b) {
+  const std::int64_t start = b * m_options.batchSize;
+  const std::int64_t count = std::min(m_options.batchSize, m_set.size() - start);
+  const auto& f = m_processor.format();
+  const std::int64_t floats = m_processor.sampleFloats();
+  auto images = torch::empty({count, f.channels, f.height, f.width}, torch::kFloat);
+  float* data = images.data_ptr<float>();
+  std::vector<std::int64_t> labels, samples, kept;
+  for (std::int64_t i = 0; i < count; ++i) {
+    if (m_stopping) throw Error("stopped");
+    const std::int64_t k = m_order[static_cast<std::size_t>(start + i)];
+    try {
+      m_processor.process(m_set, k, m_options.training, m_options.seed, m_epoch, data + floats * std::int64_t(kept.size()));
+    } catch (const SampleError& e) {
+      if (m_options.onError == ErrorPolicy::Fail) {
+        throw Error(std::string(e.what()) + " (data.on_error is \"fail\"; set it to \"skip\" to leave such samples out)");
+      }
+      ++m_skippedCount;
+      std::lock_guard<std::mutex> lock(m_mutex);
+      m_warnings.push_back({m_set.describe(k), e.what()});
+      continue;
+    }
+    kept.push_back(i);
+    labels.push_back(m_set.label(k));
+    samples.push_back(k);
+  }
+  Batch batch;
+  batch.index = b;
+  batch.images = kept.size() == static_cast<std::size_t>(count) ? images : images.narrow(0, 0, std::int64_t(kept.size())).clone();
+  batch.labels = torch::tensor(labels, torch::kLong);
+  batch.samples = std::move(samples);
+  if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0) {
+    batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
+    augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream, static_cast<std::uint64_t>(m_epoch),
+                                            static_cast<std::uint64_t>(b)));
+    batch.mixWeight = augment::applyBatchMix(batch.images, batch.targets, m_options.mixes, rng);
+  }
+  if (m_options.channelsLast) batch.images = batch.images.contiguous(torch::MemoryFormat::ChannelsLast);
+  if (m_options.pinMemory && torch::cuda::is_available()) batch.images = batch.images.pin_memory();
+  return batch;
+}
+
+std::optional<Batch> DataLoader::next() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  for (;;) {
+    if (!m_error.empty()) {
+      const std::string error = m_error;
+      lock.unlock();
+      stop();
+      throw Error(error);
+    }
+    if (m_stopping || m_nextToHand >= m_numBatches) return std::nullopt;
+    auto it = m_ready.find(m_nextToHand);
+    if (it != m_ready.end()) {
+      Batch batch = std::move(it->second);
+      m_ready.erase(it);
+      ++m_nextToHand;
+      lock.unlock();
+      m_windowCv.notify_all();
+      return batch;
+    }
+    m_readyCv.wait(lock);
+  }
+}
+
+std::vector<SkippedItem> DataLoader::takeWarnings() {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  std::vector<SkippedItem> out;
+  out.swap(m_warnings);
+  return out;
+}
+
+}  // namespace netsmith::data

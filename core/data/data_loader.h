@@ -1,0 +1,103 @@
+#pragma once
+
+// The threaded batch loader (LibTorch tensors). Include only where batches are consumed.
+#include <torch/torch.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "augment/pipeline.h"
+#include "data/data_module.h"
+#include "data/sample_processor.h"
+
+namespace netsmith::data {
+
+struct LoaderOptions {
+  std::int64_t batchSize = 64;
+  bool training = true;   ///< random augmentation and batch mixes; else deterministic steps only
+  bool shuffle = true;    ///< a new seeded order every epoch
+  bool dropLast = false;  ///< drop a last, smaller batch
+  int workers = 0;        ///< 0: defaultWorkers()
+  int prefetchBatches = 4;
+  std::uint64_t seed = 0;
+  bool channelsLast = false;
+  bool pinMemory = false;  ///< page-locked batches for fast CUDA copies (ignored without CUDA)
+  ErrorPolicy onError = ErrorPolicy::Skip;
+  std::int64_t numClasses = 0;         ///< for soft targets
+  std::vector<augment::BatchMix> mixes;  ///< MixUp / CutMix (training only)
+};
+
+struct Batch {
+  torch::Tensor images;   ///< N x C x H x W float (channels-last memory when asked)
+  torch::Tensor labels;   ///< N int64
+  torch::Tensor targets;  ///< N x K float soft labels when batch mixes are configured
+  std::vector<std::int64_t> samples;  ///< positions in the sample set
+  std::int64_t index = 0;             ///< batch number in the epoch
+  double mixWeight = 1.0;
+};
+
+/// Feeds batches of a SampleSet from worker threads through a bounded prefetch queue. Batches
+/// come out in order and are identical whatever the number of workers: sample k of epoch e
+/// is augmented with an RNG seeded from (seed, e, k), batch b's mix from (seed, e, b).
+///   DataLoader loader(data.train, processor, options);
+///   loader.startEpoch(0);
+///   while (auto batch = loader.next()) train(*batch);
+class DataLoader {
+ public:
+  DataLoader(SampleSet set, const SampleProcessor& processor, LoaderOptions options);
+  ~DataLoader();
+  DataLoader(const DataLoader&) = delete;
+  DataLoader& operator=(const DataLoader&) = delete;
+
+  /// Begins an epoch (stopping any epoch still running).
+  void startEpoch(std::int64_t epoch);
+  /// The next batch, or nullopt at the end of the epoch or after stop(). Under
+  /// ErrorPolicy::Fail, throws netsmith::Error naming the bad sample.
+  std::optional<Batch> next();
+  /// Cancels the epoch and joins every worker (promptly: workers check between samples).
+  void stop();
+
+  std::int64_t batchesPerEpoch() const;
+  int workers() const { return m_workers; }
+  /// Samples skipped so far (unreadable under ErrorPolicy::Skip).
+  std::int64_t skippedCount() const { return m_skippedCount.load(); }
+  /// Skip warnings collected since the last call.
+  std::vector<SkippedItem> takeWarnings();
+
+  /// Worker threads to use beside `trainingThreads` compute threads on this machine.
+  static int defaultWorkers(int trainingThreads);
+
+ private:
+  void workerLoop();
+  Batch buildBatch(std::int64_t b);
+
+  SampleSet m_set;
+  const SampleProcessor& m_processor;
+  LoaderOptions m_options;
+  int m_workers = 1;
+
+  std::vector<std::int64_t> m_order;
+  std::int64_t m_epoch = 0;
+  std::int64_t m_numBatches = 0;
+  std::atomic<std::int64_t> m_nextToBuild{0};
+  std::int64_t m_nextToHand = 0;
+  std::atomic<bool> m_stopping{false};
+  std::atomic<std::int64_t> m_skippedCount{0};
+
+  std::mutex m_mutex;
+  std::condition_variable m_readyCv;   // consumer waits for batches
+  std::condition_variable m_windowCv;  // workers wait for prefetch room
+  std::map<std::int64_t, Batch> m_ready;
+  std::string m_error;  // first fatal sample error (ErrorPolicy::Fail)
+  std::vector<SkippedItem> m_warnings;
+  std::vector<std::thread> m_threads;
+};
+
+}  // namespace netsmith::data

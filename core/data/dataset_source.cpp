@@ -1,0 +1,65 @@
+#include "data/dataset_source.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+namespace netsmith::data {
+
+std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                          ErrorPolicy policy) {
+  switch (spec.format) {
+    case SourceFormat::Idx: return openIdxSource(spec, classes, policy);
+    case SourceFormat::ImageFolder: return openImageFolderSource(spec, classes, policy);
+    case SourceFormat::Csv: return openCsvSource(spec, classes, policy);
+    case SourceFormat::Cifar10: return openCifarSource(spec, classes, policy);
+  }
+  throw Error(spec.path + ": unknown format");
+}
+
+bool isImageFileName(const std::string& name) {
+  std::string ext = std::filesystem::path(name).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  static const char* kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"};
+  return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
+}
+
+cv::Mat decodeImageFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw SampleError(path + ": cannot open");
+  std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
+  cv::Mat img;
+  try {
+    img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH);
+  } catch (const cv::Exception&) {
+    img.release();
+  }
+  if (img.empty()) throw SampleError(path + ": not a readable image (corrupt or unsupported)");
+  if (img.depth() != CV_8U) {
+    double scale = 1.0;
+    if (img.depth() == CV_16U) scale = 1.0 / 257.0;
+    if (img.depth() == CV_32F || img.depth() == CV_64F) scale = 255.0;
+    img.convertTo(img, CV_8U, scale);
+  }
+  cv::Mat out;
+  switch (img.channels()) {
+    case 1: out = img; break;
+    case 3: cv::cvtColor(img, out, cv::COLOR_BGR2RGB); break;
+    case 4: cv::cvtColor(img, out, cv::COLOR_BGRA2RGB); break;
+    case 2: {
+      std::vector<cv::Mat> planes;
+      cv::split(img, planes);
+      out = planes[0];  // grey + alpha
+      break;
+    }
+    default: throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
+  }
+  return out;
+}
+
+}  // namespace netsmith::data

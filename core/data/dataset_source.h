@@ -1,0 +1,74 @@
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "common/error.h"
+#include "data/data_config.h"
+
+namespace netsmith::data {
+
+/// One sample that cannot be used (corrupt file, unreadable, wrong label). The message names
+/// the file (and line or record where there is one).
+class SampleError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// A file or record left out of a dataset, and why.
+struct SkippedItem {
+  std::string item;    ///< file path, "manifest.csv line 12", "train-labels... record 7"
+  std::string reason;
+};
+
+/// Where samples come from. Labels are known without decoding; images are decoded on demand
+/// (thread-safe: loader workers call load() concurrently).
+class DatasetSource {
+ public:
+  virtual ~DatasetSource() = default;
+  virtual std::int64_t size() const = 0;
+  virtual std::int64_t label(std::int64_t i) const = 0;
+  /// The decoded image: CV_8UC1 (grey) or CV_8UC3 (RGB order). Throws SampleError.
+  virtual cv::Mat load(std::int64_t i) const = 0;
+  /// Names sample i for messages: a file path, or "FILE #i" for packed formats.
+  virtual std::string describe(std::int64_t i) const = 0;
+  /// Class names in label order (may be generated: "0", "1", ...).
+  const std::vector<std::string>& classNames() const { return m_classes; }
+  std::int64_t numClasses() const { return static_cast<std::int64_t>(m_classes.size()); }
+  /// Items left out while scanning (non-image files, bad manifest lines under `skip`).
+  const std::vector<SkippedItem>& skippedAtScan() const { return m_skipped; }
+
+ protected:
+  std::vector<std::string> m_classes;
+  std::vector<SkippedItem> m_skipped;
+};
+
+/// Opens a source. Throws netsmith::Error naming `spec.path` and the file for problems that
+/// make the whole source unusable (missing file, wrong magic number, no classes...). Bad
+/// individual items are skipped (and listed) under ErrorPolicy::Skip, or thrown under Fail.
+/// `classes`: the project's class names, if it gives them.
+std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                          ErrorPolicy policy);
+
+// Per-format openers (one file each).
+std::shared_ptr<DatasetSource> openIdxSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                             ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                                     ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                             ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                               ErrorPolicy policy);
+
+/// Decodes an image file to CV_8UC1 / CV_8UC3 RGB (alpha dropped, 16-bit scaled to 8-bit).
+/// Throws SampleError naming the file when it is empty, missing or not a readable image.
+cv::Mat decodeImageFile(const std::string& path);
+
+/// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
+bool isImageFileName(const std::string& name);
+
+}  // namespace netsmith::data

@@ -1,0 +1,88 @@
+// Image folders: root/<class>/**/*.png|jpg|jpeg|bmp|webp|tif, classes sorted by name (as
+// torchvision's ImageFolder does). Images are decoded lazily.
+#include <algorithm>
+#include <filesystem>
+
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+class ImageFolderSource : public DatasetSource {
+ public:
+  ImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes) {
+    const std::string where = spec.path + ".root: " + spec.root;
+    std::error_code ec;
+    if (!fs::exists(spec.root, ec)) throw Error(where + ": folder not found");
+    if (!fs::is_directory(spec.root, ec)) throw Error(where + ": not a folder");
+    std::vector<std::string> folders;
+    for (const auto& entry : fs::directory_iterator(spec.root, ec)) {
+      if (entry.is_directory()) {
+        folders.push_back(entry.path().filename().string());
+      } else {
+        m_skipped.push_back({entry.path().string(), "not inside a class folder"});
+      }
+    }
+    if (ec) throw Error(where + ": cannot list (" + ec.message() + ")");
+    std::sort(folders.begin(), folders.end());
+    if (folders.empty()) {
+      throw Error(where + ": no class folders; expected " + spec.root + "/<class>/<image files>");
+    }
+    if (!classes.empty() && classes != folders) {
+      std::string list;
+      for (const auto& f : folders) list += (list.empty() ? "" : ", ") + f;
+      throw Error("data.classes: does not match the class folders of " + spec.root + " (" + list +
+                  "); remove data.classes or rename the folders");
+    }
+    m_classes = folders;
+    for (std::size_t k = 0; k < folders.size(); ++k) {
+      const fs::path dir = fs::path(spec.root) / folders[k];
+      std::vector<std::string> files;
+      for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+           it != fs::recursive_directory_iterator(); it.increment(ec)) {
+        if (ec) break;
+        if (!it->is_regular_file()) continue;
+        const std::string path = it->path().string();
+        if (isImageFileName(path)) {
+          files.push_back(path);
+        } else {
+          m_skipped.push_back({path, "not an image file (extension)"});
+        }
+      }
+      if (files.empty()) {
+        throw Error(where + ": class folder \"" + folders[k] + "\" has no images (png, jpg, jpeg, bmp, webp, tif); "
+                    "add images or remove the folder");
+      }
+      std::sort(files.begin(), files.end());
+      for (auto& f : files) {
+        m_files.push_back(std::move(f));
+        m_labels.push_back(static_cast<std::int64_t>(k));
+      }
+    }
+    if (spec.limit > 0 && static_cast<std::int64_t>(m_files.size()) > spec.limit) {
+      m_files.resize(static_cast<std::size_t>(spec.limit));
+      m_labels.resize(static_cast<std::size_t>(spec.limit));
+    }
+  }
+
+  std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
+  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
+  cv::Mat load(std::int64_t i) const override { return decodeImageFile(m_files.at(static_cast<std::size_t>(i))); }
+  std::string describe(std::int64_t i) const override { return m_files.at(static_cast<std::size_t>(i)); }
+
+ private:
+  std::vector<std::string> m_files;
+  std::vector<std::int64_t> m_labels;
+};
+
+}  // namespace
+
+std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                                                     ErrorPolicy) {
+  return std::make_shared<ImageFolderSource>(spec, classes);
+}
+
+}  // namespace netsmith::data

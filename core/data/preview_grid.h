@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "data/project_data.h"
+
+namespace netsmith::data {
+
+/// One row of an augmentation preview: a training sample and N random draws of the pipeline.
+struct PreviewRow {
+  std::int64_t sample = 0;  ///< position in the training set
+  std::string caption;      ///< class name
+  cv::Mat original;         ///< CV_32F in [0, 1], as the model sees it without augmentation
+  std::vector<cv::Mat> draws;
+};
+
+/// K training samples (spread over the classes) with `draws` augmented versions each. Draw j
+/// uses epoch j of the pipeline's seeded RNG, so a seed reproduces the grid.
+std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int draws, std::uint64_t seed);
+
+/// A readable grid (8-bit BGR, for cv::imwrite): one row per sample, the original first, each
+/// image scaled to `cell` pixels, class names under the originals, a header row.
+cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell = 96);
+
+}  // namespace netsmith::data

@@ -1,0 +1,78 @@
+#include "data/project_data.h"
+
+#include <cstdlib>
+#include <filesystem>
+
+namespace netsmith::data {
+
+augment::TransformContext transformContext(const project::Project& project) {
+  augment::TransformContext ctx;
+  ctx.channels = static_cast<int>(project.model.input.channels);
+  ctx.height = static_cast<int>(project.model.input.height);
+  ctx.width = static_cast<int>(project.model.input.width);
+  return ctx;
+}
+
+namespace {
+bool hasData(const project::Project& project) { return !(project.data.is_object() && project.data.empty()); }
+}  // namespace
+
+Problems validateDataSections(const project::Project& project, const std::string& baseDir,
+                              const augment::TransformRegistry& transforms) {
+  Problems problems;
+  if (hasData(project)) {
+    const auto config = parseDataConfig(project.data, baseDir, problems);
+    const auto c = static_cast<std::size_t>(project.model.input.channels);
+    if (config.normalization == DataConfig::Normalization::Explicit) {
+      if (!config.mean.empty() && config.mean.size() != 1 && config.mean.size() != c) {
+        problems.push_back({"data.normalize.mean", "has " + std::to_string(config.mean.size()) +
+                                                       " values but the model input has " + std::to_string(c) + " channel(s)", {}, {}});
+      }
+      if (!config.std.empty() && config.std.size() != 1 && config.std.size() != c) {
+        problems.push_back({"data.normalize.std", "has " + std::to_string(config.std.size()) +
+                                                      " values but the model input has " + std::to_string(c) + " channel(s)", {}, {}});
+      }
+    }
+  }
+  augment::Pipeline::fromJson(project.augment, transforms, transformContext(project), problems);
+  return problems;
+}
+
+std::unique_ptr<ProjectData> openProjectData(const project::Project& project, const std::string& baseDir,
+                                             const augment::TransformRegistry& transforms,
+                                             const std::string& cacheDir, const ProgressFn& progress) {
+  if (!hasData(project)) throw Error("data: the project has no data section; add one (see the README) to train");
+  Problems problems;
+  const auto config = parseDataConfig(project.data, baseDir, problems);
+  auto context = transformContext(project);
+  {
+    Problems pipelineProblems;
+    augment::Pipeline::fromJson(project.augment, transforms, context, pipelineProblems);
+    problems.insert(problems.end(), pipelineProblems.begin(), pipelineProblems.end());
+  }
+  if (!problems.empty()) throw Error(formatProblems(problems));
+  auto out = std::make_unique<ProjectData>();
+  out->data = openDataModule(config);
+  out->format = SampleFormat{context.channels, context.height, context.width, config.fit};
+  auto norm = resolveNormalization(out->data, out->format, cacheDir, progress);
+  if (!norm) return nullptr;
+  out->normalization = *norm;
+  context.mean = norm->mean;
+  context.std = norm->std;
+  if (context.mean.empty()) {
+    context.mean.assign(static_cast<std::size_t>(context.channels), 0.0);
+    context.std.assign(static_cast<std::size_t>(context.channels), 1.0);
+  }
+  Problems unused;
+  out->pipeline = augment::Pipeline::fromJson(project.augment, transforms, context, unused);
+  out->processor = std::make_unique<SampleProcessor>(out->format, &out->pipeline, norm->mean, norm->std);
+  return out;
+}
+
+std::string userCacheDir() {
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (std::filesystem::path(xdg) / "netsmith").string();
+  if (const char* home = std::getenv("HOME"); home && *home) return (std::filesystem::path(home) / ".cache" / "netsmith").string();
+  return {};
+}
+
+}  // namespace netsmith::data

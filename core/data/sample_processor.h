@@ -1,0 +1,56 @@
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "augment/pipeline.h"
+#include "data/data_config.h"
+#include "data/data_module.h"
+
+namespace netsmith::data {
+
+/// The model's view of an image: channels and size, and how other sizes are fitted.
+struct SampleFormat {
+  int channels = 1;
+  int height = 28;
+  int width = 28;
+  FitPolicy fit = FitPolicy::Resize;
+};
+
+/// Grey <-> RGB conversion of a decoded CV_8U image, then scaling to CV_32F in [0, 1].
+cv::Mat toModelChannels(const cv::Mat& decoded, int channels);
+/// Brings an image (any type) to height x width with the fit policy.
+cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit);
+
+/// Turns sample k of a set into the model's input: decode, channel conversion, fitting,
+/// augmentation (training: seeded from (seed, epoch, k), so the result does not depend on
+/// which thread runs it), final normalisation. Thread-safe.
+class SampleProcessor {
+ public:
+  SampleProcessor(SampleFormat format, const augment::Pipeline* pipeline, std::vector<double> mean,
+                  std::vector<double> std);
+
+  /// Writes channels x height x width floats (CHW) to `out`. Throws SampleError.
+  void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch,
+               float* out) const;
+  /// The image as a person should see it (before normalisation), CV_32F in [0, 1], HxWxC.
+  cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch) const;
+  /// Decoded, channel-converted and fitted, without augmentation (for statistics).
+  cv::Mat plain(const SampleSet& set, std::int64_t k) const;
+
+  const SampleFormat& format() const { return m_format; }
+  std::int64_t sampleFloats() const { return std::int64_t(m_format.channels) * m_format.height * m_format.width; }
+
+ private:
+  cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch,
+              bool forDisplay) const;
+
+  SampleFormat m_format;
+  const augment::Pipeline* m_pipeline;  // may be null: no augmentation
+  std::vector<double> m_mean;           // empty: no final normalisation
+  std::vector<double> m_std;
+};
+
+}  // namespace netsmith::data

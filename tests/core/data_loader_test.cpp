@@ -1,0 +1,242 @@
+// The threaded loader: every sample once per epoch, ordered and deterministic batches whatever
+// the worker count, skip/fail policies, batch mixes, and cancellation that does not hang.
+#include "data/data_loader.h"
+
+#include <chrono>
+#include <set>
+
+#include "augment/batch_mix.h"
+#include "augment/transform.h"
+#include "data_fixtures.h"
+#include "test_support.h"
+
+using namespace netsmith;
+using namespace netsmith::data;
+using testutil::TempDir;
+
+namespace {
+
+struct IdxFixture {
+  TempDir dir;
+  std::shared_ptr<DatasetSource> source;
+  SampleSet set;
+  explicit IdxFixture(int count = 103) {
+    const auto d = testutil::makeIdxData(count, 8, 8, 5);
+    testutil::writeIdx(d, 8, 8, dir.file("i"), dir.file("l"), false);
+    SourceSpec s;
+    s.path = "data.train";
+    s.images = dir.file("i");
+    s.labels = dir.file("l");
+    source = openSource(s, {}, ErrorPolicy::Skip);
+    set = SampleSet{"train", source, {}};
+    for (std::int64_t i = 0; i < source->size(); ++i) set.indices.push_back(i);
+  }
+};
+
+augment::Pipeline makePipeline(const std::string& json, int channels = 1, int size = 8) {
+  Problems problems;
+  augment::TransformContext ctx;
+  ctx.channels = channels;
+  ctx.height = ctx.width = size;
+  ctx.mean.assign(static_cast<std::size_t>(channels), 0.0);
+  ctx.std.assign(static_cast<std::size_t>(channels), 1.0);
+  auto p = augment::Pipeline::fromJson(Json::parse(json), augment::TransformRegistry::withBuiltins(), ctx, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  return p;
+}
+
+std::vector<Batch> drain(DataLoader& loader, std::int64_t epoch) {
+  loader.startEpoch(epoch);
+  std::vector<Batch> out;
+  while (auto b = loader.next()) out.push_back(std::move(*b));
+  return out;
+}
+
+}  // namespace
+
+TEST(DataLoader, EverySampleOncePerEpochInShuffledOrder) {
+  IdxFixture f;
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
+  LoaderOptions o;
+  o.batchSize = 10;
+  o.workers = 3;
+  DataLoader loader(f.set, proc, o);
+  EXPECT_EQ(loader.batchesPerEpoch(), 11);
+  const auto e0 = drain(loader, 0);
+  ASSERT_EQ(e0.size(), 11u);
+  std::multiset<std::int64_t> seen;
+  std::vector<std::int64_t> order;
+  for (const auto& b : e0) {
+    EXPECT_EQ(b.images.dim(), 4);
+    EXPECT_TRUE(b.images.is_contiguous());
+    EXPECT_EQ(b.images.scalar_type(), torch::kFloat);
+    EXPECT_EQ(b.images.size(0), b.labels.size(0));
+    for (std::size_t i = 0; i < b.samples.size(); ++i) {
+      seen.insert(b.samples[i]);
+      order.push_back(b.samples[i]);
+      EXPECT_EQ(b.labels[static_cast<long>(i)].item<std::int64_t>(), f.set.label(b.samples[i]));
+    }
+  }
+  EXPECT_EQ(e0.back().images.size(0), 3);
+  ASSERT_EQ(seen.size(), 103u);
+  for (std::int64_t k = 0; k < 103; ++k) EXPECT_EQ(seen.count(k), 1u);
+  std::vector<std::int64_t> sorted(order);
+  std::sort(sorted.begin(), sorted.end());
+  EXPECT_NE(order, sorted) << "shuffled";
+  std::vector<std::int64_t> order1;
+  for (const auto& b : drain(loader, 1)) order1.insert(order1.end(), b.samples.begin(), b.samples.end());
+  EXPECT_NE(order1, order) << "a new order every epoch";
+  // Pixel content matches the sample (no normalisation: value / 255).
+  const auto& b0 = e0.front();
+  const cv::Mat expected = f.source->load(b0.samples[0]);
+  EXPECT_FLOAT_EQ(b0.images[0][0][2][3].item<float>(), expected.at<unsigned char>(2, 3) / 255.0f);
+}
+
+TEST(DataLoader, DropLastAndChannelsLast) {
+  IdxFixture f;
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
+  LoaderOptions o;
+  o.batchSize = 10;
+  o.dropLast = true;
+  o.channelsLast = true;
+  o.workers = 2;
+  DataLoader loader(f.set, proc, o);
+  const auto batches = drain(loader, 0);
+  EXPECT_EQ(batches.size(), 10u);
+  for (const auto& b : batches) {
+    EXPECT_EQ(b.images.size(0), 10);
+    EXPECT_TRUE(b.images.is_contiguous(torch::MemoryFormat::ChannelsLast));
+  }
+}
+
+TEST(DataLoader, BatchesAreIdenticalWithOneOrFourWorkers) {
+  IdxFixture f;
+  const auto pipeline = makePipeline(R"([{"transform": "GaussianNoise", "std": 0.1},
+                                         {"transform": "Normalize", "mean": 0.5, "std": 0.25}, {"transform": "MixUp", "alpha": 0.4}])");
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, &pipeline, {}, {});
+  std::vector<std::vector<Batch>> runs;
+  for (int workers : {1, 4}) {
+    LoaderOptions o;
+    o.batchSize = 16;
+    o.workers = workers;
+    o.seed = 11;
+    o.numClasses = 5;
+    o.mixes = pipeline.batchMixes();
+    DataLoader loader(f.set, proc, o);
+    runs.push_back(drain(loader, 2));
+  }
+  ASSERT_EQ(runs[0].size(), runs[1].size());
+  for (std::size_t b = 0; b < runs[0].size(); ++b) {
+    EXPECT_EQ(runs[0][b].samples, runs[1][b].samples);
+    EXPECT_TRUE(torch::equal(runs[0][b].images, runs[1][b].images)) << "batch " << b;
+    EXPECT_TRUE(torch::equal(runs[0][b].targets, runs[1][b].targets)) << "batch " << b;
+  }
+}
+
+TEST(DataLoader, ValidationGetsOnlyDeterministicSteps) {
+  IdxFixture f;
+  const auto pipeline = makePipeline(R"([{"transform": "GaussianNoise", "std": 0.3}, {"transform": "MixUp"}])");
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, &pipeline, {}, {});
+  LoaderOptions o;
+  o.batchSize = 8;
+  o.training = false;
+  o.shuffle = false;
+  o.mixes = pipeline.batchMixes();
+  o.numClasses = 5;
+  DataLoader loader(f.set, proc, o);
+  const auto batches = drain(loader, 0);
+  const cv::Mat raw = f.source->load(0);
+  EXPECT_FLOAT_EQ(batches[0].images[0][0][1][1].item<float>(), raw.at<unsigned char>(1, 1) / 255.0f);
+  EXPECT_FALSE(batches[0].targets.defined());
+}
+
+TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"a", "b"}, 6, 8, 8, 1);
+  std::ofstream(dir.file("a/zz_corrupt.png")) << "garbage";
+  SourceSpec s;
+  s.format = SourceFormat::ImageFolder;
+  s.path = "data.train";
+  s.root = dir.path().string();
+  const auto src = openSource(s, {}, ErrorPolicy::Skip);
+  SampleSet set{"train", src, {}};
+  for (std::int64_t i = 0; i < src->size(); ++i) set.indices.push_back(i);
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
+  LoaderOptions o;
+  o.batchSize = 4;
+  o.workers = 2;
+  {
+    DataLoader loader(set, proc, o);
+    std::int64_t total = 0;
+    for (const auto& b : drain(loader, 0)) total += b.images.size(0);
+    EXPECT_EQ(total, 12);
+    EXPECT_EQ(loader.skippedCount(), 1);
+    const auto warnings = loader.takeWarnings();
+    ASSERT_EQ(warnings.size(), 1u);
+    EXPECT_NE(warnings[0].item.find("zz_corrupt.png"), std::string::npos);
+  }
+  o.onError = ErrorPolicy::Fail;
+  DataLoader strict(set, proc, o);
+  strict.startEpoch(0);
+  try {
+    while (strict.next()) {
+    }
+    FAIL() << "expected the corrupt file to stop the epoch";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("zz_corrupt.png: not a readable image"), std::string::npos) << e.what();
+  }
+}
+
+TEST(DataLoader, StopMidEpochReturnsPromptly) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"a"}, 40, 256, 256, 3, ".png");
+  SourceSpec s;
+  s.format = SourceFormat::ImageFolder;
+  s.path = "data.train";
+  s.root = dir.path().string();
+  const auto src = openSource(s, {}, ErrorPolicy::Skip);
+  SampleSet set{"train", src, {}};
+  for (std::int64_t i = 0; i < src->size(); ++i) set.indices.push_back(i);
+  const SampleProcessor proc({3, 224, 224, FitPolicy::ResizeCrop}, nullptr, {}, {});
+  LoaderOptions o;
+  o.batchSize = 8;
+  o.workers = 4;
+  DataLoader loader(set, proc, o);
+  loader.startEpoch(0);
+  ASSERT_TRUE(loader.next());
+  const auto start = std::chrono::steady_clock::now();
+  loader.stop();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 1.0);
+  EXPECT_FALSE(loader.next());
+  // A new epoch after a stop works.
+  loader.startEpoch(1);
+  EXPECT_TRUE(loader.next());
+  // Destroying a loader mid-epoch joins its workers.
+}
+
+TEST(BatchMix, MixUpAndCutMixTargetsSumToOne) {
+  torch::manual_seed(0);
+  for (auto kind : {augment::BatchMix::Kind::MixUp, augment::BatchMix::Kind::CutMix}) {
+    auto images = torch::rand({8, 3, 16, 16});
+    const auto original = images.clone();
+    const auto labels = torch::arange(8) % 4;
+    auto targets = augment::oneHot(labels, 4);
+    augment::SampleRng rng(5);
+    augment::BatchMix mix;
+    mix.kind = kind;
+    mix.alpha = 1.0;
+    const double lambda = augment::applyBatchMix(images, targets, {mix}, rng);
+    EXPECT_GT(lambda, 0.0);
+    EXPECT_LT(lambda, 1.0);
+    EXPECT_TRUE(torch::allclose(targets.sum(1), torch::ones({8}), 1e-6, 1e-6));
+    EXPECT_FALSE(torch::equal(images, original));
+    if (kind == augment::BatchMix::Kind::CutMix) {
+      // The share of pixels that changed matches the label weight of the partner, for samples
+      // whose partner is a different image.
+      const auto changed = (images != original).any(1).to(torch::kFloat).mean({1, 2});
+      const auto maxChanged = changed.max().item<double>();
+      EXPECT_NEAR(maxChanged, 1.0 - lambda, 1e-6);
+    }
+  }
+}

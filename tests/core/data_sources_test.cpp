@@ -1,0 +1,344 @@
+// Dataset sources over real files the tests write: correct images and labels, and a clear
+// error (or a counted skip) for every kind of bad input.
+#include <opencv2/imgcodecs.hpp>
+
+#include "data/data_module.h"
+#include "data/dataset_stats.h"
+#include "data/sample_processor.h"
+#include "data_fixtures.h"
+#include "test_support.h"
+
+using namespace netsmith;
+using namespace netsmith::data;
+using testutil::TempDir;
+
+namespace {
+
+SourceSpec idxSpec(const std::string& images, const std::string& labels) {
+  SourceSpec s;
+  s.format = SourceFormat::Idx;
+  s.path = "data.train";
+  s.images = images;
+  s.labels = labels;
+  return s;
+}
+
+SourceSpec folderSpec(const std::string& root) {
+  SourceSpec s;
+  s.format = SourceFormat::ImageFolder;
+  s.path = "data.train";
+  s.root = root;
+  return s;
+}
+
+SourceSpec csvSpec(const std::string& manifest) {
+  SourceSpec s;
+  s.format = SourceFormat::Csv;
+  s.path = "data.train";
+  s.manifest = manifest;
+  return s;
+}
+
+std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+#define EXPECT_CONTAINS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+
+}  // namespace
+
+TEST(IdxSource, ReadsRawAndGzippedFiles) {
+  TempDir dir;
+  const auto d = testutil::makeIdxData(30, 5, 4, 3);
+  for (bool gz : {false, true}) {
+    const auto img = dir.file(gz ? "i.gz" : "i.idx"), lbl = dir.file(gz ? "l.gz" : "l.idx");
+    testutil::writeIdx(d, 5, 4, img, lbl, gz);
+    const auto src = openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip);
+    ASSERT_EQ(src->size(), 30);
+    EXPECT_EQ(src->numClasses(), 3);
+    for (int i : {0, 7, 29}) {
+      EXPECT_EQ(src->label(i), i % 3);
+      const cv::Mat m = src->load(i);
+      ASSERT_EQ(m.type(), CV_8UC1);
+      ASSERT_EQ(m.rows, 5);
+      ASSERT_EQ(m.cols, 4);
+      for (int p = 0; p < 20; ++p) EXPECT_EQ(m.data[p], d.images[static_cast<std::size_t>(i)][static_cast<std::size_t>(p)]);
+    }
+    EXPECT_CONTAINS(src->describe(7), "#7");
+  }
+}
+
+TEST(IdxSource, BadFilesNameTheFileAndTheProblem) {
+  TempDir dir;
+  const auto d = testutil::makeIdxData(10, 4, 4, 2);
+  const auto img = dir.file("i.idx"), lbl = dir.file("l.idx");
+  testutil::writeIdx(d, 4, 4, img, lbl, false, 0x1234);
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }),
+                  "data.train.images: " + img + ": not an IDX image file (magic number 0x00001234, expected 0x00000803)");
+  testutil::writeIdx(d, 4, 4, img, lbl, false, 0x803, -1, 5);
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }), "truncated");
+  testutil::writeIdx(d, 4, 4, img, lbl, false, 0x803, 9);
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }),
+                  "the images file has 10 images but the labels file has 9 labels");
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(dir.file("nope.gz"), lbl), {}, ErrorPolicy::Skip); }),
+                  "data.train.images: file not found: " + dir.file("nope.gz"));
+  // Swapped images and labels get a hint.
+  testutil::writeIdx(d, 4, 4, img, lbl, false);
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(lbl, img), {}, ErrorPolicy::Skip); }), "swap images and labels");
+  // A truncated gzip stream.
+  const auto gz = dir.file("t.gz");
+  testutil::writeIdx(d, 4, 4, gz, dir.file("tl.gz"), true);
+  std::filesystem::resize_file(gz, std::filesystem::file_size(gz) - 8);
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(gz, dir.file("tl.gz")), {}, ErrorPolicy::Skip); }), gz);
+}
+
+TEST(IdxSource, LabelsOutOfRangeAreSkippedOrFail) {
+  TempDir dir;
+  const auto d = testutil::makeIdxData(12, 3, 3, 4);  // labels 0..3
+  const auto img = dir.file("i"), lbl = dir.file("l");
+  testutil::writeIdx(d, 3, 3, img, lbl, false);
+  const std::vector<std::string> three = {"a", "b", "c"};
+  const auto src = openSource(idxSpec(img, lbl), three, ErrorPolicy::Skip);
+  EXPECT_EQ(src->size(), 9);
+  ASSERT_EQ(src->skippedAtScan().size(), 3u);
+  EXPECT_CONTAINS(src->skippedAtScan()[0].reason, "label 3 is out of range for 3 classes");
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), three, ErrorPolicy::Fail); }), "record 3: label 3 is out of range");
+}
+
+TEST(ImageFolderSource, ClassesSortedImagesDecoded) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"zebra", "apple", "mango"}, 3, 10, 12, 3, ".png");
+  cv::imwrite((dir.path() / "apple" / "photo.JPG").string(), testutil::patternImage(20, 16, 3, 99));
+  std::ofstream(dir.file("apple/notes.txt")) << "not an image";
+  const auto src = openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip);
+  EXPECT_EQ(src->classNames(), (std::vector<std::string>{"apple", "mango", "zebra"}));
+  ASSERT_EQ(src->size(), 10);
+  EXPECT_EQ(src->label(0), 0);
+  EXPECT_EQ(src->label(9), 2);
+  ASSERT_EQ(src->skippedAtScan().size(), 1u);
+  EXPECT_CONTAINS(src->skippedAtScan()[0].item, "notes.txt");
+  const cv::Mat png = src->load(0);  // apple/img_0.png, written from BGR pattern seed 3
+  ASSERT_EQ(png.type(), CV_8UC3);
+  const cv::Mat expected = testutil::patternImage(10, 12, 3, 3);
+  // Loaded as RGB: channel 0 of the result is channel 2 of what cv::imwrite was given.
+  EXPECT_EQ(png.at<cv::Vec3b>(2, 3)[0], expected.at<cv::Vec3b>(2, 3)[2]);
+  EXPECT_EQ(png.at<cv::Vec3b>(2, 3)[2], expected.at<cv::Vec3b>(2, 3)[0]);
+  const cv::Mat jpg = src->load(3);  // apple/photo.JPG sorts after img_*.png
+  EXPECT_EQ(jpg.rows, 20);
+  EXPECT_EQ(jpg.cols, 16);
+}
+
+TEST(ImageFolderSource, BadFolders) {
+  TempDir dir;
+  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.file("missing")), {}, ErrorPolicy::Skip); }),
+                  "data.train.root: " + dir.file("missing") + ": folder not found");
+  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }), "no class folders");
+  testutil::writeImageFolder(dir.path(), {"cat"}, 2, 8, 8, 1);
+  std::filesystem::create_directories(dir.path() / "dog");
+  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }),
+                  "class folder \"dog\" has no images");
+  testutil::writeImageFolder(dir.path(), {"dog"}, 1, 8, 8, 1);
+  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {"dog", "cat"}, ErrorPolicy::Skip); }),
+                  "data.classes: does not match the class folders");
+}
+
+TEST(ImageFolderSource, CorruptAndEmptyImagesFailAtDecodeNamingTheFile) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"a"}, 1, 8, 8, 3);
+  std::ofstream(dir.file("a/broken.png")) << "this is not a png";
+  std::ofstream(dir.file("a/empty.jpg"));
+  const auto src = openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip);
+  ASSERT_EQ(src->size(), 3);  // broken.png, empty.jpg, img_0.png (sorted)
+  EXPECT_CONTAINS(errorOf([&] { src->load(0); }), "broken.png: not a readable image");
+  EXPECT_CONTAINS(errorOf([&] { src->load(1); }), "empty.jpg: empty file (0 bytes)");
+  EXPECT_NO_THROW(src->load(2));
+}
+
+TEST(ImageFolderSource, MixedSizesAndChannelsAreConvertedAndFitted) {
+  TempDir dir;
+  std::filesystem::create_directories(dir.path() / "a");
+  cv::imwrite(dir.file("a/grey.png"), testutil::patternImage(30, 40, 1, 1));
+  cv::imwrite(dir.file("a/colour.png"), testutil::patternImage(12, 9, 3, 2));
+  cv::Mat rgba(16, 16, CV_8UC4, cv::Scalar(10, 20, 30, 128));
+  cv::imwrite(dir.file("a/alpha.png"), rgba);
+  const auto src = openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip);
+  SampleSet set{"train", src, {0, 1, 2}};
+  for (int channels : {1, 3}) {
+    for (auto fit : {FitPolicy::Resize, FitPolicy::ResizeCrop}) {
+      SampleProcessor proc({channels, 24, 20, fit}, nullptr, {}, {});
+      std::vector<float> buf(static_cast<std::size_t>(channels * 24 * 20));
+      for (int k = 0; k < 3; ++k) {
+        proc.process(set, k, false, 0, 0, buf.data());
+        const cv::Mat img = proc.plain(set, k);
+        EXPECT_EQ(img.rows, 24);
+        EXPECT_EQ(img.cols, 20);
+        EXPECT_EQ(img.channels(), channels);
+        EXPECT_EQ(img.type(), CV_MAKETYPE(CV_32F, channels));
+      }
+    }
+  }
+  // Grey to RGB repeats the grey value; values scale to [0, 1].
+  SampleProcessor rgb({3, 30, 40, FitPolicy::Resize}, nullptr, {}, {});
+  const cv::Mat grey = rgb.plain(set, 1);  // grey.png (sorted: alpha, colour, grey)
+  const auto px = grey.at<cv::Vec3f>(5, 7);
+  EXPECT_FLOAT_EQ(px[0], px[1]);
+  EXPECT_FLOAT_EQ(px[0], testutil::patternImage(30, 40, 1, 1).at<unsigned char>(5, 7) / 255.0f);
+  // RGBA drops alpha: BGRA (10,20,30) is RGB (30,20,10).
+  const cv::Mat alpha = SampleProcessor({3, 16, 16, FitPolicy::Resize}, nullptr, {}, {}).plain(set, 0);
+  EXPECT_NEAR(alpha.at<cv::Vec3f>(0, 0)[0], 30 / 255.0, 1e-6);
+}
+
+TEST(CsvSource, PathsRelativeToTheManifestAndLabels) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 4, 6, 6, 3);
+  std::ofstream(dir.file("m.csv")) << "id,path,label\n1,imgs/x/img_0.png,1\n2,\"imgs/x/img_1.png\",0\n3," << dir.file("imgs/x/img_2.png") << ",1\n";
+  const auto src = openSource(csvSpec(dir.file("m.csv")), {}, ErrorPolicy::Skip);
+  ASSERT_EQ(src->size(), 3);
+  EXPECT_EQ(src->numClasses(), 2);
+  EXPECT_EQ(src->label(0), 1);
+  EXPECT_EQ(src->label(1), 0);
+  EXPECT_EQ(src->load(2).rows, 6);
+  // Class names as labels.
+  std::ofstream(dir.file("n.csv")) << "path,label\nimgs/x/img_0.png,dog\nimgs/x/img_1.png,cat\n";
+  const auto named = openSource(csvSpec(dir.file("n.csv")), {}, ErrorPolicy::Skip);
+  EXPECT_EQ(named->classNames(), (std::vector<std::string>{"cat", "dog"}));
+  EXPECT_EQ(named->label(0), 1);
+}
+
+TEST(CsvSource, BadManifests) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 2, 6, 6, 3);
+  std::ofstream(dir.file("cols.csv")) << "file,class\na.png,0\n";
+  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("cols.csv")), {}, ErrorPolicy::Skip); }),
+                  "line 1: the header must have columns \"path\" and \"label\"");
+  std::ofstream(dir.file("bad.csv")) << "path,label\nimgs/x/img_0.png,0\nimgs/x/missing.png,1\nimgs/x/img_1.png,7\n";
+  const std::vector<std::string> two = {"a", "b"};
+  const auto src = openSource(csvSpec(dir.file("bad.csv")), two, ErrorPolicy::Skip);
+  EXPECT_EQ(src->size(), 1);
+  ASSERT_EQ(src->skippedAtScan().size(), 2u);
+  EXPECT_CONTAINS(src->skippedAtScan()[0].item, "bad.csv line 3");
+  EXPECT_CONTAINS(src->skippedAtScan()[0].reason, "image not found");
+  EXPECT_CONTAINS(src->skippedAtScan()[1].reason, "label 7 is out of range for 2 classes");
+  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("bad.csv")), two, ErrorPolicy::Fail); }),
+                  "line 3: image not found");
+  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("none.csv")), {}, ErrorPolicy::Skip); }), "file not found");
+}
+
+TEST(CifarSource, PlanesBecomeRgbPixels) {
+  TempDir dir;
+  testutil::writeCifar(dir.file("b1.bin"), 12, /*badLabelAt=*/5);
+  SourceSpec s;
+  s.format = SourceFormat::Cifar10;
+  s.path = "data.train";
+  s.files = {dir.file("b1.bin")};
+  const auto src = openSource(s, {}, ErrorPolicy::Skip);
+  EXPECT_EQ(src->size(), 11);
+  EXPECT_EQ(src->classNames().at(0), "airplane");
+  EXPECT_EQ(src->skippedAtScan().size(), 1u);
+  const cv::Mat m = src->load(3);
+  EXPECT_EQ(src->label(3), 3);
+  EXPECT_EQ(m.at<cv::Vec3b>(10, 10), cv::Vec3b(3, 6, 9));
+  EXPECT_EQ(src->load(5).at<cv::Vec3b>(0, 0), cv::Vec3b(6, 12, 18));  // record 6 after the skipped one
+  std::filesystem::resize_file(dir.file("b1.bin"), 3073 * 2 + 100);
+  EXPECT_CONTAINS(errorOf([&] { openSource(s, {}, ErrorPolicy::Skip); }), "not a whole number of 3073-byte records");
+}
+
+TEST(Splits, StratifiedCountsAreRightDisjointAndSeeded) {
+  // 3 classes of 50, 30 and 20 samples.
+  std::vector<std::int64_t> labels;
+  for (int i = 0; i < 50; ++i) labels.push_back(0);
+  for (int i = 0; i < 30; ++i) labels.push_back(1);
+  for (int i = 0; i < 20; ++i) labels.push_back(2);
+  auto label = [&](std::int64_t i) { return labels[static_cast<std::size_t>(i)]; };
+  const auto s = splitTrainValidation(100, label, 3, 0.25, 7, true);
+  std::vector<int> valPerClass(3, 0);
+  for (auto i : s.validation) ++valPerClass[static_cast<std::size_t>(label(i))];
+  EXPECT_EQ(valPerClass, (std::vector<int>{13, 8, 5}));  // round(12.5)=13, 7.5->8, 5
+  EXPECT_EQ(s.train.size() + s.validation.size(), 100u);
+  std::vector<std::int64_t> all = s.train;
+  all.insert(all.end(), s.validation.begin(), s.validation.end());
+  std::sort(all.begin(), all.end());
+  for (std::int64_t i = 0; i < 100; ++i) EXPECT_EQ(all[static_cast<std::size_t>(i)], i);
+  EXPECT_EQ(splitTrainValidation(100, label, 3, 0.25, 7, true).validation, s.validation);
+  EXPECT_NE(splitTrainValidation(100, label, 3, 0.25, 8, true).validation, s.validation);
+  EXPECT_EQ(splitTrainValidation(100, label, 3, 0.25, 7, false).validation.size(), 25u);
+}
+
+TEST(DataModule, OpensSplitsWithLimits) {
+  TempDir dir;
+  const auto d = testutil::makeIdxData(200, 4, 4, 4);
+  testutil::writeIdx(d, 4, 4, dir.file("i"), dir.file("l"), true);
+  Problems problems;
+  const auto config = parseDataConfig(
+      Json::parse(R"({"train": {"format": "idx", "images": "i", "labels": "l", "limit": 120},
+                      "validation": {"fraction": 0.25, "seed": 3},
+                      "test": {"format": "idx", "images": "i", "labels": "l", "limit": 40},
+                      "classes": ["a", "b", "c", "d"]})"),
+      dir.path().string(), problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  const auto m = openDataModule(config);
+  // 120 samples, 30 per class; round(0.25 * 30) = 8 per class go to validation.
+  EXPECT_EQ(m.train.size(), 88);
+  EXPECT_EQ(m.validation.size(), 32);
+  EXPECT_EQ(m.test.size(), 40);
+  EXPECT_EQ(classCounts(m.validation, 4), (std::vector<std::int64_t>{8, 8, 8, 8}));
+}
+
+TEST(DataConfig, ProblemsNameTheirPath) {
+  Problems problems;
+  parseDataConfig(Json::parse(R"({"train": {"format": "idxx", "images": "a"}, "validation": {"fraction": 1.5},
+                                  "normalize": {"mean": [0.5]}, "fit": "stretch", "on_error": "ignore", "clases": []})"),
+                  "/base", problems);
+  const auto text = formatProblems(problems);
+  EXPECT_CONTAINS(text, "data.train.format: unknown format \"idxx\"");
+  EXPECT_CONTAINS(text, "data.validation.fraction: must be a number in [0, 1), got 1.5");
+  EXPECT_CONTAINS(text, "data.normalize: needs both \"mean\" and \"std\"");
+  EXPECT_CONTAINS(text, "data.fit: must be \"resize\" or \"resize_crop\"");
+  EXPECT_CONTAINS(text, "data.on_error: must be \"skip\" or \"fail\"");
+  EXPECT_CONTAINS(text, "data: unknown key \"clases\"; did you mean \"classes\"?");
+  Problems missing;
+  parseDataConfig(Json::parse(R"({"train": {"format": "idx"}})"), "/base", missing);
+  EXPECT_CONTAINS(formatProblems(missing), "data.train.images: missing");
+  EXPECT_CONTAINS(formatProblems(missing), "data.train.labels: missing");
+  Problems relative;
+  const auto c = parseDataConfig(Json::parse(R"({"train": {"format": "image_folder", "root": "../imgs"}})"), "/base/proj", relative);
+  EXPECT_EQ(c.train.root, "/base/imgs");
+}
+
+TEST(DatasetStats, MeanAndStdEqualADirectComputation) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"a", "b"}, 5, 7, 9, 3);
+  const auto src = openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip);
+  SampleSet set{"train", src, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}};
+  const SampleProcessor proc({3, 7, 9, FitPolicy::Resize}, nullptr, {}, {});
+  int calls = 0;
+  const auto stats = computeChannelStats(set, proc, ErrorPolicy::Skip, [&](std::int64_t, std::int64_t) { ++calls; return true; });
+  ASSERT_TRUE(stats);
+  EXPECT_GT(calls, 0);
+  // Direct: every pixel of every image, read straight from the PNGs.
+  for (int c = 0; c < 3; ++c) {
+    double sum = 0, sumSq = 0;
+    int n = 0;
+    for (int k = 0; k < 10; ++k) {
+      const cv::Mat bgr = cv::imread(src->describe(k));
+      for (int y = 0; y < bgr.rows; ++y) {
+        for (int x = 0; x < bgr.cols; ++x) {
+          const double v = bgr.at<cv::Vec3b>(y, x)[2 - c] / 255.0;
+          sum += v;
+          sumSq += v * v;
+          ++n;
+        }
+      }
+    }
+    const double mean = sum / n;
+    EXPECT_NEAR(stats->mean[static_cast<std::size_t>(c)], mean, 1e-9);
+    EXPECT_NEAR(stats->std[static_cast<std::size_t>(c)], std::sqrt(sumSq / n - mean * mean), 1e-9);
+  }
+  // Cancellation returns nothing.
+  EXPECT_FALSE(computeChannelStats(set, proc, ErrorPolicy::Skip, [](std::int64_t, std::int64_t) { return false; }));
+}
