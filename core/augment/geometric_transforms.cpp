@@ -1,8 +1,345 @@
-// Placeholder registration: the geometric transform family is being written.
+// Geometry family: Resize, CenterCrop, RandomCrop, RandomResizedCrop, HorizontalFlip,
+// VerticalFlip, RandomRotation, RandomAffine (torchvision semantics, sizes as [height, width]).
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include <opencv2/core.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "augment/image_ops.h"
 #include "augment/transform.h"
 
 namespace netsmith::augment {
 
-void registerGeometricTransforms(TransformRegistry&) {}
+namespace {
+
+using schema::Params;
+using schema::ParamSpec;
+
+ParamSpec sizeSpec(const std::string& help) {
+  return ParamSpec::intPair("size", "auto", help + "; \"auto\" uses the model input size")
+      .atLeast(1)
+      .orKeywords({"auto"})
+      .inUnit("px");
+}
+
+ParamSpec fillSpec() {
+  return ParamSpec::real("fill", 0.0, "value of pixels from outside the image (0 black, 1 white)")
+      .atLeast(0)
+      .atMost(1);
+}
+
+/// The requested output size as cv::Size (width, height).
+cv::Size targetSize(const Params& p, const TransformContext& ctx) {
+  if (p.isAuto("size")) return {ctx.width, ctx.height};
+  const auto hw = p.pair("size");
+  return {static_cast<int>(hw[1]), static_cast<int>(hw[0])};
+}
+
+std::string sizeText(int height, int width) {
+  return std::to_string(height) + "x" + std::to_string(width);
+}
+
+int interpolationFlag(const std::string& name) {
+  if (name == "nearest") return cv::INTER_NEAREST;
+  if (name == "bicubic") return cv::INTER_CUBIC;
+  if (name == "area") return cv::INTER_AREA;
+  return cv::INTER_LINEAR;
+}
+
+void resizeTo(cv::Mat& image, cv::Size size, int interpolation) {
+  if (image.size() == size) return;
+  cv::Mat out;
+  cv::resize(image, out, size, 0, 0, interpolation);
+  image = out;
+  if (interpolation == cv::INTER_CUBIC) clampUnit(image);
+}
+
+/// Copies the region out, so later in-place transforms see a continuous image of their own.
+void cropTo(cv::Mat& image, int top, int left, cv::Size size) {
+  image = image(cv::Rect(left, top, size.width, size.height)).clone();
+}
+
+/// torchvision center_crop: pads with black when the crop is larger than the image.
+void centerCrop(cv::Mat& image, cv::Size size) {
+  const int padW = std::max(size.width - image.cols, 0);
+  const int padH = std::max(size.height - image.rows, 0);
+  padConstant(image, padH / 2, (padH + 1) / 2, padW / 2, (padW + 1) / 2, 0.0);
+  const int top = static_cast<int>(std::nearbyint((image.rows - size.height) / 2.0));
+  const int left = static_cast<int>(std::nearbyint((image.cols - size.width) / 2.0));
+  cropTo(image, top, left, size);
+}
+
+TransformDef resizeDef() {
+  TransformDef def;
+  def.name = "Resize";
+  def.group = "Geometry";
+  def.help = "resizes to a fixed size, ignoring the aspect ratio";
+  def.schema = {
+      sizeSpec("output size [height, width]; one number for a square"),
+      ParamSpec::choice("interpolation", "bilinear", {"bilinear", "nearest", "bicubic", "area"},
+                        "how new pixels are computed"),
+  };
+  def.deterministic = true;
+  def.setsSize = true;
+  def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+    const cv::Size size = targetSize(p, ctx);
+    const int interpolation = interpolationFlag(p.text("interpolation"));
+    return std::make_unique<FunctionTransform>(
+        [size, interpolation](cv::Mat& img, SampleRng&) { resizeTo(img, size, interpolation); });
+  };
+  return def;
+}
+
+TransformDef centerCropDef() {
+  TransformDef def;
+  def.name = "CenterCrop";
+  def.group = "Geometry";
+  def.help = "cuts the central region; pads with black where the image is smaller";
+  def.schema = {sizeSpec("crop size [height, width]; one number for a square")};
+  def.deterministic = true;
+  def.setsSize = true;
+  def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+    const cv::Size size = targetSize(p, ctx);
+    return std::make_unique<FunctionTransform>(
+        [size](cv::Mat& img, SampleRng&) { centerCrop(img, size); });
+  };
+  return def;
+}
+
+int borderMode(const std::string& paddingMode) {
+  if (paddingMode == "reflect") return cv::BORDER_REFLECT_101;  // torchvision "reflect"
+  if (paddingMode == "edge") return cv::BORDER_REPLICATE;
+  return cv::BORDER_CONSTANT;
+}
+
+TransformDef randomCropDef() {
+  TransformDef def;
+  def.name = "RandomCrop";
+  def.group = "Geometry";
+  def.help = "pads the image, then cuts a region of the given size at a random place";
+  def.schema = {
+      sizeSpec("crop size [height, width]; one number for a square"),
+      ParamSpec::intPair("padding", 4,
+                         "pixels added [top and bottom, left and right] before cropping")
+          .atLeast(0)
+          .inUnit("px"),
+      fillSpec(),
+      ParamSpec::choice("padding_mode", "constant", {"constant", "reflect", "edge"},
+                        "constant: fill; reflect: mirror without the edge; edge: repeat the edge"),
+      ParamSpec::boolean("pad_if_needed", false, "pad images smaller than the crop size"),
+  };
+  def.setsSize = true;
+  def.check = [](const Params& p, const TransformContext& ctx) {
+    std::vector<TransformIssue> issues;
+    if (p.flag("pad_if_needed")) return issues;
+    const cv::Size size = targetSize(p, ctx);
+    const auto pad = p.pair("padding");
+    if (size.height > ctx.height + 2 * pad[0] || size.width > ctx.width + 2 * pad[1]) {
+      issues.push_back({"size", sizeText(size.height, size.width) + " is larger than the " +
+                                    sizeText(ctx.height, ctx.width) +
+                                    " input plus padding; lower size, add padding, or set "
+                                    "pad_if_needed"});
+    }
+    return issues;
+  };
+  def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+    const cv::Size size = targetSize(p, ctx);
+    const auto pad = p.pair("padding");
+    const int padH = static_cast<int>(pad[0]);
+    const int padW = static_cast<int>(pad[1]);
+    const double fill = p.real("fill");
+    const int mode = borderMode(p.text("padding_mode"));
+    const bool padIfNeeded = p.flag("pad_if_needed");
+    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
+      const auto padBy = [&](int vertical, int horizontal) {
+        cv::Mat out;
+        cv::copyMakeBorder(img, out, vertical, vertical, horizontal, horizontal, mode,
+                           cv::Scalar::all(fill));
+        img = out;
+      };
+      if (padH > 0 || padW > 0) padBy(padH, padW);
+      // As torchvision: a missing amount d is added on both sides.
+      if (padIfNeeded && img.cols < size.width) padBy(0, size.width - img.cols);
+      if (padIfNeeded && img.rows < size.height) padBy(size.height - img.rows, 0);
+      // An image smaller than `check` assumed still gets a crop of the promised size.
+      if (img.cols < size.width || img.rows < size.height) {
+        const int dw = std::max(size.width - img.cols, 0);
+        const int dh = std::max(size.height - img.rows, 0);
+        padConstant(img, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, fill);
+      }
+      const auto top = static_cast<int>(rng.integer(0, img.rows - size.height));
+      const auto left = static_cast<int>(rng.integer(0, img.cols - size.width));
+      cropTo(img, top, left, size);
+    });
+  };
+  return def;
+}
+
+/// torchvision RandomResizedCrop.get_params: the region (x, y, w, h) to cut.
+cv::Rect resizedCropRegion(const cv::Mat& img, std::array<double, 2> scale,
+                           std::array<double, 2> ratio, SampleRng& rng) {
+  const int height = img.rows;
+  const int width = img.cols;
+  const double area = static_cast<double>(height) * width;
+  const double logLo = std::log(ratio[0]);
+  const double logHi = std::log(ratio[1]);
+  for (int attempt = 0; attempt < 10; ++attempt) {
+    const double targetArea = area * rng.uniform(scale[0], scale[1]);
+    const double aspect = std::exp(rng.uniform(logLo, logHi));
+    const int w = static_cast<int>(std::lround(std::sqrt(targetArea * aspect)));
+    const int h = static_cast<int>(std::lround(std::sqrt(targetArea / aspect)));
+    if (w > 0 && h > 0 && w <= width && h <= height) {
+      const auto top = static_cast<int>(rng.integer(0, height - h));
+      const auto left = static_cast<int>(rng.integer(0, width - w));
+      return {left, top, w, h};
+    }
+  }
+  // Fallback: the largest central crop within the ratio range.
+  const double inRatio = static_cast<double>(width) / height;
+  int w = width;
+  int h = height;
+  if (inRatio < ratio[0]) {
+    h = std::max(1, static_cast<int>(std::lround(w / ratio[0])));
+  } else if (inRatio > ratio[1]) {
+    w = std::max(1, static_cast<int>(std::lround(h * ratio[1])));
+  }
+  return {(width - w) / 2, (height - h) / 2, w, h};
+}
+
+TransformDef randomResizedCropDef() {
+  TransformDef def;
+  def.name = "RandomResizedCrop";
+  def.group = "Geometry";
+  def.help = "cuts a region of random area and aspect ratio and resizes it to the given size";
+  def.schema = {
+      sizeSpec("output size [height, width]; one number for a square"),
+      ParamSpec::floatPair("scale", Json::array({0.08, 1.0}),
+                           "range of the region's area, as a fraction of the image")
+          .above(0)
+          .atMost(1),
+      ParamSpec::floatPair("ratio", Json::array({3.0 / 4.0, 4.0 / 3.0}),
+                           "range of the region's aspect ratio (width / height)")
+          .above(0),
+  };
+  def.setsSize = true;
+  def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+    const cv::Size size = targetSize(p, ctx);
+    const auto scale = p.range("scale");
+    const auto ratio = p.range("ratio");
+    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
+      const cv::Rect region = resizedCropRegion(img, scale, ratio, rng);
+      cropTo(img, region.y, region.x, region.size());
+      resizeTo(img, size, cv::INTER_LINEAR);
+    });
+  };
+  return def;
+}
+
+TransformDef flipDef(const std::string& name, const std::string& help, int flipCode) {
+  TransformDef def;
+  def.name = name;
+  def.group = "Geometry";
+  def.help = help;
+  def.defaultProbability = 0.5;
+  def.build = [flipCode](const Params&, const TransformContext&) -> std::unique_ptr<Transform> {
+    return std::make_unique<FunctionTransform>(
+        [flipCode](cv::Mat& img, SampleRng&) { cv::flip(img, img, flipCode); });
+  };
+  return def;
+}
+
+TransformDef randomRotationDef() {
+  TransformDef def;
+  def.name = "RandomRotation";
+  def.group = "Geometry";
+  def.help = "rotates about the centre by an angle drawn from [-degrees, degrees]";
+  def.schema = {
+      ParamSpec::real("degrees", 15.0, "largest rotation either way")
+          .atLeast(0)
+          .atMost(180)
+          .inUnit("deg"),
+      fillSpec(),
+  };
+  def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
+    const double degrees = p.real("degrees");
+    const double fill = p.real("fill");
+    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
+      const double angle = rng.uniform(-degrees, degrees);
+      warpWithFill(img, affineMatrix(imageCenter(img), angle, {0, 0}, 1.0, 0, 0), fill);
+    });
+  };
+  return def;
+}
+
+TransformDef randomAffineDef() {
+  TransformDef def;
+  def.name = "RandomAffine";
+  def.group = "Geometry";
+  def.help = "random rotation, shift, zoom and horizontal shear about the centre";
+  def.schema = {
+      ParamSpec::real("degrees", 10.0, "largest rotation either way")
+          .atLeast(0)
+          .atMost(180)
+          .inUnit("deg"),
+      // A list, not a range: [0.2, 0] (horizontal shifts only) is a valid request.
+      ParamSpec::floatList("translate", Json::array({0.1, 0.1}),
+                           "largest shift [horizontal, vertical] as a fraction of width, height; "
+                           "one number for both")
+          .atLeast(0)
+          .atMost(1),
+      ParamSpec::floatPair("scale", Json::array({0.9, 1.1}), "range of the zoom factor").above(0),
+      ParamSpec::real("shear", 0.0, "largest horizontal shear either way")
+          .atLeast(0)
+          .atMost(80)
+          .inUnit("deg"),
+      fillSpec(),
+  };
+  def.check = [](const Params& p, const TransformContext&) {
+    std::vector<TransformIssue> issues;
+    const auto translate = p.list("translate");
+    if (translate.size() > 2) {
+      issues.push_back({"translate", "expects one number or [horizontal, vertical], got " +
+                                         std::to_string(translate.size()) + " values"});
+    }
+    return issues;
+  };
+  def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
+    const double degrees = p.real("degrees");
+    const auto list = p.list("translate");
+    const std::array<double, 2> translate{list.at(0), list.size() > 1 ? list[1] : list[0]};
+    const auto scale = p.range("scale");
+    const double shear = p.real("shear");
+    const double fill = p.real("fill");
+    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
+      const double angle = rng.uniform(-degrees, degrees);
+      const double maxDx = translate[0] * img.cols;
+      const double maxDy = translate[1] * img.rows;
+      // Whole-pixel shifts, as torchvision.
+      const double dx = std::nearbyint(rng.uniform(-maxDx, maxDx));
+      const double dy = std::nearbyint(rng.uniform(-maxDy, maxDy));
+      const double zoom = rng.uniform(scale[0], scale[1]);
+      const double shearX = rng.uniform(-shear, shear);
+      warpWithFill(img, affineMatrix(imageCenter(img), angle, {dx, dy}, zoom, shearX, 0), fill);
+    });
+  };
+  return def;
+}
+
+}  // namespace
+
+void registerGeometricTransforms(TransformRegistry& registry) {
+  registry.add(resizeDef());
+  registry.add(centerCropDef());
+  registry.add(randomCropDef());
+  registry.add(randomResizedCropDef());
+  registry.add(flipDef("HorizontalFlip", "mirrors left and right", 1));
+  registry.add(flipDef("VerticalFlip", "mirrors top and bottom", 0));
+  registry.add(randomRotationDef());
+  registry.add(randomAffineDef());
+}
 
 }  // namespace netsmith::augment
