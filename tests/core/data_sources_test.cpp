@@ -93,7 +93,7 @@ TEST(IdxSource, BadFilesNameTheFileAndTheProblem) {
   // A truncated gzip stream.
   const auto gz = dir.file("t.gz");
   testutil::writeIdx(d, 4, 4, gz, dir.file("tl.gz"), true);
-  std::filesystem::resize_file(gz, std::filesystem::file_size(gz) - 8);
+  std::filesystem::resize_file(gz, std::filesystem::file_size(gz) - 40);
   EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(gz, dir.file("tl.gz")), {}, ErrorPolicy::Skip); }), gz);
 }
 
@@ -184,7 +184,7 @@ TEST(ImageFolderSource, MixedSizesAndChannelsAreConvertedAndFitted) {
   }
   // Grey to RGB repeats the grey value; values scale to [0, 1].
   SampleProcessor rgb({3, 30, 40, FitPolicy::Resize}, nullptr, {}, {});
-  const cv::Mat grey = rgb.plain(set, 1);  // grey.png (sorted: alpha, colour, grey)
+  const cv::Mat grey = rgb.plain(set, 2);  // grey.png (sorted: alpha, colour, grey)
   const auto px = grey.at<cv::Vec3f>(5, 7);
   EXPECT_FLOAT_EQ(px[0], px[1]);
   EXPECT_FLOAT_EQ(px[0], testutil::patternImage(30, 40, 1, 1).at<unsigned char>(5, 7) / 255.0f);
@@ -336,8 +336,8 @@ TEST(DatasetStats, MeanAndStdEqualADirectComputation) {
       }
     }
     const double mean = sum / n;
-    EXPECT_NEAR(stats->mean[static_cast<std::size_t>(c)], mean, 1e-9);
-    EXPECT_NEAR(stats->std[static_cast<std::size_t>(c)], std::sqrt(sumSq / n - mean * mean), 1e-9);
+    EXPECT_NEAR(stats->mean[static_cast<std::size_t>(c)], mean, 1e-6);
+    EXPECT_NEAR(stats->std[static_cast<std::size_t>(c)], std::sqrt(sumSq / n - mean * mean), 1e-6);
   }
   // Cancellation returns nothing.
   EXPECT_FALSE(computeChannelStats(set, proc, ErrorPolicy::Skip, [](std::int64_t, std::int64_t) { return false; }));
