@@ -1,15 +1,19 @@
 #include "project_document.h"
 
+#include "augment/transform.h"
+#include "data/project_data.h"
+
 namespace netsmith::ui {
 
 ProjectDocument::ProjectDocument(const ops::OpRegistry& registry, QObject* parent)
-    : QObject(parent), m_registry(registry) {}
+    : QObject(parent), m_registry(registry), m_transforms(augment::TransformRegistry::withBuiltins()) {}
 
 bool ProjectDocument::load(const QString& path) {
   try {
     auto loaded = project::loadProject(path.toStdString());
     m_project = std::move(loaded.project);
     m_filePath = path;
+    m_baseDir = QString::fromStdString(loaded.baseDir());
     m_modified = false;
     m_error.clear();
     reanalyse(loaded.problems);
@@ -43,6 +47,8 @@ void ProjectDocument::reanalyse(const Problems& loadProblems) {
   m_analysis = graph::analyseGraph(m_project.model, m_registry);
   m_problems = loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
+  const auto dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
+  m_problems.insert(m_problems.end(), dataProblems.begin(), dataProblems.end());
   emit projectChanged();
 }
 

@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 
+#include "augment/transform.h"
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -24,7 +25,7 @@ class ProjectDocument : public QObject {
 
   const project::Project& project() const { return m_project; }
   const graph::GraphAnalysis& analysis() const { return m_analysis; }
-  /// Loading problems plus model analysis problems.
+  /// Loading problems, model analysis problems, and data / augment section problems.
   const Problems& problems() const { return m_problems; }
   QString filePath() const { return m_filePath; }
   QString errorString() const { return m_error; }
@@ -37,6 +38,8 @@ class ProjectDocument : public QObject {
   void reanalyse(const Problems& loadProblems);
 
   const ops::OpRegistry& m_registry;
+  augment::TransformRegistry m_transforms;
+  QString m_baseDir;
   project::Project m_project;
   graph::GraphAnalysis m_analysis;
   Problems m_problems;
