@@ -48,6 +48,9 @@ struct BadCase {
   std::string expected;
 };
 
+// Test names print the case as JSON (not as raw bytes).
+void PrintTo(const BadCase& c, std::ostream* os) { *os << c.given.dump(); }
+
 class ParamSchemaBad : public ::testing::TestWithParam<BadCase> {};
 
 TEST_P(ParamSchemaBad, NamesTheParameterAndTheReason) {
