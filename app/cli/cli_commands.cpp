@@ -27,6 +27,8 @@ commands:
                                       split sizes, class counts, mean/std, skipped files
   preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
                                       a grid of training samples and augmented draws
+  lr-schedule PROJECT [--json] [--epochs N] [--steps-per-epoch N]
+                                      the learning rate at every step of the planned run
 
 options:
   --help                              this text

@@ -17,6 +17,7 @@ int runOps(const std::vector<std::string>& words);
 int runTransforms(const std::vector<std::string>& words);
 int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
+int runLrSchedule(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 

@@ -26,12 +26,6 @@ ParamSpec sizeSpec(const std::string& help) {
       .inUnit("px");
 }
 
-ParamSpec fillSpec() {
-  return ParamSpec::real("fill", 0.0, "value of pixels from outside the image (0 black, 1 white)")
-      .atLeast(0)
-      .atMost(1);
-}
-
 /// The requested output size as cv::Size (width, height).
 cv::Size targetSize(const Params& p, const TransformContext& ctx) {
   if (p.isAuto("size")) return {ctx.width, ctx.height};
@@ -127,7 +121,7 @@ TransformDef randomCropDef() {
                          "pixels added [top and bottom, left and right] before cropping")
           .atLeast(0)
           .inUnit("px"),
-      fillSpec(),
+      fillParam(),
       ParamSpec::choice("padding_mode", "constant", {"constant", "reflect", "edge"},
                         "constant: fill; reflect: mirror without the edge; edge: repeat the edge"),
       ParamSpec::boolean("pad_if_needed", false, "pad images smaller than the crop size"),
@@ -262,7 +256,7 @@ TransformDef randomRotationDef() {
           .atLeast(0)
           .atMost(180)
           .inUnit("deg"),
-      fillSpec(),
+      fillParam(),
   };
   def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
     const double degrees = p.real("degrees");
@@ -296,7 +290,7 @@ TransformDef randomAffineDef() {
           .atLeast(0)
           .atMost(80)
           .inUnit("deg"),
-      fillSpec(),
+      fillParam(),
   };
   def.check = [](const Params& p, const TransformContext&) {
     std::vector<TransformIssue> issues;

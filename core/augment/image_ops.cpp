@@ -7,7 +7,6 @@
 namespace netsmith::augment {
 
 namespace {
-constexpr double kPi = 3.14159265358979323846;
 double radians(double degrees) {
   return degrees * kPi / 180.0;
 }
@@ -83,6 +82,12 @@ void adjustSaturation(cv::Mat& image, double factor) {
   cv::Mat grey3;
   cv::merge(std::vector<cv::Mat>{grey, grey, grey}, grey3);
   blendInPlace(image, grey3, factor);
+}
+
+schema::ParamSpec fillParam() {
+  return schema::ParamSpec::real("fill", 0.0, "value of pixels from outside the image (0 black, 1 white)")
+      .atLeast(0)
+      .atMost(1);
 }
 
 }  // namespace netsmith::augment

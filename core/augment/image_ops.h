@@ -4,7 +4,14 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "schema/param_schema.h"
+
 namespace netsmith::augment {
+
+inline constexpr double kPi = 3.14159265358979323846;
+
+/// The "fill" parameter of the transforms that bring in pixels from outside the image.
+schema::ParamSpec fillParam();
 
 /// The centre of an image in pixel coordinates ((w - 1) / 2, (h - 1) / 2), so a rotation by 180
 /// degrees maps pixel (r, c) exactly onto (h - 1 - r, w - 1 - c).

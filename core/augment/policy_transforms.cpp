@@ -44,7 +44,6 @@ constexpr std::array<PolicyOp, 14> kOps = {
     PolicyOp::AutoContrast, PolicyOp::Equalize,
 };
 
-constexpr double kPi = 3.14159265358979323846;
 
 /// Which augmentation space: RandAugment's or TrivialAugmentWide's (wider ranges).
 enum class Space { RandAugment, Wide };
@@ -257,12 +256,6 @@ ParamSpec binsSpec() {
       .atMost(1000);
 }
 
-ParamSpec fillSpec() {
-  return ParamSpec::real("fill", 0.0, "value of pixels from outside the image (0 black, 1 white)")
-      .atLeast(0)
-      .atMost(1);
-}
-
 TransformDef randAugmentDef() {
   TransformDef def;
   def.name = "RandAugment";
@@ -274,7 +267,7 @@ TransformDef randAugmentDef() {
           .atLeast(0)
           .atMost(30),
       binsSpec(),
-      fillSpec(),
+      fillParam(),
   };
   def.check = [](const Params& p, const TransformContext&) {
     std::vector<TransformIssue> issues;
@@ -304,7 +297,7 @@ TransformDef trivialAugmentDef() {
   def.name = "TrivialAugmentWide";
   def.group = "Policy";
   def.help = "applies one operation chosen at random, at a random magnitude";
-  def.schema = {binsSpec(), fillSpec()};
+  def.schema = {binsSpec(), fillParam()};
   def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
     const auto bins = static_cast<int>(p.integer("num_magnitude_bins"));
     const double fill = p.real("fill");

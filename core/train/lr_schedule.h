@@ -1,0 +1,101 @@
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+#include "schema/param_schema.h"
+
+namespace netsmith::train {
+
+/// The shape of a planned run, in optimizer steps.
+struct RunPlan {
+  std::int64_t epochs = 1;
+  std::int64_t stepsPerEpoch = 1;
+  std::int64_t totalSteps() const { return epochs * stepsPerEpoch; }
+};
+
+/// One LR schedule type: a pure function of the step, so a form can plot it before training.
+struct ScheduleDef {
+  std::string name;  ///< "cosine"
+  std::string help;
+  schema::ParamSchema schema;
+  /// LR at `step` (0-based) for base LR `lr`, before warmup is applied.
+  std::function<double(const schema::Params& p, double lr, std::int64_t step, const RunPlan& plan)> lrAt;
+};
+
+/// The schedule types (no global registry: pass it along).
+class ScheduleRegistry {
+ public:
+  static ScheduleRegistry withBuiltins();
+  void add(ScheduleDef def);
+  const ScheduleDef* find(const std::string& name) const;
+  const std::vector<ScheduleDef>& all() const { return m_defs; }
+  std::vector<std::string> names() const;
+
+ private:
+  std::vector<ScheduleDef> m_defs;
+};
+
+/// The common warmup parameters every schedule takes.
+schema::ParamSchema warmupSchema();
+
+/// A resolved schedule: type, parameters and linear warmup.
+///   Problems problems;
+///   auto s = LrSchedule::fromJson(project.train["schedule"], 0.1, registry, problems);
+///   double lr = s.lrAt(step, plan);
+class LrSchedule {
+ public:
+  /// `json`: {"type": "cosine", "min_lr": 0, "warmup_epochs": 1, ...}; null means constant.
+  /// Problems name `train.schedule.<param>`.
+  static LrSchedule fromJson(const Json& json, double baseLr, const ScheduleRegistry& registry, Problems& problems);
+
+  /// The LR at optimizer step `step` of `plan`. Warmup ramps linearly from
+  /// warmup_start_factor x the scheduled LR to the scheduled LR.
+  double lrAt(std::int64_t step, const RunPlan& plan) const;
+  /// Every step's LR: what `netsmith-cli lr-schedule` prints and the training page plots.
+  std::vector<double> curve(const RunPlan& plan) const;
+
+  const std::string& type() const { return m_type; }
+  double baseLr() const { return m_baseLr; }
+
+ private:
+  std::string m_type = "constant";
+  double m_baseLr = 0.001;
+  const ScheduleDef* m_def = nullptr;
+  schema::Params m_params;
+  double m_warmupEpochs = 0;
+  std::int64_t m_warmupSteps = 0;
+  double m_warmupStartFactor = 0.1;
+};
+
+/// ReduceLROnPlateau: not a function of the step, but of validation results. Feed it one
+/// metric per epoch; it returns the factor to multiply the LR by (1 or `factor`).
+class PlateauController {
+ public:
+  struct Options {
+    bool maximize = false;  ///< "max" for accuracy, "min" for loss
+    double factor = 0.1;
+    std::int64_t patience = 10;
+    double threshold = 1e-4;  ///< relative improvement needed
+    std::int64_t cooldown = 0;
+    double minLr = 0.0;
+  };
+  explicit PlateauController(Options options) : m_options(options) {}
+  /// Records an epoch's metric; returns the new LR given the current one.
+  double update(double metric, double currentLr);
+  Json state() const;
+  void restore(const Json& state);
+
+ private:
+  Options m_options;
+  bool m_hasBest = false;
+  double m_best = 0;
+  std::int64_t m_badEpochs = 0;
+  std::int64_t m_cooldownLeft = 0;
+};
+
+}  // namespace netsmith::train
