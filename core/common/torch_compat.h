@@ -12,7 +12,26 @@
 #error "Netsmith needs LibTorch 1.13 or newer"
 #endif
 
+#include <ATen/Tensor.h>
+#include <c10/util/StringUtil.h>
+
+#include <string>
+#include <type_traits>
+
 namespace netsmith::compat {
+
+/// The key an optimizer's per-parameter state map uses for `param`: a string of the
+/// TensorImpl address in LibTorch 1.x, the address itself in newer versions.
+///   auto it = optimizer.state().find(compat::stateKey(optimizer.state(), param));
+template <typename StateMap>
+auto stateKey(const StateMap&, const at::Tensor& param) {
+  using Key = typename StateMap::key_type;
+  if constexpr (std::is_same_v<Key, std::string>) {
+    return c10::guts::to_string(param.unsafeGetTensorImpl());
+  } else {
+    return static_cast<Key>(param.unsafeGetTensorImpl());
+  }
+}
 
 /// "1.13.0"
 inline const char* torchVersion() { return TORCH_VERSION; }
