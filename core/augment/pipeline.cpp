@@ -54,22 +54,9 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
         params[it.key()] = it.value();
       }
     }
-    // Parameter problems come back as "augment[i]: parameter x ..."; name the parameter in the path.
-    Problems paramProblems;
-    const auto resolved = schema::resolveParams(def->schema, params, path, {}, paramProblems);
-    for (auto& pp : paramProblems) {
-      const std::string prefix = "parameter ";
-      if (pp.message.rfind(prefix, 0) == 0) {
-        std::string rest = pp.message.substr(prefix.size());
-        const auto space = rest.find(' ');
-        std::string param = rest.substr(0, space);
-        if (!param.empty() && param.front() == '"') param = param.substr(1, param.find('"', 1) - 1);
-        pp.path = path + "." + param;
-        pp.message = space == std::string::npos ? rest : rest.substr(space + 1);
-      }
-      problems.push_back(pp);
-      ok = false;
-    }
+    const std::size_t before = problems.size();
+    const auto resolved = schema::resolveParamsAt(def->schema, params, path, problems);
+    if (problems.size() != before) ok = false;
     if (!ok) continue;
     if (def->check) {
       const auto issues = def->check(resolved, context);

@@ -8,6 +8,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "augment/sample_rng.h"
+#include "common/named_registry.h"
 #include "schema/param_schema.h"
 
 namespace netsmith::augment {
@@ -55,17 +56,9 @@ struct TransformDef {
 };
 
 /// The transform types the augment section may use (no global registry: pass it along).
-class TransformRegistry {
+class TransformRegistry : public NamedRegistry<TransformDef> {
  public:
   static TransformRegistry withBuiltins();
-  void add(TransformDef def);
-  const TransformDef* find(const std::string& name) const;
-  const std::vector<TransformDef>& all() const { return m_defs; }
-  std::vector<std::string> names() const;
-  std::vector<std::string> groups() const;
-
- private:
-  std::vector<TransformDef> m_defs;
 };
 
 // One registration function per transform family file.

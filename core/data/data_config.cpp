@@ -22,16 +22,6 @@ namespace {
 
 const std::vector<std::string> kFormats = {"idx", "image_folder", "csv", "cifar10"};
 
-void unknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path, Problems& problems) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
-    std::string msg = "unknown key \"" + it.key() + "\"";
-    const auto guess = schema::closestName(it.key(), known);
-    if (!guess.empty()) msg += "; did you mean \"" + guess + "\"?";
-    problems.push_back({path, msg, {}, {}});
-  }
-}
-
 std::string resolvePath(const std::string& baseDir, const std::string& p) {
   std::filesystem::path path(p);
   if (path.is_relative() && !baseDir.empty()) path = std::filesystem::path(baseDir) / path;
@@ -82,20 +72,20 @@ std::optional<SourceSpec> readSource(const Json& j, const std::string& path, con
   s.limit = readLimit(j, path, problems);
   switch (s.format) {
     case SourceFormat::Idx:
-      unknownKeys(j, {"format", "images", "labels", "limit"}, path, problems);
+      schema::reportUnknownKeys(j, {"format", "images", "labels", "limit"}, path, problems);
       if (readString(j, "images", path, s.images, problems, true)) s.images = resolvePath(baseDir, s.images);
       if (readString(j, "labels", path, s.labels, problems, true)) s.labels = resolvePath(baseDir, s.labels);
       break;
     case SourceFormat::ImageFolder:
-      unknownKeys(j, {"format", "root", "limit"}, path, problems);
+      schema::reportUnknownKeys(j, {"format", "root", "limit"}, path, problems);
       if (readString(j, "root", path, s.root, problems, true)) s.root = resolvePath(baseDir, s.root);
       break;
     case SourceFormat::Csv:
-      unknownKeys(j, {"format", "manifest", "limit"}, path, problems);
+      schema::reportUnknownKeys(j, {"format", "manifest", "limit"}, path, problems);
       if (readString(j, "manifest", path, s.manifest, problems, true)) s.manifest = resolvePath(baseDir, s.manifest);
       break;
     case SourceFormat::Cifar10: {
-      unknownKeys(j, {"format", "files", "limit"}, path, problems);
+      schema::reportUnknownKeys(j, {"format", "files", "limit"}, path, problems);
       if (!j.contains("files") || !j["files"].is_array() || j["files"].empty()) {
         problems.push_back({path + ".files", "must list the CIFAR-10 .bin batch files, e.g. [\"data_batch_1.bin\"]", {}, {}});
         break;
@@ -138,7 +128,7 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     problems.push_back({"data", "must be an object", {}, {}});
     return c;
   }
-  unknownKeys(data, {"train", "validation", "test", "classes", "fit", "normalize", "on_error"}, "data", problems);
+  schema::reportUnknownKeys(data, {"train", "validation", "test", "classes", "fit", "normalize", "on_error"}, "data", problems);
   if (!data.contains("train")) {
     problems.push_back({"data.train", "missing: where the training images come from", {},
                         "e.g. {\"format\": \"image_folder\", \"root\": \"images/train\"}"});
@@ -150,7 +140,7 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     if (v.is_object() && v.contains("format")) {
       c.validation = readSource(v, "data.validation", baseDir, problems);
     } else if (v.is_object()) {
-      unknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation", problems);
+      schema::reportUnknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation", problems);
       if (v.contains("fraction")) {
         if (!v["fraction"].is_number() || v["fraction"].get<double>() < 0 || v["fraction"].get<double>() >= 1) {
           problems.push_back({"data.validation.fraction", "must be a number in [0, 1), got " + jsonBrief(v["fraction"]), {}, {}});
@@ -219,7 +209,7 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     } else if (v == "none") {
       c.normalization = DataConfig::Normalization::None;
     } else if (v.is_object()) {
-      unknownKeys(v, {"mean", "std"}, "data.normalize", problems);
+      schema::reportUnknownKeys(v, {"mean", "std"}, "data.normalize", problems);
       c.normalization = DataConfig::Normalization::Explicit;
       if (!v.contains("mean") || !v.contains("std")) {
         problems.push_back({"data.normalize", "needs both \"mean\" and \"std\"", {}, {}});

@@ -16,7 +16,7 @@ namespace netsmith::graph {
 struct NodeInfo {
   std::string id;
   std::string op;
-  const ops::OpDef* def = nullptr;
+  const ops::OpDef* def = nullptr;  ///< points into the registry: keep it alive while used
   schema::Params params;          ///< resolved, with defaults
   std::vector<Shape> inputShapes;
   Shape outputShape;              ///< empty when it could not be inferred

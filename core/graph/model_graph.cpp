@@ -41,17 +41,6 @@ bool isValidNodeId(const std::string& id) {
 
 namespace {
 
-void unknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
-                 Problems& problems) {
-  for (auto it = obj.begin(); it != obj.end(); ++it) {
-    if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
-    std::string msg = "unknown key \"" + it.key() + "\"";
-    const auto guess = schema::closestName(it.key(), known);
-    if (!guess.empty()) msg += "; did you mean \"" + guess + "\"?";
-    problems.push_back({path, msg, {}, {}});
-  }
-}
-
 void readDimension(const Json& input, const char* key, std::int64_t maxValue, std::int64_t& out,
                    Problems& problems) {
   const std::string path = std::string("model.input.") + key;
@@ -79,7 +68,7 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
     problems.push_back({path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
     return n;
   }
-  unknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path, problems);
+  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path, problems);
   if (!j.contains("id") || !j["id"].is_string()) {
     problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
   } else {
@@ -152,14 +141,14 @@ ModelGraph modelFromJson(const Json& model, Problems& problems) {
     problems.push_back({"model", "must be an object with \"input\" and \"nodes\", got " + jsonTypeName(model), {}, {}});
     return g;
   }
-  unknownKeys(model, {"input", "nodes", "output"}, "model", problems);
+  schema::reportUnknownKeys(model, {"input", "nodes", "output"}, "model", problems);
   if (!model.contains("input")) {
     problems.push_back({"model.input", "missing: declare {\"channels\", \"height\", \"width\"}", {}, {}});
   } else if (!model["input"].is_object()) {
     problems.push_back({"model.input", "must be an object {\"channels\", \"height\", \"width\"}", {}, {}});
   } else {
     const Json& in = model["input"];
-    unknownKeys(in, {"channels", "height", "width"}, "model.input", problems);
+    schema::reportUnknownKeys(in, {"channels", "height", "width"}, "model.input", problems);
     readDimension(in, "channels", 4096, g.input.channels, problems);
     readDimension(in, "height", 16384, g.input.height, problems);
     readDimension(in, "width", 16384, g.input.width, problems);

@@ -1,8 +1,5 @@
 #include "ops/op_registry.h"
 
-#include <algorithm>
-
-#include "common/error.h"
 
 namespace netsmith::ops {
 
@@ -43,32 +40,6 @@ OpRegistry OpRegistry::withBuiltins() {
   registerReshapeOps(r);
   registerDropoutOps(r);
   return r;
-}
-
-void OpRegistry::add(OpDef def) {
-  if (find(def.name)) throw Error("op \"" + def.name + "\" is registered twice");
-  m_ops.push_back(std::move(def));
-}
-
-const OpDef* OpRegistry::find(const std::string& name) const {
-  for (const auto& op : m_ops) {
-    if (op.name == name) return &op;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> OpRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& op : m_ops) out.push_back(op.name);
-  return out;
-}
-
-std::vector<std::string> OpRegistry::groups() const {
-  std::vector<std::string> out;
-  for (const auto& op : m_ops) {
-    if (std::find(out.begin(), out.end(), op.group) == out.end()) out.push_back(op.group);
-  }
-  return out;
 }
 
 }  // namespace netsmith::ops

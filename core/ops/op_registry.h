@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "common/named_registry.h"
 #include "ops/op_def.h"
 
 namespace netsmith::ops {
@@ -11,21 +12,10 @@ namespace netsmith::ops {
 /// needs it (no global registry):
 ///   const auto registry = ops::OpRegistry::withBuiltins();
 ///   const OpDef* conv = registry.find("Conv2d");
-class OpRegistry {
+class OpRegistry : public NamedRegistry<OpDef> {
  public:
   /// A registry holding every op family Netsmith ships.
   static OpRegistry withBuiltins();
-
-  /// Adds an op; throws netsmith::Error when the name is taken.
-  void add(OpDef def);
-  const OpDef* find(const std::string& name) const;
-  const std::vector<OpDef>& all() const { return m_ops; }
-  std::vector<std::string> names() const;
-  /// Palette groups in display order.
-  std::vector<std::string> groups() const;
-
- private:
-  std::vector<OpDef> m_ops;
 };
 
 // One registration function per op family file (ops/*_ops.cpp).

@@ -218,6 +218,36 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
 
 }  // namespace
 
+Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath, Problems& problems) {
+  Problems found;
+  auto params = resolveParams(schema, given, basePath, {}, found);
+  for (auto& p : found) {
+    // "parameter gamma must be > 0" -> path "base.gamma", message "must be > 0".
+    const std::string prefix = "parameter ";
+    if (p.message.rfind(prefix, 0) == 0) {
+      const std::string rest = p.message.substr(prefix.size());
+      const auto space = rest.find(' ');
+      std::string name = rest.substr(0, space);
+      if (!name.empty() && name.front() == '"') name = name.substr(1, name.find('"', 1) - 1);
+      p.path = basePath + "." + name;
+      p.message = space == std::string::npos ? rest : rest.substr(space + 1);
+    }
+    problems.push_back(std::move(p));
+  }
+  return params;
+}
+
+void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
+                       Problems& problems) {
+  for (auto it = obj.begin(); it != obj.end(); ++it) {
+    if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
+    std::string msg = "unknown key \"" + it.key() + "\"";
+    const auto guess = closestName(it.key(), known);
+    if (!guess.empty()) msg += "; did you mean \"" + guess + "\"?";
+    problems.push_back({path, msg, {}, {}});
+  }
+}
+
 Json schemaToJson(const ParamSchema& schema) {
   Json params = Json::array();
   for (const auto& s : schema) {

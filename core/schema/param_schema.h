@@ -90,6 +90,14 @@ class Params {
 Params resolveParams(const ParamSchema& schema, const Json& given, const std::string& where,
                      const std::string& nodeId, Problems& problems);
 
+/// Like resolveParams, but each problem's path names the parameter: `train.schedule.gamma:
+/// must be > 0` (for sections of the project file rather than graph nodes).
+Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath, Problems& problems);
+
+/// Adds `path: unknown key "x"; did you mean "y"?` for each key of `obj` not in `known`.
+void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
+                       Problems& problems);
+
 /// The schema as JSON, one object per parameter (name, type, default, range, choices, help):
 /// what `netsmith-cli ops --json` prints and what forms are generated from.
 Json schemaToJson(const ParamSchema& schema);

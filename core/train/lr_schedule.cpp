@@ -102,28 +102,10 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
   return r;
 }
 
-void ScheduleRegistry::add(ScheduleDef def) {
-  if (find(def.name)) throw Error("schedule \"" + def.name + "\" is registered twice");
-  m_defs.push_back(std::move(def));
-}
-
-const ScheduleDef* ScheduleRegistry::find(const std::string& name) const {
-  for (const auto& d : m_defs) {
-    if (d.name == name) return &d;
-  }
-  return nullptr;
-}
-
-std::vector<std::string> ScheduleRegistry::names() const {
-  std::vector<std::string> out;
-  for (const auto& d : m_defs) out.push_back(d.name);
-  return out;
-}
-
 LrSchedule LrSchedule::fromJson(const Json& json, double baseLr, const ScheduleRegistry& registry, Problems& problems) {
   LrSchedule s;
   s.m_baseLr = baseLr;
-  s.m_def = registry.find("constant");
+  s.m_def = *registry.find("constant");
   if (json.is_null()) return s;
   const std::string path = "train.schedule";
   Json given = json.is_string() ? Json{{"type", json}} : json;
@@ -145,24 +127,11 @@ LrSchedule LrSchedule::fromJson(const Json& json, double baseLr, const ScheduleR
   auto schemaWithWarmup = def->schema;
   const auto warm = warmupSchema();
   schemaWithWarmup.insert(schemaWithWarmup.end(), warm.begin(), warm.end());
-  Problems paramProblems;
-  const auto params = schema::resolveParams(schemaWithWarmup, given, path, {}, paramProblems);
-  for (auto& pp : paramProblems) {
-    // "parameter gamma must be ..." -> "train.schedule.gamma: must be ..."
-    const std::string prefix = "parameter ";
-    if (pp.message.rfind(prefix, 0) == 0) {
-      std::string rest = pp.message.substr(prefix.size());
-      const auto space = rest.find(' ');
-      std::string name = rest.substr(0, space);
-      if (!name.empty() && name.front() == '"') name = name.substr(1, name.find('"', 1) - 1);
-      pp.path = path + "." + name;
-      pp.message = space == std::string::npos ? rest : rest.substr(space + 1);
-    }
-    problems.push_back(pp);
-  }
-  if (!paramProblems.empty()) return s;
+  const std::size_t before = problems.size();
+  const auto params = schema::resolveParamsAt(schemaWithWarmup, given, path, problems);
+  if (problems.size() != before) return s;
   s.m_type = type;
-  s.m_def = def;
+  s.m_def = *def;
   s.m_params = params;
   s.m_warmupEpochs = params.real("warmup_epochs");
   s.m_warmupSteps = params.integer("warmup_steps");
@@ -171,7 +140,7 @@ LrSchedule LrSchedule::fromJson(const Json& json, double baseLr, const ScheduleR
 }
 
 double LrSchedule::lrAt(std::int64_t step, const RunPlan& plan) const {
-  double lr = m_def ? m_def->lrAt(m_params, m_baseLr, step, plan) : m_baseLr;
+  double lr = m_def.lrAt ? m_def.lrAt(m_params, m_baseLr, step, plan) : m_baseLr;
   const double warmup = m_warmupEpochs > 0 ? m_warmupEpochs * double(plan.stepsPerEpoch) : double(m_warmupSteps);
   if (warmup > 0 && double(step) < warmup) {
     const double t = double(step) / warmup;

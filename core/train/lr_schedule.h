@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "common/error.h"
+#include "common/named_registry.h"
 #include "common/json.h"
 #include "schema/param_schema.h"
 
@@ -25,19 +26,13 @@ struct ScheduleDef {
   schema::ParamSchema schema;
   /// LR at `step` (0-based) for base LR `lr`, before warmup is applied.
   std::function<double(const schema::Params& p, double lr, std::int64_t step, const RunPlan& plan)> lrAt;
+  std::string group = "Schedule";
 };
 
 /// The schedule types (no global registry: pass it along).
-class ScheduleRegistry {
+class ScheduleRegistry : public NamedRegistry<ScheduleDef> {
  public:
   static ScheduleRegistry withBuiltins();
-  void add(ScheduleDef def);
-  const ScheduleDef* find(const std::string& name) const;
-  const std::vector<ScheduleDef>& all() const { return m_defs; }
-  std::vector<std::string> names() const;
-
- private:
-  std::vector<ScheduleDef> m_defs;
 };
 
 /// The common warmup parameters every schedule takes.
@@ -65,7 +60,7 @@ class LrSchedule {
  private:
   std::string m_type = "constant";
   double m_baseLr = 0.001;
-  const ScheduleDef* m_def = nullptr;
+  ScheduleDef m_def;  // a copy: the schedule outlives the registry it came from
   schema::Params m_params;
   double m_warmupEpochs = 0;
   std::int64_t m_warmupSteps = 0;

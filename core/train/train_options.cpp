@@ -46,20 +46,6 @@ const std::map<std::string, schema::ParamSchema>& schemas() {
   return kSchemas;
 }
 
-void renameParamProblems(Problems& problems, std::size_t from, const std::string& path) {
-  for (std::size_t i = from; i < problems.size(); ++i) {
-    auto& pp = problems[i];
-    const std::string prefix = "parameter ";
-    if (pp.message.rfind(prefix, 0) != 0) continue;
-    std::string rest = pp.message.substr(prefix.size());
-    const auto space = rest.find(' ');
-    std::string name = rest.substr(0, space);
-    if (!name.empty() && name.front() == '"') name = name.substr(1, name.find('"', 1) - 1);
-    pp.path = path + "." + name;
-    pp.message = space == std::string::npos ? rest : rest.substr(space + 1);
-  }
-}
-
 }  // namespace
 
 const schema::ParamSchema& optimizerSchema(const std::string& type) {
@@ -107,10 +93,8 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
       o.optimizer.type = type;
       Json params = opt;
       params.erase("type");
-      // A NaN in JSON cannot be written, but "lr": "nan" can: give it the same clear message.
       const std::size_t before = problems.size();
-      o.optimizer.params = schema::resolveParams(optimizerSchema(type), params, "train.optimizer", {}, problems);
-      renameParamProblems(problems, before, "train.optimizer");
+      o.optimizer.params = schema::resolveParamsAt(optimizerSchema(type), params, "train.optimizer", problems);
       if (problems.size() == before && type == "sgd" && o.optimizer.params.flag("nesterov") &&
           (o.optimizer.params.real("momentum") <= 0 || o.optimizer.params.real("dampening") != 0)) {
         problems.push_back({"train.optimizer.nesterov", "needs momentum > 0 and dampening 0", {}, {}});
