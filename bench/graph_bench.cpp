@@ -16,7 +16,8 @@ namespace {
 graph::ModelGraph tower(int blocks) {
   graph::ModelGraph g;
   g.input = {3, 64, 64};
-  auto add = [&](const std::string& id, const std::string& op, std::vector<std::string> inputs, Json params = Json::object()) {
+  auto add = [&](const std::string& id, const std::string& op, std::vector<std::string> inputs,
+                 Json params = Json::object()) {
     graph::Node n;
     n.id = id;
     n.op = op;
@@ -54,13 +55,17 @@ int main() {
     const int reps = 50;
     graph::GraphAnalysis a;
     const auto start = std::chrono::steady_clock::now();
-    for (int i = 0; i < reps; ++i) a = graph::analyseGraph(g, registry);
-    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count() / reps;
+    for (int i = 0; i < reps; ++i)
+      a = graph::analyseGraph(g, registry);
+    const double ms =
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+            .count() /
+        reps;
     std::printf("%-8zu %-12.3f %-14s\n", g.nodes.size(), ms, a.ok() ? "yes" : "NO");
   }
   env::configureThreads();
   const auto r = env::collectEnvReport(true);
-  std::printf("\nBLAS: %s, %d threads, fp32 512x512 matmul %.1f GFLOP/s\n", r.blasName.c_str(), r.intraOpThreads,
-              r.matmulGflops);
+  std::printf("\nBLAS: %s, %d threads, fp32 512x512 matmul %.1f GFLOP/s\n", r.blasName.c_str(),
+              r.intraOpThreads, r.matmulGflops);
   return 0;
 }

@@ -31,8 +31,8 @@ double seconds(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
 
-double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc, int workers, std::int64_t batches,
-                  std::int64_t batchSize) {
+double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc, int workers,
+                  std::int64_t batches, std::int64_t batchSize) {
   data::LoaderOptions o;
   o.batchSize = batchSize;
   o.workers = workers;
@@ -50,10 +50,12 @@ double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc,
   return double(images) / seconds(start);
 }
 
-double trainingRate(const project::Project& p, const ops::OpRegistry& registry, std::int64_t batchSize) {
+double trainingRate(const project::Project& p, const ops::OpRegistry& registry,
+                    std::int64_t batchSize) {
   graph::GraphModule net(p.model, registry);
   torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
-  const auto x = torch::randn({batchSize, p.model.input.channels, p.model.input.height, p.model.input.width});
+  const auto x =
+      torch::randn({batchSize, p.model.input.channels, p.model.input.height, p.model.input.width});
   const auto y = torch::randint(0, 10, {batchSize}, torch::kLong);
   auto step = [&] {
     opt.zero_grad();
@@ -63,14 +65,17 @@ double trainingRate(const project::Project& p, const ops::OpRegistry& registry, 
   step();
   const int steps = 20;
   const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i) step();
+  for (int i = 0; i < steps; ++i)
+    step();
   return double(steps * batchSize) / seconds(start);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string projectPath = argc > 1 ? argv[1] : std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
+  const std::string projectPath = argc > 1 ? argv[1]
+                                           : std::string(NETSMITH_SOURCE_DIR) +
+                                                 "/resources/examples/fashion_mnist.netsmith.json";
   const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto registry = ops::OpRegistry::withBuiltins();
   const auto transforms = augment::TransformRegistry::withBuiltins();
@@ -91,7 +96,8 @@ int main(int argc, char** argv) {
   std::printf("   1 worker / training = %.1fx (target >= 5x)\n\n", one / train);
 
   // 2) 224x224 RGB image folder, written here.
-  const fs::path root = fs::temp_directory_path() / ("netsmith-loader-bench-" + std::to_string(::getpid()));
+  const fs::path root =
+      fs::temp_directory_path() / ("netsmith-loader-bench-" + std::to_string(::getpid()));
   std::mt19937 rng(0);
   const int perClass = 64;
   for (int c = 0; c < 4; ++c) {
@@ -100,21 +106,27 @@ int main(int argc, char** argv) {
       cv::Mat img(300, 400, CV_8UC3);
       cv::randu(img, 0, 255);
       cv::GaussianBlur(img, img, cv::Size(9, 9), 3);
-      cv::imwrite((root / ("class" + std::to_string(c)) / ("img" + std::to_string(i) + ".jpg")).string(), img);
+      cv::imwrite(
+          (root / ("class" + std::to_string(c)) / ("img" + std::to_string(i) + ".jpg")).string(),
+          img);
     }
   }
   project::Project folder;
   folder.model.input = {3, 224, 224};
-  folder.data = Json::parse(R"({"train": {"format": "image_folder", "root": ")" + root.string() +
-                            R"("}, "normalize": {"mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}})");
-  folder.augment = Json::parse(R"([{"transform": "RandomResizedCrop"}, {"transform": "HorizontalFlip"},
+  folder.data = Json::parse(
+      R"({"train": {"format": "image_folder", "root": ")" + root.string() +
+      R"("}, "normalize": {"mean": [0.485, 0.456, 0.406], "std": [0.229, 0.224, 0.225]}})");
+  folder.augment =
+      Json::parse(R"([{"transform": "RandomResizedCrop"}, {"transform": "HorizontalFlip"},
                                    {"transform": "ColorJitter", "brightness": 0.4, "contrast": 0.4, "saturation": 0.4}])");
   auto fd = data::openProjectData(folder, "", transforms, "");
-  std::printf("2) image folder: %lld JPEGs of 400x300 -> 3x224x224, pipeline: %s\n", (long long)fd->data.train.size(),
-              fd->pipeline.describe().c_str());
+  std::printf("2) image folder: %lld JPEGs of 400x300 -> 3x224x224, pipeline: %s\n",
+              (long long)fd->data.train.size(), fd->pipeline.describe().c_str());
   env::configureThreads(1);
-  std::printf("   loader, 1 worker:    %9.0f images/s\n", loaderRate(fd->data.train, *fd->processor, 1, 6, 32));
-  std::printf("   loader, %d workers:   %9.0f images/s\n", hw, loaderRate(fd->data.train, *fd->processor, hw, 6, 32));
+  std::printf("   loader, 1 worker:    %9.0f images/s\n",
+              loaderRate(fd->data.train, *fd->processor, 1, 6, 32));
+  std::printf("   loader, %d workers:   %9.0f images/s\n", hw,
+              loaderRate(fd->data.train, *fd->processor, hw, 6, 32));
   fs::remove_all(root);
   return 0;
 }

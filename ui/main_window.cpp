@@ -30,7 +30,8 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   setWindowTitle(tr("Netsmith"));
   resize(1000, 700);
 
-  m_table->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Output shape"), tr("Params"), tr("MACs")});
+  m_table->setHorizontalHeaderLabels(
+      {tr("Node"), tr("Op"), tr("Output shape"), tr("Params"), tr("MACs")});
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_table->verticalHeader()->hide();
@@ -76,8 +77,9 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
 }
 
 void MainWindow::openWithDialog() {
-  const QString path = QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
-                                                    tr("Netsmith projects (*.netsmith.json);;JSON (*.json)"));
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                   tr("Netsmith projects (*.netsmith.json);;JSON (*.json)"));
   if (!path.isEmpty()) openProject(path);
 }
 
@@ -112,7 +114,8 @@ void MainWindow::refresh() {
     }
   }
   m_problems->clear();
-  for (const auto& p : doc.problems()) m_problems->addItem(QString::fromStdString(p.toString()));
+  for (const auto& p : doc.problems())
+    m_problems->addItem(QString::fromStdString(p.toString()));
   m_problems->setVisible(!doc.problems().empty());
   if (doc.filePath().isEmpty()) {
     m_totals->clear();

@@ -6,7 +6,9 @@
 namespace netsmith::ui {
 
 ProjectDocument::ProjectDocument(const ops::OpRegistry& registry, QObject* parent)
-    : QObject(parent), m_registry(registry), m_transforms(augment::TransformRegistry::withBuiltins()) {}
+    : QObject(parent),
+      m_registry(registry),
+      m_transforms(augment::TransformRegistry::withBuiltins()) {}
 
 bool ProjectDocument::load(const QString& path) {
   try {
@@ -47,7 +49,8 @@ void ProjectDocument::reanalyse(const Problems& loadProblems) {
   m_analysis = graph::analyseGraph(m_project.model, m_registry);
   m_problems = loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
-  const auto dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
+  const auto dataProblems =
+      data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
   m_problems.insert(m_problems.end(), dataProblems.begin(), dataProblems.end());
   emit projectChanged();
 }

@@ -42,7 +42,8 @@ std::string Args::option(const std::string& name, const std::string& fallback) c
   return it == m_options.end() ? fallback : it->second;
 }
 
-long long Args::integer(const std::string& name, long long fallback, long long min, long long max) const {
+long long Args::integer(const std::string& name, long long fallback, long long min,
+                        long long max) const {
   auto it = m_options.find(name);
   if (it == m_options.end()) return fallback;
   const std::string& text = it->second;
@@ -53,8 +54,8 @@ long long Args::integer(const std::string& name, long long fallback, long long m
     throw UsageError{name + " expects a whole number, got \"" + text + "\""};
   }
   if (v < min || v > max) {
-    throw UsageError{name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
-                     ", got " + text};
+    throw UsageError{name + " must be between " + std::to_string(min) + " and " +
+                     std::to_string(max) + ", got " + text};
   }
   return v;
 }

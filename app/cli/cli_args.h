@@ -22,7 +22,8 @@ class Args {
 
   bool has(const std::string& flag) const { return m_flags.count(flag) > 0; }
   std::string option(const std::string& name, const std::string& fallback = {}) const;
-  long long integer(const std::string& name, long long fallback, long long min, long long max) const;
+  long long integer(const std::string& name, long long fallback, long long min,
+                    long long max) const;
   const std::vector<std::string>& positional() const { return m_positional; }
   /// The single positional argument `what` (throws UsageError when missing or repeated).
   const std::string& one(const std::string& what) const;

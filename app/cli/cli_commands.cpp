@@ -38,15 +38,18 @@ exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 )";
 }
 
-bool loadValid(const std::string& path, const ops::OpRegistry& registry, project::LoadedProject& out) {
+bool loadValid(const std::string& path, const ops::OpRegistry& registry,
+               project::LoadedProject& out) {
   out = project::loadProject(path);
   auto problems = project::validateProject(out, registry);
-  const auto dataProblems =
-      data::validateDataSections(out.project, out.baseDir(), augment::TransformRegistry::withBuiltins());
+  const auto dataProblems = data::validateDataSections(out.project, out.baseDir(),
+                                                       augment::TransformRegistry::withBuiltins());
   problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
   if (problems.empty()) return true;
-  std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems") << ":\n";
-  for (const auto& p : problems) std::cerr << p.toString() << '\n';
+  std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
+            << ":\n";
+  for (const auto& p : problems)
+    std::cerr << p.toString() << '\n';
   return false;
 }
 
@@ -72,8 +75,8 @@ int runSummary(const std::vector<std::string>& words) {
   const auto& p = loaded.project;
   const auto batch = args.integer("--batch-size", project::projectBatchSize(p), 1, 1 << 20);
   const auto analysis = graph::analyseGraph(p.model, registry);
-  const auto summary =
-      graph::makeSummary(analysis, batch, project::projectOptimizer(p), project::projectMomentum(p));
+  const auto summary = graph::makeSummary(analysis, batch, project::projectOptimizer(p),
+                                          project::projectMomentum(p));
   if (args.has("--json")) {
     std::cout << graph::summaryToJson(summary).dump(2) << '\n';
   } else {
@@ -103,9 +106,14 @@ int runOps(const std::vector<std::string>& words) {
   for (const auto& op : registry.all()) {
     Json inputs{{"min", op.minInputs}, {"max", op.maxInputs < 0 ? Json() : Json(op.maxInputs)}};
     std::vector<std::string> inits;
-    for (auto s : op.initSchemes) inits.push_back(ops::initSchemeName(s));
-    all.push_back(Json{{"op", op.name}, {"group", op.group}, {"help", op.help},
-                       {"inputs", inputs}, {"init", inits}, {"params", schema::schemaToJson(op.schema)}});
+    for (auto s : op.initSchemes)
+      inits.push_back(ops::initSchemeName(s));
+    all.push_back(Json{{"op", op.name},
+                       {"group", op.group},
+                       {"help", op.help},
+                       {"inputs", inputs},
+                       {"init", inits},
+                       {"params", schema::schemaToJson(op.schema)}});
   }
   if (args.has("--json")) {
     std::cout << all.dump(2) << '\n';
@@ -115,7 +123,8 @@ int runOps(const std::vector<std::string>& words) {
     std::cout << group << '\n';
     for (const auto& op : registry.all()) {
       if (op.group != group) continue;
-      std::cout << "  " << op.name << " - " << op.help << '\n' << schema::schemaToText(op.schema, "      ");
+      std::cout << "  " << op.name << " - " << op.help << '\n'
+                << schema::schemaToText(op.schema, "      ");
     }
   }
   return kExitOk;

@@ -32,7 +32,8 @@ namespace netsmith::cli {
 
 /// Loads a project and checks all of it (model, data and augment sections); prints the
 /// problems to stderr and returns false when there are any.
-bool loadValid(const std::string& path, const ops::OpRegistry& registry, project::LoadedProject& out);
+bool loadValid(const std::string& path, const ops::OpRegistry& registry,
+               project::LoadedProject& out);
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();

@@ -30,12 +30,14 @@ data::ProgressFn terminalProgress(const std::string& what) {
   };
 }
 
-std::unique_ptr<data::ProjectData> openData(const std::string& path, project::LoadedProject& loaded) {
+std::unique_ptr<data::ProjectData> openData(const std::string& path,
+                                            project::LoadedProject& loaded) {
   const auto registry = ops::OpRegistry::withBuiltins();
   if (!loadValid(path, registry, loaded)) return nullptr;
   env::configureThreads();
-  auto pd = data::openProjectData(loaded.project, loaded.baseDir(), augment::TransformRegistry::withBuiltins(),
-                                  data::userCacheDir(), terminalProgress("computing mean/std"));
+  auto pd = data::openProjectData(loaded.project, loaded.baseDir(),
+                                  augment::TransformRegistry::withBuiltins(), data::userCacheDir(),
+                                  terminalProgress("computing mean/std"));
   if (!pd) throw Error("cancelled");
   return pd;
 }
@@ -43,7 +45,8 @@ std::unique_ptr<data::ProjectData> openData(const std::string& path, project::Lo
 Json countsJson(const data::SampleSet& set, const std::vector<std::string>& classes) {
   Json j = Json::object();
   const auto counts = data::classCounts(set, static_cast<std::int64_t>(classes.size()));
-  for (std::size_t k = 0; k < classes.size(); ++k) j[classes[k]] = counts[k];
+  for (std::size_t k = 0; k < classes.size(); ++k)
+    j[classes[k]] = counts[k];
   return j;
 }
 
@@ -56,9 +59,13 @@ int runTransforms(const std::vector<std::string>& words) {
   if (args.has("--json")) {
     Json all = Json::array();
     for (const auto& t : registry.all()) {
-      all.push_back(Json{{"transform", t.name}, {"group", t.group}, {"help", t.help},
-                         {"default_p", t.defaultProbability}, {"deterministic", t.deterministic},
-                         {"batch", t.batchLevel}, {"params", schema::schemaToJson(t.schema)}});
+      all.push_back(Json{{"transform", t.name},
+                         {"group", t.group},
+                         {"help", t.help},
+                         {"default_p", t.defaultProbability},
+                         {"deterministic", t.deterministic},
+                         {"batch", t.batchLevel},
+                         {"params", schema::schemaToJson(t.schema)}});
     }
     std::cout << all.dump(2) << '\n';
     return kExitOk;
@@ -85,53 +92,65 @@ int runDataStats(const std::vector<std::string>& words) {
   std::vector<data::SkippedItem> skipped = d.skippedAtScan();
   // Statistics of the training split as the model sees it (no augmentation).
   const data::SampleProcessor plain(pd->format, nullptr, {}, {});
-  const auto stats = data::computeChannelStats(d.train, plain, d.config.onError, terminalProgress("reading images"), &skipped);
+  const auto stats = data::computeChannelStats(d.train, plain, d.config.onError,
+                                               terminalProgress("reading images"), &skipped);
   if (!stats) throw Error("cancelled");
   std::optional<std::map<std::string, std::int64_t>> sizes;
-  const bool files = d.config.train.format == data::SourceFormat::ImageFolder || d.config.train.format == data::SourceFormat::Csv;
-  if (args.has("--sizes") || files) sizes = data::imageSizeHistogram(d.train, terminalProgress("reading sizes"), nullptr);
+  const bool files = d.config.train.format == data::SourceFormat::ImageFolder ||
+                     d.config.train.format == data::SourceFormat::Csv;
+  if (args.has("--sizes") || files)
+    sizes = data::imageSizeHistogram(d.train, terminalProgress("reading sizes"), nullptr);
 
   Json j = Json::object();
   j["classes"] = d.classes;
-  j["splits"] = Json{{"train", d.train.size()}, {"validation", d.validation.size()}, {"test", d.test.size()}};
+  j["splits"] =
+      Json{{"train", d.train.size()}, {"validation", d.validation.size()}, {"test", d.test.size()}};
   j["class_counts"] = Json{{"train", countsJson(d.train, d.classes)},
                            {"validation", countsJson(d.validation, d.classes)},
                            {"test", countsJson(d.test, d.classes)}};
   j["mean"] = stats->mean;
   j["std"] = stats->std;
-  j["normalization"] = Json{{"mode", pd->normalization.computed ? "auto" : (pd->normalization.mean.empty() ? "none" : "explicit")},
-                            {"mean", pd->normalization.mean},
-                            {"std", pd->normalization.std}};
+  j["normalization"] = Json{
+      {"mode", pd->normalization.computed ? "auto"
+                                          : (pd->normalization.mean.empty() ? "none" : "explicit")},
+      {"mean", pd->normalization.mean},
+      {"std", pd->normalization.std}};
   if (sizes) j["image_sizes"] = *sizes;
   Json skippedJson = Json::array();
-  for (const auto& s : skipped) skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
+  for (const auto& s : skipped)
+    skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
   j["skipped"] = skippedJson;
   if (args.has("--json")) {
     std::cout << j.dump(2) << '\n';
     return kExitOk;
   }
   std::cout << "Project: " << loaded.project.name << '\n'
-            << "Splits:  train " << d.train.size() << ", validation " << d.validation.size() << ", test "
-            << d.test.size() << '\n';
+            << "Splits:  train " << d.train.size() << ", validation " << d.validation.size()
+            << ", test " << d.test.size() << '\n';
   const auto tr = data::classCounts(d.train, d.numClasses());
   const auto va = data::classCounts(d.validation, d.numClasses());
   const auto te = data::classCounts(d.test, d.numClasses());
   std::size_t w = 5;
-  for (const auto& c : d.classes) w = std::max(w, c.size());
+  for (const auto& c : d.classes)
+    w = std::max(w, c.size());
   std::printf("%-*s %10s %10s %10s\n", int(w), "class", "train", "validation", "test");
   for (std::size_t k = 0; k < d.classes.size(); ++k) {
-    std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(), (long long)tr[k], (long long)va[k], (long long)te[k]);
+    std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(), (long long)tr[k],
+                (long long)va[k], (long long)te[k]);
   }
   std::cout << "Mean/std (train, per channel):";
-  for (std::size_t c = 0; c < stats->mean.size(); ++c) std::printf(" %.4f/%.4f", stats->mean[c], stats->std[c]);
+  for (std::size_t c = 0; c < stats->mean.size(); ++c)
+    std::printf(" %.4f/%.4f", stats->mean[c], stats->std[c]);
   std::cout << '\n';
   if (sizes) {
     std::cout << "Image sizes (WxHxC: count):";
-    for (const auto& [size, count] : *sizes) std::cout << ' ' << size << ": " << count;
+    for (const auto& [size, count] : *sizes)
+      std::cout << ' ' << size << ": " << count;
     std::cout << '\n';
   }
   std::cout << "Skipped: " << skipped.size() << '\n';
-  for (const auto& s : skipped) std::cout << "  " << s.item << ": " << s.reason << '\n';
+  for (const auto& s : skipped)
+    std::cout << "  " << s.item << ": " << s.reason << '\n';
   return kExitOk;
 }
 
@@ -155,9 +174,11 @@ int runPreviewAug(const std::vector<std::string>& words) {
   } catch (const cv::Exception&) {
     written = false;
   }
-  if (!written) throw Error(out + ": cannot write the image (is the folder there, and does the name end in .png?)");
-  std::cout << out << ": " << rows.size() << " samples x " << draws << " draws (" << grid.cols << "x" << grid.rows
-            << " px), pipeline: " << pd->pipeline.describe() << '\n';
+  if (!written)
+    throw Error(out +
+                ": cannot write the image (is the folder there, and does the name end in .png?)");
+  std::cout << out << ": " << rows.size() << " samples x " << draws << " draws (" << grid.cols
+            << "x" << grid.rows << " px), pipeline: " << pd->pipeline.describe() << '\n';
   return kExitOk;
 }
 

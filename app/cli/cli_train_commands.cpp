@@ -20,7 +20,8 @@ int runLrSchedule(const std::vector<std::string>& words) {
   project::LoadedProject loaded;
   if (!loadValid(path, registry, loaded)) return kExitInvalid;
   Problems problems;
-  const auto options = train::parseTrainOptions(loaded.project.train, train::ScheduleRegistry::withBuiltins(), problems);
+  const auto options = train::parseTrainOptions(loaded.project.train,
+                                                train::ScheduleRegistry::withBuiltins(), problems);
   if (!problems.empty()) {
     std::cerr << path << ":\n" << formatProblems(problems);
     return kExitInvalid;
@@ -39,15 +40,19 @@ int runLrSchedule(const std::vector<std::string>& words) {
   }
   const auto curve = options.schedule.curve(plan);
   if (args.has("--json")) {
-    Json j{{"schedule", options.schedule.type()}, {"base_lr", options.schedule.baseLr()}, {"epochs", plan.epochs},
-           {"steps_per_epoch", plan.stepsPerEpoch}, {"lr", curve}};
+    Json j{{"schedule", options.schedule.type()},
+           {"base_lr", options.schedule.baseLr()},
+           {"epochs", plan.epochs},
+           {"steps_per_epoch", plan.stepsPerEpoch},
+           {"lr", curve}};
     std::cout << j.dump() << '\n';
     return kExitOk;
   }
-  std::cout << "# " << options.schedule.type() << ", base lr " << options.schedule.baseLr() << ", " << plan.epochs
-            << " epochs x " << plan.stepsPerEpoch << " steps\n# step epoch lr\n";
+  std::cout << "# " << options.schedule.type() << ", base lr " << options.schedule.baseLr() << ", "
+            << plan.epochs << " epochs x " << plan.stepsPerEpoch << " steps\n# step epoch lr\n";
   for (std::size_t s = 0; s < curve.size(); ++s) {
-    std::printf("%zu %lld %.8g\n", s, static_cast<long long>(std::int64_t(s) / plan.stepsPerEpoch), curve[s]);
+    std::printf("%zu %lld %.8g\n", s, static_cast<long long>(std::int64_t(s) / plan.stepsPerEpoch),
+                curve[s]);
   }
   return kExitOk;
 }

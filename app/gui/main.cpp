@@ -17,13 +17,15 @@ int main(int argc, char** argv) {
   parser.setApplicationDescription(QStringLiteral("A desktop studio for convolutional networks"));
   parser.addHelpOption();
   parser.addVersionOption();
-  parser.addPositionalArgument(QStringLiteral("project"), QStringLiteral("a *.netsmith.json file to open"));
+  parser.addPositionalArgument(QStringLiteral("project"),
+                               QStringLiteral("a *.netsmith.json file to open"));
   parser.process(app);
 
   netsmith::env::configureThreads();
   const auto registry = netsmith::ops::OpRegistry::withBuiltins();
   netsmith::ui::MainWindow window(registry);
-  if (!parser.positionalArguments().isEmpty()) window.openProject(parser.positionalArguments().first());
+  if (!parser.positionalArguments().isEmpty())
+    window.openProject(parser.positionalArguments().first());
   window.show();
   return app.exec();
 }

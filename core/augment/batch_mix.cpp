@@ -12,10 +12,11 @@ torch::Tensor oneHot(const torch::Tensor& labels, std::int64_t numClasses) {
   return out;
 }
 
-double applyBatchMix(torch::Tensor& images, torch::Tensor& targets, const std::vector<BatchMix>& mixes,
-                     SampleRng& rng) {
+double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
+                     const std::vector<BatchMix>& mixes, SampleRng& rng) {
   if (mixes.empty() || images.size(0) < 2) return 1.0;
-  const BatchMix& mix = mixes[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(mixes.size()) - 1))];
+  const BatchMix& mix =
+      mixes[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(mixes.size()) - 1))];
   if (!rng.chance(mix.probability)) return 1.0;
   const std::int64_t n = images.size(0);
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
@@ -32,8 +33,10 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets, const std::v
     const auto cutH = static_cast<std::int64_t>(std::llround(double(h) * cut));
     const auto cutW = static_cast<std::int64_t>(std::llround(double(w) * cut));
     const std::int64_t cy = rng.integer(0, h - 1), cx = rng.integer(0, w - 1);
-    const std::int64_t y0 = std::clamp<std::int64_t>(cy - cutH / 2, 0, h), y1 = std::clamp<std::int64_t>(cy + cutH / 2, 0, h);
-    const std::int64_t x0 = std::clamp<std::int64_t>(cx - cutW / 2, 0, w), x1 = std::clamp<std::int64_t>(cx + cutW / 2, 0, w);
+    const std::int64_t y0 = std::clamp<std::int64_t>(cy - cutH / 2, 0, h),
+                       y1 = std::clamp<std::int64_t>(cy + cutH / 2, 0, h);
+    const std::int64_t x0 = std::clamp<std::int64_t>(cx - cutW / 2, 0, w),
+                       x1 = std::clamp<std::int64_t>(cx + cutW / 2, 0, w);
     images = images.clone();
     if (y1 > y0 && x1 > x0) {
       using torch::indexing::Slice;

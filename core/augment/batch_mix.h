@@ -17,7 +17,7 @@ torch::Tensor oneHot(const torch::Tensor& labels, std::int64_t numClasses);
 /// Picks one of `mixes` (uniformly), fires it with its probability, and mixes `images`
 /// (N x C x H x W) and `targets` (N x K soft labels) in place with a partner permutation drawn
 /// from `rng`. Returns the weight of the original image (1 when nothing fired).
-double applyBatchMix(torch::Tensor& images, torch::Tensor& targets, const std::vector<BatchMix>& mixes,
-                     SampleRng& rng);
+double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
+                     const std::vector<BatchMix>& mixes, SampleRng& rng);
 
 }  // namespace netsmith::augment

@@ -10,7 +10,9 @@ void registerBatchTransforms(TransformRegistry& registry) {
   mixup.name = "MixUp";
   mixup.group = "Batch";
   mixup.help = "blends pairs of images and their labels with a Beta(alpha, alpha) weight";
-  mixup.schema = {ParamSpec::real("alpha", 0.2, "Beta distribution parameter; larger mixes more").above(0).atMost(100)};
+  mixup.schema = {ParamSpec::real("alpha", 0.2, "Beta distribution parameter; larger mixes more")
+                      .above(0)
+                      .atMost(100)};
   mixup.batchLevel = true;
   registry.add(std::move(mixup));
 
@@ -18,7 +20,9 @@ void registerBatchTransforms(TransformRegistry& registry) {
   cutmix.name = "CutMix";
   cutmix.group = "Batch";
   cutmix.help = "pastes a box from another image; labels mixed by the box's area";
-  cutmix.schema = {ParamSpec::real("alpha", 1.0, "Beta distribution parameter for the box area").above(0).atMost(100)};
+  cutmix.schema = {ParamSpec::real("alpha", 1.0, "Beta distribution parameter for the box area")
+                       .above(0)
+                       .atMost(100)};
   cutmix.batchLevel = true;
   registry.add(std::move(cutmix));
 }

@@ -85,7 +85,8 @@ void adjustSaturation(cv::Mat& image, double factor) {
 }
 
 schema::ParamSpec fillParam() {
-  return schema::ParamSpec::real("fill", 0.0, "value of pixels from outside the image (0 black, 1 white)")
+  return schema::ParamSpec::real("fill", 0.0,
+                                 "value of pixels from outside the image (0 black, 1 white)")
       .atLeast(0)
       .atMost(1);
 }

@@ -9,7 +9,8 @@ namespace {
 
 using schema::ParamSpec;
 
-std::vector<double> resolved(const schema::Params& p, const char* name, const std::vector<double>& fromData) {
+std::vector<double> resolved(const schema::Params& p, const char* name,
+                             const std::vector<double>& fromData) {
   return p.isAuto(name) ? fromData : p.list(name);
 }
 
@@ -21,8 +22,10 @@ void registerNormalizeTransform(TransformRegistry& registry) {
   def.group = "Normalise";
   def.help = "subtracts the mean and divides by the standard deviation, per channel";
   def.schema = {
-      ParamSpec::floatList("mean", "auto", "per-channel mean; \"auto\" uses the data settings").orKeywords({"auto"}),
-      ParamSpec::floatList("std", "auto", "per-channel standard deviation; \"auto\" uses the data settings")
+      ParamSpec::floatList("mean", "auto", "per-channel mean; \"auto\" uses the data settings")
+          .orKeywords({"auto"}),
+      ParamSpec::floatList("std", "auto",
+                           "per-channel standard deviation; \"auto\" uses the data settings")
           .above(0)
           .orKeywords({"auto"}),
   };
@@ -33,13 +36,15 @@ void registerNormalizeTransform(TransformRegistry& registry) {
       if (p.isAuto(name)) continue;
       const auto values = p.list(name);
       if (values.size() != 1 && values.size() != static_cast<std::size_t>(ctx.channels)) {
-        issues.push_back({name, "has " + std::to_string(values.size()) + " values but the model input has " +
+        issues.push_back({name, "has " + std::to_string(values.size()) +
+                                    " values but the model input has " +
                                     std::to_string(ctx.channels) + " channel(s)"});
       }
     }
     return issues;
   };
-  def.build = [](const schema::Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+  def.build = [](const schema::Params& p,
+                 const TransformContext& ctx) -> std::unique_ptr<Transform> {
     auto mean = resolved(p, "mean", ctx.mean);
     auto stddev = resolved(p, "std", ctx.std);
     const auto c = static_cast<std::size_t>(ctx.channels);

@@ -4,8 +4,8 @@
 
 namespace netsmith::augment {
 
-Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& registry, const TransformContext& context,
-                            Problems& problems) {
+Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& registry,
+                            const TransformContext& context, Problems& problems) {
   Pipeline p;
   if (augment.is_null()) return p;
   if (!augment.is_array()) {
@@ -16,15 +16,22 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
     const std::string path = "augment[" + std::to_string(i) + "]";
     const Json& entry = augment[i];
     if (!entry.is_object() || !entry.contains("transform") || !entry["transform"].is_string()) {
-      problems.push_back({path, "must be an object with a \"transform\" name, e.g. {\"transform\": \"HorizontalFlip\"}", {}, {}});
+      problems.push_back(
+          {path,
+           "must be an object with a \"transform\" name, e.g. {\"transform\": \"HorizontalFlip\"}",
+           {},
+           {}});
       continue;
     }
     const std::string name = entry["transform"].get<std::string>();
     const TransformDef* def = registry.find(name);
     if (!def) {
       const auto guess = schema::closestName(name, registry.names());
-      problems.push_back({path + ".transform", "unknown transform \"" + name + "\"", {},
-                          guess.empty() ? "see `netsmith-cli transforms`" : "did you mean \"" + guess + "\"?"});
+      problems.push_back(
+          {path + ".transform",
+           "unknown transform \"" + name + "\"",
+           {},
+           guess.empty() ? "see `netsmith-cli transforms`" : "did you mean \"" + guess + "\"?"});
       continue;
     }
     Step step;
@@ -38,7 +45,8 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
       if (it.key() == "p") {
         const Json& v = it.value();
         if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
-          problems.push_back({path + ".p", "must be a probability in [0, 1], got " + jsonBrief(v), {}, {}});
+          problems.push_back(
+              {path + ".p", "must be a probability in [0, 1], got " + jsonBrief(v), {}, {}});
           ok = false;
         } else {
           step.probability = v.get<double>();
@@ -60,7 +68,8 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
     if (!ok) continue;
     if (def->check) {
       const auto issues = def->check(resolved, context);
-      for (const auto& issue : issues) problems.push_back({path + "." + issue.param, issue.message, {}, {}});
+      for (const auto& issue : issues)
+        problems.push_back({path + "." + issue.param, issue.message, {}, {}});
       if (!issues.empty()) continue;
     }
     if (!enabled) continue;
@@ -120,7 +129,8 @@ std::string Pipeline::describe() const {
     first = false;
   }
   for (const auto& m : m_mixes) {
-    os << (first ? "" : ", ") << (m.kind == BatchMix::Kind::MixUp ? "MixUp" : "CutMix") << "(alpha=" << m.alpha << ")";
+    os << (first ? "" : ", ") << (m.kind == BatchMix::Kind::MixUp ? "MixUp" : "CutMix")
+       << "(alpha=" << m.alpha << ")";
     first = false;
   }
   return first ? std::string("none") : os.str();

@@ -29,8 +29,8 @@ class Pipeline {
  public:
   /// Entries look like {"transform": "RandomCrop", "size": 28, "padding": 4, "p": 1.0,
   /// "enabled": true}. Problems name `augment[i].param`.
-  static Pipeline fromJson(const Json& augment, const TransformRegistry& registry, const TransformContext& context,
-                           Problems& problems);
+  static Pipeline fromJson(const Json& augment, const TransformRegistry& registry,
+                           const TransformContext& context, Problems& problems);
 
   /// Runs the steps on a CV_32F image. `rng` null: evaluation (deterministic steps only, always
   /// applied). `stopBeforeNormalize`: for previews a person looks at.

@@ -44,7 +44,6 @@ constexpr std::array<PolicyOp, 14> kOps = {
     PolicyOp::AutoContrast, PolicyOp::Equalize,
 };
 
-
 /// Which augmentation space: RandAugment's or TrivialAugmentWide's (wider ranges).
 enum class Space { RandAugment, Wide };
 

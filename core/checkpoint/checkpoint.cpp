@@ -14,24 +14,29 @@ constexpr int kVersion = 1;
 
 std::string shapeText(const torch::Tensor& t) {
   std::string s;
-  for (auto d : t.sizes()) s += (s.empty() ? "" : "x") + std::to_string(d);
+  for (auto d : t.sizes())
+    s += (s.empty() ? "" : "x") + std::to_string(d);
   return s.empty() ? "scalar" : s;
 }
 
 std::string listed(const std::vector<std::string>& names) {
   std::string s;
-  for (std::size_t i = 0; i < names.size() && i < 6; ++i) s += (i ? ", " : "") + names[i];
+  for (std::size_t i = 0; i < names.size() && i < 6; ++i)
+    s += (i ? ", " : "") + names[i];
   if (names.size() > 6) s += ", ...";
   return s;
 }
 
-torch::Tensor stepTensor(std::int64_t step) { return torch::tensor(step, torch::kLong); }
+torch::Tensor stepTensor(std::int64_t step) {
+  return torch::tensor(step, torch::kLong);
+}
 
 }  // namespace
 
 std::string LoadReport::summary() const {
   auto part = [](const char* what, const std::vector<std::string>& v) {
-    return std::string(what) + " " + std::to_string(v.size()) + (v.empty() ? "" : " (" + listed(v) + ")");
+    return std::string(what) + " " + std::to_string(v.size()) +
+           (v.empty() ? "" : " (" + listed(v) + ")");
   };
   return "loaded " + std::to_string(loaded.size()) + ", " + part("missing", missing) + ", " +
          part("unexpected", unexpected) + ", " + part("shape mismatch", shapeMismatch);
@@ -39,16 +44,20 @@ std::string LoadReport::summary() const {
 
 NamedTensors moduleState(const torch::nn::Module& module) {
   NamedTensors out;
-  for (const auto& p : module.named_parameters()) out.emplace_back(p.key(), p.value());
-  for (const auto& b : module.named_buffers()) out.emplace_back(b.key(), b.value());
+  for (const auto& p : module.named_parameters())
+    out.emplace_back(p.key(), p.value());
+  for (const auto& b : module.named_buffers())
+    out.emplace_back(b.key(), b.value());
   return out;
 }
 
 LoadReport loadModuleState(torch::nn::Module& module, const NamedTensors& state) {
   LoadReport report;
   std::map<std::string, torch::Tensor> targets;
-  for (const auto& p : module.named_parameters()) targets[p.key()] = p.value();
-  for (const auto& b : module.named_buffers()) targets[b.key()] = b.value();
+  for (const auto& p : module.named_parameters())
+    targets[p.key()] = p.value();
+  for (const auto& b : module.named_buffers())
+    targets[b.key()] = b.value();
   std::map<std::string, bool> seen;
   torch::NoGradGuard noGrad;
   for (const auto& [name, tensor] : state) {
@@ -59,7 +68,8 @@ LoadReport loadModuleState(torch::nn::Module& module, const NamedTensors& state)
     }
     seen[name] = true;
     if (it->second.sizes() != tensor.sizes()) {
-      report.shapeMismatch.push_back(name + ": file " + shapeText(tensor) + ", model " + shapeText(it->second));
+      report.shapeMismatch.push_back(name + ": file " + shapeText(tensor) + ", model " +
+                                     shapeText(it->second));
       continue;
     }
     it->second.copy_(tensor.to(it->second.device(), it->second.scalar_type()));
@@ -71,7 +81,8 @@ LoadReport loadModuleState(torch::nn::Module& module, const NamedTensors& state)
   return report;
 }
 
-NamedTensors optimizerState(torch::optim::Optimizer& optimizer, const std::string& type, const torch::nn::Module& module) {
+NamedTensors optimizerState(torch::optim::Optimizer& optimizer, const std::string& type,
+                            const torch::nn::Module& module) {
   namespace o = torch::optim;
   NamedTensors out;
   auto& states = optimizer.state();
@@ -113,8 +124,8 @@ NamedTensors optimizerState(torch::optim::Optimizer& optimizer, const std::strin
   return out;
 }
 
-void restoreOptimizerState(torch::optim::Optimizer& optimizer, const std::string& type, const torch::nn::Module& module,
-                           const NamedTensors& state) {
+void restoreOptimizerState(torch::optim::Optimizer& optimizer, const std::string& type,
+                           const torch::nn::Module& module, const NamedTensors& state) {
   namespace o = torch::optim;
   std::map<std::string, torch::Tensor> byName(state.begin(), state.end());
   auto& states = optimizer.state();
@@ -124,7 +135,8 @@ void restoreOptimizerState(torch::optim::Optimizer& optimizer, const std::string
       auto it = byName.find(prefix + field);
       if (it == byName.end()) return {};
       if (it->second.numel() != 1 && it->second.sizes() != p.value().sizes()) {
-        throw Error("checkpoint: optimizer state \"" + prefix + field + "\" does not fit parameter " + p.key());
+        throw Error("checkpoint: optimizer state \"" + prefix + field +
+                    "\" does not fit parameter " + p.key());
       }
       return it->second.to(p.value().device()).clone();
     };
@@ -182,8 +194,10 @@ void restoreOptimizerState(torch::optim::Optimizer& optimizer, const std::string
 
 void writeCheckpoint(const std::string& path, const CheckpointData& data) {
   NamedTensors all;
-  for (const auto& [name, t] : data.model) all.emplace_back("model/" + name, t);
-  for (const auto& [name, t] : data.optimizer) all.emplace_back("optim/" + name, t);
+  for (const auto& [name, t] : data.model)
+    all.emplace_back("model/" + name, t);
+  for (const auto& [name, t] : data.optimizer)
+    all.emplace_back("optim/" + name, t);
   Json meta = data.meta;
   meta["format"] = kFormat;
   meta["version"] = kVersion;
@@ -194,7 +208,8 @@ CheckpointData readCheckpoint(const std::string& path) {
   const auto file = readSafetensors(path);
   const auto it = file.metadata.find("netsmith");
   if (it == file.metadata.end()) {
-    throw Error(path + ": a safetensors file, but not a Netsmith checkpoint (no \"netsmith\" metadata); "
+    throw Error(path +
+                ": a safetensors file, but not a Netsmith checkpoint (no \"netsmith\" metadata); "
                 "use it with --init-from to load matching weights");
   }
   CheckpointData out;
@@ -203,9 +218,11 @@ CheckpointData readCheckpoint(const std::string& path) {
   } catch (const std::exception&) {
     throw Error(path + ": corrupt checkpoint metadata");
   }
-  if (!out.meta.is_object() || out.meta.value("format", "") != kFormat) throw Error(path + ": not a Netsmith checkpoint");
+  if (!out.meta.is_object() || out.meta.value("format", "") != kFormat)
+    throw Error(path + ": not a Netsmith checkpoint");
   if (out.meta.value("version", 0) > kVersion) {
-    throw Error(path + ": written by a newer Netsmith (checkpoint version " + std::to_string(out.meta.value("version", 0)) + ")");
+    throw Error(path + ": written by a newer Netsmith (checkpoint version " +
+                std::to_string(out.meta.value("version", 0)) + ")");
   }
   for (const auto& [name, t] : file.tensors) {
     if (name.rfind("model/", 0) == 0) {

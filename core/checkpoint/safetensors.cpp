@@ -18,9 +18,10 @@ struct DtypeInfo {
 };
 
 const DtypeInfo kDtypes[] = {
-    {"F64", torch::kFloat64, 8}, {"F32", torch::kFloat32, 4}, {"F16", torch::kFloat16, 2}, {"BF16", torch::kBFloat16, 2},
-    {"I64", torch::kInt64, 8},   {"I32", torch::kInt32, 4},   {"I16", torch::kInt16, 2},   {"I8", torch::kInt8, 1},
-    {"U8", torch::kUInt8, 1},    {"BOOL", torch::kBool, 1},
+    {"F64", torch::kFloat64, 8},   {"F32", torch::kFloat32, 4}, {"F16", torch::kFloat16, 2},
+    {"BF16", torch::kBFloat16, 2}, {"I64", torch::kInt64, 8},   {"I32", torch::kInt32, 4},
+    {"I16", torch::kInt16, 2},     {"I8", torch::kInt8, 1},     {"U8", torch::kUInt8, 1},
+    {"BOOL", torch::kBool, 1},
 };
 
 const DtypeInfo* byType(torch::ScalarType t) {
@@ -41,7 +42,8 @@ constexpr std::uint64_t kMaxHeader = 100u << 20;  // the reference implementatio
 
 }  // namespace
 
-std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata) {
+std::string encodeSafetensors(const NamedTensors& tensors,
+                              const std::map<std::string, std::string>& metadata) {
   // nlohmann::json (sorted keys) for the header, like the reference writer; data in the
   // order given.
   nlohmann::json header = nlohmann::json::object();
@@ -49,13 +51,17 @@ std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::s
   std::vector<torch::Tensor> data;
   std::uint64_t offset = 0;
   for (const auto& [name, tensor] : tensors) {
-    if (name.empty() || name == "__metadata__") throw Error("safetensors: invalid tensor name \"" + name + "\"");
+    if (name.empty() || name == "__metadata__")
+      throw Error("safetensors: invalid tensor name \"" + name + "\"");
     if (header.contains(name)) throw Error("safetensors: tensor \"" + name + "\" appears twice");
     const auto t = tensor.detach().to(torch::kCPU).contiguous();
     const DtypeInfo* d = byType(t.scalar_type());
-    if (!d) throw Error("safetensors: tensor \"" + name + "\" has an unsupported type " + std::string(c10::toString(t.scalar_type())));
+    if (!d)
+      throw Error("safetensors: tensor \"" + name + "\" has an unsupported type " +
+                  std::string(c10::toString(t.scalar_type())));
     const std::uint64_t size = static_cast<std::uint64_t>(t.numel()) * d->bytes;
-    header[name] = {{"dtype", d->name}, {"shape", t.sizes().vec()}, {"data_offsets", {offset, offset + size}}};
+    header[name] = {
+        {"dtype", d->name}, {"shape", t.sizes().vec()}, {"data_offsets", {offset, offset + size}}};
     offset += size;
     data.push_back(t);
   }
@@ -64,9 +70,11 @@ std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::s
   std::string out;
   out.reserve(8 + text.size() + offset);
   const std::uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i) out += static_cast<char>((n >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i)
+    out += static_cast<char>((n >> (8 * i)) & 0xFF);
   out += text;
-  for (const auto& t : data) out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
+  for (const auto& t : data)
+    out.append(static_cast<const char*>(t.data_ptr()), t.numel() * t.element_size());
   return out;
 }
 
@@ -76,11 +84,16 @@ void writeSafetensors(const std::string& path, const NamedTensors& tensors,
 }
 
 SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& name) {
-  auto fail = [&](const std::string& why) -> Error { return Error(name + ": not a valid safetensors file: " + why); };
+  auto fail = [&](const std::string& why) -> Error {
+    return Error(name + ": not a valid safetensors file: " + why);
+  };
   if (bytes.size() < 8) throw fail("too short (" + std::to_string(bytes.size()) + " bytes)");
   std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  if (n > kMaxHeader || n > bytes.size() - 8) throw fail("header length " + std::to_string(n) + " does not fit the file (truncated or foreign)");
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  if (n > kMaxHeader || n > bytes.size() - 8)
+    throw fail("header length " + std::to_string(n) +
+               " does not fit the file (truncated or foreign)");
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.substr(8, n));
@@ -109,7 +122,8 @@ SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& n
     }
     const auto& v = it.value();
     const std::string where = "tensor \"" + it.key() + "\"";
-    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") || !v.contains("data_offsets")) {
+    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") ||
+        !v.contains("data_offsets")) {
       throw fail(where + " lacks dtype, shape or data_offsets");
     }
     Entry e;
@@ -119,34 +133,43 @@ SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& n
     std::uint64_t numel = 1;
     if (!v["shape"].is_array()) throw fail(where + " has a malformed shape");
     for (const auto& d : v["shape"]) {
-      if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0)) throw fail(where + " has a malformed shape");
+      if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0))
+        throw fail(where + " has a malformed shape");
       e.shape.push_back(d.get<std::int64_t>());
       numel *= d.get<std::uint64_t>();
       if (numel > bytes.size()) throw fail(where + " is larger than the file");
     }
     const auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() || !off[1].is_number_unsigned()) {
+    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+        !off[1].is_number_unsigned()) {
       throw fail(where + " has malformed data_offsets");
     }
     e.begin = off[0].get<std::uint64_t>();
     e.end = off[1].get<std::uint64_t>();
-    if (e.end < e.begin || e.end > dataSize) throw fail(where + " lies outside the data (truncated file?)");
-    if (e.end - e.begin != numel * e.dtype->bytes) throw fail(where + ": its byte range does not match its shape and dtype");
+    if (e.end < e.begin || e.end > dataSize)
+      throw fail(where + " lies outside the data (truncated file?)");
+    if (e.end - e.begin != numel * e.dtype->bytes)
+      throw fail(where + ": its byte range does not match its shape and dtype");
     entries.push_back(std::move(e));
   }
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  std::sort(entries.begin(), entries.end(),
+            [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
   std::uint64_t expected = 0;
   for (const auto& e : entries) {
-    if (e.begin != expected) throw fail("tensor \"" + e.name + "\" overlaps another or leaves a gap");
+    if (e.begin != expected)
+      throw fail("tensor \"" + e.name + "\" overlaps another or leaves a gap");
     expected = e.end;
     auto t = torch::empty(e.shape, torch::TensorOptions().dtype(e.dtype->type));
     if (e.end > e.begin) std::memcpy(t.data_ptr(), base + e.begin, e.end - e.begin);
     out.tensors.emplace_back(e.name, std::move(t));
   }
-  if (expected != dataSize) throw fail("the data holds " + std::to_string(dataSize - expected) + " bytes no tensor claims");
+  if (expected != dataSize)
+    throw fail("the data holds " + std::to_string(dataSize - expected) + " bytes no tensor claims");
   return out;
 }
 
-SafetensorsFile readSafetensors(const std::string& path) { return decodeSafetensors(readTextFile(path), path); }
+SafetensorsFile readSafetensors(const std::string& path) {
+  return decodeSafetensors(readTextFile(path), path);
+}
 
 }  // namespace netsmith::checkpoint

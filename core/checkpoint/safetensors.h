@@ -15,7 +15,8 @@ namespace netsmith::checkpoint {
 using NamedTensors = std::vector<std::pair<std::string, torch::Tensor>>;
 
 /// The file's bytes for `tensors` (moved to CPU, made contiguous) and string `metadata`.
-std::string encodeSafetensors(const NamedTensors& tensors, const std::map<std::string, std::string>& metadata = {});
+std::string encodeSafetensors(const NamedTensors& tensors,
+                              const std::map<std::string, std::string>& metadata = {});
 
 /// Writes atomically (temporary file, fsync, rename): a crash leaves the previous file intact.
 /// Throws netsmith::Error naming the path.

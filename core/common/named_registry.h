@@ -27,7 +27,8 @@ class NamedRegistry {
   const std::vector<Def>& all() const { return m_defs; }
   std::vector<std::string> names() const {
     std::vector<std::string> out;
-    for (const auto& d : m_defs) out.push_back(d.name);
+    for (const auto& d : m_defs)
+      out.push_back(d.name);
     return out;
   }
   /// Distinct `group` values in registration order (for palettes and menus).

@@ -14,7 +14,8 @@ std::string formatShape(const Shape& shape) {
 
 std::int64_t shapeNumel(const Shape& shape) {
   std::int64_t n = 1;
-  for (auto d : shape) n *= d;
+  for (auto d : shape)
+    n *= d;
   return n;
 }
 

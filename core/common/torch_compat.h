@@ -34,6 +34,8 @@ auto stateKey(const StateMap&, const at::Tensor& param) {
 }
 
 /// "1.13.0"
-inline const char* torchVersion() { return TORCH_VERSION; }
+inline const char* torchVersion() {
+  return TORCH_VERSION;
+}
 
 }  // namespace netsmith::compat

@@ -9,8 +9,8 @@ namespace netsmith::data {
 namespace {
 
 constexpr std::size_t kRecord = 1 + 3 * 32 * 32;
-const std::vector<std::string> kCifar10Classes = {"airplane", "automobile", "bird", "cat", "deer",
-                                                  "dog",      "frog",       "horse", "ship", "truck"};
+const std::vector<std::string> kCifar10Classes = {
+    "airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"};
 
 class CifarSource : public DatasetSource {
  public:
@@ -46,9 +46,12 @@ class CifarSource : public DatasetSource {
   }
 
   std::int64_t size() const override { return static_cast<std::int64_t>(m_offsets.size()); }
-  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
+  std::int64_t label(std::int64_t i) const override {
+    return m_labels.at(static_cast<std::size_t>(i));
+  }
   cv::Mat load(std::int64_t i) const override {
-    const unsigned char* rec = reinterpret_cast<const unsigned char*>(m_data.data()) + m_offsets.at(static_cast<std::size_t>(i));
+    const unsigned char* rec = reinterpret_cast<const unsigned char*>(m_data.data()) +
+                               m_offsets.at(static_cast<std::size_t>(i));
     cv::Mat img(32, 32, CV_8UC3);
     for (int p = 0; p < 1024; ++p) {
       auto* px = img.ptr<unsigned char>() + p * 3;
@@ -58,7 +61,9 @@ class CifarSource : public DatasetSource {
     }
     return img;
   }
-  std::string describe(std::int64_t i) const override { return m_names.at(static_cast<std::size_t>(i)); }
+  std::string describe(std::int64_t i) const override {
+    return m_names.at(static_cast<std::size_t>(i));
+  }
 
  private:
   std::string m_data;
@@ -69,7 +74,8 @@ class CifarSource : public DatasetSource {
 
 }  // namespace
 
-std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
+                                               const std::vector<std::string>& classes,
                                                ErrorPolicy policy) {
   return std::make_shared<CifarSource>(spec, classes, policy);
 }

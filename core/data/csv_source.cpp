@@ -86,17 +86,19 @@ class CsvSource : public DatasetSource {
           if (cells[i] == "label") labelCol = static_cast<int>(i);
         }
         if (pathCol < 0 || labelCol < 0) {
-          throw Error(where + ": line " + std::to_string(lineNo) + ": the header must have columns \"path\" and \"label\"; found: " + line);
+          throw Error(where + ": line " + std::to_string(lineNo) +
+                      ": the header must have columns \"path\" and \"label\"; found: " + line);
         }
         continue;
       }
       const auto need = static_cast<std::size_t>(std::max(pathCol, labelCol));
       if (cells.size() <= need) {
-        fail(policy, spec.manifest + " line " + std::to_string(lineNo), "has " + std::to_string(cells.size()) +
-                                                                             " columns, the header has more", where);
+        fail(policy, spec.manifest + " line " + std::to_string(lineNo),
+             "has " + std::to_string(cells.size()) + " columns, the header has more", where);
         continue;
       }
-      rows.push_back({cells[static_cast<std::size_t>(pathCol)], cells[static_cast<std::size_t>(labelCol)], lineNo});
+      rows.push_back({cells[static_cast<std::size_t>(pathCol)],
+                      cells[static_cast<std::size_t>(labelCol)], lineNo});
     }
     if (pathCol < 0) throw Error(where + ": empty manifest; expected a header line \"path,label\"");
 
@@ -116,12 +118,14 @@ class CsvSource : public DatasetSource {
     if (!classes.empty()) {
       m_classes = classes;
     } else if (numeric) {
-      for (std::int64_t k = 0; k <= maxIndex; ++k) m_classes.push_back(std::to_string(k));
+      for (std::int64_t k = 0; k <= maxIndex; ++k)
+        m_classes.push_back(std::to_string(k));
     } else {
       m_classes.assign(names.begin(), names.end());
     }
     std::map<std::string, std::int64_t> byName;
-    for (std::size_t k = 0; k < m_classes.size(); ++k) byName[m_classes[k]] = static_cast<std::int64_t>(k);
+    for (std::size_t k = 0; k < m_classes.size(); ++k)
+      byName[m_classes[k]] = static_cast<std::int64_t>(k);
 
     for (const auto& r : rows) {
       const std::string item = spec.manifest + " line " + std::to_string(r.line);
@@ -135,7 +139,10 @@ class CsvSource : public DatasetSource {
         k = it->second;
       }
       if (k < 0 || k >= numClasses()) {
-        fail(policy, item, "label " + r.label + " is out of range for " + std::to_string(numClasses()) + " classes", where);
+        fail(policy, item,
+             "label " + r.label + " is out of range for " + std::to_string(numClasses()) +
+                 " classes",
+             where);
         continue;
       }
       if (r.path.empty()) {
@@ -156,13 +163,21 @@ class CsvSource : public DatasetSource {
   }
 
   std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
-  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
-  cv::Mat load(std::int64_t i) const override { return decodeImageFile(m_files.at(static_cast<std::size_t>(i))); }
-  std::string describe(std::int64_t i) const override { return m_files.at(static_cast<std::size_t>(i)); }
+  std::int64_t label(std::int64_t i) const override {
+    return m_labels.at(static_cast<std::size_t>(i));
+  }
+  cv::Mat load(std::int64_t i) const override {
+    return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
+  }
+  std::string describe(std::int64_t i) const override {
+    return m_files.at(static_cast<std::size_t>(i));
+  }
 
  private:
-  void fail(ErrorPolicy policy, const std::string& item, const std::string& reason, const std::string& where) {
-    if (policy == ErrorPolicy::Fail) throw Error(where + ": " + item.substr(item.rfind(" line ") + 1) + ": " + reason);
+  void fail(ErrorPolicy policy, const std::string& item, const std::string& reason,
+            const std::string& where) {
+    if (policy == ErrorPolicy::Fail)
+      throw Error(where + ": " + item.substr(item.rfind(" line ") + 1) + ": " + reason);
     m_skipped.push_back({item, reason});
   }
 
@@ -172,7 +187,8 @@ class CsvSource : public DatasetSource {
 
 }  // namespace
 
-std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
                                              ErrorPolicy policy) {
   return std::make_shared<CsvSource>(spec, classes, policy);
 }

@@ -10,10 +10,14 @@ namespace netsmith::data {
 
 std::string sourceFormatName(SourceFormat f) {
   switch (f) {
-    case SourceFormat::Idx: return "idx";
-    case SourceFormat::ImageFolder: return "image_folder";
-    case SourceFormat::Csv: return "csv";
-    case SourceFormat::Cifar10: return "cifar10";
+    case SourceFormat::Idx:
+      return "idx";
+    case SourceFormat::ImageFolder:
+      return "image_folder";
+    case SourceFormat::Csv:
+      return "csv";
+    case SourceFormat::Cifar10:
+      return "cifar10";
   }
   return "?";
 }
@@ -28,14 +32,15 @@ std::string resolvePath(const std::string& baseDir, const std::string& p) {
   return path.lexically_normal().string();
 }
 
-bool readString(const Json& obj, const char* key, const std::string& path, std::string& out, Problems& problems,
-                bool required) {
+bool readString(const Json& obj, const char* key, const std::string& path, std::string& out,
+                Problems& problems, bool required) {
   if (!obj.contains(key)) {
     if (required) problems.push_back({path + "." + key, "missing", {}, {}});
     return false;
   }
   if (!obj[key].is_string() || obj[key].get<std::string>().empty()) {
-    problems.push_back({path + "." + key, "must be a non-empty string, got " + jsonBrief(obj[key]), {}, {}});
+    problems.push_back(
+        {path + "." + key, "must be a non-empty string, got " + jsonBrief(obj[key]), {}, {}});
     return false;
   }
   out = obj[key].get<std::string>();
@@ -46,14 +51,17 @@ std::int64_t readLimit(const Json& obj, const std::string& path, Problems& probl
   if (!obj.contains("limit")) return 0;
   const Json& v = obj["limit"];
   if (!v.is_number_integer() || v.get<std::int64_t>() < 0) {
-    problems.push_back({path + ".limit", "must be a whole number >= 0 (0: all samples), got " + jsonBrief(v), {}, {}});
+    problems.push_back({path + ".limit",
+                        "must be a whole number >= 0 (0: all samples), got " + jsonBrief(v),
+                        {},
+                        {}});
     return 0;
   }
   return v.get<std::int64_t>();
 }
 
-std::optional<SourceSpec> readSource(const Json& j, const std::string& path, const std::string& baseDir,
-                                     Problems& problems) {
+std::optional<SourceSpec> readSource(const Json& j, const std::string& path,
+                                     const std::string& baseDir, Problems& problems) {
   if (!j.is_object()) {
     problems.push_back({path, "must be an object with a \"format\"", {}, {}});
     return std::nullopt;
@@ -73,26 +81,34 @@ std::optional<SourceSpec> readSource(const Json& j, const std::string& path, con
   switch (s.format) {
     case SourceFormat::Idx:
       schema::reportUnknownKeys(j, {"format", "images", "labels", "limit"}, path, problems);
-      if (readString(j, "images", path, s.images, problems, true)) s.images = resolvePath(baseDir, s.images);
-      if (readString(j, "labels", path, s.labels, problems, true)) s.labels = resolvePath(baseDir, s.labels);
+      if (readString(j, "images", path, s.images, problems, true))
+        s.images = resolvePath(baseDir, s.images);
+      if (readString(j, "labels", path, s.labels, problems, true))
+        s.labels = resolvePath(baseDir, s.labels);
       break;
     case SourceFormat::ImageFolder:
       schema::reportUnknownKeys(j, {"format", "root", "limit"}, path, problems);
-      if (readString(j, "root", path, s.root, problems, true)) s.root = resolvePath(baseDir, s.root);
+      if (readString(j, "root", path, s.root, problems, true))
+        s.root = resolvePath(baseDir, s.root);
       break;
     case SourceFormat::Csv:
       schema::reportUnknownKeys(j, {"format", "manifest", "limit"}, path, problems);
-      if (readString(j, "manifest", path, s.manifest, problems, true)) s.manifest = resolvePath(baseDir, s.manifest);
+      if (readString(j, "manifest", path, s.manifest, problems, true))
+        s.manifest = resolvePath(baseDir, s.manifest);
       break;
     case SourceFormat::Cifar10: {
       schema::reportUnknownKeys(j, {"format", "files", "limit"}, path, problems);
       if (!j.contains("files") || !j["files"].is_array() || j["files"].empty()) {
-        problems.push_back({path + ".files", "must list the CIFAR-10 .bin batch files, e.g. [\"data_batch_1.bin\"]", {}, {}});
+        problems.push_back({path + ".files",
+                            "must list the CIFAR-10 .bin batch files, e.g. [\"data_batch_1.bin\"]",
+                            {},
+                            {}});
         break;
       }
       for (const auto& f : j["files"]) {
         if (!f.is_string()) {
-          problems.push_back({path + ".files", "must hold file names, got " + jsonBrief(f), {}, {}});
+          problems.push_back(
+              {path + ".files", "must hold file names, got " + jsonBrief(f), {}, {}});
           continue;
         }
         s.files.push_back(resolvePath(baseDir, f.get<std::string>()));
@@ -103,16 +119,25 @@ std::optional<SourceSpec> readSource(const Json& j, const std::string& path, con
   return s;
 }
 
-std::vector<double> readNumbers(const Json& v, const std::string& path, bool positive, Problems& problems) {
+std::vector<double> readNumbers(const Json& v, const std::string& path, bool positive,
+                                Problems& problems) {
   std::vector<double> out;
   const Json list = v.is_number() ? Json::array({v}) : v;
   if (!list.is_array() || list.empty()) {
-    problems.push_back({path, "must be a number or a list with one number per channel, got " + jsonBrief(v), {}, {}});
+    problems.push_back(
+        {path,
+         "must be a number or a list with one number per channel, got " + jsonBrief(v),
+         {},
+         {}});
     return out;
   }
   for (const auto& x : list) {
     if (!x.is_number() || !std::isfinite(x.get<double>()) || (positive && x.get<double>() <= 0)) {
-      problems.push_back({path, std::string("must hold ") + (positive ? "positive " : "") + "numbers, got " + jsonBrief(v), {}, {}});
+      problems.push_back({path,
+                          std::string("must hold ") + (positive ? "positive " : "") +
+                              "numbers, got " + jsonBrief(v),
+                          {},
+                          {}});
       return {};
     }
     out.push_back(x.get<double>());
@@ -128,9 +153,13 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     problems.push_back({"data", "must be an object", {}, {}});
     return c;
   }
-  schema::reportUnknownKeys(data, {"train", "validation", "test", "classes", "fit", "normalize", "on_error"}, "data", problems);
+  schema::reportUnknownKeys(
+      data, {"train", "validation", "test", "classes", "fit", "normalize", "on_error"}, "data",
+      problems);
   if (!data.contains("train")) {
-    problems.push_back({"data.train", "missing: where the training images come from", {},
+    problems.push_back({"data.train",
+                        "missing: where the training images come from",
+                        {},
                         "e.g. {\"format\": \"image_folder\", \"root\": \"images/train\"}"});
   } else if (auto s = readSource(data["train"], "data.train", baseDir, problems)) {
     c.train = *s;
@@ -140,10 +169,15 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     if (v.is_object() && v.contains("format")) {
       c.validation = readSource(v, "data.validation", baseDir, problems);
     } else if (v.is_object()) {
-      schema::reportUnknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation", problems);
+      schema::reportUnknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation",
+                                problems);
       if (v.contains("fraction")) {
-        if (!v["fraction"].is_number() || v["fraction"].get<double>() < 0 || v["fraction"].get<double>() >= 1) {
-          problems.push_back({"data.validation.fraction", "must be a number in [0, 1), got " + jsonBrief(v["fraction"]), {}, {}});
+        if (!v["fraction"].is_number() || v["fraction"].get<double>() < 0 ||
+            v["fraction"].get<double>() >= 1) {
+          problems.push_back({"data.validation.fraction",
+                              "must be a number in [0, 1), got " + jsonBrief(v["fraction"]),
+                              {},
+                              {}});
         } else {
           c.split.fraction = v["fraction"].get<double>();
         }
@@ -164,7 +198,8 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
       }
       c.split.limit = readLimit(v, "data.validation", problems);
     } else {
-      problems.push_back({"data.validation", "must be {\"fraction\": 0.1} or a source with a \"format\"", {}, {}});
+      problems.push_back(
+          {"data.validation", "must be {\"fraction\": 0.1} or a source with a \"format\"", {}, {}});
     }
   }
   if (data.contains("test")) c.test = readSource(data["test"], "data.test", baseDir, problems);
@@ -189,7 +224,8 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     } else if (v == "resize_crop") {
       c.fit = FitPolicy::ResizeCrop;
     } else {
-      problems.push_back({"data.fit", "must be \"resize\" or \"resize_crop\", got " + jsonBrief(v), {}, {}});
+      problems.push_back(
+          {"data.fit", "must be \"resize\" or \"resize_crop\", got " + jsonBrief(v), {}, {}});
     }
   }
   if (data.contains("on_error")) {
@@ -199,7 +235,8 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     } else if (v == "fail") {
       c.onError = ErrorPolicy::Fail;
     } else {
-      problems.push_back({"data.on_error", "must be \"skip\" or \"fail\", got " + jsonBrief(v), {}, {}});
+      problems.push_back(
+          {"data.on_error", "must be \"skip\" or \"fail\", got " + jsonBrief(v), {}, {}});
     }
   }
   if (data.contains("normalize")) {
@@ -218,7 +255,10 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
         c.std = readNumbers(v["std"], "data.normalize.std", true, problems);
       }
     } else {
-      problems.push_back({"data.normalize", "must be \"auto\", \"none\" or {\"mean\": [...], \"std\": [...]}", {}, {}});
+      problems.push_back({"data.normalize",
+                          "must be \"auto\", \"none\" or {\"mean\": [...], \"std\": [...]}",
+                          {},
+                          {}});
     }
   }
   return c;

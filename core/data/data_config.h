@@ -25,11 +25,11 @@ std::string sourceFormatName(SourceFormat f);
 /// resolved against the project file's folder).
 struct SourceSpec {
   SourceFormat format = SourceFormat::Idx;
-  std::string path;      ///< JSON path for messages: "data.train"
-  std::string images;    ///< idx
-  std::string labels;    ///< idx
-  std::string root;      ///< image_folder; cifar10 (folder holding the .bin batches)
-  std::string manifest;  ///< csv
+  std::string path;                ///< JSON path for messages: "data.train"
+  std::string images;              ///< idx
+  std::string labels;              ///< idx
+  std::string root;                ///< image_folder; cifar10 (folder holding the .bin batches)
+  std::string manifest;            ///< csv
   std::vector<std::string> files;  ///< cifar10 batch files
   std::int64_t limit = 0;          ///< use only the first N samples (0: all)
 };

@@ -26,7 +26,9 @@ DataLoader::DataLoader(SampleSet set, const SampleProcessor& processor, LoaderOp
   m_options.prefetchBatches = std::max(1, m_options.prefetchBatches);
 }
 
-DataLoader::~DataLoader() { stop(); }
+DataLoader::~DataLoader() {
+  stop();
+}
 
 std::int64_t DataLoader::batchesPerEpoch() const {
   const std::int64_t n = m_set.size(), b = m_options.batchSize;
@@ -50,7 +52,8 @@ void DataLoader::startEpoch(std::int64_t epoch) {
   m_order.resize(static_cast<std::size_t>(m_set.size()));
   std::iota(m_order.begin(), m_order.end(), 0);
   if (m_options.shuffle) {
-    std::mt19937_64 rng(augment::mixSeed(m_options.seed ^ kOrderStream, static_cast<std::uint64_t>(epoch), 0));
+    std::mt19937_64 rng(
+        augment::mixSeed(m_options.seed ^ kOrderStream, static_cast<std::uint64_t>(epoch), 0));
     std::shuffle(m_order.begin(), m_order.end(), rng);
   }
   m_numBatches = batchesPerEpoch();
@@ -61,7 +64,8 @@ void DataLoader::startEpoch(std::int64_t epoch) {
     m_ready.clear();
     m_error.clear();
   }
-  for (int i = 0; i < m_workers; ++i) m_threads.emplace_back([this] { workerLoop(); });
+  for (int i = 0; i < m_workers; ++i)
+    m_threads.emplace_back([this] { workerLoop(); });
 }
 
 void DataLoader::workerLoop() {
@@ -70,7 +74,8 @@ void DataLoader::workerLoop() {
     if (b >= m_numBatches) return;
     {
       std::unique_lock<std::mutex> lock(m_mutex);
-      m_windowCv.wait(lock, [&] { return m_stopping || b < m_nextToHand + m_options.prefetchBatches; });
+      m_windowCv.wait(lock,
+                      [&] { return m_stopping || b < m_nextToHand + m_options.prefetchBatches; });
       if (m_stopping) return;
     }
     try {
@@ -98,10 +103,12 @@ Batch DataLoader::buildBatch(std::int64_t b) {
     if (m_stopping) throw Error("stopped");
     const std::int64_t k = m_order[static_cast<std::size_t>(start + i)];
     try {
-      m_processor.process(m_set, k, m_options.training, m_options.seed, m_epoch, data + floats * std::int64_t(kept.size()));
+      m_processor.process(m_set, k, m_options.training, m_options.seed, m_epoch,
+                          data + floats * std::int64_t(kept.size()));
     } catch (const SampleError& e) {
       if (m_options.onError == ErrorPolicy::Fail) {
-        throw Error(std::string(e.what()) + " (data.on_error is \"fail\"; set it to \"skip\" to leave such samples out)");
+        throw Error(std::string(e.what()) +
+                    " (data.on_error is \"fail\"; set it to \"skip\" to leave such samples out)");
       }
       ++m_skippedCount;
       std::lock_guard<std::mutex> lock(m_mutex);
@@ -114,16 +121,20 @@ Batch DataLoader::buildBatch(std::int64_t b) {
   }
   Batch batch;
   batch.index = b;
-  batch.images = kept.size() == static_cast<std::size_t>(count) ? images : images.narrow(0, 0, std::int64_t(kept.size())).clone();
+  batch.images = kept.size() == static_cast<std::size_t>(count)
+                     ? images
+                     : images.narrow(0, 0, std::int64_t(kept.size())).clone();
   batch.labels = torch::tensor(labels, torch::kLong);
   batch.samples = std::move(samples);
   if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0) {
     batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
-    augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream, static_cast<std::uint64_t>(m_epoch),
+    augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
+                                            static_cast<std::uint64_t>(m_epoch),
                                             static_cast<std::uint64_t>(b)));
     batch.mixWeight = augment::applyBatchMix(batch.images, batch.targets, m_options.mixes, rng);
   }
-  if (m_options.channelsLast) batch.images = batch.images.contiguous(torch::MemoryFormat::ChannelsLast);
+  if (m_options.channelsLast)
+    batch.images = batch.images.contiguous(torch::MemoryFormat::ChannelsLast);
   if (m_options.pinMemory && torch::cuda::is_available()) batch.images = batch.images.pin_memory();
   return batch;
 }

@@ -30,14 +30,14 @@ struct LoaderOptions {
   bool channelsLast = false;
   bool pinMemory = false;  ///< page-locked batches for fast CUDA copies (ignored without CUDA)
   ErrorPolicy onError = ErrorPolicy::Skip;
-  std::int64_t numClasses = 0;         ///< for soft targets
+  std::int64_t numClasses = 0;           ///< for soft targets
   std::vector<augment::BatchMix> mixes;  ///< MixUp / CutMix (training only)
 };
 
 struct Batch {
-  torch::Tensor images;   ///< N x C x H x W float (channels-last memory when asked)
-  torch::Tensor labels;   ///< N int64
-  torch::Tensor targets;  ///< N x K float soft labels when batch mixes are configured
+  torch::Tensor images;               ///< N x C x H x W float (channels-last memory when asked)
+  torch::Tensor labels;               ///< N int64
+  torch::Tensor targets;              ///< N x K float soft labels when batch mixes are configured
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch
   double mixWeight = 1.0;

@@ -20,8 +20,12 @@ struct SampleSet {
 
   std::int64_t size() const { return static_cast<std::int64_t>(indices.size()); }
   bool empty() const { return indices.empty(); }
-  std::int64_t label(std::int64_t k) const { return source->label(indices[static_cast<std::size_t>(k)]); }
-  std::string describe(std::int64_t k) const { return source->describe(indices[static_cast<std::size_t>(k)]); }
+  std::int64_t label(std::int64_t k) const {
+    return source->label(indices[static_cast<std::size_t>(k)]);
+  }
+  std::string describe(std::int64_t k) const {
+    return source->describe(indices[static_cast<std::size_t>(k)]);
+  }
 };
 
 /// Train / validation split of `n` samples with labels `label(i)`. Stratified: each class gives
@@ -31,8 +35,10 @@ struct SplitIndices {
   std::vector<std::int64_t> train;
   std::vector<std::int64_t> validation;
 };
-SplitIndices splitTrainValidation(std::int64_t n, const std::function<std::int64_t(std::int64_t)>& label,
-                                  std::int64_t numClasses, double fraction, std::uint64_t seed, bool stratified);
+SplitIndices splitTrainValidation(std::int64_t n,
+                                  const std::function<std::int64_t(std::int64_t)>& label,
+                                  std::int64_t numClasses, double fraction, std::uint64_t seed,
+                                  bool stratified);
 
 /// The data of a project, opened: sources read, splits made.
 struct DataModule {

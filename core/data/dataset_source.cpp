@@ -10,20 +10,26 @@
 
 namespace netsmith::data {
 
-std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec,
+                                          const std::vector<std::string>& classes,
                                           ErrorPolicy policy) {
   switch (spec.format) {
-    case SourceFormat::Idx: return openIdxSource(spec, classes, policy);
-    case SourceFormat::ImageFolder: return openImageFolderSource(spec, classes, policy);
-    case SourceFormat::Csv: return openCsvSource(spec, classes, policy);
-    case SourceFormat::Cifar10: return openCifarSource(spec, classes, policy);
+    case SourceFormat::Idx:
+      return openIdxSource(spec, classes, policy);
+    case SourceFormat::ImageFolder:
+      return openImageFolderSource(spec, classes, policy);
+    case SourceFormat::Csv:
+      return openCsvSource(spec, classes, policy);
+    case SourceFormat::Cifar10:
+      return openCifarSource(spec, classes, policy);
   }
   throw Error(spec.path + ": unknown format");
 }
 
 bool isImageFileName(const std::string& name) {
   std::string ext = std::filesystem::path(name).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   static const char* kExts[] = {".png", ".jpg", ".jpeg", ".bmp", ".webp", ".tif", ".tiff"};
   return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
 }
@@ -48,16 +54,23 @@ cv::Mat decodeImageFile(const std::string& path) {
   }
   cv::Mat out;
   switch (img.channels()) {
-    case 1: out = img; break;
-    case 3: cv::cvtColor(img, out, cv::COLOR_BGR2RGB); break;
-    case 4: cv::cvtColor(img, out, cv::COLOR_BGRA2RGB); break;
+    case 1:
+      out = img;
+      break;
+    case 3:
+      cv::cvtColor(img, out, cv::COLOR_BGR2RGB);
+      break;
+    case 4:
+      cv::cvtColor(img, out, cv::COLOR_BGRA2RGB);
+      break;
     case 2: {
       std::vector<cv::Mat> planes;
       cv::split(img, planes);
       out = planes[0];  // grey + alpha
       break;
     }
-    default: throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
+    default:
+      throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
   }
   return out;
 }

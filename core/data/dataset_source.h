@@ -21,7 +21,7 @@ class SampleError : public Error {
 
 /// A file or record left out of a dataset, and why.
 struct SkippedItem {
-  std::string item;    ///< file path, "manifest.csv line 12", "train-labels... record 7"
+  std::string item;  ///< file path, "manifest.csv line 12", "train-labels... record 7"
   std::string reason;
 };
 
@@ -51,17 +51,22 @@ class DatasetSource {
 /// make the whole source unusable (missing file, wrong magic number, no classes...). Bad
 /// individual items are skipped (and listed) under ErrorPolicy::Skip, or thrown under Fail.
 /// `classes`: the project's class names, if it gives them.
-std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec,
+                                          const std::vector<std::string>& classes,
                                           ErrorPolicy policy);
 
 // Per-format openers (one file each).
-std::shared_ptr<DatasetSource> openIdxSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openIdxSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
                                              ErrorPolicy policy);
-std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec,
+                                                     const std::vector<std::string>& classes,
                                                      ErrorPolicy policy);
-std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
                                              ErrorPolicy policy);
-std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
+                                               const std::vector<std::string>& classes,
                                                ErrorPolicy policy);
 
 /// Decodes an image file to CV_8UC1 / CV_8UC3 RGB (alpha dropped, 16-bit scaled to 8-bit).

@@ -11,11 +11,13 @@
 
 namespace netsmith::data {
 
-std::optional<ChannelStats> computeChannelStats(const SampleSet& set, const SampleProcessor& processor,
+std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
+                                                const SampleProcessor& processor,
                                                 ErrorPolicy policy, const ProgressFn& progress,
                                                 std::vector<SkippedItem>* skipped) {
   const int c = processor.format().channels;
-  std::vector<double> sum(static_cast<std::size_t>(c), 0.0), sumSq(static_cast<std::size_t>(c), 0.0);
+  std::vector<double> sum(static_cast<std::size_t>(c), 0.0),
+      sumSq(static_cast<std::size_t>(c), 0.0);
   std::int64_t pixels = 0, used = 0;
   const std::int64_t n = set.size();
   for (std::int64_t k = 0; k < n; ++k) {
@@ -43,23 +45,25 @@ std::optional<ChannelStats> computeChannelStats(const SampleSet& set, const Samp
   s.samples = used;
   for (int ch = 0; ch < c; ++ch) {
     const double mean = pixels ? sum[static_cast<std::size_t>(ch)] / double(pixels) : 0.0;
-    const double var = pixels ? std::max(0.0, sumSq[static_cast<std::size_t>(ch)] / double(pixels) - mean * mean) : 0.0;
+    const double var =
+        pixels ? std::max(0.0, sumSq[static_cast<std::size_t>(ch)] / double(pixels) - mean * mean)
+               : 0.0;
     s.mean.push_back(mean);
     s.std.push_back(std::sqrt(var));
   }
   return s;
 }
 
-std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(const SampleSet& set,
-                                                                      const ProgressFn& progress,
-                                                                      std::vector<SkippedItem>* skipped) {
+std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(
+    const SampleSet& set, const ProgressFn& progress, std::vector<SkippedItem>* skipped) {
   std::map<std::string, std::int64_t> out;
   const std::int64_t n = set.size();
   for (std::int64_t k = 0; k < n; ++k) {
     if (progress && (k % 64 == 0) && !progress(k, n)) return std::nullopt;
     try {
       const cv::Mat img = set.source->load(set.indices[static_cast<std::size_t>(k)]);
-      ++out[std::to_string(img.cols) + "x" + std::to_string(img.rows) + "x" + std::to_string(img.channels())];
+      ++out[std::to_string(img.cols) + "x" + std::to_string(img.rows) + "x" +
+            std::to_string(img.channels())];
     } catch (const SampleError& e) {
       if (skipped) skipped->push_back({set.describe(k), e.what()});
     }
@@ -74,18 +78,21 @@ namespace {
 std::string statsKey(const DataModule& data, const SampleFormat& f) {
   std::ostringstream os;
   const auto& s = data.config.train;
-  os << sourceFormatName(s.format) << '|' << s.images << '|' << s.labels << '|' << s.root << '|' << s.manifest;
-  for (const auto& file : s.files) os << '|' << file;
+  os << sourceFormatName(s.format) << '|' << s.images << '|' << s.labels << '|' << s.root << '|'
+     << s.manifest;
+  for (const auto& file : s.files)
+    os << '|' << file;
   for (const auto& p : {s.images, s.labels, s.root, s.manifest}) {
     std::error_code ec;
     if (p.empty()) continue;
-    const auto size = std::filesystem::is_regular_file(p, ec) ? std::filesystem::file_size(p, ec) : 0;
+    const auto size =
+        std::filesystem::is_regular_file(p, ec) ? std::filesystem::file_size(p, ec) : 0;
     const auto time = std::filesystem::last_write_time(p, ec).time_since_epoch().count();
     os << '|' << size << '@' << time;
   }
   os << '|' << s.limit << '|' << data.config.split.fraction << '|' << data.config.split.seed << '|'
-     << data.config.split.stratified << '|' << data.train.size() << '|' << f.channels << 'x' << f.height << 'x'
-     << f.width << '|' << int(f.fit);
+     << data.config.split.stratified << '|' << data.train.size() << '|' << f.channels << 'x'
+     << f.height << 'x' << f.width << '|' << int(f.fit);
   char hex[32];
   std::snprintf(hex, sizeof hex, "%016zx", std::hash<std::string>()(os.str()));
   return hex;
@@ -93,8 +100,10 @@ std::string statsKey(const DataModule& data, const SampleFormat& f) {
 
 }  // namespace
 
-std::optional<Normalization> resolveNormalization(const DataModule& data, const SampleFormat& format,
-                                                  const std::string& cacheDir, const ProgressFn& progress) {
+std::optional<Normalization> resolveNormalization(const DataModule& data,
+                                                  const SampleFormat& format,
+                                                  const std::string& cacheDir,
+                                                  const ProgressFn& progress) {
   Normalization n;
   using Mode = DataConfig::Normalization;
   if (data.config.normalization == Mode::None) return n;
@@ -103,13 +112,17 @@ std::optional<Normalization> resolveNormalization(const DataModule& data, const 
     n.std = data.config.std;
     const auto c = static_cast<std::size_t>(format.channels);
     if ((n.mean.size() != 1 && n.mean.size() != c) || (n.std.size() != 1 && n.std.size() != c)) {
-      throw Error("data.normalize: mean and std need 1 or " + std::to_string(c) + " values (one per channel)");
+      throw Error("data.normalize: mean and std need 1 or " + std::to_string(c) +
+                  " values (one per channel)");
     }
     return n;
   }
   n.computed = true;
   const std::string cacheFile =
-      cacheDir.empty() ? std::string() : (std::filesystem::path(cacheDir) / ("stats-" + statsKey(data, format) + ".json")).string();
+      cacheDir.empty()
+          ? std::string()
+          : (std::filesystem::path(cacheDir) / ("stats-" + statsKey(data, format) + ".json"))
+                .string();
   if (!cacheFile.empty()) {
     try {
       const Json j = Json::parse(readTextFile(cacheFile));
@@ -128,11 +141,14 @@ std::optional<Normalization> resolveNormalization(const DataModule& data, const 
   if (!stats) return std::nullopt;
   n.mean = stats->mean;
   n.std = stats->std;
-  for (auto& s : n.std) s = std::max(s, 1e-6);
+  for (auto& s : n.std)
+    s = std::max(s, 1e-6);
   if (!cacheFile.empty()) {
     try {
       std::filesystem::create_directories(cacheDir);
-      writeFileAtomically(cacheFile, Json{{"mean", n.mean}, {"std", n.std}, {"samples", stats->samples}}.dump(2) + "\n");
+      writeFileAtomically(
+          cacheFile,
+          Json{{"mean", n.mean}, {"std", n.std}, {"samples", stats->samples}}.dump(2) + "\n");
     } catch (const std::exception&) {
       // A cache that cannot be written only costs time next run.
     }

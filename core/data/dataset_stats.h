@@ -26,24 +26,26 @@ struct ChannelStats {
 /// Mean/std over every pixel of the set as the model sees it (converted and fitted, not
 /// augmented). Unreadable samples are skipped and listed (under ErrorPolicy::Fail, thrown).
 /// Returns nullopt when `progress` cancels.
-std::optional<ChannelStats> computeChannelStats(const SampleSet& set, const SampleProcessor& processor,
+std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
+                                                const SampleProcessor& processor,
                                                 ErrorPolicy policy, const ProgressFn& progress,
                                                 std::vector<SkippedItem>* skipped = nullptr);
 
 /// "WxH" -> count over the set's decoded images (image folders and manifests have mixed sizes).
-std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(const SampleSet& set,
-                                                                      const ProgressFn& progress,
-                                                                      std::vector<SkippedItem>* skipped = nullptr);
+std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(
+    const SampleSet& set, const ProgressFn& progress, std::vector<SkippedItem>* skipped = nullptr);
 
 /// Resolves the project's normalisation: explicit values, none (empty vectors), or "auto"
 /// (computed over the training split, read from / written to `cacheDir` when given).
 struct Normalization {
   std::vector<double> mean;
   std::vector<double> std;
-  bool computed = false;   ///< "auto"
+  bool computed = false;  ///< "auto"
   bool fromCache = false;
 };
-std::optional<Normalization> resolveNormalization(const DataModule& data, const SampleFormat& format,
-                                                  const std::string& cacheDir, const ProgressFn& progress);
+std::optional<Normalization> resolveNormalization(const DataModule& data,
+                                                  const SampleFormat& format,
+                                                  const std::string& cacheDir,
+                                                  const ProgressFn& progress);
 
 }  // namespace netsmith::data

@@ -37,7 +37,8 @@ std::vector<unsigned char> readMaybeGzip(const std::string& path, const std::str
 }
 
 std::uint32_t bigEndian(const unsigned char* p) {
-  return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) | std::uint32_t(p[3]);
+  return (std::uint32_t(p[0]) << 24) | (std::uint32_t(p[1]) << 16) | (std::uint32_t(p[2]) << 8) |
+         std::uint32_t(p[3]);
 }
 
 std::string hex(std::uint32_t v) {
@@ -54,43 +55,51 @@ class IdxSource : public DatasetSource {
     const auto labels = readMaybeGzip(spec.labels, spec.path + ".labels");
     const std::string imgWhere = spec.path + ".images: " + spec.images;
     const std::string lblWhere = spec.path + ".labels: " + spec.labels;
-    if (m_pixels.size() < 16) throw Error(imgWhere + ": too short for an IDX image file (" + std::to_string(m_pixels.size()) + " bytes)");
+    if (m_pixels.size() < 16)
+      throw Error(imgWhere + ": too short for an IDX image file (" +
+                  std::to_string(m_pixels.size()) + " bytes)");
     if (bigEndian(m_pixels.data()) != kImageMagic) {
-      throw Error(imgWhere + ": not an IDX image file (magic number " + hex(bigEndian(m_pixels.data())) +
-                  ", expected " + hex(kImageMagic) + ")" +
-                  (bigEndian(m_pixels.data()) == kLabelMagic ? "; this looks like a labels file: swap images and labels" : ""));
+      throw Error(imgWhere + ": not an IDX image file (magic number " +
+                  hex(bigEndian(m_pixels.data())) + ", expected " + hex(kImageMagic) + ")" +
+                  (bigEndian(m_pixels.data()) == kLabelMagic
+                       ? "; this looks like a labels file: swap images and labels"
+                       : ""));
     }
     const std::int64_t count = bigEndian(m_pixels.data() + 4);
     m_rows = bigEndian(m_pixels.data() + 8);
     m_cols = bigEndian(m_pixels.data() + 12);
     if (m_rows <= 0 || m_cols <= 0 || m_rows > 65535 || m_cols > 65535) {
-      throw Error(imgWhere + ": implausible image size " + std::to_string(m_rows) + "x" + std::to_string(m_cols));
+      throw Error(imgWhere + ": implausible image size " + std::to_string(m_rows) + "x" +
+                  std::to_string(m_cols));
     }
     const std::int64_t need = count * m_rows * m_cols;
     const std::int64_t have = static_cast<std::int64_t>(m_pixels.size()) - 16;
     if (have < need) {
-      throw Error(imgWhere + ": truncated: the header announces " + std::to_string(count) + " images of " +
-                  std::to_string(m_rows) + "x" + std::to_string(m_cols) + " (" + std::to_string(need) +
-                  " bytes) but only " + std::to_string(have) + " bytes follow");
+      throw Error(imgWhere + ": truncated: the header announces " + std::to_string(count) +
+                  " images of " + std::to_string(m_rows) + "x" + std::to_string(m_cols) + " (" +
+                  std::to_string(need) + " bytes) but only " + std::to_string(have) +
+                  " bytes follow");
     }
     if (labels.size() < 8) throw Error(lblWhere + ": too short for an IDX label file");
     if (bigEndian(labels.data()) != kLabelMagic) {
-      throw Error(lblWhere + ": not an IDX label file (magic number " + hex(bigEndian(labels.data())) +
-                  ", expected " + hex(kLabelMagic) + ")");
+      throw Error(lblWhere + ": not an IDX label file (magic number " +
+                  hex(bigEndian(labels.data())) + ", expected " + hex(kLabelMagic) + ")");
     }
     const std::int64_t labelCount = bigEndian(labels.data() + 4);
     if (static_cast<std::int64_t>(labels.size()) - 8 < labelCount) {
-      throw Error(lblWhere + ": truncated: the header announces " + std::to_string(labelCount) + " labels but only " +
-                  std::to_string(labels.size() - 8) + " bytes follow");
+      throw Error(lblWhere + ": truncated: the header announces " + std::to_string(labelCount) +
+                  " labels but only " + std::to_string(labels.size() - 8) + " bytes follow");
     }
     if (labelCount != count) {
-      throw Error(spec.path + ": the images file has " + std::to_string(count) + " images but the labels file has " +
-                  std::to_string(labelCount) + " labels");
+      throw Error(spec.path + ": the images file has " + std::to_string(count) +
+                  " images but the labels file has " + std::to_string(labelCount) + " labels");
     }
     std::int64_t maxLabel = 0;
-    for (std::int64_t i = 0; i < count; ++i) maxLabel = std::max<std::int64_t>(maxLabel, labels[8 + i]);
+    for (std::int64_t i = 0; i < count; ++i)
+      maxLabel = std::max<std::int64_t>(maxLabel, labels[8 + i]);
     if (classes.empty()) {
-      for (std::int64_t k = 0; k <= maxLabel; ++k) m_classes.push_back(std::to_string(k));
+      for (std::int64_t k = 0; k <= maxLabel; ++k)
+        m_classes.push_back(std::to_string(k));
     } else {
       m_classes = classes;
     }
@@ -111,11 +120,15 @@ class IdxSource : public DatasetSource {
   }
 
   std::int64_t size() const override { return static_cast<std::int64_t>(m_index.size()); }
-  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
+  std::int64_t label(std::int64_t i) const override {
+    return m_labels.at(static_cast<std::size_t>(i));
+  }
   cv::Mat load(std::int64_t i) const override {
     const std::int64_t record = m_index.at(static_cast<std::size_t>(i));
     const unsigned char* p = m_pixels.data() + 16 + record * m_rows * m_cols;
-    return cv::Mat(static_cast<int>(m_rows), static_cast<int>(m_cols), CV_8UC1, const_cast<unsigned char*>(p)).clone();
+    return cv::Mat(static_cast<int>(m_rows), static_cast<int>(m_cols), CV_8UC1,
+                   const_cast<unsigned char*>(p))
+        .clone();
   }
   std::string describe(std::int64_t i) const override {
     return m_imagesPath + " #" + std::to_string(m_index.at(static_cast<std::size_t>(i)));
@@ -131,7 +144,8 @@ class IdxSource : public DatasetSource {
 
 }  // namespace
 
-std::shared_ptr<DatasetSource> openIdxSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openIdxSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
                                              ErrorPolicy policy) {
   return std::make_shared<IdxSource>(spec, classes, policy);
 }

@@ -33,7 +33,8 @@ class ImageFolderSource : public DatasetSource {
     }
     if (!classes.empty() && classes != folders) {
       std::string list;
-      for (const auto& f : folders) list += (list.empty() ? "" : ", ") + f;
+      for (const auto& f : folders)
+        list += (list.empty() ? "" : ", ") + f;
       throw Error("data.classes: does not match the class folders of " + spec.root + " (" + list +
                   "); remove data.classes or rename the folders");
     }
@@ -41,7 +42,8 @@ class ImageFolderSource : public DatasetSource {
     for (std::size_t k = 0; k < folders.size(); ++k) {
       const fs::path dir = fs::path(spec.root) / folders[k];
       std::vector<std::string> files;
-      for (auto it = fs::recursive_directory_iterator(dir, fs::directory_options::follow_directory_symlink, ec);
+      for (auto it = fs::recursive_directory_iterator(
+               dir, fs::directory_options::follow_directory_symlink, ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
         if (!it->is_regular_file()) continue;
@@ -53,7 +55,8 @@ class ImageFolderSource : public DatasetSource {
         }
       }
       if (files.empty()) {
-        throw Error(where + ": class folder \"" + folders[k] + "\" has no images (png, jpg, jpeg, bmp, webp, tif); "
+        throw Error(where + ": class folder \"" + folders[k] +
+                    "\" has no images (png, jpg, jpeg, bmp, webp, tif); "
                     "add images or remove the folder");
       }
       std::sort(files.begin(), files.end());
@@ -69,9 +72,15 @@ class ImageFolderSource : public DatasetSource {
   }
 
   std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
-  std::int64_t label(std::int64_t i) const override { return m_labels.at(static_cast<std::size_t>(i)); }
-  cv::Mat load(std::int64_t i) const override { return decodeImageFile(m_files.at(static_cast<std::size_t>(i))); }
-  std::string describe(std::int64_t i) const override { return m_files.at(static_cast<std::size_t>(i)); }
+  std::int64_t label(std::int64_t i) const override {
+    return m_labels.at(static_cast<std::size_t>(i));
+  }
+  cv::Mat load(std::int64_t i) const override {
+    return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
+  }
+  std::string describe(std::int64_t i) const override {
+    return m_files.at(static_cast<std::size_t>(i));
+  }
 
  private:
   std::vector<std::string> m_files;
@@ -80,7 +89,8 @@ class ImageFolderSource : public DatasetSource {
 
 }  // namespace
 
-std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec,
+                                                     const std::vector<std::string>& classes,
                                                      ErrorPolicy) {
   return std::make_shared<ImageFolderSource>(spec, classes);
 }

@@ -5,10 +5,12 @@
 
 namespace netsmith::data {
 
-std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draws, std::uint64_t seed) {
+std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draws,
+                                    std::uint64_t seed) {
   const SampleSet& train = pd.data.train;
   // Round-robin over classes so the rows show different classes.
-  std::vector<std::vector<std::int64_t>> byClass(static_cast<std::size_t>(std::max<std::int64_t>(1, pd.data.numClasses())));
+  std::vector<std::vector<std::int64_t>> byClass(
+      static_cast<std::size_t>(std::max<std::int64_t>(1, pd.data.numClasses())));
   for (std::int64_t k = 0; k < train.size(); ++k) {
     auto& bucket = byClass[static_cast<std::size_t>(train.label(k))];
     if (static_cast<int>(bucket.size()) < samples) bucket.push_back(k);
@@ -31,7 +33,8 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
     row.caption = pd.data.classes.at(static_cast<std::size_t>(train.label(k)));
     try {
       row.original = pd.processor->preview(train, k, /*training=*/false, seed, 0);
-      for (int j = 0; j < draws; ++j) row.draws.push_back(pd.processor->preview(train, k, /*training=*/true, seed, j));
+      for (int j = 0; j < draws; ++j)
+        row.draws.push_back(pd.processor->preview(train, k, /*training=*/true, seed, j));
     } catch (const SampleError&) {
       continue;  // an unreadable sample is simply not shown
     }
@@ -60,8 +63,11 @@ cv::Mat toDisplay(const cv::Mat& img, int cell) {
 void text(cv::Mat& canvas, const std::string& s, int x, int y, int maxWidth) {
   std::string t = s;
   int baseline = 0;
-  while (t.size() > 1 && cv::getTextSize(t, cv::FONT_HERSHEY_SIMPLEX, 0.4, 1, &baseline).width > maxWidth) t.pop_back();
-  cv::putText(canvas, t, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(30, 30, 30), 1, cv::LINE_AA);
+  while (t.size() > 1 &&
+         cv::getTextSize(t, cv::FONT_HERSHEY_SIMPLEX, 0.4, 1, &baseline).width > maxWidth)
+    t.pop_back();
+  cv::putText(canvas, t, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(30, 30, 30), 1,
+              cv::LINE_AA);
 }
 
 }  // namespace
@@ -69,12 +75,14 @@ void text(cv::Mat& canvas, const std::string& s, int x, int y, int maxWidth) {
 cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell) {
   const int pad = 6, caption = 16, header = 20;
   std::size_t cols = 1;
-  for (const auto& r : rows) cols = std::max(cols, 1 + r.draws.size());
+  for (const auto& r : rows)
+    cols = std::max(cols, 1 + r.draws.size());
   const int width = pad + static_cast<int>(cols) * (cell + pad);
   const int height = header + static_cast<int>(rows.size()) * (cell + caption + pad) + pad;
   cv::Mat canvas(std::max(height, header + pad), width, CV_8UC3, cv::Scalar(245, 245, 245));
   text(canvas, "original", pad, 14, cell);
-  for (std::size_t c = 1; c < cols; ++c) text(canvas, "draw " + std::to_string(c), pad + int(c) * (cell + pad), 14, cell);
+  for (std::size_t c = 1; c < cols; ++c)
+    text(canvas, "draw " + std::to_string(c), pad + int(c) * (cell + pad), 14, cell);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int y = header + static_cast<int>(r) * (cell + caption + pad);
     std::vector<cv::Mat> images{rows[r].original};

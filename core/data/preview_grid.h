@@ -20,7 +20,8 @@ struct PreviewRow {
 
 /// K training samples (spread over the classes) with `draws` augmented versions each. Draw j
 /// uses epoch j of the pipeline's seeded RNG, so a seed reproduces the grid.
-std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int draws, std::uint64_t seed);
+std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int draws,
+                                    std::uint64_t seed);
 
 /// A readable grid (8-bit BGR, for cv::imwrite): one row per sample, the original first, each
 /// image scaled to `cell` pixels, class names under the originals, a header row.

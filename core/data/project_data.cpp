@@ -14,7 +14,9 @@ augment::TransformContext transformContext(const project::Project& project) {
 }
 
 namespace {
-bool hasData(const project::Project& project) { return !(project.data.is_object() && project.data.empty()); }
+bool hasData(const project::Project& project) {
+  return !(project.data.is_object() && project.data.empty());
+}
 }  // namespace
 
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
@@ -25,12 +27,20 @@ Problems validateDataSections(const project::Project& project, const std::string
     const auto c = static_cast<std::size_t>(project.model.input.channels);
     if (config.normalization == DataConfig::Normalization::Explicit) {
       if (!config.mean.empty() && config.mean.size() != 1 && config.mean.size() != c) {
-        problems.push_back({"data.normalize.mean", "has " + std::to_string(config.mean.size()) +
-                                                       " values but the model input has " + std::to_string(c) + " channel(s)", {}, {}});
+        problems.push_back({"data.normalize.mean",
+                            "has " + std::to_string(config.mean.size()) +
+                                " values but the model input has " + std::to_string(c) +
+                                " channel(s)",
+                            {},
+                            {}});
       }
       if (!config.std.empty() && config.std.size() != 1 && config.std.size() != c) {
-        problems.push_back({"data.normalize.std", "has " + std::to_string(config.std.size()) +
-                                                      " values but the model input has " + std::to_string(c) + " channel(s)", {}, {}});
+        problems.push_back({"data.normalize.std",
+                            "has " + std::to_string(config.std.size()) +
+                                " values but the model input has " + std::to_string(c) +
+                                " channel(s)",
+                            {},
+                            {}});
       }
     }
   }
@@ -38,10 +48,13 @@ Problems validateDataSections(const project::Project& project, const std::string
   return problems;
 }
 
-std::unique_ptr<ProjectData> openProjectData(const project::Project& project, const std::string& baseDir,
+std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
+                                             const std::string& baseDir,
                                              const augment::TransformRegistry& transforms,
-                                             const std::string& cacheDir, const ProgressFn& progress) {
-  if (!hasData(project)) throw Error("data: the project has no data section; add one (see the README) to train");
+                                             const std::string& cacheDir,
+                                             const ProgressFn& progress) {
+  if (!hasData(project))
+    throw Error("data: the project has no data section; add one (see the README) to train");
   Problems problems;
   const auto config = parseDataConfig(project.data, baseDir, problems);
   auto context = transformContext(project);
@@ -65,13 +78,16 @@ std::unique_ptr<ProjectData> openProjectData(const project::Project& project, co
   }
   Problems unused;
   out->pipeline = augment::Pipeline::fromJson(project.augment, transforms, context, unused);
-  out->processor = std::make_unique<SampleProcessor>(out->format, &out->pipeline, norm->mean, norm->std);
+  out->processor =
+      std::make_unique<SampleProcessor>(out->format, &out->pipeline, norm->mean, norm->std);
   return out;
 }
 
 std::string userCacheDir() {
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return (std::filesystem::path(xdg) / "netsmith").string();
-  if (const char* home = std::getenv("HOME"); home && *home) return (std::filesystem::path(home) / ".cache" / "netsmith").string();
+  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg)
+    return (std::filesystem::path(xdg) / "netsmith").string();
+  if (const char* home = std::getenv("HOME"); home && *home)
+    return (std::filesystem::path(home) / ".cache" / "netsmith").string();
   return {};
 }
 

@@ -33,9 +33,11 @@ Problems validateDataSections(const project::Project& project, const std::string
 /// Opens the project's data: sources, splits, normalisation ("auto" computed over the training
 /// split, cached in `cacheDir` when given), pipeline. Throws netsmith::Error with every problem.
 /// Returns nullptr when `progress` cancels the statistics.
-std::unique_ptr<ProjectData> openProjectData(const project::Project& project, const std::string& baseDir,
+std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
+                                             const std::string& baseDir,
                                              const augment::TransformRegistry& transforms,
-                                             const std::string& cacheDir, const ProgressFn& progress = {});
+                                             const std::string& cacheDir,
+                                             const ProgressFn& progress = {});
 
 /// Netsmith's per-user cache folder ($XDG_CACHE_HOME/netsmith or ~/.cache/netsmith).
 std::string userCacheDir();

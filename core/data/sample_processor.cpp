@@ -38,23 +38,24 @@ cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit) {
   return resized(roi).clone();
 }
 
-SampleProcessor::SampleProcessor(SampleFormat format, const augment::Pipeline* pipeline, std::vector<double> mean,
-                                 std::vector<double> std)
+SampleProcessor::SampleProcessor(SampleFormat format, const augment::Pipeline* pipeline,
+                                 std::vector<double> mean, std::vector<double> std)
     : m_format(format), m_pipeline(pipeline), m_mean(std::move(mean)), m_std(std::move(std)) {
   const auto c = static_cast<std::size_t>(m_format.channels);
   if (m_mean.size() == 1) m_mean.assign(c, m_mean[0]);
   if (m_std.size() == 1) m_std.assign(c, m_std[0]);
 }
 
-cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-                             std::int64_t epoch, bool forDisplay) const {
+cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
+                             std::uint64_t seed, std::int64_t epoch, bool forDisplay) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
   cv::Mat img = toModelChannels(set.source->load(index), m_format.channels);
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
   if (!pipelineSizes) img = fitImage(img, m_format.height, m_format.width, m_format.fit);
   if (m_pipeline) {
     if (training) {
-      augment::SampleRng rng(augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
+      augment::SampleRng rng(
+          augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
       m_pipeline->apply(img, &rng, forDisplay);
     } else {
       m_pipeline->apply(img, nullptr, forDisplay);
@@ -73,8 +74,8 @@ cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training
   return img;
 }
 
-void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-                              std::int64_t epoch, float* out) const {
+void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool training,
+                              std::uint64_t seed, std::int64_t epoch, float* out) const {
   const cv::Mat img = run(set, k, training, seed, epoch, false);
   const int c = m_format.channels;
   const std::size_t plane = std::size_t(m_format.height) * std::size_t(m_format.width);
@@ -85,20 +86,21 @@ void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool trainin
   }
   std::vector<cv::Mat> planes(static_cast<std::size_t>(c));
   for (int ch = 0; ch < c; ++ch) {
-    planes[static_cast<std::size_t>(ch)] = cv::Mat(m_format.height, m_format.width, CV_32F, out + plane * std::size_t(ch));
+    planes[static_cast<std::size_t>(ch)] =
+        cv::Mat(m_format.height, m_format.width, CV_32F, out + plane * std::size_t(ch));
   }
   cv::split(img, planes);
 }
 
-cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-                                 std::int64_t epoch) const {
+cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool training,
+                                 std::uint64_t seed, std::int64_t epoch) const {
   return run(set, k, training, seed, epoch, true);
 }
 
 cv::Mat SampleProcessor::plain(const SampleSet& set, std::int64_t k) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
-  return fitImage(toModelChannels(set.source->load(index), m_format.channels), m_format.height, m_format.width,
-                  m_format.fit);
+  return fitImage(toModelChannels(set.source->load(index), m_format.channels), m_format.height,
+                  m_format.width, m_format.fit);
 }
 
 }  // namespace netsmith::data

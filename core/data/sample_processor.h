@@ -33,19 +33,22 @@ class SampleProcessor {
                   std::vector<double> std);
 
   /// Writes channels x height x width floats (CHW) to `out`. Throws SampleError.
-  void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch,
-               float* out) const;
+  void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
+               std::int64_t epoch, float* out) const;
   /// The image as a person should see it (before normalisation), CV_32F in [0, 1], HxWxC.
-  cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch) const;
+  cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
+                  std::int64_t epoch) const;
   /// Decoded, channel-converted and fitted, without augmentation (for statistics).
   cv::Mat plain(const SampleSet& set, std::int64_t k) const;
 
   const SampleFormat& format() const { return m_format; }
-  std::int64_t sampleFloats() const { return std::int64_t(m_format.channels) * m_format.height * m_format.width; }
+  std::int64_t sampleFloats() const {
+    return std::int64_t(m_format.channels) * m_format.height * m_format.width;
+  }
 
  private:
-  cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed, std::int64_t epoch,
-              bool forDisplay) const;
+  cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
+              std::int64_t epoch, bool forDisplay) const;
 
   SampleFormat m_format;
   const augment::Pipeline* m_pipeline;  // may be null: no augmentation

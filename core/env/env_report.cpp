@@ -40,10 +40,11 @@ void detectBlas(EnvReport& r) {
   const std::string& lib = r.blasLibrary;
   using ConfigFn = char* (*)();
   if (lib.find("openblas") != std::string::npos) {
-    r.blasName = lib.find("pthread") != std::string::npos ? "OpenBLAS (pthread)"
+    r.blasName = lib.find("pthread") != std::string::npos  ? "OpenBLAS (pthread)"
                  : lib.find("openmp") != std::string::npos ? "OpenBLAS (OpenMP)"
                                                            : "OpenBLAS";
-    if (auto fn = reinterpret_cast<ConfigFn>(::dlsym(RTLD_DEFAULT, "openblas_get_config"))) r.blasConfig = fn();
+    if (auto fn = reinterpret_cast<ConfigFn>(::dlsym(RTLD_DEFAULT, "openblas_get_config")))
+      r.blasConfig = fn();
   } else if (lib.find("mkl") != std::string::npos) {
     r.blasName = "Intel MKL";
   } else if (lib.find("blis") != std::string::npos) {
@@ -61,7 +62,8 @@ void detectBlas(EnvReport& r) {
   if (r.blasIsReference) {
     r.warnings.push_back(
         "LibTorch is using the reference BLAS: matrix products run ~35x slower. Install "
-        "libopenblas0-pthread and select it: update-alternatives --config libblas.so.3-x86_64-linux-gnu");
+        "libopenblas0-pthread and select it: update-alternatives --config "
+        "libblas.so.3-x86_64-linux-gnu");
   }
 }
 
@@ -106,7 +108,8 @@ EnvReport collectEnvReport(bool measure) {
       if (cudaGetDeviceProperties(&prop, i) == cudaSuccess) {
         r.cudaDevices.push_back(std::string(prop.name) + " (" +
                                 graph::formatBytes(static_cast<std::int64_t>(prop.totalGlobalMem)) +
-                                ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) + ")");
+                                ", sm_" + std::to_string(prop.major) + std::to_string(prop.minor) +
+                                ")");
       }
     }
 #endif
@@ -150,20 +153,25 @@ Json envReportToJson(const EnvReport& r) {
 std::string formatEnvReport(const EnvReport& r) {
   std::ostringstream os;
   os << "Netsmith        " << r.netsmithVersion << '\n';
-  os << "LibTorch        " << r.torchVersion << (r.torchBuiltWithCuda ? " (CUDA build)" : " (CPU build)") << '\n';
+  os << "LibTorch        " << r.torchVersion
+     << (r.torchBuiltWithCuda ? " (CUDA build)" : " (CPU build)") << '\n';
   os << "OpenCV          " << r.opencvVersion << '\n';
   os << "CUDA            " << (r.cudaAvailable ? "available" : "not available") << '\n';
-  for (std::size_t i = 0; i < r.cudaDevices.size(); ++i) os << "  cuda:" << i << "        " << r.cudaDevices[i] << '\n';
+  for (std::size_t i = 0; i < r.cudaDevices.size(); ++i)
+    os << "  cuda:" << i << "        " << r.cudaDevices[i] << '\n';
   if (!r.cudnnVersion.empty()) os << "cuDNN           " << r.cudnnVersion << '\n';
-  os << "Threads         " << r.intraOpThreads << " intra-op (of " << r.hardwareThreads << " hardware)\n";
-  os << "BLAS            " << r.blasName << (r.blasLibrary.empty() ? "" : "  [" + r.blasLibrary + "]") << '\n';
+  os << "Threads         " << r.intraOpThreads << " intra-op (of " << r.hardwareThreads
+     << " hardware)\n";
+  os << "BLAS            " << r.blasName
+     << (r.blasLibrary.empty() ? "" : "  [" + r.blasLibrary + "]") << '\n';
   if (!r.blasConfig.empty()) os << "                " << r.blasConfig << '\n';
   if (r.matmulGflops > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", r.matmulGflops);
     os << "fp32 matmul     " << buf << " (512x512, measured now)\n";
   }
-  for (const auto& w : r.warnings) os << "WARNING: " << w << '\n';
+  for (const auto& w : r.warnings)
+    os << "WARNING: " << w << '\n';
   return os.str();
 }
 

@@ -16,7 +16,9 @@ const NodeInfo* GraphAnalysis::find(const std::string& id) const {
 
 namespace {
 
-std::string nodeWhere(const std::string& id) { return "node \"" + id + "\""; }
+std::string nodeWhere(const std::string& id) {
+  return "node \"" + id + "\"";
+}
 
 std::string plural(std::int64_t n, const char* word) {
   return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
@@ -25,7 +27,8 @@ std::string plural(std::int64_t n, const char* word) {
 std::string inputCountText(const ops::OpDef& def) {
   if (def.maxInputs < 0) return "at least " + plural(def.minInputs, "input");
   if (def.minInputs == def.maxInputs) return "exactly " + plural(def.minInputs, "input");
-  return "between " + std::to_string(def.minInputs) + " and " + std::to_string(def.maxInputs) + " inputs";
+  return "between " + std::to_string(def.minInputs) + " and " + std::to_string(def.maxInputs) +
+         " inputs";
 }
 
 // Finds one cycle among `stuck` nodes and renders it as "a -> b -> a".
@@ -54,7 +57,8 @@ std::string describeCycle(const ModelGraph& g, const std::set<int>& stuck) {
   // Start at the node that comes first in the file, so the message is stable.
   std::rotate(cycle.begin(), std::min_element(cycle.begin(), cycle.end()), cycle.end());
   std::string out;
-  for (int i : cycle) out += g.nodes[static_cast<std::size_t>(i)].id + " -> ";
+  for (int i : cycle)
+    out += g.nodes[static_cast<std::size_t>(i)].id + " -> ";
   return out + g.nodes[static_cast<std::size_t>(cycle.front())].id;
 }
 
@@ -63,7 +67,8 @@ std::string describeCycle(const ModelGraph& g, const std::set<int>& stuck) {
 std::vector<int> topologicalOrder(const ModelGraph& g) {
   const int n = static_cast<int>(g.nodes.size());
   std::unordered_map<std::string, int> index;
-  for (int i = n - 1; i >= 0; --i) index[g.nodes[static_cast<std::size_t>(i)].id] = i;
+  for (int i = n - 1; i >= 0; --i)
+    index[g.nodes[static_cast<std::size_t>(i)].id] = i;
   std::vector<int> pending(static_cast<std::size_t>(n), 0);
   std::vector<std::vector<int>> consumers(static_cast<std::size_t>(n));
   for (int i = 0; i < n; ++i) {
@@ -99,7 +104,10 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
   };
 
   if (g.nodes.empty()) {
-    a.problems.push_back({"model.nodes", "the model has no layers; add an Input node and at least one layer", {}, {}});
+    a.problems.push_back({"model.nodes",
+                          "the model has no layers; add an Input node and at least one layer",
+                          {},
+                          {}});
     return a;
   }
 
@@ -111,11 +119,19 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     const std::string path = "model.nodes[" + std::to_string(i) + "].id";
     if (id.empty()) continue;  // reported by the reader
     if (!isValidNodeId(id)) {
-      a.problems.push_back({path, "\"" + id + "\" is not a valid id: use letters, digits and _ , starting with a letter or _", id, {}});
+      a.problems.push_back(
+          {path,
+           "\"" + id +
+               "\" is not a valid id: use letters, digits and _ , starting with a letter or _",
+           id,
+           {}});
       badIds.insert(id);
     } else if (firstIndex.count(id)) {
-      a.problems.push_back({path, "id \"" + id + "\" is already used by model.nodes[" +
-                                     std::to_string(firstIndex[id]) + "]; ids must be unique", id, {}});
+      a.problems.push_back({path,
+                            "id \"" + id + "\" is already used by model.nodes[" +
+                                std::to_string(firstIndex[id]) + "]; ids must be unique",
+                            id,
+                            {}});
       badIds.insert(id);
     } else {
       firstIndex[id] = static_cast<int>(i);
@@ -124,7 +140,8 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
 
   // Ops, input references and counts.
   std::vector<std::string> ids;
-  for (const auto& n : g.nodes) ids.push_back(n.id);
+  for (const auto& n : g.nodes)
+    ids.push_back(n.id);
   std::vector<const ops::OpDef*> defs(g.nodes.size(), nullptr);
   std::vector<bool> structurallyOk(g.nodes.size(), true);
   int inputNodes = 0;
@@ -139,7 +156,8 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       if (!n.op.empty()) {
         const auto guess = schema::closestName(n.op, registry.names());
         problem(n.id, "unknown op \"" + n.op + "\"",
-                guess.empty() ? "see `netsmith-cli ops` for the list" : "did you mean \"" + guess + "\"?");
+                guess.empty() ? "see `netsmith-cli ops` for the list"
+                              : "did you mean \"" + guess + "\"?");
       }
       structurallyOk[i] = false;
     } else if (defs[i]->isSource) {
@@ -148,14 +166,16 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     for (const auto& in : n.inputs) {
       if (!firstIndex.count(in) && !badIds.count(in)) {
         const auto guess = schema::closestName(in, ids);
-        problem(n.id, "input \"" + in + "\" does not exist",
-                guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
+        problem(
+            n.id, "input \"" + in + "\" does not exist",
+            guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
         structurallyOk[i] = false;
       }
     }
     if (defs[i] && !defs[i]->acceptsInputCount(static_cast<int>(n.inputs.size()))) {
-      problem(n.id, n.op + " takes " + inputCountText(*defs[i]) + " but has " +
-                        std::to_string(n.inputs.size()),
+      problem(n.id,
+              n.op + " takes " + inputCountText(*defs[i]) + " but has " +
+                  std::to_string(n.inputs.size()),
               defs[i]->isSource ? "remove its inputs" : "connect it to the layer(s) before it");
       structurallyOk[i] = false;
     }
@@ -164,29 +184,39 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       const auto& allowed = defs[i]->initSchemes;
       if (!scheme) {
         std::string names;
-        for (const auto& s : ops::initSchemeNames()) names += (names.empty() ? "" : ", ") + s;
+        for (const auto& s : ops::initSchemeNames())
+          names += (names.empty() ? "" : ", ") + s;
         problem(n.id, "unknown init \"" + n.init + "\"; known: " + names);
       } else if (*scheme != ops::InitScheme::Default &&
                  std::find(allowed.begin(), allowed.end(), *scheme) == allowed.end()) {
-        problem(n.id, n.op + (allowed.empty() ? " has no weights to initialise"
-                                              : " cannot use init \"" + n.init + "\""),
+        problem(n.id,
+                n.op + (allowed.empty() ? " has no weights to initialise"
+                                        : " cannot use init \"" + n.init + "\""),
                 "remove \"init\"");
       }
     }
   }
   if (inputNodes == 0) {
-    a.problems.push_back({"model.nodes", "the model has no Input node", {}, "add {\"id\": \"input\", \"op\": \"Input\"}"});
+    a.problems.push_back({"model.nodes",
+                          "the model has no Input node",
+                          {},
+                          "add {\"id\": \"input\", \"op\": \"Input\"}"});
   } else if (inputNodes > 1) {
-    a.problems.push_back({"model.nodes", "the model has " + std::to_string(inputNodes) +
-                                             " Input nodes; Netsmith models take one input", {}, {}});
+    a.problems.push_back({"model.nodes",
+                          "the model has " + std::to_string(inputNodes) +
+                              " Input nodes; Netsmith models take one input",
+                          {},
+                          {}});
   }
 
   // Cycles.
   const auto order = topologicalOrder(g);
   if (order.size() < g.nodes.size()) {
     std::set<int> stuck;
-    for (int i = 0; i < static_cast<int>(g.nodes.size()); ++i) stuck.insert(i);
-    for (int i : order) stuck.erase(i);
+    for (int i = 0; i < static_cast<int>(g.nodes.size()); ++i)
+      stuck.insert(i);
+    for (int i : order)
+      stuck.erase(i);
     const auto cycle = describeCycle(g, stuck);
     if (!cycle.empty()) {
       const std::string first = cycle.substr(0, cycle.find(' '));
@@ -196,7 +226,8 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
 
   // Output: the explicit one, or the single node nobody reads.
   std::set<std::string> consumed;
-  for (const auto& n : g.nodes) consumed.insert(n.inputs.begin(), n.inputs.end());
+  for (const auto& n : g.nodes)
+    consumed.insert(n.inputs.begin(), n.inputs.end());
   std::vector<std::string> sinks;
   for (const auto& n : g.nodes) {
     if (!n.id.empty() && !consumed.count(n.id)) sinks.push_back(n.id);
@@ -207,16 +238,20 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     } else {
       a.outputId = g.output;
       for (const auto& s : sinks) {
-        if (s != g.output) problem(s, "its result is never used", "connect it to a later layer or delete it");
+        if (s != g.output)
+          problem(s, "its result is never used", "connect it to a later layer or delete it");
       }
     }
   } else if (sinks.size() == 1) {
     a.outputId = sinks[0];
   } else if (sinks.size() > 1) {
     std::string list;
-    for (const auto& s : sinks) list += (list.empty() ? "\"" : ", \"") + s + "\"";
-    a.problems.push_back({"model", "the graph has " + std::to_string(sinks.size()) + " outputs (" +
-                                       list + "); Netsmith models have one", {},
+    for (const auto& s : sinks)
+      list += (list.empty() ? "\"" : ", \"") + s + "\"";
+    a.problems.push_back({"model",
+                          "the graph has " + std::to_string(sinks.size()) + " outputs (" + list +
+                              "); Netsmith models have one",
+                          {},
                           "connect or delete the extra branches, or set \"output\""});
   }
 
@@ -240,7 +275,8 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     }
     if (defs[i]) {
       const std::size_t before = a.problems.size();
-      info.params = schema::resolveParams(defs[i]->schema, n.params, nodeWhere(n.id), n.id, a.problems);
+      info.params =
+          schema::resolveParams(defs[i]->schema, n.params, nodeWhere(n.id), n.id, a.problems);
       const bool paramsOk = a.problems.size() == before;
       if (defs[i]->isSource) info.inputShapes = {a.inputShape};
       if (paramsOk && inputsOk) {
@@ -253,9 +289,11 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       }
     }
     if (info.valid) {
-      info.paramCount = defs[i]->paramCount ? defs[i]->paramCount(info.inputShapes, info.params) : 0;
+      info.paramCount =
+          defs[i]->paramCount ? defs[i]->paramCount(info.inputShapes, info.params) : 0;
       info.trainableParams = n.frozen ? 0 : info.paramCount;
-      info.macs = defs[i]->macs ? defs[i]->macs(info.inputShapes, info.outputShape, info.params) : 0;
+      info.macs =
+          defs[i]->macs ? defs[i]->macs(info.inputShapes, info.outputShape, info.params) : 0;
       info.activationBytes = shapeNumel(info.outputShape) * 4;
       a.totalParams += info.paramCount;
       a.trainableParams += info.trainableParams;
@@ -277,7 +315,8 @@ int optimizerStateSlots(const std::string& optimizer, double momentum) {
   return 2;  // unknown: assume the common worst case
 }
 
-MemoryEstimate estimateTrainingMemory(const GraphAnalysis& a, std::int64_t batchSize, int optimizerSlots) {
+MemoryEstimate estimateTrainingMemory(const GraphAnalysis& a, std::int64_t batchSize,
+                                      int optimizerSlots) {
   MemoryEstimate m;
   m.weights = a.totalParams * 4;
   m.gradients = a.trainableParams * 4;

@@ -17,14 +17,14 @@ struct NodeInfo {
   std::string id;
   std::string op;
   const ops::OpDef* def = nullptr;  ///< points into the registry: keep it alive while used
-  schema::Params params;          ///< resolved, with defaults
+  schema::Params params;            ///< resolved, with defaults
   std::vector<Shape> inputShapes;
-  Shape outputShape;              ///< empty when it could not be inferred
-  std::int64_t paramCount = 0;     ///< learnable parameters
+  Shape outputShape;            ///< empty when it could not be inferred
+  std::int64_t paramCount = 0;  ///< learnable parameters
   std::int64_t trainableParams = 0;
-  std::int64_t macs = 0;          ///< per sample
+  std::int64_t macs = 0;             ///< per sample
   std::int64_t activationBytes = 0;  ///< fp32 output of one sample
-  bool valid = false;             ///< params and shape are known and correct
+  bool valid = false;                ///< params and shape are known and correct
 };
 
 /// The result of checking a graph: every problem found, plus shapes and counts for each node.
@@ -36,8 +36,8 @@ struct GraphAnalysis {
   Shape outputShape;
   std::int64_t totalParams = 0;
   std::int64_t trainableParams = 0;
-  std::int64_t totalMacs = 0;          ///< per sample
-  std::int64_t activationBytes = 0;    ///< all node outputs of one sample, fp32
+  std::int64_t totalMacs = 0;        ///< per sample
+  std::int64_t activationBytes = 0;  ///< all node outputs of one sample, fp32
 
   bool ok() const { return problems.empty(); }
   const NodeInfo* find(const std::string& id) const;
@@ -60,7 +60,9 @@ struct MemoryEstimate {
   std::int64_t optimizerState = 0;
   std::int64_t activations = 0;  ///< node outputs kept for the backward pass
   std::int64_t inputBatch = 0;
-  std::int64_t total() const { return weights + gradients + optimizerState + activations + inputBatch; }
+  std::int64_t total() const {
+    return weights + gradients + optimizerState + activations + inputBatch;
+  }
 };
 
 /// `optimizerSlots`: tensors of optimizer state per trainable parameter (SGD 0, momentum 1,

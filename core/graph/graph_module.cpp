@@ -17,15 +17,18 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
     const Node* node = graph.find(info.id);
     Step step;
     step.id = info.id;
-    for (const auto& in : node->inputs) step.inputSlots.push_back(slot.at(in));
+    for (const auto& in : node->inputs)
+      step.inputSlots.push_back(slot.at(in));
     ops::LayerSpec spec{info.id, info.params, info.inputShapes, info.outputShape};
     step.layer = info.def->build(spec);
     register_module(info.id, step.layer);
     if (!node->init.empty()) step.layer->initialise(*ops::parseInitScheme(node->init));
     if (node->frozen) {
-      for (auto& p : step.layer->parameters()) p.set_requires_grad(false);
+      for (auto& p : step.layer->parameters())
+        p.set_requires_grad(false);
     }
-    for (auto s : step.inputSlots) lastUse[s] = m_steps.size();
+    for (auto s : step.inputSlots)
+      lastUse[s] = m_steps.size();
     slot[info.id] = m_steps.size();
     m_steps.push_back(std::move(step));
   }
@@ -39,7 +42,8 @@ torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
   if (x.dim() != 4 || x.size(1) != m_input.channels || x.size(2) != m_input.height ||
       x.size(3) != m_input.width) {
     std::string got;
-    for (auto d : x.sizes()) got += (got.empty() ? "" : "x") + std::to_string(d);
+    for (auto d : x.sizes())
+      got += (got.empty() ? "" : "x") + std::to_string(d);
     throw Error("model input: expects N x " + formatShape(m_input.shape()) + ", receives " + got);
   }
   std::vector<torch::Tensor> values(m_steps.size());
@@ -50,10 +54,12 @@ torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
     if (step.inputSlots.empty()) {
       args.push_back(x);
     } else {
-      for (auto s : step.inputSlots) args.push_back(values[s]);
+      for (auto s : step.inputSlots)
+        args.push_back(values[s]);
     }
     values[i] = step.layer->forward(args);
-    for (auto s : step.release) values[s] = torch::Tensor();
+    for (auto s : step.release)
+      values[s] = torch::Tensor();
   }
   return values[m_outputSlot];
 }

@@ -36,7 +36,8 @@ bool isValidNodeId(const std::string& id) {
   if (id.empty() || id.size() > 128) return false;
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (!alpha(id[0])) return false;
-  return std::all_of(id.begin(), id.end(), [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
+  return std::all_of(id.begin(), id.end(),
+                     [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
 namespace {
@@ -56,7 +57,10 @@ void readDimension(const Json& input, const char* key, std::int64_t maxValue, st
   const auto n = v.get<std::int64_t>();
   if (n < 1 || n > maxValue) {
     problems.push_back(
-        {path, "must be between 1 and " + std::to_string(maxValue) + ", got " + std::to_string(n), {}, {}});
+        {path,
+         "must be between 1 and " + std::to_string(maxValue) + ", got " + std::to_string(n),
+         {},
+         {}});
     return;
   }
   out = n;
@@ -65,10 +69,12 @@ void readDimension(const Json& input, const char* key, std::int64_t maxValue, st
 Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
   Node n;
   if (!j.is_object()) {
-    problems.push_back({path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
+    problems.push_back(
+        {path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
     return n;
   }
-  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path, problems);
+  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path,
+                            problems);
   if (!j.contains("id") || !j["id"].is_string()) {
     problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
   } else {
@@ -76,7 +82,8 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
   }
   const std::string where = n.id.empty() ? path : "node \"" + n.id + "\"";
   if (!j.contains("op") || !j["op"].is_string()) {
-    problems.push_back({where, j.contains("op") ? "\"op\" must be a string" : "\"op\" is missing", n.id, {}});
+    problems.push_back(
+        {where, j.contains("op") ? "\"op\" must be a string" : "\"op\" is missing", n.id, {}});
   } else {
     n.op = j["op"].get<std::string>();
   }
@@ -84,17 +91,20 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
     if (j["params"].is_object()) {
       n.params = j["params"];
     } else {
-      problems.push_back({where, "\"params\" must be an object, got " + jsonTypeName(j["params"]), n.id, {}});
+      problems.push_back(
+          {where, "\"params\" must be an object, got " + jsonTypeName(j["params"]), n.id, {}});
     }
   }
   if (j.contains("inputs")) {
     const Json& in = j["inputs"];
     if (!in.is_array()) {
-      problems.push_back({where, "\"inputs\" must be a list of node ids, got " + jsonTypeName(in), n.id, {}});
+      problems.push_back(
+          {where, "\"inputs\" must be a list of node ids, got " + jsonTypeName(in), n.id, {}});
     } else {
       for (const auto& item : in) {
         if (!item.is_string()) {
-          problems.push_back({where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
+          problems.push_back(
+              {where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
         } else {
           n.inputs.push_back(item.get<std::string>());
         }
@@ -138,14 +148,20 @@ Json number(double v) {
 ModelGraph modelFromJson(const Json& model, Problems& problems) {
   ModelGraph g;
   if (!model.is_object()) {
-    problems.push_back({"model", "must be an object with \"input\" and \"nodes\", got " + jsonTypeName(model), {}, {}});
+    problems.push_back(
+        {"model",
+         "must be an object with \"input\" and \"nodes\", got " + jsonTypeName(model),
+         {},
+         {}});
     return g;
   }
   schema::reportUnknownKeys(model, {"input", "nodes", "output"}, "model", problems);
   if (!model.contains("input")) {
-    problems.push_back({"model.input", "missing: declare {\"channels\", \"height\", \"width\"}", {}, {}});
+    problems.push_back(
+        {"model.input", "missing: declare {\"channels\", \"height\", \"width\"}", {}, {}});
   } else if (!model["input"].is_object()) {
-    problems.push_back({"model.input", "must be an object {\"channels\", \"height\", \"width\"}", {}, {}});
+    problems.push_back(
+        {"model.input", "must be an object {\"channels\", \"height\", \"width\"}", {}, {}});
   } else {
     const Json& in = model["input"];
     schema::reportUnknownKeys(in, {"channels", "height", "width"}, "model.input", problems);
@@ -156,7 +172,8 @@ ModelGraph modelFromJson(const Json& model, Problems& problems) {
   if (!model.contains("nodes")) {
     problems.push_back({"model.nodes", "missing: a list of layers", {}, {}});
   } else if (!model["nodes"].is_array()) {
-    problems.push_back({"model.nodes", "must be a list of layers, got " + jsonTypeName(model["nodes"]), {}, {}});
+    problems.push_back(
+        {"model.nodes", "must be a list of layers, got " + jsonTypeName(model["nodes"]), {}, {}});
   } else {
     const Json& nodes = model["nodes"];
     for (std::size_t i = 0; i < nodes.size(); ++i) {

@@ -25,14 +25,14 @@ struct InputSpec {
 /// One layer of the model as the user wrote it: parameters are kept exactly as given (not
 /// resolved), so a project file round-trips unchanged.
 struct Node {
-  std::string id;                 ///< unique, [A-Za-z_][A-Za-z0-9_]*; prefixes parameter names
-  std::string op;                 ///< registry name: "Conv2d"
-  Json params = Json::object();   ///< as written; defaults are filled in by analysis
+  std::string id;                ///< unique, [A-Za-z_][A-Za-z0-9_]*; prefixes parameter names
+  std::string op;                ///< registry name: "Conv2d"
+  Json params = Json::object();  ///< as written; defaults are filled in by analysis
   std::vector<std::string> inputs;
-  double x = 0.0;                 ///< editor position
+  double x = 0.0;  ///< editor position
   double y = 0.0;
-  std::string init;               ///< "" (default) or an init scheme name
-  bool frozen = false;            ///< parameters excluded from training
+  std::string init;     ///< "" (default) or an init scheme name
+  bool frozen = false;  ///< parameters excluded from training
 
   bool operator==(const Node& o) const {
     return id == o.id && op == o.op && params == o.params && inputs == o.inputs && x == o.x &&

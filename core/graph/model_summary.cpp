@@ -93,14 +93,15 @@ std::string formatSummaryTable(const ModelSummary& s) {
   const std::size_t wNum = 14;
   std::ostringstream os;
   const std::string header = pad("Node", wId) + "  " + pad("Op", wOp) + "  " +
-                             pad("Output shape", wShape) + "  " + pad("Params", wNum, true) +
-                             "  " + pad("MACs", wNum, true);
+                             pad("Output shape", wShape) + "  " + pad("Params", wNum, true) + "  " +
+                             pad("MACs", wNum, true);
   const std::string rule(header.size(), '=');
   os << rule << '\n' << header << '\n' << rule << '\n';
   for (const auto& n : a.nodes) {
-    os << pad(n.id, wId) << "  " << pad(n.op, wOp) << "  " << pad(formatShape(n.outputShape), wShape)
-       << "  " << pad(formatCount(n.paramCount), wNum, true) << "  "
-       << pad(formatCount(n.macs), wNum, true) << '\n';
+    os << pad(n.id, wId) << "  " << pad(n.op, wOp) << "  "
+       << pad(formatShape(n.outputShape), wShape) << "  "
+       << pad(formatCount(n.paramCount), wNum, true) << "  " << pad(formatCount(n.macs), wNum, true)
+       << '\n';
   }
   os << rule << '\n';
   os << "Input shape:            " << formatShape(a.inputShape) << '\n';

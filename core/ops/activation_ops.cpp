@@ -5,10 +5,12 @@
 namespace netsmith::ops {
 namespace {
 
-using schema::ParamSpec;
 using schema::Params;
+using schema::ParamSpec;
 
-Shape sameShape(const std::vector<Shape>& in, const Params&) { return in[0]; }
+Shape sameShape(const std::vector<Shape>& in, const Params&) {
+  return in[0];
+}
 
 OpDef activation(std::string name, std::string help, schema::ParamSchema params,
                  std::function<std::shared_ptr<NodeLayerImpl>(const Params&)> make) {
@@ -33,16 +35,18 @@ void registerActivationOps(OpRegistry& registry) {
       {ParamSpec::real("negative_slope", 0.01, "slope for negative inputs").atLeast(0).atMost(1)},
       [](const Params& p) {
         const double slope = p.real("negative_slope");
-        return unaryLayer([slope](const torch::Tensor& x, bool) { return torch::leaky_relu(x, slope); });
+        return unaryLayer(
+            [slope](const torch::Tensor& x, bool) { return torch::leaky_relu(x, slope); });
       }));
-  registry.add(activation(
-      "GELU", "Gaussian error linear unit",
-      {ParamSpec::choice("approximate", "none", {"none", "tanh"},
-                         "exact erf formula, or the tanh approximation")},
-      [](const Params& p) {
-        const std::string approx = p.text("approximate");
-        return unaryLayer([approx](const torch::Tensor& x, bool) { return torch::gelu(x, approx); });
-      }));
+  registry.add(activation("GELU", "Gaussian error linear unit",
+                          {ParamSpec::choice("approximate", "none", {"none", "tanh"},
+                                             "exact erf formula, or the tanh approximation")},
+                          [](const Params& p) {
+                            const std::string approx = p.text("approximate");
+                            return unaryLayer([approx](const torch::Tensor& x, bool) {
+                              return torch::gelu(x, approx);
+                            });
+                          }));
   registry.add(activation("SiLU", "x * sigmoid(x) (swish)", {}, [](const Params&) {
     return unaryLayer([](const torch::Tensor& x, bool) { return torch::silu(x); });
   }));
@@ -52,12 +56,11 @@ void registerActivationOps(OpRegistry& registry) {
   registry.add(activation("Tanh", "hyperbolic tangent", {}, [](const Params&) {
     return unaryLayer([](const torch::Tensor& x, bool) { return torch::tanh(x); });
   }));
-  registry.add(activation("Softmax", "softmax over the channel / feature dimension", {},
-                          [](const Params&) {
-                            return unaryLayer([](const torch::Tensor& x, bool) {
-                              return torch::softmax(x, /*dim=*/1);
-                            });
-                          }));
+  registry.add(
+      activation("Softmax", "softmax over the channel / feature dimension", {}, [](const Params&) {
+        return unaryLayer(
+            [](const torch::Tensor& x, bool) { return torch::softmax(x, /*dim=*/1); });
+      }));
 }
 
 }  // namespace netsmith::ops

@@ -6,8 +6,8 @@
 namespace netsmith::ops {
 namespace {
 
-using schema::ParamSpec;
 using schema::Params;
+using schema::ParamSpec;
 
 struct ConvGeometry {
   std::int64_t inChannels, outChannels, groups;
@@ -54,7 +54,8 @@ Shape conv2dShape(const std::vector<Shape>& in, const Params& p) {
                      "use a common divisor, e.g. groups = 1"};
   }
   if (p.isKeyword("padding", "same") && (g.stride[0] != 1 || g.stride[1] != 1)) {
-    throw ShapeError{"padding \"same\" needs stride 1", "set stride to 1 or give padding as numbers"};
+    throw ShapeError{"padding \"same\" needs stride 1",
+                     "set stride to 1 or give padding as numbers"};
   }
   Shape out{g.outChannels, 0, 0};
   for (int a = 0; a < 2; ++a) {
@@ -84,10 +85,11 @@ std::int64_t conv2dMacs(const std::vector<Shape>& in, const Shape& out, const Pa
 
 class Conv2dLayerImpl : public NodeLayerImpl {
  public:
-  explicit Conv2dLayerImpl(const LayerSpec& spec) : m_g(convGeometry(spec.inputShapes[0], spec.params)) {
+  explicit Conv2dLayerImpl(const LayerSpec& spec)
+      : m_g(convGeometry(spec.inputShapes[0], spec.params)) {
     weight = register_parameter(
-        "weight", torch::empty({m_g.outChannels, m_g.inChannels / m_g.groups, m_g.kernel[0],
-                                m_g.kernel[1]}));
+        "weight",
+        torch::empty({m_g.outChannels, m_g.inChannels / m_g.groups, m_g.kernel[0], m_g.kernel[1]}));
     if (m_g.bias) bias = register_parameter("bias", torch::empty({m_g.outChannels}));
     m_symmetric = m_g.padBefore == m_g.padAfter;
     initialise(InitScheme::Default);
@@ -98,8 +100,8 @@ class Conv2dLayerImpl : public NodeLayerImpl {
     std::array<std::int64_t, 2> pad = m_g.padBefore;
     if (!m_symmetric) {
       // "same" with an even kernel: pad the extra pixel on the bottom/right, as PyTorch does.
-      x = torch::constant_pad_nd(x, {m_g.padBefore[1], m_g.padAfter[1], m_g.padBefore[0],
-                                     m_g.padAfter[0]});
+      x = torch::constant_pad_nd(
+          x, {m_g.padBefore[1], m_g.padAfter[1], m_g.padBefore[0], m_g.padAfter[0]});
       pad = {0, 0};
     }
     return torch::conv2d(x, weight, bias, m_g.stride, pad, m_g.dilation, m_g.groups);
@@ -122,19 +124,30 @@ void registerConvOps(OpRegistry& registry) {
   conv.group = "Convolution";
   conv.help = "2-D convolution over a CxHxW input";
   conv.schema = {
-      ParamSpec::integer("in_channels", "auto", "input channels; \"auto\" takes them from the input")
+      ParamSpec::integer("in_channels", "auto",
+                         "input channels; \"auto\" takes them from the input")
           .atLeast(1)
           .orKeywords({"auto"}),
-      ParamSpec::integer("out_channels", nullptr, "number of filters (output channels)").atLeast(1).atMost(65536),
-      ParamSpec::intPair("kernel_size", 3, "filter height and width").atLeast(1).atMost(1024).inUnit("px"),
-      ParamSpec::intPair("stride", 1, "step between filter positions").atLeast(1).atMost(1024).inUnit("px"),
-      ParamSpec::intPair("padding", 0, "zero padding on each side; \"same\" keeps the size (stride 1)")
+      ParamSpec::integer("out_channels", nullptr, "number of filters (output channels)")
+          .atLeast(1)
+          .atMost(65536),
+      ParamSpec::intPair("kernel_size", 3, "filter height and width")
+          .atLeast(1)
+          .atMost(1024)
+          .inUnit("px"),
+      ParamSpec::intPair("stride", 1, "step between filter positions")
+          .atLeast(1)
+          .atMost(1024)
+          .inUnit("px"),
+      ParamSpec::intPair("padding", 0,
+                         "zero padding on each side; \"same\" keeps the size (stride 1)")
           .atLeast(0)
           .atMost(1024)
           .orKeywords({"same", "valid"})
           .inUnit("px"),
       ParamSpec::intPair("dilation", 1, "spacing between filter taps").atLeast(1).atMost(1024),
-      ParamSpec::integer("groups", 1, "channel groups (in and out channels must divide by it)").atLeast(1),
+      ParamSpec::integer("groups", 1, "channel groups (in and out channels must divide by it)")
+          .atLeast(1),
       ParamSpec::boolean("bias", true, "learn an additive bias per output channel"),
   };
   conv.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,

@@ -25,7 +25,8 @@ void registerDropoutOps(OpRegistry& registry) {
   dropout.inferShape = [](const std::vector<Shape>& in, const schema::Params&) { return in[0]; };
   dropout.build = [](const LayerSpec& spec) {
     const double p = spec.params.real("p");
-    return unaryLayer([p](const torch::Tensor& x, bool training) { return torch::dropout(x, p, training); });
+    return unaryLayer(
+        [p](const torch::Tensor& x, bool training) { return torch::dropout(x, p, training); });
   };
   registry.add(std::move(dropout));
 

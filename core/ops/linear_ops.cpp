@@ -6,8 +6,8 @@
 namespace netsmith::ops {
 namespace {
 
-using schema::ParamSpec;
 using schema::Params;
+using schema::ParamSpec;
 
 Shape linearShape(const std::vector<Shape>& in, const Params& p) {
   if (in[0].size() != 1) {
@@ -55,7 +55,8 @@ void registerLinearOps(OpRegistry& registry) {
       ParamSpec::integer("in_features", "auto", "input size; \"auto\" takes it from the input")
           .atLeast(1)
           .orKeywords({"auto"}),
-      ParamSpec::integer("out_features", nullptr, "output size (the number of classes for the last layer)")
+      ParamSpec::integer("out_features", nullptr,
+                         "output size (the number of classes for the last layer)")
           .atLeast(1)
           .atMost(1 << 24),
       ParamSpec::boolean("bias", true, "learn an additive bias"),

@@ -30,11 +30,14 @@ Shape concatShape(const std::vector<Shape>& in, const schema::Params&) {
   for (std::size_t i = 1; i < in.size(); ++i) {
     const auto& s = in[i];
     bool fits = s.size() == out.size();
-    for (std::size_t d = 1; fits && d < s.size(); ++d) fits = s[d] == out[d];
+    for (std::size_t d = 1; fits && d < s.size(); ++d)
+      fits = s[d] == out[d];
     if (!fits) {
-      throw ShapeError{"Concat joins along channels, so all other dimensions must match, but it "
-                       "receives " + listShapes(in),
-                       "resize the branches to the same height and width first"};
+      throw ShapeError{
+          "Concat joins along channels, so all other dimensions must match, but it "
+          "receives " +
+              listShapes(in),
+          "resize the branches to the same height and width first"};
     }
     out[0] += s[0];
   }
@@ -54,7 +57,8 @@ void registerMergeOps(OpRegistry& registry) {
   add.build = [](const LayerSpec&) {
     return std::make_shared<FunctionLayerImpl>([](const std::vector<torch::Tensor>& in, bool) {
       torch::Tensor sum = in.at(0);
-      for (std::size_t i = 1; i < in.size(); ++i) sum = sum + in[i];
+      for (std::size_t i = 1; i < in.size(); ++i)
+        sum = sum + in[i];
       return sum;
     });
   };

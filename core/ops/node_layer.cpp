@@ -26,11 +26,21 @@ void initialiseWeightAndBias(torch::Tensor& weight, torch::Tensor& bias, InitSch
       }
       return;
     }
-    case InitScheme::KaimingNormal: init::kaiming_normal_(weight, 0.0, torch::kFanOut, torch::kReLU); break;
-    case InitScheme::KaimingUniform: init::kaiming_uniform_(weight, 0.0, torch::kFanIn, torch::kReLU); break;
-    case InitScheme::XavierUniform: init::xavier_uniform_(weight); break;
-    case InitScheme::XavierNormal: init::xavier_normal_(weight); break;
-    case InitScheme::Zeros: init::zeros_(weight); break;
+    case InitScheme::KaimingNormal:
+      init::kaiming_normal_(weight, 0.0, torch::kFanOut, torch::kReLU);
+      break;
+    case InitScheme::KaimingUniform:
+      init::kaiming_uniform_(weight, 0.0, torch::kFanIn, torch::kReLU);
+      break;
+    case InitScheme::XavierUniform:
+      init::xavier_uniform_(weight);
+      break;
+    case InitScheme::XavierNormal:
+      init::xavier_normal_(weight);
+      break;
+    case InitScheme::Zeros:
+      init::zeros_(weight);
+      break;
   }
   if (bias.defined()) init::zeros_(bias);
 }

@@ -6,8 +6,8 @@
 namespace netsmith::ops {
 namespace {
 
-using schema::ParamSpec;
 using schema::Params;
+using schema::ParamSpec;
 
 Shape batchNormShape(const std::vector<Shape>& in, const Params& p) {
   requireImage(in[0], "BatchNorm2d");
@@ -70,7 +70,9 @@ void registerNormOps(OpRegistry& registry) {
       ParamSpec::integer("num_features", "auto", "channels; \"auto\" takes them from the input")
           .atLeast(1)
           .orKeywords({"auto"}),
-      ParamSpec::real("eps", 1e-5, "added to the variance for numerical stability").above(0).atMost(1),
+      ParamSpec::real("eps", 1e-5, "added to the variance for numerical stability")
+          .above(0)
+          .atMost(1),
       ParamSpec::real("momentum", 0.1, "running statistics update rate").atLeast(0).atMost(1),
       ParamSpec::boolean("affine", true, "learn a per-channel scale and shift"),
   };
@@ -80,7 +82,9 @@ void registerNormOps(OpRegistry& registry) {
     return p.flag("affine") ? 2 * in[0][0] : 0;
   };
   // One multiply-add per element (scale and shift folded together at inference).
-  bn.macs = [](const std::vector<Shape>&, const Shape& out, const Params&) { return shapeNumel(out); };
+  bn.macs = [](const std::vector<Shape>&, const Shape& out, const Params&) {
+    return shapeNumel(out);
+  };
   bn.build = [](const LayerSpec& spec) { return std::make_shared<BatchNorm2dLayerImpl>(spec); };
   registry.add(std::move(bn));
 }

@@ -15,7 +15,14 @@ namespace netsmith::ops {
 class NodeLayerImpl;  // a torch::nn::Module; see ops/node_layer.h
 
 /// Weight initialisation chosen per node. `Default` is PyTorch's own reset_parameters().
-enum class InitScheme { Default, KaimingNormal, KaimingUniform, XavierUniform, XavierNormal, Zeros };
+enum class InitScheme {
+  Default,
+  KaimingNormal,
+  KaimingUniform,
+  XavierUniform,
+  XavierNormal,
+  Zeros
+};
 
 std::string initSchemeName(InitScheme scheme);
 std::optional<InitScheme> parseInitScheme(const std::string& name);
@@ -42,7 +49,7 @@ struct OpDef {
   std::string help;   ///< one line
   schema::ParamSchema schema;
   int minInputs = 1;
-  int maxInputs = 1;  ///< -1: any number
+  int maxInputs = 1;      ///< -1: any number
   bool isSource = false;  ///< Input: receives the model input shape as its only "input"
   /// Init schemes a node of this op accepts (besides Default). Empty: the op has no weights.
   std::vector<InitScheme> initSchemes;
@@ -50,8 +57,7 @@ struct OpDef {
   /// Output shape from input shapes; throws ShapeError when they do not fit.
   std::function<Shape(const std::vector<Shape>& inputs, const schema::Params& p)> inferShape;
   /// Number of learnable parameters (null: none).
-  std::function<std::int64_t(const std::vector<Shape>& inputs, const schema::Params& p)>
-      paramCount;
+  std::function<std::int64_t(const std::vector<Shape>& inputs, const schema::Params& p)> paramCount;
   /// Multiply-accumulates per sample (null: none counted).
   std::function<std::int64_t(const std::vector<Shape>& inputs, const Shape& output,
                              const schema::Params& p)>
@@ -60,7 +66,9 @@ struct OpDef {
   /// "conv1" owns "conv1.weight" and "conv1.bias" in the GraphModule.
   std::function<std::shared_ptr<NodeLayerImpl>(const LayerSpec& spec)> build;
 
-  bool acceptsInputCount(int n) const { return n >= minInputs && (maxInputs < 0 || n <= maxInputs); }
+  bool acceptsInputCount(int n) const {
+    return n >= minInputs && (maxInputs < 0 || n <= maxInputs);
+  }
 };
 
 }  // namespace netsmith::ops

@@ -1,23 +1,28 @@
 #include "ops/op_registry.h"
 
-
 namespace netsmith::ops {
 
 std::string initSchemeName(InitScheme scheme) {
   switch (scheme) {
-    case InitScheme::Default: return "default";
-    case InitScheme::KaimingNormal: return "kaiming_normal";
-    case InitScheme::KaimingUniform: return "kaiming_uniform";
-    case InitScheme::XavierUniform: return "xavier_uniform";
-    case InitScheme::XavierNormal: return "xavier_normal";
-    case InitScheme::Zeros: return "zeros";
+    case InitScheme::Default:
+      return "default";
+    case InitScheme::KaimingNormal:
+      return "kaiming_normal";
+    case InitScheme::KaimingUniform:
+      return "kaiming_uniform";
+    case InitScheme::XavierUniform:
+      return "xavier_uniform";
+    case InitScheme::XavierNormal:
+      return "xavier_normal";
+    case InitScheme::Zeros:
+      return "zeros";
   }
   return "default";
 }
 
 std::vector<std::string> initSchemeNames() {
-  return {"default", "kaiming_normal", "kaiming_uniform", "xavier_uniform", "xavier_normal",
-          "zeros"};
+  return {"default",        "kaiming_normal", "kaiming_uniform",
+          "xavier_uniform", "xavier_normal",  "zeros"};
 }
 
 std::optional<InitScheme> parseInitScheme(const std::string& name) {

@@ -6,8 +6,8 @@
 namespace netsmith::ops {
 namespace {
 
-using schema::ParamSpec;
 using schema::Params;
+using schema::ParamSpec;
 
 struct PoolGeometry {
   std::array<std::int64_t, 2> kernel, stride, padding, dilation;
@@ -46,7 +46,10 @@ Shape poolShape(const std::string& op, const Shape& in, const PoolGeometry& g) {
 
 schema::ParamSchema poolSchema(bool max) {
   schema::ParamSchema s = {
-      ParamSpec::intPair("kernel_size", 2, "window height and width").atLeast(1).atMost(1024).inUnit("px"),
+      ParamSpec::intPair("kernel_size", 2, "window height and width")
+          .atLeast(1)
+          .atMost(1024)
+          .inUnit("px"),
       ParamSpec::intPair("stride", "auto", "step between windows; \"auto\" = kernel_size")
           .atLeast(1)
           .atMost(1024)
@@ -58,7 +61,8 @@ schema::ParamSchema poolSchema(bool max) {
           .inUnit("px"),
   };
   if (max) {
-    s.push_back(ParamSpec::intPair("dilation", 1, "spacing between window taps").atLeast(1).atMost(64));
+    s.push_back(
+        ParamSpec::intPair("dilation", 1, "spacing between window taps").atLeast(1).atMost(64));
   }
   s.push_back(ParamSpec::boolean("ceil_mode", false, "round the output size up instead of down"));
   if (!max) {

@@ -8,12 +8,15 @@ void registerInputOps(OpRegistry& registry) {
   OpDef input;
   input.name = "Input";
   input.group = "Input";
-  input.help = "the model input; its shape is the model's input declaration (channels, height, width)";
+  input.help =
+      "the model input; its shape is the model's input declaration (channels, height, width)";
   input.minInputs = 0;
   input.maxInputs = 0;
   input.isSource = true;
   input.inferShape = [](const std::vector<Shape>& in, const schema::Params&) { return in.at(0); };
-  input.build = [](const LayerSpec&) { return unaryLayer([](const torch::Tensor& x, bool) { return x; }); };
+  input.build = [](const LayerSpec&) {
+    return unaryLayer([](const torch::Tensor& x, bool) { return x; });
+  };
   registry.add(std::move(input));
 }
 

@@ -37,8 +37,11 @@ std::size_t tokenStart(const std::string& text, std::size_t byte) {
     }
     return i;
   }
-  auto wordChar = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+'; };
-  while (i > 0 && wordChar(text[i]) && wordChar(text[i - 1])) --i;
+  auto wordChar = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
+  };
+  while (i > 0 && wordChar(text[i]) && wordChar(text[i - 1]))
+    --i;
   return i;
 }
 
@@ -58,7 +61,8 @@ std::string parseErrorReason(const std::string& what) {
 std::string stemOf(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
   const std::string suffix = kFileSuffix;
-  if (name.size() > suffix.size() && name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
+  if (name.size() > suffix.size() &&
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0)
     return name.substr(0, name.size() - suffix.size());
   return std::filesystem::path(path).stem().string();
 }
@@ -79,7 +83,8 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   }
   if (!root.contains("format") || root["format"] != kFormatName) {
     throw Error(sourceName + ": not a Netsmith project: \"format\" must be \"" + kFormatName +
-                "\"" + (root.contains("format") ? ", got " + jsonBrief(root["format"]) : " (missing)"));
+                "\"" +
+                (root.contains("format") ? ", got " + jsonBrief(root["format"]) : " (missing)"));
   }
   if (!root.contains("version") || !root["version"].is_number_integer()) {
     throw Error(sourceName + ": \"version\" must be a whole number (this build writes " +
@@ -87,10 +92,12 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   }
   const auto version = root["version"].get<std::int64_t>();
   if (version > kFormatVersion) {
-    throw Error(sourceName + ": written by a newer Netsmith (format version " + std::to_string(version) +
-                "; this build reads up to " + std::to_string(kFormatVersion) + "); update Netsmith");
+    throw Error(sourceName + ": written by a newer Netsmith (format version " +
+                std::to_string(version) + "; this build reads up to " +
+                std::to_string(kFormatVersion) + "); update Netsmith");
   }
-  if (version < 1) throw Error(sourceName + ": \"version\" must be >= 1, got " + std::to_string(version));
+  if (version < 1)
+    throw Error(sourceName + ": \"version\" must be >= 1, got " + std::to_string(version));
 
   LoadedProject out;
   Project& p = out.project;
@@ -98,14 +105,16 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
     if (root["name"].is_string()) {
       p.name = root["name"].get<std::string>();
     } else {
-      out.problems.push_back({"name", "must be a string, got " + jsonTypeName(root["name"]), {}, {}});
+      out.problems.push_back(
+          {"name", "must be a string, got " + jsonTypeName(root["name"]), {}, {}});
     }
   }
   if (root.contains("description")) {
     if (root["description"].is_string()) {
       p.description = root["description"].get<std::string>();
     } else {
-      out.problems.push_back({"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
+      out.problems.push_back(
+          {"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
     }
   }
   if (!root.contains("model")) {
@@ -117,8 +126,11 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
     if (!root.contains(key)) return;
     const Json& v = root[key];
     if (wantArray ? !v.is_array() : !v.is_object()) {
-      out.problems.push_back({key, std::string("must be ") + (wantArray ? "a list" : "an object") +
-                                       ", got " + jsonTypeName(v), {}, {}});
+      out.problems.push_back({key,
+                              std::string("must be ") + (wantArray ? "a list" : "an object") +
+                                  ", got " + jsonTypeName(v),
+                              {},
+                              {}});
       return;
     }
     target = v;
@@ -127,7 +139,8 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   section("augment", p.augment, true);
   section("train", p.train, false);
   for (auto it = root.begin(); it != root.end(); ++it) {
-    static const char* known[] = {"format", "version", "name", "description", "model", "data", "augment", "train"};
+    static const char* known[] = {"format", "version", "name",    "description",
+                                  "model",  "data",    "augment", "train"};
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known)) {
       p.extra[it.key()] = it.value();
     }
@@ -158,11 +171,14 @@ Json projectToJson(const Project& p) {
   root["data"] = p.data;
   root["augment"] = p.augment;
   root["train"] = p.train;
-  for (auto it = p.extra.begin(); it != p.extra.end(); ++it) root[it.key()] = it.value();
+  for (auto it = p.extra.begin(); it != p.extra.end(); ++it)
+    root[it.key()] = it.value();
   return root;
 }
 
-std::string serialiseProject(const Project& project) { return projectToJson(project).dump(2) + "\n"; }
+std::string serialiseProject(const Project& project) {
+  return projectToJson(project).dump(2) + "\n";
+}
 
 void saveProject(const Project& project, const std::string& path) {
   writeFileAtomically(path, serialiseProject(project));
@@ -188,9 +204,11 @@ std::string projectOptimizer(const Project& p) {
   if (p.train.contains("optimizer")) {
     const Json& o = p.train["optimizer"];
     if (o.is_string()) name = o.get<std::string>();
-    if (o.is_object() && o.contains("type") && o["type"].is_string()) name = o["type"].get<std::string>();
+    if (o.is_object() && o.contains("type") && o["type"].is_string())
+      name = o["type"].get<std::string>();
   }
-  std::transform(name.begin(), name.end(), name.begin(), [](unsigned char c) { return std::tolower(c); });
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
   return name;
 }
 

@@ -8,13 +8,20 @@ namespace netsmith::schema {
 
 std::string paramTypeName(ParamType type) {
   switch (type) {
-    case ParamType::Int: return "int";
-    case ParamType::Float: return "float";
-    case ParamType::Bool: return "bool";
-    case ParamType::Enum: return "enum";
-    case ParamType::IntPair: return "int-pair";
-    case ParamType::FloatPair: return "float-pair";
-    case ParamType::FloatList: return "float-list";
+    case ParamType::Int:
+      return "int";
+    case ParamType::Float:
+      return "float";
+    case ParamType::Bool:
+      return "bool";
+    case ParamType::Enum:
+      return "enum";
+    case ParamType::IntPair:
+      return "int-pair";
+    case ParamType::FloatPair:
+      return "float-pair";
+    case ParamType::FloatList:
+      return "float-list";
   }
   return "?";
 }
@@ -82,13 +89,16 @@ ParamSpec ParamSpec::inUnit(std::string u) const {
   return s;
 }
 
-std::string describeValue(const Json& value) { return jsonBrief(value, 60); }
+std::string describeValue(const Json& value) {
+  return jsonBrief(value, 60);
+}
 
 namespace {
 
 std::size_t editDistance(const std::string& a, const std::string& b) {
   std::vector<std::size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) prev[j] = j;
+  for (std::size_t j = 0; j <= b.size(); ++j)
+    prev[j] = j;
   for (std::size_t i = 1; i <= a.size(); ++i) {
     cur[0] = i;
     for (std::size_t j = 1; j <= b.size(); ++j) {
@@ -136,9 +146,8 @@ std::string keywordList(const std::vector<std::string>& words) {
 
 // Validates one value; returns "" when valid, else the reason. May normalise `value`.
 std::string checkValue(const ParamSpec& spec, Json& value) {
-  if (value.is_string() &&
-      std::find(spec.keywords.begin(), spec.keywords.end(), value.get<std::string>()) !=
-          spec.keywords.end()) {
+  if (value.is_string() && std::find(spec.keywords.begin(), spec.keywords.end(),
+                                     value.get<std::string>()) != spec.keywords.end()) {
     return {};
   }
   const std::string alsoKeywords =
@@ -191,7 +200,8 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number())
         return "expects a range [low, high]" + alsoKeywords + ", got " + describeValue(original);
       for (const auto& item : value) {
-        if (!std::isfinite(item.get<double>())) return "expects finite numbers, got " + describeValue(original);
+        if (!std::isfinite(item.get<double>()))
+          return "expects finite numbers, got " + describeValue(original);
         auto why = checkRange(spec, item.get<double>());
         if (!why.empty()) return why + " (got " + describeValue(original) + ")";
       }
@@ -203,7 +213,8 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       const Json original = value;
       if (value.is_number()) value = Json::array({value});
       if (!value.is_array() || value.empty())
-        return "expects a number or a list of numbers" + alsoKeywords + ", got " + describeValue(original);
+        return "expects a number or a list of numbers" + alsoKeywords + ", got " +
+               describeValue(original);
       for (const auto& item : value) {
         if (!item.is_number() || !std::isfinite(item.get<double>()))
           return "expects a list of numbers" + alsoKeywords + ", got " + describeValue(original);
@@ -218,7 +229,8 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
 
 }  // namespace
 
-Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath, Problems& problems) {
+Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath,
+                       Problems& problems) {
   Problems found;
   auto params = resolveParams(schema, given, basePath, {}, found);
   for (auto& p : found) {
@@ -237,8 +249,8 @@ Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::
   return params;
 }
 
-void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
-                       Problems& problems) {
+void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known,
+                       const std::string& path, Problems& problems) {
   for (auto it = obj.begin(); it != obj.end(); ++it) {
     if (std::find(known.begin(), known.end(), it.key()) != known.end()) continue;
     std::string msg = "unknown key \"" + it.key() + "\"";
@@ -268,8 +280,10 @@ Json schemaToJson(const ParamSchema& schema) {
 std::string schemaToText(const ParamSchema& schema, const std::string& indent) {
   std::string out;
   for (const auto& s : schema) {
-    out += indent + s.name + " (" + paramTypeName(s.type) + (s.unit.empty() ? "" : ", " + s.unit) + ", " +
-           (s.required() ? std::string("required") : "default " + describeValue(s.defaultValue)) + "): " + s.help + "\n";
+    out += indent + s.name + " (" + paramTypeName(s.type) + (s.unit.empty() ? "" : ", " + s.unit) +
+           ", " +
+           (s.required() ? std::string("required") : "default " + describeValue(s.defaultValue)) +
+           "): " + s.help + "\n";
   }
   return out;
 }
@@ -298,7 +312,8 @@ Params resolveParams(const ParamSchema& schema, const Json& given, const std::st
     return Params(out);
   }
   std::vector<std::string> names;
-  for (const auto& spec : schema) names.push_back(spec.name);
+  for (const auto& spec : schema)
+    names.push_back(spec.name);
   if (given.is_object()) {
     for (auto it = given.begin(); it != given.end(); ++it) {
       if (std::find(names.begin(), names.end(), it.key()) != names.end()) continue;
@@ -310,7 +325,8 @@ Params resolveParams(const ParamSchema& schema, const Json& given, const std::st
         msg += "; this op takes no parameters";
       } else {
         msg += "; known: ";
-        for (std::size_t i = 0; i < names.size(); ++i) msg += (i ? ", " : "") + names[i];
+        for (std::size_t i = 0; i < names.size(); ++i)
+          msg += (i ? ", " : "") + names[i];
       }
       problems.push_back({where, "parameter " + msg, nodeId, {}});
     }
@@ -383,7 +399,8 @@ std::vector<double> Params::list(const std::string& name) const {
   if (v.is_number()) return {v.get<double>()};
   std::vector<double> out;
   if (v.is_array()) {
-    for (const auto& item : v) out.push_back(item.get<double>());
+    for (const auto& item : v)
+      out.push_back(item.get<double>());
     return out;
   }
   throw Error("internal: parameter \"" + name + "\" is not a list");

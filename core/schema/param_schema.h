@@ -13,11 +13,11 @@ namespace netsmith::schema {
 
 /// The kinds of value a parameter can hold. Forms, the CLI and the JSON reader all use these.
 enum class ParamType {
-  Int,      ///< a whole number
-  Float,    ///< a real number
-  Bool,     ///< true / false
-  Enum,     ///< one string out of `choices`
-  IntPair,  ///< one int (used for both) or [height, width]
+  Int,        ///< a whole number
+  Float,      ///< a real number
+  Bool,       ///< true / false
+  Enum,       ///< one string out of `choices`
+  IntPair,    ///< one int (used for both) or [height, width]
   FloatPair,  ///< [low, high] (a range), or one number used for both
   FloatList,  ///< [a, b, ...]: one number per channel; a single number is a list of one
 };
@@ -92,11 +92,12 @@ Params resolveParams(const ParamSchema& schema, const Json& given, const std::st
 
 /// Like resolveParams, but each problem's path names the parameter: `train.schedule.gamma:
 /// must be > 0` (for sections of the project file rather than graph nodes).
-Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath, Problems& problems);
+Params resolveParamsAt(const ParamSchema& schema, const Json& given, const std::string& basePath,
+                       Problems& problems);
 
 /// Adds `path: unknown key "x"; did you mean "y"?` for each key of `obj` not in `known`.
-void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known, const std::string& path,
-                       Problems& problems);
+void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known,
+                       const std::string& path, Problems& problems);
 
 /// The schema as JSON, one object per parameter (name, type, default, range, choices, help):
 /// what `netsmith-cli ops --json` prints and what forms are generated from.

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "common/error.h"
-#include "common/named_registry.h"
 #include "common/json.h"
+#include "common/named_registry.h"
 #include "schema/param_schema.h"
 
 namespace netsmith::train {
@@ -25,7 +25,8 @@ struct ScheduleDef {
   std::string help;
   schema::ParamSchema schema;
   /// LR at `step` (0-based) for base LR `lr`, before warmup is applied.
-  std::function<double(const schema::Params& p, double lr, std::int64_t step, const RunPlan& plan)> lrAt;
+  std::function<double(const schema::Params& p, double lr, std::int64_t step, const RunPlan& plan)>
+      lrAt;
   std::string group = "Schedule";
 };
 
@@ -46,7 +47,8 @@ class LrSchedule {
  public:
   /// `json`: {"type": "cosine", "min_lr": 0, "warmup_epochs": 1, ...}; null means constant.
   /// Problems name `train.schedule.<param>`.
-  static LrSchedule fromJson(const Json& json, double baseLr, const ScheduleRegistry& registry, Problems& problems);
+  static LrSchedule fromJson(const Json& json, double baseLr, const ScheduleRegistry& registry,
+                             Problems& problems);
 
   /// The LR at optimizer step `step` of `plan`. Warmup ramps linearly from
   /// warmup_start_factor x the scheduled LR to the scheduled LR.

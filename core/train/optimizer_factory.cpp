@@ -4,7 +4,8 @@ namespace netsmith::train {
 
 namespace {
 
-std::unique_ptr<torch::optim::OptimizerOptions> optionsFor(const OptimizerOptions& o, double weightDecay) {
+std::unique_ptr<torch::optim::OptimizerOptions> optionsFor(const OptimizerOptions& o,
+                                                           double weightDecay) {
   const auto& p = o.params;
   if (o.type == "sgd") {
     return std::make_unique<torch::optim::SGDOptions>(torch::optim::SGDOptions(p.real("lr"))
@@ -16,17 +17,19 @@ std::unique_ptr<torch::optim::OptimizerOptions> optionsFor(const OptimizerOption
   if (o.type == "adam" || o.type == "adamw") {
     const auto betas = p.range("betas");
     if (o.type == "adam") {
-      return std::make_unique<torch::optim::AdamOptions>(torch::optim::AdamOptions(p.real("lr"))
-                                                             .betas(std::make_tuple(betas[0], betas[1]))
-                                                             .eps(p.real("eps"))
-                                                             .amsgrad(p.flag("amsgrad"))
-                                                             .weight_decay(weightDecay));
+      return std::make_unique<torch::optim::AdamOptions>(
+          torch::optim::AdamOptions(p.real("lr"))
+              .betas(std::make_tuple(betas[0], betas[1]))
+              .eps(p.real("eps"))
+              .amsgrad(p.flag("amsgrad"))
+              .weight_decay(weightDecay));
     }
-    return std::make_unique<torch::optim::AdamWOptions>(torch::optim::AdamWOptions(p.real("lr"))
-                                                            .betas(std::make_tuple(betas[0], betas[1]))
-                                                            .eps(p.real("eps"))
-                                                            .amsgrad(p.flag("amsgrad"))
-                                                            .weight_decay(weightDecay));
+    return std::make_unique<torch::optim::AdamWOptions>(
+        torch::optim::AdamWOptions(p.real("lr"))
+            .betas(std::make_tuple(betas[0], betas[1]))
+            .eps(p.real("eps"))
+            .amsgrad(p.flag("amsgrad"))
+            .weight_decay(weightDecay));
   }
   if (o.type == "rmsprop") {
     return std::make_unique<torch::optim::RMSpropOptions>(torch::optim::RMSpropOptions(p.real("lr"))
@@ -37,28 +40,39 @@ std::unique_ptr<torch::optim::OptimizerOptions> optionsFor(const OptimizerOption
                                                               .weight_decay(weightDecay));
   }
   if (o.type == "adagrad") {
-    return std::make_unique<torch::optim::AdagradOptions>(torch::optim::AdagradOptions(p.real("lr"))
-                                                              .lr_decay(p.real("lr_decay"))
-                                                              .initial_accumulator_value(p.real("initial_accumulator_value"))
-                                                              .eps(p.real("eps"))
-                                                              .weight_decay(weightDecay));
+    return std::make_unique<torch::optim::AdagradOptions>(
+        torch::optim::AdagradOptions(p.real("lr"))
+            .lr_decay(p.real("lr_decay"))
+            .initial_accumulator_value(p.real("initial_accumulator_value"))
+            .eps(p.real("eps"))
+            .weight_decay(weightDecay));
   }
   throw Error("train.optimizer.type: unknown optimizer \"" + o.type + "\"");
 }
 
-std::unique_ptr<torch::optim::Optimizer> construct(const std::string& type, std::vector<torch::optim::OptimizerParamGroup> groups,
-                                                   std::unique_ptr<torch::optim::OptimizerOptions> defaults) {
-  if (type == "sgd") return std::make_unique<torch::optim::SGD>(std::move(groups), static_cast<torch::optim::SGDOptions&>(*defaults));
-  if (type == "adam") return std::make_unique<torch::optim::Adam>(std::move(groups), static_cast<torch::optim::AdamOptions&>(*defaults));
-  if (type == "adamw") return std::make_unique<torch::optim::AdamW>(std::move(groups), static_cast<torch::optim::AdamWOptions&>(*defaults));
-  if (type == "rmsprop") return std::make_unique<torch::optim::RMSprop>(std::move(groups), static_cast<torch::optim::RMSpropOptions&>(*defaults));
-  return std::make_unique<torch::optim::Adagrad>(std::move(groups), static_cast<torch::optim::AdagradOptions&>(*defaults));
+std::unique_ptr<torch::optim::Optimizer> construct(
+    const std::string& type, std::vector<torch::optim::OptimizerParamGroup> groups,
+    std::unique_ptr<torch::optim::OptimizerOptions> defaults) {
+  if (type == "sgd")
+    return std::make_unique<torch::optim::SGD>(std::move(groups),
+                                               static_cast<torch::optim::SGDOptions&>(*defaults));
+  if (type == "adam")
+    return std::make_unique<torch::optim::Adam>(std::move(groups),
+                                                static_cast<torch::optim::AdamOptions&>(*defaults));
+  if (type == "adamw")
+    return std::make_unique<torch::optim::AdamW>(
+        std::move(groups), static_cast<torch::optim::AdamWOptions&>(*defaults));
+  if (type == "rmsprop")
+    return std::make_unique<torch::optim::RMSprop>(
+        std::move(groups), static_cast<torch::optim::RMSpropOptions&>(*defaults));
+  return std::make_unique<torch::optim::Adagrad>(
+      std::move(groups), static_cast<torch::optim::AdagradOptions&>(*defaults));
 }
 
 }  // namespace
 
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerOptions& options,
-                                                       const torch::OrderedDict<std::string, torch::Tensor>& named) {
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
+    const OptimizerOptions& options, const torch::OrderedDict<std::string, torch::Tensor>& named) {
   const double decay = options.params.real("weight_decay");
   const bool split = options.params.flag("no_decay_norm_and_bias") && decay > 0;
   std::vector<torch::Tensor> decayed, plain;
@@ -75,7 +89,8 @@ std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerOptions& o
 }
 
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups()) group.options().set_lr(lr);
+  for (auto& group : optimizer.param_groups())
+    group.options().set_lr(lr);
 }
 
 }  // namespace netsmith::train

@@ -12,8 +12,8 @@ namespace netsmith::train {
 /// An optimizer over the trainable (requires_grad) parameters of `named`. With
 /// no_decay_norm_and_bias, parameters of one dimension (biases, BatchNorm scales and shifts)
 /// form a second group without weight decay.
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimizerOptions& options,
-                                                       const torch::OrderedDict<std::string, torch::Tensor>& named);
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
+    const OptimizerOptions& options, const torch::OrderedDict<std::string, torch::Tensor>& named);
 
 /// Sets the learning rate of every parameter group.
 void setLearningRate(torch::optim::Optimizer& optimizer, double lr);

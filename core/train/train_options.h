@@ -32,6 +32,7 @@ const schema::ParamSchema& optimizerSchema(const std::string& type);
 std::vector<std::string> optimizerTypes();
 
 /// Reads `train`; problems name `train.<key>` / `train.optimizer.<param>`.
-TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedules, Problems& problems);
+TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedules,
+                               Problems& problems);
 
 }  // namespace netsmith::train

@@ -26,19 +26,23 @@ Result runCli(const std::string& args) {
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe)) r.output += buf.data();
+  while (std::fgets(buf.data(), buf.size(), pipe))
+    r.output += buf.data();
   const int status = ::pclose(pipe);
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
 }
 
-std::string writeProject(const TempDir& dir, const std::string& data, const std::string& augment, int channels = 3) {
+std::string writeProject(const TempDir& dir, const std::string& data, const std::string& augment,
+                         int channels = 3) {
   const std::string path = dir.file("p.netsmith.json");
   std::ofstream(path) << R"({"format": "netsmith-project", "version": 1, "name": "cli",
-    "model": {"input": {"channels": )" << channels << R"(, "height": 16, "width": 16}, "nodes": [
+    "model": {"input": {"channels": )"
+                      << channels << R"(, "height": 16, "width": 16}, "nodes": [
       {"id": "input", "op": "Input"}, {"id": "flat", "op": "Flatten", "inputs": ["input"]},
       {"id": "fc", "op": "Linear", "params": {"out_features": 3}, "inputs": ["flat"]}]},
-    "data": )" << data << R"(, "augment": )" << augment << "}";
+    "data": )" << data << R"(, "augment": )"
+                      << augment << "}";
   return path;
 }
 
@@ -48,7 +52,8 @@ TEST(CliData, DataStatsOnAnImageFolder) {
   TempDir dir;
   netsmith::testutil::writeImageFolder(dir.path() / "imgs", {"ant", "bee", "cow"}, 20, 16, 16, 3);
   const auto split = writeProject(dir, R"({"train": {"format": "image_folder", "root": "imgs"},
-      "validation": {"fraction": 0.25, "seed": 1}, "normalize": "auto"})", "[]");
+      "validation": {"fraction": 0.25, "seed": 1}, "normalize": "auto"})",
+                                  "[]");
   const auto r = runCli("data-stats " + split + " --json");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const Json j = Json::parse(r.output);
@@ -63,7 +68,8 @@ TEST(CliData, DataStatsOnAnImageFolder) {
   // Everything in training: the odd-sized image is counted, the broken one skipped and named.
   cv::imwrite(dir.file("imgs/cow/big.png"), netsmith::testutil::patternImage(40, 30, 3, 5));
   std::ofstream(dir.file("imgs/bee/broken.png")) << "nope";
-  const auto all = writeProject(dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})", "[]");
+  const auto all = writeProject(
+      dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})", "[]");
   const auto r2 = runCli("data-stats " + all + " --json");
   ASSERT_EQ(r2.exitCode, 0) << r2.output;
   const Json k = Json::parse(r2.output);
@@ -74,41 +80,55 @@ TEST(CliData, DataStatsOnAnImageFolder) {
   EXPECT_NE(k["skipped"][0]["item"].get<std::string>().find("broken.png"), std::string::npos);
   const auto text = runCli("data-stats " + all);
   EXPECT_EQ(text.exitCode, 0);
-  EXPECT_NE(text.output.find("Splits:  train 62, validation 0, test 0"), std::string::npos) << text.output;
+  EXPECT_NE(text.output.find("Splits:  train 62, validation 0, test 0"), std::string::npos)
+      << text.output;
   EXPECT_NE(text.output.find("broken.png: not a readable image"), std::string::npos) << text.output;
 }
 
 TEST(CliData, PreviewAugWritesAReadableGrid) {
   TempDir dir;
   netsmith::testutil::writeImageFolder(dir.path() / "imgs", {"a", "b"}, 6, 20, 20, 3);
-  const auto project = writeProject(dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})",
-                                    R"([{"transform": "RandomResizedCrop"}, {"transform": "HorizontalFlip"}])");
+  const auto project = writeProject(
+      dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})",
+      R"([{"transform": "RandomResizedCrop"}, {"transform": "HorizontalFlip"}])");
   const auto out = dir.file("grid.png");
-  const auto r = runCli("preview-aug " + project + " --out " + out + " --samples 3 --draws 4 --seed 2");
+  const auto r =
+      runCli("preview-aug " + project + " --out " + out + " --samples 3 --draws 4 --seed 2");
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const cv::Mat grid = cv::imread(out);
   ASSERT_FALSE(grid.empty());
   EXPECT_EQ(grid.cols, 6 + 5 * (96 + 6));  // original + 4 draws
   EXPECT_GT(grid.rows, 3 * 96);
   // The same seed gives the same grid; another seed another one.
-  ASSERT_EQ(runCli("preview-aug " + project + " --out " + dir.file("again.png") + " --samples 3 --draws 4 --seed 2").exitCode, 0);
+  ASSERT_EQ(runCli("preview-aug " + project + " --out " + dir.file("again.png") +
+                   " --samples 3 --draws 4 --seed 2")
+                .exitCode,
+            0);
   const cv::Mat again = cv::imread(dir.file("again.png"));
   EXPECT_EQ(cv::norm(grid, again, cv::NORM_INF), 0.0);
-  ASSERT_EQ(runCli("preview-aug " + project + " --out " + dir.file("other.png") + " --samples 3 --draws 4 --seed 3").exitCode, 0);
+  ASSERT_EQ(runCli("preview-aug " + project + " --out " + dir.file("other.png") +
+                   " --samples 3 --draws 4 --seed 3")
+                .exitCode,
+            0);
   EXPECT_GT(cv::norm(grid, cv::imread(dir.file("other.png")), cv::NORM_INF), 0.0);
 }
 
 TEST(CliData, BadDataGivesExitTwoAndNamesThePlace) {
   TempDir dir;
-  const auto missing = writeProject(dir, R"({"train": {"format": "image_folder", "root": "nowhere"}})", "[]");
+  const auto missing =
+      writeProject(dir, R"({"train": {"format": "image_folder", "root": "nowhere"}})", "[]");
   auto r = runCli("data-stats " + missing);
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.output.find("data.train.root: " + dir.file("nowhere") + ": folder not found"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("data.train.root: " + dir.file("nowhere") + ": folder not found"),
+            std::string::npos)
+      << r.output;
   const auto badAug = writeProject(dir, R"({"train": {"format": "image_folder", "root": "x"}})",
                                    R"([{"transform": "RandomCrop", "size": 64, "padding": 0}])");
   r = runCli("validate " + badAug);
   EXPECT_EQ(r.exitCode, 2);
-  EXPECT_NE(r.output.find("augment[0].size: 64x64 is larger than the 16x16 input"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("augment[0].size: 64x64 is larger than the 16x16 input"),
+            std::string::npos)
+      << r.output;
   r = runCli("preview-aug " + missing);
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("preview-aug needs --out"), std::string::npos) << r.output;

@@ -21,13 +21,15 @@ using namespace netsmith::checkpoint;
 namespace {
 
 graph::ModelGraph smallModel(int classes = 3) {
-  auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [
+  auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [
       {"id": "input", "op": "Input"},
       {"id": "conv", "op": "Conv2d", "params": {"out_channels": 4, "padding": 1}, "inputs": ["input"]},
       {"id": "bn", "op": "BatchNorm2d", "inputs": ["conv"]},
       {"id": "relu", "op": "ReLU", "inputs": ["bn"]},
       {"id": "flat", "op": "Flatten", "inputs": ["relu"]},
-      {"id": "fc", "op": "Linear", "params": {"out_features": )" + std::to_string(classes) + R"(}, "inputs": ["flat"]}]})");
+      {"id": "fc", "op": "Linear", "params": {"out_features": )" +
+                           std::to_string(classes) + R"(}, "inputs": ["flat"]}]})");
   EXPECT_TRUE(loaded.problems.empty());
   return loaded.project.model;
 }
@@ -85,8 +87,9 @@ TEST_F(CheckpointTest, ResumingEveryOptimizerContinuesBitwiseExactly) {
     restoreOptimizerState(*opt2, type, *resumed, back.optimizer);
     trainSteps(resumed, *opt2, 3, 2);
     for (const auto& [name, t] : moduleState(*straight)) {
-      const auto other = resumed->named_parameters().find(name) ? *resumed->named_parameters().find(name)
-                                                                : *resumed->named_buffers().find(name);
+      const auto other = resumed->named_parameters().find(name)
+                             ? *resumed->named_parameters().find(name)
+                             : *resumed->named_buffers().find(name);
       EXPECT_TRUE(torch::equal(t, other)) << name;
     }
   }
@@ -98,15 +101,21 @@ TEST_F(CheckpointTest, PartialLoadReportsWhatMatched) {
   const auto before = target->named_parameters()["fc.weight"].clone();
   auto state = moduleState(*source);
   state.emplace_back("extra.weight", torch::ones({2}));
-  state.erase(std::remove_if(state.begin(), state.end(), [](const auto& p) { return p.first == "bn.running_var"; }), state.end());
+  state.erase(std::remove_if(state.begin(), state.end(),
+                             [](const auto& p) { return p.first == "bn.running_var"; }),
+              state.end());
   const auto report = loadModuleState(*target, state);
-  EXPECT_TRUE(torch::equal(target->named_parameters()["conv.weight"], source->named_parameters()["conv.weight"]));
-  EXPECT_TRUE(torch::equal(target->named_parameters()["fc.weight"], before)) << "mismatched shapes are left alone";
+  EXPECT_TRUE(torch::equal(target->named_parameters()["conv.weight"],
+                           source->named_parameters()["conv.weight"]));
+  EXPECT_TRUE(torch::equal(target->named_parameters()["fc.weight"], before))
+      << "mismatched shapes are left alone";
   EXPECT_EQ(report.unexpected, (std::vector<std::string>{"extra.weight"}));
   EXPECT_EQ(report.missing, (std::vector<std::string>{"bn.running_var"}));
   ASSERT_EQ(report.shapeMismatch.size(), 2u);
   EXPECT_EQ(report.shapeMismatch[0], "fc.weight: file 3x256, model 5x256");
-  EXPECT_NE(report.summary().find("shape mismatch 2 (fc.weight: file 3x256, model 5x256, fc.bias"), std::string::npos) << report.summary();
+  EXPECT_NE(report.summary().find("shape mismatch 2 (fc.weight: file 3x256, model 5x256, fc.bias"),
+            std::string::npos)
+      << report.summary();
   EXPECT_FALSE(report.complete());
 }
 
@@ -145,7 +154,8 @@ TEST_F(CheckpointTest, BadFilesGiveClearErrors) {
     readCheckpoint(dir.file("plain.safetensors"));
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("not a Netsmith checkpoint"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("not a Netsmith checkpoint"), std::string::npos)
+        << e.what();
   }
   graph::GraphModule net(smallModel(), registry);
   CheckpointData data;

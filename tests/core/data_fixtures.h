@@ -52,11 +52,13 @@ inline void writeBytes(const std::string& path, const std::string& bytes, bool g
     gzwrite(f, bytes.data(), static_cast<unsigned>(bytes.size()));
     gzclose(f);
   } else {
-    std::ofstream(path, std::ios::binary).write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    std::ofstream(path, std::ios::binary)
+        .write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
   }
 }
 
-/// Image i has every pixel = (i * 7 + label) % 256 at (0,0) and a gradient elsewhere; label i % classes.
+/// Image i has every pixel = (i * 7 + label) % 256 at (0,0) and a gradient elsewhere; label i %
+/// classes.
 struct IdxData {
   std::vector<std::vector<unsigned char>> images;
   std::vector<unsigned char> labels;
@@ -66,27 +68,31 @@ inline IdxData makeIdxData(int count, int rows, int cols, int classes) {
   IdxData d;
   for (int i = 0; i < count; ++i) {
     std::vector<unsigned char> img(static_cast<std::size_t>(rows * cols));
-    for (int p = 0; p < rows * cols; ++p) img[static_cast<std::size_t>(p)] = static_cast<unsigned char>((i * 7 + p * 3) % 256);
+    for (int p = 0; p < rows * cols; ++p)
+      img[static_cast<std::size_t>(p)] = static_cast<unsigned char>((i * 7 + p * 3) % 256);
     d.images.push_back(img);
     d.labels.push_back(static_cast<unsigned char>(i % classes));
   }
   return d;
 }
 
-inline void writeIdx(const IdxData& d, int rows, int cols, const std::string& imagesPath, const std::string& labelsPath,
-                     bool gzip, std::uint32_t imageMagic = 0x803, int labelCount = -1, std::size_t truncateImages = 0) {
+inline void writeIdx(const IdxData& d, int rows, int cols, const std::string& imagesPath,
+                     const std::string& labelsPath, bool gzip, std::uint32_t imageMagic = 0x803,
+                     int labelCount = -1, std::size_t truncateImages = 0) {
   std::string img;
   putBigEndian(img, imageMagic);
   putBigEndian(img, static_cast<std::uint32_t>(d.images.size()));
   putBigEndian(img, static_cast<std::uint32_t>(rows));
   putBigEndian(img, static_cast<std::uint32_t>(cols));
-  for (const auto& im : d.images) img.append(reinterpret_cast<const char*>(im.data()), im.size());
+  for (const auto& im : d.images)
+    img.append(reinterpret_cast<const char*>(im.data()), im.size());
   if (truncateImages) img.resize(img.size() - truncateImages);
   std::string lbl;
   putBigEndian(lbl, 0x801);
   const int n = labelCount < 0 ? static_cast<int>(d.labels.size()) : labelCount;
   putBigEndian(lbl, static_cast<std::uint32_t>(n));
-  for (int i = 0; i < n; ++i) lbl += char(d.labels[static_cast<std::size_t>(i) % d.labels.size()]);
+  for (int i = 0; i < n; ++i)
+    lbl += char(d.labels[static_cast<std::size_t>(i) % d.labels.size()]);
   writeBytes(imagesPath, img, gzip);
   writeBytes(labelsPath, lbl, gzip);
 }
@@ -97,7 +103,8 @@ inline cv::Mat patternImage(int h, int w, int channels, int seed) {
   for (int y = 0; y < h; ++y) {
     for (int x = 0; x < w; ++x) {
       for (int c = 0; c < channels; ++c) {
-        m.ptr<unsigned char>(y)[x * channels + c] = static_cast<unsigned char>((seed * 31 + x * 5 + y * 11 + c * 60) % 256);
+        m.ptr<unsigned char>(y)[x * channels + c] =
+            static_cast<unsigned char>((seed * 31 + x * 5 + y * 11 + c * 60) % 256);
       }
     }
   }
@@ -105,13 +112,15 @@ inline cv::Mat patternImage(int h, int w, int channels, int seed) {
 }
 
 /// root/<class>/img_<i>.<ext> with `perClass` images each.
-inline void writeImageFolder(const fs::path& root, const std::vector<std::string>& classes, int perClass, int h, int w,
-                             int channels, const std::string& ext = ".png") {
+inline void writeImageFolder(const fs::path& root, const std::vector<std::string>& classes,
+                             int perClass, int h, int w, int channels,
+                             const std::string& ext = ".png") {
   int seed = 0;
   for (const auto& c : classes) {
     fs::create_directories(root / c);
     for (int i = 0; i < perClass; ++i) {
-      cv::imwrite((root / c / ("img_" + std::to_string(i) + ext)).string(), patternImage(h, w, channels, seed++));
+      cv::imwrite((root / c / ("img_" + std::to_string(i) + ext)).string(),
+                  patternImage(h, w, channels, seed++));
     }
   }
 }

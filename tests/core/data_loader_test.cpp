@@ -29,7 +29,8 @@ struct IdxFixture {
     s.labels = dir.file("l");
     source = openSource(s, {}, ErrorPolicy::Skip);
     set = SampleSet{"train", source, {}};
-    for (std::int64_t i = 0; i < source->size(); ++i) set.indices.push_back(i);
+    for (std::int64_t i = 0; i < source->size(); ++i)
+      set.indices.push_back(i);
   }
 };
 
@@ -40,7 +41,8 @@ augment::Pipeline makePipeline(const std::string& json, int channels = 1, int si
   ctx.height = ctx.width = size;
   ctx.mean.assign(static_cast<std::size_t>(channels), 0.0);
   ctx.std.assign(static_cast<std::size_t>(channels), 1.0);
-  auto p = augment::Pipeline::fromJson(Json::parse(json), augment::TransformRegistry::withBuiltins(), ctx, problems);
+  auto p = augment::Pipeline::fromJson(Json::parse(json),
+                                       augment::TransformRegistry::withBuiltins(), ctx, problems);
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   return p;
 }
@@ -48,7 +50,8 @@ augment::Pipeline makePipeline(const std::string& json, int channels = 1, int si
 std::vector<Batch> drain(DataLoader& loader, std::int64_t epoch) {
   loader.startEpoch(epoch);
   std::vector<Batch> out;
-  while (auto b = loader.next()) out.push_back(std::move(*b));
+  while (auto b = loader.next())
+    out.push_back(std::move(*b));
   return out;
 }
 
@@ -79,12 +82,14 @@ TEST(DataLoader, EverySampleOncePerEpochInShuffledOrder) {
   }
   EXPECT_EQ(e0.back().images.size(0), 3);
   ASSERT_EQ(seen.size(), 103u);
-  for (std::int64_t k = 0; k < 103; ++k) EXPECT_EQ(seen.count(k), 1u);
+  for (std::int64_t k = 0; k < 103; ++k)
+    EXPECT_EQ(seen.count(k), 1u);
   std::vector<std::int64_t> sorted(order);
   std::sort(sorted.begin(), sorted.end());
   EXPECT_NE(order, sorted) << "shuffled";
   std::vector<std::int64_t> order1;
-  for (const auto& b : drain(loader, 1)) order1.insert(order1.end(), b.samples.begin(), b.samples.end());
+  for (const auto& b : drain(loader, 1))
+    order1.insert(order1.end(), b.samples.begin(), b.samples.end());
   EXPECT_NE(order1, order) << "a new order every epoch";
   // Pixel content matches the sample (no normalisation: value / 255).
   const auto& b0 = e0.front();
@@ -135,7 +140,8 @@ TEST(DataLoader, BatchesAreIdenticalWithOneOrFourWorkers) {
 
 TEST(DataLoader, ValidationGetsOnlyDeterministicSteps) {
   IdxFixture f;
-  const auto pipeline = makePipeline(R"([{"transform": "GaussianNoise", "std": 0.3}, {"transform": "MixUp"}])");
+  const auto pipeline =
+      makePipeline(R"([{"transform": "GaussianNoise", "std": 0.3}, {"transform": "MixUp"}])");
   const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, &pipeline, {}, {});
   LoaderOptions o;
   o.batchSize = 8;
@@ -146,7 +152,8 @@ TEST(DataLoader, ValidationGetsOnlyDeterministicSteps) {
   DataLoader loader(f.set, proc, o);
   const auto batches = drain(loader, 0);
   const cv::Mat raw = f.source->load(0);
-  EXPECT_FLOAT_EQ(batches[0].images[0][0][1][1].item<float>(), raw.at<unsigned char>(1, 1) / 255.0f);
+  EXPECT_FLOAT_EQ(batches[0].images[0][0][1][1].item<float>(),
+                  raw.at<unsigned char>(1, 1) / 255.0f);
   EXPECT_FALSE(batches[0].targets.defined());
 }
 
@@ -160,7 +167,8 @@ TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
   s.root = dir.path().string();
   const auto src = openSource(s, {}, ErrorPolicy::Skip);
   SampleSet set{"train", src, {}};
-  for (std::int64_t i = 0; i < src->size(); ++i) set.indices.push_back(i);
+  for (std::int64_t i = 0; i < src->size(); ++i)
+    set.indices.push_back(i);
   const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
   LoaderOptions o;
   o.batchSize = 4;
@@ -168,7 +176,8 @@ TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
   {
     DataLoader loader(set, proc, o);
     std::int64_t total = 0;
-    for (const auto& b : drain(loader, 0)) total += b.images.size(0);
+    for (const auto& b : drain(loader, 0))
+      total += b.images.size(0);
     EXPECT_EQ(total, 12);
     EXPECT_EQ(loader.skippedCount(), 1);
     const auto warnings = loader.takeWarnings();
@@ -183,7 +192,8 @@ TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
     }
     FAIL() << "expected the corrupt file to stop the epoch";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("zz_corrupt.png: not a readable image"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("zz_corrupt.png: not a readable image"), std::string::npos)
+        << e.what();
   }
 }
 
@@ -196,7 +206,8 @@ TEST(DataLoader, StopMidEpochReturnsPromptly) {
   s.root = dir.path().string();
   const auto src = openSource(s, {}, ErrorPolicy::Skip);
   SampleSet set{"train", src, {}};
-  for (std::int64_t i = 0; i < src->size(); ++i) set.indices.push_back(i);
+  for (std::int64_t i = 0; i < src->size(); ++i)
+    set.indices.push_back(i);
   const SampleProcessor proc({3, 224, 224, FitPolicy::ResizeCrop}, nullptr, {}, {});
   LoaderOptions o;
   o.batchSize = 8;
@@ -206,7 +217,8 @@ TEST(DataLoader, StopMidEpochReturnsPromptly) {
   ASSERT_TRUE(loader.next());
   const auto start = std::chrono::steady_clock::now();
   loader.stop();
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_LT(seconds, 1.0);
   EXPECT_FALSE(loader.next());
   // A new epoch after a stop works.

@@ -48,7 +48,8 @@ std::string errorOf(const std::function<void()>& fn) {
   return "(no error)";
 }
 
-#define EXPECT_CONTAINS(text, part) EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
+#define EXPECT_CONTAINS(text, part) \
+  EXPECT_NE(std::string(text).find(part), std::string::npos) << (text)
 
 }  // namespace
 
@@ -67,7 +68,8 @@ TEST(IdxSource, ReadsRawAndGzippedFiles) {
       ASSERT_EQ(m.type(), CV_8UC1);
       ASSERT_EQ(m.rows, 5);
       ASSERT_EQ(m.cols, 4);
-      for (int p = 0; p < 20; ++p) EXPECT_EQ(m.data[p], d.images[static_cast<std::size_t>(i)][static_cast<std::size_t>(p)]);
+      for (int p = 0; p < 20; ++p)
+        EXPECT_EQ(m.data[p], d.images[static_cast<std::size_t>(i)][static_cast<std::size_t>(p)]);
     }
     EXPECT_CONTAINS(src->describe(7), "#7");
   }
@@ -79,22 +81,27 @@ TEST(IdxSource, BadFilesNameTheFileAndTheProblem) {
   const auto img = dir.file("i.idx"), lbl = dir.file("l.idx");
   testutil::writeIdx(d, 4, 4, img, lbl, false, 0x1234);
   EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }),
-                  "data.train.images: " + img + ": not an IDX image file (magic number 0x00001234, expected 0x00000803)");
+                  "data.train.images: " + img +
+                      ": not an IDX image file (magic number 0x00001234, expected 0x00000803)");
   testutil::writeIdx(d, 4, 4, img, lbl, false, 0x803, -1, 5);
-  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }), "truncated");
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }),
+                  "truncated");
   testutil::writeIdx(d, 4, 4, img, lbl, false, 0x803, 9);
   EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), {}, ErrorPolicy::Skip); }),
                   "the images file has 10 images but the labels file has 9 labels");
-  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(dir.file("nope.gz"), lbl), {}, ErrorPolicy::Skip); }),
-                  "data.train.images: file not found: " + dir.file("nope.gz"));
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(idxSpec(dir.file("nope.gz"), lbl), {}, ErrorPolicy::Skip); }),
+      "data.train.images: file not found: " + dir.file("nope.gz"));
   // Swapped images and labels get a hint.
   testutil::writeIdx(d, 4, 4, img, lbl, false);
-  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(lbl, img), {}, ErrorPolicy::Skip); }), "swap images and labels");
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(lbl, img), {}, ErrorPolicy::Skip); }),
+                  "swap images and labels");
   // A truncated gzip stream.
   const auto gz = dir.file("t.gz");
   testutil::writeIdx(d, 4, 4, gz, dir.file("tl.gz"), true);
   std::filesystem::resize_file(gz, std::filesystem::file_size(gz) - 40);
-  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(gz, dir.file("tl.gz")), {}, ErrorPolicy::Skip); }), gz);
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(idxSpec(gz, dir.file("tl.gz")), {}, ErrorPolicy::Skip); }), gz);
 }
 
 TEST(IdxSource, LabelsOutOfRangeAreSkippedOrFail) {
@@ -107,7 +114,8 @@ TEST(IdxSource, LabelsOutOfRangeAreSkippedOrFail) {
   EXPECT_EQ(src->size(), 9);
   ASSERT_EQ(src->skippedAtScan().size(), 3u);
   EXPECT_CONTAINS(src->skippedAtScan()[0].reason, "label 3 is out of range for 3 classes");
-  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), three, ErrorPolicy::Fail); }), "record 3: label 3 is out of range");
+  EXPECT_CONTAINS(errorOf([&] { openSource(idxSpec(img, lbl), three, ErrorPolicy::Fail); }),
+                  "record 3: label 3 is out of range");
 }
 
 TEST(ImageFolderSource, ClassesSortedImagesDecoded) {
@@ -135,15 +143,21 @@ TEST(ImageFolderSource, ClassesSortedImagesDecoded) {
 
 TEST(ImageFolderSource, BadFolders) {
   TempDir dir;
-  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.file("missing")), {}, ErrorPolicy::Skip); }),
-                  "data.train.root: " + dir.file("missing") + ": folder not found");
-  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }), "no class folders");
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(folderSpec(dir.file("missing")), {}, ErrorPolicy::Skip); }),
+      "data.train.root: " + dir.file("missing") + ": folder not found");
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }),
+      "no class folders");
   testutil::writeImageFolder(dir.path(), {"cat"}, 2, 8, 8, 1);
   std::filesystem::create_directories(dir.path() / "dog");
-  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }),
-                  "class folder \"dog\" has no images");
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }),
+      "class folder \"dog\" has no images");
   testutil::writeImageFolder(dir.path(), {"dog"}, 1, 8, 8, 1);
-  EXPECT_CONTAINS(errorOf([&] { openSource(folderSpec(dir.path().string()), {"dog", "cat"}, ErrorPolicy::Skip); }),
+  EXPECT_CONTAINS(errorOf([&] {
+                    openSource(folderSpec(dir.path().string()), {"dog", "cat"}, ErrorPolicy::Skip);
+                  }),
                   "data.classes: does not match the class folders");
 }
 
@@ -189,14 +203,17 @@ TEST(ImageFolderSource, MixedSizesAndChannelsAreConvertedAndFitted) {
   EXPECT_FLOAT_EQ(px[0], px[1]);
   EXPECT_FLOAT_EQ(px[0], testutil::patternImage(30, 40, 1, 1).at<unsigned char>(5, 7) / 255.0f);
   // RGBA drops alpha: BGRA (10,20,30) is RGB (30,20,10).
-  const cv::Mat alpha = SampleProcessor({3, 16, 16, FitPolicy::Resize}, nullptr, {}, {}).plain(set, 0);
+  const cv::Mat alpha =
+      SampleProcessor({3, 16, 16, FitPolicy::Resize}, nullptr, {}, {}).plain(set, 0);
   EXPECT_NEAR(alpha.at<cv::Vec3f>(0, 0)[0], 30 / 255.0, 1e-6);
 }
 
 TEST(CsvSource, PathsRelativeToTheManifestAndLabels) {
   TempDir dir;
   testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 4, 6, 6, 3);
-  std::ofstream(dir.file("m.csv")) << "id,path,label\n1,imgs/x/img_0.png,1\n2,\"imgs/x/img_1.png\",0\n3," << dir.file("imgs/x/img_2.png") << ",1\n";
+  std::ofstream(dir.file("m.csv"))
+      << "id,path,label\n1,imgs/x/img_0.png,1\n2,\"imgs/x/img_1.png\",0\n3,"
+      << dir.file("imgs/x/img_2.png") << ",1\n";
   const auto src = openSource(csvSpec(dir.file("m.csv")), {}, ErrorPolicy::Skip);
   ASSERT_EQ(src->size(), 3);
   EXPECT_EQ(src->numClasses(), 2);
@@ -214,9 +231,11 @@ TEST(CsvSource, BadManifests) {
   TempDir dir;
   testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 2, 6, 6, 3);
   std::ofstream(dir.file("cols.csv")) << "file,class\na.png,0\n";
-  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("cols.csv")), {}, ErrorPolicy::Skip); }),
-                  "line 1: the header must have columns \"path\" and \"label\"");
-  std::ofstream(dir.file("bad.csv")) << "path,label\nimgs/x/img_0.png,0\nimgs/x/missing.png,1\nimgs/x/img_1.png,7\n";
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(csvSpec(dir.file("cols.csv")), {}, ErrorPolicy::Skip); }),
+      "line 1: the header must have columns \"path\" and \"label\"");
+  std::ofstream(dir.file("bad.csv"))
+      << "path,label\nimgs/x/img_0.png,0\nimgs/x/missing.png,1\nimgs/x/img_1.png,7\n";
   const std::vector<std::string> two = {"a", "b"};
   const auto src = openSource(csvSpec(dir.file("bad.csv")), two, ErrorPolicy::Skip);
   EXPECT_EQ(src->size(), 1);
@@ -224,9 +243,12 @@ TEST(CsvSource, BadManifests) {
   EXPECT_CONTAINS(src->skippedAtScan()[0].item, "bad.csv line 3");
   EXPECT_CONTAINS(src->skippedAtScan()[0].reason, "image not found");
   EXPECT_CONTAINS(src->skippedAtScan()[1].reason, "label 7 is out of range for 2 classes");
-  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("bad.csv")), two, ErrorPolicy::Fail); }),
-                  "line 3: image not found");
-  EXPECT_CONTAINS(errorOf([&] { openSource(csvSpec(dir.file("none.csv")), {}, ErrorPolicy::Skip); }), "file not found");
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(csvSpec(dir.file("bad.csv")), two, ErrorPolicy::Fail); }),
+      "line 3: image not found");
+  EXPECT_CONTAINS(
+      errorOf([&] { openSource(csvSpec(dir.file("none.csv")), {}, ErrorPolicy::Skip); }),
+      "file not found");
 }
 
 TEST(CifarSource, PlanesBecomeRgbPixels) {
@@ -243,27 +265,34 @@ TEST(CifarSource, PlanesBecomeRgbPixels) {
   const cv::Mat m = src->load(3);
   EXPECT_EQ(src->label(3), 3);
   EXPECT_EQ(m.at<cv::Vec3b>(10, 10), cv::Vec3b(3, 6, 9));
-  EXPECT_EQ(src->load(5).at<cv::Vec3b>(0, 0), cv::Vec3b(6, 12, 18));  // record 6 after the skipped one
+  EXPECT_EQ(src->load(5).at<cv::Vec3b>(0, 0),
+            cv::Vec3b(6, 12, 18));  // record 6 after the skipped one
   std::filesystem::resize_file(dir.file("b1.bin"), 3073 * 2 + 100);
-  EXPECT_CONTAINS(errorOf([&] { openSource(s, {}, ErrorPolicy::Skip); }), "not a whole number of 3073-byte records");
+  EXPECT_CONTAINS(errorOf([&] { openSource(s, {}, ErrorPolicy::Skip); }),
+                  "not a whole number of 3073-byte records");
 }
 
 TEST(Splits, StratifiedCountsAreRightDisjointAndSeeded) {
   // 3 classes of 50, 30 and 20 samples.
   std::vector<std::int64_t> labels;
-  for (int i = 0; i < 50; ++i) labels.push_back(0);
-  for (int i = 0; i < 30; ++i) labels.push_back(1);
-  for (int i = 0; i < 20; ++i) labels.push_back(2);
+  for (int i = 0; i < 50; ++i)
+    labels.push_back(0);
+  for (int i = 0; i < 30; ++i)
+    labels.push_back(1);
+  for (int i = 0; i < 20; ++i)
+    labels.push_back(2);
   auto label = [&](std::int64_t i) { return labels[static_cast<std::size_t>(i)]; };
   const auto s = splitTrainValidation(100, label, 3, 0.25, 7, true);
   std::vector<int> valPerClass(3, 0);
-  for (auto i : s.validation) ++valPerClass[static_cast<std::size_t>(label(i))];
+  for (auto i : s.validation)
+    ++valPerClass[static_cast<std::size_t>(label(i))];
   EXPECT_EQ(valPerClass, (std::vector<int>{13, 8, 5}));  // round(12.5)=13, 7.5->8, 5
   EXPECT_EQ(s.train.size() + s.validation.size(), 100u);
   std::vector<std::int64_t> all = s.train;
   all.insert(all.end(), s.validation.begin(), s.validation.end());
   std::sort(all.begin(), all.end());
-  for (std::int64_t i = 0; i < 100; ++i) EXPECT_EQ(all[static_cast<std::size_t>(i)], i);
+  for (std::int64_t i = 0; i < 100; ++i)
+    EXPECT_EQ(all[static_cast<std::size_t>(i)], i);
   EXPECT_EQ(splitTrainValidation(100, label, 3, 0.25, 7, true).validation, s.validation);
   EXPECT_NE(splitTrainValidation(100, label, 3, 0.25, 8, true).validation, s.validation);
   EXPECT_EQ(splitTrainValidation(100, label, 3, 0.25, 7, false).validation.size(), 25u);
@@ -291,9 +320,10 @@ TEST(DataModule, OpensSplitsWithLimits) {
 
 TEST(DataConfig, ProblemsNameTheirPath) {
   Problems problems;
-  parseDataConfig(Json::parse(R"({"train": {"format": "idxx", "images": "a"}, "validation": {"fraction": 1.5},
+  parseDataConfig(
+      Json::parse(R"({"train": {"format": "idxx", "images": "a"}, "validation": {"fraction": 1.5},
                                   "normalize": {"mean": [0.5]}, "fit": "stretch", "on_error": "ignore", "clases": []})"),
-                  "/base", problems);
+      "/base", problems);
   const auto text = formatProblems(problems);
   EXPECT_CONTAINS(text, "data.train.format: unknown format \"idxx\"");
   EXPECT_CONTAINS(text, "data.validation.fraction: must be a number in [0, 1), got 1.5");
@@ -306,7 +336,9 @@ TEST(DataConfig, ProblemsNameTheirPath) {
   EXPECT_CONTAINS(formatProblems(missing), "data.train.images: missing");
   EXPECT_CONTAINS(formatProblems(missing), "data.train.labels: missing");
   Problems relative;
-  const auto c = parseDataConfig(Json::parse(R"({"train": {"format": "image_folder", "root": "../imgs"}})"), "/base/proj", relative);
+  const auto c =
+      parseDataConfig(Json::parse(R"({"train": {"format": "image_folder", "root": "../imgs"}})"),
+                      "/base/proj", relative);
   EXPECT_EQ(c.train.root, "/base/imgs");
 }
 
@@ -317,7 +349,11 @@ TEST(DatasetStats, MeanAndStdEqualADirectComputation) {
   SampleSet set{"train", src, {0, 1, 2, 3, 4, 5, 6, 7, 8, 9}};
   const SampleProcessor proc({3, 7, 9, FitPolicy::Resize}, nullptr, {}, {});
   int calls = 0;
-  const auto stats = computeChannelStats(set, proc, ErrorPolicy::Skip, [&](std::int64_t, std::int64_t) { ++calls; return true; });
+  const auto stats =
+      computeChannelStats(set, proc, ErrorPolicy::Skip, [&](std::int64_t, std::int64_t) {
+        ++calls;
+        return true;
+      });
   ASSERT_TRUE(stats);
   EXPECT_GT(calls, 0);
   // Direct: every pixel of every image, read straight from the PNGs.
@@ -340,5 +376,6 @@ TEST(DatasetStats, MeanAndStdEqualADirectComputation) {
     EXPECT_NEAR(stats->std[static_cast<std::size_t>(c)], std::sqrt(sumSq / n - mean * mean), 1e-6);
   }
   // Cancellation returns nothing.
-  EXPECT_FALSE(computeChannelStats(set, proc, ErrorPolicy::Skip, [](std::int64_t, std::int64_t) { return false; }));
+  EXPECT_FALSE(computeChannelStats(set, proc, ErrorPolicy::Skip,
+                                   [](std::int64_t, std::int64_t) { return false; }));
 }

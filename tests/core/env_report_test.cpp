@@ -13,7 +13,8 @@ TEST(EnvReport, ReportsVersionsThreadsAndBlas) {
   EXPECT_FALSE(r.blasName.empty());
   EXPECT_GT(r.matmulGflops, 0.0);
   const auto j = env::envReportToJson(r);
-  for (const char* key : {"libtorch_version", "cuda_available", "intra_op_threads", "blas", "opencv_version"}) {
+  for (const char* key :
+       {"libtorch_version", "cuda_available", "intra_op_threads", "blas", "opencv_version"}) {
     EXPECT_TRUE(j.contains(key)) << key;
   }
   EXPECT_NE(env::formatEnvReport(r).find("BLAS"), std::string::npos);
@@ -24,7 +25,8 @@ TEST(EnvReport, ReferenceBlasIsFlaggedLoudly) {
   const auto r = env::collectEnvReport(false);
   // Whatever BLAS is installed, the warning appears exactly when it is the reference one.
   bool warned = false;
-  for (const auto& w : r.warnings) warned = warned || w.find("reference BLAS") != std::string::npos;
+  for (const auto& w : r.warnings)
+    warned = warned || w.find("reference BLAS") != std::string::npos;
   EXPECT_EQ(warned, r.blasIsReference);
   EXPECT_EQ(r.blasIsReference, r.blasLibrary.find("/blas/") != std::string::npos);
 }

@@ -24,7 +24,8 @@ class GraphAnalysisTest : public testutil::SeededTest {
   }
   void expectProblem(const std::string& modelJson, const std::string& expected) {
     const auto text = problemsOf(modelJson);
-    EXPECT_NE(text.find(expected), std::string::npos) << "expected: " << expected << "\ngot:\n" << text;
+    EXPECT_NE(text.find(expected), std::string::npos) << "expected: " << expected << "\ngot:\n"
+                                                      << text;
   }
 };
 
@@ -46,13 +47,15 @@ TEST_F(GraphAnalysisTest, ValidChainHasShapesAndCounts) {
 }
 
 TEST_F(GraphAnalysisTest, UnknownOpSuggestsTheClosest) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "c", "op": "Conv2D", "inputs": ["input"]})"),
-                R"(node "c": unknown op "Conv2D"; did you mean "Conv2d"?)");
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"}, {"id": "c", "op": "Conv2D", "inputs": ["input"]})"),
+      R"(node "c": unknown op "Conv2D"; did you mean "Conv2d"?)");
 }
 
 TEST_F(GraphAnalysisTest, MissingRequiredParam) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "c", "op": "Conv2d", "inputs": ["input"]})"),
-                R"(node "c": parameter out_channels is required)");
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"}, {"id": "c", "op": "Conv2d", "inputs": ["input"]})"),
+      R"(node "c": parameter out_channels is required)");
 }
 
 TEST_F(GraphAnalysisTest, OutOfRangeParam) {
@@ -83,35 +86,43 @@ TEST_F(GraphAnalysisTest, Cycle) {
 }
 
 TEST_F(GraphAnalysisTest, SelfLoopIsACycle) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "a", "op": "Add", "inputs": ["input", "a"]})"),
-                R"(node "a": is part of a cycle a -> a)");
+  expectProblem(
+      model(
+          R"({"id": "input", "op": "Input"}, {"id": "a", "op": "Add", "inputs": ["input", "a"]})"),
+      R"(node "a": is part of a cycle a -> a)");
 }
 
 TEST_F(GraphAnalysisTest, DanglingInput) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "r", "op": "ReLU", "inputs": ["inptu"]})"),
-                R"(node "r": input "inptu" does not exist; did you mean "input"?)");
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"}, {"id": "r", "op": "ReLU", "inputs": ["inptu"]})"),
+      R"(node "r": input "inptu" does not exist; did you mean "input"?)");
 }
 
 TEST_F(GraphAnalysisTest, WrongNumberOfInputs) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "s", "op": "Add", "inputs": ["input"]})"),
-                R"(node "s": Add takes at least 2 inputs but has 1)");
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"}, {"id": "s", "op": "Add", "inputs": ["input"]})"),
+      R"(node "s": Add takes at least 2 inputs but has 1)");
   expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "r", "op": "ReLU", "inputs": []})"),
                 R"(node "r": ReLU takes exactly 1 input but has 0)");
-  expectProblem(model(R"({"id": "input", "op": "Input", "inputs": ["r"]}, {"id": "r", "op": "ReLU", "inputs": ["input"]})"),
-                R"(node "input": Input takes exactly 0 inputs but has 1)");
+  expectProblem(
+      model(
+          R"({"id": "input", "op": "Input", "inputs": ["r"]}, {"id": "r", "op": "ReLU", "inputs": ["input"]})"),
+      R"(node "input": Input takes exactly 0 inputs but has 1)");
 }
 
 TEST_F(GraphAnalysisTest, ShapeMismatchNamesExpectedReceivedAndFix) {
-  expectProblem(model(R"({"id": "input", "op": "Input"},
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"},
       {"id": "flat", "op": "Flatten", "inputs": ["input"]},
       {"id": "fc1", "op": "Linear", "params": {"in_features": 3136, "out_features": 10}, "inputs": ["flat"]})"),
-                R"(node "fc1": Linear expects 3136 inputs but receives 784; set in_features to 784 or "auto")");
+      R"(node "fc1": Linear expects 3136 inputs but receives 784; set in_features to 784 or "auto")");
   expectProblem(model(R"({"id": "input", "op": "Input"},
       {"id": "fc1", "op": "Linear", "params": {"out_features": 10}, "inputs": ["input"]})"),
                 "insert a Flatten before it");
-  expectProblem(model(R"({"id": "input", "op": "Input"},
+  expectProblem(
+      model(R"({"id": "input", "op": "Input"},
       {"id": "c", "op": "Conv2d", "params": {"in_channels": 3, "out_channels": 8}, "inputs": ["input"]})"),
-                R"(node "c": Conv2d expects 3 input channels but receives 1; set in_channels to 1 or "auto")");
+      R"(node "c": Conv2d expects 3 input channels but receives 1; set in_channels to 1 or "auto")");
   expectProblem(model(R"({"id": "input", "op": "Input"},
       {"id": "c", "op": "Conv2d", "params": {"out_channels": 8, "stride": 2}, "inputs": ["input"]},
       {"id": "s", "op": "Add", "inputs": ["input", "c"]})"),
@@ -130,16 +141,22 @@ TEST_F(GraphAnalysisTest, NoCascadeAfterAFailedNode) {
 }
 
 TEST_F(GraphAnalysisTest, DuplicateAndInvalidIds) {
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "input", "op": "ReLU", "inputs": ["input"]})"),
-                R"(model.nodes[1].id: id "input" is already used by model.nodes[0])");
-  expectProblem(model(R"({"id": "input", "op": "Input"}, {"id": "conv.1", "op": "ReLU", "inputs": ["input"]})"),
-                R"("conv.1" is not a valid id)");
+  expectProblem(
+      model(
+          R"({"id": "input", "op": "Input"}, {"id": "input", "op": "ReLU", "inputs": ["input"]})"),
+      R"(model.nodes[1].id: id "input" is already used by model.nodes[0])");
+  expectProblem(
+      model(
+          R"({"id": "input", "op": "Input"}, {"id": "conv.1", "op": "ReLU", "inputs": ["input"]})"),
+      R"("conv.1" is not a valid id)");
 }
 
 TEST_F(GraphAnalysisTest, InputNodeCount) {
   expectProblem(model(R"({"id": "r", "op": "ReLU", "inputs": []})"), "the model has no Input node");
-  expectProblem(model(R"({"id": "a", "op": "Input"}, {"id": "b", "op": "Input"}, {"id": "s", "op": "Add", "inputs": ["a", "b"]})"),
-                "the model has 2 Input nodes");
+  expectProblem(
+      model(
+          R"({"id": "a", "op": "Input"}, {"id": "b", "op": "Input"}, {"id": "s", "op": "Add", "inputs": ["a", "b"]})"),
+      "the model has 2 Input nodes");
 }
 
 TEST_F(GraphAnalysisTest, SeveralOutputs) {
@@ -169,16 +186,23 @@ TEST_F(GraphAnalysisTest, InitOverrides) {
 
 TEST_F(GraphAnalysisTest, StructuralProblemsInTheFile) {
   expectProblem(R"({"nodes": []})", "model.input: missing");
-  expectProblem(std::string("{") + R"("input": {"channels": 0, "height": 28, "width": 28}, "nodes": []})",
-                "model.input.channels: must be between 1 and 4096, got 0");
-  expectProblem(std::string("{") + R"("input": {"channels": 1, "height": 28, "width": "wide"}, "nodes": []})",
-                R"(model.input.width: must be a whole number, got "wide")");
-  expectProblem(std::string("{") + kInput + R"(, "nodes": {}})", "model.nodes: must be a list of layers");
+  expectProblem(
+      std::string("{") + R"("input": {"channels": 0, "height": 28, "width": 28}, "nodes": []})",
+      "model.input.channels: must be between 1 and 4096, got 0");
+  expectProblem(
+      std::string("{") + R"("input": {"channels": 1, "height": 28, "width": "wide"}, "nodes": []})",
+      R"(model.input.width: must be a whole number, got "wide")");
+  expectProblem(std::string("{") + kInput + R"(, "nodes": {}})",
+                "model.nodes: must be a list of layers");
   expectProblem(model(R"({"op": "Input"})"), "model.nodes[0].id: missing");
-  expectProblem(model(R"({"id": "input", "op": "Input", "inputs": "conv"})"), R"(node "input": "inputs" must be a list)");
-  expectProblem(model(R"({"id": "input", "op": "Input", "colour": "red"})"), R"(model.nodes[0]: unknown key "colour")");
-  expectProblem(model(R"({"id": "input", "op": "Input", "pos": [1]})"), R"(node "input": "pos" must be [x, y])");
-  expectProblem(model("", R"(, "ouput": "x")"), R"(model: unknown key "ouput"; did you mean "output"?)");
+  expectProblem(model(R"({"id": "input", "op": "Input", "inputs": "conv"})"),
+                R"(node "input": "inputs" must be a list)");
+  expectProblem(model(R"({"id": "input", "op": "Input", "colour": "red"})"),
+                R"(model.nodes[0]: unknown key "colour")");
+  expectProblem(model(R"({"id": "input", "op": "Input", "pos": [1]})"),
+                R"(node "input": "pos" must be [x, y])");
+  expectProblem(model("", R"(, "ouput": "x")"),
+                R"(model: unknown key "ouput"; did you mean "output"?)");
   expectProblem(model(""), "model.nodes: the model has no layers");
 }
 

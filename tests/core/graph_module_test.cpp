@@ -8,7 +8,8 @@ using namespace netsmith;
 class GraphModuleTest : public testutil::SeededTest {
  protected:
   project::Project defaultProject() {
-    auto loaded = project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+    auto loaded = project::loadProject(
+        testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
     EXPECT_TRUE(loaded.problems.empty());
     return loaded.project;
   }
@@ -17,13 +18,15 @@ class GraphModuleTest : public testutil::SeededTest {
 TEST_F(GraphModuleTest, ParameterNamesComeFromNodeIds) {
   graph::GraphModule net(defaultProject().model, registry);
   std::vector<std::string> names;
-  for (const auto& item : net->named_parameters()) names.push_back(item.key());
-  const std::vector<std::string> expected = {"conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias",
-                                             "conv2.weight", "conv2.bias", "bn2.weight", "bn2.bias",
-                                             "fc1.weight",   "fc1.bias",   "fc2.weight", "fc2.bias"};
+  for (const auto& item : net->named_parameters())
+    names.push_back(item.key());
+  const std::vector<std::string> expected = {
+      "conv1.weight", "conv1.bias", "bn1.weight", "bn1.bias", "conv2.weight", "conv2.bias",
+      "bn2.weight",   "bn2.bias",   "fc1.weight", "fc1.bias", "fc2.weight",   "fc2.bias"};
   EXPECT_EQ(names, expected);
   std::vector<std::string> buffers;
-  for (const auto& item : net->named_buffers()) buffers.push_back(item.key());
+  for (const auto& item : net->named_buffers())
+    buffers.push_back(item.key());
   EXPECT_NE(std::find(buffers.begin(), buffers.end(), "bn1.running_mean"), buffers.end());
   EXPECT_NE(std::find(buffers.begin(), buffers.end(), "bn2.num_batches_tracked"), buffers.end());
 }
@@ -31,7 +34,8 @@ TEST_F(GraphModuleTest, ParameterNamesComeFromNodeIds) {
 TEST_F(GraphModuleTest, ParameterCountEqualsAnalysis) {
   graph::GraphModule net(defaultProject().model, registry);
   std::int64_t numel = 0;
-  for (const auto& p : net->parameters()) numel += p.numel();
+  for (const auto& p : net->parameters())
+    numel += p.numel();
   EXPECT_EQ(numel, net->analysis().totalParams);
   EXPECT_EQ(numel, 421834);
 }
@@ -41,11 +45,11 @@ TEST_F(GraphModuleTest, ParameterCountEqualsAnalysis) {
 TEST_F(GraphModuleTest, DefaultCnnEqualsHandWrittenSequential) {
   graph::GraphModule net(defaultProject().model, registry);
   namespace nn = torch::nn;
-  nn::Sequential ref(
-      nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)), nn::BatchNorm2d(32), nn::ReLU(),
-      nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)),
-      nn::BatchNorm2d(64), nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten(),
-      nn::Linear(3136, 128), nn::ReLU(), nn::Dropout(0.3), nn::Linear(128, 10));
+  nn::Sequential ref(nn::Conv2d(nn::Conv2dOptions(1, 32, 3).padding(1)), nn::BatchNorm2d(32),
+                     nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)),
+                     nn::Conv2d(nn::Conv2dOptions(32, 64, 3).padding(1)), nn::BatchNorm2d(64),
+                     nn::ReLU(), nn::MaxPool2d(nn::MaxPool2dOptions(2)), nn::Flatten(),
+                     nn::Linear(3136, 128), nn::ReLU(), nn::Dropout(0.3), nn::Linear(128, 10));
   const std::map<std::string, std::string> rename = {{"conv1", "0"}, {"bn1", "1"}, {"conv2", "4"},
                                                      {"bn2", "5"},   {"fc1", "9"}, {"fc2", "12"}};
   auto refParams = ref->named_parameters();
@@ -71,7 +75,8 @@ TEST_F(GraphModuleTest, DefaultCnnEqualsHandWrittenSequential) {
   for (const auto& item : net->named_buffers()) {
     const auto dot = item.key().find('.');
     const auto name = rename.at(item.key().substr(0, dot)) + item.key().substr(dot);
-    EXPECT_TRUE(torch::allclose(item.value().to(torch::kDouble), refBuffers[name].to(torch::kDouble), 1e-5, 1e-6))
+    EXPECT_TRUE(torch::allclose(item.value().to(torch::kDouble),
+                                refBuffers[name].to(torch::kDouble), 1e-5, 1e-6))
         << item.key();
   }
   // Eval mode: running statistics, no dropout.
@@ -94,7 +99,8 @@ TEST_F(GraphModuleTest, GradientsFlowToEveryTrainableParameter) {
 }
 
 TEST_F(GraphModuleTest, ResidualGraphRunsAndMatchesManualComputation) {
-  const auto loaded = testutil::parseModel(R"({"input": {"channels": 2, "height": 5, "width": 5}, "nodes": [
+  const auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 2, "height": 5, "width": 5}, "nodes": [
       {"id": "input", "op": "Input"},
       {"id": "c", "op": "Conv2d", "params": {"out_channels": 2, "padding": "same"}, "inputs": ["input"]},
       {"id": "r", "op": "ReLU", "inputs": ["c"]},
@@ -106,13 +112,14 @@ TEST_F(GraphModuleTest, ResidualGraphRunsAndMatchesManualComputation) {
   const auto out = net->forward(x);
   auto conv = std::dynamic_pointer_cast<torch::nn::Module>(net->layer("c"));
   const auto params = conv->named_parameters();
-  const auto expected = torch::cat(
-      {torch::relu(torch::conv2d(x, params["weight"], params["bias"], 1, 1)) + x, x}, 1);
+  const auto expected =
+      torch::cat({torch::relu(torch::conv2d(x, params["weight"], params["bias"], 1, 1)) + x, x}, 1);
   EXPECT_TRUE(torch::allclose(out, expected, 1e-5, 1e-6));
 }
 
 TEST_F(GraphModuleTest, InitOverridesAndFrozenNodes) {
-  const auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+  const auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
       {"id": "input", "op": "Input"},
       {"id": "c", "op": "Conv2d", "params": {"out_channels": 3}, "inputs": ["input"], "init": "zeros", "frozen": true},
       {"id": "bn", "op": "BatchNorm2d", "inputs": ["c"], "init": "zeros"},
@@ -133,13 +140,16 @@ TEST_F(GraphModuleTest, InitOverridesAndFrozenNodes) {
 }
 
 TEST_F(GraphModuleTest, InvalidGraphIsRefusedWithItsProblems) {
-  const auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+  const auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
       {"id": "input", "op": "Input"}, {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["input"]}]})");
   try {
     graph::GraphModule net(loaded.project.model, registry);
     FAIL() << "expected an error";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("node \"fc\": Linear expects a flat vector"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("node \"fc\": Linear expects a flat vector"),
+              std::string::npos)
+        << e.what();
   }
 }
 

@@ -49,9 +49,9 @@ TEST(LrSchedule, CosineWithAndWithoutRestarts) {
   EXPECT_GT(cosine.lrAt(99, plan), 0.01);
   EXPECT_LT(cosine.lrAt(99, plan), 0.0101);
   const auto sgdr = make(R"({"type": "cosine", "restart_epochs": 1, "restart_mult": 2})");
-  EXPECT_DOUBLE_EQ(sgdr.lrAt(10, plan), 0.1);  // second cycle starts (10 steps)
+  EXPECT_DOUBLE_EQ(sgdr.lrAt(10, plan), 0.1);     // second cycle starts (10 steps)
   EXPECT_NEAR(sgdr.lrAt(20, plan), 0.05, 1e-12);  // middle of the 20-step cycle
-  EXPECT_DOUBLE_EQ(sgdr.lrAt(30, plan), 0.1);  // third cycle (40 steps)
+  EXPECT_DOUBLE_EQ(sgdr.lrAt(30, plan), 0.1);     // third cycle (40 steps)
 }
 
 TEST(LrSchedule, OneCycleMatchesPyTorch) {
@@ -88,7 +88,8 @@ TEST(LrSchedule, ReduceOnPlateau) {
   o.factor = 0.5;
   PlateauController c(o);
   double lr = 0.1;
-  for (double loss : {1.0, 0.9, 0.95, 0.93}) lr = c.update(loss, lr);
+  for (double loss : {1.0, 0.9, 0.95, 0.93})
+    lr = c.update(loss, lr);
   EXPECT_DOUBLE_EQ(lr, 0.1);  // two bad epochs: still patient
   lr = c.update(0.92, lr);
   EXPECT_DOUBLE_EQ(lr, 0.05);  // the third
@@ -98,12 +99,23 @@ TEST(LrSchedule, ReduceOnPlateau) {
 }
 
 TEST(LrSchedule, BadSettingsNameTheirPath) {
-  EXPECT_NE(problemsOf(R"({"type": "cosinus"})").find(R"(train.schedule.type: unknown schedule "cosinus")"), std::string::npos);
-  EXPECT_NE(problemsOf(R"({"type": "step", "gamma": 0})").find("train.schedule.gamma: must be > 0"), std::string::npos);
-  EXPECT_NE(problemsOf(R"({"type": "step", "step_size": 0})").find("train.schedule.step_size: must be >= 1"), std::string::npos);
-  EXPECT_NE(problemsOf(R"({"type": "one_cycle", "pct_start": 1.5})").find("train.schedule.pct_start: must be <= 0.99"), std::string::npos);
-  EXPECT_NE(problemsOf(R"({"type": "cosine", "warmup_epochs": -1})").find("train.schedule.warmup_epochs: must be >= 0"), std::string::npos);
-  EXPECT_NE(problemsOf(R"({"type": "cosine", "min_lrr": 0})").find(R"(train.schedule.min_lrr: is not known; did you mean "min_lr"?)"), std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "cosinus"})")
+                .find(R"(train.schedule.type: unknown schedule "cosinus")"),
+            std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "step", "gamma": 0})").find("train.schedule.gamma: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "step", "step_size": 0})")
+                .find("train.schedule.step_size: must be >= 1"),
+            std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "one_cycle", "pct_start": 1.5})")
+                .find("train.schedule.pct_start: must be <= 0.99"),
+            std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "cosine", "warmup_epochs": -1})")
+                .find("train.schedule.warmup_epochs: must be >= 0"),
+            std::string::npos);
+  EXPECT_NE(problemsOf(R"({"type": "cosine", "min_lrr": 0})")
+                .find(R"(train.schedule.min_lrr: is not known; did you mean "min_lr"?)"),
+            std::string::npos);
 }
 
 TEST(TrainOptions, BadTrainSettings) {
@@ -112,18 +124,32 @@ TEST(TrainOptions, BadTrainSettings) {
     parseTrainOptions(Json::parse(json), ScheduleRegistry::withBuiltins(), problems);
     return formatProblems(problems);
   };
-  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": 0}})").find("train.optimizer.lr: must be > 0"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": -1}})").find("train.optimizer.lr: must be > 0"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": "nan"}})").find("train.optimizer.lr: expects a number"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adamm"}})").find(R"(train.optimizer.type: unknown optimizer "adamm")"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"epochs": 0})").find("train.epochs: must be a whole number between 1"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"batch_size": 0})").find("train.batch_size: must be a whole number between 1"), std::string::npos);
-  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "sgd", "nesterov": true, "momentum": 0}})").find("train.optimizer.nesterov: needs momentum > 0"),
+  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": 0}})")
+                .find("train.optimizer.lr: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": -1}})")
+                .find("train.optimizer.lr: must be > 0"),
+            std::string::npos);
+  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adam", "lr": "nan"}})")
+                .find("train.optimizer.lr: expects a number"),
+            std::string::npos);
+  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "adamm"}})")
+                .find(R"(train.optimizer.type: unknown optimizer "adamm")"),
+            std::string::npos);
+  EXPECT_NE(
+      problemsOfTrain(R"({"epochs": 0})").find("train.epochs: must be a whole number between 1"),
+      std::string::npos);
+  EXPECT_NE(problemsOfTrain(R"({"batch_size": 0})")
+                .find("train.batch_size: must be a whole number between 1"),
+            std::string::npos);
+  EXPECT_NE(problemsOfTrain(R"({"optimizer": {"type": "sgd", "nesterov": true, "momentum": 0}})")
+                .find("train.optimizer.nesterov: needs momentum > 0"),
             std::string::npos);
   Problems none;
-  const auto o = parseTrainOptions(Json::parse(R"({"epochs": 3, "batch_size": 32, "optimizer": {"type": "SGD", "lr": 0.05},
+  const auto o = parseTrainOptions(
+      Json::parse(R"({"epochs": 3, "batch_size": 32, "optimizer": {"type": "SGD", "lr": 0.05},
                                                    "schedule": {"type": "step", "step_size": 1}})"),
-                                   ScheduleRegistry::withBuiltins(), none);
+      ScheduleRegistry::withBuiltins(), none);
   ASSERT_TRUE(none.empty()) << formatProblems(none);
   EXPECT_EQ(o.optimizer.type, "sgd");
   EXPECT_DOUBLE_EQ(o.optimizer.lr(), 0.05);

@@ -17,7 +17,9 @@ class Gen {
   std::int64_t integer(std::int64_t lo, std::int64_t hi) {
     return std::uniform_int_distribution<std::int64_t>(lo, hi)(m_rng);
   }
-  double real(double lo, double hi) { return std::uniform_real_distribution<double>(lo, hi)(m_rng); }
+  double real(double lo, double hi) {
+    return std::uniform_real_distribution<double>(lo, hi)(m_rng);
+  }
   bool coin() { return integer(0, 1) == 1; }
   Json pairOrInt(std::int64_t lo, std::int64_t hi) {
     if (coin()) return integer(lo, hi);
@@ -52,7 +54,8 @@ Case randomCase(const std::string& op, Gen& g) {
     c.inputs = {g.anyShape()};
     c.params["approximate"] = g.coin() ? "none" : "tanh";
   } else if (op == "Conv2d") {
-    const auto groups = std::vector<std::int64_t>{1, 1, 2, 3}[static_cast<std::size_t>(g.integer(0, 3))];
+    const auto groups =
+        std::vector<std::int64_t>{1, 1, 2, 3}[static_cast<std::size_t>(g.integer(0, 3))];
     Shape in = g.image(4, 20);
     in[0] *= groups;
     c.inputs = {in};
@@ -62,9 +65,16 @@ Case randomCase(const std::string& op, Gen& g) {
     c.params["dilation"] = g.pairOrInt(1, 3);
     c.params["bias"] = g.coin();
     switch (g.integer(0, 3)) {
-      case 0: c.params["padding"] = "same"; break;
-      case 1: c.params["padding"] = "valid"; c.params["stride"] = g.pairOrInt(1, 3); break;
-      default: c.params["padding"] = g.pairOrInt(0, 3); c.params["stride"] = g.pairOrInt(1, 3);
+      case 0:
+        c.params["padding"] = "same";
+        break;
+      case 1:
+        c.params["padding"] = "valid";
+        c.params["stride"] = g.pairOrInt(1, 3);
+        break;
+      default:
+        c.params["padding"] = g.pairOrInt(0, 3);
+        c.params["stride"] = g.pairOrInt(1, 3);
     }
     if (g.coin()) c.params["in_channels"] = in[0];
   } else if (op == "BatchNorm2d") {
@@ -148,7 +158,8 @@ TEST_F(OpShapes, InferenceMatchesLibTorchForEveryOp) {
         EXPECT_ANY_THROW({
           auto layer = def.build(LayerSpec{"n", params, c.inputs, {}});
           layer->forward(inputs);
-        }) << "params " << c.params.dump() << " input " << formatShape(c.inputs[0]);
+        }) << "params "
+           << c.params.dump() << " input " << formatShape(c.inputs[0]);
         ++refused;
         continue;
       }
@@ -156,10 +167,11 @@ TEST_F(OpShapes, InferenceMatchesLibTorchForEveryOp) {
       auto layer = def.build(spec);
       layer->train(g.coin());
       const auto out = layer->forward(inputs);
-      EXPECT_EQ(sizesWithoutBatch(out), inferred) << "params " << c.params.dump() << " input "
-                                                  << formatShape(c.inputs[0]);
+      EXPECT_EQ(sizesWithoutBatch(out), inferred)
+          << "params " << c.params.dump() << " input " << formatShape(c.inputs[0]);
       std::int64_t numel = 0;
-      for (const auto& p : layer->parameters()) numel += p.numel();
+      for (const auto& p : layer->parameters())
+        numel += p.numel();
       const std::int64_t counted = def.paramCount ? def.paramCount(c.inputs, params) : 0;
       EXPECT_EQ(numel, counted) << "params " << c.params.dump();
       ++checked;
@@ -173,12 +185,14 @@ TEST_F(OpShapes, RefusedGeometryIsAlsoRefusedByLibTorch) {
   // Cases the rules refuse must not be silently accepted by LibTorch either.
   const auto* pool = registry.find("MaxPool2d");
   Problems problems;
-  const auto params = schema::resolveParams(pool->schema, Json{{"kernel_size", 5}}, "n", "n", problems);
+  const auto params =
+      schema::resolveParams(pool->schema, Json{{"kernel_size", 5}}, "n", "n", problems);
   EXPECT_THROW(pool->inferShape({{1, 3, 3}}, params), ShapeError);
   EXPECT_ANY_THROW(torch::max_pool2d(torch::randn({1, 1, 3, 3}), {5, 5}));
 
   const auto* conv = registry.find("Conv2d");
-  const auto cp = schema::resolveParams(conv->schema, Json{{"out_channels", 2}, {"kernel_size", 7}}, "n", "n", problems);
+  const auto cp = schema::resolveParams(conv->schema, Json{{"out_channels", 2}, {"kernel_size", 7}},
+                                        "n", "n", problems);
   ASSERT_TRUE(problems.empty());
   EXPECT_THROW(conv->inferShape({{1, 4, 4}}, cp), ShapeError);
   EXPECT_ANY_THROW(torch::conv2d(torch::randn({1, 1, 4, 4}), torch::randn({2, 1, 7, 7})));
@@ -187,12 +201,16 @@ TEST_F(OpShapes, RefusedGeometryIsAlsoRefusedByLibTorch) {
 TEST_F(OpShapes, SamePaddingWithEvenKernelKeepsTheSize) {
   const auto* conv = registry.find("Conv2d");
   Problems problems;
-  const auto p = schema::resolveParams(
-      conv->schema, Json{{"out_channels", 3}, {"kernel_size", Json::array({4, 2})}, {"padding", "same"}, {"dilation", 2}},
-      "n", "n", problems);
+  const auto p = schema::resolveParams(conv->schema,
+                                       Json{{"out_channels", 3},
+                                            {"kernel_size", Json::array({4, 2})},
+                                            {"padding", "same"},
+                                            {"dilation", 2}},
+                                       "n", "n", problems);
   ASSERT_TRUE(problems.empty());
   const Shape in{2, 9, 10};
   EXPECT_EQ(conv->inferShape({in}, p), (Shape{3, 9, 10}));
   auto layer = conv->build({"n", p, {in}, {3, 9, 10}});
-  EXPECT_EQ(layer->forward({torch::randn({1, 2, 9, 10})}).sizes().vec(), (std::vector<std::int64_t>{1, 3, 9, 10}));
+  EXPECT_EQ(layer->forward({torch::randn({1, 2, 9, 10})}).sizes().vec(),
+            (std::vector<std::int64_t>{1, 3, 9, 10}));
 }

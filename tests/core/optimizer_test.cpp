@@ -45,15 +45,29 @@ TEST(Optimizers, EachMatchesLibTorchsOwn) {
   };
   const std::vector<Case> cases = {
       {R"({"optimizer": {"type": "sgd", "lr": 0.05, "momentum": 0.9, "nesterov": true, "weight_decay": 0.01}})",
-       [](auto p) { return std::make_unique<o::SGD>(p, o::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01)); }},
+       [](auto p) {
+         return std::make_unique<o::SGD>(
+             p, o::SGDOptions(0.05).momentum(0.9).nesterov(true).weight_decay(0.01));
+       }},
       {R"({"optimizer": {"type": "adam", "lr": 0.01, "betas": [0.8, 0.99], "weight_decay": 0.001}})",
-       [](auto p) { return std::make_unique<o::Adam>(p, o::AdamOptions(0.01).betas({0.8, 0.99}).weight_decay(0.001)); }},
+       [](auto p) {
+         return std::make_unique<o::Adam>(
+             p, o::AdamOptions(0.01).betas({0.8, 0.99}).weight_decay(0.001));
+       }},
       {R"({"optimizer": {"type": "adamw", "lr": 0.01, "weight_decay": 0.1, "amsgrad": true}})",
-       [](auto p) { return std::make_unique<o::AdamW>(p, o::AdamWOptions(0.01).weight_decay(0.1).amsgrad(true)); }},
+       [](auto p) {
+         return std::make_unique<o::AdamW>(p,
+                                           o::AdamWOptions(0.01).weight_decay(0.1).amsgrad(true));
+       }},
       {R"({"optimizer": {"type": "rmsprop", "lr": 0.01, "momentum": 0.5, "centered": true}})",
-       [](auto p) { return std::make_unique<o::RMSprop>(p, o::RMSpropOptions(0.01).momentum(0.5).centered(true)); }},
+       [](auto p) {
+         return std::make_unique<o::RMSprop>(p,
+                                             o::RMSpropOptions(0.01).momentum(0.5).centered(true));
+       }},
       {R"({"optimizer": {"type": "adagrad", "lr": 0.1, "lr_decay": 0.01}})",
-       [](auto p) { return std::make_unique<o::Adagrad>(p, o::AdagradOptions(0.1).lr_decay(0.01)); }},
+       [](auto p) {
+         return std::make_unique<o::Adagrad>(p, o::AdagradOptions(0.1).lr_decay(0.01));
+       }},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.json);
@@ -67,7 +81,8 @@ TEST(Optimizers, EachMatchesLibTorchsOwn) {
     auto theirs = c.reference({w2, b2});
     const auto b = run(*theirs, w2, b2, 25);
     EXPECT_TRUE(torch::equal(a, b)) << a << b;
-    EXPECT_FALSE(torch::equal(a, std::get<0>(params()).detach())) << "the optimizer moved the weights";
+    EXPECT_FALSE(torch::equal(a, std::get<0>(params()).detach()))
+        << "the optimizer moved the weights";
   }
 }
 
@@ -79,11 +94,13 @@ TEST(Optimizers, NoDecayForNormAndBiasAndSkipsFrozen) {
   named.insert("fc.weight", w);
   named.insert("fc.bias", b);
   named.insert("c.weight", frozen);
-  auto opt = makeOptimizer(options(R"({"optimizer": {"type": "sgd", "lr": 0.1, "momentum": 0, "weight_decay": 0.5,
+  auto opt = makeOptimizer(
+      options(R"({"optimizer": {"type": "sgd", "lr": 0.1, "momentum": 0, "weight_decay": 0.5,
                                                       "no_decay_norm_and_bias": true}})"),
-                           named);
+      named);
   ASSERT_EQ(opt->param_groups().size(), 2u);
-  EXPECT_DOUBLE_EQ(static_cast<torch::optim::SGDOptions&>(opt->param_groups()[1].options()).weight_decay(), 0.0);
+  EXPECT_DOUBLE_EQ(
+      static_cast<torch::optim::SGDOptions&>(opt->param_groups()[1].options()).weight_decay(), 0.0);
   // With zero gradients only decay moves a parameter: the weight shrinks, the bias does not.
   b.detach().fill_(1.0);
   w.mutable_grad() = torch::zeros_like(w);
@@ -93,5 +110,6 @@ TEST(Optimizers, NoDecayForNormAndBiasAndSkipsFrozen) {
   EXPECT_TRUE(torch::allclose(w.detach(), w0 * 0.95));
   EXPECT_TRUE(torch::equal(b.detach(), torch::ones({2})));
   setLearningRate(*opt, 0.001);
-  for (auto& g : opt->param_groups()) EXPECT_DOUBLE_EQ(g.options().get_lr(), 0.001);
+  for (auto& g : opt->param_groups())
+    EXPECT_DOUBLE_EQ(g.options().get_lr(), 0.001);
 }

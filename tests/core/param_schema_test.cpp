@@ -49,7 +49,9 @@ struct BadCase {
 };
 
 // Test names print the case as JSON (not as raw bytes).
-void PrintTo(const BadCase& c, std::ostream* os) { *os << c.given.dump(); }
+void PrintTo(const BadCase& c, std::ostream* os) {
+  *os << c.given.dump();
+}
 
 class ParamSchemaBad : public ::testing::TestWithParam<BadCase> {};
 
@@ -61,16 +63,19 @@ TEST_P(ParamSchemaBad, NamesTheParameterAndTheReason) {
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "node \"n\"");
   EXPECT_EQ(problems[0].nodeId, "n");
-  EXPECT_NE(problems[0].message.find(GetParam().expected), std::string::npos) << problems[0].message;
+  EXPECT_NE(problems[0].message.find(GetParam().expected), std::string::npos)
+      << problems[0].message;
 }
 
 INSTANTIATE_TEST_SUITE_P(
     Cases, ParamSchemaBad,
     ::testing::Values(
-        BadCase{Json{{"kernal_size", 3}}, "parameter \"kernal_size\" is not known; did you mean \"kernel_size\"?"},
+        BadCase{Json{{"kernal_size", 3}},
+                "parameter \"kernal_size\" is not known; did you mean \"kernel_size\"?"},
         BadCase{Json{{"kernel_size", 0}}, "parameter kernel_size must be >= 1"},
         BadCase{Json{{"kernel_size", Json::array({3, 0})}}, "parameter kernel_size must be >= 1"},
-        BadCase{Json{{"kernel_size", Json::array({3, 3, 3})}}, "kernel_size expects a whole number or a pair"},
+        BadCase{Json{{"kernel_size", Json::array({3, 3, 3})}},
+                "kernel_size expects a whole number or a pair"},
         BadCase{Json{{"kernel_size", "big"}}, "kernel_size expects a whole number or a pair"},
         BadCase{Json{{"channels", 2.5}}, "channels expects a whole number or \"auto\", got 2.5"},
         BadCase{Json{{"channels", "many"}}, "channels expects a whole number or \"auto\""},
@@ -78,7 +83,8 @@ INSTANTIATE_TEST_SUITE_P(
         BadCase{Json{{"p", -0.1}}, "parameter p must be >= 0"},
         BadCase{Json{{"eps", 0}}, "parameter eps must be > 0"},
         BadCase{Json{{"bias", 1}}, "parameter bias expects true or false"},
-        BadCase{Json{{"mode", "fast"}}, "parameter mode expects one of \"none\" or \"tanh\", got \"fast\""},
+        BadCase{Json{{"mode", "fast"}},
+                "parameter mode expects one of \"none\" or \"tanh\", got \"fast\""},
         BadCase{Json{{"out", nullptr}}, "parameter out expects a whole number"}));
 
 TEST(ParamSchema, MissingRequiredParameter) {

@@ -19,27 +19,36 @@ std::string problemsOf(const std::string& json, int size = 28) {
   return formatProblems(problems);
 }
 
-#define EXPECT_PROBLEM(json, expected)                  \
-  do {                                                  \
-    const auto text = problemsOf(json);                 \
+#define EXPECT_PROBLEM(json, expected)                         \
+  do {                                                         \
+    const auto text = problemsOf(json);                        \
     EXPECT_NE(text.find(expected), std::string::npos) << text; \
   } while (0)
 
 }  // namespace
 
 TEST(Pipeline, BadEntriesNameTheirPath) {
-  EXPECT_PROBLEM(R"([{"transform": "HorizontalFlip", "p": -0.5}])", "augment[0].p: must be a probability in [0, 1], got -0.5");
-  EXPECT_PROBLEM(R"([{"transform": "HorizontalFlip"}, {"transform": "HorizantalFlip"}])",
-                 R"(augment[1].transform: unknown transform "HorizantalFlip"; did you mean "HorizontalFlip"?)");
-  EXPECT_PROBLEM(R"([{"transform": "RandomCrop", "size": 32, "padding": 0}])", "augment[0].size: 32x32 is larger than the 28x28 input");
-  EXPECT_PROBLEM(R"([{"transform": "RandomCrop", "padding": -1}])", "augment[0].padding: must be >= 0");
-  EXPECT_PROBLEM(R"([{"transform": "GaussianBlur", "kernel_size": 4}])", "augment[0].kernel_size: must be odd");
-  EXPECT_PROBLEM(R"([{"transform": "ColorJitter", "brightnes": 0.2}])", R"(augment[0].brightnes: is not known; did you mean "brightness"?)");
+  EXPECT_PROBLEM(R"([{"transform": "HorizontalFlip", "p": -0.5}])",
+                 "augment[0].p: must be a probability in [0, 1], got -0.5");
+  EXPECT_PROBLEM(
+      R"([{"transform": "HorizontalFlip"}, {"transform": "HorizantalFlip"}])",
+      R"(augment[1].transform: unknown transform "HorizantalFlip"; did you mean "HorizontalFlip"?)");
+  EXPECT_PROBLEM(R"([{"transform": "RandomCrop", "size": 32, "padding": 0}])",
+                 "augment[0].size: 32x32 is larger than the 28x28 input");
+  EXPECT_PROBLEM(R"([{"transform": "RandomCrop", "padding": -1}])",
+                 "augment[0].padding: must be >= 0");
+  EXPECT_PROBLEM(R"([{"transform": "GaussianBlur", "kernel_size": 4}])",
+                 "augment[0].kernel_size: must be odd");
+  EXPECT_PROBLEM(R"([{"transform": "ColorJitter", "brightnes": 0.2}])",
+                 R"(augment[0].brightnes: is not known; did you mean "brightness"?)");
   EXPECT_PROBLEM(R"([{"transform": "MixUp", "alpha": 0}])", "augment[0].alpha: must be > 0");
-  EXPECT_PROBLEM(R"([{"transform": "HorizontalFlip", "enabled": "yes"}])", "augment[0].enabled: must be true or false");
-  EXPECT_PROBLEM(R"([{"name": "HorizontalFlip"}])", "augment[0]: must be an object with a \"transform\" name");
+  EXPECT_PROBLEM(R"([{"transform": "HorizontalFlip", "enabled": "yes"}])",
+                 "augment[0].enabled: must be true or false");
+  EXPECT_PROBLEM(R"([{"name": "HorizontalFlip"}])",
+                 "augment[0]: must be an object with a \"transform\" name");
   EXPECT_PROBLEM(R"({"transform": "HorizontalFlip"})", "augment: must be a list");
-  EXPECT_PROBLEM(R"([{"transform": "Normalize", "mean": [0.1, 0.2], "std": 1}])", "augment[0].mean: has 2 values but the model input has 1 channel(s)");
+  EXPECT_PROBLEM(R"([{"transform": "Normalize", "mean": [0.1, 0.2], "std": 1}])",
+                 "augment[0].mean: has 2 values but the model input has 1 channel(s)");
 }
 
 TEST(Pipeline, TrainingRunsEveryEnabledStepEvaluationOnlyDeterministicOnes) {
@@ -59,7 +68,8 @@ TEST(Pipeline, TrainingRunsEveryEnabledStepEvaluationOnlyDeterministicOnes) {
   EXPECT_TRUE(p.hasNormalize());
   cv::Mat img(8, 8, CV_32F);
   for (int y = 0; y < 8; ++y) {
-    for (int x = 0; x < 8; ++x) img.at<float>(y, x) = float(x) / 8.0f;
+    for (int x = 0; x < 8; ++x)
+      img.at<float>(y, x) = float(x) / 8.0f;
   }
   cv::Mat train = img.clone(), eval = img.clone(), display = img.clone();
   SampleRng rng(1);
@@ -80,12 +90,17 @@ TEST(Pipeline, ProjectValidationCoversDataAndAugment) {
       "data": {"train": {"format": "image_folder"}, "normalize": {"mean": [0.5, 0.5], "std": [0.2, 0.2, 0.2]}},
       "augment": [{"transform": "RandomResizedCrop", "scale": [0.9, 0.1]}]})",
                                             "p.netsmith.json");
-  const auto text = formatProblems(data::validateDataSections(loaded.project, "/tmp", TransformRegistry::withBuiltins()));
+  const auto text = formatProblems(
+      data::validateDataSections(loaded.project, "/tmp", TransformRegistry::withBuiltins()));
   EXPECT_NE(text.find("data.train.root: missing"), std::string::npos) << text;
-  EXPECT_NE(text.find("data.normalize.mean: has 2 values but the model input has 3 channel(s)"), std::string::npos) << text;
+  EXPECT_NE(text.find("data.normalize.mean: has 2 values but the model input has 3 channel(s)"),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("augment[0].scale: expects low <= high"), std::string::npos) << text;
   // A model design without data is fine.
   const auto design = project::parseProject(R"({"format": "netsmith-project", "version": 1,
-      "model": {"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [{"id": "input", "op": "Input"}]}})", "d");
-  EXPECT_TRUE(data::validateDataSections(design.project, "", TransformRegistry::withBuiltins()).empty());
+      "model": {"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [{"id": "input", "op": "Input"}]}})",
+                                            "d");
+  EXPECT_TRUE(
+      data::validateDataSections(design.project, "", TransformRegistry::withBuiltins()).empty());
 }

@@ -12,7 +12,8 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string minimal(const std::string& header) {
-  return "{" + header + R"(, "model": {"input": {"channels": 1, "height": 2, "width": 2}, "nodes": [{"id": "input", "op": "Input"}]}})";
+  return "{" + header +
+         R"(, "model": {"input": {"channels": 1, "height": 2, "width": 2}, "nodes": [{"id": "input", "op": "Input"}]}})";
 }
 
 std::string errorOf(const std::string& text) {
@@ -26,7 +27,9 @@ std::string errorOf(const std::string& text) {
 
 class TempDir {
  public:
-  TempDir() : m_path(fs::temp_directory_path() / ("netsmith-test-" + std::to_string(::getpid()) + "-" + std::to_string(counter()++))) {
+  TempDir()
+      : m_path(fs::temp_directory_path() / ("netsmith-test-" + std::to_string(::getpid()) + "-" +
+                                            std::to_string(counter()++))) {
     fs::create_directories(m_path);
   }
   ~TempDir() { fs::remove_all(m_path); }
@@ -44,23 +47,32 @@ class TempDir {
 }  // namespace
 
 TEST(ProjectIo, MalformedJsonReportsLineAndColumn) {
-  const std::string text = "{\n  \"format\": \"netsmith-project\",\n  \"version\": 1\n  \"model\": {}\n}";
+  const std::string text =
+      "{\n  \"format\": \"netsmith-project\",\n  \"version\": 1\n  \"model\": {}\n}";
   const auto err = errorOf(text);
   EXPECT_EQ(err.rfind("p.netsmith.json:4:3: JSON syntax error: ", 0), 0u) << err;
   EXPECT_EQ(errorOf("").rfind("p.netsmith.json:1:1: JSON syntax error", 0), 0u) << errorOf("");
 }
 
 TEST(ProjectIo, NotAProject) {
-  EXPECT_NE(errorOf("[1, 2]").find("not a Netsmith project: the file holds a JSON array"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"format": "other"})").find(R"("format" must be "netsmith-project", got "other")"), std::string::npos);
-  EXPECT_NE(errorOf(R"({"format": "netsmith-project"})").find(R"("version" must be a whole number)"), std::string::npos);
-  EXPECT_NE(errorOf(minimal(R"("format": "netsmith-project", "version": 9)")).find("written by a newer Netsmith (format version 9"),
+  EXPECT_NE(errorOf("[1, 2]").find("not a Netsmith project: the file holds a JSON array"),
+            std::string::npos);
+  EXPECT_NE(
+      errorOf(R"({"format": "other"})").find(R"("format" must be "netsmith-project", got "other")"),
+      std::string::npos);
+  EXPECT_NE(
+      errorOf(R"({"format": "netsmith-project"})").find(R"("version" must be a whole number)"),
+      std::string::npos);
+  EXPECT_NE(errorOf(minimal(R"("format": "netsmith-project", "version": 9)"))
+                .find("written by a newer Netsmith (format version 9"),
             std::string::npos);
 }
 
 TEST(ProjectIo, WrongSectionTypesAreProblems) {
   const auto loaded = project::parseProject(
-      minimal(R"("format": "netsmith-project", "version": 1, "name": 5, "train": [], "augment": {})"), "p");
+      minimal(
+          R"("format": "netsmith-project", "version": 1, "name": 5, "train": [], "augment": {})"),
+      "p");
   const auto text = formatProblems(loaded.problems);
   EXPECT_NE(text.find("name: must be a string"), std::string::npos) << text;
   EXPECT_NE(text.find("train: must be an object"), std::string::npos) << text;
@@ -101,13 +113,15 @@ TEST(ProjectIo, RoundTripIsLossless) {
 TEST(ProjectIo, SaveIsAtomicAndLeavesNoTemporaryFiles) {
   TempDir dir;
   const auto path = dir.file("m.netsmith.json");
-  auto loaded = project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+  auto loaded =
+      project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
   project::saveProject(loaded.project, path);
   const auto reloaded = project::loadProject(path);
   EXPECT_TRUE(reloaded.project.model == loaded.project.model);
   EXPECT_EQ(reloaded.project.name, "fashion_mnist");
   int files = 0;
-  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path())) ++files;
+  for ([[maybe_unused]] const auto& entry : fs::directory_iterator(dir.path()))
+    ++files;
   EXPECT_EQ(files, 1);
 }
 
@@ -125,7 +139,8 @@ TEST(ProjectIo, FailedSaveKeepsTheOldFile) {
     writeFileAtomically(dir.file("no/such/dir/p.json"), "x");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("no/such/dir/p.json: cannot write"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("no/such/dir/p.json: cannot write"), std::string::npos)
+        << e.what();
   }
   int leftovers = 0;
   for (const auto& entry : fs::directory_iterator(dir.path())) {
@@ -139,7 +154,8 @@ TEST(ProjectIo, MissingFileNamesThePath) {
     project::loadProject("/nonexistent/x.netsmith.json");
     FAIL();
   } catch (const Error& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/x.netsmith.json: cannot open", 0), 0u) << e.what();
+    EXPECT_EQ(std::string(e.what()).rfind("/nonexistent/x.netsmith.json: cannot open", 0), 0u)
+        << e.what();
   }
 }
 

@@ -52,7 +52,8 @@ TEST(Safetensors, RoundTripsEveryDtypeNamesAndMetadata) {
 TEST(Safetensors, LayoutFollowsTheReference) {
   const auto bytes = encodeSafetensors({{"a", torch::tensor({1.0f, 2.0f})}});
   std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i) n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
   EXPECT_EQ((8 + n) % 8, 0u);
   const auto header = Json::parse(bytes.substr(8, n));
   EXPECT_EQ(header["a"]["dtype"], "F32");
@@ -67,24 +68,37 @@ TEST(Safetensors, LayoutFollowsTheReference) {
 TEST(Safetensors, BadFilesGiveClearErrors) {
   const auto good = encodeSafetensors({{"w", torch::ones({3, 3})}, {"b", torch::zeros({3})}});
   EXPECT_NE(errorOf(good.substr(0, 5)).find("too short"), std::string::npos);
-  EXPECT_NE(errorOf(good.substr(0, good.size() - 4)).find("outside the data (truncated file?)"), std::string::npos) << errorOf(good.substr(0, good.size() - 4));
+  EXPECT_NE(errorOf(good.substr(0, good.size() - 4)).find("outside the data (truncated file?)"),
+            std::string::npos)
+      << errorOf(good.substr(0, good.size() - 4));
   EXPECT_NE(errorOf(good.substr(0, 20)).find("does not fit the file"), std::string::npos);
   std::string corrupt = good;
   corrupt[9] = '#';
   EXPECT_NE(errorOf(corrupt).find("the header is not JSON"), std::string::npos);
-  EXPECT_NE(errorOf(std::string("\x89PNG\r\n\x1a\n") + std::string(64, 'x')).find("f.safetensors: not a valid safetensors file"),
+  EXPECT_NE(errorOf(std::string("\x89PNG\r\n\x1a\n") + std::string(64, 'x'))
+                .find("f.safetensors: not a valid safetensors file"),
             std::string::npos);
   // A header whose range disagrees with the shape.
   auto hand = [](const std::string& header, std::size_t dataBytes) {
     std::string out;
-    for (int i = 0; i < 8; ++i) out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
+    for (int i = 0; i < 8; ++i)
+      out += static_cast<char>((header.size() >> (8 * i)) & 0xFF);
     return out + header + std::string(dataBytes, '\0');
   };
-  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8)).find("does not match its shape"),
+  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "F32", "shape": [3], "data_offsets": [0, 8]}})", 8))
+                .find("does not match its shape"),
             std::string::npos);
-  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "Q7", "shape": [1], "data_offsets": [0, 1]}})", 1)).find("unsupported dtype"), std::string::npos);
-  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}, "y": {"dtype": "U8", "shape": [2], "data_offsets": [1, 3]}})", 3))
-                .find("overlaps"),
+  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "Q7", "shape": [1], "data_offsets": [0, 1]}})", 1))
+                .find("unsupported dtype"),
             std::string::npos);
-  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}})", 5)).find("no tensor claims"), std::string::npos);
+  EXPECT_NE(
+      errorOf(
+          hand(
+              R"({"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}, "y": {"dtype": "U8", "shape": [2], "data_offsets": [1, 3]}})",
+              3))
+          .find("overlaps"),
+      std::string::npos);
+  EXPECT_NE(errorOf(hand(R"({"x": {"dtype": "U8", "shape": [2], "data_offsets": [0, 2]}})", 5))
+                .find("no tensor claims"),
+            std::string::npos);
 }

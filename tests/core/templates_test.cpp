@@ -22,10 +22,12 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
       const auto out = net->forward(torch::randn({2, in.channels, in.height, in.width}));
       EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, 10}));
       std::int64_t numel = 0;
-      for (const auto& p : net->parameters()) numel += p.numel();
+      for (const auto& p : net->parameters())
+        numel += p.numel();
       EXPECT_EQ(numel, net->analysis().totalParams);
       // Templates round-trip byte for byte.
-      EXPECT_EQ(project::serialiseProject(project::parseProject(project::serialiseProject(loaded.project), "x").project),
+      EXPECT_EQ(project::serialiseProject(
+                    project::parseProject(project::serialiseProject(loaded.project), "x").project),
                 project::serialiseProject(loaded.project));
       ++count;
     }
@@ -34,14 +36,16 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
 }
 
 TEST_F(TemplatesTest, DefaultProjectIsTheFashionMnistCnn) {
-  const auto loaded = project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+  const auto loaded =
+      project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
   const auto& m = loaded.project.model;
   EXPECT_EQ(m.input.shape(), (Shape{1, 28, 28}));
   std::vector<std::string> ops;
-  for (const auto& n : m.nodes) ops.push_back(n.op);
-  const std::vector<std::string> expected = {"Input", "Conv2d", "BatchNorm2d", "ReLU", "MaxPool2d",
-                                             "Conv2d", "BatchNorm2d", "ReLU", "MaxPool2d", "Flatten",
-                                             "Linear", "ReLU", "Dropout", "Linear"};
+  for (const auto& n : m.nodes)
+    ops.push_back(n.op);
+  const std::vector<std::string> expected = {
+      "Input", "Conv2d",    "BatchNorm2d", "ReLU",   "MaxPool2d", "Conv2d",  "BatchNorm2d",
+      "ReLU",  "MaxPool2d", "Flatten",     "Linear", "ReLU",      "Dropout", "Linear"};
   EXPECT_EQ(ops, expected);
   EXPECT_EQ(loaded.project.data["classes"].size(), 10u);
 }

@@ -21,13 +21,14 @@ class SeededTest : public ::testing::Test {
 /// A project around a model section written inline:
 ///   parseModel(R"({"input": {...}, "nodes": [...]})")
 inline project::LoadedProject parseModel(const std::string& modelJson) {
-  const std::string text = R"({"format": "netsmith-project", "version": 1, "name": "t", "model": )" +
-                           modelJson + "}";
+  const std::string text =
+      R"({"format": "netsmith-project", "version": 1, "name": "t", "model": )" + modelJson + "}";
   return project::parseProject(text, "test.netsmith.json");
 }
 
 /// All problems of a project, one per line.
-inline std::string problemsText(const project::LoadedProject& loaded, const ops::OpRegistry& registry) {
+inline std::string problemsText(const project::LoadedProject& loaded,
+                                const ops::OpRegistry& registry) {
   return formatProblems(project::validateProject(loaded, registry));
 }
 

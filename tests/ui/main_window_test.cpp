@@ -35,7 +35,8 @@ class MainWindowTest : public QObject {
   void showsProblemsOfAnInvalidProject() {
     MainWindow window(m_registry);
     window.show();
-    QVERIFY(window.openProject(QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/bad_linear.netsmith.json"), true));
+    QVERIFY(window.openProject(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/bad_linear.netsmith.json"), true));
     auto* problems = window.findChild<QListWidget*>();
     QVERIFY(problems && !problems->isHidden());
     QCOMPARE(problems->count(), 1);
@@ -45,9 +46,11 @@ class MainWindowTest : public QObject {
   void failedOpenKeepsTheCurrentProject() {
     MainWindow window(m_registry);
     QVERIFY(window.openProject(example(), true));
-    QVERIFY(!window.openProject(QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/malformed.netsmith.json"), true));
+    QVERIFY(!window.openProject(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/malformed.netsmith.json"), true));
     QVERIFY(window.document()->errorString().contains(QStringLiteral("JSON syntax error")));
-    QCOMPARE(QString::fromStdString(window.document()->project().name), QStringLiteral("fashion_mnist"));
+    QCOMPARE(QString::fromStdString(window.document()->project().name),
+             QStringLiteral("fashion_mnist"));
     QCOMPARE(window.document()->filePath(), example());
   }
 
@@ -65,7 +68,9 @@ class MainWindowTest : public QObject {
   }
 
  private:
-  static QString example() { return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json"); }
+  static QString example() {
+    return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json");
+  }
   const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
 };
 
