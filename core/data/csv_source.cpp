@@ -59,7 +59,7 @@ bool parseIndex(const std::string& s, std::int64_t& out) {
   return true;
 }
 
-class CsvSource : public DatasetSource {
+class CsvSource : public FileListSource {
  public:
   CsvSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
     const std::string where = spec.path + ".manifest: " + spec.manifest;
@@ -162,17 +162,6 @@ class CsvSource : public DatasetSource {
     if (m_files.empty()) throw Error(where + ": no usable rows");
   }
 
-  std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
-  std::int64_t label(std::int64_t i) const override {
-    return m_labels.at(static_cast<std::size_t>(i));
-  }
-  cv::Mat load(std::int64_t i) const override {
-    return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
-  }
-  std::string describe(std::int64_t i) const override {
-    return m_files.at(static_cast<std::size_t>(i));
-  }
-
  private:
   void fail(ErrorPolicy policy, const std::string& item, const std::string& reason,
             const std::string& where) {
@@ -180,9 +169,6 @@ class CsvSource : public DatasetSource {
       throw Error(where + ": " + item.substr(item.rfind(" line ") + 1) + ": " + reason);
     m_skipped.push_back({item, reason});
   }
-
-  std::vector<std::string> m_files;
-  std::vector<std::int64_t> m_labels;
 };
 
 }  // namespace

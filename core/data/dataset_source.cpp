@@ -26,6 +26,22 @@ std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec,
   throw Error(spec.path + ": unknown format");
 }
 
+std::int64_t FileListSource::size() const {
+  return static_cast<std::int64_t>(m_files.size());
+}
+
+std::int64_t FileListSource::label(std::int64_t i) const {
+  return m_labels.at(static_cast<std::size_t>(i));
+}
+
+cv::Mat FileListSource::load(std::int64_t i) const {
+  return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
+}
+
+std::string FileListSource::describe(std::int64_t i) const {
+  return m_files.at(static_cast<std::size_t>(i));
+}
+
 bool isImageFileName(const std::string& name) {
   std::string ext = std::filesystem::path(name).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),

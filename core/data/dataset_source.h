@@ -47,6 +47,20 @@ class DatasetSource {
   std::vector<SkippedItem> m_skipped;
 };
 
+/// A source with one image file per sample (image folders, CSV manifests): subclasses fill
+/// the file and label lists while scanning.
+class FileListSource : public DatasetSource {
+ public:
+  std::int64_t size() const override;
+  std::int64_t label(std::int64_t i) const override;
+  cv::Mat load(std::int64_t i) const override;
+  std::string describe(std::int64_t i) const override;
+
+ protected:
+  std::vector<std::string> m_files;
+  std::vector<std::int64_t> m_labels;
+};
+
 /// Opens a source. Throws netsmith::Error naming `spec.path` and the file for problems that
 /// make the whole source unusable (missing file, wrong magic number, no classes...). Bad
 /// individual items are skipped (and listed) under ErrorPolicy::Skip, or thrown under Fail.

@@ -11,7 +11,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-class ImageFolderSource : public DatasetSource {
+class ImageFolderSource : public FileListSource {
  public:
   ImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes) {
     const std::string where = spec.path + ".root: " + spec.root;
@@ -70,21 +70,6 @@ class ImageFolderSource : public DatasetSource {
       m_labels.resize(static_cast<std::size_t>(spec.limit));
     }
   }
-
-  std::int64_t size() const override { return static_cast<std::int64_t>(m_files.size()); }
-  std::int64_t label(std::int64_t i) const override {
-    return m_labels.at(static_cast<std::size_t>(i));
-  }
-  cv::Mat load(std::int64_t i) const override {
-    return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
-  }
-  std::string describe(std::int64_t i) const override {
-    return m_files.at(static_cast<std::size_t>(i));
-  }
-
- private:
-  std::vector<std::string> m_files;
-  std::vector<std::int64_t> m_labels;
 };
 
 }  // namespace

@@ -47,6 +47,18 @@ augment::Pipeline makePipeline(const std::string& json, int channels = 1, int si
   return p;
 }
 
+// Every sample of an image folder.
+SampleSet folderSet(const std::string& root) {
+  SourceSpec s;
+  s.format = SourceFormat::ImageFolder;
+  s.path = "data.train";
+  s.root = root;
+  SampleSet set{"train", openSource(s, {}, ErrorPolicy::Skip), {}};
+  for (std::int64_t i = 0; i < set.source->size(); ++i)
+    set.indices.push_back(i);
+  return set;
+}
+
 std::vector<Batch> drain(DataLoader& loader, std::int64_t epoch) {
   loader.startEpoch(epoch);
   std::vector<Batch> out;
@@ -161,14 +173,7 @@ TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
   TempDir dir;
   testutil::writeImageFolder(dir.path(), {"a", "b"}, 6, 8, 8, 1);
   std::ofstream(dir.file("a/zz_corrupt.png")) << "garbage";
-  SourceSpec s;
-  s.format = SourceFormat::ImageFolder;
-  s.path = "data.train";
-  s.root = dir.path().string();
-  const auto src = openSource(s, {}, ErrorPolicy::Skip);
-  SampleSet set{"train", src, {}};
-  for (std::int64_t i = 0; i < src->size(); ++i)
-    set.indices.push_back(i);
+  const SampleSet set = folderSet(dir.path().string());
   const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
   LoaderOptions o;
   o.batchSize = 4;
@@ -200,14 +205,7 @@ TEST(DataLoader, CorruptSamplesAreSkippedAndNamedOrStopTheRun) {
 TEST(DataLoader, StopMidEpochReturnsPromptly) {
   TempDir dir;
   testutil::writeImageFolder(dir.path(), {"a"}, 40, 256, 256, 3, ".png");
-  SourceSpec s;
-  s.format = SourceFormat::ImageFolder;
-  s.path = "data.train";
-  s.root = dir.path().string();
-  const auto src = openSource(s, {}, ErrorPolicy::Skip);
-  SampleSet set{"train", src, {}};
-  for (std::int64_t i = 0; i < src->size(); ++i)
-    set.indices.push_back(i);
+  const SampleSet set = folderSet(dir.path().string());
   const SampleProcessor proc({3, 224, 224, FitPolicy::ResizeCrop}, nullptr, {}, {});
   LoaderOptions o;
   o.batchSize = 8;
