@@ -21,6 +21,7 @@
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "project/project.h"
+#include "train/step_bench.h"
 
 using namespace netsmith;
 namespace fs = std::filesystem;
@@ -57,17 +58,10 @@ double trainingRate(const project::Project& p, const ops::OpRegistry& registry,
   const auto x =
       torch::randn({batchSize, p.model.input.channels, p.model.input.height, p.model.input.width});
   const auto y = torch::randint(0, 10, {batchSize}, torch::kLong);
-  auto step = [&] {
-    opt.zero_grad();
-    torch::nn::functional::cross_entropy(net->forward(x), y).backward();
-    opt.step();
-  };
-  step();
-  const int steps = 20;
-  const auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < steps; ++i)
-    step();
-  return double(steps * batchSize) / seconds(start);
+  return train::measureStepRate(
+             *net, [&](const torch::Tensor& in) { return net->forward(in); }, opt,
+             [&] { return std::make_pair(x, y); }, 1, 20)
+      .imagesPerSecond();
 }
 
 }  // namespace

@@ -29,6 +29,8 @@ commands:
                                       a grid of training samples and augmented draws
   lr-schedule PROJECT [--json] [--epochs N] [--steps-per-epoch N]
                                       the learning rate at every step of the planned run
+  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--json]
+                                      training images/s on synthetic input and with the real loader
 
 options:
   --help                              this text

@@ -18,6 +18,7 @@ int runTransforms(const std::vector<std::string>& words);
 int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);
+int runBench(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 

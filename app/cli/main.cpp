@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
     if (command == "data-stats") return runDataStats(words);
     if (command == "preview-aug") return runPreviewAug(words);
     if (command == "lr-schedule") return runLrSchedule(words);
+    if (command == "bench") return runBench(words);
     throw UsageError{"unknown command \"" + command + "\""};
   } catch (const UsageError& e) {
     std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();
