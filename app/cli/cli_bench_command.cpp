@@ -24,14 +24,8 @@ int runBench(const std::vector<std::string>& words) {
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
-  Problems problems;
-  const auto options = train::parseTrainOptions(loaded.project.train,
-                                                train::ScheduleRegistry::withBuiltins(), problems);
-  if (!problems.empty()) {
-    std::cerr << path << ":\n" << formatProblems(problems);
-    return kExitInvalid;
-  }
+  train::TrainOptions options;
+  if (!loadTrainable(path, registry, loaded, options)) return kExitInvalid;
   const int threads =
       env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   const auto batch = args.integer("--batch-size", options.batchSize, 1, 1 << 16);

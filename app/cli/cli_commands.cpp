@@ -10,6 +10,7 @@
 #include "graph/model_summary.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "train/train_options.h"
 
 namespace netsmith::cli {
 
@@ -52,6 +53,17 @@ bool loadValid(const std::string& path, const ops::OpRegistry& registry,
             << ":\n";
   for (const auto& p : problems)
     std::cerr << p.toString() << '\n';
+  return false;
+}
+
+bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
+                   project::LoadedProject& out, train::TrainOptions& options) {
+  if (!loadValid(path, registry, out)) return false;
+  Problems problems;
+  options = train::parseTrainOptions(out.project.train, train::ScheduleRegistry::withBuiltins(),
+                                     problems);
+  if (problems.empty()) return true;
+  std::cerr << path << ":\n" << formatProblems(problems);
   return false;
 }
 

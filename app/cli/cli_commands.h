@@ -28,6 +28,9 @@ struct LoadedProject;
 namespace netsmith::ops {
 class OpRegistry;
 }
+namespace netsmith::train {
+struct TrainOptions;
+}
 
 namespace netsmith::cli {
 
@@ -35,6 +38,10 @@ namespace netsmith::cli {
 /// problems to stderr and returns false when there are any.
 bool loadValid(const std::string& path, const ops::OpRegistry& registry,
                project::LoadedProject& out);
+
+/// loadValid() plus the `train` section's options; prints problems and returns false if any.
+bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
+                   project::LoadedProject& out, train::TrainOptions& options);
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();

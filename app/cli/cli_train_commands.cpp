@@ -18,14 +18,8 @@ int runLrSchedule(const std::vector<std::string>& words) {
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
-  Problems problems;
-  const auto options = train::parseTrainOptions(loaded.project.train,
-                                                train::ScheduleRegistry::withBuiltins(), problems);
-  if (!problems.empty()) {
-    std::cerr << path << ":\n" << formatProblems(problems);
-    return kExitInvalid;
-  }
+  train::TrainOptions options;
+  if (!loadTrainable(path, registry, loaded, options)) return kExitInvalid;
   train::RunPlan plan;
   plan.epochs = args.integer("--epochs", options.epochs, 1, 100000);
   plan.stepsPerEpoch = args.integer("--steps-per-epoch", 0, 0, 1LL << 40);

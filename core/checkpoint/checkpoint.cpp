@@ -31,6 +31,30 @@ torch::Tensor stepTensor(std::int64_t step) {
   return torch::tensor(step, torch::kLong);
 }
 
+// Adam and AdamW keep the same per-parameter state under different class names.
+template <typename State>
+void saveAdamState(State& s, const std::string& prefix, NamedTensors& out) {
+  out.emplace_back(prefix + "step", stepTensor(s.step()));
+  const std::pair<const char*, torch::Tensor> fields[] = {{"exp_avg", s.exp_avg()},
+                                                          {"exp_avg_sq", s.exp_avg_sq()},
+                                                          {"max_exp_avg_sq", s.max_exp_avg_sq()}};
+  for (const auto& [field, t] : fields) {
+    if (t.defined()) out.emplace_back(prefix + field, t);
+  }
+}
+
+template <typename State>
+std::unique_ptr<State> restoreAdamState(std::int64_t step, const torch::Tensor& expAvg,
+                                        const torch::Tensor& expAvgSq,
+                                        const torch::Tensor& maxExpAvgSq) {
+  auto st = std::make_unique<State>();
+  st->step(step);
+  st->exp_avg(expAvg);
+  st->exp_avg_sq(expAvgSq);
+  st->max_exp_avg_sq(maxExpAvgSq);
+  return st;
+}
+
 }  // namespace
 
 std::string LoadReport::summary() const {
@@ -96,17 +120,9 @@ NamedTensors optimizerState(torch::optim::Optimizer& optimizer, const std::strin
     if (type == "sgd") {
       add("momentum_buffer", static_cast<o::SGDParamState&>(*it->second).momentum_buffer());
     } else if (type == "adam") {
-      auto& s = static_cast<o::AdamParamState&>(*it->second);
-      out.emplace_back(prefix + "step", stepTensor(s.step()));
-      add("exp_avg", s.exp_avg());
-      add("exp_avg_sq", s.exp_avg_sq());
-      add("max_exp_avg_sq", s.max_exp_avg_sq());
+      saveAdamState(static_cast<o::AdamParamState&>(*it->second), prefix, out);
     } else if (type == "adamw") {
-      auto& s = static_cast<o::AdamWParamState&>(*it->second);
-      out.emplace_back(prefix + "step", stepTensor(s.step()));
-      add("exp_avg", s.exp_avg());
-      add("exp_avg_sq", s.exp_avg_sq());
-      add("max_exp_avg_sq", s.max_exp_avg_sq());
+      saveAdamState(static_cast<o::AdamWParamState&>(*it->second), prefix, out);
     } else if (type == "rmsprop") {
       auto& s = static_cast<o::RMSpropParamState&>(*it->second);
       out.emplace_back(prefix + "step", stepTensor(s.step()));
@@ -155,19 +171,11 @@ void restoreOptimizerState(torch::optim::Optimizer& optimizer, const std::string
       const auto expAvg = get("exp_avg");
       if (!expAvg.defined()) continue;
       if (type == "adam") {
-        auto st = std::make_unique<o::AdamParamState>();
-        st->step(step());
-        st->exp_avg(expAvg);
-        st->exp_avg_sq(get("exp_avg_sq"));
-        st->max_exp_avg_sq(get("max_exp_avg_sq"));
-        s = std::move(st);
+        s = restoreAdamState<o::AdamParamState>(step(), expAvg, get("exp_avg_sq"),
+                                                get("max_exp_avg_sq"));
       } else {
-        auto st = std::make_unique<o::AdamWParamState>();
-        st->step(step());
-        st->exp_avg(expAvg);
-        st->exp_avg_sq(get("exp_avg_sq"));
-        st->max_exp_avg_sq(get("max_exp_avg_sq"));
-        s = std::move(st);
+        s = restoreAdamState<o::AdamWParamState>(step(), expAvg, get("exp_avg_sq"),
+                                                 get("max_exp_avg_sq"));
       }
     } else if (type == "rmsprop") {
       const auto sq = get("square_avg");
