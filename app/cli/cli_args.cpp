@@ -1,6 +1,7 @@
 #include "cli/cli_args.h"
 
 #include <cerrno>
+#include <cmath>
 #include <cstdlib>
 
 namespace netsmith::cli {
@@ -56,6 +57,22 @@ long long Args::integer(const std::string& name, long long fallback, long long m
   if (v < min || v > max) {
     throw UsageError{name + " must be between " + std::to_string(min) + " and " +
                      std::to_string(max) + ", got " + text};
+  }
+  return v;
+}
+
+double Args::real(const std::string& name, double fallback, double above) const {
+  auto it = m_options.find(name);
+  if (it == m_options.end()) return fallback;
+  const std::string& text = it->second;
+  char* end = nullptr;
+  errno = 0;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || *end != '\0' || errno == ERANGE || !std::isfinite(v)) {
+    throw UsageError{name + " expects a number, got \"" + text + "\""};
+  }
+  if (!(v > above)) {
+    throw UsageError{name + " must be greater than " + std::to_string(above) + ", got " + text};
   }
   return v;
 }

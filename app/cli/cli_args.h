@@ -24,6 +24,8 @@ class Args {
   std::string option(const std::string& name, const std::string& fallback = {}) const;
   long long integer(const std::string& name, long long fallback, long long min,
                     long long max) const;
+  /// A finite real number above `above` (exclusive).
+  double real(const std::string& name, double fallback, double above) const;
   const std::vector<std::string>& positional() const { return m_positional; }
   /// The single positional argument `what` (throws UsageError when missing or repeated).
   const std::string& one(const std::string& what) const;

@@ -32,6 +32,16 @@ commands:
                                       the learning rate at every step of the planned run
   bench PROJECT [--steps N] [--batch-size N] [--threads N] [--json]
                                       training images/s on synthetic input and with the real loader
+  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
+        [--seed N] [--limit-train N] [--limit-val N] [--out DIR] [--resume CKPT]
+        [--init-from CKPT] [--max-batches N] [--json]
+                                      train; progress on the terminal (--json: one event a line);
+                                      Ctrl-C stops after writing a checkpoint; the last line gives
+                                      the test accuracy and the run folder
+  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--json]
+                                      accuracy, per-class accuracy and the confusion matrix
+  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
+                                      the LR range test; prints a suggested learning rate
 
 options:
   --help                              this text

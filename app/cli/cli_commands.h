@@ -19,6 +19,9 @@ int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);
 int runBench(const std::vector<std::string>& words);
+int runTrain(const std::vector<std::string>& words);
+int runEval(const std::vector<std::string>& words);
+int runLrFind(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 

@@ -37,6 +37,9 @@ int main(int argc, char** argv) {
     if (command == "preview-aug") return runPreviewAug(words);
     if (command == "lr-schedule") return runLrSchedule(words);
     if (command == "bench") return runBench(words);
+    if (command == "train") return runTrain(words);
+    if (command == "eval") return runEval(words);
+    if (command == "lr-find") return runLrFind(words);
     throw UsageError{"unknown command \"" + command + "\""};
   } catch (const UsageError& e) {
     std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();

@@ -8,6 +8,8 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -26,8 +28,32 @@ std::string readTextFile(const std::string& path) {
   return ss.str();
 }
 
+namespace {
+std::mutex g_faultMutex;
+std::string g_faultPath;
+int g_faultAllowed = 0;
+
+// True when this write should fail as on a full disk (see setWriteFaultForTesting).
+bool injectDiskFull(const std::string& path) {
+  std::lock_guard<std::mutex> lock(g_faultMutex);
+  if (g_faultPath.empty() || path.find(g_faultPath) == std::string::npos) return false;
+  if (g_faultAllowed > 0) {
+    --g_faultAllowed;
+    return false;
+  }
+  return true;
+}
+}  // namespace
+
+void setWriteFaultForTesting(const std::string& pathPart, int allowedWrites) {
+  std::lock_guard<std::mutex> lock(g_faultMutex);
+  g_faultPath = pathPart;
+  g_faultAllowed = allowedWrites;
+}
+
 void writeFileAtomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
+  const bool diskFull = injectDiskFull(path);
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
   std::random_device rd;
@@ -42,7 +68,13 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
   };
   std::size_t done = 0;
   while (done < content.size()) {
-    const ssize_t n = ::write(fd, content.data() + done, content.size() - done);
+    if (diskFull && done >= content.size() / 2) {
+      errno = ENOSPC;
+      fail("write");
+    }
+    const std::size_t chunk = diskFull ? std::max<std::size_t>(1, content.size() / 2 - done)
+                                       : content.size() - done;
+    const ssize_t n = ::write(fd, content.data() + done, chunk);
     if (n < 0) {
       if (errno == EINTR) continue;
       fail("write");

@@ -12,4 +12,9 @@ std::string readTextFile(const std::string& path);
 /// Throws netsmith::Error on failure, leaving any existing file untouched.
 void writeFileAtomically(const std::string& path, const std::string& content);
 
+/// Test hook: makes writeFileAtomically() fail as on a full disk (ENOSPC, half-way through the
+/// data) for paths containing `pathPart`, after `allowedWrites` more successful writes of such
+/// paths. An empty `pathPart` turns the fault off.
+void setWriteFaultForTesting(const std::string& pathPart, int allowedWrites);
+
 }  // namespace netsmith

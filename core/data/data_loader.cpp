@@ -45,7 +45,7 @@ void DataLoader::stop() {
   m_threads.clear();
 }
 
-void DataLoader::startEpoch(std::int64_t epoch) {
+void DataLoader::startEpoch(std::int64_t epoch, std::int64_t firstBatch) {
   stop();
   m_stopping = false;
   m_epoch = epoch;
@@ -57,8 +57,9 @@ void DataLoader::startEpoch(std::int64_t epoch) {
     std::shuffle(m_order.begin(), m_order.end(), rng);
   }
   m_numBatches = batchesPerEpoch();
-  m_nextToBuild = 0;
-  m_nextToHand = 0;
+  firstBatch = std::clamp<std::int64_t>(firstBatch, 0, m_numBatches);
+  m_nextToBuild = firstBatch;
+  m_nextToHand = firstBatch;
   {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_ready.clear();

@@ -56,8 +56,9 @@ class DataLoader {
   DataLoader(const DataLoader&) = delete;
   DataLoader& operator=(const DataLoader&) = delete;
 
-  /// Begins an epoch (stopping any epoch still running).
-  void startEpoch(std::int64_t epoch);
+  /// Begins an epoch (stopping any epoch still running) at batch `firstBatch` (a resumed
+  /// epoch continues with the batches it has not seen; the order is the same).
+  void startEpoch(std::int64_t epoch, std::int64_t firstBatch = 0);
   /// The next batch, or nullopt at the end of the epoch or after stop(). Under
   /// ErrorPolicy::Fail, throws netsmith::Error naming the bad sample.
   std::optional<Batch> next();

@@ -1,6 +1,8 @@
 #include "train/train_options.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <map>
 
 namespace netsmith::train {
@@ -55,7 +57,87 @@ const std::map<std::string, schema::ParamSchema>& schemas() {
   return kSchemas;
 }
 
+const std::vector<std::string>& metricNames() {
+  static const std::vector<std::string> kNames{"val_loss", "val_accuracy", "train_loss",
+                                               "train_accuracy"};
+  return kNames;
+}
+
+// Reads an object section ({"metric": ..., "mode": ..., other params}) against `schema`.
+schema::Params readMetricSection(const Json& train, const std::string& key,
+                                 const schema::ParamSchema& schema, MetricChoice& metric,
+                                 bool& enabled, Problems& problems) {
+  if (!train.contains(key) || train[key].is_null() || train[key] == false) return {};
+  const std::string path = "train." + key;
+  if (!train[key].is_object()) {
+    problems.push_back({path, "must be an object (or null to turn it off)", {}, {}});
+    return {};
+  }
+  const std::size_t before = problems.size();
+  auto p = schema::resolveParamsAt(schema, train[key], path, problems);
+  if (problems.size() != before) return {};
+  if (!parseMetricChoice(p.text("metric"), p.text("mode"), metric)) {
+    problems.push_back({path + ".metric", "unknown metric", {}, {}});
+    return {};
+  }
+  enabled = true;
+  return p;
+}
+
+schema::ParamSchema metricSchema(const std::string& def) {
+  return {ParamSpec::choice("metric", def, metricNames(), "the epoch metric to watch"),
+          ParamSpec::choice("mode", "auto", {"auto", "min", "max"},
+                            "auto: max for accuracies, min for losses")};
+}
+
 }  // namespace
+
+bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out) {
+  const auto& names = metricNames();
+  if (std::find(names.begin(), names.end(), name) == names.end()) return false;
+  out.name = name;
+  out.maximize = mode == "auto" ? name.find("accuracy") != std::string::npos : mode == "max";
+  return true;
+}
+
+const schema::ParamSchema& trainSchema() {
+  static const schema::ParamSchema kSchema = {
+      ParamSpec::integer("threads", 0, "intra-op compute threads (0: the cores the loader leaves)")
+          .atLeast(0)
+          .atMost(4096),
+      ParamSpec::integer("workers", 0, "data loader threads (0: automatic)").atLeast(0).atMost(64),
+      ParamSpec::boolean("deterministic", false,
+                         "deterministic algorithms and fixed threads: repeatable to the bit on CPU"),
+      ParamSpec::integer("grad_accumulation", 1, "batches per optimizer step").atLeast(1).atMost(
+          4096),
+      ParamSpec::real("clip_grad_norm", 0.0, "clip the global gradient L2 norm to this (0: off)")
+          .atLeast(0),
+      ParamSpec::real("clip_grad_value", 0.0, "clip each gradient element to +-this (0: off)")
+          .atLeast(0),
+      ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing").atLeast(0).atMost(
+          0.999),
+      ParamSpec::choice("amp", "off", {"off", "bf16", "fp16"},
+                        "mixed precision: bf16 (CPU or CUDA) or fp16 with loss scaling (CUDA)"),
+      ParamSpec::boolean("channels_last", false, "channels-last memory format"),
+      ParamSpec::choice("nan_policy", "stop", {"stop", "skip"},
+                        "on a non-finite loss or gradient: stop the run, or skip the batch"),
+      ParamSpec::boolean("drop_last", false, "drop a last, smaller training batch"),
+      ParamSpec::integer("overfit_batches", 0, "train and validate on the first K batches only")
+          .atLeast(0),
+      ParamSpec::boolean("fast_dev_run", false,
+                         "one training and one validation batch, then stop (a smoke test)"),
+      ParamSpec::boolean("eval_test", true, "evaluate the test split when training ends"),
+      ParamSpec::choice("monitor", "val_accuracy", metricNames(),
+                        "the metric that picks the best checkpoint"),
+      ParamSpec::choice("monitor_mode", "auto", {"auto", "min", "max"},
+                        "auto: max for accuracies, min for losses"),
+      ParamSpec::integer("checkpoint_every", 0, "also keep a checkpoint every N epochs (0: never)")
+          .atLeast(0),
+      ParamSpec::integer("keep_checkpoints", 3, "how many every-N-epochs checkpoints to keep")
+          .atLeast(1),
+  };
+  return kSchema;
+}
 
 const schema::ParamSchema& optimizerSchema(const std::string& type) {
   const auto it = schemas().find(type);
@@ -127,6 +209,103 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
   const double lr = o.optimizer.params.has("lr") ? o.optimizer.lr() : 0.001;
   o.schedule = LrSchedule::fromJson(train.contains("schedule") ? train["schedule"] : Json(), lr,
                                     schedules, problems);
+
+  // Everything else: scalar keys against trainSchema(), then the sections with their own shape.
+  static const std::vector<std::string> kSections{
+      "epochs",  "batch_size",     "seed",    "optimizer",    "schedule",
+      "device",  "class_weights",  "plateau", "early_stopping"};
+  std::vector<std::string> known = kSections;
+  Json scalars = Json::object();
+  for (const auto& spec : trainSchema()) {
+    known.push_back(spec.name);
+    if (train.contains(spec.name)) scalars[spec.name] = train[spec.name];
+  }
+  schema::reportUnknownKeys(train, known, "train", problems);
+  const std::size_t before = problems.size();
+  const auto p = schema::resolveParamsAt(trainSchema(), scalars, "train", problems);
+  if (problems.size() == before) {
+    o.threads = static_cast<int>(p.integer("threads"));
+    o.workers = static_cast<int>(p.integer("workers"));
+    o.deterministic = p.flag("deterministic");
+    o.gradAccumulation = p.integer("grad_accumulation");
+    o.clipGradNorm = p.real("clip_grad_norm");
+    o.clipGradValue = p.real("clip_grad_value");
+    o.labelSmoothing = p.real("label_smoothing");
+    o.amp = p.text("amp");
+    o.channelsLast = p.flag("channels_last");
+    o.nanPolicy = p.text("nan_policy");
+    o.dropLast = p.flag("drop_last");
+    o.overfitBatches = p.integer("overfit_batches");
+    o.fastDevRun = p.flag("fast_dev_run");
+    o.evalTest = p.flag("eval_test");
+    parseMetricChoice(p.text("monitor"), p.text("monitor_mode"), o.monitor);
+    o.checkpointEvery = p.integer("checkpoint_every");
+    o.keepCheckpoints = p.integer("keep_checkpoints");
+  }
+
+  if (train.contains("device")) {
+    const Json& d = train["device"];
+    const std::string s = d.is_string() ? d.get<std::string>() : std::string();
+    bool ok = s == "cpu" || s == "cuda";
+    if (!ok && s.rfind("cuda:", 0) == 0 && s.size() > 5)
+      ok = std::all_of(s.begin() + 5, s.end(), [](unsigned char c) { return std::isdigit(c); });
+    if (!ok) {
+      problems.push_back(
+          {"train.device", "must be \"cpu\", \"cuda\" or \"cuda:N\", got " + jsonBrief(d), {}, {}});
+    } else {
+      o.device = s;
+    }
+  }
+
+  if (train.contains("class_weights")) {
+    const Json& w = train["class_weights"];
+    if (w.is_string() && (w == "none" || w == "auto")) {
+      o.classWeights = w.get<std::string>();
+    } else if (w.is_array() && !w.empty() &&
+               std::all_of(w.begin(), w.end(), [](const Json& v) {
+                 return v.is_number() && v.get<double>() >= 0 && std::isfinite(v.get<double>());
+               })) {
+      o.classWeights = "explicit";
+      for (const auto& v : w) o.classWeightValues.push_back(v.get<double>());
+    } else {
+      problems.push_back({"train.class_weights",
+                          "must be \"none\", \"auto\" or a list of non-negative numbers, one per "
+                          "class; got " + jsonBrief(w),
+                          {},
+                          {}});
+    }
+  }
+
+  auto esSchema = metricSchema("val_loss");
+  esSchema.push_back(ParamSpec::integer("patience", 5, "epochs without improvement").atLeast(1));
+  esSchema.push_back(
+      ParamSpec::real("min_delta", 0.0, "smallest change that counts as improvement").atLeast(0));
+  const auto es = readMetricSection(train, "early_stopping", esSchema, o.earlyStopping.metric,
+                                    o.earlyStopping.enabled, problems);
+  if (o.earlyStopping.enabled) {
+    o.earlyStopping.patience = es.integer("patience");
+    o.earlyStopping.minDelta = es.real("min_delta");
+  }
+
+  auto plSchema = metricSchema("val_loss");
+  plSchema.push_back(
+      ParamSpec::real("factor", 0.1, "multiply the LR by this on a plateau").above(0).atMost(0.999));
+  plSchema.push_back(ParamSpec::integer("patience", 2, "epochs without improvement").atLeast(0));
+  plSchema.push_back(
+      ParamSpec::real("threshold", 1e-4, "relative improvement that counts").atLeast(0));
+  plSchema.push_back(ParamSpec::integer("cooldown", 0, "epochs to wait after a cut").atLeast(0));
+  plSchema.push_back(ParamSpec::real("min_lr", 0.0, "lower bound for the LR").atLeast(0));
+  const auto pl = readMetricSection(train, "plateau", plSchema, o.plateau.metric,
+                                    o.plateau.enabled, problems);
+  if (o.plateau.enabled) {
+    auto& c = o.plateau.controller;
+    c.maximize = o.plateau.metric.maximize;
+    c.factor = pl.real("factor");
+    c.patience = pl.integer("patience");
+    c.threshold = pl.real("threshold");
+    c.cooldown = pl.integer("cooldown");
+    c.minLr = pl.real("min_lr");
+  }
   return o;
 }
 

@@ -17,15 +17,66 @@ struct OptimizerOptions {
   double lr() const { return params.real("lr"); }
 };
 
-/// The parts of the `train` section this build interprets. Other keys are kept in the project
-/// file untouched.
+/// A metric the trainer tracks per epoch (for best-model tracking, early stopping, plateaus).
+struct MetricChoice {
+  std::string name = "val_accuracy";  ///< val_loss, val_accuracy, train_loss, train_accuracy
+  bool maximize = true;               ///< "max" for accuracies, "min" for losses
+};
+
+/// `train.early_stopping`: stop when `metric` has not improved by `minDelta` for `patience`
+/// epochs.
+struct EarlyStoppingOptions {
+  bool enabled = false;
+  MetricChoice metric{"val_loss", false};
+  std::int64_t patience = 5;
+  double minDelta = 0.0;
+};
+
+/// `train.plateau`: ReduceLROnPlateau on a validation metric, multiplying the scheduled LR.
+struct PlateauOptions {
+  bool enabled = false;
+  MetricChoice metric{"val_loss", false};
+  PlateauController::Options controller;
+};
+
+/// The `train` section of a project file. Every key has a schema (trainSchema()); unknown keys
+/// are reported with a did-you-mean.
 struct TrainOptions {
   std::int64_t epochs = 5;
   std::int64_t batchSize = 128;
   std::uint64_t seed = 0;
   OptimizerOptions optimizer;
   LrSchedule schedule;
+
+  std::string device = "cpu";       ///< cpu, cuda, cuda:N
+  int threads = 0;                  ///< intra-op threads; 0: the cores the loader leaves
+  int workers = 0;                  ///< loader threads; 0: automatic
+  bool deterministic = false;       ///< deterministic algorithms; bitwise-repeatable on CPU
+  std::int64_t gradAccumulation = 1;
+  double clipGradNorm = 0;   ///< 0: off
+  double clipGradValue = 0;  ///< 0: off
+  double labelSmoothing = 0;
+  std::string classWeights = "none";  ///< none, auto (inverse class frequency), or explicit
+  std::vector<double> classWeightValues;
+  std::string amp = "off";  ///< off, bf16, fp16 (fp16 on CUDA only, with a loss scaler)
+  bool channelsLast = false;
+  std::string nanPolicy = "stop";  ///< stop, skip
+  bool dropLast = false;
+  std::int64_t overfitBatches = 0;  ///< train (and validate) on the first K batches only
+  bool fastDevRun = false;          ///< one training and one validation batch, then stop
+  bool evalTest = true;             ///< evaluate the test split at the end
+  MetricChoice monitor;             ///< what "best" means
+  std::int64_t checkpointEvery = 0;  ///< also keep epoch-N every N epochs (0: never)
+  std::int64_t keepCheckpoints = 3;  ///< how many epoch-N checkpoints to keep
+  EarlyStoppingOptions earlyStopping;
+  PlateauOptions plateau;
 };
+
+/// The scalar keys of `train` (for forms and `--help`); optimizer, schedule, early_stopping,
+/// plateau and class_weights have their own readers.
+const schema::ParamSchema& trainSchema();
+/// Parses a metric name ("val_accuracy") and mode ("auto", "min", "max").
+bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out);
 
 /// The optimizer types and their parameter schemas (for forms and validation).
 const schema::ParamSchema& optimizerSchema(const std::string& type);

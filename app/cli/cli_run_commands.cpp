@@ -1,0 +1,437 @@
+// Commands that run the trainer: train, eval, lr-find.
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+#include <mutex>
+#include <thread>
+
+#include "augment/transform.h"
+#include "checkpoint/checkpoint.h"
+#include "cli/cli_args.h"
+#include "cli/cli_commands.h"
+#include "data/data_loader.h"
+#include "data/project_data.h"
+#include "env/env_report.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+#include "train/metrics.h"
+#include "train/train_options.h"
+#include "train/trainer.h"
+
+namespace netsmith::cli {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupts = 0;
+
+extern "C" void onInterrupt(int) {
+  g_interrupts = g_interrupts + 1;
+  if (g_interrupts >= 2) std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends at once
+}
+
+std::string percent(double v) {
+  if (!std::isfinite(v)) return "-";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * v);
+  return buf;
+}
+
+std::string clock(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return "--:--";
+  const long s = std::lround(seconds);
+  char buf[32];
+  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  return buf;
+}
+
+/// Progress for people: a redrawn bar on a terminal, plain lines otherwise.
+class ConsoleProgress : public train::EventSink {
+ public:
+  ConsoleProgress(bool tty, std::int64_t epochs) : m_tty(tty), m_epochs(epochs) {}
+
+  void onEvent(const train::TrainingEvent& e) override {
+    using train::EventType;
+    switch (e.type) {
+      case EventType::Started:
+        line(e.message + (e.path.empty() ? "" : "\nrun folder: " + e.path));
+        break;
+      case EventType::BatchEnd: batch(e); break;
+      case EventType::EpochEnd: {
+        const auto& m = e.epoch;
+        std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" +
+                           std::to_string(m.epochs) + ": train loss " + number(m.trainLoss) +
+                           " acc " + percent(m.trainAccuracy);
+        if (m.hasValidation) {
+          text += " | validation loss " + number(m.validation.loss) + " acc " +
+                  percent(m.validation.accuracy);
+        }
+        text += " | " + number(m.seconds, 1) + " s";
+        line(text);
+        break;
+      }
+      case EventType::Checkpoint: break;
+      case EventType::Log: line(e.message); break;
+      case EventType::Warning:
+        clearBar();
+        std::cerr << "warning: " << e.message << '\n';
+        break;
+      case EventType::Finished: clearBar(); break;
+    }
+  }
+
+ private:
+  static std::string number(double v, int digits = 4) {
+    if (!std::isfinite(v)) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f", digits, v);
+    return buf;
+  }
+
+  void clearBar() {
+    if (m_tty && m_barShown) {
+      std::printf("\r\033[K");
+      m_barShown = false;
+    }
+  }
+
+  void line(const std::string& text) {
+    clearBar();
+    std::printf("%s\n", text.c_str());
+    std::fflush(stdout);
+  }
+
+  void batch(const train::TrainingEvent& e) {
+    const auto& b = e.batch;
+    const auto now = std::chrono::steady_clock::now();
+    if (m_firstBatchTime.time_since_epoch().count() == 0) {
+      m_firstBatchTime = now;
+      m_firstDone = b.epoch * b.batchesPerEpoch + b.batch;
+    }
+    const std::int64_t done = b.epoch * b.batchesPerEpoch + b.batch + 1;
+    const std::int64_t total = m_epochs * b.batchesPerEpoch;
+    const double elapsed = std::chrono::duration<double>(now - m_firstBatchTime).count();
+    const double perBatch = done - m_firstDone > 1 ? elapsed / double(done - m_firstDone - 1) : 0;
+    const double eta = perBatch * double(total - done);
+    if (m_tty) {
+      // Redraw at most ten times a second.
+      if (std::chrono::duration<double>(now - m_lastDraw).count() < 0.1 &&
+          b.batch + 1 != b.batchesPerEpoch)
+        return;
+      m_lastDraw = now;
+      const int width = 24;
+      const int filled = static_cast<int>(width * (b.batch + 1) / std::max<std::int64_t>(1, b.batchesPerEpoch));
+      std::string bar(static_cast<std::size_t>(filled), '#');
+      bar.resize(width, '.');
+      std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s acc %s %.0f img/s ETA %s",
+                  (long long)b.epoch + 1, bar.c_str(), (long long)b.batch + 1,
+                  (long long)b.batchesPerEpoch, number(b.loss).c_str(),
+                  percent(b.accuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
+      std::fflush(stdout);
+      m_barShown = true;
+      return;
+    }
+    // Plain output: four lines an epoch.
+    const std::int64_t every = std::max<std::int64_t>(1, b.batchesPerEpoch / 4);
+    if ((b.batch + 1) % every != 0 || b.batch + 1 == b.batchesPerEpoch) return;
+    std::printf("epoch %lld batch %lld/%lld: loss %s acc %s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
+                (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
+                number(b.loss).c_str(), percent(b.accuracy).c_str(), b.lr,
+                number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  bool m_tty;
+  std::int64_t m_epochs;
+  bool m_barShown = false;
+  std::chrono::steady_clock::time_point m_firstBatchTime{};
+  std::chrono::steady_clock::time_point m_lastDraw{};
+  std::int64_t m_firstDone = 0;
+};
+
+/// --json: one object per event on stdout.
+class JsonLines : public train::EventSink {
+ public:
+  void onEvent(const train::TrainingEvent& e) override {
+    std::printf("%s\n", e.toJson().dump().c_str());
+    std::fflush(stdout);
+  }
+};
+
+/// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
+/// checkpoint first). Returns the result.
+train::TrainResult runWithInterrupts(train::Trainer& trainer) {
+  g_interrupts = 0;
+  auto previous = std::signal(SIGINT, onInterrupt);
+  trainer.start();
+  bool asked = false;
+  while (trainer.state() != train::RunState::Finished) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (g_interrupts > 0 && !asked) {
+      asked = true;
+      std::cerr << "\ninterrupted: stopping after this batch and writing a checkpoint "
+                   "(Ctrl-C again to quit at once)\n";
+      trainer.stop();
+    }
+  }
+  trainer.wait();
+  std::signal(SIGINT, previous);
+  return trainer.result();
+}
+
+/// Applies --epochs/--batch-size/--lr/--device/--threads/--seed to the train section.
+void applyOverrides(const Args& args, Json& train) {
+  if (!train.is_object()) train = Json::object();
+  if (args.option("--epochs") != "") train["epochs"] = args.integer("--epochs", 0, 1, 100000);
+  if (args.option("--batch-size") != "")
+    train["batch_size"] = args.integer("--batch-size", 0, 1, 1 << 20);
+  if (args.option("--seed") != "") train["seed"] = args.integer("--seed", 0, 0, 1LL << 62);
+  if (args.option("--threads") != "") train["threads"] = args.integer("--threads", 0, 0, 4096);
+  if (args.option("--device") != "") train["device"] = args.option("--device");
+  if (args.option("--lr") != "") {
+    const double lr = args.real("--lr", 0, 0);
+    if (!train.contains("optimizer") || train["optimizer"].is_string()) {
+      const std::string type =
+          train.contains("optimizer") ? train["optimizer"].get<std::string>() : "adam";
+      train["optimizer"] = Json{{"type", type}};
+    }
+    train["optimizer"]["lr"] = lr;
+  }
+}
+
+void printEval(const train::EvalMetrics& m, const std::vector<std::string>& classes) {
+  std::printf("accuracy %s on %lld images, loss %.4f\n\nper class:\n", percent(m.accuracy).c_str(),
+              (long long)m.samples, m.loss);
+  for (std::size_t c = 0; c < m.perClassAccuracy.size(); ++c) {
+    const std::string name = c < classes.size() ? classes[c] : std::to_string(c);
+    std::int64_t n = 0;
+    for (auto v : m.confusion[c])
+      n += v;
+    std::printf("  %2zu %-16s %8s  (%lld images)\n", c, name.c_str(),
+                percent(m.perClassAccuracy[c]).c_str(), (long long)n);
+  }
+  std::printf("\nconfusion matrix (rows: true class, columns: predicted):\n");
+  for (const auto& row : m.confusion) {
+    std::printf(" ");
+    for (auto v : row)
+      std::printf(" %6lld", (long long)v);
+    std::printf("\n");
+  }
+}
+
+}  // namespace
+
+int runTrain(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"},
+                  {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
+                   "--limit-train", "--limit-val", "--out", "--resume", "--init-from",
+                   "--max-batches"});
+  const std::string& path = args.one("PROJECT");
+  const auto registry = ops::OpRegistry::withBuiltins();
+  project::LoadedProject loaded;
+  train::TrainOptions options;
+  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  applyOverrides(args, loaded.project.train);
+  {
+    Problems problems;
+    options = train::parseTrainOptions(loaded.project.train,
+                                       train::ScheduleRegistry::withBuiltins(), problems);
+    if (!problems.empty()) {
+      std::cerr << path << ":\n" << formatProblems(problems);
+      return kExitInvalid;
+    }
+  }
+  if (loaded.project.data.is_object() && loaded.project.data.empty())
+    throw Error(path + ": the project has no data section; nothing to train on");
+
+  train::TrainerConfig config;
+  config.project = loaded.project;
+  config.baseDir = loaded.baseDir();
+  config.runsRoot = args.option("--out", "runs");
+  config.resumePath = args.option("--resume");
+  config.initFromPath = args.option("--init-from");
+  if (!config.resumePath.empty() && !config.initFromPath.empty())
+    throw UsageError{"--resume and --init-from exclude each other"};
+  if (!config.resumePath.empty()) {
+    // Resume in the checkpoint's run folder: <run>/checkpoints/last.safetensors.
+    const auto runDir = std::filesystem::path(config.resumePath).parent_path().parent_path();
+    if (std::filesystem::exists(runDir / "events.jsonl")) config.runDir = runDir.string();
+  }
+  config.cacheDir = data::userCacheDir();
+  config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
+  config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
+  config.stopAfterBatches = args.integer("--max-batches", 0, 1, 1LL << 40);
+
+  train::Trainer trainer(config);
+  const bool json = args.has("--json");
+  if (json) trainer.addSink(std::make_shared<JsonLines>());
+  else trainer.addSink(std::make_shared<ConsoleProgress>(::isatty(STDOUT_FILENO) != 0,
+                                                       options.fastDevRun ? 1 : options.epochs));
+  const auto result = runWithInterrupts(trainer);
+
+  if (result.state == train::FinishState::Failed) {
+    std::cerr << "netsmith-cli: training failed: " << result.reason << '\n';
+    if (!result.runDir.empty()) std::cerr << "run folder: " << result.runDir << '\n';
+    return result.runDir.empty() && result.steps == 0 ? kExitInvalid : kExitFailure;
+  }
+  if (json) return kExitOk;
+  std::printf("%s\n", result.reason.c_str());
+  if (!result.lastCheckpoint.empty())
+    std::printf("checkpoint: %s\n", result.lastCheckpoint.c_str());
+  std::string last;
+  if (result.hasTest) {
+    last = "test accuracy " + percent(result.test.accuracy) + " on " +
+           std::to_string(result.test.samples) + " images";
+  } else if (result.hasValidation) {
+    last = "validation accuracy " + percent(result.lastValidation.accuracy) + " on " +
+           std::to_string(result.lastValidation.samples) + " images";
+  } else {
+    last = "no test or validation split to measure accuracy";
+  }
+  std::printf("%s; run folder %s\n", last.c_str(),
+              result.runDir.empty() ? "(none)" : result.runDir.c_str());
+  return result.state == train::FinishState::Stopped && g_interrupts > 0 ? 130 : kExitOk;
+}
+
+int runEval(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"},
+                  {"--data", "--split", "--limit", "--batch-size", "--threads"});
+  const std::string& ckptPath = args.one("CHECKPOINT");
+  const auto ckpt = checkpoint::readCheckpoint(ckptPath);
+  if (!ckpt.meta.contains("project"))
+    throw Error(ckptPath + ": the checkpoint carries no project snapshot");
+  auto loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
+  std::string baseDir = ckpt.meta.value("base_dir", loaded.baseDir());
+  const auto registry = ops::OpRegistry::withBuiltins();
+
+  // The data: the checkpoint's own, another project's, or a folder of class sub-folders.
+  Json data = loaded.project.data;
+  if (const auto d = args.option("--data"); !d.empty()) {
+    if (std::filesystem::is_directory(d)) {
+      data = Json{{"train", Json{{"format", "image_folder"}, {"root", d}}},
+                  {"test", Json{{"format", "image_folder"}, {"root", d}}}};
+      baseDir = ".";
+    } else {
+      const auto other = project::loadProject(d);
+      data = other.project.data;
+      baseDir = other.baseDir();
+    }
+    if (ckpt.meta.contains("classes")) data["classes"] = ckpt.meta["classes"];
+  }
+  // Preprocess exactly as in training.
+  if (ckpt.meta.contains("normalization")) data["normalize"] = ckpt.meta["normalization"];
+  data["validation"] = Json{{"fraction", 0.0}};
+  if (data.contains("test") && args.option("--split", "test") == "validation")
+    throw UsageError{"--split validation needs the project's validation settings; use --split test or train"};
+  loaded.project.data = data;
+  loaded.project.augment = Json::array();
+
+  env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
+  torch::manual_seed(0);
+  graph::GraphModule net(loaded.project.model, registry);
+  {
+    torch::NoGradGuard noGrad;
+    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
+    if (!report.complete())
+      throw Error(ckptPath + ": the weights do not fit the model: " + report.summary());
+  }
+  auto pd = data::openProjectData(loaded.project, baseDir, augment::TransformRegistry::withBuiltins(),
+                                  "");
+  if (!pd) throw Error("cancelled");
+  const std::string split = args.option("--split", pd->data.test.empty() ? "train" : "test");
+  data::SampleSet set = split == "train" ? pd->data.train : pd->data.test;
+  if (split != "train" && split != "test") throw UsageError{"--split must be test or train"};
+  if (set.empty()) throw Error("the " + split + " split is empty");
+  const auto limit = args.integer("--limit", 0, 1, 1LL << 40);
+  if (limit > 0 && set.size() > limit) set.indices.resize(static_cast<std::size_t>(limit));
+  data::LoaderOptions lo;
+  lo.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
+  lo.training = false;
+  lo.shuffle = false;
+  lo.onError = pd->data.config.onError;
+  data::DataLoader loader(set, *pd->processor, lo);
+  net->eval();
+  const std::int64_t classes = std::max<std::int64_t>(pd->data.numClasses(),
+                                                      net->analysis().outputShape.at(0));
+  const auto m = train::evaluateClassifier([&](const torch::Tensor& x) { return net->forward(x); },
+                                           loader, classes, torch::Device(torch::kCPU));
+  if (args.has("--json")) {
+    Json j = train::evalMetricsToJson(m);
+    j["checkpoint"] = ckptPath;
+    j["split"] = split;
+    j["classes"] = pd->data.classes;
+    std::cout << j.dump(2) << '\n';
+    return kExitOk;
+  }
+  std::printf("%s: %s split\n", ckptPath.c_str(), split.c_str());
+  printEval(m, pd->data.classes);
+  return kExitOk;
+}
+
+int runLrFind(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"},
+                  {"--start", "--end", "--steps", "--limit-train", "--threads", "--batch-size"});
+  const std::string& path = args.one("PROJECT");
+  const auto registry = ops::OpRegistry::withBuiltins();
+  project::LoadedProject loaded;
+  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  applyOverrides(args, loaded.project.train);
+  train::TrainOptions options;
+  {
+    Problems problems;
+    options = train::parseTrainOptions(loaded.project.train,
+                                       train::ScheduleRegistry::withBuiltins(), problems);
+    if (!problems.empty()) {
+      std::cerr << path << ":\n" << formatProblems(problems);
+      return kExitInvalid;
+    }
+  }
+  train::TrainerConfig config;
+  config.project = loaded.project;
+  config.baseDir = loaded.baseDir();
+  config.cacheDir = data::userCacheDir();
+  config.writeRun = false;
+  config.lrFind = true;
+  config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
+  auto& o = config.lrFindOptions;
+  o.startLr = args.real("--start", o.startLr, 0);
+  o.endLr = args.real("--end", o.endLr, 0);
+  o.steps = args.integer("--steps", o.steps, 2, 100000);
+  if (o.endLr <= o.startLr) throw UsageError{"--end must be greater than --start"};
+  train::Trainer trainer(config);
+  const auto result = runWithInterrupts(trainer);
+  if (result.state == train::FinishState::Failed) {
+    std::cerr << "netsmith-cli: lr-find failed: " << result.reason << '\n';
+    return kExitFailure;
+  }
+  const auto& r = result.lrFind;
+  if (args.has("--json")) {
+    Json j{{"lr", r.lrs},
+           {"loss", r.losses},
+           {"smoothed_loss", r.smoothed},
+           {"suggested_lr", r.suggestedLr},
+           {"min_loss_lr", r.minLossLr},
+           {"diverged", r.diverged},
+           {"weights_restored", r.weightsRestored}};
+    std::cout << j.dump() << '\n';
+    return kExitOk;
+  }
+  std::printf("# step lr loss smoothed\n");
+  for (std::size_t i = 0; i < r.lrs.size(); ++i)
+    std::printf("%zu %.4g %.5f %.5f\n", i, r.lrs[i], r.losses[i], r.smoothed[i]);
+  std::printf("%s after %zu steps; lowest smoothed loss at lr %.3g\n",
+              r.diverged ? "loss diverged" : "sweep complete", r.lrs.size(), r.minLossLr);
+  std::printf("suggested learning rate: %.3g (steepest fall of the loss); weights %s\n",
+              r.suggestedLr, r.weightsRestored ? "restored" : "NOT restored");
+  return kExitOk;
+}
+
+}  // namespace netsmith::cli

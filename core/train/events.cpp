@@ -1,0 +1,178 @@
+#include "train/events.h"
+
+#include <cmath>
+
+namespace netsmith::train {
+
+std::string eventTypeName(EventType type) {
+  switch (type) {
+    case EventType::Started: return "started";
+    case EventType::BatchEnd: return "batch_end";
+    case EventType::EpochEnd: return "epoch_end";
+    case EventType::Checkpoint: return "checkpoint";
+    case EventType::Log: return "log";
+    case EventType::Warning: return "warning";
+    case EventType::Finished: return "finished";
+  }
+  return "log";
+}
+
+std::string finishStateName(FinishState state) {
+  switch (state) {
+    case FinishState::Completed: return "completed";
+    case FinishState::Stopped: return "stopped";
+    case FinishState::Failed: return "failed";
+  }
+  return "failed";
+}
+
+namespace {
+// JSON has no NaN: a missing figure is null.
+Json number(double v) {
+  return std::isfinite(v) ? Json(v) : Json(nullptr);
+}
+}  // namespace
+
+Json evalMetricsToJson(const EvalMetrics& m) {
+  Json perClass = Json::array();
+  for (double a : m.perClassAccuracy)
+    perClass.push_back(number(a));
+  return Json{{"loss", number(m.loss)},
+              {"accuracy", number(m.accuracy)},
+              {"samples", m.samples},
+              {"per_class_accuracy", perClass},
+              {"confusion", m.confusion}};
+}
+
+Json TrainingEvent::toJson() const {
+  Json j{{"event", eventTypeName(type)}, {"time", time}};
+  switch (type) {
+    case EventType::Started:
+      j["run_dir"] = path;
+      j["message"] = message;
+      break;
+    case EventType::BatchEnd: {
+      const auto& b = batch;
+      j.update(Json{{"epoch", b.epoch},
+                    {"batch", b.batch},
+                    {"batches_per_epoch", b.batchesPerEpoch},
+                    {"step", b.step},
+                    {"total_steps", b.totalSteps},
+                    {"loss", number(b.loss)},
+                    {"accuracy", number(b.accuracy)},
+                    {"lr", b.lr},
+                    {"grad_norm", number(b.gradNorm)},
+                    {"images_per_second", b.imagesPerSecond},
+                    {"memory", Json{{"kind", b.memory.kind},
+                                    {"bytes", b.memory.bytes},
+                                    {"reserved_bytes", b.memory.reservedBytes},
+                                    {"peak_bytes", b.memory.peakBytes}}}});
+      if (b.lossScale > 0) j["loss_scale"] = b.lossScale;
+      if (b.skipped) j["skipped"] = true;
+      break;
+    }
+    case EventType::EpochEnd: {
+      const auto& e = epoch;
+      j.update(Json{{"epoch", e.epoch},
+                    {"epochs", e.epochs},
+                    {"train_loss", number(e.trainLoss)},
+                    {"train_accuracy", number(e.trainAccuracy)},
+                    {"lr", e.lr},
+                    {"seconds", e.seconds}});
+      if (e.hasValidation) j["validation"] = evalMetricsToJson(e.validation);
+      Json norms = Json::object();
+      for (const auto& [name, v] : e.layerGradNorms)
+        norms[name] = number(v);
+      j["layer_grad_norms"] = norms;
+      break;
+    }
+    case EventType::Checkpoint:
+      j["path"] = path;
+      j["tag"] = tag;
+      j["epoch"] = epoch.epoch;
+      break;
+    case EventType::Log:
+    case EventType::Warning:
+      j["level"] = level;
+      j["message"] = message;
+      break;
+    case EventType::Finished:
+      j["state"] = finishStateName(state);
+      j["reason"] = message;
+      j["run_dir"] = path;
+      if (hasTest) j["test"] = evalMetricsToJson(test);
+      break;
+  }
+  return j;
+}
+
+AsyncSink::AsyncSink(std::shared_ptr<EventSink> target, std::size_t maxQueuedBatches)
+    : m_target(std::move(target)), m_maxBatches(std::max<std::size_t>(1, maxQueuedBatches)) {
+  m_thread = std::thread([this] { loop(); });
+}
+
+AsyncSink::~AsyncSink() {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_closing = true;
+  }
+  m_cv.notify_all();
+  if (m_thread.joinable()) m_thread.join();
+}
+
+void AsyncSink::onEvent(const TrainingEvent& event) {
+  {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    if (event.type == EventType::BatchEnd) {
+      if (m_queuedBatches >= m_maxBatches) {
+        for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
+          if (it->type == EventType::BatchEnd) {
+            m_queue.erase(it);
+            --m_queuedBatches;
+            ++m_dropped;
+            break;
+          }
+        }
+      }
+      ++m_queuedBatches;
+    }
+    m_queue.push_back(event);
+  }
+  m_cv.notify_one();
+}
+
+void AsyncSink::flush() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  m_idleCv.wait(lock, [&] { return m_queue.empty() && !m_busy; });
+}
+
+std::int64_t AsyncSink::droppedBatchEvents() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_dropped;
+}
+
+void AsyncSink::loop() {
+  std::unique_lock<std::mutex> lock(m_mutex);
+  for (;;) {
+    m_cv.wait(lock, [&] { return m_closing || !m_queue.empty(); });
+    if (m_queue.empty()) {
+      if (m_closing) return;
+      continue;
+    }
+    TrainingEvent event = std::move(m_queue.front());
+    m_queue.pop_front();
+    if (event.type == EventType::BatchEnd) --m_queuedBatches;
+    m_busy = true;
+    lock.unlock();
+    try {
+      m_target->onEvent(event);
+    } catch (...) {
+      // A sink's failure must not take the trainer down; the run writer reports its own.
+    }
+    lock.lock();
+    m_busy = false;
+    if (m_queue.empty()) m_idleCv.notify_all();
+  }
+}
+
+}  // namespace netsmith::train

@@ -1,0 +1,149 @@
+#include "train/run_writer.h"
+
+#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/spdlog.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <ctime>
+#include <filesystem>
+
+#include "common/error.h"
+#include "common/file_util.h"
+
+namespace netsmith::train {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string timestamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
+  return buf;
+}
+
+std::string safeName(const std::string& name) {
+  std::string out;
+  for (char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? "run" : out;
+}
+
+std::FILE* openAppend(const fs::path& path) {
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
+  return f;
+}
+
+std::string csvNumber(double v) {
+  if (!std::isfinite(v)) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+}  // namespace
+
+std::string createRunFolder(const std::string& root, const std::string& projectName,
+                            const Json& projectSnapshot) {
+  std::error_code ec;
+  fs::create_directories(root, ec);
+  if (ec) throw Error(root + ": cannot create the runs folder (" + ec.message() + ")");
+  const std::string base = (fs::path(root) / (safeName(projectName) + "-" + timestamp())).string();
+  std::string dir = base;
+  for (int i = 2; fs::exists(dir); ++i)
+    dir = base + "-" + std::to_string(i);
+  if (!fs::create_directory(dir, ec) || ec) {
+    throw Error(dir + ": cannot create the run folder (" +
+                (ec ? ec.message() : std::string("it exists")) + ")");
+  }
+  for (const char* sub : {"checkpoints", "exports"}) {
+    fs::create_directory(fs::path(dir) / sub, ec);
+    if (ec) throw Error(dir + "/" + sub + ": cannot create (" + ec.message() + ")");
+  }
+  writeFileAtomically((fs::path(dir) / "project.json").string(), projectSnapshot.dump(2) + "\n");
+  return dir;
+}
+
+RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
+  const fs::path dir(runDir);
+  const bool newMetrics = !fs::exists(dir / "metrics.csv");
+  m_metrics = openAppend(dir / "metrics.csv");
+  m_events = openAppend(dir / "events.jsonl");
+  if (newMetrics) {
+    std::fputs(
+        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
+        "memory_bytes,val_loss,val_accuracy,seconds\n",
+        m_metrics);
+  }
+  try {
+    auto sink =
+        std::make_shared<spdlog::sinks::basic_file_sink_mt>((dir / "train.log").string(), false);
+    m_log = std::make_shared<spdlog::logger>("run", sink);
+    m_log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+    m_log->flush_on(spdlog::level::info);
+  } catch (const spdlog::spdlog_ex& e) {
+    throw Error((dir / "train.log").string() + ": cannot write (" + e.what() + ")");
+  }
+}
+
+RunWriter::~RunWriter() {
+  if (m_metrics) std::fclose(m_metrics);
+  if (m_events) std::fclose(m_events);
+}
+
+void RunWriter::onEvent(const TrainingEvent& e) {
+  std::fputs((e.toJson().dump() + "\n").c_str(), m_events);
+  std::fflush(m_events);
+  switch (e.type) {
+    case EventType::BatchEnd: {
+      const auto& b = e.batch;
+      std::fprintf(m_metrics, "step,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%lld,,,%s\n",
+                   (long long)b.epoch, (long long)b.batch, (long long)b.step, csvNumber(b.loss).c_str(),
+                   csvNumber(b.accuracy).c_str(), csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
+                   csvNumber(b.imagesPerSecond).c_str(), b.memory.kind.c_str(),
+                   (long long)b.memory.bytes, csvNumber(e.time).c_str());
+      break;
+    }
+    case EventType::EpochEnd: {
+      const auto& m = e.epoch;
+      const double nan = std::nan("");
+      std::fprintf(m_metrics, "epoch,%lld,,,%s,%s,%s,,,,,%s,%s,%s\n", (long long)m.epoch,
+                   csvNumber(m.trainLoss).c_str(), csvNumber(m.trainAccuracy).c_str(), csvNumber(m.lr).c_str(),
+                   csvNumber(m.hasValidation ? m.validation.loss : nan).c_str(),
+                   csvNumber(m.hasValidation ? m.validation.accuracy : nan).c_str(),
+                   csvNumber(m.seconds).c_str());
+      std::fflush(m_metrics);
+      std::string line = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
+                         ": train loss " + csvNumber(m.trainLoss) + ", accuracy " +
+                         csvNumber(m.trainAccuracy);
+      if (m.hasValidation) {
+        line += "; validation loss " + csvNumber(m.validation.loss) + ", accuracy " +
+                csvNumber(m.validation.accuracy);
+      }
+      m_log->info("{} ({} s)", line, csvNumber(m.seconds));
+      break;
+    }
+    case EventType::Started: m_log->info("run started in {}: {}", e.path, e.message); break;
+    case EventType::Checkpoint: m_log->info("checkpoint {} written: {}", e.tag, e.path); break;
+    case EventType::Log:
+      if (e.level == "debug") m_log->debug(e.message);
+      else m_log->info(e.message);
+      break;
+    case EventType::Warning: m_log->warn(e.message); break;
+    case EventType::Finished:
+      std::fflush(m_metrics);
+      if (e.state == FinishState::Failed) m_log->error("run failed: {}", e.message);
+      else m_log->info("run {}: {}", finishStateName(e.state), e.message);
+      m_log->flush();
+      break;
+  }
+}
+
+}  // namespace netsmith::train

@@ -1,0 +1,134 @@
+#pragma once
+
+// The training loop on its own std::thread. No LibTorch in this header: the UI and the CLI
+// include it without paying for <torch/torch.h>.
+//
+//   TrainerConfig config;
+//   config.project = loaded.project;
+//   config.baseDir = loaded.baseDir();
+//   Trainer trainer(std::move(config));
+//   trainer.addSink(std::make_shared<MySink>());
+//   trainer.start();
+//   ...                      // trainer.pause(), resume(), stop(), stopAfterEpoch()
+//   trainer.wait();
+//   auto result = trainer.result();
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "project/project.h"
+#include "train/events.h"
+
+namespace netsmith::train {
+
+/// The LR range test: an exponential LR sweep over training batches.
+struct LrFindOptions {
+  double startLr = 1e-7;
+  double endLr = 10;
+  std::int64_t steps = 100;
+  double smoothing = 0.98;     ///< exponential smoothing of the loss
+  double divergeFactor = 4.0;  ///< stop when the smoothed loss exceeds this x its minimum
+};
+
+struct LrFindResult {
+  std::vector<double> lrs;
+  std::vector<double> losses;
+  std::vector<double> smoothed;
+  double suggestedLr = 0;  ///< at the steepest fall of the smoothed loss
+  double minLossLr = 0;    ///< where the smoothed loss is lowest
+  bool diverged = false;
+  bool weightsRestored = false;  ///< the model's weights equal those before the sweep
+};
+
+struct TrainerConfig {
+  project::Project project;  ///< a validated project (its train section is parsed again here)
+  std::string baseDir;       ///< for relative data paths
+  std::string runsRoot = "runs";  ///< the run folder is created inside
+  std::string runDir;        ///< use this folder instead of creating one (resume appends)
+  std::string resumePath;    ///< continue a checkpoint of this project exactly
+  std::string initFromPath;  ///< load matching weights (fine-tuning), then train from step 0
+  std::string cacheDir;      ///< normalisation statistics cache ("" = none)
+  std::int64_t limitTrain = 0;  ///< use at most N training samples (0 = all)
+  std::int64_t limitVal = 0;    ///< at most N validation and test samples (0 = all)
+  bool writeRun = true;         ///< false: no run folder, no checkpoints (tests, lr-find)
+  /// Stop (as by stop(), with a checkpoint) after this many training batches in this session;
+  /// 0: no limit. For tests of exact resume, and for budgeted runs.
+  std::int64_t stopAfterBatches = 0;
+  /// Run the LR range test instead of training (no run folder); see TrainResult::lrFind.
+  bool lrFind = false;
+  LrFindOptions lrFindOptions;
+};
+
+/// What a finished run reports (also sent as the Finished event).
+struct TrainResult {
+  FinishState state = FinishState::Completed;
+  std::string reason;
+  std::string runDir;
+  std::int64_t epochsDone = 0;
+  std::int64_t steps = 0;
+  bool hasValidation = false;
+  EvalMetrics lastValidation;
+  bool hasTest = false;
+  EvalMetrics test;
+  std::string bestCheckpoint;
+  std::string lastCheckpoint;
+  std::string initReport;  ///< what --init-from loaded
+  double seconds = 0;
+  LrFindResult lrFind;
+};
+
+enum class RunState { Idle, Preparing, Running, Paused, Finished };
+
+class Trainer {
+ public:
+  explicit Trainer(TrainerConfig config);
+  ~Trainer();  ///< stops a running run and joins
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  /// Before start(). Every sink gets its own delivery thread: a slow sink never slows training.
+  void addSink(std::shared_ptr<EventSink> sink);
+
+  void start();
+  /// Runs on the calling thread instead (what start() runs on its thread).
+  void runHere();
+  void wait();  ///< joins the thread and flushes every sink
+
+  // Controls, answered within one batch. Safe from any thread.
+  void pause();
+  void resume();
+  void stop();            ///< stop now (a checkpoint of the position is written)
+  void stopAfterEpoch();  ///< finish the current epoch (with validation), then stop
+
+  RunState state() const { return m_state.load(); }
+  TrainResult result() const;  ///< after wait()
+  std::string runDir() const;  ///< known once the Started event went out
+
+ private:
+  void emit(TrainingEvent event);
+  void attachRunWriter(const std::string& runDir);
+  void run();
+
+  TrainerConfig m_config;
+  std::vector<std::shared_ptr<AsyncSink>> m_sinks;
+  std::thread m_thread;
+  std::atomic<RunState> m_state{RunState::Idle};
+  std::atomic<bool> m_stopNow{false};
+  std::atomic<bool> m_stopAfterEpoch{false};
+  std::atomic<bool> m_paused{false};
+  std::mutex m_pauseMutex;
+  std::condition_variable m_pauseCv;
+  mutable std::mutex m_resultMutex;
+  TrainResult m_result;
+  std::string m_runDir;
+  double m_startTime = 0;
+
+  friend struct TrainerLoop;
+};
+
+}  // namespace netsmith::train
