@@ -47,8 +47,10 @@ std::string clock(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const long s = std::lround(seconds);
   char buf[32];
-  if (s >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", s / 3600, (s / 60) % 60, s % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", s / 60, s % 60);
   return buf;
 }
 
@@ -63,12 +65,14 @@ class ConsoleProgress : public train::EventSink {
       case EventType::Started:
         line(e.message + (e.path.empty() ? "" : "\nrun folder: " + e.path));
         break;
-      case EventType::BatchEnd: batch(e); break;
+      case EventType::BatchEnd:
+        batch(e);
+        break;
       case EventType::EpochEnd: {
         const auto& m = e.epoch;
-        std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" +
-                           std::to_string(m.epochs) + ": train loss " + number(m.trainLoss) +
-                           " acc " + percent(m.trainAccuracy);
+        std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
+                           ": train loss " + number(m.trainLoss) + " acc " +
+                           percent(m.trainAccuracy);
         if (m.hasValidation) {
           text += " | validation loss " + number(m.validation.loss) + " acc " +
                   percent(m.validation.accuracy);
@@ -77,13 +81,18 @@ class ConsoleProgress : public train::EventSink {
         line(text);
         break;
       }
-      case EventType::Checkpoint: break;
-      case EventType::Log: line(e.message); break;
+      case EventType::Checkpoint:
+        break;
+      case EventType::Log:
+        line(e.message);
+        break;
       case EventType::Warning:
         clearBar();
         std::cerr << "warning: " << e.message << '\n';
         break;
-      case EventType::Finished: clearBar(); break;
+      case EventType::Finished:
+        clearBar();
+        break;
     }
   }
 
@@ -127,13 +136,14 @@ class ConsoleProgress : public train::EventSink {
         return;
       m_lastDraw = now;
       const int width = 24;
-      const int filled = static_cast<int>(width * (b.batch + 1) / std::max<std::int64_t>(1, b.batchesPerEpoch));
+      const int filled =
+          static_cast<int>(width * (b.batch + 1) / std::max<std::int64_t>(1, b.batchesPerEpoch));
       std::string bar(static_cast<std::size_t>(filled), '#');
       bar.resize(width, '.');
       std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s acc %s %.0f img/s ETA %s",
                   (long long)b.epoch + 1, bar.c_str(), (long long)b.batch + 1,
-                  (long long)b.batchesPerEpoch, number(b.loss).c_str(),
-                  percent(b.accuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
+                  (long long)b.batchesPerEpoch, number(b.loss).c_str(), percent(b.accuracy).c_str(),
+                  b.imagesPerSecond, clock(eta).c_str());
       std::fflush(stdout);
       m_barShown = true;
       return;
@@ -141,10 +151,11 @@ class ConsoleProgress : public train::EventSink {
     // Plain output: four lines an epoch.
     const std::int64_t every = std::max<std::int64_t>(1, b.batchesPerEpoch / 4);
     if ((b.batch + 1) % every != 0 || b.batch + 1 == b.batchesPerEpoch) return;
-    std::printf("epoch %lld batch %lld/%lld: loss %s acc %s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
-                (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
-                number(b.loss).c_str(), percent(b.accuracy).c_str(), b.lr,
-                number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
+    std::printf(
+        "epoch %lld batch %lld/%lld: loss %s acc %s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
+        (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
+        number(b.loss).c_str(), percent(b.accuracy).c_str(), b.lr, number(b.gradNorm, 3).c_str(),
+        b.imagesPerSecond, clock(eta).c_str());
     std::fflush(stdout);
   }
 
@@ -230,10 +241,10 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
 }  // namespace
 
 int runTrain(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
-                  {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
-                   "--limit-train", "--limit-val", "--out", "--resume", "--init-from",
-                   "--max-batches"});
+  const Args args(
+      words, {"--json"},
+      {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed", "--limit-train",
+       "--limit-val", "--out", "--resume", "--init-from", "--max-batches"});
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -272,9 +283,11 @@ int runTrain(const std::vector<std::string>& words) {
 
   train::Trainer trainer(config);
   const bool json = args.has("--json");
-  if (json) trainer.addSink(std::make_shared<JsonLines>());
-  else trainer.addSink(std::make_shared<ConsoleProgress>(::isatty(STDOUT_FILENO) != 0,
-                                                       options.fastDevRun ? 1 : options.epochs));
+  if (json)
+    trainer.addSink(std::make_shared<JsonLines>());
+  else
+    trainer.addSink(std::make_shared<ConsoleProgress>(::isatty(STDOUT_FILENO) != 0,
+                                                      options.fastDevRun ? 1 : options.epochs));
   const auto result = runWithInterrupts(trainer);
 
   if (result.state == train::FinishState::Failed) {
@@ -302,8 +315,7 @@ int runTrain(const std::vector<std::string>& words) {
 }
 
 int runEval(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
-                  {"--data", "--split", "--limit", "--batch-size", "--threads"});
+  const Args args(words, {"--json"}, {"--data", "--split", "--limit", "--batch-size", "--threads"});
   const std::string& ckptPath = args.one("CHECKPOINT");
   const auto ckpt = checkpoint::readCheckpoint(ckptPath);
   if (!ckpt.meta.contains("project"))
@@ -328,9 +340,7 @@ int runEval(const std::vector<std::string>& words) {
   }
   // Preprocess exactly as in training.
   if (ckpt.meta.contains("normalization")) data["normalize"] = ckpt.meta["normalization"];
-  data["validation"] = Json{{"fraction", 0.0}};
-  if (data.contains("test") && args.option("--split", "test") == "validation")
-    throw UsageError{"--split validation needs the project's validation settings; use --split test or train"};
+  data.erase("validation");  // evaluate whole splits
   loaded.project.data = data;
   loaded.project.augment = Json::array();
 
@@ -343,12 +353,12 @@ int runEval(const std::vector<std::string>& words) {
     if (!report.complete())
       throw Error(ckptPath + ": the weights do not fit the model: " + report.summary());
   }
-  auto pd = data::openProjectData(loaded.project, baseDir, augment::TransformRegistry::withBuiltins(),
-                                  "");
+  auto pd = data::openProjectData(loaded.project, baseDir,
+                                  augment::TransformRegistry::withBuiltins(), "");
   if (!pd) throw Error("cancelled");
   const std::string split = args.option("--split", pd->data.test.empty() ? "train" : "test");
-  data::SampleSet set = split == "train" ? pd->data.train : pd->data.test;
   if (split != "train" && split != "test") throw UsageError{"--split must be test or train"};
+  data::SampleSet set = split == "train" ? pd->data.train : pd->data.test;
   if (set.empty()) throw Error("the " + split + " split is empty");
   const auto limit = args.integer("--limit", 0, 1, 1LL << 40);
   if (limit > 0 && set.size() > limit) set.indices.resize(static_cast<std::size_t>(limit));
@@ -359,8 +369,8 @@ int runEval(const std::vector<std::string>& words) {
   lo.onError = pd->data.config.onError;
   data::DataLoader loader(set, *pd->processor, lo);
   net->eval();
-  const std::int64_t classes = std::max<std::int64_t>(pd->data.numClasses(),
-                                                      net->analysis().outputShape.at(0));
+  const std::int64_t classes =
+      std::max<std::int64_t>(pd->data.numClasses(), net->analysis().outputShape.at(0));
   const auto m = train::evaluateClassifier([&](const torch::Tensor& x) { return net->forward(x); },
                                            loader, classes, torch::Device(torch::kCPU));
   if (args.has("--json")) {

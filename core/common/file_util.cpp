@@ -3,13 +3,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
-#include <algorithm>
 #include <random>
 #include <sstream>
 
@@ -72,8 +72,8 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
       errno = ENOSPC;
       fail("write");
     }
-    const std::size_t chunk = diskFull ? std::max<std::size_t>(1, content.size() / 2 - done)
-                                       : content.size() - done;
+    const std::size_t chunk =
+        diskFull ? std::max<std::size_t>(1, content.size() / 2 - done) : content.size() - done;
     const ssize_t n = ::write(fd, content.data() + done, chunk);
     if (n < 0) {
       if (errno == EINTR) continue;

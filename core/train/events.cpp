@@ -6,22 +6,32 @@ namespace netsmith::train {
 
 std::string eventTypeName(EventType type) {
   switch (type) {
-    case EventType::Started: return "started";
-    case EventType::BatchEnd: return "batch_end";
-    case EventType::EpochEnd: return "epoch_end";
-    case EventType::Checkpoint: return "checkpoint";
-    case EventType::Log: return "log";
-    case EventType::Warning: return "warning";
-    case EventType::Finished: return "finished";
+    case EventType::Started:
+      return "started";
+    case EventType::BatchEnd:
+      return "batch_end";
+    case EventType::EpochEnd:
+      return "epoch_end";
+    case EventType::Checkpoint:
+      return "checkpoint";
+    case EventType::Log:
+      return "log";
+    case EventType::Warning:
+      return "warning";
+    case EventType::Finished:
+      return "finished";
   }
   return "log";
 }
 
 std::string finishStateName(FinishState state) {
   switch (state) {
-    case FinishState::Completed: return "completed";
-    case FinishState::Stopped: return "stopped";
-    case FinishState::Failed: return "failed";
+    case FinishState::Completed:
+      return "completed";
+    case FinishState::Stopped:
+      return "stopped";
+    case FinishState::Failed:
+      return "failed";
   }
   return "failed";
 }

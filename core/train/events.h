@@ -29,18 +29,18 @@ struct MemoryFigure {
 };
 
 struct BatchMetrics {
-  std::int64_t epoch = 0;            ///< 0-based
-  std::int64_t batch = 0;            ///< 0-based within the epoch
+  std::int64_t epoch = 0;  ///< 0-based
+  std::int64_t batch = 0;  ///< 0-based within the epoch
   std::int64_t batchesPerEpoch = 0;
-  std::int64_t step = 0;             ///< optimizer steps taken so far (after this batch)
+  std::int64_t step = 0;  ///< optimizer steps taken so far (after this batch)
   std::int64_t totalSteps = 0;
   double loss = 0;
-  double accuracy = 0;     ///< of this batch
+  double accuracy = 0;  ///< of this batch
   double lr = 0;
-  double gradNorm = 0;     ///< global L2 norm before clipping (of the last optimizer step)
+  double gradNorm = 0;  ///< global L2 norm before clipping (of the last optimizer step)
   double imagesPerSecond = 0;
-  double lossScale = 0;    ///< fp16 loss scale (0 when not scaling)
-  bool skipped = false;    ///< the optimizer step was skipped (non-finite values)
+  double lossScale = 0;  ///< fp16 loss scale (0 when not scaling)
+  bool skipped = false;  ///< the optimizer step was skipped (non-finite values)
   MemoryFigure memory;
 };
 
@@ -49,8 +49,8 @@ struct EvalMetrics {
   double loss = 0;
   double accuracy = 0;
   std::int64_t samples = 0;
-  std::vector<double> perClassAccuracy;                ///< NaN where a class has no sample
-  std::vector<std::vector<std::int64_t>> confusion;    ///< [true][predicted]
+  std::vector<double> perClassAccuracy;              ///< NaN where a class has no sample
+  std::vector<std::vector<std::int64_t>> confusion;  ///< [true][predicted]
 };
 
 struct EpochMetrics {
@@ -75,8 +75,8 @@ struct TrainingEvent {
   EpochMetrics epoch;
   std::string message;  ///< Log / Warning / Finished reason / Started description
   std::string level = "info";
-  std::string path;     ///< Checkpoint: the file; Started: the run folder
-  std::string tag;      ///< Checkpoint: last, best, epoch-N, interrupt
+  std::string path;  ///< Checkpoint: the file; Started: the run folder
+  std::string tag;   ///< Checkpoint: last, best, epoch-N, interrupt
   FinishState state = FinishState::Completed;
   bool hasTest = false;  ///< Finished: test metrics present
   EvalMetrics test;
@@ -99,7 +99,7 @@ class EventSink {
 class AsyncSink : public EventSink {
  public:
   explicit AsyncSink(std::shared_ptr<EventSink> target, std::size_t maxQueuedBatches = 10000);
-  ~AsyncSink() override;  ///< delivers what is queued, then joins
+  ~AsyncSink() override;                              ///< delivers what is queued, then joins
   void onEvent(const TrainingEvent& event) override;  ///< never blocks on the target
   /// Waits until every queued event has been delivered.
   void flush();

@@ -108,7 +108,8 @@ MemoryFigure memoryFigure(const torch::Device& device) {
 #endif
   std::ifstream statm("/proc/self/statm");
   long long pages = 0, resident = 0;
-  if (statm >> pages >> resident) m.bytes = resident * static_cast<long long>(::sysconf(_SC_PAGESIZE));
+  if (statm >> pages >> resident)
+    m.bytes = resident * static_cast<long long>(::sysconf(_SC_PAGESIZE));
   return m;
 }
 

@@ -39,8 +39,7 @@ class ConfusionCounter {
 /// loss, accuracy, per-class accuracy and the confusion matrix. `stop` ends early when true.
 EvalMetrics evaluateClassifier(const std::function<torch::Tensor(const torch::Tensor&)>& forward,
                                data::DataLoader& loader, std::int64_t numClasses,
-                               const torch::Device& device,
-                               const std::function<bool()>& stop = {});
+                               const torch::Device& device, const std::function<bool()>& stop = {});
 
 /// The memory figure for `device`: the CUDA caching allocator's numbers, or process RSS.
 MemoryFigure memoryFigure(const torch::Device& device);

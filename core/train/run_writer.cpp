@@ -105,8 +105,9 @@ void RunWriter::onEvent(const TrainingEvent& e) {
     case EventType::BatchEnd: {
       const auto& b = e.batch;
       std::fprintf(m_metrics, "step,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%lld,,,%s\n",
-                   (long long)b.epoch, (long long)b.batch, (long long)b.step, csvNumber(b.loss).c_str(),
-                   csvNumber(b.accuracy).c_str(), csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
+                   (long long)b.epoch, (long long)b.batch, (long long)b.step,
+                   csvNumber(b.loss).c_str(), csvNumber(b.accuracy).c_str(),
+                   csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
                    csvNumber(b.imagesPerSecond).c_str(), b.memory.kind.c_str(),
                    (long long)b.memory.bytes, csvNumber(e.time).c_str());
       break;
@@ -115,7 +116,8 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       const auto& m = e.epoch;
       const double nan = std::nan("");
       std::fprintf(m_metrics, "epoch,%lld,,,%s,%s,%s,,,,,%s,%s,%s\n", (long long)m.epoch,
-                   csvNumber(m.trainLoss).c_str(), csvNumber(m.trainAccuracy).c_str(), csvNumber(m.lr).c_str(),
+                   csvNumber(m.trainLoss).c_str(), csvNumber(m.trainAccuracy).c_str(),
+                   csvNumber(m.lr).c_str(),
                    csvNumber(m.hasValidation ? m.validation.loss : nan).c_str(),
                    csvNumber(m.hasValidation ? m.validation.accuracy : nan).c_str(),
                    csvNumber(m.seconds).c_str());
@@ -130,17 +132,27 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       m_log->info("{} ({} s)", line, csvNumber(m.seconds));
       break;
     }
-    case EventType::Started: m_log->info("run started in {}: {}", e.path, e.message); break;
-    case EventType::Checkpoint: m_log->info("checkpoint {} written: {}", e.tag, e.path); break;
-    case EventType::Log:
-      if (e.level == "debug") m_log->debug(e.message);
-      else m_log->info(e.message);
+    case EventType::Started:
+      m_log->info("run started in {}: {}", e.path, e.message);
       break;
-    case EventType::Warning: m_log->warn(e.message); break;
+    case EventType::Checkpoint:
+      m_log->info("checkpoint {} written: {}", e.tag, e.path);
+      break;
+    case EventType::Log:
+      if (e.level == "debug")
+        m_log->debug(e.message);
+      else
+        m_log->info(e.message);
+      break;
+    case EventType::Warning:
+      m_log->warn(e.message);
+      break;
     case EventType::Finished:
       std::fflush(m_metrics);
-      if (e.state == FinishState::Failed) m_log->error("run failed: {}", e.message);
-      else m_log->info("run {}: {}", finishStateName(e.state), e.message);
+      if (e.state == FinishState::Failed)
+        m_log->error("run failed: {}", e.message);
+      else
+        m_log->info("run {}: {}", finishStateName(e.state), e.message);
       m_log->flush();
       break;
   }

@@ -106,16 +106,19 @@ const schema::ParamSchema& trainSchema() {
           .atLeast(0)
           .atMost(4096),
       ParamSpec::integer("workers", 0, "data loader threads (0: automatic)").atLeast(0).atMost(64),
-      ParamSpec::boolean("deterministic", false,
-                         "deterministic algorithms and fixed threads: repeatable to the bit on CPU"),
-      ParamSpec::integer("grad_accumulation", 1, "batches per optimizer step").atLeast(1).atMost(
-          4096),
+      ParamSpec::boolean(
+          "deterministic", false,
+          "deterministic algorithms and fixed threads: repeatable to the bit on CPU"),
+      ParamSpec::integer("grad_accumulation", 1, "batches per optimizer step")
+          .atLeast(1)
+          .atMost(4096),
       ParamSpec::real("clip_grad_norm", 0.0, "clip the global gradient L2 norm to this (0: off)")
           .atLeast(0),
       ParamSpec::real("clip_grad_value", 0.0, "clip each gradient element to +-this (0: off)")
           .atLeast(0),
-      ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing").atLeast(0).atMost(
-          0.999),
+      ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing")
+          .atLeast(0)
+          .atMost(0.999),
       ParamSpec::choice("amp", "off", {"off", "bf16", "fp16"},
                         "mixed precision: bf16 (CPU or CUDA) or fp16 with loss scaling (CUDA)"),
       ParamSpec::boolean("channels_last", false, "channels-last memory format"),
@@ -211,9 +214,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
                                     schedules, problems);
 
   // Everything else: scalar keys against trainSchema(), then the sections with their own shape.
-  static const std::vector<std::string> kSections{
-      "epochs",  "batch_size",     "seed",    "optimizer",    "schedule",
-      "device",  "class_weights",  "plateau", "early_stopping"};
+  static const std::vector<std::string> kSections{"epochs",        "batch_size", "seed",
+                                                  "optimizer",     "schedule",   "device",
+                                                  "class_weights", "plateau",    "early_stopping"};
   std::vector<std::string> known = kSections;
   Json scalars = Json::object();
   for (const auto& spec : trainSchema()) {
@@ -261,16 +264,17 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     const Json& w = train["class_weights"];
     if (w.is_string() && (w == "none" || w == "auto")) {
       o.classWeights = w.get<std::string>();
-    } else if (w.is_array() && !w.empty() &&
-               std::all_of(w.begin(), w.end(), [](const Json& v) {
+    } else if (w.is_array() && !w.empty() && std::all_of(w.begin(), w.end(), [](const Json& v) {
                  return v.is_number() && v.get<double>() >= 0 && std::isfinite(v.get<double>());
                })) {
       o.classWeights = "explicit";
-      for (const auto& v : w) o.classWeightValues.push_back(v.get<double>());
+      for (const auto& v : w)
+        o.classWeightValues.push_back(v.get<double>());
     } else {
       problems.push_back({"train.class_weights",
                           "must be \"none\", \"auto\" or a list of non-negative numbers, one per "
-                          "class; got " + jsonBrief(w),
+                          "class; got " +
+                              jsonBrief(w),
                           {},
                           {}});
     }
@@ -288,15 +292,16 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
   }
 
   auto plSchema = metricSchema("val_loss");
-  plSchema.push_back(
-      ParamSpec::real("factor", 0.1, "multiply the LR by this on a plateau").above(0).atMost(0.999));
+  plSchema.push_back(ParamSpec::real("factor", 0.1, "multiply the LR by this on a plateau")
+                         .above(0)
+                         .atMost(0.999));
   plSchema.push_back(ParamSpec::integer("patience", 2, "epochs without improvement").atLeast(0));
   plSchema.push_back(
       ParamSpec::real("threshold", 1e-4, "relative improvement that counts").atLeast(0));
   plSchema.push_back(ParamSpec::integer("cooldown", 0, "epochs to wait after a cut").atLeast(0));
   plSchema.push_back(ParamSpec::real("min_lr", 0.0, "lower bound for the LR").atLeast(0));
-  const auto pl = readMetricSection(train, "plateau", plSchema, o.plateau.metric,
-                                    o.plateau.enabled, problems);
+  const auto pl =
+      readMetricSection(train, "plateau", plSchema, o.plateau.metric, o.plateau.enabled, problems);
   if (o.plateau.enabled) {
     auto& c = o.plateau.controller;
     c.maximize = o.plateau.metric.maximize;

@@ -48,10 +48,10 @@ struct TrainOptions {
   OptimizerOptions optimizer;
   LrSchedule schedule;
 
-  std::string device = "cpu";       ///< cpu, cuda, cuda:N
-  int threads = 0;                  ///< intra-op threads; 0: the cores the loader leaves
-  int workers = 0;                  ///< loader threads; 0: automatic
-  bool deterministic = false;       ///< deterministic algorithms; bitwise-repeatable on CPU
+  std::string device = "cpu";  ///< cpu, cuda, cuda:N
+  int threads = 0;             ///< intra-op threads; 0: the cores the loader leaves
+  int workers = 0;             ///< loader threads; 0: automatic
+  bool deterministic = false;  ///< deterministic algorithms; bitwise-repeatable on CPU
   std::int64_t gradAccumulation = 1;
   double clipGradNorm = 0;   ///< 0: off
   double clipGradValue = 0;  ///< 0: off
@@ -62,10 +62,10 @@ struct TrainOptions {
   bool channelsLast = false;
   std::string nanPolicy = "stop";  ///< stop, skip
   bool dropLast = false;
-  std::int64_t overfitBatches = 0;  ///< train (and validate) on the first K batches only
-  bool fastDevRun = false;          ///< one training and one validation batch, then stop
-  bool evalTest = true;             ///< evaluate the test split at the end
-  MetricChoice monitor;             ///< what "best" means
+  std::int64_t overfitBatches = 0;   ///< train (and validate) on the first K batches only
+  bool fastDevRun = false;           ///< one training and one validation batch, then stop
+  bool evalTest = true;              ///< evaluate the test split at the end
+  MetricChoice monitor;              ///< what "best" means
   std::int64_t checkpointEvery = 0;  ///< also keep epoch-N every N epochs (0: never)
   std::int64_t keepCheckpoints = 3;  ///< how many epoch-N checkpoints to keep
   EarlyStoppingOptions earlyStopping;

@@ -46,16 +46,16 @@ struct LrFindResult {
 };
 
 struct TrainerConfig {
-  project::Project project;  ///< a validated project (its train section is parsed again here)
-  std::string baseDir;       ///< for relative data paths
+  project::Project project;       ///< a validated project (its train section is parsed again here)
+  std::string baseDir;            ///< for relative data paths
   std::string runsRoot = "runs";  ///< the run folder is created inside
-  std::string runDir;        ///< use this folder instead of creating one (resume appends)
-  std::string resumePath;    ///< continue a checkpoint of this project exactly
-  std::string initFromPath;  ///< load matching weights (fine-tuning), then train from step 0
-  std::string cacheDir;      ///< normalisation statistics cache ("" = none)
-  std::int64_t limitTrain = 0;  ///< use at most N training samples (0 = all)
-  std::int64_t limitVal = 0;    ///< at most N validation and test samples (0 = all)
-  bool writeRun = true;         ///< false: no run folder, no checkpoints (tests, lr-find)
+  std::string runDir;             ///< use this folder instead of creating one (resume appends)
+  std::string resumePath;         ///< continue a checkpoint of this project exactly
+  std::string initFromPath;       ///< load matching weights (fine-tuning), then train from step 0
+  std::string cacheDir;           ///< normalisation statistics cache ("" = none)
+  std::int64_t limitTrain = 0;    ///< use at most N training samples (0 = all)
+  std::int64_t limitVal = 0;      ///< at most N validation and test samples (0 = all)
+  bool writeRun = true;           ///< false: no run folder, no checkpoints (tests, lr-find)
   /// Stop (as by stop(), with a checkpoint) after this many training batches in this session;
   /// 0: no limit. For tests of exact resume, and for budgeted runs.
   std::int64_t stopAfterBatches = 0;
@@ -127,6 +127,7 @@ class Trainer {
   TrainResult m_result;
   std::string m_runDir;
   double m_startTime = 0;
+  std::vector<TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
 
   friend struct TrainerLoop;
 };

@@ -1,0 +1,142 @@
+// netsmith-cli train / eval / lr-find end to end on test-written data.
+#include <gtest/gtest.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <regex>
+#include <sstream>
+
+#include "../core/train_fixtures.h"
+#include "common/file_util.h"
+#include "common/json.h"
+
+using netsmith::Json;
+using netsmith::testutil::TempDir;
+
+namespace {
+
+struct Result {
+  int exitCode = -1;
+  std::string output;
+};
+
+Result runCli(const std::string& args) {
+  Result r;
+  const std::string cmd = std::string(NETSMITH_CLI) + " " + args + " 2>&1";
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf{};
+  while (std::fgets(buf.data(), buf.size(), pipe))
+    r.output += buf.data();
+  const int status = ::pclose(pipe);
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+std::string lastLine(const std::string& text) {
+  std::string t = text;
+  while (!t.empty() && t.back() == '\n')
+    t.pop_back();
+  const auto nl = t.rfind('\n');
+  return nl == std::string::npos ? t : t.substr(nl + 1);
+}
+
+}  // namespace
+
+TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  const auto r = runCli("train " + project + " --epochs 3 --lr 0.02 --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const std::regex last(
+      R"(test accuracy ([0-9.]+)% on 64 images; run folder (.*blobs-[0-9]{8}-[0-9]{6}))");
+  std::smatch m;
+  const std::string line = lastLine(r.output);
+  ASSERT_TRUE(std::regex_match(line, m, last)) << r.output;
+  EXPECT_GT(std::stod(m[1]), 80.0);
+  const std::string runDir = m[2];
+  EXPECT_NE(r.output.find("epoch 3/3: train loss"), std::string::npos) << r.output;
+  // The --lr override reached the optimizer (and the snapshot).
+  EXPECT_NE(netsmith::readTextFile(runDir + "/project.json").find("\"lr\": 0.02"),
+            std::string::npos);
+
+  const auto e = runCli("eval " + runDir + "/checkpoints/last.safetensors");
+  ASSERT_EQ(e.exitCode, 0) << e.output;
+  EXPECT_NE(e.output.find("test split"), std::string::npos) << e.output;
+  EXPECT_NE(e.output.find("on 64 images"), std::string::npos) << e.output;
+  EXPECT_NE(e.output.find("bottom-right"), std::string::npos) << e.output;
+  EXPECT_NE(e.output.find("confusion matrix"), std::string::npos) << e.output;
+  const auto ej = runCli("eval " + runDir + "/checkpoints/last.safetensors --json");
+  ASSERT_EQ(ej.exitCode, 0) << ej.output;
+  const Json j = Json::parse(ej.output);
+  EXPECT_EQ(j["samples"], 64);
+  EXPECT_EQ(j["confusion"].size(), 4u);
+  EXPECT_NEAR(j["accuracy"].get<double>() * 100, std::stod(m[1]), 1e-9 + 0.01);
+}
+
+TEST(CliTrain, JsonPrintsOneEventPerLine) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}});
+  const auto r = runCli("train " + project + " --json --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::istringstream in(r.output);
+  std::string line;
+  std::vector<Json> events;
+  while (std::getline(in, line))
+    events.push_back(Json::parse(line));
+  ASSERT_GE(events.size(), 8u);
+  EXPECT_EQ(events.back()["event"], "finished");
+  EXPECT_EQ(events.back()["state"], "completed");
+  EXPECT_EQ(events.back()["test"]["samples"], 64);
+  int batches = 0;
+  for (const auto& e : events)
+    batches += e["event"] == "batch_end";
+  EXPECT_EQ(batches, 6);
+}
+
+TEST(CliTrain, ResumeContinuesAStoppedRun) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  const auto stopped = runCli("train " + project + " --max-batches 4 --out " + dir.file("runs"));
+  ASSERT_EQ(stopped.exitCode, 0) << stopped.output;
+  EXPECT_NE(stopped.output.find("stopped at epoch 1, batch 4"), std::string::npos)
+      << stopped.output;
+  std::string ckpt;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("runs")))
+    ckpt = (entry.path() / "checkpoints" / "last.safetensors").string();
+  const auto resumed = runCli("train " + project + " --resume " + ckpt);
+  ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
+  EXPECT_NE(resumed.output.find("resumed from"), std::string::npos) << resumed.output;
+  EXPECT_NE(lastLine(resumed.output).find("test accuracy"), std::string::npos) << resumed.output;
+}
+
+TEST(CliTrain, LrFindPrintsASuggestion) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  const auto r = runCli("lr-find " + project + " --steps 30 --start 1e-5 --end 10");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_TRUE(std::regex_search(
+      r.output, std::regex("suggested learning rate: [0-9.e+-]+ .*weights restored")))
+      << r.output;
+}
+
+TEST(CliTrain, BadFlagsAndDevices) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  auto r = runCli("train " + project + " --lr -1");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("--lr must be greater than 0"), std::string::npos) << r.output;
+  r = runCli("train " + project + " --epochs 0");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("--epochs must be between 1"), std::string::npos) << r.output;
+  r = runCli("train " + project + " --device tpu");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("train.device"), std::string::npos) << r.output;
+  r = runCli("train " + project + " --resume " + dir.file("missing.safetensors"));
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("missing.safetensors"), std::string::npos) << r.output;
+  r = runCli("eval " + project);
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("blobs.netsmith.json"), std::string::npos) << r.output;
+}
