@@ -142,8 +142,8 @@ class ConsoleProgress : public train::EventSink {
       bar.resize(width, '.');
       std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s acc %s %.0f img/s ETA %s",
                   (long long)b.epoch + 1, bar.c_str(), (long long)b.batch + 1,
-                  (long long)b.batchesPerEpoch, number(b.loss).c_str(), percent(b.accuracy).c_str(),
-                  b.imagesPerSecond, clock(eta).c_str());
+                  (long long)b.batchesPerEpoch, number(b.epochLoss).c_str(),
+                  percent(b.epochAccuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
       std::fflush(stdout);
       m_barShown = true;
       return;
@@ -154,8 +154,8 @@ class ConsoleProgress : public train::EventSink {
     std::printf(
         "epoch %lld batch %lld/%lld: loss %s acc %s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
         (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
-        number(b.loss).c_str(), percent(b.accuracy).c_str(), b.lr, number(b.gradNorm, 3).c_str(),
-        b.imagesPerSecond, clock(eta).c_str());
+        number(b.epochLoss).c_str(), percent(b.epochAccuracy).c_str(), b.lr,
+        number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
     std::fflush(stdout);
   }
 

@@ -70,6 +70,8 @@ Json TrainingEvent::toJson() const {
                     {"total_steps", b.totalSteps},
                     {"loss", number(b.loss)},
                     {"accuracy", number(b.accuracy)},
+                    {"epoch_loss", number(b.epochLoss)},
+                    {"epoch_accuracy", number(b.epochAccuracy)},
                     {"lr", b.lr},
                     {"grad_norm", number(b.gradNorm)},
                     {"images_per_second", b.imagesPerSecond},

@@ -35,7 +35,9 @@ struct BatchMetrics {
   std::int64_t step = 0;  ///< optimizer steps taken so far (after this batch)
   std::int64_t totalSteps = 0;
   double loss = 0;
-  double accuracy = 0;  ///< of this batch
+  double accuracy = 0;       ///< of this batch
+  double epochLoss = 0;      ///< running mean over the epoch so far
+  double epochAccuracy = 0;  ///< running mean over the epoch so far
   double lr = 0;
   double gradNorm = 0;  ///< global L2 norm before clipping (of the last optimizer step)
   double imagesPerSecond = 0;

@@ -695,6 +695,8 @@ struct TrainerLoop {
       m.totalSteps = plan.totalSteps();
       m.loss = lossValue;
       m.accuracy = n ? double(correct) / double(n) : 0;
+      m.epochLoss = s.seen ? s.lossSum / double(s.seen) : std::nan("");
+      m.epochAccuracy = s.seen ? double(s.correct) / double(s.seen) : std::nan("");
       m.lr = lr;
       m.gradNorm = gradNorm;
       m.imagesPerSecond = wt > 0 ? double(wi) / wt : 0;

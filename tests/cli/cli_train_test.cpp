@@ -1,13 +1,21 @@
 // netsmith-cli train / eval / lr-find end to end on test-written data.
 #include <gtest/gtest.h>
 
+#include <fcntl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <array>
+#include <chrono>
+#include <csignal>
+#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "../core/train_fixtures.h"
+#include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
 #include "common/json.h"
 
@@ -139,4 +147,42 @@ TEST(CliTrain, BadFlagsAndDevices) {
   r = runCli("eval " + project);
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("blobs.netsmith.json"), std::string::npos) << r.output;
+}
+
+// Ctrl-C (SIGINT) stops the run after writing a checkpoint that loads; exit status 130.
+TEST(CliTrain, InterruptWritesACheckpoint) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
+  const std::string log = dir.file("out.txt");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string runs = dir.file("runs");
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    ::execl(NETSMITH_CLI, NETSMITH_CLI, "train", project.c_str(), "--out", runs.c_str(),
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  // Wait until training is under way (the first epoch line), then interrupt.
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (ss.str().find("epoch 2/500") != std::string::npos) break;
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string out = netsmith::readTextFile(log);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  EXPECT_NE(out.find("interrupted: stopping after this batch"), std::string::npos) << out;
+  const std::regex ckpt("checkpoint: (\\S+last\\.safetensors)");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, ckpt)) << out;
+  const auto meta = netsmith::checkpoint::readCheckpoint(m[1]).meta;
+  EXPECT_GE(meta["epoch"].get<int>(), 1);
 }

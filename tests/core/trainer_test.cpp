@@ -593,3 +593,30 @@ TEST(Trainer, KeepsEveryNthEpochCheckpointUpToALimit) {
   EXPECT_EQ(names, (std::vector<std::string>{"best.safetensors", "epoch-4.safetensors",
                                              "epoch-5.safetensors", "last.safetensors"}));
 }
+
+// ReduceLROnPlateau: with a threshold no epoch can meet, every epoch after the first is a
+// plateau and (patience 0) halves the LR; the state survives in the checkpoint.
+TEST(Trainer, PlateauCutsTheLearningRate) {
+  TempDir dir;
+  const auto run = trainRun(configFor(
+      testutil::writeTrainProject(
+          dir, {{"epochs", 4},
+                {"optimizer", Json{{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.0}}},
+                {"schedule", Json{{"type", "constant"}}},
+                {"plateau", Json{{"metric", "val_loss"},
+                                 {"factor", 0.5},
+                                 {"patience", 0},
+                                 {"threshold", 0.99}}}}),
+      dir));
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  const auto epochs = run.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(epochs.size(), 4u);
+  EXPECT_DOUBLE_EQ(epochs[0].epoch.lr, 0.01);
+  EXPECT_DOUBLE_EQ(epochs[1].epoch.lr, 0.01);
+  EXPECT_DOUBLE_EQ(epochs[2].epoch.lr, 0.005);
+  EXPECT_DOUBLE_EQ(epochs[3].epoch.lr, 0.0025);
+  const auto meta = checkpoint::readCheckpoint(run.result.lastCheckpoint).meta;
+  EXPECT_DOUBLE_EQ(meta["loop"]["lr_factor"].get<double>(), 0.125);
+  EXPECT_EQ(meta["loop"]["plateau"]["has_best"], true);
+  EXPECT_DOUBLE_EQ(meta["loop"]["plateau"]["best"].get<double>(), epochs[0].epoch.validation.loss);
+}
