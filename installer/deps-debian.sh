@@ -15,6 +15,8 @@ packages=(
   libopencv-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
   # tests
   libgtest-dev python3-onnx python3-opencv python3-numpy
+  # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
+  python3-torch
   # default data set
   dataset-fashion-mnist
 )

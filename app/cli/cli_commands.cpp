@@ -42,6 +42,11 @@ commands:
                                       accuracy, per-class accuracy and the confusion matrix
   lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
+  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]
+         [--pytorch FILE] [--samples N] [--keep-failed] [--json]
+                                      ONNX (checked, and run in OpenCV DNN against LibTorch),
+                                      safetensors weights, PyTorch code; none named: all three
+                                      into the run's exports/ folder; exit 1 if parity fails
 
 options:
   --help                              this text
@@ -67,8 +72,10 @@ bool loadValid(const std::string& path, const ops::OpRegistry& registry,
 }
 
 bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
-                   project::LoadedProject& out, train::TrainOptions& options) {
+                   project::LoadedProject& out, train::TrainOptions& options,
+                   const std::function<void(Json&)>& editTrain) {
   if (!loadValid(path, registry, out)) return false;
+  if (editTrain) editTrain(out.project.train);
   Problems problems;
   options = train::parseTrainOptions(out.project.train, train::ScheduleRegistry::withBuiltins(),
                                      problems);

@@ -1,7 +1,10 @@
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
+
+#include "common/json.h"
 
 namespace netsmith::cli {
 
@@ -22,6 +25,7 @@ int runBench(const std::vector<std::string>& words);
 int runTrain(const std::vector<std::string>& words);
 int runEval(const std::vector<std::string>& words);
 int runLrFind(const std::vector<std::string>& words);
+int runExport(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 
@@ -43,8 +47,10 @@ bool loadValid(const std::string& path, const ops::OpRegistry& registry,
                project::LoadedProject& out);
 
 /// loadValid() plus the `train` section's options; prints problems and returns false if any.
+/// `editTrain` may change the train section first (command-line overrides).
 bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
-                   project::LoadedProject& out, train::TrainOptions& options);
+                   project::LoadedProject& out, train::TrainOptions& options,
+                   const std::function<void(Json&)>& editTrain = {});
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();

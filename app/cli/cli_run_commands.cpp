@@ -68,19 +68,9 @@ class ConsoleProgress : public train::EventSink {
       case EventType::BatchEnd:
         batch(e);
         break;
-      case EventType::EpochEnd: {
-        const auto& m = e.epoch;
-        std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
-                           ": train loss " + number(m.trainLoss) + " acc " +
-                           percent(m.trainAccuracy);
-        if (m.hasValidation) {
-          text += " | validation loss " + number(m.validation.loss) + " acc " +
-                  percent(m.validation.accuracy);
-        }
-        text += " | " + number(m.seconds, 1) + " s";
-        line(text);
+      case EventType::EpochEnd:
+        line(train::describeEpoch(e.epoch));
         break;
-      }
       case EventType::Checkpoint:
         break;
       case EventType::Log:
@@ -249,17 +239,9 @@ int runTrain(const std::vector<std::string>& words) {
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
-  applyOverrides(args, loaded.project.train);
-  {
-    Problems problems;
-    options = train::parseTrainOptions(loaded.project.train,
-                                       train::ScheduleRegistry::withBuiltins(), problems);
-    if (!problems.empty()) {
-      std::cerr << path << ":\n" << formatProblems(problems);
-      return kExitInvalid;
-    }
-  }
+  if (!loadTrainable(path, registry, loaded, options,
+                     [&](Json& train) { applyOverrides(args, train); }))
+    return kExitInvalid;
   if (loaded.project.data.is_object() && loaded.project.data.empty())
     throw Error(path + ": the project has no data section; nothing to train on");
 
@@ -392,18 +374,10 @@ int runLrFind(const std::vector<std::string>& words) {
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
-  applyOverrides(args, loaded.project.train);
   train::TrainOptions options;
-  {
-    Problems problems;
-    options = train::parseTrainOptions(loaded.project.train,
-                                       train::ScheduleRegistry::withBuiltins(), problems);
-    if (!problems.empty()) {
-      std::cerr << path << ":\n" << formatProblems(problems);
-      return kExitInvalid;
-    }
-  }
+  if (!loadTrainable(path, registry, loaded, options,
+                     [&](Json& train) { applyOverrides(args, train); }))
+    return kExitInvalid;
   train::TrainerConfig config;
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();

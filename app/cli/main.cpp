@@ -40,6 +40,7 @@ int main(int argc, char** argv) {
     if (command == "train") return runTrain(words);
     if (command == "eval") return runEval(words);
     if (command == "lr-find") return runLrFind(words);
+    if (command == "export") return runExport(words);
     throw UsageError{"unknown command \"" + command + "\""};
   } catch (const UsageError& e) {
     std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();

@@ -156,6 +156,29 @@ void registerConvOps(OpRegistry& registry) {
   conv.paramCount = conv2dParams;
   conv.macs = conv2dMacs;
   conv.build = [](const LayerSpec& spec) { return std::make_shared<Conv2dLayerImpl>(spec); };
+  conv.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    const auto g = convGeometry(n.inputShapes[0], n.params);
+    std::vector<std::string> in{n.inputs[0], onnx.tensor(n.id + ".weight")};
+    if (g.bias) in.push_back(onnx.tensor(n.id + ".bias"));
+    return onnx.node(
+        "Conv", in,
+        {OnnxAttr::integers("kernel_shape", {g.kernel[0], g.kernel[1]}),
+         OnnxAttr::integers("strides", {g.stride[0], g.stride[1]}),
+         OnnxAttr::integers("pads", {g.padBefore[0], g.padBefore[1], g.padAfter[0], g.padAfter[1]}),
+         OnnxAttr::integers("dilations", {g.dilation[0], g.dilation[1]}),
+         OnnxAttr::integer("group", g.groups)});
+  };
+  conv.toPyTorch = [](const EmitNode& n) {
+    const auto g = convGeometry(n.inputShapes[0], n.params);
+    const std::string padding =
+        n.params.isKeyword("padding", "same") ? "'same'" : pyPair(g.padBefore);
+    return pyModule("nn.Conv2d(" + std::to_string(g.inChannels) + ", " +
+                        std::to_string(g.outChannels) + ", kernel_size=" + pyPair(g.kernel) +
+                        ", stride=" + pyPair(g.stride) + ", padding=" + padding +
+                        ", dilation=" + pyPair(g.dilation) +
+                        ", groups=" + std::to_string(g.groups) + ", bias=" + pyBool(g.bias) + ")",
+                    n);
+  };
   registry.add(std::move(conv));
 }
 

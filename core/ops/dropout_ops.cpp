@@ -28,6 +28,10 @@ void registerDropoutOps(OpRegistry& registry) {
     return unaryLayer(
         [p](const torch::Tensor& x, bool training) { return torch::dropout(x, p, training); });
   };
+  dropout.toOnnx = onnxPassThrough;  // inference graph: dropout does nothing
+  dropout.toPyTorch = [](const EmitNode& n) {
+    return pyModule("nn.Dropout(p=" + pyNumber(n.params.real("p")) + ")", n);
+  };
   registry.add(std::move(dropout));
 
   OpDef dropout2d;
@@ -44,6 +48,10 @@ void registerDropoutOps(OpRegistry& registry) {
     return unaryLayer([p](const torch::Tensor& x, bool training) {
       return torch::feature_dropout(x, p, training);
     });
+  };
+  dropout2d.toOnnx = onnxPassThrough;
+  dropout2d.toPyTorch = [](const EmitNode& n) {
+    return pyModule("nn.Dropout2d(p=" + pyNumber(n.params.real("p")) + ")", n);
   };
   registry.add(std::move(dropout2d));
 }

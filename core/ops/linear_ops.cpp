@@ -72,6 +72,17 @@ void registerLinearOps(OpRegistry& registry) {
     return in[0][0] * out[0];
   };
   linear.build = [](const LayerSpec& spec) { return std::make_shared<LinearLayerImpl>(spec); };
+  linear.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    std::vector<std::string> in{n.inputs[0], onnx.tensor(n.id + ".weight")};
+    if (n.params.flag("bias")) in.push_back(onnx.tensor(n.id + ".bias"));
+    return onnx.node("Gemm", in, {OnnxAttr::integer("transB", 1)});
+  };
+  linear.toPyTorch = [](const EmitNode& n) {
+    return pyModule("nn.Linear(" + std::to_string(n.inputShapes[0][0]) + ", " +
+                        std::to_string(n.params.integer("out_features")) +
+                        ", bias=" + pyBool(n.params.flag("bias")) + ")",
+                    n);
+  };
   registry.add(std::move(linear));
 }
 

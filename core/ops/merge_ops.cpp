@@ -62,6 +62,18 @@ void registerMergeOps(OpRegistry& registry) {
       return sum;
     });
   };
+  add.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    std::string sum = n.inputs[0];
+    for (std::size_t i = 1; i < n.inputs.size(); ++i)
+      sum = onnx.node("Add", {sum, n.inputs[i]});
+    return sum;
+  };
+  add.toPyTorch = [](const EmitNode& n) {
+    std::string sum = n.inputs[0];
+    for (std::size_t i = 1; i < n.inputs.size(); ++i)
+      sum += " + " + n.inputs[i];
+    return PyNode{"", sum};
+  };
   registry.add(std::move(add));
 
   OpDef concat;
@@ -74,6 +86,15 @@ void registerMergeOps(OpRegistry& registry) {
   concat.build = [](const LayerSpec&) {
     return std::make_shared<FunctionLayerImpl>(
         [](const std::vector<torch::Tensor>& in, bool) { return torch::cat(in, /*dim=*/1); });
+  };
+  concat.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    return onnx.node("Concat", n.inputs, {OnnxAttr::integer("axis", 1)});
+  };
+  concat.toPyTorch = [](const EmitNode& n) {
+    std::string list;
+    for (const auto& in : n.inputs)
+      list += (list.empty() ? "" : ", ") + in;
+    return PyNode{"", "torch.cat([" + list + "], dim=1)"};
   };
   registry.add(std::move(concat));
 }

@@ -86,6 +86,29 @@ void registerNormOps(OpRegistry& registry) {
     return shapeNumel(out);
   };
   bn.build = [](const LayerSpec& spec) { return std::make_shared<BatchNorm2dLayerImpl>(spec); };
+  bn.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    const auto c = n.inputShapes[0][0];
+    const bool affine = n.params.flag("affine");
+    const std::string scale =
+        affine ? onnx.tensor(n.id + ".weight")
+               : onnx.constant(std::vector<float>(static_cast<std::size_t>(c), 1.0f), {c});
+    const std::string shift =
+        affine ? onnx.tensor(n.id + ".bias")
+               : onnx.constant(std::vector<float>(static_cast<std::size_t>(c), 0.0f), {c});
+    return onnx.node(
+        "BatchNormalization",
+        {n.inputs[0], scale, shift, onnx.tensor(n.id + ".running_mean"),
+         onnx.tensor(n.id + ".running_var")},
+        {OnnxAttr::real("epsilon", static_cast<float>(n.params.real("eps"))),
+         OnnxAttr::real("momentum", static_cast<float>(1.0 - n.params.real("momentum")))});
+  };
+  bn.toPyTorch = [](const EmitNode& n) {
+    return pyModule("nn.BatchNorm2d(" + std::to_string(n.inputShapes[0][0]) +
+                        ", eps=" + pyNumber(n.params.real("eps")) +
+                        ", momentum=" + pyNumber(n.params.real("momentum")) +
+                        ", affine=" + pyBool(n.params.flag("affine")) + ")",
+                    n);
+  };
   registry.add(std::move(bn));
 }
 

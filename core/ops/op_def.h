@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "common/shape.h"
+#include "ops/export_emit.h"
 #include "schema/param_schema.h"
 
 namespace netsmith::ops {
@@ -65,6 +66,11 @@ struct OpDef {
   /// Builds the LibTorch layer. Its parameters are registered directly on the layer, so a node
   /// "conv1" owns "conv1.weight" and "conv1.bias" in the GraphModule.
   std::function<std::shared_ptr<NodeLayerImpl>(const LayerSpec& spec)> build;
+  /// ONNX export: adds the node's ONNX nodes and returns the value name of its output (an
+  /// input's name for ops removed from the inference graph). Null: not exportable.
+  std::function<std::string(OnnxEmitter& onnx, const EmitNode& node)> toOnnx;
+  /// PyTorch code: the module and the forward expression (`self.<id>` is the module).
+  std::function<PyNode(const EmitNode& node)> toPyTorch;
 
   bool acceptsInputCount(int n) const {
     return n >= minInputs && (maxInputs < 0 || n <= maxInputs);

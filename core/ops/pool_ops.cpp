@@ -44,6 +44,13 @@ Shape poolShape(const std::string& op, const Shape& in, const PoolGeometry& g) {
   return out;
 }
 
+std::vector<OnnxAttr> poolAttrs(const PoolGeometry& g) {
+  return {OnnxAttr::integers("kernel_shape", {g.kernel[0], g.kernel[1]}),
+          OnnxAttr::integers("strides", {g.stride[0], g.stride[1]}),
+          OnnxAttr::integers("pads", {g.padding[0], g.padding[1], g.padding[0], g.padding[1]}),
+          OnnxAttr::integer("ceil_mode", g.ceilMode ? 1 : 0)};
+}
+
 schema::ParamSchema poolSchema(bool max) {
   schema::ParamSchema s = {
       ParamSpec::intPair("kernel_size", 2, "window height and width")
@@ -88,6 +95,26 @@ void registerPoolOps(OpRegistry& registry) {
       return torch::max_pool2d(x, g.kernel, g.stride, g.padding, g.dilation, g.ceilMode);
     });
   };
+  maxPool.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    const auto g = poolGeometry(n.params, true);
+    if (g.dilation != std::array<std::int64_t, 2>{1, 1}) {
+      // Valid ONNX, but OpenCV DNN (which verifies every export) ignores MaxPool dilations,
+      // so such a file could not be proven right.
+      throw NotExportable{"MaxPool2d with dilation " + pyPair(g.dilation) +
+                              " cannot be verified (OpenCV DNN ignores ONNX MaxPool "
+                              "dilations); use dilation 1",
+                          0};
+    }
+    return onnx.node("MaxPool", {n.inputs[0]}, poolAttrs(g));
+  };
+  maxPool.toPyTorch = [](const EmitNode& n) {
+    const auto g = poolGeometry(n.params, true);
+    return pyModule("nn.MaxPool2d(kernel_size=" + pyPair(g.kernel) +
+                        ", stride=" + pyPair(g.stride) + ", padding=" + pyPair(g.padding) +
+                        ", dilation=" + pyPair(g.dilation) + ", ceil_mode=" + pyBool(g.ceilMode) +
+                        ")",
+                    n);
+  };
   registry.add(std::move(maxPool));
 
   OpDef avgPool;
@@ -105,6 +132,21 @@ void registerPoolOps(OpRegistry& registry) {
       return torch::avg_pool2d(x, g.kernel, g.stride, g.padding, g.ceilMode, includePad);
     });
   };
+  avgPool.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    const auto g = poolGeometry(n.params, false);
+    auto attrs = poolAttrs(g);
+    attrs.push_back(
+        OnnxAttr::integer("count_include_pad", n.params.flag("count_include_pad") ? 1 : 0));
+    return onnx.node("AveragePool", {n.inputs[0]}, attrs);
+  };
+  avgPool.toPyTorch = [](const EmitNode& n) {
+    const auto g = poolGeometry(n.params, false);
+    return pyModule("nn.AvgPool2d(kernel_size=" + pyPair(g.kernel) +
+                        ", stride=" + pyPair(g.stride) + ", padding=" + pyPair(g.padding) +
+                        ", ceil_mode=" + pyBool(g.ceilMode) +
+                        ", count_include_pad=" + pyBool(n.params.flag("count_include_pad")) + ")",
+                    n);
+  };
   registry.add(std::move(avgPool));
 
   OpDef global;
@@ -120,6 +162,10 @@ void registerPoolOps(OpRegistry& registry) {
       return torch::adaptive_avg_pool2d(x, {1, 1});
     });
   };
+  global.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    return onnx.node("GlobalAveragePool", {n.inputs[0]});
+  };
+  global.toPyTorch = [](const EmitNode& n) { return pyModule("nn.AdaptiveAvgPool2d(1)", n); };
   registry.add(std::move(global));
 }
 

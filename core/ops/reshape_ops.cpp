@@ -17,6 +17,8 @@ void registerInputOps(OpRegistry& registry) {
   input.build = [](const LayerSpec&) {
     return unaryLayer([](const torch::Tensor& x, bool) { return x; });
   };
+  input.toOnnx = onnxPassThrough;  // the exporter names the graph input
+  input.toPyTorch = [](const EmitNode& n) { return PyNode{"", n.inputs.at(0)}; };
   registry.add(std::move(input));
 }
 
@@ -31,6 +33,10 @@ void registerReshapeOps(OpRegistry& registry) {
   flatten.build = [](const LayerSpec&) {
     return unaryLayer([](const torch::Tensor& x, bool) { return torch::flatten(x, 1); });
   };
+  flatten.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    return onnx.node("Flatten", {n.inputs[0]}, {OnnxAttr::integer("axis", 1)});
+  };
+  flatten.toPyTorch = [](const EmitNode& n) { return pyModule("nn.Flatten()", n); };
   registry.add(std::move(flatten));
 
   OpDef identity;
@@ -41,6 +47,8 @@ void registerReshapeOps(OpRegistry& registry) {
   identity.build = [](const LayerSpec&) {
     return unaryLayer([](const torch::Tensor& x, bool) { return x; });
   };
+  identity.toOnnx = onnxPassThrough;
+  identity.toPyTorch = [](const EmitNode& n) { return pyModule("nn.Identity()", n); };
   registry.add(std::move(identity));
 }
 

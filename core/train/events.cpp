@@ -1,6 +1,7 @@
 #include "train/events.h"
 
 #include <cmath>
+#include <cstdio>
 
 namespace netsmith::train {
 
@@ -52,6 +53,23 @@ Json evalMetricsToJson(const EvalMetrics& m) {
               {"samples", m.samples},
               {"per_class_accuracy", perClass},
               {"confusion", m.confusion}};
+}
+
+std::string describeEpoch(const EpochMetrics& m) {
+  auto num = [](double v, const char* format) {
+    if (!std::isfinite(v)) return std::string("-");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, format, v);
+    return std::string(buf);
+  };
+  std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
+                     ": train loss " + num(m.trainLoss, "%.4f") + " acc " +
+                     num(100 * m.trainAccuracy, "%.2f%%");
+  if (m.hasValidation) {
+    text += " | validation loss " + num(m.validation.loss, "%.4f") + " acc " +
+            num(100 * m.validation.accuracy, "%.2f%%");
+  }
+  return text + " | " + num(m.seconds, "%.1f") + " s";
 }
 
 Json TrainingEvent::toJson() const {

@@ -122,14 +122,7 @@ void RunWriter::onEvent(const TrainingEvent& e) {
                    csvNumber(m.hasValidation ? m.validation.accuracy : nan).c_str(),
                    csvNumber(m.seconds).c_str());
       std::fflush(m_metrics);
-      std::string line = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
-                         ": train loss " + csvNumber(m.trainLoss) + ", accuracy " +
-                         csvNumber(m.trainAccuracy);
-      if (m.hasValidation) {
-        line += "; validation loss " + csvNumber(m.validation.loss) + ", accuracy " +
-                csvNumber(m.validation.accuracy);
-      }
-      m_log->info("{} ({} s)", line, csvNumber(m.seconds));
+      m_log->info(describeEpoch(m));
       break;
     }
     case EventType::Started:

@@ -8,6 +8,7 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "../core/data_fixtures.h"
+#include "cli_runner.h"
 #include "common/json.h"
 
 using netsmith::Json;
@@ -15,23 +16,7 @@ using netsmith::testutil::TempDir;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  std::string output;
-};
-
-Result runCli(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(NETSMITH_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe))
-    r.output += buf.data();
-  const int status = ::pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using netsmith::testutil::runCli;
 
 std::string writeProject(const TempDir& dir, const std::string& data, const std::string& augment,
                          int channels = 3) {

@@ -8,14 +8,15 @@
 #include <array>
 #include <chrono>
 #include <csignal>
-#include <thread>
 #include <cstdio>
 #include <filesystem>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "../core/train_fixtures.h"
 #include "checkpoint/checkpoint.h"
+#include "cli_runner.h"
 #include "common/file_util.h"
 #include "common/json.h"
 
@@ -24,23 +25,7 @@ using netsmith::testutil::TempDir;
 
 namespace {
 
-struct Result {
-  int exitCode = -1;
-  std::string output;
-};
-
-Result runCli(const std::string& args) {
-  Result r;
-  const std::string cmd = std::string(NETSMITH_CLI) + " " + args + " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  if (!pipe) return r;
-  std::array<char, 4096> buf{};
-  while (std::fgets(buf.data(), buf.size(), pipe))
-    r.output += buf.data();
-  const int status = ::pclose(pipe);
-  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return r;
-}
+using netsmith::testutil::runCli;
 
 std::string lastLine(const std::string& text) {
   std::string t = text;
@@ -185,4 +170,37 @@ TEST(CliTrain, InterruptWritesACheckpoint) {
   ASSERT_TRUE(std::regex_search(out, m, ckpt)) << out;
   const auto meta = netsmith::checkpoint::readCheckpoint(m[1]).meta;
   EXPECT_GE(meta["epoch"].get<int>(), 1);
+}
+
+// export on a trained checkpoint: all three files into the run's exports/, a passing parity
+// report that includes real test samples; a named ONNX file with --softmax and --json.
+TEST(CliExport, WritesAllThreeWithAPassingParityReport) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}});
+  const auto trained = runCli("train " + project + " --out " + dir.file("runs"));
+  ASSERT_EQ(trained.exitCode, 0) << trained.output;
+  std::string runDir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("runs")))
+    runDir = entry.path().string();
+  const std::string ckpt = runDir + "/checkpoints/last.safetensors";
+  const auto r = runCli("export " + ckpt);
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("parity passed"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("read back equal"), std::string::npos) << r.output;
+  for (const char* f : {"last.onnx", "last-weights.safetensors", "last.py"})
+    EXPECT_TRUE(std::filesystem::exists(runDir + "/exports/" + f)) << f << "\n" << r.output;
+
+  const auto j =
+      runCli("export " + ckpt + " --onnx " + dir.file("m.onnx") + " --opset 11 --softmax --json");
+  ASSERT_EQ(j.exitCode, 0) << j.output;
+  const Json report = Json::parse(j.output);
+  ASSERT_EQ(report["exports"].size(), 1u);
+  const auto& onnx = report["exports"][0];
+  EXPECT_EQ(onnx["verified"], true);
+  EXPECT_LE(onnx["parity"]["max_abs_diff"].get<double>(), 1e-4);
+  EXPECT_EQ(onnx["parity"]["samples"], 24);  // random 7 + 1, and 16 test images
+  EXPECT_EQ(onnx["parity"]["batches"][2], "test data x16");
+
+  const auto bad = runCli("export " + ckpt + " --opset 9");
+  EXPECT_EQ(bad.exitCode, 2) << bad.output;
 }

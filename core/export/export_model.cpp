@@ -1,0 +1,72 @@
+#include "export/export_model.h"
+
+#include "checkpoint/checkpoint.h"
+#include "common/error.h"
+
+namespace netsmith::exporting {
+
+torch::Tensor ExportModel::forward(const torch::Tensor& input) const {
+  torch::NoGradGuard noGrad;
+  net->eval();
+  return net->forward(input).contiguous();
+}
+
+std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
+  const auto& in = project.model.input;
+  std::vector<std::pair<std::string, std::string>> m{
+      {"netsmith_project", project.name},
+      {"classes", Json(classes).dump()},
+      {"input_size", std::to_string(in.channels) + "x" + std::to_string(in.height) + "x" +
+                         std::to_string(in.width)},
+      {"channel_order", in.channels == 1 ? "grey" : "RGB"},
+      {"pixel_scale", "1/255 (0..1 before normalisation)"}};
+  if (!mean.empty()) {
+    m.emplace_back("normalization_mean", Json(mean).dump());
+    m.emplace_back("normalization_std", Json(std).dump());
+  }
+  return m;
+}
+
+ExportModel exportModelFrom(const project::Project& project, graph::GraphModule net,
+                            std::shared_ptr<ops::OpRegistry> registry) {
+  ExportModel m;
+  m.project = project;
+  m.registry = std::move(registry);
+  m.net = std::move(net);
+  m.net->eval();
+  m.weights = checkpoint::moduleState(*m.net);
+  if (project.data.is_object() && project.data.contains("classes") &&
+      project.data["classes"].is_array()) {
+    for (const auto& c : project.data["classes"])
+      if (c.is_string()) m.classes.push_back(c.get<std::string>());
+  }
+  return m;
+}
+
+ExportModel loadExportModel(const std::string& checkpointPath) {
+  const auto ckpt = checkpoint::readCheckpoint(checkpointPath);
+  if (!ckpt.meta.contains("project"))
+    throw Error(checkpointPath + ": the checkpoint carries no project snapshot");
+  auto loaded = project::parseProject(ckpt.meta["project"].dump(), checkpointPath);
+  auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+  graph::GraphModule net(loaded.project.model, *registry);
+  {
+    torch::NoGradGuard noGrad;
+    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
+    if (!report.complete())
+      throw Error(checkpointPath + ": the weights do not fit the model: " + report.summary());
+  }
+  auto m = exportModelFrom(loaded.project, std::move(net), std::move(registry));
+  m.source = checkpointPath;
+  m.baseDir = ckpt.meta.value("base_dir", std::string("."));
+  if (ckpt.meta.contains("classes") && ckpt.meta["classes"].is_array())
+    m.classes = ckpt.meta["classes"].get<std::vector<std::string>>();
+  const auto& norm = ckpt.meta.contains("normalization") ? ckpt.meta["normalization"] : Json();
+  if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array()) {
+    m.mean = norm["mean"].get<std::vector<double>>();
+    m.std = norm["std"].get<std::vector<double>>();
+  }
+  return m;
+}
+
+}  // namespace netsmith::exporting

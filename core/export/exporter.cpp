@@ -1,0 +1,91 @@
+#include "export/exporter.h"
+
+#include "checkpoint/checkpoint.h"
+#include "common/error.h"
+#include "common/file_util.h"
+#include "export/pytorch_export.h"
+
+namespace netsmith::exporting {
+
+Json ExportResult::toJson() const {
+  Json j{{"format", format},
+         {"path", path},
+         {"written", written},
+         {"verified", verified},
+         {"message", message}};
+  if (parity) j["parity"] = parity->toJson();
+  return j;
+}
+
+namespace {
+
+ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) {
+  ExportResult r;
+  r.format = "onnx";
+  r.path = request.path;
+  const std::string bytes = buildOnnx(model, request.onnx);
+  auto batches = randomParityBatches(model);
+  batches.insert(batches.end(), request.samples.begin(), request.samples.end());
+  try {
+    r.parity = checkOnnxParity(bytes, model, batches);
+    r.verified = r.parity->passed();
+    r.message = "onnx::checker passed; " + r.parity->summary();
+  } catch (const Error& e) {
+    r.message = std::string("onnx::checker passed, but the parity check failed: ") + e.what();
+  }
+  if (r.verified || request.keepFailed) {
+    writeFileAtomically(request.path, bytes);
+    r.written = true;
+  } else {
+    r.message += "; the file was not written (ask to keep it to inspect it)";
+  }
+  return r;
+}
+
+ExportResult exportSafetensors(const ExportModel& model, const ExportRequest& request) {
+  ExportResult r;
+  r.format = "safetensors";
+  r.path = request.path;
+  std::map<std::string, std::string> meta{{"format", "pt"}};
+  for (const auto& [k, v] : model.metadata())
+    meta[k] = v;
+  const std::string bytes = checkpoint::encodeSafetensors(model.weights, meta);
+  // Verify by reading the bytes back: every tensor present, equal to the model's.
+  writeFileAtomically(request.path, bytes);
+  r.written = true;
+  const auto back = checkpoint::readSafetensors(request.path);
+  r.verified = back.tensors.size() == model.weights.size();
+  for (std::size_t i = 0; r.verified && i < back.tensors.size(); ++i) {
+    r.verified = back.tensors[i].first == model.weights[i].first &&
+                 torch::equal(back.tensors[i].second, model.weights[i].second.cpu());
+  }
+  r.message = std::to_string(model.weights.size()) + " tensors" +
+              (r.verified ? ", read back equal" : ", READ-BACK MISMATCH");
+  return r;
+}
+
+ExportResult exportPyTorch(const ExportModel& model, const ExportRequest& request) {
+  ExportResult r;
+  r.format = "pytorch";
+  r.path = request.path;
+  writeFileAtomically(request.path, generatePyTorch(model));
+  r.written = true;
+  r.message = "model.py with its own safetensors reader (run it with the weights to check)";
+  return r;
+}
+
+}  // namespace
+
+ExporterRegistry ExporterRegistry::withBuiltins() {
+  ExporterRegistry r;
+  r.add({"onnx", "ONNX (.onnx)", ".onnx",
+         "ONNX graph with weights as initializers, verified in OpenCV DNN", "Export", exportOnnx});
+  r.add({"safetensors", "Safetensors weights (.safetensors)", ".safetensors",
+         "the weights under the graph's names, with preprocessing metadata", "Export",
+         exportSafetensors});
+  r.add({"pytorch", "PyTorch code (.py)", ".py",
+         "a standalone nn.Module that loads the safetensors weights", "Export", exportPyTorch});
+  return r;
+}
+
+}  // namespace netsmith::exporting

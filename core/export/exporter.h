@@ -1,0 +1,51 @@
+#pragma once
+
+// The exporters behind one small interface, in a registry: the GUI's Export menu and
+// `netsmith-cli export` list what the registry holds.
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "common/named_registry.h"
+#include "export/export_model.h"
+#include "export/onnx_export.h"
+#include "export/onnx_parity.h"
+
+namespace netsmith::exporting {
+
+struct ExportRequest {
+  std::string path;
+  OnnxOptions onnx;
+  bool keepFailed = false;           ///< keep a file whose verification failed
+  std::vector<ParityBatch> samples;  ///< real samples for the ONNX parity check
+};
+
+struct ExportResult {
+  std::string format;  ///< "onnx"
+  std::string path;
+  bool written = false;  ///< the file is on disk
+  bool verified = false;
+  std::string message;  ///< what was checked, or why it failed
+  std::optional<ParityReport> parity;
+  Json toJson() const;
+};
+
+struct Exporter {
+  std::string name;       ///< "onnx", "safetensors", "pytorch"
+  std::string title;      ///< menu text: "ONNX (.onnx)"
+  std::string extension;  ///< ".onnx"
+  std::string help;
+  std::string group = "Export";
+  /// Writes the file atomically (nothing partial on failure); throws netsmith::Error when the
+  /// model cannot be exported at all.
+  std::function<ExportResult(const ExportModel& model, const ExportRequest& request)> run;
+};
+
+class ExporterRegistry : public NamedRegistry<Exporter> {
+ public:
+  static ExporterRegistry withBuiltins();
+};
+
+}  // namespace netsmith::exporting

@@ -1,0 +1,41 @@
+#pragma once
+
+// The proof of an ONNX export: OpenCV DNN, an independent runtime, runs the file and its
+// outputs are compared with LibTorch's.
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "export/export_model.h"
+
+namespace netsmith::exporting {
+
+struct ParityReport {
+  std::int64_t samples = 0;
+  double maxAbsDiff = 0;
+  double maxRelDiff = 0;       ///< |a - b| / max(|b|, 1e-3)
+  double top1Agreement = 1.0;  ///< fraction of samples with the same arg-max
+  double tolerance = 1e-4;
+  std::vector<std::string> batches;  ///< "random x7", "random x1", "test data x16"
+  bool passed() const { return maxAbsDiff <= tolerance; }
+  Json toJson() const;
+  std::string summary() const;  ///< "parity passed: 39 samples, max abs diff 2.1e-06, ..."
+};
+
+/// A named batch of inputs (N x C x H x W float).
+struct ParityBatch {
+  std::string name;
+  torch::Tensor input;
+};
+
+/// Runs the ONNX bytes in OpenCV DNN on every batch and compares with `model.forward`.
+/// Throws netsmith::Error when OpenCV cannot read or run the file.
+ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
+                             const std::vector<ParityBatch>& batches, double tolerance = 1e-4);
+
+/// Random inputs of the model's shape: a batch of 7 and a batch of 1 (the dynamic batch).
+std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint64_t seed = 0);
+
+}  // namespace netsmith::exporting

@@ -1,0 +1,332 @@
+// Export: every op (alone and in small graphs, random parameters) and every template goes to
+// ONNX, passes onnx::checker and matches LibTorch in OpenCV DNN; metadata round-trips;
+// unexportable nodes are refused by name; the generated model.py matches LibTorch.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "checkpoint/checkpoint.h"
+#include "common/file_util.h"
+#include "data_fixtures.h"
+#include "export/exporter.h"
+#include "export/pytorch_export.h"
+#include "graph/graph_module.h"
+#include "test_support.h"
+
+using namespace netsmith;
+using namespace netsmith::exporting;
+using netsmith::testutil::TempDir;
+
+namespace {
+
+/// A model around `nodes` (after an Input of C x H x W) with random weights and statistics.
+ExportModel randomModel(const std::string& nodes, int c = 3, int h = 12, int w = 12,
+                        std::uint64_t seed = 1) {
+  auto loaded =
+      testutil::parseModel(R"({"input": {"channels": )" + std::to_string(c) + R"(, "height": )" +
+                           std::to_string(h) + R"(, "width": )" + std::to_string(w) +
+                           R"(}, "nodes": [{"id": "input", "op": "Input"}, )" + nodes + "]}");
+  EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+  torch::manual_seed(seed);
+  graph::GraphModule net(loaded.project.model, *registry);
+  {
+    torch::NoGradGuard noGrad;
+    for (auto& item : net->named_parameters())
+      item.value().uniform_(-0.5, 0.5);
+    for (auto& item : net->named_buffers()) {
+      if (item.key().find("running_mean") != std::string::npos) item.value().uniform_(-0.3, 0.3);
+      if (item.key().find("running_var") != std::string::npos) item.value().uniform_(0.5, 1.5);
+    }
+  }
+  auto m = exportModelFrom(loaded.project, std::move(net), registry);
+  m.classes = {"a", "b"};
+  m.mean = {0.5};
+  m.std = {0.25};
+  return m;
+}
+
+ParityReport parity(const ExportModel& m, int opset = 13) {
+  OnnxOptions o;
+  o.opset = opset;
+  return checkOnnxParity(buildOnnx(m, o), m, randomParityBatches(m));
+}
+
+}  // namespace
+
+struct OpCase {
+  const char* name;
+  const char* nodes;  // after {"id": "input", "op": "Input"}
+};
+
+class OnnxOpParity : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(OnnxOpParity, CheckerPassesAndOpenCvMatchesLibTorch) {
+  const auto model = randomModel(GetParam().nodes);
+  for (int opset : {13, 17}) {
+    const auto report = parity(model, opset);
+    EXPECT_TRUE(report.passed()) << GetParam().name << " opset " << opset << ": "
+                                 << report.summary();
+    EXPECT_EQ(report.samples, 8);  // batches of 7 and 1: the batch dimension is dynamic
+    EXPECT_EQ(report.top1Agreement, 1.0) << report.summary();
+  }
+}
+
+#define CONV(id, params, in) \
+  R"({"id": ")" id R"(", "op": "Conv2d", "params": )" params R"(, "inputs": [")" in R"("]})"
+
+INSTANTIATE_TEST_SUITE_P(
+    Export, OnnxOpParity,
+    ::testing::Values(
+        OpCase{"conv_pad1",
+               CONV("c", R"({"out_channels": 4, "kernel_size": 3, "padding": 1})", "input")},
+        OpCase{"conv_same_odd",
+               CONV("c", R"({"out_channels": 4, "kernel_size": 5, "padding": "same"})", "input")},
+        OpCase{"conv_same_even",
+               CONV("c", R"({"out_channels": 4, "kernel_size": 4, "padding": "same"})", "input")},
+        OpCase{
+            "conv_stride_dilation_groups_nobias",
+            CONV(
+                "c",
+                R"({"out_channels": 6, "kernel_size": [3, 2], "stride": 2, "dilation": 2, "groups": 3, "bias": false})",
+                "input")},
+        OpCase{"batchnorm", CONV("c", R"({"out_channels": 4, "kernel_size": 3})", "input") R"(,
+               {"id": "bn", "op": "BatchNorm2d", "inputs": ["c"]})"},
+        OpCase{
+            "batchnorm_not_affine",
+            R"({"id": "bn", "op": "BatchNorm2d", "params": {"affine": false, "eps": 0.001}, "inputs": ["input"]})"},
+        OpCase{"relu", R"({"id": "a", "op": "ReLU", "inputs": ["input"]})"},
+        OpCase{
+            "leaky_relu",
+            R"({"id": "a", "op": "LeakyReLU", "params": {"negative_slope": 0.2}, "inputs": ["input"]})"},
+        OpCase{"gelu_erf", R"({"id": "a", "op": "GELU", "inputs": ["input"]})"},
+        OpCase{
+            "gelu_tanh",
+            R"({"id": "a", "op": "GELU", "params": {"approximate": "tanh"}, "inputs": ["input"]})"},
+        OpCase{"silu", R"({"id": "a", "op": "SiLU", "inputs": ["input"]})"},
+        OpCase{"sigmoid", R"({"id": "a", "op": "Sigmoid", "inputs": ["input"]})"},
+        OpCase{"tanh", R"({"id": "a", "op": "Tanh", "inputs": ["input"]})"},
+        OpCase{"softmax_channels", R"({"id": "a", "op": "Softmax", "inputs": ["input"]})"},
+        OpCase{
+            "maxpool",
+            R"({"id": "p", "op": "MaxPool2d", "params": {"kernel_size": 3, "stride": 2, "padding": 1, "ceil_mode": true}, "inputs": ["input"]})"},
+        OpCase{
+            "avgpool",
+            R"({"id": "p", "op": "AvgPool2d", "params": {"kernel_size": 3, "stride": 2, "padding": 1, "count_include_pad": false}, "inputs": ["input"]})"},
+        OpCase{
+            "avgpool_ceil",
+            R"({"id": "p", "op": "AvgPool2d", "params": {"kernel_size": 2, "ceil_mode": true}, "inputs": ["input"]})"},
+        OpCase{"global_avgpool", R"({"id": "g", "op": "GlobalAvgPool", "inputs": ["input"]})"},
+        OpCase{"flatten_linear_softmax", R"({"id": "f", "op": "Flatten", "inputs": ["input"]},
+               {"id": "fc", "op": "Linear", "params": {"out_features": 5, "bias": false}, "inputs": ["f"]},
+               {"id": "s", "op": "Softmax", "inputs": ["fc"]})"},
+        OpCase{"dropouts_and_identity", R"({"id": "d", "op": "Dropout", "inputs": ["input"]},
+               {"id": "d2", "op": "Dropout2d", "inputs": ["d"]}, {"id": "i", "op": "Identity", "inputs": ["d2"]},
+               {"id": "r", "op": "ReLU", "inputs": ["i"]})"},
+        OpCase{"add_three", CONV("a", R"({"out_channels": 3, "kernel_size": 1})", "input") R"(,
+               {"id": "b", "op": "Tanh", "inputs": ["input"]},
+               {"id": "sum", "op": "Add", "inputs": ["a", "b", "input"]})"},
+        OpCase{"concat",
+               CONV("a", R"({"out_channels": 2, "kernel_size": 3, "padding": 1})", "input") R"(,
+               {"id": "cat", "op": "Concat", "inputs": ["a", "input", "a"]})"}),
+    [](const ::testing::TestParamInfo<OpCase>& info) { return std::string(info.param.name); });
+
+TEST(Export, EveryTemplateMatchesInOpenCv) {
+  int count = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(testutil::sourcePath("resources/templates"))) {
+    auto loaded = project::loadProject(entry.path().string());
+    auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+    torch::manual_seed(2);
+    graph::GraphModule net(loaded.project.model, *registry);
+    {
+      torch::NoGradGuard noGrad;
+      for (auto& item : net->named_buffers())
+        if (item.key().find("running_var") != std::string::npos) item.value().uniform_(0.5, 1.5);
+    }
+    const auto model = exportModelFrom(loaded.project, std::move(net), registry);
+    const auto report = parity(model);
+    EXPECT_TRUE(report.passed()) << entry.path() << ": " << report.summary();
+    ++count;
+  }
+  EXPECT_GE(count, 4);
+}
+
+TEST(Export, MetadataNamesAndOpsetRoundTrip) {
+  auto model = randomModel(R"({"id": "f", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["f"]})",
+                           1, 8, 8);
+  OnnxOptions o;
+  o.opset = 11;
+  o.softmax = true;
+  const auto info = inspectOnnx(buildOnnx(model, o));
+  EXPECT_EQ(info.opset, 11);
+  EXPECT_EQ(info.irVersion, 6);
+  EXPECT_EQ(info.inputs, std::vector<std::string>{"input"});
+  EXPECT_EQ(info.outputs, (std::vector<std::string>{"logits", "probabilities"}));
+  EXPECT_EQ(info.initializers, (std::vector<std::string>{"fc.weight", "fc.bias"}));
+  std::map<std::string, std::string> meta(info.metadata.begin(), info.metadata.end());
+  EXPECT_EQ(meta["classes"], R"(["a","b"])");
+  EXPECT_EQ(meta["input_size"], "1x8x8");
+  EXPECT_EQ(meta["channel_order"], "grey");
+  EXPECT_EQ(meta["normalization_mean"], "[0.5]");
+  EXPECT_EQ(meta["normalization_std"], "[0.25]");
+  // Dropout and Identity leave no node behind.
+  const auto dropped =
+      inspectOnnx(buildOnnx(randomModel(R"({"id": "d", "op": "Dropout", "inputs": ["input"]},
+                     {"id": "i", "op": "Identity", "inputs": ["d"]},
+                     {"id": "r", "op": "ReLU", "inputs": ["i"]})"),
+                            OnnxOptions{}));
+  EXPECT_EQ(dropped.opTypes, std::vector<std::string>{"Relu"});
+}
+
+TEST(Export, UnexportableNodeIsRefusedByName) {
+  const auto model = randomModel(R"({"id": "probs", "op": "Softmax", "inputs": ["input"]})");
+  OnnxOptions o;
+  o.opset = 11;
+  try {
+    buildOnnx(model, o);
+    FAIL() << "opset 11 cannot express a channel softmax on an image";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("node \"probs\""), std::string::npos) << what;
+    EXPECT_NE(what.find("use --opset 13"), std::string::npos) << what;
+  }
+  o.opset = 9;
+  EXPECT_THROW(buildOnnx(model, o), Error);
+  // Dilated max pooling is valid ONNX, but OpenCV DNN cannot run it, so it is refused.
+  try {
+    buildOnnx(randomModel(R"({"id": "wide", "op": "MaxPool2d",
+                              "params": {"kernel_size": 2, "dilation": 2}, "inputs": ["input"]})"),
+              OnnxOptions{});
+    FAIL() << "dilated MaxPool was exported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node \"wide\": MaxPool2d with dilation (2, 2)"),
+              std::string::npos)
+        << e.what();
+  }
+  // A node id PyTorch cannot use as a submodule name is refused by the code generator.
+  EXPECT_THROW(
+      generatePyTorch(randomModel(R"({"id": "training", "op": "ReLU", "inputs": ["input"]})")),
+      Error);
+}
+
+TEST(Export, AFailedParityKeepsNoFileUnlessAsked) {
+  TempDir dir;
+  const auto registry = ExporterRegistry::withBuiltins();
+  EXPECT_EQ(registry.names(), (std::vector<std::string>{"onnx", "safetensors", "pytorch"}));
+  auto model = randomModel(
+      R"({"id": "c", "op": "Conv2d", "params": {"out_channels": 2}, "inputs": ["input"]})");
+  ExportRequest request;
+  request.path = dir.file("good.onnx");
+  const auto ok = registry.find("onnx")->run(model, request);
+  EXPECT_TRUE(ok.verified) << ok.message;
+  EXPECT_TRUE(ok.written);
+  EXPECT_TRUE(std::filesystem::exists(request.path));
+
+  // Plant a disagreement: the file gets weights that differ from the module LibTorch runs.
+  for (auto& [name, t] : model.weights)
+    t = t.clone() + 0.01;
+  request.path = dir.file("bad.onnx");
+  const auto bad = registry.find("onnx")->run(model, request);
+  EXPECT_FALSE(bad.verified);
+  EXPECT_FALSE(bad.written);
+  EXPECT_FALSE(std::filesystem::exists(request.path));
+  EXPECT_NE(bad.message.find("parity FAILED"), std::string::npos) << bad.message;
+  request.keepFailed = true;
+  const auto kept = registry.find("onnx")->run(model, request);
+  EXPECT_FALSE(kept.verified);
+  EXPECT_TRUE(kept.written);
+  EXPECT_TRUE(std::filesystem::exists(request.path));
+  // Nothing else (no temporary file) is left in the folder.
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.path())) {
+    (void)entry;
+    ++files;
+  }
+  EXPECT_EQ(files, 2);
+}
+
+TEST(Export, SafetensorsReadBackEqual) {
+  TempDir dir;
+  const auto model = randomModel(
+      R"({"id": "c", "op": "Conv2d", "params": {"out_channels": 2}, "inputs": ["input"]},
+      {"id": "bn", "op": "BatchNorm2d", "inputs": ["c"]})");
+  ExportRequest request;
+  request.path = dir.file("w.safetensors");
+  const auto r = ExporterRegistry::withBuiltins().find("safetensors")->run(model, request);
+  EXPECT_TRUE(r.verified) << r.message;
+  const auto file = checkpoint::readSafetensors(request.path);
+  EXPECT_EQ(file.metadata.at("format"), "pt");
+  EXPECT_EQ(file.metadata.at("classes"), R"(["a","b"])");
+  std::vector<std::string> names;
+  for (const auto& [name, t] : file.tensors)
+    names.push_back(name);
+  EXPECT_EQ(names, (std::vector<std::string>{"c.weight", "c.bias", "bn.weight", "bn.bias",
+                                             "bn.running_mean", "bn.running_var",
+                                             "bn.num_batches_tracked"}));
+}
+
+// model.py run by the system's Python: loads the weights with strict=True and matches LibTorch.
+TEST(Export, GeneratedPyTorchMatchesLibTorch) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "SKIPPED: /usr/bin/python3 has no torch (install python3-torch to run this)";
+  }
+  TempDir dir;
+  const auto model = randomModel(
+      CONV("conv1", R"({"out_channels": 4, "kernel_size": 4, "padding": "same"})", "input") R"(,
+      {"id": "bn", "op": "BatchNorm2d", "inputs": ["conv1"]},
+      {"id": "for", "op": "GELU", "inputs": ["bn"]},
+      {"id": "class", "op": "Conv2d", "params": {"out_channels": 4, "kernel_size": 1}, "inputs": ["for"]},
+      {"id": "sum", "op": "Add", "inputs": ["class", "for"]},
+      {"id": "cat", "op": "Concat", "inputs": ["sum", "input"]},
+      {"id": "pool", "op": "MaxPool2d", "params": {"kernel_size": 3, "stride": 2, "ceil_mode": true}, "inputs": ["cat"]},
+      {"id": "avg", "op": "AvgPool2d", "params": {"kernel_size": 2}, "inputs": ["pool"]},
+      {"id": "gap", "op": "GlobalAvgPool", "inputs": ["avg"]},
+      {"id": "flat", "op": "Flatten", "inputs": ["gap"]},
+      {"id": "drop", "op": "Dropout", "inputs": ["flat"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 3}, "inputs": ["drop"]},
+      {"id": "act", "op": "SiLU", "inputs": ["fc"]})");
+  const auto registry = ExporterRegistry::withBuiltins();
+  ExportRequest request;
+  request.path = dir.file("model.safetensors");
+  registry.find("safetensors")->run(model, request);
+  request.path = dir.file("model.py");
+  registry.find("pytorch")->run(model, request);
+  torch::manual_seed(5);
+  const auto x = torch::randn({3, 3, 12, 12});
+  checkpoint::writeSafetensors(dir.file("x.safetensors"), {{"x", x}}, {});
+  const auto expected = model.forward(x);
+  std::ofstream(dir.file("run.py"))
+      << "import sys\nsys.path.insert(0, sys.argv[1])\nimport torch\nimport model as m\n"
+         "net = m.Model()\n"
+         "net.load_state_dict(m.load_safetensors(sys.argv[1] + '/model.safetensors'), "
+         "strict=True)\n"
+         "net.eval()\n"
+         "x = m.load_safetensors(sys.argv[1] + '/x.safetensors')['x']\n"
+         "with torch.no_grad():\n    y = net(x)\n"
+         "print(' '.join(repr(float(v)) for v in y.flatten()))\n";
+  const std::string cmd = "/usr/bin/python3 " + dir.file("run.py") + " " + dir.path().string() +
+                          " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
+  const int rc = std::system(cmd.c_str());
+  const std::string out = readTextFile(dir.file("out.txt"));
+  ASSERT_EQ(rc, 0) << out << readTextFile(dir.file("err.txt")) << "\n--- model.py ---\n"
+                   << readTextFile(dir.file("model.py"));
+  std::istringstream in(out);
+  const auto ref = expected.flatten();
+  for (std::int64_t i = 0; i < ref.numel(); ++i) {
+    double v = 0;
+    ASSERT_TRUE(in >> v) << out;
+    EXPECT_NEAR(v, ref[i].item<double>(), 1e-5) << "output " << i;
+  }
+  const std::string py = readTextFile(dir.file("model.py"));
+  EXPECT_NE(
+      py.find("self.conv1 = nn.Conv2d(3, 4, kernel_size=(4, 4), stride=(1, 1), padding='same'"),
+      std::string::npos)
+      << py;
+  EXPECT_NE(py.find("self.add_module(\"for\", nn.GELU(approximate='none'))"), std::string::npos)
+      << py;
+}
