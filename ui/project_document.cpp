@@ -2,6 +2,7 @@
 
 #include "augment/transform.h"
 #include "data/project_data.h"
+#include "train/train_options.h"
 
 namespace netsmith::ui {
 
@@ -52,6 +53,7 @@ void ProjectDocument::reanalyse(const Problems& loadProblems) {
   const auto dataProblems =
       data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
   m_problems.insert(m_problems.end(), dataProblems.begin(), dataProblems.end());
+  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(), m_problems);
   emit projectChanged();
 }
 

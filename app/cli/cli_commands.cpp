@@ -89,7 +89,8 @@ int runValidate(const std::vector<std::string>& words) {
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  train::TrainOptions options;
+  if (!loadTrainable(path, registry, loaded, options)) return kExitInvalid;
   const auto analysis = graph::analyseGraph(loaded.project.model, registry);
   std::cout << path << ": valid (" << analysis.nodes.size() << " nodes, "
             << graph::formatCount(analysis.totalParams) << " parameters, output "

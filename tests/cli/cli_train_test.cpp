@@ -60,6 +60,12 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_NE(e.output.find("on 64 images"), std::string::npos) << e.output;
   EXPECT_NE(e.output.find("bottom-right"), std::string::npos) << e.output;
   EXPECT_NE(e.output.find("confusion matrix"), std::string::npos) << e.output;
+  // --data: another project's data (here the same files through the project file).
+  const auto other = runCli("eval " + runDir + "/checkpoints/last.safetensors --data " + project +
+                            " --split train --limit 40");
+  ASSERT_EQ(other.exitCode, 0) << other.output;
+  EXPECT_NE(other.output.find("train split"), std::string::npos) << other.output;
+  EXPECT_NE(other.output.find("on 40 images"), std::string::npos) << other.output;
   const auto ej = runCli("eval " + runDir + "/checkpoints/last.safetensors --json");
   ASSERT_EQ(ej.exitCode, 0) << ej.output;
   const Json j = Json::parse(ej.output);
