@@ -22,7 +22,7 @@ struct ExportModel {
   std::string baseDir;  ///< of the project the checkpoint was trained from
   std::shared_ptr<ops::OpRegistry> registry;
   mutable graph::GraphModule net{nullptr};  ///< forward() runs it (eval mode)
-  checkpoint::NamedTensors weights;  ///< moduleState(net)
+  checkpoint::NamedTensors weights;         ///< moduleState(net)
   std::vector<std::string> classes;
   std::vector<double> mean, std;  ///< empty when unknown
   std::string source;             ///< the checkpoint path

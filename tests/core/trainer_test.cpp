@@ -600,13 +600,12 @@ TEST(Trainer, PlateauCutsTheLearningRate) {
   TempDir dir;
   const auto run = trainRun(configFor(
       testutil::writeTrainProject(
-          dir, {{"epochs", 4},
-                {"optimizer", Json{{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.0}}},
-                {"schedule", Json{{"type", "constant"}}},
-                {"plateau", Json{{"metric", "val_loss"},
-                                 {"factor", 0.5},
-                                 {"patience", 0},
-                                 {"threshold", 0.99}}}}),
+          dir,
+          {{"epochs", 4},
+           {"optimizer", Json{{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.0}}},
+           {"schedule", Json{{"type", "constant"}}},
+           {"plateau",
+            Json{{"metric", "val_loss"}, {"factor", 0.5}, {"patience", 0}, {"threshold", 0.99}}}}),
       dir));
   ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
   const auto epochs = run.recorder->ofType(EventType::EpochEnd);
