@@ -221,7 +221,7 @@ struct TrainerLoop {
     e.type = level == "warning" ? EventType::Warning : EventType::Log;
     e.level = level;
     e.message = message;
-    trainer.emit(std::move(e));
+    trainer.publish(std::move(e));
   }
 
   void prepare() {
@@ -470,7 +470,7 @@ struct TrainerLoop {
     e.path = path;
     e.tag = tag;
     e.epoch.epoch = s.epoch;
-    trainer.emit(std::move(e));
+    trainer.publish(std::move(e));
     if (tag == "last") result.lastCheckpoint = path;
     if (tag == "best") result.bestCheckpoint = path;
     return path;
@@ -703,7 +703,7 @@ struct TrainerLoop {
       m.lossScale = opt.amp == "fp16" ? s.lossScale : 0;
       m.skipped = skipped;
       m.memory = memoryFigure(device);
-      trainer.emit(std::move(e));
+      trainer.publish(std::move(e));
 
       if (boundary && shouldStopNow()) {
         trainLoader->stop();
@@ -778,7 +778,7 @@ struct TrainerLoop {
     ev.type = EventType::EpochEnd;
     ev.epoch = e;
     const Json metrics = ev.toJson();
-    trainer.emit(std::move(ev));
+    trainer.publish(std::move(ev));
 
     if (plateau) {
       bool found = false;
@@ -904,7 +904,7 @@ struct TrainerLoop {
       e.batch.lr = lr;
       e.batch.gradNorm = std::nan("");
       e.batch.memory = memoryFigure(device);
-      trainer.emit(std::move(e));
+      trainer.publish(std::move(e));
       if (i > 0 && smooth > o.divergeFactor * best) {
         r.diverged = true;
         break;
@@ -958,7 +958,7 @@ struct TrainerLoop {
                       std::to_string(batchesPerEpoch) + " batches of " +
                       std::to_string(opt.batchSize) + ", " + opt.optimizer.type + ", " +
                       opt.schedule.type() + " schedule";
-    trainer.emit(std::move(started));
+    trainer.publish(std::move(started));
     trainer.m_state = RunState::Running;
 
     std::string endReason;
@@ -1016,7 +1016,7 @@ void Trainer::attachRunWriter(const std::string& runDir) {
   m_sinks.insert(m_sinks.begin(), writer);
 }
 
-void Trainer::emit(TrainingEvent event) {
+void Trainer::publish(TrainingEvent event) {
   event.time =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() -
       m_startTime;
@@ -1110,7 +1110,7 @@ void Trainer::run() {
     m_result = loop.result;
   }
   m_state = RunState::Finished;
-  emit(std::move(finished));
+  publish(std::move(finished));
 }
 
 }  // namespace netsmith::train

@@ -110,7 +110,7 @@ class Trainer {
   std::string runDir() const;  ///< known once the Started event went out
 
  private:
-  void emit(TrainingEvent event);
+  void publish(TrainingEvent event);
   void attachRunWriter(const std::string& runDir);
   void run();
 

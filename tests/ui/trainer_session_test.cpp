@@ -1,0 +1,107 @@
+// TrainerSession: the Qt bridge to the trainer thread, on real (test-written) data.
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QtTest>
+#include <filesystem>
+
+#include "../core/train_fixtures.h"
+#include "checkpoint/checkpoint.h"
+#include "project/project.h"
+#include "trainer_session.h"
+
+using namespace netsmith;
+using netsmith::testutil::TempDir;
+
+namespace {
+
+train::TrainerConfig configFor(const TempDir& dir, const Json& train) {
+  const auto loaded = project::loadProject(testutil::writeTrainProject(dir, train));
+  train::TrainerConfig c;
+  c.project = loaded.project;
+  c.baseDir = loaded.baseDir();
+  c.runsRoot = dir.file("runs");
+  return c;
+}
+
+}  // namespace
+
+class TrainerSessionTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void deliversBatchedEventsInOrder() {
+    TempDir dir;
+    ui::TrainerSession session;
+    QSignalSpy started(&session, &ui::TrainerSession::started);
+    QSignalSpy batches(&session, &ui::TrainerSession::batches);
+    QSignalSpy epochs(&session, &ui::TrainerSession::epochEnded);
+    QSignalSpy finished(&session, &ui::TrainerSession::finished);
+    QVERIFY(session.start(configFor(dir, {{"epochs", 2}})));
+    QString error;
+    QVERIFY(!session.start(configFor(dir, {}), &error));  // one run at a time
+    QVERIFY(!error.isEmpty());
+    QVERIFY(finished.wait(60000));
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(epochs.count(), 2);
+    std::int64_t lastStep = 0, total = 0;
+    for (const auto& args : batches) {
+      const auto list = args.at(0).value<QVector<train::BatchMetrics>>();
+      QVERIFY(!list.isEmpty());
+      for (const auto& b : list) {
+        QCOMPARE(b.step, lastStep + 1);
+        lastStep = b.step;
+        ++total;
+      }
+    }
+    QCOMPARE(total, std::int64_t(12));
+    QVERIFY(batches.count() <= total);  // batched, never more signals than events
+    QCOMPARE(finished.at(0).at(0).value<train::FinishState>(), train::FinishState::Completed);
+    QVERIFY(!session.isRunning());
+    QVERIFY(session.lastResult().hasTest);
+  }
+
+  void stopReturnsWithinTwoSecondsWithACheckpoint() {
+    TempDir dir;
+    ui::TrainerSession session;
+    QSignalSpy batches(&session, &ui::TrainerSession::batches);
+    QSignalSpy finished(&session, &ui::TrainerSession::finished);
+    QVERIFY(session.start(configFor(dir, {{"epochs", 500}})));
+    QVERIFY(batches.wait(30000));
+    session.pause();
+    QTest::qWait(200);
+    QCOMPARE(session.state(), train::RunState::Paused);
+    session.resume();
+    QElapsedTimer clock;
+    clock.start();
+    QVERIFY(session.stopAndWait(2000));
+    QVERIFY(clock.elapsed() < 2000);
+    QCOMPARE(finished.count(), 1);
+    QCOMPARE(session.lastResult().state, train::FinishState::Stopped);
+    const auto ckpt = session.lastResult().lastCheckpoint;
+    QVERIFY(!ckpt.empty());
+    checkpoint::readCheckpoint(ckpt);  // throws if not loadable
+  }
+
+  void destroyingTheSessionDuringTrainingLeavesALoadableCheckpoint() {
+    TempDir dir;
+    std::string runsRoot = dir.file("runs");
+    {
+      ui::TrainerSession session;
+      QSignalSpy batches(&session, &ui::TrainerSession::batches);
+      QVERIFY(session.start(configFor(dir, {{"epochs", 500}})));
+      QVERIFY(batches.wait(30000));
+    }
+    int found = 0;
+    for (const auto& run : std::filesystem::directory_iterator(runsRoot)) {
+      const auto last = run.path() / "checkpoints" / "last.safetensors";
+      QVERIFY(std::filesystem::exists(last));
+      const auto meta = checkpoint::readCheckpoint(last.string()).meta;
+      QVERIFY(meta["step"].get<std::int64_t>() > 0);
+      ++found;
+    }
+    QCOMPARE(found, 1);
+  }
+};
+
+QTEST_GUILESS_MAIN(TrainerSessionTest)
+#include "trainer_session_test.moc"
