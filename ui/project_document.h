@@ -28,6 +28,8 @@ class ProjectDocument : public QObject {
   /// Loading problems, model analysis problems, and data / augment section problems.
   const Problems& problems() const { return m_problems; }
   QString filePath() const { return m_filePath; }
+  /// The folder relative data paths resolve against (the project file's folder).
+  QString baseDir() const { return m_baseDir; }
   QString errorString() const { return m_error; }
   bool isModified() const { return m_modified; }
 

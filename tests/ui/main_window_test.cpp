@@ -5,8 +5,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
+#include <qcustomplot.h>
+#include <QAction>
+#include <QPlainTextEdit>
+#include <filesystem>
+
+#include "../core/train_fixtures.h"
 #include "main_window.h"
 #include "project_document.h"
+#include "trainer_session.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;
@@ -52,6 +59,63 @@ class MainWindowTest : public QObject {
     QCOMPARE(QString::fromStdString(window.document()->project().name),
              QStringLiteral("fashion_mnist"));
     QCOMPARE(window.document()->filePath(), example());
+  }
+
+  // Trains through the window's own Train > Start action: the chart receives a point per step,
+  // the log gets the epoch lines, the state shows the end.
+  void trainsThroughTheStartAction() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 2}})), true));
+    auto* start = window.findChild<QAction*>(QStringLiteral("actionTrainStart"));
+    QVERIFY(start && start->isEnabled());
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    start->trigger();
+    QVERIFY(!start->isEnabled());
+    QVERIFY(finished.wait(60000));
+    auto* chart = window.findChild<QCustomPlot*>(QStringLiteral("lossChart"));
+    QVERIFY(chart);
+    QCOMPARE(chart->graph(0)->dataCount(), 12);  // 2 epochs x 6 steps
+    QCOMPARE(chart->graph(1)->dataCount(), 2);   // validation loss per epoch
+    const QString log =
+        window.findChild<QPlainTextEdit*>(QStringLiteral("trainingLog"))->toPlainText();
+    QVERIFY2(log.contains(QStringLiteral("epoch 2/2: train loss")), qPrintable(log));
+    QVERIFY2(log.contains(QStringLiteral("completed: trained 2 epochs; test accuracy")),
+             qPrintable(log));
+    QVERIFY(start->isEnabled());
+  }
+
+  void stopAndCloseDuringTrainingLeaveCheckpoints() {
+    netsmith::testutil::TempDir dir;
+    const auto project =
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}}));
+    {
+      MainWindow window(m_registry);
+      QVERIFY(window.openProject(project, true));
+      QSignalSpy batches(window.session(), &netsmith::ui::TrainerSession::batches);
+      QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+      window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+      QVERIFY(batches.wait(30000));
+      window.findChild<QAction*>(QStringLiteral("actionTrainStop"))->trigger();
+      QVERIFY(finished.wait(2000));
+      QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+      // Start again and close the window mid-run: it stops within 2 s with a checkpoint.
+      window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+      QVERIFY(batches.wait(30000));
+      QElapsedTimer clock;
+      clock.start();
+      window.close();
+      QVERIFY(clock.elapsed() < 2000);
+      QVERIFY(!window.session()->isRunning());
+    }
+    int runs = 0;
+    for (const auto& run : std::filesystem::directory_iterator(dir.file("runs"))) {
+      QVERIFY(std::filesystem::exists(run.path() / "checkpoints" / "last.safetensors"));
+      ++runs;
+    }
+    QCOMPARE(runs, 2);
   }
 
   void documentSavesAtomically() {
