@@ -98,6 +98,8 @@ void MainWindow::buildTrainingDock() {
   layout->addWidget(m_log, 1);
   dock->setWidget(panel);
   addDockWidget(Qt::RightDockWidgetArea, dock);
+  resizeDocks({dock}, {480}, Qt::Horizontal);
+  m_log->setLineWrapMode(QPlainTextEdit::NoWrap);
 
   m_runState = new QLabel(tr("Idle"), this);
   m_progress = new QProgressBar(this);
@@ -130,15 +132,14 @@ void MainWindow::buildTrainingDock() {
                                     .arg(b.batch + 1)
                                     .arg(b.batchesPerEpoch)
                                     .arg(b.imagesPerSecond, 0, 'f', 0));
-            m_lossChart->rescaleAxes();
-            m_lossChart->replot(QCustomPlot::rpQueuedReplot);
+            rescaleLossChart();
           });
   connect(m_session, &TrainerSession::epochEnded, this,
           [this, logLine](const train::EpochMetrics& e) {
             if (e.hasValidation)
               m_lossChart->graph(1)->addData(double(m_lastStep), e.validation.loss);
             logLine(QString::fromStdString(train::describeEpoch(e)));
-            m_lossChart->replot(QCustomPlot::rpQueuedReplot);
+            rescaleLossChart();
           });
   connect(m_session, &TrainerSession::message, this,
           [logLine](const QString& level, const QString& text) {
@@ -160,6 +161,14 @@ void MainWindow::buildTrainingDock() {
             }
             updateTrainActions();
           });
+}
+
+void MainWindow::rescaleLossChart() {
+  // Fit every point, with a margin so the newest ones are not drawn on the frame.
+  m_lossChart->rescaleAxes();
+  m_lossChart->xAxis->setRange(0, std::max(1.0, m_lossChart->xAxis->range().upper * 1.03));
+  m_lossChart->yAxis->scaleRange(1.15, m_lossChart->yAxis->range().center());
+  m_lossChart->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void MainWindow::startTraining() {

@@ -44,6 +44,7 @@ class MainWindow : public QMainWindow {
   void startTraining();
   void togglePause();
   void updateTrainActions();
+  void rescaleLossChart();
   void refresh();
   void openWithDialog();
   void showAbout();

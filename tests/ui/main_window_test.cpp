@@ -85,6 +85,12 @@ class MainWindowTest : public QObject {
     QVERIFY2(log.contains(QStringLiteral("completed: trained 2 epochs; test accuracy")),
              qPrintable(log));
     QVERIFY(start->isEnabled());
+    // NETSMITH_SCREENSHOT_DIR=docs/screenshots: the offscreen grab of the window after a run.
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) {
+      QTest::qWait(100);  // let the queued chart replot run
+      QVERIFY(window.grab().save(shots + QStringLiteral("/training.png")));
+    }
   }
 
   void stopAndCloseDuringTrainingLeaveCheckpoints() {
