@@ -1031,13 +1031,6 @@ void Trainer::start() {
   m_thread = std::thread([this] { run(); });
 }
 
-void Trainer::runHere() {
-  m_state = RunState::Preparing;
-  run();
-  for (auto& sink : m_sinks)
-    sink->flush();
-}
-
 void Trainer::wait() {
   if (m_thread.joinable()) m_thread.join();
   for (auto& sink : m_sinks)

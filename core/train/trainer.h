@@ -95,8 +95,6 @@ class Trainer {
   void addSink(std::shared_ptr<EventSink> sink);
 
   void start();
-  /// Runs on the calling thread instead (what start() runs on its thread).
-  void runHere();
   void wait();  ///< joins the thread and flushes every sink
 
   // Controls, answered within one batch. Safe from any thread.

@@ -75,6 +75,13 @@ Run trainRun(TrainerConfig config) {
   return run;
 }
 
+/// Sets parameter `key` of node `id` in the config's model.
+void setNodeParam(TrainerConfig& config, const std::string& id, const std::string& key,
+                  const Json& value) {
+  for (auto& n : config.project.model.nodes)
+    if (n.id == id) n.params[key] = value;
+}
+
 checkpoint::NamedTensors weightsOf(const std::string& path) {
   return checkpoint::readCheckpoint(path).model;
 }
@@ -418,8 +425,7 @@ TEST(Trainer, InitFromAnotherModelReportsWhatMatched) {
   ASSERT_EQ(first.result.state, FinishState::Completed);
   // The same layers, but 6 classes: fc no longer fits.
   auto config = configFor(path, dir);
-  for (auto& n : config.project.model.nodes)
-    if (n.id == "fc") n.params["out_features"] = 6;
+  setNodeParam(config, "fc", "out_features", 6);
   config.initFromPath = first.result.lastCheckpoint;
   const auto tuned = trainRun(config);
   ASSERT_EQ(tuned.result.state, FinishState::Completed) << tuned.result.reason;
@@ -516,8 +522,7 @@ TEST(TrainerErrors, ResumeFromAnotherModelOrACorruptFile) {
   ASSERT_EQ(first.result.state, FinishState::Completed);
 
   auto other = configFor(path, dir);
-  for (auto& n : other.project.model.nodes)
-    if (n.id == "conv") n.params["out_channels"] = 16;
+  setNodeParam(other, "conv", "out_channels", 16);
   other.resumePath = first.result.lastCheckpoint;
   const auto a = trainRun(other);
   EXPECT_EQ(a.result.state, FinishState::Failed);
