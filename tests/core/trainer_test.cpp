@@ -311,8 +311,16 @@ TEST(Trainer, PauseResumeAndStopAnswerWithinABatch) {
   while (recorder->ofType(EventType::BatchEnd).size() < 3)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.pause();
-  while (trainer.state() != RunState::Paused)
+  // The "paused" log line follows every batch event sent before the pause (events arrive in
+  // order), so once it is here the batch count is final.
+  auto pausedLogged = [&] {
+    for (const auto& e : recorder->ofType(EventType::Log))
+      if (e.message == "paused") return true;
+    return false;
+  };
+  while (!pausedLogged())
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  EXPECT_EQ(trainer.state(), RunState::Paused);
   const auto pausedAt = recorder->ofType(EventType::BatchEnd).size();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
   EXPECT_EQ(recorder->ofType(EventType::BatchEnd).size(), pausedAt);
