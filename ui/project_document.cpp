@@ -1,5 +1,9 @@
 #include "project_document.h"
 
+#include <QDir>
+#include <QFileInfo>
+#include <QUndoCommand>
+
 #include "augment/transform.h"
 #include "data/project_data.h"
 #include "train/train_options.h"
@@ -9,7 +13,54 @@ namespace netsmith::ui {
 ProjectDocument::ProjectDocument(const ops::OpRegistry& registry, QObject* parent)
     : QObject(parent),
       m_registry(registry),
-      m_transforms(augment::TransformRegistry::withBuiltins()) {}
+      m_transforms(augment::TransformRegistry::withBuiltins()),
+      m_undo(new QUndoStack(this)) {
+  connect(m_undo, &QUndoStack::cleanChanged, this,
+          [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+bool ProjectDocument::isModified() const {
+  return !m_undo->isClean();
+}
+
+class RenameProjectCommand : public QUndoCommand {
+ public:
+  RenameProjectCommand(ProjectDocument* doc, std::string name)
+      : QUndoCommand(QObject::tr("Rename project")),
+        m_doc(doc),
+        m_old(doc->m_project.name),
+        m_new(std::move(name)) {}
+  void redo() override { set(m_new); }
+  void undo() override { set(m_old); }
+
+ private:
+  void set(const std::string& name) {
+    m_doc->m_project.name = name;
+    emit m_doc->projectChanged();
+  }
+  ProjectDocument* m_doc;
+  std::string m_old, m_new;
+};
+
+void ProjectDocument::setProjectName(const QString& name) {
+  const std::string value = name.trimmed().toStdString();
+  if (value.empty() || value == m_project.name) return;
+  m_undo->push(new RenameProjectCommand(this, value));
+}
+
+bool ProjectDocument::createFromTemplate(const QString& templatePath, const QString& targetPath) {
+  try {
+    auto loaded = project::loadProject(templatePath.toStdString());
+    QString name = QFileInfo(targetPath).fileName();
+    name.remove(QStringLiteral(".netsmith.json")).remove(QStringLiteral(".json"));
+    loaded.project.name = name.toStdString();
+    project::saveProject(loaded.project, targetPath.toStdString());
+  } catch (const std::exception& e) {
+    m_error = QString::fromStdString(e.what());
+    return false;
+  }
+  return load(targetPath);
+}
 
 bool ProjectDocument::load(const QString& path) {
   try {
@@ -17,7 +68,7 @@ bool ProjectDocument::load(const QString& path) {
     m_project = std::move(loaded.project);
     m_filePath = path;
     m_baseDir = QString::fromStdString(loaded.baseDir());
-    m_modified = false;
+    m_undo->clear();
     m_error.clear();
     reanalyse(loaded.problems);
     return true;
@@ -35,10 +86,15 @@ bool ProjectDocument::save(const QString& path) {
   }
   try {
     project::saveProject(m_project, target.toStdString());
+    const QString oldBase = m_baseDir;
     m_filePath = target;
-    m_modified = false;
+    m_baseDir = QFileInfo(target).absolutePath();
+    m_undo->setClean();
     m_error.clear();
-    emit projectChanged();
+    if (QDir(oldBase) != QDir(m_baseDir))
+      reanalyse({});  // relative data paths now resolve against the new folder
+    else
+      emit projectChanged();
     return true;
   } catch (const std::exception& e) {
     m_error = QString::fromStdString(e.what());

@@ -2,6 +2,7 @@
 
 #include <QObject>
 #include <QString>
+#include <QUndoStack>
 
 #include "augment/transform.h"
 #include "graph/graph_analysis.h"
@@ -31,10 +32,17 @@ class ProjectDocument : public QObject {
   /// The folder relative data paths resolve against (the project file's folder).
   QString baseDir() const { return m_baseDir; }
   QString errorString() const { return m_error; }
-  bool isModified() const { return m_modified; }
+  bool isModified() const;
+  /// Edits go through this stack (Edit > Undo / Redo); saving marks it clean.
+  QUndoStack* undoStack() const { return m_undo; }
+  /// Renames the project (an undoable edit).
+  void setProjectName(const QString& name);
+  /// Writes `templatePath` as a new project at `targetPath` (named after the file) and opens it.
+  bool createFromTemplate(const QString& templatePath, const QString& targetPath);
 
  signals:
   void projectChanged();
+  void modifiedChanged(bool modified);
 
  private:
   void reanalyse(const Problems& loadProblems);
@@ -47,7 +55,8 @@ class ProjectDocument : public QObject {
   Problems m_problems;
   QString m_filePath;
   QString m_error;
-  bool m_modified = false;
+  QUndoStack* m_undo;
+  friend class RenameProjectCommand;
 };
 
 }  // namespace netsmith::ui

@@ -43,6 +43,7 @@ struct BatchMetrics {
   double imagesPerSecond = 0;
   double lossScale = 0;  ///< fp16 loss scale (0 when not scaling)
   bool skipped = false;  ///< the optimizer step was skipped (non-finite values)
+  double seconds = 0;    ///< since the run started (wall time axis of charts)
   MemoryFigure memory;
 };
 

@@ -1020,6 +1020,7 @@ void Trainer::publish(TrainingEvent event) {
   event.time =
       std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count() -
       m_startTime;
+  if (event.type == EventType::BatchEnd) event.batch.seconds = event.time;
   if (m_runDir.empty() && m_state == RunState::Preparing) m_beforeRunDir.push_back(event);
   for (auto& sink : m_sinks)
     sink->onEvent(event);

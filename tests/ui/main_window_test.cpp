@@ -1,53 +1,147 @@
-// The studio shell on the offscreen platform: real widgets, real project files.
+// The studio on the offscreen platform: real widgets, real project files, real training runs
+// driven through the window's own actions.
+#include <QClipboard>
+#include <QDialog>
+#include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
+#include <QPlainTextEdit>
+#include <QSettings>
 #include <QSignalSpy>
+#include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTimer>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include <qcustomplot.h>
+#include <spdlog/spdlog.h>
 #include <QAction>
-#include <QPlainTextEdit>
 #include <filesystem>
 
 #include "../core/train_fixtures.h"
+#include "dashboard.h"
+#include "dialogs.h"
+#include "log_panel.h"
 #include "main_window.h"
 #include "project_document.h"
+#include "project_pages.h"
 #include "trainer_session.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;
+using netsmith::ui::ProjectPages;
+namespace fs = std::filesystem;
+
+namespace {
+
+QAction* action(const MainWindow& w, const char* name) {
+  auto* a = w.findChild<QAction*>(QLatin1String(name));
+  if (!a) qWarning("no action %s", name);
+  return a;
+}
+
+/// Answers the next modal message box with `button` (from the event loop it runs).
+void answerNextMessageBox(QMessageBox::StandardButton button, QString* text = nullptr) {
+  QTimer::singleShot(0, [button, text] {
+    for (int i = 0; i < 200; ++i) {
+      if (auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget())) {
+        if (text) *text = box->text();
+        box->button(button)->click();
+        return;
+      }
+      QTest::qWait(10);
+    }
+  });
+}
+
+template <class T>
+T* waitForDialog(const MainWindow& window, const char* name, int ms = 10000) {
+  T* found = nullptr;
+  (void)QTest::qWaitFor(
+      [&] {
+        found = window.findChild<T*>(QLatin1String(name));
+        return found && found->isVisible();
+      },
+      ms);
+  return found;
+}
+
+}  // namespace
 
 class MainWindowTest : public QObject {
   Q_OBJECT
 
  private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("NetsmithTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("netsmith_ui_tests"));
+  }
+  void init() { QSettings().clear(); }
+
   void opensTheDefaultProject() {
     MainWindow window(m_registry);
     window.show();
     QSignalSpy changed(window.document(), &ProjectDocument::projectChanged);
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     QCOMPARE(changed.count(), 1);
-    auto* table = window.findChild<QTableWidget*>();
+    auto* table = window.findChild<QTableWidget*>(QStringLiteral("modelTable"));
     QVERIFY(table);
     QCOMPARE(table->rowCount(), 14);
     QCOMPARE(table->item(1, 0)->text(), QStringLiteral("conv1"));
     QCOMPARE(table->item(1, 2)->text(), QStringLiteral("32x28x28"));
     QCOMPARE(table->item(13, 2)->text(), QStringLiteral("10"));
     QVERIFY(window.windowTitle().contains(QStringLiteral("fashion_mnist")));
-    auto* problems = window.findChild<QListWidget*>();
+    auto* problems = window.findChild<QListWidget*>(QStringLiteral("problemList"));
     QVERIFY(problems && problems->isHidden());
+    // The read-only pages summarise the rest of the project.
+    auto* augment = window.findChild<QTreeWidget*>(QStringLiteral("augmentList"));
+    QCOMPARE(augment->topLevelItemCount(), 1);
+    QCOMPARE(augment->topLevelItem(0)->text(1), QStringLiteral("HorizontalFlip"));
+    QCOMPARE(augment->topLevelItem(0)->text(2), QStringLiteral("p=0.5"));
+    auto* options = window.findChild<QTreeWidget*>(QStringLiteral("trainOptions"));
+    const auto epochs = options->findItems(QStringLiteral("epochs"), Qt::MatchExactly);
+    QCOMPARE(epochs.size(), 1);
+    QCOMPARE(epochs[0]->text(1), QStringLiteral("7"));
+    QCOMPARE(options->findItems(QStringLiteral("optimizer"), Qt::MatchExactly).size(), 1);
+    // The recent files list keeps it.
+    QCOMPARE(window.recentFiles().value(0), QFileInfo(example()).absoluteFilePath());
   }
 
-  void showsProblemsOfAnInvalidProject() {
+  void dataPageReadsSplitsAndClassCounts() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
+                               true));
+    QSignalSpy ready(window.pages(), &ProjectPages::dataSummaryReady);
+    window.pages()->showPage(ProjectPages::DataPage);  // opening the page reads the data
+    QVERIFY(ready.wait(30000));
+    const auto& s = window.pages()->dataSummary();
+    QVERIFY2(s.ok, qPrintable(s.error));
+    QCOMPARE(s.train + s.validation, 256);
+    QCOMPARE(s.validation, 64);
+    QCOMPARE(s.test, 64);
+    auto* table = window.findChild<QTreeWidget*>(QStringLiteral("dataTable"));
+    QCOMPARE(table->topLevelItemCount(), 4);
+    QCOMPARE(table->topLevelItem(0)->text(0), QStringLiteral("top-left"));
+    QCOMPARE(table->topLevelItem(0)->text(3), QStringLiteral("16"));  // test: 64 / 4 classes
+  }
+
+  void showsProblemsOfAnInvalidProjectAndRefusesToTrain() {
     MainWindow window(m_registry);
     window.show();
     QVERIFY(window.openProject(
         QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/bad_linear.netsmith.json"), true));
-    auto* problems = window.findChild<QListWidget*>();
+    auto* problems = window.findChild<QListWidget*>(QStringLiteral("problemList"));
     QVERIFY(problems && !problems->isHidden());
     QCOMPARE(problems->count(), 1);
     QVERIFY(problems->item(0)->text().contains(QStringLiteral("set in_features to 1568")));
+    window.pages()->showPage(ProjectPages::RunsPage);
+    action(window, "actionTrainStart")->trigger();
+    QVERIFY(!window.session()->isRunning());
+    QCOMPARE(window.pages()->currentPage(), ProjectPages::ModelPage);  // shown the problems
   }
 
   void failedOpenKeepsTheCurrentProject() {
@@ -61,67 +155,271 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.document()->filePath(), example());
   }
 
-  // Trains through the window's own Train > Start action: the chart receives a point per step,
-  // the log gets the epoch lines, the state shows the end.
-  void trainsThroughTheStartAction() {
+  // Trains through Train > Start: every chart's series receive a point per step, the epoch
+  // table fills with the best epoch marked, the log has the epoch lines, the Runs page lists
+  // the run, and Export > ONNX writes a verified file and shows its report.
+  void trainsThroughTheStartActionAndExportsThroughTheMenu() {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registry);
     window.show();
-    QVERIFY(window.openProject(
-        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 2}})), true));
-    auto* start = window.findChild<QAction*>(QStringLiteral("actionTrainStart"));
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(
+                                   dir, {{"epochs", 2}, {"clip_grad_norm", 5.0}})),
+                               true));
+    auto* start = action(window, "actionTrainStart");
     QVERIFY(start && start->isEnabled());
+    QVERIFY(!action(window, "actionExport_onnx")->isEnabled());  // no checkpoint yet
     QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
     start->trigger();
     QVERIFY(!start->isEnabled());
+    QCOMPARE(window.pages()->currentPage(), ProjectPages::DashboardPage);
     QVERIFY(finished.wait(60000));
-    auto* chart = window.findChild<QCustomPlot*>(QStringLiteral("lossChart"));
-    QVERIFY(chart);
-    QCOMPARE(chart->graph(0)->dataCount(), 12);  // 2 epochs x 6 steps
-    QCOMPARE(chart->graph(1)->dataCount(), 2);   // validation loss per epoch
-    const QString log =
-        window.findChild<QPlainTextEdit*>(QStringLiteral("trainingLog"))->toPlainText();
+    auto* dash = window.dashboard();
+    for (const char* series :
+         {"train_loss", "train_loss_ema", "lr", "grad_norm", "memory", "throughput"})
+      QCOMPARE(dash->pointCount(QLatin1String(series)), 12);  // 2 epochs x 6 steps
+    for (const char* series : {"val_loss", "train_accuracy", "val_accuracy"})
+      QCOMPARE(dash->pointCount(QLatin1String(series)), 2);
+    QCOMPARE(dash->pointCount(QStringLiteral("memory_reserved")), 0);  // CPU: RSS only
+    QCOMPARE(dash->memoryLabel(), QStringLiteral("process RSS (MiB)"));
+    auto* table = window.findChild<QTreeWidget*>(QStringLiteral("epochTable"));
+    QCOMPARE(table->topLevelItemCount(), 2);
+    QVERIFY(dash->bestEpoch() >= 0);
+    QVERIFY(table->topLevelItem(dash->bestEpoch())->text(0).contains(QChar(0x2605)));
+    QVERIFY(table->topLevelItem(dash->bestEpoch())->font(0).bold());
+    // Log lines reach the panel through the event loop (the spdlog sink queues them).
+    QTRY_VERIFY(
+        window.logPanel()->visibleText().contains(QStringLiteral("completed: trained 2 epochs")));
+    const QString log = window.logPanel()->visibleText();
     QVERIFY2(log.contains(QStringLiteral("epoch 2/2: train loss")), qPrintable(log));
     QVERIFY2(log.contains(QStringLiteral("completed: trained 2 epochs; test accuracy")),
              qPrintable(log));
     QVERIFY(start->isEnabled());
-    // NETSMITH_SCREENSHOT_DIR=docs/screenshots: the offscreen grab of the window after a run.
+    QVERIFY(window.bannerText().isEmpty());
+    QVERIFY(window.currentCheckpoint().endsWith(QStringLiteral("best.safetensors")));
+
+    // NETSMITH_SCREENSHOT_DIR=docs/screenshots: offscreen grabs of the window after a run.
     const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
     if (!shots.isEmpty()) {
-      QTest::qWait(100);  // let the queued chart replot run
+      QTest::qWait(100);  // let the queued chart replots run
       QVERIFY(window.grab().save(shots + QStringLiteral("/training.png")));
     }
+
+    // Runs page: the run is listed; it overlays on the charts; "load best" picks its checkpoint.
+    window.pages()->showPage(ProjectPages::RunsPage);
+    QCOMPARE(window.pages()->runs().size(), 1);
+    QCOMPARE(window.pages()->runs()[0].epochs(), 2);
+    QCOMPARE(window.pages()->runs()[0].stepLoss.size(), 12);
+    window.pages()->overlaySelectedRun();
+    QCOMPARE(dash->overlayNames().size(), 1);
+
+    // Export > ONNX (the menu lists exactly the registry's exporters).
+    QStringList exportActions;
+    for (auto* a : window.findChildren<QAction*>())
+      if (a->objectName().startsWith(QStringLiteral("actionExport_")))
+        exportActions << a->objectName();
+    exportActions.sort();
+    QCOMPARE(exportActions, QStringList({QStringLiteral("actionExport_onnx"),
+                                         QStringLiteral("actionExport_pytorch"),
+                                         QStringLiteral("actionExport_safetensors")}));
+    QSignalSpy exported(&window, &MainWindow::exportFinished);
+    action(window, "actionExport_onnx")->trigger();
+    QVERIFY(exported.wait(60000));
+    QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
+    const QString report = exported[0][1].toString();
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")), qPrintable(report));
+    QVERIFY2(report.contains(QStringLiteral("top-1 agreement 100.00%")), qPrintable(report));
+    const fs::path onnx =
+        fs::path(window.currentCheckpoint().toStdString()).parent_path().parent_path() / "exports" /
+        "best.onnx";
+    QVERIFY2(fs::exists(onnx), onnx.c_str());
+    auto* dialog = waitForDialog<netsmith::ui::ExportReportDialog>(window, "exportReport");
+    QVERIFY(dialog);
+    QVERIFY(dialog->passed());
+    QVERIFY(dialog->reportText().contains(QString::fromStdString(onnx.string())));
+    if (!shots.isEmpty()) QVERIFY(dialog->grab().save(shots + QStringLiteral("/export.png")));
+    dialog->close();
   }
 
-  void stopAndCloseDuringTrainingLeaveCheckpoints() {
+  void pauseResumeStopAndCloseDuringTraining() {
     netsmith::testutil::TempDir dir;
     const auto project =
         QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}}));
+    QString lastCheckpoint;
     {
       MainWindow window(m_registry);
       QVERIFY(window.openProject(project, true));
       QSignalSpy batches(window.session(), &netsmith::ui::TrainerSession::batches);
       QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
-      window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+      action(window, "actionTrainStart")->trigger();
       QVERIFY(batches.wait(30000));
-      window.findChild<QAction*>(QStringLiteral("actionTrainStop"))->trigger();
-      QVERIFY(finished.wait(2000));
-      QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
-      // Start again and close the window mid-run: it stops within 2 s with a checkpoint.
-      window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
-      QVERIFY(batches.wait(30000));
+      // Pause: the trainer stops taking batches; the points stop coming.
+      auto* pause = action(window, "actionTrainPause");
+      QVERIFY(pause->isEnabled());
+      pause->trigger();
+      QVERIFY(pause->isChecked());
+      QVERIFY(QTest::qWaitFor(
+          [&] { return window.session()->state() == netsmith::train::RunState::Paused; }, 5000));
+      QTest::qWait(2 * netsmith::ui::TrainerSession::kDrainMs + 50);  // drain what was sent
+      const int pausedAt = window.dashboard()->pointCount(QStringLiteral("train_loss"));
+      QTest::qWait(300);
+      QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), pausedAt);
+      pause->trigger();  // resume
+      QVERIFY(!pause->isChecked());
+      QVERIFY(QTest::qWaitFor(
+          [&] { return window.dashboard()->pointCount(QStringLiteral("train_loss")) > pausedAt; },
+          10000));
+      // Stop returns control within 2 s, with a checkpoint.
       QElapsedTimer clock;
       clock.start();
+      action(window, "actionTrainStop")->trigger();
+      QVERIFY(finished.wait(2000));
+      QVERIFY(clock.elapsed() < 2000);
+      QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+      lastCheckpoint = QString::fromStdString(window.session()->lastResult().lastCheckpoint);
+      QVERIFY(QFileInfo::exists(lastCheckpoint));
+      const auto stoppedAt = window.session()->lastResult().steps;
+
+      // Resume from that checkpoint: the run continues from the same step in the same folder.
+      QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
+      window.resumeFrom(lastCheckpoint);
+      QVERIFY(started.wait(30000));
+      QVERIFY(batches.wait(30000));
+      QVERIFY(QTest::qWaitFor(
+          [&] { return window.dashboard()->pointCount(QStringLiteral("train_loss")) > 0; }, 5000));
+      const double firstKey =
+          window.dashboard()->series(QStringLiteral("train_loss"))->data()->constBegin()->key;
+      QCOMPARE(firstKey, double(stoppedAt + 1));
+      // Close the window mid-run: it stops within 2 s with a checkpoint.
+      clock.restart();
       window.close();
       QVERIFY(clock.elapsed() < 2000);
       QVERIFY(!window.session()->isRunning());
     }
     int runs = 0;
-    for (const auto& run : std::filesystem::directory_iterator(dir.file("runs"))) {
-      QVERIFY(std::filesystem::exists(run.path() / "checkpoints" / "last.safetensors"));
+    for (const auto& run : fs::directory_iterator(dir.file("runs"))) {
+      QVERIFY(fs::exists(run.path() / "checkpoints" / "last.safetensors"));
       ++runs;
     }
-    QCOMPARE(runs, 2);
+    QCOMPARE(runs, 1);  // the resume continued in the same run folder
+  }
+
+  // A run that fails (its data vanished after the project was opened) shows why in the banner.
+  void aFailedRunShowsTheBanner() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
+                               true));
+    fs::remove(dir.file("train-images.idx"));
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    action(window, "actionTrainStart")->trigger();
+    QVERIFY(finished.wait(30000));
+    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Failed);
+    QVERIFY2(window.bannerText().contains(QStringLiteral("train-images.idx")),
+             qPrintable(window.bannerText()));
+    QVERIFY(window.findChild<QLabel*>(QStringLiteral("runState"))
+                ->text()
+                .startsWith(QStringLiteral("failed")));
+  }
+
+  void lrFinderShowsItsCurve() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
+                               true));
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    action(window, "actionTrainLrFind")->trigger();
+    QVERIFY(finished.wait(60000));
+    auto* dialog = waitForDialog<netsmith::ui::LrFinderDialog>(window, "lrFinderDialog");
+    QVERIFY(dialog);
+    QVERIFY2(dialog->summary().contains(QStringLiteral("Suggested learning rate")),
+             qPrintable(dialog->summary()));
+    auto* chart = dialog->findChild<QCustomPlot*>(QStringLiteral("lrFinderChart"));
+    QVERIFY(chart->graph(0)->dataCount() > 10);
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), 0);  // not a run
+    dialog->close();
+  }
+
+  void unsavedChangesArePromptedAndUndoable() {
+    QTemporaryDir tmp;
+    const QString copy = tmp.filePath(QStringLiteral("copy.netsmith.json"));
+    QVERIFY(QFile::copy(example(), copy));
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(copy, true));
+    window.document()->setProjectName(QStringLiteral("renamed"));
+    QVERIFY(window.document()->isModified());
+    QVERIFY(window.windowTitle().startsWith(QStringLiteral("renamed *")));
+    // Undo / Redo through the Edit menu's actions.
+    action(window, "actionUndo")->trigger();
+    QCOMPARE(QString::fromStdString(window.document()->project().name),
+             QStringLiteral("fashion_mnist"));
+    QVERIFY(!window.document()->isModified());
+    action(window, "actionRedo")->trigger();
+    QCOMPARE(QString::fromStdString(window.document()->project().name), QStringLiteral("renamed"));
+    // Closing asks; Cancel keeps the window and the change.
+    QString asked;
+    answerNextMessageBox(QMessageBox::Cancel, &asked);
+    QVERIFY(!window.close());
+    QVERIFY(asked.contains(QStringLiteral("unsaved changes")));
+    QVERIFY(window.isVisible());
+    // Save writes the file and clears the mark; then closing does not ask.
+    action(window, "actionSave")->trigger();
+    QVERIFY(!window.document()->isModified());
+    ProjectDocument reread(m_registry);
+    QVERIFY(reread.load(copy));
+    QCOMPARE(QString::fromStdString(reread.project().name), QStringLiteral("renamed"));
+    QVERIFY(window.close());
+    // The layout was kept.
+    QVERIFY(!QSettings().value(QStringLiteral("window/state")).toByteArray().isEmpty());
+  }
+
+  void environmentDialogAndTheme() {
+    MainWindow window(m_registry);
+    window.show();
+    action(window, "actionEnvironment")->trigger();
+    auto* env = waitForDialog<netsmith::ui::EnvironmentDialog>(window, "environmentDialog");
+    QVERIFY(env);
+    QVERIFY2(env->reportText().contains(QStringLiteral("LibTorch")), qPrintable(env->reportText()));
+    QVERIFY(env->reportText().contains(QStringLiteral("BLAS")));
+    env->close();
+    // Dark theme: the palette turns dark and the preference is kept.
+    action(window, "actionTheme_dark")->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
+    QCOMPARE(netsmith::ui::Preferences::load().theme, QStringLiteral("dark"));
+    QCOMPARE(window.dashboard()->chart(QStringLiteral("loss"))->xAxis->tickLabelColor(),
+             QApplication::palette().color(QPalette::WindowText));
+    action(window, "actionTheme_system")->trigger();
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 100);
+  }
+
+  void newProjectFromTemplate() {
+    QTemporaryDir tmp;
+    ProjectDocument doc(m_registry);
+    const QString target = tmp.filePath(QStringLiteral("mine.netsmith.json"));
+    QVERIFY(doc.createFromTemplate(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/lenet5.netsmith.json"), target));
+    QCOMPARE(QString::fromStdString(doc.project().name), QStringLiteral("mine"));
+    QCOMPARE(doc.filePath(), target);
+    QVERIFY(QFileInfo::exists(target));
+    MainWindow window(m_registry);
+    QVERIFY(window.findChild<QAction*>(QStringLiteral("actionTemplate_lenet5")));
+  }
+
+  void logPanelFiltersAndCopies() {
+    netsmith::ui::LogPanel panel;
+    spdlog::info("alpha line");
+    spdlog::warn("beta warning");
+    QVERIFY(QTest::qWaitFor([&] { return panel.lineCount() >= 2; }, 2000));
+    QVERIFY(panel.visibleText().contains(QStringLiteral("alpha line")));
+    panel.setMinimumLevel(3);  // warnings and up
+    QVERIFY(!panel.visibleText().contains(QStringLiteral("alpha line")));
+    QVERIFY(panel.visibleText().contains(QStringLiteral("warning: beta warning")));
+    panel.setMinimumLevel(2);
+    panel.setFilter(QStringLiteral("ALPHA"));
+    QVERIFY(panel.visibleText().contains(QStringLiteral("alpha line")));
+    QVERIFY(!panel.visibleText().contains(QStringLiteral("beta")));
+    panel.copy();
+    QVERIFY(QApplication::clipboard()->text().contains(QStringLiteral("alpha line")));
   }
 
   void documentSavesAtomically() {

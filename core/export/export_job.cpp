@@ -1,0 +1,135 @@
+#include "export/export_job.h"
+
+#include <filesystem>
+
+#include "augment/transform.h"
+#include "common/error.h"
+#include "data/data_loader.h"
+#include "data/project_data.h"
+#include "export/exporter.h"
+
+namespace netsmith::exporting {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Up to `count` real samples of the checkpoint's data (test split first), preprocessed as in
+/// evaluation, for the parity check. Empty with `why` set when the data cannot be opened.
+std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t count,
+                                     std::string& why) {
+  if (count <= 0 || !model.project.data.is_object() || model.project.data.empty()) {
+    why = count <= 0 ? "not asked" : "the project has no data section";
+    return {};
+  }
+  try {
+    auto project = model.project;
+    project.augment = Json::array();
+    if (!model.mean.empty())
+      project.data["normalize"] = Json{{"mean", model.mean}, {"std", model.std}};
+    auto pd = data::openProjectData(project, model.baseDir,
+                                    augment::TransformRegistry::withBuiltins(), "");
+    if (!pd) {
+      why = "the data could not be opened";
+      return {};
+    }
+    data::SampleSet set = !pd->data.test.empty()         ? pd->data.test
+                          : !pd->data.validation.empty() ? pd->data.validation
+                                                         : pd->data.train;
+    if (set.size() > count) set.indices.resize(static_cast<std::size_t>(count));
+    data::LoaderOptions lo;
+    lo.batchSize = count;
+    lo.training = false;
+    lo.shuffle = false;
+    lo.workers = 1;
+    data::DataLoader loader(set, *pd->processor, lo);
+    loader.startEpoch(0);
+    auto batch = loader.next();
+    if (!batch) {
+      why = "the data has no sample";
+      return {};
+    }
+    return {{set.name + " data x" + std::to_string(batch->images.size(0)), batch->images}};
+  } catch (const std::exception& e) {
+    why = e.what();
+    return {};
+  }
+}
+
+}  // namespace
+
+std::vector<ExporterInfo> listExporters() {
+  const auto registry = ExporterRegistry::withBuiltins();
+  std::vector<ExporterInfo> out;
+  for (const auto& name : registry.names()) {
+    const auto* e = registry.find(name);
+    out.push_back({e->name, e->title, e->extension, e->help});
+  }
+  return out;
+}
+
+std::string defaultExportFolder(const std::string& checkpoint) {
+  const fs::path ckpt(checkpoint);
+  const fs::path dir = ckpt.parent_path().filename() == "checkpoints"
+                           ? ckpt.parent_path().parent_path() / "exports"
+                           : ckpt.parent_path();
+  return dir.empty() ? std::string(".") : dir.string();
+}
+
+std::vector<std::pair<std::string, std::string>> defaultExportTargets(const std::string& checkpoint,
+                                                                      const std::string& only) {
+  const fs::path dir(defaultExportFolder(checkpoint));
+  const std::string stem = fs::path(checkpoint).stem().string();
+  std::vector<std::pair<std::string, std::string>> all = {
+      {"onnx", (dir / (stem + ".onnx")).string()},
+      {"safetensors", (dir / (stem + "-weights.safetensors")).string()},
+      {"pytorch", (dir / (stem + ".py")).string()}};
+  if (only.empty()) return all;
+  for (const auto& t : all)
+    if (t.first == only) return {t};
+  throw Error("unknown exporter \"" + only + "\"");
+}
+
+ExportJobResult runExportJob(const ExportJob& job) {
+  const auto registry = ExporterRegistry::withBuiltins();
+  auto targets = job.targets.empty() ? defaultExportTargets(job.checkpoint) : job.targets;
+  for (const auto& t : targets)
+    if (!registry.find(t.first)) throw Error("unknown exporter \"" + t.first + "\"");
+  const auto model = loadExportModel(job.checkpoint);
+  ExportRequest request;
+  request.onnx.opset = job.opset;
+  request.onnx.softmax = job.softmax;
+  request.keepFailed = job.keepFailed;
+  ExportJobResult out;
+  for (const auto& [name, path] : targets) {
+    const fs::path parent = fs::path(path).parent_path();
+    if (!parent.empty()) {
+      std::error_code ec;
+      fs::create_directories(parent, ec);
+      if (ec) throw Error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
+    }
+    request.path = path;
+    if (name == "onnx" && request.samples.empty())
+      request.samples = realSamples(model, job.samples, out.samplesNote);
+    const auto result = registry.find(name)->run(model, request);
+    ExportOutcome o;
+    o.format = result.format.empty() ? name : result.format;
+    o.path = result.path;
+    o.written = result.written;
+    o.verified = result.verified;
+    o.message = result.message;
+    if (result.parity) {
+      o.hasParity = true;
+      o.paritySamples = result.parity->samples;
+      o.maxAbsDiff = result.parity->maxAbsDiff;
+      o.top1Agreement = result.parity->top1Agreement;
+      o.tolerance = result.parity->tolerance;
+    }
+    o.json = result.toJson();
+    if (name == "onnx" || name == "safetensors") out.allVerified = out.allVerified && o.verified;
+    out.outcomes.push_back(std::move(o));
+  }
+  return out;
+}
+
+}  // namespace netsmith::exporting

@@ -1,0 +1,68 @@
+#pragma once
+
+// Exporting a checkpoint in one call, for the CLI's `export` and the studio's Export menu. No
+// LibTorch in this header: the UI includes it.
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/json.h"
+
+namespace netsmith::exporting {
+
+/// One entry of the exporter registry, as a menu shows it.
+struct ExporterInfo {
+  std::string name;       ///< "onnx"
+  std::string title;      ///< "ONNX (.onnx)"
+  std::string extension;  ///< ".onnx"
+  std::string help;
+};
+/// What the built-in exporter registry holds, in its order.
+std::vector<ExporterInfo> listExporters();
+
+struct ExportJob {
+  std::string checkpoint;
+  /// (exporter name, output path); empty: every exporter into defaultExportFolder().
+  std::vector<std::pair<std::string, std::string>> targets;
+  int opset = 13;
+  bool softmax = false;
+  bool keepFailed = false;
+  std::int64_t samples = 16;  ///< real samples (test split first) for the ONNX parity check
+};
+
+/// One exporter's outcome, flattened for display.
+struct ExportOutcome {
+  std::string format;
+  std::string path;
+  bool written = false;
+  bool verified = false;
+  std::string message;
+  bool hasParity = false;
+  std::int64_t paritySamples = 0;
+  double maxAbsDiff = 0;
+  double top1Agreement = 0;
+  double tolerance = 0;
+  Json json;  ///< ExportResult::toJson()
+};
+
+struct ExportJobResult {
+  std::vector<ExportOutcome> outcomes;
+  std::string samplesNote;  ///< why the parity check used random inputs only (empty: real data)
+  bool allVerified = true;  ///< every ONNX / safetensors file verified
+};
+
+/// The run's exports/ folder for a checkpoint under <run>/checkpoints/, else the checkpoint's
+/// folder.
+std::string defaultExportFolder(const std::string& checkpoint);
+/// Default targets: <folder>/<stem>.onnx, <stem>-weights.safetensors, <stem>.py; or only
+/// `only` when it names an exporter.
+std::vector<std::pair<std::string, std::string>> defaultExportTargets(const std::string& checkpoint,
+                                                                      const std::string& only = {});
+
+/// Loads the checkpoint and runs the targets through the registry. Throws netsmith::Error when
+/// the checkpoint cannot be read or the model cannot be exported at all; a failed verification
+/// is reported in the outcome instead.
+ExportJobResult runExportJob(const ExportJob& job);
+
+}  // namespace netsmith::exporting

@@ -1,0 +1,243 @@
+// The dashboard with synthetic metrics: axis modes, smoothing, log scale, follow, tooltips,
+// PNG/CSV export, the epoch table and run overlays; and reading a run folder back.
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include <qcustomplot.h>
+#include <cmath>
+
+#include "dashboard.h"
+#include "run_history.h"
+
+using netsmith::train::BatchMetrics;
+using netsmith::train::EpochMetrics;
+using netsmith::ui::Dashboard;
+using netsmith::ui::XAxisMode;
+
+namespace {
+
+QVector<BatchMetrics> makeBatches(int epoch, int perEpoch, double loss0) {
+  QVector<BatchMetrics> out;
+  for (int b = 0; b < perEpoch; ++b) {
+    BatchMetrics m;
+    m.epoch = epoch;
+    m.batch = b;
+    m.batchesPerEpoch = perEpoch;
+    m.step = std::int64_t(epoch) * perEpoch + b + 1;
+    m.totalSteps = 3 * perEpoch;
+    m.loss = loss0 - 0.01 * b + ((b % 2) ? 0.2 : -0.2);  // noisy
+    m.lr = 0.1 / m.step;
+    m.gradNorm = std::pow(10.0, (b % 5) - 2);  // 0.01 .. 100
+    m.imagesPerSecond = 1000 + b;
+    m.seconds = 0.5 * double(m.step);
+    m.memory.bytes = (100 + b) * 1024 * 1024;
+    out.push_back(m);
+  }
+  return out;
+}
+
+EpochMetrics makeEpoch(int epoch, double valLoss, double valAcc) {
+  EpochMetrics e;
+  e.epoch = epoch;
+  e.epochs = 3;
+  e.trainLoss = valLoss + 0.1;
+  e.trainAccuracy = valAcc - 0.05;
+  e.hasValidation = true;
+  e.validation.loss = valLoss;
+  e.validation.accuracy = valAcc;
+  e.lr = 0.01;
+  e.seconds = 4.2;
+  return e;
+}
+
+}  // namespace
+
+class DashboardTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void pointsEpochTableAndBestEpoch() {
+    Dashboard d;
+    d.configure(5.0, QStringLiteral("val_loss"), false);
+    d.addBatches(makeBatches(0, 10, 2.0));
+    d.addEpoch(makeEpoch(0, 1.0, 0.6));
+    d.addBatches(makeBatches(1, 10, 1.5));
+    d.addEpoch(makeEpoch(1, 0.7, 0.8));
+    d.addBatches(makeBatches(2, 10, 1.2));
+    d.addEpoch(makeEpoch(2, 0.9, 0.85));  // worse val loss: epoch 2 stays best
+    QCOMPARE(d.pointCount(QStringLiteral("train_loss")), 30);
+    QCOMPARE(d.pointCount(QStringLiteral("grad_norm")), 30);
+    QCOMPARE(d.pointCount(QStringLiteral("val_loss")), 3);
+    QCOMPARE(d.bestEpoch(), 1);
+    auto* table = d.epochTable();
+    QCOMPARE(table->topLevelItemCount(), 3);
+    QCOMPARE(table->topLevelItem(1)->text(0), QStringLiteral("2 \u2605"));
+    QCOMPARE(table->topLevelItem(1)->text(3), QStringLiteral("0.7000"));
+    QCOMPARE(table->topLevelItem(2)->text(4), QStringLiteral("85.00%"));
+    QVERIFY(!table->topLevelItem(2)->font(0).bold());
+    // Validation points sit at the step where their epoch ended.
+    QCOMPARE(d.series(QStringLiteral("val_loss"))->data()->at(1)->key, 20.0);
+    // Following: the x axis spans every step; the y axis of the gradient norm includes the
+    // clip line.
+    QVERIFY(d.chart(QStringLiteral("loss"))->xAxis->range().upper >= 30);
+    QVERIFY(d.chart(QStringLiteral("grad_norm"))->yAxis->range().contains(5.0));
+  }
+
+  void axisModesRekeyEverySeries() {
+    Dashboard d;
+    d.addBatches(makeBatches(0, 4, 2.0));
+    d.addEpoch(makeEpoch(0, 1.0, 0.5));
+    d.addBatches(makeBatches(1, 4, 1.0));
+    auto loss = d.series(QStringLiteral("train_loss"))->data();
+    QCOMPARE(loss->at(5)->key, 6.0);  // step
+    d.setXAxisMode(XAxisMode::Epoch);
+    QCOMPARE(loss->at(5)->key, 1.5);  // epoch 1, batch 2 of 4
+    QCOMPARE(d.series(QStringLiteral("val_accuracy"))->data()->at(0)->key, 1.0);
+    QCOMPARE(d.chart(QStringLiteral("lr"))->xAxis->label(), QStringLiteral("epoch"));
+    d.setXAxisMode(XAxisMode::Time);
+    QCOMPARE(loss->at(5)->key, 3.0);  // 0.5 s per step
+    QCOMPARE(d.findChild<QComboBox*>(QStringLiteral("xAxisMode"))->currentIndex(), 2);
+    d.setXAxisMode(XAxisMode::Step);
+    QCOMPARE(loss->at(5)->key, 6.0);
+    // The shared x axis: zooming one chart moves the others.
+    d.chart(QStringLiteral("loss"))->xAxis->setRange(2, 4);
+    QCOMPARE(d.chart(QStringLiteral("throughput"))->xAxis->range().lower, 2.0);
+  }
+
+  void smoothingIsAnEmaOfTheRawLoss() {
+    Dashboard d;
+    d.setSmoothing(0.0);
+    d.addBatches(makeBatches(0, 20, 2.0));
+    auto raw = d.series(QStringLiteral("train_loss"))->data();
+    auto ema = d.series(QStringLiteral("train_loss_ema"))->data();
+    for (int i = 0; i < 20; ++i)
+      QCOMPARE(ema->at(i)->value, raw->at(i)->value);  // no smoothing
+    d.setSmoothing(0.9);
+    // Debiased EMA: the first value equals the first raw value; later ones are smoother.
+    QCOMPARE(ema->at(0)->value, raw->at(0)->value);
+    double rawVar = 0, emaVar = 0;
+    for (int i = 11; i < 20; ++i) {
+      rawVar += std::fabs(raw->at(i)->value - raw->at(i - 1)->value);
+      emaVar += std::fabs(ema->at(i)->value - ema->at(i - 1)->value);
+    }
+    QVERIFY(emaVar < rawVar / 4);
+    double e = 0;
+    for (int i = 0; i < 20; ++i)
+      e = 0.9 * e + 0.1 * raw->at(i)->value;
+    QVERIFY(std::fabs(ema->at(19)->value - e / (1 - std::pow(0.9, 20))) < 1e-9);
+  }
+
+  void logScaleFollowAndTooltips() {
+    Dashboard d;
+    d.addBatches(makeBatches(0, 10, 2.0));
+    d.setGradNormLogScale(true);
+    auto* grad = d.chart(QStringLiteral("grad_norm"));
+    QCOMPARE(grad->yAxis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(grad->yAxis->range().lower > 0 && grad->yAxis->range().lower <= 0.01);
+    QVERIFY(grad->yAxis->range().upper >= 100);
+    d.setGradNormLogScale(false);
+    QCOMPARE(grad->yAxis->scaleType(), QCPAxis::stLinear);
+    // Zooming stops following: new points no longer move the axes.
+    QVERIFY(d.follows());
+    d.chart(QStringLiteral("loss"))->xAxis->setRange(1, 3);
+    d.setFollow(false);
+    QVERIFY(!d.findChild<QCheckBox*>(QStringLiteral("follow"))->isChecked());
+    d.addBatches(makeBatches(1, 10, 1.0));
+    QCOMPARE(d.chart(QStringLiteral("loss"))->xAxis->range().upper, 3.0);
+    d.setFollow(true);
+    QVERIFY(d.chart(QStringLiteral("loss"))->xAxis->range().upper >= 20);
+    // The tooltip names the nearest point of each series.
+    const QString tip = d.tooltipAt(QStringLiteral("lr"), 4.2);
+    QVERIFY2(tip.contains(QStringLiteral("learning rate: 0.025 (at 4)")), qPrintable(tip));
+  }
+
+  void exportsPngAndCsv() {
+    QTemporaryDir dir;
+    Dashboard d;
+    d.resize(900, 700);
+    d.addBatches(makeBatches(0, 5, 2.0));
+    d.addEpoch(makeEpoch(0, 1.0, 0.5));
+    const QString png = dir.filePath(QStringLiteral("loss.png"));
+    QVERIFY(d.saveChartPng(QStringLiteral("loss"), png));
+    QImage image(png);
+    QVERIFY(!image.isNull() && image.width() >= 640);
+    const QString csv = dir.filePath(QStringLiteral("loss.csv"));
+    QVERIFY(d.saveChartCsv(QStringLiteral("loss"), csv));
+    QFile f(csv);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(f.readAll()).trimmed().split('\n');
+    QCOMPARE(lines[0], QStringLiteral("series,step,value"));
+    QCOMPARE(lines.size(), 1 + 5 + 5 + 1);  // raw, smoothed, one validation point
+    QVERIFY(lines[1].startsWith(QStringLiteral("train (step),1,")));
+    QString error;
+    QVERIFY(!d.saveChartCsv(QStringLiteral("loss"), dir.filePath(QStringLiteral("no/such/x.csv")),
+                            &error));
+    QVERIFY2(error.contains(QStringLiteral("cannot write")), qPrintable(error));
+  }
+
+  void readsARunFolderAndOverlaysIt() {
+    QTemporaryDir dir;
+    QDir(dir.path()).mkpath(QStringLiteral("runs/blobs-1/checkpoints"));
+    const QString run = dir.filePath(QStringLiteral("runs/blobs-1"));
+    QFile csv(run + QStringLiteral("/metrics.csv"));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write(
+        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
+        "memory_bytes,val_loss,val_accuracy,seconds\n"
+        "step,0,0,1,1.5,0.2,0.01,1.0,900,process_rss,100,,,0.1\n"
+        "step,0,1,2,1.3,0.3,0.01,1.0,900,process_rss,100,,,0.2\n"
+        "epoch,0,,,1.4,0.25,0.01,,,,,1.2,0.4,0.3\n"
+        "step,1,0,3,1.1,0.5,0.01,1.0,900,process_rss,100,,,0.4\n"
+        "step,1,1,4,0.9,0.6,0.01,1.0,900,process_rss,100,,,0.5\n"
+        "epoch,1,,,1.0,0.55,0.01,,,,,0.8,0.7,0.3\n");
+    csv.close();
+    QFile project(run + QStringLiteral("/project.json"));
+    QVERIFY(project.open(QIODevice::WriteOnly));
+    project.write(R"({"name": "blobs"})");
+    project.close();
+    QFile ckpt(run + QStringLiteral("/checkpoints/best.safetensors"));
+    QVERIFY(ckpt.open(QIODevice::WriteOnly));
+    ckpt.close();
+
+    const auto runs =
+        netsmith::ui::listRuns(dir.filePath(QStringLiteral("runs")), QStringLiteral("blobs"));
+    QCOMPARE(runs.size(), 1);
+    const auto& r = runs[0];
+    QCOMPARE(r.epochs(), 2);
+    QCOMPARE(r.stepLoss.size(), 4);
+    QCOMPARE(r.stepEpoch[1], 1.0);  // epoch 0, batch 2 of 2
+    QCOMPARE(r.epochStep[1], 4.0);
+    QCOMPARE(r.bestValAccuracy(), 0.7);
+    QVERIFY(r.bestCheckpoint().endsWith(QStringLiteral("checkpoints/best.safetensors")));
+    QCOMPARE(netsmith::ui::listRuns(dir.filePath(QStringLiteral("runs")), QStringLiteral("other"))
+                 .size(),
+             0);
+
+    Dashboard d;
+    d.addOverlay(r);
+    QCOMPARE(d.overlayNames(), QStringList{QStringLiteral("blobs-1")});
+    auto* loss = d.chart(QStringLiteral("loss"));
+    QCOMPARE(loss->graphCount(), 3 + 2);  // own 3 + overlay train and validation
+    QCOMPARE(loss->graph(4)->dataCount(), 2);
+    d.clearOverlays();
+    QCOMPARE(loss->graphCount(), 3);
+
+    // A damaged metrics file is named with its line.
+    QVERIFY(csv.open(QIODevice::Append));
+    csv.write("step,2,0\n");
+    csv.close();
+    netsmith::ui::RunHistory bad;
+    QString error;
+    QVERIFY(!netsmith::ui::RunHistory::read(run, bad, &error));
+    QVERIFY2(error.contains(QStringLiteral("metrics.csv:8: expected 14 fields, found 3")),
+             qPrintable(error));
+  }
+};
+
+QTEST_MAIN(DashboardTest)
+#include "dashboard_test.moc"

@@ -1,0 +1,84 @@
+#pragma once
+
+// The studio's dialogs: Environment (the `netsmith-cli env` report), Preferences, the export
+// report and the LR finder's result; and the theme.
+#include <QDialog>
+#include <QString>
+
+class QComboBox;
+class QDoubleSpinBox;
+class QPlainTextEdit;
+class QSpinBox;
+
+namespace netsmith::train {
+struct LrFindResult;
+}
+
+namespace netsmith::exporting {
+struct ExportJobResult;
+}
+
+namespace netsmith::ui {
+
+/// "system" (the platform's palette), "light" or "dark".
+void applyTheme(const QString& theme);
+
+/// Preferences kept with QSettings.
+struct Preferences {
+  QString theme = QStringLiteral("system");
+  int threads = 0;         ///< LibTorch intra-op threads (0: one per core)
+  double smoothing = 0.6;  ///< default loss smoothing of the dashboard
+  static Preferences load();
+  void save() const;
+};
+
+class EnvironmentDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit EnvironmentDialog(QWidget* parent = nullptr);
+  QString reportText() const;
+
+ private:
+  QPlainTextEdit* m_text;
+};
+
+class PreferencesDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit PreferencesDialog(const Preferences& current, QWidget* parent = nullptr);
+  Preferences preferences() const;
+
+ private:
+  QComboBox* m_theme;
+  QSpinBox* m_threads;
+  QDoubleSpinBox* m_smoothing;
+};
+
+/// The outcome of an export: each file, its verification and the ONNX parity figures.
+class ExportReportDialog : public QDialog {
+  Q_OBJECT
+ public:
+  ExportReportDialog(const QString& checkpoint, const exporting::ExportJobResult& result,
+                     QWidget* parent = nullptr);
+  ExportReportDialog(const QString& checkpoint, const QString& error, QWidget* parent = nullptr);
+  QString reportText() const;
+  bool passed() const { return m_passed; }
+
+ private:
+  void build(const QString& title, const QString& html);
+  QPlainTextEdit* m_text = nullptr;
+  bool m_passed = false;
+};
+
+/// The LR range test's curve (loss against a log learning rate) with the suggestion marked.
+class LrFinderDialog : public QDialog {
+  Q_OBJECT
+ public:
+  LrFinderDialog(const train::LrFindResult& result, QWidget* parent = nullptr);
+  QString summary() const { return m_summary; }
+
+ private:
+  QString m_summary;
+};
+
+}  // namespace netsmith::ui

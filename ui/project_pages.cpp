@@ -1,0 +1,484 @@
+#include "project_pages.h"
+
+#include <QApplication>
+#include <QDesktopServices>
+#include <QDir>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPointer>
+#include <QPushButton>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTableWidget>
+#include <QTreeWidget>
+#include <QUrl>
+#include <QVBoxLayout>
+#include <cmath>
+#include <thread>
+
+#include "dashboard.h"
+#include "data/project_data.h"
+#include "graph/model_summary.h"
+#include "project_document.h"
+#include "train/train_options.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+QString jsonText(const Json& value) {
+  if (value.is_string()) return QString::fromStdString(value.get<std::string>());
+  return QString::fromStdString(value.dump());
+}
+
+QTreeWidget* makeTree(const QString& name, const QStringList& headers, QWidget* parent) {
+  auto* tree = new QTreeWidget(parent);
+  tree->setObjectName(name);
+  tree->setRootIsDecorated(false);
+  tree->setAlternatingRowColors(true);
+  tree->setHeaderLabels(headers);
+  tree->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  tree->header()->setStretchLastSection(true);
+  return tree;
+}
+
+DataSummary summarize(const project::Project& project, const std::string& baseDir) {
+  DataSummary s;
+  try {
+    const auto transforms = augment::TransformRegistry::withBuiltins();
+    auto pd = data::openProjectData(project, baseDir, transforms, data::userCacheDir());
+    if (!pd) {
+      s.error = QObject::tr("cancelled");
+      return s;
+    }
+    const auto& d = pd->data;
+    for (const auto& c : d.classes)
+      s.classes << QString::fromStdString(c);
+    s.train = d.train.size();
+    s.validation = d.validation.size();
+    s.test = d.test.size();
+    auto counts = [&](const data::SampleSet& set) {
+      QVector<qint64> out;
+      for (auto c : data::classCounts(set, d.numClasses()))
+        out << c;
+      return out;
+    };
+    s.trainCounts = counts(d.train);
+    s.validationCounts = counts(d.validation);
+    s.testCounts = counts(d.test);
+    const auto& n = pd->normalization;
+    if (n.mean.empty()) {
+      s.normalization = QObject::tr("none");
+    } else {
+      QStringList parts;
+      for (std::size_t c = 0; c < n.mean.size(); ++c)
+        parts << QStringLiteral("%1/%2").arg(n.mean[c], 0, 'f', 4).arg(n.std[c], 0, 'f', 4);
+      s.normalization =
+          (n.computed ? QObject::tr("auto (computed over train): ") : QObject::tr("explicit: ")) +
+          parts.join(QStringLiteral(", "));
+    }
+    for (const char* split : {"train", "validation", "test"})
+      if (project.data.contains(split))
+        s.sources << QStringLiteral("%1: %2").arg(QLatin1String(split),
+                                                  jsonText(project.data[split]));
+    s.ok = true;
+  } catch (const std::exception& e) {
+    s.error = QString::fromStdString(e.what());
+  }
+  return s;
+}
+
+}  // namespace
+
+ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_navigator(new QListWidget(this)),
+      m_stack(new QStackedWidget(this)),
+      m_dashboard(new Dashboard(this)),
+      m_dataGeneration(std::make_shared<int>(0)) {
+  m_navigator->setObjectName(QStringLiteral("navigator"));
+  m_navigator->addItems(
+      {tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"), tr("Runs")});
+  m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
+  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+6)"));
+  m_stack->setObjectName(QStringLiteral("pages"));
+  m_stack->addWidget(buildModelPage());
+  m_stack->addWidget(buildDataPage());
+  m_stack->addWidget(buildAugmentPage());
+  m_stack->addWidget(buildTrainingPage());
+  m_stack->addWidget(m_dashboard);
+  m_stack->addWidget(buildRunsPage());
+
+  auto* layout = new QHBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_navigator);
+  layout->addWidget(m_stack, 1);
+  connect(m_navigator, &QListWidget::currentRowChanged, this, [this](int row) {
+    m_stack->setCurrentIndex(row);
+    if (row == DataPage && m_dataStale && !m_dataLoading && !m_document->filePath().isEmpty())
+      loadDataSummary();
+    if (row == RunsPage) refreshRuns();
+  });
+  m_navigator->setCurrentRow(ModelPage);
+}
+
+void ProjectPages::showPage(Page page) {
+  m_navigator->setCurrentRow(int(page));
+}
+
+ProjectPages::Page ProjectPages::currentPage() const {
+  return Page(m_stack->currentIndex());
+}
+
+QWidget* ProjectPages::buildModelPage() {
+  auto* page = new QWidget(this);
+  m_title = new QLabel(page);
+  m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_modelTable = new QTableWidget(0, 5, page);
+  m_modelTable->setObjectName(QStringLiteral("modelTable"));
+  m_modelTable->setHorizontalHeaderLabels(
+      {tr("Node"), tr("Op"), tr("Output shape"), tr("Params"), tr("MACs")});
+  m_modelTable->horizontalHeader()->setStretchLastSection(true);
+  m_modelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_modelTable->verticalHeader()->hide();
+  m_problems = new QListWidget(page);
+  m_problems->setObjectName(QStringLiteral("problemList"));
+  m_totals = new QLabel(page);
+  m_totals->setObjectName(QStringLiteral("modelTotals"));
+  m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* layout = new QVBoxLayout(page);
+  layout->addWidget(m_title);
+  auto* splitter = new QSplitter(Qt::Vertical, page);
+  splitter->addWidget(m_modelTable);
+  splitter->addWidget(m_problems);
+  splitter->setStretchFactor(0, 4);
+  splitter->setStretchFactor(1, 1);
+  layout->addWidget(splitter, 1);
+  layout->addWidget(m_totals);
+  return page;
+}
+
+QWidget* ProjectPages::buildDataPage() {
+  auto* page = new QWidget(this);
+  m_dataInfo = new QLabel(page);
+  m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
+  m_dataInfo->setWordWrap(true);
+  m_dataInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_dataTable = makeTree(QStringLiteral("dataTable"),
+                         {tr("Class"), tr("Train"), tr("Validation"), tr("Test")}, page);
+  m_dataLoad = new QPushButton(tr("Read the data"), page);
+  m_dataLoad->setObjectName(QStringLiteral("dataLoad"));
+  connect(m_dataLoad, &QPushButton::clicked, this, &ProjectPages::loadDataSummary);
+  auto* layout = new QVBoxLayout(page);
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_dataInfo, 1);
+  top->addWidget(m_dataLoad, 0, Qt::AlignTop);
+  layout->addLayout(top);
+  layout->addWidget(m_dataTable, 1);
+  return page;
+}
+
+QWidget* ProjectPages::buildAugmentPage() {
+  auto* page = new QWidget(this);
+  m_augmentList =
+      makeTree(QStringLiteral("augmentList"), {tr("#"), tr("Transform"), tr("Parameters")}, page);
+  auto* layout = new QVBoxLayout(page);
+  auto* note = new QLabel(
+      tr("Applied in order to every training sample (evaluation uses none of them)."), page);
+  layout->addWidget(note);
+  layout->addWidget(m_augmentList, 1);
+  return page;
+}
+
+QWidget* ProjectPages::buildTrainingPage() {
+  auto* page = new QWidget(this);
+  m_trainOptions = makeTree(QStringLiteral("trainOptions"),
+                            {tr("Option"), tr("Value"), tr("Default"), tr("Meaning")}, page);
+  auto* layout = new QVBoxLayout(page);
+  layout->addWidget(new QLabel(tr("The project's <tt>train</tt> section; options not set in "
+                                  "the file take their default (shown grey)."),
+                               page));
+  layout->addWidget(m_trainOptions, 1);
+  return page;
+}
+
+QWidget* ProjectPages::buildRunsPage() {
+  auto* page = new QWidget(this);
+  m_runsInfo = new QLabel(page);
+  m_runsInfo->setWordWrap(true);
+  m_runsTable = makeTree(
+      QStringLiteral("runsTable"),
+      {tr("Run"), tr("Epochs"), tr("Best val acc"), tr("Last val loss"), tr("Checkpoints")}, page);
+  m_checkpoints = makeTree(QStringLiteral("runCheckpoints"), {tr("Checkpoint"), tr("Size")}, page);
+  auto* refresh = new QPushButton(tr("Refresh"), page);
+  auto* overlay = new QPushButton(tr("Overlay on charts"), page);
+  overlay->setObjectName(QStringLiteral("runOverlay"));
+  auto* clear = new QPushButton(tr("Clear overlays"), page);
+  auto* loadBest = new QPushButton(tr("Load best checkpoint"), page);
+  loadBest->setObjectName(QStringLiteral("runLoadBest"));
+  loadBest->setToolTip(tr("Use this run's best checkpoint for export and resume"));
+  auto* openFolder = new QPushButton(tr("Open folder"), page);
+  connect(refresh, &QPushButton::clicked, this, &ProjectPages::refreshRuns);
+  connect(overlay, &QPushButton::clicked, this, &ProjectPages::overlaySelectedRun);
+  connect(clear, &QPushButton::clicked, m_dashboard, &Dashboard::clearOverlays);
+  connect(loadBest, &QPushButton::clicked, this, [this] {
+    const int row = m_runsTable->indexOfTopLevelItem(m_runsTable->currentItem());
+    if (row < 0) return;
+    const QString path = m_runs[row].bestCheckpoint();
+    if (!path.isEmpty()) Q_EMIT checkpointChosen(path);
+  });
+  connect(openFolder, &QPushButton::clicked, this, [this] {
+    const int row = m_runsTable->indexOfTopLevelItem(m_runsTable->currentItem());
+    if (row >= 0) QDesktopServices::openUrl(QUrl::fromLocalFile(m_runs[row].dir));
+  });
+  connect(m_runsTable, &QTreeWidget::currentItemChanged, this, &ProjectPages::showRunDetails);
+  connect(m_checkpoints, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
+    Q_EMIT checkpointChosen(item->data(0, Qt::UserRole).toString());
+  });
+  auto* buttons = new QHBoxLayout;
+  for (auto* b : {refresh, overlay, clear, loadBest, openFolder})
+    buttons->addWidget(b);
+  buttons->addStretch(1);
+  auto* layout = new QVBoxLayout(page);
+  layout->addWidget(m_runsInfo);
+  layout->addLayout(buttons);
+  auto* splitter = new QSplitter(Qt::Vertical, page);
+  splitter->addWidget(m_runsTable);
+  splitter->addWidget(m_checkpoints);
+  splitter->setStretchFactor(0, 3);
+  splitter->setStretchFactor(1, 1);
+  layout->addWidget(splitter, 1);
+  return page;
+}
+
+void ProjectPages::refresh() {
+  refreshModel();
+  refreshAugment();
+  refreshTraining();
+  m_dataStale = true;
+  ++*m_dataGeneration;
+  m_dataTable->clear();
+  m_dataInfo->setText(m_document->filePath().isEmpty()
+                          ? tr("No project open.")
+                          : tr("Reading the data takes a moment: it opens on this page, or with "
+                               "the button."));
+  if (currentPage() == DataPage && !m_document->filePath().isEmpty()) loadDataSummary();
+  if (currentPage() == RunsPage) refreshRuns();
+}
+
+void ProjectPages::refreshModel() {
+  const auto& doc = *m_document;
+  if (doc.filePath().isEmpty()) {
+    m_title->setText(
+        tr("No project open. File > Open (Ctrl+O) loads a *.netsmith.json file; "
+           "File > New from template starts one."));
+  } else {
+    m_title->setText(tr("<b>%1</b> &mdash; %2<br>%3")
+                         .arg(QString::fromStdString(doc.project().name).toHtmlEscaped(),
+                              QFileInfo(doc.filePath()).absoluteFilePath().toHtmlEscaped(),
+                              QString::fromStdString(doc.project().description).toHtmlEscaped()));
+  }
+  const auto& a = doc.analysis();
+  m_modelTable->setRowCount(static_cast<int>(a.nodes.size()));
+  for (int row = 0; row < static_cast<int>(a.nodes.size()); ++row) {
+    const auto& n = a.nodes[static_cast<std::size_t>(row)];
+    const QStringList cells = {QString::fromStdString(n.id), QString::fromStdString(n.op),
+                               QString::fromStdString(formatShape(n.outputShape)),
+                               QString::fromStdString(graph::formatCount(n.paramCount)),
+                               QString::fromStdString(graph::formatCount(n.macs))};
+    for (int col = 0; col < cells.size(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      if (col >= 3) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_modelTable->setItem(row, col, item);
+    }
+  }
+  m_problems->clear();
+  for (const auto& p : doc.problems())
+    m_problems->addItem(QString::fromStdString(p.toString()));
+  m_problems->setVisible(!doc.problems().empty());
+  if (doc.filePath().isEmpty()) {
+    m_totals->clear();
+  } else {
+    m_totals->setText(tr("Parameters: %1 (trainable %2)   MACs per sample: %3   Output: %4")
+                          .arg(QString::fromStdString(graph::formatCount(a.totalParams)),
+                               QString::fromStdString(graph::formatCount(a.trainableParams)),
+                               QString::fromStdString(graph::formatCount(a.totalMacs)),
+                               QString::fromStdString(formatShape(a.outputShape))));
+  }
+}
+
+void ProjectPages::refreshAugment() {
+  m_augmentList->clear();
+  const Json& augment = m_document->project().augment;
+  if (!augment.is_array()) return;
+  int index = 0;
+  for (const auto& t : augment) {
+    auto* item = new QTreeWidgetItem(m_augmentList);
+    item->setText(0, QString::number(++index));
+    Json params = t;
+    QString type;
+    if (params.is_object() && params.contains("transform")) {
+      type = jsonText(params["transform"]);
+      params.erase("transform");
+    }
+    item->setText(1, type);
+    QStringList parts;
+    if (params.is_object())
+      for (auto it = params.begin(); it != params.end(); ++it)
+        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(it.key()), jsonText(*it));
+    item->setText(2, parts.join(QStringLiteral(", ")));
+  }
+  if (augment.empty()) {
+    auto* item = new QTreeWidgetItem(m_augmentList);
+    item->setText(1, tr("(none)"));
+  }
+}
+
+void ProjectPages::refreshTraining() {
+  m_trainOptions->clear();
+  const Json& train = m_document->project().train;
+  const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
+  const train::TrainOptions defaults;
+  const QList<std::tuple<const char*, Json, QString>> basics = {
+      {"epochs", Json(defaults.epochs), tr("passes over the training split")},
+      {"batch_size", Json(defaults.batchSize), tr("samples per optimizer step")},
+      {"seed", Json(defaults.seed), tr("seeds the weights, the data order and augmentation")}};
+  for (const auto& [key, def, help] : basics) {
+    auto* item = new QTreeWidgetItem(m_trainOptions);
+    const bool set = train.is_object() && train.contains(key);
+    item->setText(0, QLatin1String(key));
+    item->setText(1, jsonText(set ? train[key] : def));
+    item->setText(2, jsonText(def));
+    item->setText(3, help);
+    if (!set) item->setForeground(1, grey);
+  }
+  for (const auto& spec : train::trainSchema()) {
+    auto* item = new QTreeWidgetItem(m_trainOptions);
+    const bool set = train.is_object() && train.contains(spec.name);
+    item->setText(0, QString::fromStdString(spec.name));
+    item->setText(1, set ? jsonText(train[spec.name]) : jsonText(spec.defaultValue));
+    item->setText(2, jsonText(spec.defaultValue));
+    item->setText(3, QString::fromStdString(spec.help));
+    if (!set) item->setForeground(1, grey);
+  }
+  // The sections with their own readers.
+  for (const char* section :
+       {"optimizer", "schedule", "device", "class_weights", "early_stopping", "plateau"}) {
+    if (!train.is_object() || !train.contains(section)) continue;
+    auto* item = new QTreeWidgetItem(m_trainOptions);
+    item->setText(0, QLatin1String(section));
+    item->setText(1, jsonText(train[section]));
+  }
+}
+
+void ProjectPages::loadDataSummary() {
+  if (m_document->filePath().isEmpty()) return;
+  m_dataLoading = true;
+  m_dataLoad->setEnabled(false);
+  m_dataInfo->setText(tr("Reading the data..."));
+  const int generation = ++*m_dataGeneration;
+  std::weak_ptr<int> current = m_dataGeneration;
+  QPointer<ProjectPages> self(this);
+  std::thread([self, current, generation, project = m_document->project(),
+               baseDir = m_document->baseDir().toStdString()] {
+    DataSummary summary = summarize(project, baseDir);
+    QMetaObject::invokeMethod(
+        qApp,
+        [self, current, generation, summary] {
+          auto gen = current.lock();
+          if (!self || !gen || *gen != generation) return;  // a newer project replaced it
+          self->m_data = summary;
+          self->m_dataStale = false;
+          self->m_dataLoading = false;
+          self->showDataSummary();
+          Q_EMIT self->dataSummaryReady();
+        },
+        Qt::QueuedConnection);
+  }).detach();
+}
+
+void ProjectPages::showDataSummary() {
+  m_dataLoad->setEnabled(true);
+  m_dataTable->clear();
+  if (!m_data.ok) {
+    m_dataInfo->setText(tr("<b>The data cannot be read:</b> %1").arg(m_data.error.toHtmlEscaped()));
+    return;
+  }
+  m_dataInfo->setText(tr("Splits: train %1, validation %2, test %3<br>Normalization: %4<br>%5")
+                          .arg(m_data.train)
+                          .arg(m_data.validation)
+                          .arg(m_data.test)
+                          .arg(m_data.normalization.toHtmlEscaped(),
+                               m_data.sources.join(QStringLiteral("<br>")).toHtmlEscaped()));
+  for (int k = 0; k < m_data.classes.size(); ++k) {
+    auto* item = new QTreeWidgetItem(m_dataTable);
+    item->setText(0, m_data.classes[k]);
+    const QVector<qint64>* counts[] = {&m_data.trainCounts, &m_data.validationCounts,
+                                       &m_data.testCounts};
+    for (int c = 0; c < 3; ++c) {
+      item->setText(c + 1, k < counts[c]->size() ? QString::number((*counts[c])[k]) : QString());
+      item->setTextAlignment(c + 1, Qt::AlignRight | Qt::AlignVCenter);
+    }
+  }
+}
+
+void ProjectPages::refreshRuns() {
+  const QString dir = m_document->baseDir();
+  m_runsTable->clear();
+  m_checkpoints->clear();
+  m_runs.clear();
+  if (m_document->filePath().isEmpty()) {
+    m_runsInfo->setText(tr("No project open."));
+    return;
+  }
+  const QString root = QDir(dir).filePath(QStringLiteral("runs"));
+  QStringList errors;
+  m_runs = listRuns(root, QString::fromStdString(m_document->project().name), &errors);
+  m_runsInfo->setText(tr("%n run(s) of this project in %1", nullptr, m_runs.size()).arg(root) +
+                      (errors.isEmpty()
+                           ? QString()
+                           : QStringLiteral("<br>") + errors.join(QStringLiteral("<br>"))));
+  for (const auto& run : m_runs) {
+    auto* item = new QTreeWidgetItem(m_runsTable);
+    item->setText(0, run.name);
+    item->setText(1, QString::number(run.epochs()));
+    const double best = run.bestValAccuracy();
+    item->setText(2, std::isfinite(best) ? QString::number(100 * best, 'f', 2) + "%" : "-");
+    item->setText(3, run.epochValLoss.isEmpty() || !std::isfinite(run.epochValLoss.back())
+                         ? QStringLiteral("-")
+                         : QString::number(run.epochValLoss.back(), 'f', 4));
+    item->setText(4, run.checkpoints.join(QStringLiteral(", ")));
+  }
+  if (!m_runs.isEmpty()) m_runsTable->setCurrentItem(m_runsTable->topLevelItem(0));
+}
+
+void ProjectPages::selectRun(int row) {
+  if (row >= 0 && row < m_runsTable->topLevelItemCount())
+    m_runsTable->setCurrentItem(m_runsTable->topLevelItem(row));
+}
+
+void ProjectPages::showRunDetails() {
+  m_checkpoints->clear();
+  const int row = m_runsTable->indexOfTopLevelItem(m_runsTable->currentItem());
+  if (row < 0) return;
+  for (const auto& name : m_runs[row].checkpoints) {
+    auto* item = new QTreeWidgetItem(m_checkpoints);
+    const QString path = m_runs[row].checkpointPath(name);
+    item->setText(0, name);
+    item->setText(1, QLocale().formattedDataSize(QFileInfo(path).size()));
+    item->setData(0, Qt::UserRole, path);
+    item->setToolTip(0, tr("Double-click: use this checkpoint for export and resume"));
+  }
+}
+
+void ProjectPages::overlaySelectedRun() {
+  const int row = m_runsTable->indexOfTopLevelItem(m_runsTable->currentItem());
+  if (row < 0) return;
+  m_dashboard->addOverlay(m_runs[row]);
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,107 @@
+#pragma once
+
+// The project's pages behind the navigator: read-only summaries of the model, the data, the
+// augmentations and the training options, the live dashboard and the project's past runs.
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+#include <memory>
+
+#include "run_history.h"
+
+class QLabel;
+class QListWidget;
+class QPlainTextEdit;
+class QPushButton;
+class QStackedWidget;
+class QTableWidget;
+class QTreeWidget;
+
+namespace netsmith::ui {
+
+class Dashboard;
+class ProjectDocument;
+
+/// Class counts of every split, as the Data page shows them.
+struct DataSummary {
+  bool ok = false;
+  QString error;
+  QStringList classes;
+  qint64 train = 0, validation = 0, test = 0;
+  QVector<qint64> trainCounts, validationCounts, testCounts;
+  QString normalization;
+  QStringList sources;
+};
+
+class ProjectPages : public QWidget {
+  Q_OBJECT
+
+ public:
+  enum Page { ModelPage, DataPage, AugmentPage, TrainingPage, DashboardPage, RunsPage };
+
+  ProjectPages(ProjectDocument* document, QWidget* parent = nullptr);
+
+  void showPage(Page page);
+  Page currentPage() const;
+  Dashboard* dashboard() const { return m_dashboard; }
+  QListWidget* navigator() const { return m_navigator; }
+
+  /// Re-reads everything shown from the document.
+  void refresh();
+  /// Reads the data (on a worker thread) and fills the Data page; dataSummaryReady() follows.
+  void loadDataSummary();
+  const DataSummary& dataSummary() const { return m_data; }
+  /// Re-reads runs/ of the project.
+  void refreshRuns();
+  const QVector<RunHistory>& runs() const { return m_runs; }
+  /// Selects the run at `row` of the runs table.
+  void selectRun(int row);
+  /// Overlays the selected run on the dashboard.
+  void overlaySelectedRun();
+
+ Q_SIGNALS:
+  void dataSummaryReady();
+  /// "Load best" on the Runs page: the checkpoint becomes the studio's current one.
+  void checkpointChosen(const QString& path);
+
+ private:
+  QWidget* buildModelPage();
+  QWidget* buildDataPage();
+  QWidget* buildAugmentPage();
+  QWidget* buildTrainingPage();
+  QWidget* buildRunsPage();
+  void refreshModel();
+  void refreshAugment();
+  void refreshTraining();
+  void showDataSummary();
+  void showRunDetails();
+
+  ProjectDocument* m_document;
+  QListWidget* m_navigator;
+  QStackedWidget* m_stack;
+  Dashboard* m_dashboard;
+  // Model
+  QLabel* m_title = nullptr;
+  QTableWidget* m_modelTable = nullptr;
+  QListWidget* m_problems = nullptr;
+  QLabel* m_totals = nullptr;
+  // Data
+  QLabel* m_dataInfo = nullptr;
+  QTreeWidget* m_dataTable = nullptr;
+  QPushButton* m_dataLoad = nullptr;
+  DataSummary m_data;
+  bool m_dataStale = true;
+  bool m_dataLoading = false;
+  std::shared_ptr<int> m_dataGeneration;
+  // Augment, Training
+  QTreeWidget* m_augmentList = nullptr;
+  QTreeWidget* m_trainOptions = nullptr;
+  // Runs
+  QTreeWidget* m_runsTable = nullptr;
+  QTreeWidget* m_checkpoints = nullptr;
+  QLabel* m_runsInfo = nullptr;
+  QVector<RunHistory> m_runs;
+};
+
+}  // namespace netsmith::ui
