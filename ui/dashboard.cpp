@@ -151,6 +151,12 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   splitter->setStretchFactor(1, 1);
   outer->addWidget(splitter, 1);
 
+  m_replotTimer = new QTimer(this);
+  m_replotTimer->setSingleShot(true);
+  connect(m_replotTimer, &QTimer::timeout, this, &Dashboard::replotNext);
+  m_dirty.fill(false, m_charts.size());
+  m_round.fill(false, m_charts.size());
+
   connect(m_axisBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setXAxisMode(static_cast<XAxisMode>(i)); });
   connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
@@ -180,6 +186,7 @@ QCustomPlot* Dashboard::makeChart(const QString& id, const QString& title, const
   plot->legend->setFont(QFont(font().family(), 8));
   plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
   plot->setNoAntialiasingOnDrag(true);
+  plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
   plot->setContextMenuPolicy(Qt::CustomContextMenu);
   plot->setMouseTracking(true);
   // The user zooming or panning stops following; x ranges stay shared between the charts.
@@ -211,7 +218,9 @@ Dashboard::Series& Dashboard::addSeries(const QString& id, const QString& chartI
   QCustomPlot* plot = chart(chartId);
   QCPGraph* g = plot->addGraph();
   g->setName(name);
-  g->setPen(QPen(color, markers ? 1.5 : 1.2));
+  // Width 1: the raster engine's fast (cosmetic) line path; wider pens go through the stroker,
+  // which is ~50x slower on a dense series.
+  g->setPen(QPen(color, markers ? 1.5 : 1.0));
   g->setAdaptiveSampling(true);
   if (markers) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, color, color, 6));
   Series s;
@@ -471,8 +480,50 @@ void Dashboard::refit() {
 }
 
 void Dashboard::replotAll() {
-  for (const auto& c : m_charts)
-    c.plot->replot(QCustomPlot::rpQueuedReplot);
+  m_dirty.fill(true, m_charts.size());
+  scheduleReplot();
+}
+
+void Dashboard::scheduleReplot() {
+  if (m_replotTimer->isActive() || m_roundRunning || !isVisible()) return;
+  const double minGap = std::clamp(3.0 * m_lastRoundMs, 40.0, 500.0);
+  const double since = m_roundClock.isValid() ? double(m_roundClock.elapsed()) : minGap;
+  m_replotTimer->start(int(std::max(0.0, minGap - since)));
+}
+
+void Dashboard::replotNext() {
+  if (!isVisible()) {
+    m_roundRunning = false;
+    return;  // stays dirty; showEvent() draws it
+  }
+  if (!m_roundRunning) {
+    // A round draws the charts dirty when it starts; later updates wait for the next round.
+    m_roundRunning = true;
+    m_roundClock.start();
+    m_round = m_dirty;
+    m_dirty.fill(false, m_charts.size());
+  }
+  const int next = int(m_round.indexOf(true));
+  if (next >= 0) {
+    m_round[next] = false;
+    m_charts[next].plot->replot(QCustomPlot::rpImmediateRefresh);
+  }
+  if (m_round.indexOf(true) >= 0) {
+    m_replotTimer->start(0);  // the next chart after the timers and input due now
+    return;
+  }
+  m_roundRunning = false;
+  m_lastRoundMs = double(m_roundClock.nsecsElapsed()) / 1e6;
+  if (m_dirty.indexOf(true) >= 0) scheduleReplot();
+}
+
+void Dashboard::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  for (int i = 0; i < m_round.size(); ++i)  // a round cut short by hiding
+    if (m_round[i]) m_dirty[i] = true;
+  m_round.fill(false, m_charts.size());
+  m_roundRunning = false;
+  if (m_dirty.indexOf(true) >= 0) scheduleReplot();
 }
 
 double Dashboard::keyOf(const std::vector<double>* keys, std::size_t index) const {

@@ -4,7 +4,9 @@
 // learning rate, gradient norm, memory, throughput) and the epoch table. Points are appended to
 // the plots' own data containers (no copies of whole series), so a chart holds a million
 // points per series and still replots in milliseconds (adaptive sampling).
+#include <QElapsedTimer>
 #include <QHash>
+#include <QTimer>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
@@ -78,7 +80,9 @@ class Dashboard : public QWidget {
   QString memoryLabel() const;
   /// Re-fit the axes and queue a replot (what every update does while following).
   void refit();
-  /// Queue a replot of every chart.
+  /// Schedule a replot of every chart. Charts are replotted one per event-loop pass (so input
+  /// and timers run in between) and a new round starts no sooner than 3x the last round's
+  /// duration (at least 40 ms); nothing is drawn while the dashboard is hidden.
   void replotAll();
   /// Reads colours from the current palette (light / dark theme).
   void applyPalette();
@@ -114,6 +118,13 @@ class Dashboard : public QWidget {
   double keyOf(const std::vector<double>* keys, std::size_t index) const;
   void redrawOverlay(OverlayData& o);
   void markBest();
+  void scheduleReplot();
+  void replotNext();
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
 
   QVector<Chart> m_charts;
   QVector<Series> m_series;
@@ -137,6 +148,13 @@ class Dashboard : public QWidget {
   std::string m_memoryKind;
   double m_lastBatchSeconds = 0;
   std::int64_t m_lastStep = 0;
+
+  QTimer* m_replotTimer = nullptr;
+  QVector<bool> m_dirty;
+  QVector<bool> m_round;
+  QElapsedTimer m_roundClock;
+  double m_lastRoundMs = 0;
+  bool m_roundRunning = false;
 
   QComboBox* m_axisBox = nullptr;
   QSlider* m_smoothSlider = nullptr;
