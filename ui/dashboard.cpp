@@ -147,8 +147,10 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   m_table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   splitter->addWidget(grid);
   splitter->addWidget(m_table);
-  splitter->setStretchFactor(0, 4);
-  splitter->setStretchFactor(1, 1);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 0);
+  m_table->setMinimumWidth(200);
+  splitter->setSizes({1000, 380});
   outer->addWidget(splitter, 1);
 
   m_replotTimer = new QTimer(this);

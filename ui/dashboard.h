@@ -6,10 +6,10 @@
 // points per series and still replots in milliseconds (adaptive sampling).
 #include <QElapsedTimer>
 #include <QHash>
-#include <QTimer>
 #include <QPointer>
 #include <QString>
 #include <QStringList>
+#include <QTimer>
 #include <QVector>
 #include <QWidget>
 #include <cstdint>
@@ -125,7 +125,6 @@ class Dashboard : public QWidget {
   void showEvent(QShowEvent* event) override;
 
  private:
-
   QVector<Chart> m_charts;
   QVector<Series> m_series;
   QHash<QString, int> m_seriesIndex;

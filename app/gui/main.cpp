@@ -1,11 +1,16 @@
 // netsmith: the studio. Thin: create the application and the main window, open PROJECT if given.
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QDir>
+#include <QTimer>
 
+#include "dashboard.h"
 #include "env/env_report.h"
 #include "main_window.h"
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
+#include "project_pages.h"
+#include "trainer_session.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -19,13 +24,60 @@ int main(int argc, char** argv) {
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("project"),
                                QStringLiteral("a *.netsmith.json file to open"));
+  const QCommandLineOption train(QStringLiteral("train"),
+                                 QStringLiteral("start training the project once it is open"));
+  const QCommandLineOption limitTrain(QStringLiteral("limit-train"),
+                                      QStringLiteral("train on at most N samples"),
+                                      QStringLiteral("N"));
+  const QCommandLineOption limitVal(QStringLiteral("limit-val"),
+                                    QStringLiteral("validate on at most N samples"),
+                                    QStringLiteral("N"));
+  const QCommandLineOption shots(
+      QStringLiteral("screenshots"),
+      QStringLiteral("with --train: save window grabs into DIR during and after the run, "
+                     "then quit"),
+      QStringLiteral("DIR"));
+  parser.addOptions({train, limitTrain, limitVal, shots});
   parser.process(app);
 
   netsmith::env::configureThreads();
   const auto registry = netsmith::ops::OpRegistry::withBuiltins();
   netsmith::ui::MainWindow window(registry);
+  window.setSampleLimits(parser.value(limitTrain).toLongLong(),
+                         parser.value(limitVal).toLongLong());
+  bool opened = false;
   if (!parser.positionalArguments().isEmpty())
-    window.openProject(parser.positionalArguments().first());
+    opened = window.openProject(parser.positionalArguments().first());
   window.show();
+
+  if (opened && parser.isSet(train)) {
+    const QString dir = parser.value(shots);
+    if (!dir.isEmpty()) {
+      QDir().mkpath(dir);
+      auto grab = [&window, dir](const QString& name) {
+        window.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
+      };
+      // During training: after the second epoch (the charts have curves, the run goes on).
+      QObject::connect(window.session(), &netsmith::ui::TrainerSession::epochEnded, &window,
+                       [grab](const netsmith::train::EpochMetrics& e) {
+                         if (e.epoch == 1)
+                           QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
+                       });
+      QObject::connect(window.session(), &netsmith::ui::TrainerSession::finished, &window,
+                       [&window, grab] {
+                         QTimer::singleShot(300, [&window, grab] {
+                           grab(QStringLiteral("finished"));
+                           window.pages()->showPage(netsmith::ui::ProjectPages::ModelPage);
+                           QTimer::singleShot(200, [&window, grab] {
+                             grab(QStringLiteral("model"));
+                             window.close();
+                           });
+                         });
+                       });
+    }
+    QTimer::singleShot(0, &window, [&window] {
+      window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+    });
+  }
   return app.exec();
 }

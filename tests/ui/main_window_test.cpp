@@ -257,9 +257,17 @@ class MainWindowTest : public QObject {
       QVERIFY(pause->isEnabled());
       pause->trigger();
       QVERIFY(pause->isChecked());
+      // The trainer's "paused" line follows every batch event sent before the pause (events
+      // arrive in order, a drain delivers them all), so once it is here the count is final.
+      QSignalSpy messages(window.session(), &netsmith::ui::TrainerSession::message);
       QVERIFY(QTest::qWaitFor(
-          [&] { return window.session()->state() == netsmith::train::RunState::Paused; }, 5000));
-      QTest::qWait(2 * netsmith::ui::TrainerSession::kDrainMs + 50);  // drain what was sent
+          [&] {
+            for (const auto& m : messages)
+              if (m[1].toString() == QLatin1String("paused")) return true;
+            return false;
+          },
+          10000));
+      QCOMPARE(window.session()->state(), netsmith::train::RunState::Paused);
       const int pausedAt = window.dashboard()->pointCount(QStringLiteral("train_loss"));
       QTest::qWait(300);
       QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), pausedAt);
