@@ -108,6 +108,8 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   setCentralWidget(central);
 
   buildDocks();
+  m_toolBar = addToolBar(tr("Main"));
+  m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
   buildMenus();
   buildToolBar();
   buildStatusBar();
@@ -427,6 +429,9 @@ void MainWindow::buildMenus() {
   logToggle->setObjectName(QStringLiteral("actionShowLog"));
   logToggle->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_L));
   view->addAction(logToggle);
+  QAction* toolBarToggle = m_toolBar->toggleViewAction();
+  toolBarToggle->setObjectName(QStringLiteral("actionShowToolBar"));
+  view->addAction(toolBarToggle);
   QAction* reset = view->addAction(tr("Reset &layout"), this, [this] {
     restoreState(m_defaultState);
     m_logDock->show();
@@ -503,8 +508,6 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildToolBar() {
-  m_toolBar = addToolBar(tr("Main"));
-  m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
   m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
   m_toolBar->addAction(findChild<QAction*>(QStringLiteral("actionOpen")));
   m_toolBar->addAction(m_save);

@@ -240,11 +240,37 @@ class MainWindowTest : public QObject {
     dialog->close();
   }
 
+  // The default Fashion-MNIST project with a tiny sample limit, through the window's actions:
+  // Start, then Stop after this epoch; one epoch of 4 steps reaches every chart and the table.
+  void trainsTheDefaultProjectWithATinyLimit() {
+    QTemporaryDir tmp;  // a copy, so the run folder lands outside the source tree
+    const QString copy = tmp.filePath(QStringLiteral("fashion_mnist.netsmith.json"));
+    QVERIFY(QFile::copy(example(), copy));
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(copy, true));
+    window.setSampleLimits(512, 128);
+    QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    action(window, "actionTrainStart")->trigger();
+    QVERIFY(started.wait(60000));
+    action(window, "actionTrainStopAfterEpoch")->trigger();
+    QVERIFY(finished.wait(120000));
+    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), 4);  // 512 / 128
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("val_accuracy")), 1);
+    QCOMPARE(window.dashboard()->epochTable()->topLevelItemCount(), 1);
+    QVERIFY(QDir(tmp.filePath(QStringLiteral("runs")))
+                .entryList(QDir::Dirs | QDir::NoDotAndDotDot)
+                .size() == 1);
+  }
+
   void pauseResumeStopAndCloseDuringTraining() {
     netsmith::testutil::TempDir dir;
     const auto project =
         QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}}));
     QString lastCheckpoint;
+    std::int64_t stoppedAt = 0;
     {
       MainWindow window(m_registry);
       QVERIFY(window.openProject(project, true));
@@ -285,7 +311,7 @@ class MainWindowTest : public QObject {
       QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
       lastCheckpoint = QString::fromStdString(window.session()->lastResult().lastCheckpoint);
       QVERIFY(QFileInfo::exists(lastCheckpoint));
-      const auto stoppedAt = window.session()->lastResult().steps;
+      stoppedAt = window.session()->lastResult().steps;
 
       // Resume from that checkpoint: the run continues from the same step in the same folder.
       QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
@@ -302,6 +328,8 @@ class MainWindowTest : public QObject {
       window.close();
       QVERIFY(clock.elapsed() < 2000);
       QVERIFY(!window.session()->isRunning());
+      QCOMPARE(QString::fromStdString(window.session()->lastResult().lastCheckpoint),
+               lastCheckpoint);  // the run's last.safetensors, rewritten on close
     }
     int runs = 0;
     for (const auto& run : fs::directory_iterator(dir.file("runs"))) {
@@ -309,6 +337,18 @@ class MainWindowTest : public QObject {
       ++runs;
     }
     QCOMPARE(runs, 1);  // the resume continued in the same run folder
+    // The checkpoint written on close loads: a new window resumes from it.
+    MainWindow again(m_registry);
+    QVERIFY(again.openProject(project, true));
+    QSignalSpy batches(again.session(), &netsmith::ui::TrainerSession::batches);
+    QSignalSpy finished(again.session(), &netsmith::ui::TrainerSession::finished);
+    again.resumeFrom(lastCheckpoint);
+    QVERIFY(batches.wait(30000));
+    QVERIFY(again.dashboard()->series(QStringLiteral("train_loss"))->data()->constBegin()->key >
+            double(stoppedAt + 1));  // past where the first stop left off
+    action(again, "actionTrainStop")->trigger();
+    QVERIFY(finished.wait(2000));
+    QCOMPARE(again.session()->lastResult().state, netsmith::train::FinishState::Stopped);
   }
 
   // A run that fails (its data vanished after the project was opened) shows why in the banner.
