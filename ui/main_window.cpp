@@ -115,7 +115,8 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   buildStatusBar();
   connectSession();
   connect(m_document, &ProjectDocument::projectChanged, this, &MainWindow::refresh);
-  connect(m_document, &ProjectDocument::modifiedChanged, this, [this] { refresh(); });
+  connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::updateTitle);
   connect(m_pages, &ProjectPages::checkpointChosen, this, &MainWindow::setCurrentCheckpoint);
 
   m_defaultState = saveState();
@@ -777,7 +778,7 @@ void MainWindow::saveSettings() {
   s.setValue(QStringLiteral("window/state"), saveState());
 }
 
-void MainWindow::refresh() {
+void MainWindow::updateTitle() {
   const auto& doc = *m_document;
   QString title = tr("Netsmith");
   if (!doc.filePath().isEmpty())
@@ -785,6 +786,10 @@ void MainWindow::refresh() {
                 .arg(QString::fromStdString(doc.project().name),
                      doc.isModified() ? QStringLiteral(" *") : QString());
   setWindowTitle(title);
+}
+
+void MainWindow::refresh() {
+  updateTitle();
   m_pages->refresh();
   updateActions();
 }

@@ -82,6 +82,7 @@ class MainWindow : public QMainWindow {
   void togglePause();
   void updateActions();
   void refresh();
+  void updateTitle();
   void openWithDialog();
   void newFromTemplate(const QString& templatePath);
   bool save();

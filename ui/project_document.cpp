@@ -1,6 +1,7 @@
 #include "project_document.h"
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QFileInfo>
 #include <QUndoCommand>
 
@@ -71,6 +72,7 @@ bool ProjectDocument::load(const QString& path) {
     m_undo->clear();
     m_error.clear();
     reanalyse(loaded.problems);
+    emit this->loaded();
     return true;
   } catch (const std::exception& e) {
     m_error = QString::fromStdString(e.what());
@@ -103,14 +105,64 @@ bool ProjectDocument::save(const QString& path) {
 }
 
 void ProjectDocument::reanalyse(const Problems& loadProblems) {
-  m_analysis = graph::analyseGraph(m_project.model, m_registry);
-  m_problems = loadProblems;
-  m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
-  const auto dataProblems =
+  m_loadProblems = loadProblems;
+  m_sectionProblems =
       data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
-  m_problems.insert(m_problems.end(), dataProblems.begin(), dataProblems.end());
-  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(), m_problems);
+  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
+                           m_sectionProblems);
+  reanalyseModel();
   emit projectChanged();
+}
+
+void ProjectDocument::reanalyseModel() {
+  QElapsedTimer clock;
+  clock.start();
+  m_analysis = graph::analyseGraph(m_project.model, m_registry);
+  m_analysisMs = double(clock.nsecsElapsed()) / 1e6;
+  m_problems = m_loadProblems;
+  m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
+  m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
+}
+
+void ProjectDocument::setModel(const graph::ModelGraph& model) {
+  m_project.model = model;
+  // Problems of the model read from the file no longer describe this one.
+  m_loadProblems.erase(std::remove_if(m_loadProblems.begin(), m_loadProblems.end(),
+                                      [](const Problem& p) { return p.path.rfind("model", 0) == 0; }),
+                       m_loadProblems.end());
+  reanalyseModel();
+  emit modelChanged();
+}
+
+class ModelEditCommand : public QUndoCommand {
+ public:
+  ModelEditCommand(ProjectDocument* doc, graph::ModelGraph before, graph::ModelGraph after,
+                   const QString& text, QString mergeKey)
+      : QUndoCommand(text),
+        m_doc(doc),
+        m_before(std::move(before)),
+        m_after(std::move(after)),
+        m_key(std::move(mergeKey)) {}
+  void redo() override { m_doc->setModel(m_after); }
+  void undo() override { m_doc->setModel(m_before); }
+  int id() const override { return m_key.isEmpty() ? -1 : 1; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const ModelEditCommand*>(other);
+    if (o->m_key != m_key) return false;
+    m_after = o->m_after;
+    return true;
+  }
+
+ private:
+  ProjectDocument* m_doc;
+  graph::ModelGraph m_before, m_after;
+  QString m_key;
+};
+
+void ProjectDocument::editModel(const graph::ModelGraph& model, const QString& text,
+                                const QString& mergeKey) {
+  if (model == m_project.model) return;
+  m_undo->push(new ModelEditCommand(this, m_project.model, model, text, mergeKey));
 }
 
 }  // namespace netsmith::ui

@@ -39,13 +39,29 @@ class ProjectDocument : public QObject {
   void setProjectName(const QString& name);
   /// Writes `templatePath` as a new project at `targetPath` (named after the file) and opens it.
   bool createFromTemplate(const QString& templatePath, const QString& targetPath);
+  const ops::OpRegistry& registry() const { return m_registry; }
+
+  /// Replaces the model as one undoable edit named `text`. Consecutive edits with the same
+  /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.
+  void editModel(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
+  /// Milliseconds the last model analysis took.
+  double lastAnalysisMs() const { return m_analysisMs; }
 
  signals:
   void projectChanged();
+  /// A file was loaded (after projectChanged).
+  void loaded();
+  /// The model changed by an edit (undo / redo included); the analysis is current.
+  void modelChanged();
   void modifiedChanged(bool modified);
 
  private:
   void reanalyse(const Problems& loadProblems);
+  /// Shape inference and the model's problems only (every edit); the other sections' problems
+  /// are kept from the last full analysis.
+  void reanalyseModel();
+  void setModel(const graph::ModelGraph& model);
+  friend class ModelEditCommand;
 
   const ops::OpRegistry& m_registry;
   augment::TransformRegistry m_transforms;
@@ -53,6 +69,9 @@ class ProjectDocument : public QObject {
   project::Project m_project;
   graph::GraphAnalysis m_analysis;
   Problems m_problems;
+  Problems m_loadProblems;
+  Problems m_sectionProblems;  ///< data, augment and train sections
+  double m_analysisMs = 0;
   QString m_filePath;
   QString m_error;
   QUndoStack* m_undo;

@@ -20,6 +20,7 @@
 #include <thread>
 
 #include "dashboard.h"
+#include "model_page.h"
 #include "data/project_data.h"
 #include "graph/model_summary.h"
 #include "project_document.h"
@@ -106,7 +107,10 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
   m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+6)"));
   m_stack->setObjectName(QStringLiteral("pages"));
-  m_stack->addWidget(buildModelPage());
+  m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
+  m_stack->addWidget(m_modelPage);
+  connect(m_document, &ProjectDocument::loaded, m_modelPage,
+          &::netsmith::ui::ModelPage::projectLoaded);
   m_stack->addWidget(buildDataPage());
   m_stack->addWidget(buildAugmentPage());
   m_stack->addWidget(buildTrainingPage());
@@ -132,34 +136,6 @@ void ProjectPages::showPage(Page page) {
 
 ProjectPages::Page ProjectPages::currentPage() const {
   return Page(m_stack->currentIndex());
-}
-
-QWidget* ProjectPages::buildModelPage() {
-  auto* page = new QWidget(this);
-  m_title = new QLabel(page);
-  m_title->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_modelTable = new QTableWidget(0, 5, page);
-  m_modelTable->setObjectName(QStringLiteral("modelTable"));
-  m_modelTable->setHorizontalHeaderLabels(
-      {tr("Node"), tr("Op"), tr("Output shape"), tr("Params"), tr("MACs")});
-  m_modelTable->horizontalHeader()->setStretchLastSection(true);
-  m_modelTable->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_modelTable->verticalHeader()->hide();
-  m_problems = new QListWidget(page);
-  m_problems->setObjectName(QStringLiteral("problemList"));
-  m_totals = new QLabel(page);
-  m_totals->setObjectName(QStringLiteral("modelTotals"));
-  m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  auto* layout = new QVBoxLayout(page);
-  layout->addWidget(m_title);
-  auto* splitter = new QSplitter(Qt::Vertical, page);
-  splitter->addWidget(m_modelTable);
-  splitter->addWidget(m_problems);
-  splitter->setStretchFactor(0, 4);
-  splitter->setStretchFactor(1, 1);
-  layout->addWidget(splitter, 1);
-  layout->addWidget(m_totals);
-  return page;
 }
 
 QWidget* ProjectPages::buildDataPage() {
@@ -256,7 +232,7 @@ QWidget* ProjectPages::buildRunsPage() {
 }
 
 void ProjectPages::refresh() {
-  refreshModel();
+  m_modelPage->modelChanged();
   refreshAugment();
   refreshTraining();
   m_dataStale = true;
@@ -268,47 +244,6 @@ void ProjectPages::refresh() {
                                "the button."));
   if (currentPage() == DataPage && !m_document->filePath().isEmpty()) loadDataSummary();
   if (currentPage() == RunsPage) refreshRuns();
-}
-
-void ProjectPages::refreshModel() {
-  const auto& doc = *m_document;
-  if (doc.filePath().isEmpty()) {
-    m_title->setText(
-        tr("No project open. File > Open (Ctrl+O) loads a *.netsmith.json file; "
-           "File > New from template starts one."));
-  } else {
-    m_title->setText(tr("<b>%1</b> &mdash; %2<br>%3")
-                         .arg(QString::fromStdString(doc.project().name).toHtmlEscaped(),
-                              QFileInfo(doc.filePath()).absoluteFilePath().toHtmlEscaped(),
-                              QString::fromStdString(doc.project().description).toHtmlEscaped()));
-  }
-  const auto& a = doc.analysis();
-  m_modelTable->setRowCount(static_cast<int>(a.nodes.size()));
-  for (int row = 0; row < static_cast<int>(a.nodes.size()); ++row) {
-    const auto& n = a.nodes[static_cast<std::size_t>(row)];
-    const QStringList cells = {QString::fromStdString(n.id), QString::fromStdString(n.op),
-                               QString::fromStdString(formatShape(n.outputShape)),
-                               QString::fromStdString(graph::formatCount(n.paramCount)),
-                               QString::fromStdString(graph::formatCount(n.macs))};
-    for (int col = 0; col < cells.size(); ++col) {
-      auto* item = new QTableWidgetItem(cells[col]);
-      if (col >= 3) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      m_modelTable->setItem(row, col, item);
-    }
-  }
-  m_problems->clear();
-  for (const auto& p : doc.problems())
-    m_problems->addItem(QString::fromStdString(p.toString()));
-  m_problems->setVisible(!doc.problems().empty());
-  if (doc.filePath().isEmpty()) {
-    m_totals->clear();
-  } else {
-    m_totals->setText(tr("Parameters: %1 (trainable %2)   MACs per sample: %3   Output: %4")
-                          .arg(QString::fromStdString(graph::formatCount(a.totalParams)),
-                               QString::fromStdString(graph::formatCount(a.trainableParams)),
-                               QString::fromStdString(graph::formatCount(a.totalMacs)),
-                               QString::fromStdString(formatShape(a.outputShape))));
-  }
 }
 
 void ProjectPages::refreshAugment() {

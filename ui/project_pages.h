@@ -21,6 +21,7 @@ class QTreeWidget;
 namespace netsmith::ui {
 
 class Dashboard;
+class ModelPage;
 class ProjectDocument;
 
 /// Class counts of every split, as the Data page shows them.
@@ -45,6 +46,7 @@ class ProjectPages : public QWidget {
   void showPage(Page page);
   Page currentPage() const;
   Dashboard* dashboard() const { return m_dashboard; }
+  ::netsmith::ui::ModelPage* modelPage() const { return m_modelPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -66,12 +68,10 @@ class ProjectPages : public QWidget {
   void checkpointChosen(const QString& path);
 
  private:
-  QWidget* buildModelPage();
   QWidget* buildDataPage();
   QWidget* buildAugmentPage();
   QWidget* buildTrainingPage();
   QWidget* buildRunsPage();
-  void refreshModel();
   void refreshAugment();
   void refreshTraining();
   void showDataSummary();
@@ -81,11 +81,7 @@ class ProjectPages : public QWidget {
   QListWidget* m_navigator;
   QStackedWidget* m_stack;
   Dashboard* m_dashboard;
-  // Model
-  QLabel* m_title = nullptr;
-  QTableWidget* m_modelTable = nullptr;
-  QListWidget* m_problems = nullptr;
-  QLabel* m_totals = nullptr;
+  ::netsmith::ui::ModelPage* m_modelPage = nullptr;
   // Data
   QLabel* m_dataInfo = nullptr;
   QTreeWidget* m_dataTable = nullptr;

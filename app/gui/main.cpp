@@ -5,9 +5,12 @@
 #include <QTimer>
 
 #include "dashboard.h"
+#include "graph_canvas.h"
+#include "model_page.h"
 #include "env/env_report.h"
 #include "main_window.h"
 #include "netsmith/version.h"
+#include "project_document.h"
 #include "ops/op_registry.h"
 #include "project_pages.h"
 #include "trainer_session.h"
@@ -34,8 +37,8 @@ int main(int argc, char** argv) {
                                     QStringLiteral("N"));
   const QCommandLineOption shots(
       QStringLiteral("screenshots"),
-      QStringLiteral("with --train: save window grabs into DIR during and after the run, "
-                     "then quit"),
+      QStringLiteral("save window grabs into DIR, then quit: with --train, during and after "
+                     "the run; without, the Model page"),
       QStringLiteral("DIR"));
   parser.addOptions({train, limitTrain, limitVal, shots});
   parser.process(app);
@@ -50,6 +53,20 @@ int main(int argc, char** argv) {
     opened = window.openProject(parser.positionalArguments().first());
   window.show();
 
+  if (opened && !parser.isSet(train) && parser.isSet(shots)) {
+    // The Model page of the project, grabbed as editor-<project>.png.
+    const QString dir = parser.value(shots);
+    QDir().mkpath(dir);
+    window.pages()->showPage(netsmith::ui::ProjectPages::ModelPage);
+    const auto& nodes = window.document()->project().model.nodes;
+    if (nodes.size() > 1)  // the inspector shows the first layer's form
+      window.pages()->modelPage()->canvas()->selectNodes({QString::fromStdString(nodes[1].id)});
+    QTimer::singleShot(500, &window, [&window, dir] {
+      const QString name = QString::fromStdString(window.document()->project().name);
+      window.grab().save(QDir(dir).filePath(QStringLiteral("editor-%1.png").arg(name)));
+      window.close();
+    });
+  }
   if (opened && parser.isSet(train)) {
     const QString dir = parser.value(shots);
     if (!dir.isEmpty()) {

@@ -1,0 +1,92 @@
+#pragma once
+
+// The model graph drawn on a QGraphicsView: one box per node (op, key parameters, output
+// shape; red with its problem when invalid), edges from output ports (bottom) to input ports
+// (top) labelled with the tensor shape. Drag a node to move it, drag from an output port to a
+// node to connect, drop an op from the palette to add it, Ctrl+wheel to zoom, middle button to
+// pan. Every change goes through the ModelEditor, so it is undoable.
+#include <QGraphicsView>
+#include <QHash>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+
+class QGraphicsLineItem;
+
+namespace netsmith::ui {
+
+class ModelEditor;
+class NodeItem;
+class EdgeItem;
+
+class GraphCanvas : public QGraphicsView {
+  Q_OBJECT
+
+ public:
+  static constexpr double kNodeWidth = 176;
+  static constexpr double kNodeHeight = 56;
+  static constexpr const char* kOpMime = "application/x-netsmith-op";
+
+  explicit GraphCanvas(ModelEditor* editor, QWidget* parent = nullptr);
+  ~GraphCanvas() override;
+
+  /// Re-creates the items from the model and its analysis (keeps the selection).
+  void rebuild();
+  QStringList selectedIds() const;
+  void selectNodes(const QStringList& ids, bool center = false);
+  /// Fits the graph in the view (capped at 150%); before the view has its size, on first show.
+  void fitToView();
+  void zoomBy(double factor);
+  /// The node under a scene point ("" for none) and whether the point is on its output port.
+  QString nodeAt(QPointF scenePos, bool* onOutputPort = nullptr) const;
+  /// Scene position of a node's output / input port.
+  QPointF outputPort(const QString& id) const;
+  QPointF inputPort(const QString& id) const;
+  int nodeCount() const { return int(m_nodes.size()); }
+  int edgeCount() const { return int(m_edges.size()); }
+  /// The label drawn in node `id` (op and key parameters) and on the edge from -> to.
+  QString nodeLabel(const QString& id) const;
+  QString edgeLabel(const QString& from, const QString& to) const;
+  bool nodeIsInvalid(const QString& id) const;
+
+  bool exportPng(const QString& path, QString* error = nullptr);
+  /// A plain SVG of the graph (boxes, edges, labels), written atomically.
+  bool exportSvg(const QString& path, QString* error = nullptr);
+
+ Q_SIGNALS:
+  void selectionChangedIds(const QStringList& ids);
+  /// A refused action, said at the cursor too.
+  void message(const QString& text);
+
+ protected:
+  void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void mouseReleaseEvent(QMouseEvent* event) override;
+  void wheelEvent(QWheelEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
+  void contextMenuEvent(QContextMenuEvent* event) override;
+  void dragEnterEvent(QDragEnterEvent* event) override;
+  void dragMoveEvent(QDragMoveEvent* event) override;
+  void dropEvent(QDropEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void refuse(const QString& why, QPoint viewPos);
+  void commitMoves();
+  EdgeItem* edgeAt(QPoint viewPos) const;
+
+  ModelEditor* m_editor;
+  QHash<QString, NodeItem*> m_nodes;
+  QList<EdgeItem*> m_edges;
+  // connecting by drag
+  QString m_connectFrom;
+  QGraphicsLineItem* m_rubber = nullptr;
+  // panning with the middle button
+  bool m_panning = false;
+  QPoint m_panLast;
+  bool m_pressedOnNode = false;
+  bool m_rebuilding = false;
+  bool m_fitPending = false;
+};
+
+}  // namespace netsmith::ui

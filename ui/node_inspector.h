@@ -1,0 +1,56 @@
+#pragma once
+
+// The inspector: a form generated from the selected node's op schema (spin boxes with ranges
+// and units, combo boxes, check boxes, keyword choices such as "auto"), the help text as
+// tooltips, the init scheme and the frozen flag. Every change applies at once through the
+// ModelEditor (undoable; consecutive edits of one field merge).
+#include <QHash>
+#include <QString>
+#include <QWidget>
+#include <functional>
+
+#include "common/json.h"
+
+class QCheckBox;
+class QComboBox;
+class QFormLayout;
+class QLabel;
+
+namespace netsmith::ui {
+
+class ModelEditor;
+
+class NodeInspector : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit NodeInspector(ModelEditor* editor, QWidget* parent = nullptr);
+
+  /// Shows `id` ("" or several: nothing to edit).
+  void setNode(const QString& id);
+  QString node() const { return m_id; }
+  /// Reads the values again (after undo / redo), keeping the widgets.
+  void refreshValues();
+  /// The field widget of parameter `key` (for tests), or nullptr.
+  QWidget* field(const QString& key) const { return m_fields.value(key).widget; }
+
+ private:
+  struct Field {
+    QWidget* widget = nullptr;
+    std::function<void(const Json&)> show;  ///< puts a value in the widget (signals blocked)
+  };
+  void rebuild();
+  Json currentValue(const QString& key) const;
+
+  ModelEditor* m_editor;
+  QString m_id;
+  QString m_op;
+  QLabel* m_heading;
+  QWidget* m_formHost;
+  QFormLayout* m_form = nullptr;
+  QHash<QString, Field> m_fields;
+  QComboBox* m_init = nullptr;
+  QCheckBox* m_frozen = nullptr;
+};
+
+}  // namespace netsmith::ui
