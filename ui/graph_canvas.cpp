@@ -34,7 +34,8 @@ QString dims(const Json& v) {
 }
 
 QString kernel(const Json& v) {
-  if (v.is_number_integer()) return QString::number(v.get<long long>()) + "x" + QString::number(v.get<long long>());
+  if (v.is_number_integer())
+    return QString::number(v.get<long long>()) + "x" + QString::number(v.get<long long>());
   if (v.is_array() && v.size() == 2)
     return QString::fromStdString(v[0].dump()) + "x" + QString::fromStdString(v[1].dump());
   return dims(v);
@@ -73,8 +74,9 @@ class NodeItem : public QGraphicsItem {
         m_problem(std::move(problem)),
         m_frozen(frozen) {
     setFlags(ItemIsMovable | ItemIsSelectable | ItemSendsGeometryChanges);
-    setToolTip(m_problem.isEmpty() ? m_id + ": " + m_title + "\n" + QObject::tr("output %1").arg(m_shape)
-                                   : m_id + ": " + m_problem);
+    setToolTip(m_problem.isEmpty()
+                   ? m_id + ": " + m_title + "\n" + QObject::tr("output %1").arg(m_shape)
+                   : m_id + ": " + m_problem);
     setZValue(1);
   }
   QRectF boundingRect() const override {
@@ -90,7 +92,8 @@ class NodeItem : public QGraphicsItem {
     QColor border = bad ? QColor(200, 30, 30) : pal.color(QPalette::Mid);
     if (isSelected()) border = pal.color(QPalette::Highlight);
     p->setRenderHint(QPainter::Antialiasing);
-    p->setPen(QPen(border, isSelected() || bad ? 2.2 : 1.2, m_frozen ? Qt::DashLine : Qt::SolidLine));
+    p->setPen(
+        QPen(border, isSelected() || bad ? 2.2 : 1.2, m_frozen ? Qt::DashLine : Qt::SolidLine));
     p->setBrush(fill);
     p->drawRoundedRect(r, 6, 6);
     const QColor text = bad ? QColor(120, 0, 0) : pal.color(QPalette::Text);
@@ -311,9 +314,8 @@ void GraphCanvas::fitToView() {
   if (r.isEmpty()) return;
   // Fit, but never so small that the labels cannot be read: a long network shows its top
   // and scrolls.
-  const double s = std::clamp(std::min(viewport()->width() / r.width(),
-                                       viewport()->height() / r.height()),
-                              0.6, 1.5);
+  const double s = std::clamp(
+      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 0.6, 1.5);
   setTransform(QTransform::fromScale(s, s));
   const double visibleHeight = viewport()->height() / s;
   centerOn(r.height() <= visibleHeight ? r.center()
@@ -500,12 +502,13 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
       else
         selectNodes({added});
     });
-    menu.addAction(tr("Delete edge"), this, [this, from, to] { m_editor->disconnectNodes(from, to); });
+    menu.addAction(tr("Delete edge"), this,
+                   [this, from, to] { m_editor->disconnectNodes(from, to); });
   } else {
     addOpMenu(menu.addMenu(tr("Add")), [this, scenePos](const QString& op) {
       QString why;
-      const QString added =
-          m_editor->addNode(op, QPointF(std::round(scenePos.x()), std::round(scenePos.y())), {}, &why);
+      const QString added = m_editor->addNode(
+          op, QPointF(std::round(scenePos.x()), std::round(scenePos.y())), {}, &why);
       if (added.isEmpty()) Q_EMIT message(why);
     });
     menu.addAction(tr("Auto layout"), this, [this] { m_editor->autoLayout(); });
@@ -536,7 +539,8 @@ void GraphCanvas::dropEvent(QDropEvent* event) {
   const QString op = QString::fromUtf8(event->mimeData()->data(QLatin1String(kOpMime)));
   const QPointF at = mapToScene(event->position().toPoint());
   QString why;
-  const QString id = m_editor->addNode(op, QPointF(std::round(at.x()), std::round(at.y())), {}, &why);
+  const QString id =
+      m_editor->addNode(op, QPointF(std::round(at.x()), std::round(at.y())), {}, &why);
   if (id.isEmpty())
     refuse(why, event->position().toPoint());
   else
@@ -588,7 +592,8 @@ bool GraphCanvas::exportSvg(const QString& path, QString* error) {
                .arg(p.elementAt(i + 1).y)
                .arg(p.elementAt(i + 2).x)
                .arg(p.elementAt(i + 2).y);
-    svg += QStringLiteral("<path d=\"%1\" fill=\"none\" stroke=\"#888\" stroke-width=\"1.4\"/>\n").arg(d);
+    svg += QStringLiteral("<path d=\"%1\" fill=\"none\" stroke=\"#888\" stroke-width=\"1.4\"/>\n")
+               .arg(d);
     if (!e->label().isEmpty())
       svg += QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"9\">%3</text>\n")
                  .arg(e->mid().x() + 5)
@@ -605,10 +610,11 @@ bool GraphCanvas::exportSvg(const QString& path, QString* error) {
                .arg(kNodeWidth)
                .arg(kNodeHeight)
                .arg(n->invalid() ? "#fde2e2" : "#ffffff", n->invalid() ? "#c81e1e" : "#999999");
-    svg += QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"11\" font-weight=\"bold\">%3</text>\n")
-               .arg(o.x() + 8)
-               .arg(o.y() + 15)
-               .arg(esc(n->id()));
+    svg +=
+        QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"11\" font-weight=\"bold\">%3</text>\n")
+            .arg(o.x() + 8)
+            .arg(o.y() + 15)
+            .arg(esc(n->id()));
     svg += QStringLiteral("<text x=\"%1\" y=\"%2\" font-size=\"11\">%3</text>\n")
                .arg(o.x() + 8)
                .arg(o.y() + 32)

@@ -17,14 +17,26 @@ constexpr double kRowGap = 80.0;
 constexpr double kColumnGap = 190.0;
 
 const std::map<std::string, std::string>& idPrefixes() {
-  static const std::map<std::string, std::string> m = {
-      {"Input", "input"},         {"Conv2d", "conv"},      {"BatchNorm2d", "bn"},
-      {"ReLU", "relu"},           {"LeakyReLU", "lrelu"},  {"GELU", "gelu"},
-      {"SiLU", "silu"},           {"Sigmoid", "sigmoid"},  {"Tanh", "tanh"},
-      {"Softmax", "softmax"},     {"MaxPool2d", "pool"},   {"AvgPool2d", "avgpool"},
-      {"Linear", "fc"},           {"Dropout", "drop"},     {"Dropout2d", "drop"},
-      {"Flatten", "flatten"},     {"Add", "add"},          {"Concat", "concat"},
-      {"GlobalAvgPool2d", "gap"}, {"AdaptiveAvgPool2d", "gap"}};
+  static const std::map<std::string, std::string> m = {{"Input", "input"},
+                                                       {"Conv2d", "conv"},
+                                                       {"BatchNorm2d", "bn"},
+                                                       {"ReLU", "relu"},
+                                                       {"LeakyReLU", "lrelu"},
+                                                       {"GELU", "gelu"},
+                                                       {"SiLU", "silu"},
+                                                       {"Sigmoid", "sigmoid"},
+                                                       {"Tanh", "tanh"},
+                                                       {"Softmax", "softmax"},
+                                                       {"MaxPool2d", "pool"},
+                                                       {"AvgPool2d", "avgpool"},
+                                                       {"Linear", "fc"},
+                                                       {"Dropout", "drop"},
+                                                       {"Dropout2d", "drop"},
+                                                       {"Flatten", "flatten"},
+                                                       {"Add", "add"},
+                                                       {"Concat", "concat"},
+                                                       {"GlobalAvgPool2d", "gap"},
+                                                       {"AdaptiveAvgPool2d", "gap"}};
   return m;
 }
 
@@ -33,7 +45,9 @@ const std::map<std::string, std::string>& idPrefixes() {
 ModelEditor::ModelEditor(ProjectDocument* document, QObject* parent)
     : QObject(parent), m_document(document) {}
 
-const graph::ModelGraph& ModelEditor::model() const { return m_document->project().model; }
+const graph::ModelGraph& ModelEditor::model() const {
+  return m_document->project().model;
+}
 
 void ModelEditor::commit(const graph::ModelGraph& model, const QString& text,
                          const QString& mergeKey) {
@@ -43,8 +57,9 @@ void ModelEditor::commit(const graph::ModelGraph& model, const QString& text,
 QString ModelEditor::freshId(const QString& op) const {
   const auto it = idPrefixes().find(op.toStdString());
   std::string base = it != idPrefixes().end() ? it->second : op.toLower().toStdString();
-  base.erase(std::remove_if(base.begin(), base.end(),
-                            [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; }),
+  base.erase(std::remove_if(
+                 base.begin(), base.end(),
+                 [](char c) { return !std::isalnum(static_cast<unsigned char>(c)) && c != '_'; }),
              base.end());
   if (base.empty() || std::isdigit(static_cast<unsigned char>(base[0]))) base = "node" + base;
   const bool plainFirst = base == "input" || base == "flatten";
@@ -78,9 +93,8 @@ QString ModelEditor::addNode(const QString& op, QPointF pos, const QString& afte
     return {};
   }
   graph::ModelGraph g = model();
-  if (def->isSource && std::any_of(g.nodes.begin(), g.nodes.end(), [&](const graph::Node& n) {
-        return n.op == def->name;
-      })) {
+  if (def->isSource && std::any_of(g.nodes.begin(), g.nodes.end(),
+                                   [&](const graph::Node& n) { return n.op == def->name; })) {
     if (why) *why = tr("the model already has an %1 node").arg(op);
     return {};
   }
@@ -132,16 +146,22 @@ bool ModelEditor::connectNodes(const QString& fromId, const QString& toId, QStri
     if (why) *why = tr("%1 already feeds %2").arg(fromId, toId);
     return false;
   }
+  if (reachable(g, to, from)) {
+    if (why)
+      *why = tr("refused: %1 already depends on %2, so this edge would make a cycle")
+                 .arg(fromId, toId);
+    return false;
+  }
   if (def && def->maxInputs >= 0 && int(target->inputs.size()) >= def->maxInputs) {
     if (why)
-      *why = tr("%1 (%2) takes %n input(s) and has them; remove one first", nullptr,
-                def->maxInputs)
+      *why = tr("%1 (%2) takes %n input(s) and has them; remove one first", nullptr, def->maxInputs)
                  .arg(toId, QString::fromStdString(target->op));
     return false;
   }
   if (reachable(g, to, from)) {
-    if (why) *why = tr("refused: %1 already depends on %2, so this edge would make a cycle")
-                        .arg(fromId, toId);
+    if (why)
+      *why = tr("refused: %1 already depends on %2, so this edge would make a cycle")
+                 .arg(fromId, toId);
     return false;
   }
   target->inputs.push_back(from);
@@ -175,7 +195,8 @@ void ModelEditor::removeNodes(const QStringList& ids) {
                                   [&](const std::string& in) { return gone.count(in) > 0; }),
                    n.inputs.end());
   if (gone.count(g.output)) g.output.clear();
-  commit(g, ids.size() == 1 ? tr("Delete %1").arg(ids[0]) : tr("Delete %n nodes", nullptr, int(ids.size())));
+  commit(g, ids.size() == 1 ? tr("Delete %1").arg(ids[0])
+                            : tr("Delete %n nodes", nullptr, int(ids.size())));
 }
 
 void ModelEditor::setParam(const QString& id, const QString& key, const Json& value) {
@@ -318,7 +339,9 @@ QStringList ModelEditor::paste(const QString& text, QPointF offset, QString* why
   return added;
 }
 
-QStringList ModelEditor::duplicate(const QStringList& ids) { return paste(copy(ids)); }
+QStringList ModelEditor::duplicate(const QStringList& ids) {
+  return paste(copy(ids));
+}
 
 QStringList ModelEditor::blockKinds() {
   return {QStringLiteral("conv_bn_relu"), QStringLiteral("residual")};
@@ -348,8 +371,8 @@ QStringList ModelEditor::insertBlock(const QString& kind, const QString& after) 
     block.push_back(n);
     return id;
   };
-  const std::vector<std::string> in = prev ? std::vector<std::string>{prev->id}
-                                           : std::vector<std::string>{};
+  const std::vector<std::string> in =
+      prev ? std::vector<std::string>{prev->id} : std::vector<std::string>{};
   const Json conv{{"out_channels", 32}, {"kernel_size", 3}, {"padding", 1}, {"bias", false}};
   std::string last;
   if (kind == QLatin1String("residual")) {
@@ -461,8 +484,8 @@ QString ModelEditor::applyFix(const QString& nodeId) {
     if (fix.contains(QStringLiteral("insert a Flatten"))) {
       const graph::Node* n = model().find(nodeId.toStdString());
       if (!n || n->inputs.empty()) return {};
-      const QString id = insertOnEdge(QString::fromStdString(n->inputs[0]), nodeId,
-                                      QStringLiteral("Flatten"));
+      const QString id =
+          insertOnEdge(QString::fromStdString(n->inputs[0]), nodeId, QStringLiteral("Flatten"));
       return id.isEmpty() ? QString() : tr("inserted %1 before %2").arg(id, nodeId);
     }
   }

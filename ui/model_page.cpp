@@ -1,5 +1,6 @@
 #include "model_page.h"
 
+#include <unistd.h>
 #include <QAction>
 #include <QApplication>
 #include <QClipboard>
@@ -18,7 +19,6 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
-#include <unistd.h>
 
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
@@ -44,7 +44,9 @@ class NumberItem : public QTableWidgetItem {
   }
 };
 
-QString bytes(double b) { return QLocale().formattedDataSize(qint64(b), 1); }
+QString bytes(double b) {
+  return QLocale().formattedDataSize(qint64(b), 1);
+}
 
 double physicalMemory() {
   const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
@@ -133,6 +135,7 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
     m_inspector->setNode(ids.size() == 1 ? ids[0] : QString());
   });
   connect(m_document, &ProjectDocument::modelChanged, this, &ModelPage::modelChanged);
+  connect(m_document, &ProjectDocument::loaded, this, &ModelPage::projectLoaded);
 
   // Editing commands, active while the page has focus.
   auto add = [this](const QString& text, const QKeySequence& key, auto slot, const char* name) {
@@ -144,12 +147,16 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
     addAction(a);
     return a;
   };
-  add(tr("Copy"), QKeySequence::Copy, [this] { copySelection(); }, "actionModelCopy");
-  add(tr("Paste"), QKeySequence::Paste, [this] { pasteClipboard(); }, "actionModelPaste");
-  add(tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
+  add(
+      tr("Copy"), QKeySequence::Copy, [this] { copySelection(); }, "actionModelCopy");
+  add(
+      tr("Paste"), QKeySequence::Paste, [this] { pasteClipboard(); }, "actionModelPaste");
+  add(
+      tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
       [this] { m_canvas->selectNodes(m_editor->duplicate(m_canvas->selectedIds())); },
       "actionModelDuplicate");
-  add(tr("Select all"), QKeySequence::SelectAll,
+  add(
+      tr("Select all"), QKeySequence::SelectAll,
       [this] {
         QStringList all;
         for (const auto& n : m_editor->model().nodes)
@@ -157,9 +164,11 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
         m_canvas->selectNodes(all);
       },
       "actionModelSelectAll");
-  add(tr("Auto layout"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
+  add(
+      tr("Auto layout"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
       [this] { m_editor->autoLayout(); }, "actionModelLayout");
-  add(tr("Fit to view"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_canvas->fitToView(); },
+  add(
+      tr("Fit to view"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_canvas->fitToView(); },
       "actionModelFit");
 }
 
@@ -167,7 +176,8 @@ QWidget* ModelPage::buildGraphTab() {
   auto* tab = new QWidget(this);
   auto* bar = new QToolBar(tab);
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
-  bar->addAction(tr("Fit"), m_canvas, &GraphCanvas::fitToView)->setToolTip(tr("Fit to view (Ctrl+0)"));
+  bar->addAction(tr("Fit"), m_canvas, &GraphCanvas::fitToView)
+      ->setToolTip(tr("Fit to view (Ctrl+0)"));
   bar->addAction(tr("Zoom in"), m_canvas, [this] { m_canvas->zoomBy(1.25); });
   bar->addAction(tr("Zoom out"), m_canvas, [this] { m_canvas->zoomBy(0.8); });
   bar->addAction(tr("Auto layout"), this, [this] { m_editor->autoLayout(); })
@@ -187,13 +197,13 @@ QWidget* ModelPage::buildGraphTab() {
   bar->addWidget(blocks);
   bar->addSeparator();
   bar->addAction(tr("Export PNG..."), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), "model.png",
-                                                      tr("PNG (*.png)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export graph"), "model.png", tr("PNG (*.png)"));
     if (!path.isEmpty()) m_canvas->exportPng(path);
   });
   bar->addAction(tr("Export SVG..."), this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export graph"), "model.svg",
-                                                      tr("SVG (*.svg)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export graph"), "model.svg", tr("SVG (*.svg)"));
     if (!path.isEmpty()) m_canvas->exportSvg(path);
   });
   auto* layout = new QVBoxLayout(tab);
@@ -207,8 +217,8 @@ QWidget* ModelPage::buildTableTab() {
   auto* tab = new QWidget(this);
   m_table = new QTableWidget(0, 6, tab);
   m_table->setObjectName(QStringLiteral("modelTable"));
-  m_table->setHorizontalHeaderLabels({tr("Node"), tr("Op"), tr("Output shape"), tr("Params"),
-                                      tr("MACs"), tr("Activations")});
+  m_table->setHorizontalHeaderLabels(
+      {tr("Node"), tr("Op"), tr("Output shape"), tr("Params"), tr("MACs"), tr("Activations")});
   m_table->horizontalHeader()->setStretchLastSection(true);
   m_table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
   m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -221,8 +231,8 @@ QWidget* ModelPage::buildTableTab() {
   auto* exportCsv = new QToolButton(tab);
   exportCsv->setText(tr("Export CSV..."));
   connect(exportCsv, &QToolButton::clicked, this, [this] {
-    const QString path = QFileDialog::getSaveFileName(this, tr("Export summary"), "model.csv",
-                                                      tr("CSV (*.csv)"));
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Export summary"), "model.csv", tr("CSV (*.csv)"));
     if (!path.isEmpty()) exportTableCsv(path);
   });
   auto* layout = new QVBoxLayout(tab);
@@ -254,8 +264,9 @@ void ModelPage::projectLoaded() {
 void ModelPage::modelChanged() {
   const auto& doc = *m_document;
   if (doc.filePath().isEmpty()) {
-    m_title->setText(tr("No project open. File > Open (Ctrl+O) loads a *.netsmith.json file; "
-                        "File > New from template starts one."));
+    m_title->setText(
+        tr("No project open. File > Open (Ctrl+O) loads a *.netsmith.json file; "
+           "File > New from template starts one."));
   } else {
     m_title->setText(tr("<b>%1</b> &mdash; %2")
                          .arg(QString::fromStdString(doc.project().name).toHtmlEscaped(),
@@ -309,12 +320,15 @@ void ModelPage::refreshTable() {
     const auto& n = a.nodes[static_cast<std::size_t>(row)];
     m_table->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(n.id)));
     m_table->setItem(row, 1, new QTableWidgetItem(QString::fromStdString(n.op)));
-    m_table->setItem(row, 2, new QTableWidgetItem(QString::fromStdString(formatShape(n.outputShape))));
-    m_table->setItem(row, 3, new NumberItem(QString::fromStdString(graph::formatCount(n.paramCount)),
-                                            double(n.paramCount)));
-    m_table->setItem(row, 4, new NumberItem(QString::fromStdString(graph::formatCount(n.macs)),
-                                            double(n.macs)));
-    m_table->setItem(row, 5, new NumberItem(bytes(double(n.activationBytes)), double(n.activationBytes)));
+    m_table->setItem(row, 2,
+                     new QTableWidgetItem(QString::fromStdString(formatShape(n.outputShape))));
+    m_table->setItem(row, 3,
+                     new NumberItem(QString::fromStdString(graph::formatCount(n.paramCount)),
+                                    double(n.paramCount)));
+    m_table->setItem(
+        row, 4, new NumberItem(QString::fromStdString(graph::formatCount(n.macs)), double(n.macs)));
+    m_table->setItem(row, 5,
+                     new NumberItem(bytes(double(n.activationBytes)), double(n.activationBytes)));
   }
   m_table->setSortingEnabled(true);
 }
@@ -361,7 +375,9 @@ void ModelPage::refreshTotals() {
           .arg(m_document->lastAnalysisMs(), 0, 'f', 2));
 }
 
-QString ModelPage::totalsText() const { return m_totals->text(); }
+QString ModelPage::totalsText() const {
+  return m_totals->text();
+}
 
 void ModelPage::refreshProblems() {
   m_problems->clear();

@@ -34,7 +34,10 @@ int intMax(const schema::ParamSpec& s) {
 }  // namespace
 
 NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
-    : QWidget(parent), m_editor(editor), m_heading(new QLabel(this)), m_formHost(new QWidget(this)) {
+    : QWidget(parent),
+      m_editor(editor),
+      m_heading(new QLabel(this)),
+      m_formHost(new QWidget(this)) {
   setObjectName(QStringLiteral("nodeInspector"));
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -139,7 +142,8 @@ void NodeInspector::rebuild() {
           if (keywordBox) bk.emplace(keywordBox);
           const bool keyword = v.is_string();
           if (keywordBox) {
-            const int i = keyword ? keywordBox->findText(QString::fromStdString(v.get<std::string>())) : 0;
+            const int i =
+                keyword ? keywordBox->findText(QString::fromStdString(v.get<std::string>())) : 0;
             keywordBox->setCurrentIndex(std::max(0, i));
           }
           a->setEnabled(!keyword);
@@ -231,7 +235,8 @@ void NodeInspector::rebuild() {
     rowLayout->setContentsMargins(0, 0, 0, 0);
     rowLayout->addWidget(editor, 1);
     rowLayout->addWidget(reset);
-    auto* label = new QLabel(key + (spec.required() ? QStringLiteral(" *") : QString()), m_formHost);
+    auto* label =
+        new QLabel(key + (spec.required() ? QStringLiteral(" *") : QString()), m_formHost);
     label->setToolTip(help);
     m_form->addRow(label, row);
     field.widget->setObjectName(QStringLiteral("param_") + key);

@@ -106,8 +106,7 @@ bool ProjectDocument::save(const QString& path) {
 
 void ProjectDocument::reanalyse(const Problems& loadProblems) {
   m_loadProblems = loadProblems;
-  m_sectionProblems =
-      data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
+  m_sectionProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
   train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
                            m_sectionProblems);
   reanalyseModel();
@@ -127,9 +126,10 @@ void ProjectDocument::reanalyseModel() {
 void ProjectDocument::setModel(const graph::ModelGraph& model) {
   m_project.model = model;
   // Problems of the model read from the file no longer describe this one.
-  m_loadProblems.erase(std::remove_if(m_loadProblems.begin(), m_loadProblems.end(),
-                                      [](const Problem& p) { return p.path.rfind("model", 0) == 0; }),
-                       m_loadProblems.end());
+  m_loadProblems.erase(
+      std::remove_if(m_loadProblems.begin(), m_loadProblems.end(),
+                     [](const Problem& p) { return p.path.rfind("model", 0) == 0; }),
+      m_loadProblems.end());
   reanalyseModel();
   emit modelChanged();
 }

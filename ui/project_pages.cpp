@@ -20,9 +20,9 @@
 #include <thread>
 
 #include "dashboard.h"
-#include "model_page.h"
 #include "data/project_data.h"
 #include "graph/model_summary.h"
+#include "model_page.h"
 #include "project_document.h"
 #include "train/train_options.h"
 
@@ -109,8 +109,7 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   m_stack->setObjectName(QStringLiteral("pages"));
   m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
   m_stack->addWidget(m_modelPage);
-  connect(m_document, &ProjectDocument::loaded, m_modelPage,
-          &::netsmith::ui::ModelPage::projectLoaded);
+
   m_stack->addWidget(buildDataPage());
   m_stack->addWidget(buildAugmentPage());
   m_stack->addWidget(buildTrainingPage());

@@ -5,13 +5,13 @@
 #include <QTimer>
 
 #include "dashboard.h"
-#include "graph_canvas.h"
-#include "model_page.h"
 #include "env/env_report.h"
+#include "graph_canvas.h"
 #include "main_window.h"
+#include "model_page.h"
 #include "netsmith/version.h"
-#include "project_document.h"
 #include "ops/op_registry.h"
+#include "project_document.h"
 #include "project_pages.h"
 #include "trainer_session.h"
 

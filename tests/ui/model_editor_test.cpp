@@ -1,0 +1,382 @@
+// The model editor on the offscreen platform: the document API, the canvas with simulated
+// mouse drags, the palette, the inspector, undo/redo, refusals, quick fixes, copy/paste,
+// exports, and the round trip through the project file and netsmith-cli.
+#include <QApplication>
+#include <QClipboard>
+#include <QFile>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QTemporaryDir>
+#include <QTreeWidget>
+#include <QUndoStack>
+#include <QtTest>
+
+#include "graph/model_graph.h"
+#include "graph_canvas.h"
+#include "model_editor.h"
+#include "model_page.h"
+#include "node_inspector.h"
+#include "op_palette.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+#include "project_document.h"
+
+using netsmith::Json;
+using netsmith::ui::GraphCanvas;
+using netsmith::ui::ModelEditor;
+using netsmith::ui::ModelPage;
+using netsmith::ui::ProjectDocument;
+
+namespace {
+
+QString example() {
+  return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json");
+}
+
+/// The default project with an empty model (the Input declaration kept).
+QString writeEmptyProject(const QTemporaryDir& dir) {
+  auto loaded = netsmith::project::loadProject(example().toStdString());
+  loaded.project.model.nodes.clear();
+  const QString path = dir.filePath(QStringLiteral("empty.netsmith.json"));
+  netsmith::project::saveProject(loaded.project, path.toStdString());
+  return path;
+}
+
+Json templateModel() {
+  return netsmith::graph::modelToJson(
+      netsmith::project::loadProject(example().toStdString()).project.model);
+}
+
+Json modelJson(const ProjectDocument& doc) {
+  return netsmith::graph::modelToJson(doc.project().model);
+}
+
+/// The default CNN's layers after the Input: op and parameters, in the template's order.
+const std::vector<std::pair<QString, Json>>& defaultLayers() {
+  static const std::vector<std::pair<QString, Json>> layers = {
+      {"Conv2d", Json{{"out_channels", 32}, {"kernel_size", 3}, {"padding", 1}}},
+      {"BatchNorm2d", Json::object()},
+      {"ReLU", Json::object()},
+      {"MaxPool2d", Json{{"kernel_size", 2}}},
+      {"Conv2d", Json{{"out_channels", 64}, {"kernel_size", 3}, {"padding", 1}}},
+      {"BatchNorm2d", Json::object()},
+      {"ReLU", Json::object()},
+      {"MaxPool2d", Json{{"kernel_size", 2}}},
+      {"Flatten", Json::object()},
+      {"Linear", Json{{"out_features", 128}}},
+      {"ReLU", Json::object()},
+      {"Dropout", Json{{"p", 0.3}}},
+      {"Linear", Json{{"out_features", 10}}}};
+  return layers;
+}
+
+void setParams(ModelEditor& editor, const QString& id, const Json& params) {
+  for (auto it = params.begin(); it != params.end(); ++it)
+    editor.setParam(id, QString::fromStdString(it.key()), it.value());
+}
+
+QPoint viewPoint(GraphCanvas* canvas, QPointF scene) {
+  return canvas->mapFromScene(scene);
+}
+
+}  // namespace
+
+class ModelEditorTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  // The default CNN through the document API equals the template's model; undo takes it back to
+  // empty and redo to the same JSON.
+  void buildsTheDefaultCnnThroughTheApiAndUndoesEverything() {
+    QTemporaryDir dir;
+    ProjectDocument doc(m_registry);
+    QVERIFY(doc.load(writeEmptyProject(dir)));
+    const Json empty = modelJson(doc);
+    ModelEditor editor(&doc);
+    QString last = editor.addNode(QStringLiteral("Input"), QPointF(0, 0));
+    QCOMPARE(last, QStringLiteral("input"));
+    for (const auto& [op, params] : defaultLayers()) {
+      last = editor.addNode(op, {}, last);  // appended after the previous layer
+      QVERIFY(!last.isEmpty());
+      setParams(editor, last, params);
+    }
+    QCOMPARE(modelJson(doc), templateModel());
+    QVERIFY(doc.problems().empty());
+    QCOMPARE(doc.analysis().totalParams, 421834);
+    QVERIFY(doc.isModified());
+    // 14 nodes + 11 parameters = 25 steps (no two edits of one field in a row).
+    QCOMPARE(doc.undoStack()->count(), 14 + 11);
+    while (doc.undoStack()->canUndo())
+      doc.undoStack()->undo();
+    QCOMPARE(modelJson(doc), empty);
+    QVERIFY(!doc.isModified());
+    while (doc.undoStack()->canRedo())
+      doc.undoStack()->redo();
+    QCOMPARE(modelJson(doc), templateModel());
+  }
+
+  // The same network through the widgets: palette double-clicks add the nodes, mouse drags
+  // from output ports connect them, the inspector sets a parameter.
+  void buildsTheDefaultCnnWithTheMouse() {
+    QTemporaryDir dir;
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1300, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(doc.load(writeEmptyProject(dir)));
+    auto* canvas = page.canvas();
+    auto* tree = page.opPalette()->tree();
+    auto addByDoubleClick = [&](const QString& op) {
+      canvas->selectNodes({});  // unconnected, below the others
+      QTreeWidgetItem* item = page.opPalette()->itemFor(op);
+      QVERIFY(item);
+      tree->scrollToItem(item);
+      const QPoint at = tree->visualItemRect(item).center();
+      QTest::mouseClick(tree->viewport(), Qt::LeftButton, {}, at);
+      QTest::mouseDClick(tree->viewport(), Qt::LeftButton, {}, at);
+    };
+    QStringList ids;
+    addByDoubleClick(QStringLiteral("Input"));
+    ids << QStringLiteral("input");
+    for (const auto& [op, params] : defaultLayers()) {
+      addByDoubleClick(op);
+      ids << canvas->selectedIds().value(0);
+    }
+    QCOMPARE(canvas->nodeCount(), 14);
+    QCOMPARE(canvas->edgeCount(), 0);
+    canvas->fitToView();
+    // Connect each layer to the next by dragging from its output port onto the next node.
+    for (int i = 0; i + 1 < ids.size(); ++i) {
+      canvas->centerOn(canvas->outputPort(ids[i]));
+      const QPoint from = viewPoint(canvas, canvas->outputPort(ids[i]));
+      const QPoint to = viewPoint(
+          canvas, canvas->inputPort(ids[i + 1]) + QPointF(0, GraphCanvas::kNodeHeight / 2));
+      QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, from);
+      QTest::mouseMove(canvas->viewport(), (from + to) / 2);
+      QTest::mouseMove(canvas->viewport(), to);
+      QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, to);
+    }
+    QCOMPARE(canvas->edgeCount(), 13);
+    // One parameter through the inspector's generated form, the rest through the editor.
+    canvas->selectNodes({QStringLiteral("conv1")});
+    auto* outChannels =
+        qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("out_channels")));
+    QVERIFY(outChannels);
+    outChannels->setValue(32);
+    QCOMPARE(doc.project().model.find("conv1")->params["out_channels"], Json(32));
+    for (int i = 0; i < int(defaultLayers().size()); ++i)
+      setParams(*page.editor(), ids[i + 1], defaultLayers()[std::size_t(i)].second);
+    QCOMPARE(modelJson(doc), templateModel());
+    // Shapes on the edges and key parameters in the nodes.
+    QCOMPARE(canvas->edgeLabel(QStringLiteral("conv1"), QStringLiteral("bn1")),
+             QStringLiteral("32x28x28"));
+    QCOMPARE(canvas->edgeLabel(QStringLiteral("flatten"), QStringLiteral("fc1")),
+             QStringLiteral("3136"));
+    QCOMPARE(canvas->nodeLabel(QStringLiteral("conv1")), QStringLiteral("Conv 3x3, 32, s1"));
+    // Dragging a node moves it (one undo step).
+    const int steps = doc.undoStack()->count();
+    const QPointF before(doc.project().model.find("relu1")->x,
+                         doc.project().model.find("relu1")->y);
+    canvas->centerOn(canvas->inputPort(QStringLiteral("relu1")));
+    const QPoint grab =
+        viewPoint(canvas, canvas->inputPort(QStringLiteral("relu1")) + QPointF(-40, 20));
+    QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, grab);
+    QTest::mouseMove(canvas->viewport(), grab + QPoint(30, 5));
+    QTest::mouseMove(canvas->viewport(), grab + QPoint(60, 10));
+    QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, grab + QPoint(60, 10));
+    QCOMPARE(doc.undoStack()->count(), steps + 1);
+    QVERIFY(doc.project().model.find("relu1")->x > before.x());
+    doc.undoStack()->undo();
+    QCOMPARE(doc.project().model.find("relu1")->x, before.x());
+  }
+
+  void refusesCyclesAndWrongInputCounts() {
+    QTemporaryDir dir;
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1200, 900);
+    page.show();
+    QVERIFY(doc.load(example()));
+    ModelEditor& editor = *page.editor();
+    QString why;
+    QVERIFY(!editor.connectNodes(QStringLiteral("fc2"), QStringLiteral("conv1"), &why));
+    QVERIFY2(why.contains(QStringLiteral("cycle")), qPrintable(why));
+    QVERIFY(!editor.connectNodes(QStringLiteral("relu1"), QStringLiteral("conv2"), &why));
+    QVERIFY2(why.contains(QStringLiteral("takes 1 input")), qPrintable(why));
+    QVERIFY(!editor.connectNodes(QStringLiteral("conv1"), QStringLiteral("input"), &why));
+    QVERIFY(!editor.connectNodes(QStringLiteral("conv1"), QStringLiteral("conv1"), &why));
+    QCOMPARE(doc.undoStack()->count(), 0);
+    // The same cycle by a mouse drag: refused, said at the cursor.
+    auto* canvas = page.canvas();
+    canvas->fitToView();
+    QSignalSpy said(canvas, &GraphCanvas::message);
+    canvas->centerOn(canvas->outputPort(QStringLiteral("relu1")));
+    const QPoint from = viewPoint(canvas, canvas->outputPort(QStringLiteral("relu1")));
+    const QPoint to = viewPoint(canvas, canvas->inputPort(QStringLiteral("bn1")) + QPointF(0, 28));
+    QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, from);
+    QTest::mouseMove(canvas->viewport(), to);
+    QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, to);
+    QCOMPARE(said.count(), 1);
+    QVERIFY(said[0][0].toString().contains(QStringLiteral("cycle")));
+    QCOMPARE(doc.undoStack()->count(), 0);
+    // A merge node takes several inputs.
+    const QString add = editor.addNode(QStringLiteral("Add"), QPointF(300, 300));
+    QVERIFY(editor.connectNodes(QStringLiteral("relu1"), add));
+    QVERIFY(editor.connectNodes(QStringLiteral("bn1"), add));
+    QCOMPARE(doc.project().model.find(add.toStdString())->inputs.size(), 2u);
+  }
+
+  void shapeErrorsAppearAndTheQuickFixesClearThem() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    QVERIFY(doc.load(example()));
+    ModelEditor& editor = *page.editor();
+    editor.setParam(QStringLiteral("fc1"), QStringLiteral("in_features"), Json(100));
+    QCOMPARE(doc.problems().size(), 1u);
+    QCOMPARE(QString::fromStdString(doc.problems()[0].nodeId), QStringLiteral("fc1"));
+    QVERIFY(page.canvas()->nodeIsInvalid(QStringLiteral("fc1")));
+    QCOMPARE(editor.fixFor(QStringLiteral("fc1")), QStringLiteral("Set in_features to 3136"));
+    QVERIFY(!editor.applyFix(QStringLiteral("fc1")).isEmpty());
+    QVERIFY(doc.problems().empty());
+    QVERIFY(!page.canvas()->nodeIsInvalid(QStringLiteral("fc1")));
+    QCOMPARE(doc.project().model.find("fc1")->params["in_features"], Json(3136));
+    // Without the Flatten, a Linear receives a 4-D tensor: the fix inserts one.
+    editor.removeNodes({QStringLiteral("flatten")});
+    QVERIFY(editor.connectNodes(QStringLiteral("pool2"), QStringLiteral("fc1")));
+    QVERIFY(!doc.problems().empty());
+    QCOMPARE(editor.fixFor(QStringLiteral("fc1")), QStringLiteral("Insert a Flatten before it"));
+    QVERIFY(!editor.applyFix(QStringLiteral("fc1")).isEmpty());
+    QVERIFY2(doc.problems().empty(),
+             doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
+    QCOMPARE(doc.analysis().totalParams, 421834);
+  }
+
+  void copyPastePaletteSearchAndBlocks() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    QVERIFY(doc.load(example()));
+    ModelEditor& editor = *page.editor();
+    editor.setFrozen(QStringLiteral("conv1"), true);
+    editor.setInit(QStringLiteral("conv1"), QStringLiteral("kaiming_normal"));
+    // Frozen parameters show in the totals: conv1 has 32 x 3 x 3 weights and 32 biases.
+    QVERIFY2(page.totalsText().contains(QStringLiteral("frozen 320")),
+             qPrintable(page.totalsText()));
+    const QStringList pasted =
+        editor.paste(editor.copy({QStringLiteral("conv1"), QStringLiteral("bn1")}));
+    QCOMPARE(pasted, QStringList({QStringLiteral("conv3"), QStringLiteral("bn3")}));
+    const auto* c3 = doc.project().model.find("conv3");
+    const auto* c1 = doc.project().model.find("conv1");
+    QCOMPARE(c3->params, c1->params);
+    QVERIFY(c3->frozen);
+    QCOMPARE(c3->init, c1->init);
+    QVERIFY(c3->inputs.empty());  // its outside input is not copied
+    QCOMPARE(doc.project().model.find("bn3")->inputs, std::vector<std::string>{"conv3"});
+    QCOMPARE(c3->x, c1->x + 40);
+    // Through the clipboard and the page's actions.
+    page.canvas()->selectNodes({QStringLiteral("fc1")});
+    page.copySelection();
+    QVERIFY(QApplication::clipboard()->text().contains(QStringLiteral("netsmith_clipboard")));
+    page.pasteClipboard();
+    QCOMPARE(page.canvas()->selectedIds(), QStringList{QStringLiteral("fc3")});
+    QCOMPARE(doc.project().model.find("fc3")->params["out_features"], Json(128));
+    // Palette search.
+    page.opPalette()->setFilter(QStringLiteral("pool"));
+    QVERIFY(page.opPalette()->itemFor(QStringLiteral("MaxPool2d")));
+    QVERIFY(!page.opPalette()->itemFor(QStringLiteral("Conv2d")));
+    page.opPalette()->setFilter({});
+    // Blocks: a residual block after relu1 keeps the channels and adds one Add with 2 inputs.
+    const QStringList block =
+        editor.insertBlock(QStringLiteral("residual"), QStringLiteral("pool1"));
+    QCOMPARE(block.size(), 7);
+    for (const auto& p : doc.problems())  // (the pasted, unconnected conv3 has one)
+      QVERIFY2(!block.contains(QString::fromStdString(p.nodeId)), p.toString().c_str());
+    const auto* add = doc.project().model.find(block[5].toStdString());
+    QCOMPARE(QString::fromStdString(add->op), QStringLiteral("Add"));
+    QCOMPARE(add->inputs.size(), 2u);
+    QCOMPARE(doc.project().model.find("conv2")->inputs,
+             std::vector<std::string>{block.last().toStdString()});
+    // One undo step for the whole block.
+    doc.undoStack()->undo();
+    QVERIFY(!doc.project().model.find(block[0].toStdString()));
+  }
+
+  void inspectorEditsMergeAndReadBackAfterUndo() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    QVERIFY(doc.load(example()));
+    page.canvas()->selectNodes({QStringLiteral("conv2")});
+    QCOMPARE(page.inspector()->node(), QStringLiteral("conv2"));
+    auto* spin = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("out_channels")));
+    QVERIFY(spin);
+    QCOMPARE(spin->value(), 64);
+    QVERIFY(spin->toolTip().contains(QStringLiteral("filters")));
+    spin->setValue(65);
+    spin->setValue(66);
+    spin->setValue(80);
+    QCOMPARE(doc.undoStack()->count(), 1);  // one field, one step
+    QCOMPARE(doc.project().model.find("conv2")->params["out_channels"], Json(80));
+    QCOMPARE(doc.analysis().find("conv2")->outputShape, (netsmith::Shape{80, 14, 14}));
+    doc.undoStack()->undo();
+    QCOMPARE(spin->value(), 64);  // the form reads the model again
+    // Deleting the node empties the inspector.
+    page.canvas()->selectNodes({QStringLiteral("conv2")});
+    page.editor()->removeNodes({QStringLiteral("conv2")});
+    QVERIFY(!page.inspector()->field(QStringLiteral("out_channels")));
+  }
+
+  // A hand-written model without positions opens laid out; the page exports PNG, SVG and CSV;
+  // the edited model, saved, validates and summarises in netsmith-cli.
+  void layoutExportsAndRoundTrip() {
+    QTemporaryDir dir;
+    auto loaded = netsmith::project::loadProject(example().toStdString());
+    for (auto& n : loaded.project.model.nodes)
+      n.x = n.y = 0;
+    const QString path = dir.filePath(QStringLiteral("nopos.netsmith.json"));
+    netsmith::project::saveProject(loaded.project, path.toStdString());
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1200, 800);
+    page.show();
+    QVERIFY(doc.load(path));
+    const auto& nodes = doc.project().model.nodes;
+    QCOMPARE(nodes[13].y, 13 * 80.0);  // one row per layer
+    QVERIFY(!doc.isModified());        // laying out a file is not an edit
+    const QString png = dir.filePath(QStringLiteral("g.png")),
+                  svg = dir.filePath(QStringLiteral("g.svg")),
+                  csv = dir.filePath(QStringLiteral("t.csv"));
+    QVERIFY(page.canvas()->exportPng(png));
+    QVERIFY(!QImage(png).isNull());
+    QVERIFY(page.canvas()->exportSvg(svg));
+    QFile s(svg);
+    QVERIFY(s.open(QIODevice::ReadOnly));
+    const QByteArray svgText = s.readAll();
+    QVERIFY(svgText.startsWith("<svg"));
+    QVERIFY(svgText.contains("conv1") && svgText.contains("32x28x28"));
+    QVERIFY(page.exportTableCsv(csv));
+    QFile c(csv);
+    QVERIFY(c.open(QIODevice::ReadOnly));
+    QVERIFY(c.readAll().contains("conv1,Conv2d,32x28x28,320,"));
+
+    page.editor()->setParam(QStringLiteral("fc1"), QStringLiteral("out_features"), Json(64));
+    QVERIFY(doc.save());
+    QProcess cli;
+    cli.start(QStringLiteral(NETSMITH_CLI),
+              {QStringLiteral("summary"), path, QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const Json summary = Json::parse(cli.readAllStandardOutput().toStdString());
+    QCOMPARE(summary["total_params"].get<long long>(), doc.analysis().totalParams);
+    // Memory estimate and the largest batch that fits.
+    QVERIFY(page.trainingMemory(128) > page.trainingMemory(1));
+    const qint64 budget = page.trainingMemory(100);
+    QCOMPARE(page.largestBatch(budget), 100);
+  }
+
+ private:
+  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+};
+
+QTEST_MAIN(ModelEditorTest)
+#include "model_editor_test.moc"
