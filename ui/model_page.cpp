@@ -11,6 +11,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QRegularExpression>
 #include <QSaveFile>
 #include <QSpinBox>
 #include <QSplitter>
@@ -20,6 +21,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "env/env_report.h"
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "graph_canvas.h"
@@ -48,7 +50,19 @@ QString bytes(double b) {
   return QLocale().formattedDataSize(qint64(b), 1);
 }
 
-double physicalMemory() {
+/// The default memory budget: the first CUDA device's memory where CUDA is present, else RAM.
+double defaultBudget(QString* what) {
+  const auto env = env::collectEnvReport(false);
+  if (env.cudaAvailable && !env.cudaDevices.empty()) {
+    // "NVIDIA H200 (139.8 GiB)"
+    static const QRegularExpression gib(QStringLiteral("\\(([0-9.]+) GiB\\)"));
+    const auto m = gib.match(QString::fromStdString(env.cudaDevices[0]));
+    if (m.hasMatch()) {
+      *what = QObject::tr("GPU memory of %1").arg(QString::fromStdString(env.cudaDevices[0]));
+      return m.captured(1).toDouble() * double(1 << 30);
+    }
+  }
+  *what = QObject::tr("this machine's RAM");
   const long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGE_SIZE);
   return pages > 0 && size > 0 ? double(pages) * double(size) : 8.0 * (1 << 30);
 }
@@ -100,8 +114,9 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   m_budget->setDecimals(1);
   m_budget->setSuffix(tr(" GiB"));
   m_budget->setPrefix(tr("budget "));
-  m_budget->setValue(physicalMemory() / double(1 << 30));
-  m_budget->setToolTip(tr("Memory budget for the largest batch (default: this machine's RAM)"));
+  QString budgetSource;
+  m_budget->setValue(defaultBudget(&budgetSource) / double(1 << 30));
+  m_budget->setToolTip(tr("Memory budget for the largest batch (default: %1)").arg(budgetSource));
   connect(m_batch, qOverload<int>(&QSpinBox::valueChanged), this, &ModelPage::refreshTotals);
   connect(m_budget, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
           &ModelPage::refreshTotals);

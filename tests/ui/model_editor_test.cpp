@@ -3,7 +3,9 @@
 // exports, and the round trip through the project file and netsmith-cli.
 #include <QApplication>
 #include <QClipboard>
+#include <QDragEnterEvent>
 #include <QFile>
+#include <QMimeData>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -221,6 +223,19 @@ class ModelEditorTest : public QObject {
     QCOMPARE(said.count(), 1);
     QVERIFY(said[0][0].toString().contains(QStringLiteral("cycle")));
     QCOMPARE(doc.undoStack()->count(), 0);
+    // An op dropped from the palette lands where it is dropped.
+    QMimeData mime;
+    mime.setData(QLatin1String(GraphCanvas::kOpMime), "GELU");
+    const QPoint dropAt =
+        viewPoint(canvas, canvas->outputPort(QStringLiteral("fc2")) + QPointF(0, 100));
+    QDragEnterEvent enter(dropAt, Qt::CopyAction, &mime, Qt::LeftButton, {});
+    QApplication::sendEvent(canvas->viewport(), &enter);
+    QDropEvent drop(dropAt, Qt::CopyAction, &mime, Qt::LeftButton, {});
+    QApplication::sendEvent(canvas->viewport(), &drop);
+    const auto* gelu = doc.project().model.find("gelu1");
+    QVERIFY(gelu);
+    QVERIFY(std::abs(gelu->y - (canvas->outputPort(QStringLiteral("fc2")).y() + 100)) < 2);
+    QCOMPARE(canvas->selectedIds(), QStringList{QStringLiteral("gelu1")});
     // A merge node takes several inputs.
     const QString add = editor.addNode(QStringLiteral("Add"), QPointF(300, 300));
     QVERIFY(editor.connectNodes(QStringLiteral("relu1"), add));
