@@ -19,6 +19,7 @@ class QLabel;
 namespace netsmith::ui {
 
 class ModelEditor;
+class SchemaForm;
 
 class NodeInspector : public QWidget {
   Q_OBJECT
@@ -32,15 +33,10 @@ class NodeInspector : public QWidget {
   /// Reads the values again (after undo / redo), keeping the widgets.
   void refreshValues();
   /// The field widget of parameter `key` (for tests), or nullptr.
-  QWidget* field(const QString& key) const { return m_fields.value(key).widget; }
+  QWidget* field(const QString& key) const;
 
  private:
-  struct Field {
-    QWidget* widget = nullptr;
-    std::function<void(const Json&)> show;  ///< puts a value in the widget (signals blocked)
-  };
   void rebuild();
-  Json currentValue(const QString& key) const;
 
   ModelEditor* m_editor;
   QString m_id;
@@ -48,7 +44,7 @@ class NodeInspector : public QWidget {
   QLabel* m_heading;
   QWidget* m_formHost;
   QFormLayout* m_form = nullptr;
-  QHash<QString, Field> m_fields;
+  SchemaForm* m_params = nullptr;
   QComboBox* m_init = nullptr;
   QCheckBox* m_frozen = nullptr;
 };

@@ -165,4 +165,50 @@ void ProjectDocument::editModel(const graph::ModelGraph& model, const QString& t
   m_undo->push(new ModelEditCommand(this, m_project.model, model, text, mergeKey));
 }
 
+static Json& sectionRef(project::Project& p, const QString& section) {
+  if (section == QLatin1String("data")) return p.data;
+  if (section == QLatin1String("augment")) return p.augment;
+  return p.train;
+}
+
+void ProjectDocument::setSection(const QString& section, const Json& value) {
+  sectionRef(m_project, section) = value;
+  reanalyse(m_loadProblems);
+  emit sectionChanged(section);
+}
+
+class SectionEditCommand : public QUndoCommand {
+ public:
+  SectionEditCommand(ProjectDocument* doc, QString section, Json before, Json after,
+                     const QString& text, QString mergeKey)
+      : QUndoCommand(text),
+        m_doc(doc),
+        m_section(std::move(section)),
+        m_before(std::move(before)),
+        m_after(std::move(after)),
+        m_key(std::move(mergeKey)) {}
+  void redo() override { m_doc->setSection(m_section, m_after); }
+  void undo() override { m_doc->setSection(m_section, m_before); }
+  int id() const override { return m_key.isEmpty() ? -1 : 2; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const SectionEditCommand*>(other);
+    if (o->m_key != m_key || o->m_section != m_section) return false;
+    m_after = o->m_after;
+    return true;
+  }
+
+ private:
+  ProjectDocument* m_doc;
+  QString m_section;
+  Json m_before, m_after;
+  QString m_key;
+};
+
+void ProjectDocument::editSection(const QString& section, const Json& value, const QString& text,
+                                  const QString& mergeKey) {
+  const Json& current = sectionRef(m_project, section);
+  if (current == value) return;
+  m_undo->push(new SectionEditCommand(this, section, current, value, text, mergeKey));
+}
+
 }  // namespace netsmith::ui

@@ -44,6 +44,10 @@ class ProjectDocument : public QObject {
   /// Replaces the model as one undoable edit named `text`. Consecutive edits with the same
   /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.
   void editModel(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
+  /// Replaces a section ("data", "augment" or "train") as one undoable edit; consecutive edits
+  /// with the same non-empty `mergeKey` merge. The whole project is re-validated.
+  void editSection(const QString& section, const Json& value, const QString& text,
+                   const QString& mergeKey = {});
   /// Milliseconds the last model analysis took.
   double lastAnalysisMs() const { return m_analysisMs; }
 
@@ -53,6 +57,8 @@ class ProjectDocument : public QObject {
   void loaded();
   /// The model changed by an edit (undo / redo included); the analysis is current.
   void modelChanged();
+  /// A data, augment or train section changed by an edit (undo / redo included).
+  void sectionChanged(const QString& section);
   void modifiedChanged(bool modified);
 
  private:
@@ -61,7 +67,9 @@ class ProjectDocument : public QObject {
   /// are kept from the last full analysis.
   void reanalyseModel();
   void setModel(const graph::ModelGraph& model);
+  void setSection(const QString& section, const Json& value);
   friend class ModelEditCommand;
+  friend class SectionEditCommand;
 
   const ops::OpRegistry& m_registry;
   augment::TransformRegistry m_transforms;

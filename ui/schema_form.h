@@ -1,0 +1,58 @@
+#pragma once
+
+// A form generated from a core ParamSchema: spin boxes with ranges and units, combo boxes,
+// check boxes, keyword choices ("auto", "same") and JSON fields for lists, the help text as
+// tooltips, a reset button per field. The node inspector, the Augment and the Training pages
+// use it, so a new op, transform, optimizer or schedule needs no UI code.
+#include <QHash>
+#include <QString>
+#include <QWidget>
+#include <functional>
+
+#include "common/json.h"
+#include "schema/param_schema.h"
+
+class QFormLayout;
+
+namespace netsmith::ui {
+
+class SchemaForm : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// Called with (key, value) when the user changes a field; a null value means "reset to the
+  /// default" (the key is removed).
+  using ChangeFn = std::function<void(const QString& key, const Json& value)>;
+
+  explicit SchemaForm(QWidget* parent = nullptr);
+
+  /// Rebuilds the fields for `schema` and shows `values` (missing keys show their default).
+  void setSchema(const schema::ParamSchema& schema, const Json& values);
+  /// Shows `values` again without rebuilding (after undo / redo); the widgets keep focus.
+  void setValues(const Json& values);
+  void setOnChange(ChangeFn fn) { m_onChange = std::move(fn); }
+  /// Marks a field invalid (red, the reason as tooltip); an empty reason clears it.
+  void setProblem(const QString& key, const QString& reason);
+  void clearProblems();
+  QWidget* field(const QString& key) const { return m_fields.value(key).widget; }
+  QString problem(const QString& key) const { return m_fields.value(key).problem; }
+  bool isEmpty() const { return m_fields.isEmpty(); }
+  QFormLayout* formLayout() const { return m_form; }
+
+ private:
+  struct Field {
+    QWidget* widget = nullptr;  ///< the main editor (spin box, combo, check box, line edit)
+    QWidget* row = nullptr;
+    QString help;
+    QString problem;
+    Json defaultValue;
+    std::function<void(const Json&)> show;  ///< puts a value in the widgets (signals blocked)
+  };
+  void changed(const QString& key, const Json& value);
+
+  QFormLayout* m_form;
+  QHash<QString, Field> m_fields;
+  ChangeFn m_onChange;
+};
+
+}  // namespace netsmith::ui
