@@ -10,6 +10,7 @@
 #include <QLabel>
 #include <QPalette>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
 #include <QStyle>
@@ -243,6 +244,18 @@ LrFinderDialog::LrFinderDialog(const train::LrFindResult& result, QWidget* paren
   label->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  m_suggested = result.suggestedLr > 0
+                    ? std::stod(QString::number(result.suggestedLr, 'g', 2).toStdString())
+                    : 0;
+  if (m_suggested > 0) {
+    auto* use =
+        buttons->addButton(tr("Use %1").arg(m_suggested, 0, 'g', 2), QDialogButtonBox::AcceptRole);
+    use->setObjectName(QStringLiteral("useLr"));
+    connect(use, &QPushButton::clicked, this, [this] {
+      Q_EMIT useLearningRate(m_suggested);
+      accept();
+    });
+  }
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(plot, 1);
   layout->addWidget(label);

@@ -76,9 +76,15 @@ class LrFinderDialog : public QDialog {
  public:
   LrFinderDialog(const train::LrFindResult& result, QWidget* parent = nullptr);
   QString summary() const { return m_summary; }
+  double suggestedLr() const { return m_suggested; }
+
+ Q_SIGNALS:
+  /// "Use this learning rate": the suggestion (rounded to 2 significant digits).
+  void useLearningRate(double lr);
 
  private:
   QString m_summary;
+  double m_suggested = 0;
 };
 
 }  // namespace netsmith::ui

@@ -40,6 +40,7 @@
 #include "project_pages.h"
 #include "train/train_options.h"
 #include "trainer_session.h"
+#include "training_page.h"
 
 namespace netsmith::ui {
 
@@ -118,6 +119,9 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
   connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::updateTitle);
   connect(m_pages, &ProjectPages::checkpointChosen, this, &MainWindow::setCurrentCheckpoint);
+  connect(m_pages->trainingPage(), &TrainingPage::lrFinderRequested, this,
+          &MainWindow::runLrFinder);
+  connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
 
   m_defaultState = saveState();
   restoreSettings();
@@ -240,6 +244,13 @@ void MainWindow::connectSession() {
             updateActions();
             if (lrFind && state != train::FinishState::Failed && !r.lrFind.lrs.empty()) {
               auto* dialog = new LrFinderDialog(r.lrFind, this);
+              connect(dialog, &LrFinderDialog::useLearningRate, this, [this](double lr) {
+                Json train = m_document->project().train;
+                if (!train["optimizer"].is_object()) train["optimizer"] = Json{{"type", "adam"}};
+                train["optimizer"]["lr"] = lr;
+                m_document->editSection(QStringLiteral("train"), train,
+                                        tr("Use the LR finder's learning rate"));
+              });
               dialog->setAttribute(Qt::WA_DeleteOnClose);
               spdlog::info("{}", dialog->summary().toStdString());
               dialog->open();
@@ -331,7 +342,11 @@ void MainWindow::togglePause() {
 void MainWindow::updateActions() {
   const bool running = m_session->isRunning();
   const bool open = !m_document->filePath().isEmpty();
-  m_start->setEnabled(!running && open);
+  const QString blocked = m_pages->trainingPage()->blockedReason();
+  m_start->setEnabled(!running && open && blocked.isEmpty());
+  m_start->setToolTip(blocked.isEmpty() ? tr("Start training (F5)")
+                                        : tr("Start is disabled: %1").arg(blocked));
+  m_start->setStatusTip(m_start->toolTip());
   m_resume->setEnabled(!running && open);
   m_lrFind->setEnabled(!running && open);
   m_pause->setEnabled(running);

@@ -25,6 +25,7 @@
 #include "model_page.h"
 #include "project_document.h"
 #include "train/train_options.h"
+#include "training_page.h"
 
 namespace netsmith::ui {
 
@@ -112,7 +113,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
 
   m_stack->addWidget(buildDataPage());
   m_stack->addWidget(buildAugmentPage());
-  m_stack->addWidget(buildTrainingPage());
+  m_trainingPage = new ::netsmith::ui::TrainingPage(m_document, this);
+  m_stack->addWidget(m_trainingPage);
   m_stack->addWidget(m_dashboard);
   m_stack->addWidget(buildRunsPage());
 
@@ -169,18 +171,6 @@ QWidget* ProjectPages::buildAugmentPage() {
   return page;
 }
 
-QWidget* ProjectPages::buildTrainingPage() {
-  auto* page = new QWidget(this);
-  m_trainOptions = makeTree(QStringLiteral("trainOptions"),
-                            {tr("Option"), tr("Value"), tr("Default"), tr("Meaning")}, page);
-  auto* layout = new QVBoxLayout(page);
-  layout->addWidget(new QLabel(tr("The project's <tt>train</tt> section; options not set in "
-                                  "the file take their default (shown grey)."),
-                               page));
-  layout->addWidget(m_trainOptions, 1);
-  return page;
-}
-
 QWidget* ProjectPages::buildRunsPage() {
   auto* page = new QWidget(this);
   m_runsInfo = new QLabel(page);
@@ -233,7 +223,6 @@ QWidget* ProjectPages::buildRunsPage() {
 void ProjectPages::refresh() {
   m_modelPage->modelChanged();
   refreshAugment();
-  refreshTraining();
   m_dataStale = true;
   ++*m_dataGeneration;
   m_dataTable->clear();
@@ -269,43 +258,6 @@ void ProjectPages::refreshAugment() {
   if (augment.empty()) {
     auto* item = new QTreeWidgetItem(m_augmentList);
     item->setText(1, tr("(none)"));
-  }
-}
-
-void ProjectPages::refreshTraining() {
-  m_trainOptions->clear();
-  const Json& train = m_document->project().train;
-  const QColor grey = palette().color(QPalette::Disabled, QPalette::Text);
-  const train::TrainOptions defaults;
-  const QList<std::tuple<const char*, Json, QString>> basics = {
-      {"epochs", Json(defaults.epochs), tr("passes over the training split")},
-      {"batch_size", Json(defaults.batchSize), tr("samples per optimizer step")},
-      {"seed", Json(defaults.seed), tr("seeds the weights, the data order and augmentation")}};
-  for (const auto& [key, def, help] : basics) {
-    auto* item = new QTreeWidgetItem(m_trainOptions);
-    const bool set = train.is_object() && train.contains(key);
-    item->setText(0, QLatin1String(key));
-    item->setText(1, jsonText(set ? train[key] : def));
-    item->setText(2, jsonText(def));
-    item->setText(3, help);
-    if (!set) item->setForeground(1, grey);
-  }
-  for (const auto& spec : train::trainSchema()) {
-    auto* item = new QTreeWidgetItem(m_trainOptions);
-    const bool set = train.is_object() && train.contains(spec.name);
-    item->setText(0, QString::fromStdString(spec.name));
-    item->setText(1, set ? jsonText(train[spec.name]) : jsonText(spec.defaultValue));
-    item->setText(2, jsonText(spec.defaultValue));
-    item->setText(3, QString::fromStdString(spec.help));
-    if (!set) item->setForeground(1, grey);
-  }
-  // The sections with their own readers.
-  for (const char* section :
-       {"optimizer", "schedule", "device", "class_weights", "early_stopping", "plateau"}) {
-    if (!train.is_object() || !train.contains(section)) continue;
-    auto* item = new QTreeWidgetItem(m_trainOptions);
-    item->setText(0, QLatin1String(section));
-    item->setText(1, jsonText(train[section]));
   }
 }
 

@@ -22,6 +22,7 @@ namespace netsmith::ui {
 
 class Dashboard;
 class ModelPage;
+class TrainingPage;
 class ProjectDocument;
 
 /// Class counts of every split, as the Data page shows them.
@@ -47,6 +48,7 @@ class ProjectPages : public QWidget {
   Page currentPage() const;
   Dashboard* dashboard() const { return m_dashboard; }
   ::netsmith::ui::ModelPage* modelPage() const { return m_modelPage; }
+  ::netsmith::ui::TrainingPage* trainingPage() const { return m_trainingPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -70,10 +72,8 @@ class ProjectPages : public QWidget {
  private:
   QWidget* buildDataPage();
   QWidget* buildAugmentPage();
-  QWidget* buildTrainingPage();
   QWidget* buildRunsPage();
   void refreshAugment();
-  void refreshTraining();
   void showDataSummary();
   void showRunDetails();
 
@@ -82,6 +82,7 @@ class ProjectPages : public QWidget {
   QStackedWidget* m_stack;
   Dashboard* m_dashboard;
   ::netsmith::ui::ModelPage* m_modelPage = nullptr;
+  ::netsmith::ui::TrainingPage* m_trainingPage = nullptr;
   // Data
   QLabel* m_dataInfo = nullptr;
   QTreeWidget* m_dataTable = nullptr;
@@ -90,9 +91,8 @@ class ProjectPages : public QWidget {
   bool m_dataStale = true;
   bool m_dataLoading = false;
   std::shared_ptr<int> m_dataGeneration;
-  // Augment, Training
+  // Augment
   QTreeWidget* m_augmentList = nullptr;
-  QTreeWidget* m_trainOptions = nullptr;
   // Runs
   QTreeWidget* m_runsTable = nullptr;
   QTreeWidget* m_checkpoints = nullptr;

