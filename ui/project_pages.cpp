@@ -19,6 +19,7 @@
 #include <cmath>
 #include <thread>
 
+#include "augment_page.h"
 #include "dashboard.h"
 #include "data/project_data.h"
 #include "graph/model_summary.h"
@@ -112,7 +113,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   m_stack->addWidget(m_modelPage);
 
   m_stack->addWidget(buildDataPage());
-  m_stack->addWidget(buildAugmentPage());
+  m_augmentPage = new ::netsmith::ui::AugmentPage(m_document, this);
+  m_stack->addWidget(m_augmentPage);
   m_trainingPage = new ::netsmith::ui::TrainingPage(m_document, this);
   m_stack->addWidget(m_trainingPage);
   m_stack->addWidget(m_dashboard);
@@ -156,18 +158,6 @@ QWidget* ProjectPages::buildDataPage() {
   top->addWidget(m_dataLoad, 0, Qt::AlignTop);
   layout->addLayout(top);
   layout->addWidget(m_dataTable, 1);
-  return page;
-}
-
-QWidget* ProjectPages::buildAugmentPage() {
-  auto* page = new QWidget(this);
-  m_augmentList =
-      makeTree(QStringLiteral("augmentList"), {tr("#"), tr("Transform"), tr("Parameters")}, page);
-  auto* layout = new QVBoxLayout(page);
-  auto* note = new QLabel(
-      tr("Applied in order to every training sample (evaluation uses none of them)."), page);
-  layout->addWidget(note);
-  layout->addWidget(m_augmentList, 1);
   return page;
 }
 
@@ -222,7 +212,6 @@ QWidget* ProjectPages::buildRunsPage() {
 
 void ProjectPages::refresh() {
   m_modelPage->modelChanged();
-  refreshAugment();
   m_dataStale = true;
   ++*m_dataGeneration;
   m_dataTable->clear();
@@ -232,33 +221,6 @@ void ProjectPages::refresh() {
                                "the button."));
   if (currentPage() == DataPage && !m_document->filePath().isEmpty()) loadDataSummary();
   if (currentPage() == RunsPage) refreshRuns();
-}
-
-void ProjectPages::refreshAugment() {
-  m_augmentList->clear();
-  const Json& augment = m_document->project().augment;
-  if (!augment.is_array()) return;
-  int index = 0;
-  for (const auto& t : augment) {
-    auto* item = new QTreeWidgetItem(m_augmentList);
-    item->setText(0, QString::number(++index));
-    Json params = t;
-    QString type;
-    if (params.is_object() && params.contains("transform")) {
-      type = jsonText(params["transform"]);
-      params.erase("transform");
-    }
-    item->setText(1, type);
-    QStringList parts;
-    if (params.is_object())
-      for (auto it = params.begin(); it != params.end(); ++it)
-        parts << QStringLiteral("%1=%2").arg(QString::fromStdString(it.key()), jsonText(*it));
-    item->setText(2, parts.join(QStringLiteral(", ")));
-  }
-  if (augment.empty()) {
-    auto* item = new QTreeWidgetItem(m_augmentList);
-    item->setText(1, tr("(none)"));
-  }
 }
 
 void ProjectPages::loadDataSummary() {

@@ -21,6 +21,7 @@ class QTreeWidget;
 namespace netsmith::ui {
 
 class Dashboard;
+class AugmentPage;
 class ModelPage;
 class TrainingPage;
 class ProjectDocument;
@@ -49,6 +50,7 @@ class ProjectPages : public QWidget {
   Dashboard* dashboard() const { return m_dashboard; }
   ::netsmith::ui::ModelPage* modelPage() const { return m_modelPage; }
   ::netsmith::ui::TrainingPage* trainingPage() const { return m_trainingPage; }
+  ::netsmith::ui::AugmentPage* augmentPage() const { return m_augmentPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -71,9 +73,7 @@ class ProjectPages : public QWidget {
 
  private:
   QWidget* buildDataPage();
-  QWidget* buildAugmentPage();
   QWidget* buildRunsPage();
-  void refreshAugment();
   void showDataSummary();
   void showRunDetails();
 
@@ -83,6 +83,7 @@ class ProjectPages : public QWidget {
   Dashboard* m_dashboard;
   ::netsmith::ui::ModelPage* m_modelPage = nullptr;
   ::netsmith::ui::TrainingPage* m_trainingPage = nullptr;
+  ::netsmith::ui::AugmentPage* m_augmentPage = nullptr;
   // Data
   QLabel* m_dataInfo = nullptr;
   QTreeWidget* m_dataTable = nullptr;
@@ -91,8 +92,6 @@ class ProjectPages : public QWidget {
   bool m_dataStale = true;
   bool m_dataLoading = false;
   std::shared_ptr<int> m_dataGeneration;
-  // Augment
-  QTreeWidget* m_augmentList = nullptr;
   // Runs
   QTreeWidget* m_runsTable = nullptr;
   QTreeWidget* m_checkpoints = nullptr;

@@ -2,6 +2,7 @@
 // planned LR chart against netsmith-cli, invalid fields, the augmentation preview.
 #include <QComboBox>
 #include <QLineEdit>
+#include <QListWidget>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -12,6 +13,7 @@
 #include <QAction>
 
 #include "../core/train_fixtures.h"
+#include "augment_page.h"
 #include "main_window.h"
 #include "project_document.h"
 #include "project_pages.h"
@@ -116,6 +118,48 @@ class FormsTest : public QObject {
     QVERIFY(
         page->form(QStringLiteral("schedule"))->problem(QStringLiteral("milestones")).isEmpty());
     QVERIFY(start->isEnabled());
+  }
+
+  // Changing a transform's parameter redraws the preview; reordering changes the saved JSON.
+  void augmentPreviewFollowsTheFormAndReorderIsSaved() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
+        dir, Json::object(), 256,
+        R"([{"transform": "HorizontalFlip", "p": 0.0}, {"transform": "VerticalFlip", "p": 0.0}])"));
+    MainWindow window(m_registry);
+    auto* page = window.pages()->augmentPage();
+    QSignalSpy updated(page, &netsmith::ui::AugmentPage::previewUpdated);
+    QVERIFY(window.openProject(path, true));
+    QVERIFY(updated.wait(30000));
+    QVERIFY2(page->previewError().isEmpty(), qPrintable(page->previewError()));
+    const QImage unflipped = page->previewImage();
+    QVERIFY(!unflipped.isNull());
+    QCOMPARE(page->list()->count(), 2);
+    // HorizontalFlip's p from 0 to 1 through its form: every draw is flipped.
+    page->selectRow(0);
+    auto* p = qobject_cast<QDoubleSpinBox*>(page->form()->field(QStringLiteral("p")));
+    QVERIFY(p);
+    QCOMPARE(p->value(), 0.0);
+    const int before = page->previewCount();
+    p->setValue(1.0);
+    QVERIFY(QTest::qWaitFor([&] { return page->previewCount() > before; }, 30000));
+    QVERIFY(page->previewImage() != unflipped);
+    QCOMPARE(window.document()->project().augment[0]["p"], Json(1.0));
+    // Reorder (what a drag does), then save: the file has the new order.
+    page->moveRow(1, 0);
+    QVERIFY(window.document()->save());
+    const auto saved = netsmith::project::loadProject(path.toStdString()).project.augment;
+    QCOMPARE(saved[0]["transform"], Json("VerticalFlip"));
+    QCOMPARE(saved[1]["transform"], Json("HorizontalFlip"));
+    QCOMPARE(page->list()->item(0)->text().section(' ', 0, 0), QStringLiteral("VerticalFlip"));
+    // Disable one, add one from the registry, remove it.
+    page->setEnabled(0, false);
+    QCOMPARE(window.document()->project().augment[0]["enabled"], Json(false));
+    QCOMPARE(page->list()->item(0)->checkState(), Qt::Unchecked);
+    page->addTransform(QStringLiteral("RandomErasing"));
+    QCOMPARE(window.document()->project().augment.size(), 3u);
+    page->removeRow(2);
+    QCOMPARE(window.document()->project().augment.size(), 2u);
   }
 
  private:

@@ -99,10 +99,9 @@ class MainWindowTest : public QObject {
     auto* problems = window.findChild<QListWidget*>(QStringLiteral("problemList"));
     QVERIFY(problems && problems->isHidden());
     // The read-only pages summarise the rest of the project.
-    auto* augment = window.findChild<QTreeWidget*>(QStringLiteral("augmentList"));
-    QCOMPARE(augment->topLevelItemCount(), 1);
-    QCOMPARE(augment->topLevelItem(0)->text(1), QStringLiteral("HorizontalFlip"));
-    QCOMPARE(augment->topLevelItem(0)->text(2), QStringLiteral("p=0.5"));
+    auto* augment = window.findChild<QListWidget*>(QStringLiteral("transformList"));
+    QCOMPARE(augment->count(), 1);
+    QCOMPARE(augment->item(0)->text(), QStringLiteral("HorizontalFlip  (p=0.5)"));
     auto* epochs = window.findChild<QSpinBox*>(QStringLiteral("param_epochs"));
     QVERIFY(epochs);
     QCOMPARE(epochs->value(), 7);
