@@ -33,6 +33,7 @@
 #include "data/project_data.h"
 #include "dialogs.h"
 #include "env/env_report.h"
+#include "evaluation_page.h"
 #include "export/export_job.h"
 #include "log_panel.h"
 #include "netsmith/version.h"
@@ -177,7 +178,7 @@ void MainWindow::connectSession() {
           [this](const QString& runDir, const QString& description) {
             if (!m_lrFindRun) {
               dashboard()->clear();
-              m_checkpoint.clear();
+              setCurrentCheckpoint({});
             }
             m_firstStep = -1;
             m_runClock.start();
@@ -362,6 +363,7 @@ void MainWindow::updateActions() {
 
 void MainWindow::setCurrentCheckpoint(const QString& path) {
   m_checkpoint = path;
+  m_pages->evaluationPage()->setCheckpoint(path);
   updateActions();
 }
 
@@ -434,7 +436,8 @@ void MainWindow::buildMenus() {
   // View
   QMenu* view = menuBar()->addMenu(tr("&View"));
   const QStringList pageNames = {tr("&Model"),    tr("&Data"),      tr("&Augment"),
-                                 tr("&Training"), tr("Dash&board"), tr("&Runs")};
+                                 tr("&Training"), tr("Dash&board"), tr("&Runs"),
+                                 tr("&Evaluation")};
   for (int i = 0; i < pageNames.size(); ++i) {
     QAction* a = view->addAction(pageNames[i], this,
                                  [this, i] { m_pages->showPage(ProjectPages::Page(i)); });
@@ -611,7 +614,7 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     spdlog::info("opened {}", path.toStdString());
     addRecent(QFileInfo(path).absoluteFilePath());
-    m_checkpoint.clear();
+    setCurrentCheckpoint({});
     dashboard()->clear();
     dashboard()->clearOverlays();
     hideBanner();
@@ -644,7 +647,7 @@ void MainWindow::newFromTemplate(const QString& templatePath) {
   }
   addRecent(QFileInfo(target).absoluteFilePath());
   dashboard()->clear();
-  m_checkpoint.clear();
+  setCurrentCheckpoint({});
   updateActions();
 }
 

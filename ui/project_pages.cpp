@@ -23,6 +23,7 @@
 #include "dashboard.h"
 #include "data/project_data.h"
 #include "graph/model_summary.h"
+#include "evaluation_page.h"
 #include "model_page.h"
 #include "project_document.h"
 #include "train/train_options.h"
@@ -105,9 +106,10 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
       m_dataGeneration(std::make_shared<int>(0)) {
   m_navigator->setObjectName(QStringLiteral("navigator"));
   m_navigator->addItems(
-      {tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"), tr("Runs")});
+      {tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"), tr("Runs"),
+       tr("Evaluation")});
   m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
-  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+6)"));
+  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+7)"));
   m_stack->setObjectName(QStringLiteral("pages"));
   m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
   m_stack->addWidget(m_modelPage);
@@ -119,6 +121,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   m_stack->addWidget(m_trainingPage);
   m_stack->addWidget(m_dashboard);
   m_stack->addWidget(buildRunsPage());
+  m_evaluationPage = new ::netsmith::ui::EvaluationPage(this);
+  m_stack->addWidget(m_evaluationPage);
 
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

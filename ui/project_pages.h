@@ -22,6 +22,7 @@ namespace netsmith::ui {
 
 class Dashboard;
 class AugmentPage;
+class EvaluationPage;
 class ModelPage;
 class TrainingPage;
 class ProjectDocument;
@@ -41,7 +42,7 @@ class ProjectPages : public QWidget {
   Q_OBJECT
 
  public:
-  enum Page { ModelPage, DataPage, AugmentPage, TrainingPage, DashboardPage, RunsPage };
+  enum Page { ModelPage, DataPage, AugmentPage, TrainingPage, DashboardPage, RunsPage, EvalPage };
 
   ProjectPages(ProjectDocument* document, QWidget* parent = nullptr);
 
@@ -51,6 +52,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::ModelPage* modelPage() const { return m_modelPage; }
   ::netsmith::ui::TrainingPage* trainingPage() const { return m_trainingPage; }
   ::netsmith::ui::AugmentPage* augmentPage() const { return m_augmentPage; }
+  ::netsmith::ui::EvaluationPage* evaluationPage() const { return m_evaluationPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -84,6 +86,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::ModelPage* m_modelPage = nullptr;
   ::netsmith::ui::TrainingPage* m_trainingPage = nullptr;
   ::netsmith::ui::AugmentPage* m_augmentPage = nullptr;
+  ::netsmith::ui::EvaluationPage* m_evaluationPage = nullptr;
   // Data
   QLabel* m_dataInfo = nullptr;
   QTreeWidget* m_dataTable = nullptr;

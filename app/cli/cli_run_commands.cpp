@@ -23,6 +23,7 @@
 #include "project/project.h"
 #include "train/metrics.h"
 #include "train/train_options.h"
+#include "train/evaluation.h"
 #include "train/trainer.h"
 
 namespace netsmith::cli {
@@ -297,74 +298,32 @@ int runTrain(const std::vector<std::string>& words) {
 }
 
 int runEval(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {"--data", "--split", "--limit", "--batch-size", "--threads"});
-  const std::string& ckptPath = args.one("CHECKPOINT");
-  const auto ckpt = checkpoint::readCheckpoint(ckptPath);
-  if (!ckpt.meta.contains("project"))
-    throw Error(ckptPath + ": the checkpoint carries no project snapshot");
-  auto loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
-  std::string baseDir = ckpt.meta.value("base_dir", loaded.baseDir());
-  const auto registry = ops::OpRegistry::withBuiltins();
-
-  // The data: the checkpoint's own, another project's, or a folder of class sub-folders.
-  Json data = loaded.project.data;
-  if (const auto d = args.option("--data"); !d.empty()) {
-    if (std::filesystem::is_directory(d)) {
-      data = Json{{"train", Json{{"format", "image_folder"}, {"root", d}}},
-                  {"test", Json{{"format", "image_folder"}, {"root", d}}}};
-      baseDir = ".";
-    } else {
-      const auto other = project::loadProject(d);
-      data = other.project.data;
-      baseDir = other.baseDir();
-    }
-    if (ckpt.meta.contains("classes")) data["classes"] = ckpt.meta["classes"];
-  }
-  // Preprocess exactly as in training.
-  if (ckpt.meta.contains("normalization")) data["normalize"] = ckpt.meta["normalization"];
-  data.erase("validation");  // evaluate whole splits
-  loaded.project.data = data;
-  loaded.project.augment = Json::array();
-
+  const Args args(words, {"--json"},
+                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k"});
+  train::EvaluationOptions o;
+  o.checkpoint = args.one("CHECKPOINT");
+  o.data = args.option("--data");
+  o.split = args.option("--split");
+  if (!o.split.empty() && o.split != "train" && o.split != "test")
+    throw UsageError{"--split must be test or train"};
+  o.limit = args.integer("--limit", 0, 1, 1LL << 40);
+  o.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
+  o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
-  torch::manual_seed(0);
-  graph::GraphModule net(loaded.project.model, registry);
-  {
-    torch::NoGradGuard noGrad;
-    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
-    if (!report.complete())
-      throw Error(ckptPath + ": the weights do not fit the model: " + report.summary());
-  }
-  auto pd = data::openProjectData(loaded.project, baseDir,
-                                  augment::TransformRegistry::withBuiltins(), "");
-  if (!pd) throw Error("cancelled");
-  const std::string split = args.option("--split", pd->data.test.empty() ? "train" : "test");
-  if (split != "train" && split != "test") throw UsageError{"--split must be test or train"};
-  data::SampleSet set = split == "train" ? pd->data.train : pd->data.test;
-  if (set.empty()) throw Error("the " + split + " split is empty");
-  const auto limit = args.integer("--limit", 0, 1, 1LL << 40);
-  if (limit > 0 && set.size() > limit) set.indices.resize(static_cast<std::size_t>(limit));
-  data::LoaderOptions lo;
-  lo.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
-  lo.training = false;
-  lo.shuffle = false;
-  lo.onError = pd->data.config.onError;
-  data::DataLoader loader(set, *pd->processor, lo);
-  net->eval();
-  const std::int64_t classes =
-      std::max<std::int64_t>(pd->data.numClasses(), net->analysis().outputShape.at(0));
-  const auto m = train::evaluateClassifier([&](const torch::Tensor& x) { return net->forward(x); },
-                                           loader, classes, torch::Device(torch::kCPU));
+  const auto e = train::evaluateCheckpoint(o);
   if (args.has("--json")) {
-    Json j = train::evalMetricsToJson(m);
-    j["checkpoint"] = ckptPath;
-    j["split"] = split;
-    j["classes"] = pd->data.classes;
-    std::cout << j.dump(2) << '\n';
+    std::cout << e.toJson().dump(2) << '\n';
     return kExitOk;
   }
-  std::printf("%s: %s split\n", ckptPath.c_str(), split.c_str());
-  printEval(m, pd->data.classes);
+  std::printf("%s: %s split\n", o.checkpoint.c_str(), e.split.c_str());
+  printEval(e.metrics, e.classes);
+  std::printf("\ntop-%d accuracy %s\n\nper class: precision recall f1\n", e.topK,
+              percent(e.topKAccuracy).c_str());
+  for (std::size_t c = 0; c < e.perClass.size(); ++c) {
+    const auto& s = e.perClass[c];
+    std::printf("  %2zu %-16s %8s %8s %8s\n", c, c < e.classes.size() ? e.classes[c].c_str() : "",
+                percent(s.precision).c_str(), percent(s.recall).c_str(), percent(s.f1).c_str());
+  }
   return kExitOk;
 }
 

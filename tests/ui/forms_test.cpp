@@ -3,6 +3,7 @@
 #include <QComboBox>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QTableWidget>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -14,6 +15,8 @@
 
 #include "../core/train_fixtures.h"
 #include "augment_page.h"
+#include "evaluation_page.h"
+#include "trainer_session.h"
 #include "main_window.h"
 #include "project_document.h"
 #include "project_pages.h"
@@ -160,6 +163,68 @@ class FormsTest : public QObject {
     QCOMPARE(window.document()->project().augment.size(), 3u);
     page->removeRow(2);
     QCOMPARE(window.document()->project().augment.size(), 2u);
+  }
+
+  // The Evaluation page's confusion matrix is what netsmith-cli eval prints; a click on a cell
+  // lists exactly that cell's samples.
+  void evaluationMatchesTheCliAndCellsListTheirSamples() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}})), true));
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+    QVERIFY(finished.wait(60000));
+    auto* page = window.pages()->evaluationPage();
+    QCOMPARE(page->checkpoint(), window.currentCheckpoint());
+    QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
+    page->evaluate();
+    QVERIFY(evaluated.wait(60000));
+    QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
+
+    QProcess cli;
+    cli.start(QStringLiteral(NETSMITH_CLI),
+              {QStringLiteral("eval"), page->checkpoint(), QStringLiteral("--json")});
+    QVERIFY(cli.waitForFinished(60000));
+    QCOMPARE(cli.exitCode(), 0);
+    const Json j = Json::parse(cli.readAllStandardOutput().toStdString());
+    const auto confusion = j["confusion"].get<std::vector<std::vector<std::int64_t>>>();
+    QCOMPARE(page->result().metrics.confusion, confusion);
+    QCOMPARE(page->result().metrics.accuracy, j["accuracy"].get<double>());
+    auto* table = page->confusion();
+    QCOMPARE(table->rowCount(), 4);
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c)
+        QCOMPARE(table->item(r, c)->data(Qt::UserRole).toLongLong(), confusion[std::size_t(r)][std::size_t(c)]);
+    QCOMPARE(page->perClass()->rowCount(), 4);
+    QCOMPARE(page->result().perClass[0].support,
+             confusion[0][0] + confusion[0][1] + confusion[0][2] + confusion[0][3]);
+
+    // Click every non-empty cell: the list holds exactly its samples, highest loss first.
+    int clicked = 0;
+    for (int r = 0; r < 4; ++r)
+      for (int c = 0; c < 4; ++c) {
+        if (confusion[std::size_t(r)][std::size_t(c)] == 0) continue;
+        Q_EMIT table->cellClicked(r, c);
+        ++clicked;
+        auto* list = page->cellList();
+        QCOMPARE(std::int64_t(list->count()), confusion[std::size_t(r)][std::size_t(c)]);
+        double lastLoss = 1e300;
+        for (int i = 0; i < list->count(); ++i) {
+          const auto position = list->item(i)->data(Qt::UserRole).toLongLong();
+          const auto& s = page->result().samples;
+          const auto it = std::find_if(s.begin(), s.end(),
+                                       [&](const auto& x) { return x.position == position; });
+          QVERIFY(it != s.end());
+          QCOMPARE(it->label, std::int64_t(r));
+          QCOMPARE(it->predicted, std::int64_t(c));
+          QVERIFY(it->loss <= lastLoss);
+          lastLoss = it->loss;
+          QCOMPARE(int(it->top.size()), 3);
+          QCOMPARE(it->top[0].first, it->predicted);
+        }
+      }
+    QVERIFY(clicked >= 4);
   }
 
  private:

@@ -1,0 +1,204 @@
+#include "train/evaluation.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <opencv2/imgproc.hpp>
+
+#include "augment/transform.h"
+#include "checkpoint/checkpoint.h"
+#include "common/error.h"
+#include "data/data_loader.h"
+#include "data/project_data.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+#include "train/metrics.h"
+
+namespace netsmith::train {
+
+namespace {
+
+/// One normalised C x H x W image back to 8 bits, scaled to at most `side` pixels.
+cv::Mat picture(const torch::Tensor& image, const std::vector<double>& mean,
+                const std::vector<double>& std, int side) {
+  auto x = image.to(torch::kFloat).contiguous().clone();
+  const auto channels = x.size(0);
+  for (int64_t c = 0; c < channels; ++c) {
+    const double s = c < int64_t(std.size()) ? std[std::size_t(c)] : 1.0;
+    const double m = c < int64_t(mean.size()) ? mean[std::size_t(c)] : 0.0;
+    x[c].mul_(s).add_(m);
+  }
+  x = x.clamp(0, 1).mul(255).round().to(torch::kUInt8).permute({1, 2, 0}).contiguous();
+  const int h = int(x.size(0)), w = int(x.size(1));
+  cv::Mat mat(h, w, channels == 1 ? CV_8UC1 : CV_8UC3, x.data_ptr<std::uint8_t>());
+  cv::Mat out;
+  const double scale = double(side) / double(std::max(h, w));
+  if (scale < 1.0)
+    cv::resize(mat, out, cv::Size(std::max(1, int(w * scale)), std::max(1, int(h * scale))), 0, 0,
+               cv::INTER_AREA);
+  else
+    out = mat.clone();
+  return out;
+}
+
+double ratio(double a, double b) { return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN(); }
+
+}  // namespace
+
+std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label, std::int64_t predicted) const {
+  std::vector<const SampleOutcome*> out;
+  for (const auto& s : samples)
+    if (s.label == label && s.predicted == predicted) out.push_back(&s);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const SampleOutcome* a, const SampleOutcome* b) { return a->loss > b->loss; });
+  return out;
+}
+
+Json Evaluation::toJson() const {
+  Json j = evalMetricsToJson(metrics);
+  j["checkpoint"] = checkpoint;
+  j["split"] = split;
+  j["classes"] = classes;
+  j["top_k"] = topK;
+  j["top_k_accuracy"] = topKAccuracy;
+  Json per = Json::array();
+  auto num = [](double v) { return std::isfinite(v) ? Json(v) : Json(); };
+  for (const auto& c : perClass)
+    per.push_back(Json{{"precision", num(c.precision)},
+                       {"recall", num(c.recall)},
+                       {"f1", num(c.f1)},
+                       {"support", c.support}});
+  j["per_class"] = per;
+  return j;
+}
+
+Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
+  const std::string& ckptPath = options.checkpoint;
+  const auto ckpt = checkpoint::readCheckpoint(ckptPath);
+  if (!ckpt.meta.contains("project"))
+    throw Error(ckptPath + ": the checkpoint carries no project snapshot");
+  auto loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
+  std::string baseDir = ckpt.meta.value("base_dir", loaded.baseDir());
+  const auto registry = ops::OpRegistry::withBuiltins();
+
+  // The data: the checkpoint's own, another project's, or a folder of class sub-folders.
+  Json data = loaded.project.data;
+  if (!options.data.empty()) {
+    if (std::filesystem::is_directory(options.data)) {
+      data = Json{{"train", Json{{"format", "image_folder"}, {"root", options.data}}},
+                  {"test", Json{{"format", "image_folder"}, {"root", options.data}}}};
+      baseDir = ".";
+    } else {
+      const auto other = project::loadProject(options.data);
+      data = other.project.data;
+      baseDir = other.baseDir();
+    }
+    if (ckpt.meta.contains("classes")) data["classes"] = ckpt.meta["classes"];
+  }
+  // Preprocess exactly as in training.
+  if (ckpt.meta.contains("normalization")) data["normalize"] = ckpt.meta["normalization"];
+  data.erase("validation");  // evaluate whole splits
+  loaded.project.data = data;
+  loaded.project.augment = Json::array();
+
+  torch::manual_seed(0);
+  graph::GraphModule net(loaded.project.model, registry);
+  {
+    torch::NoGradGuard noGrad;
+    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
+    if (!report.complete())
+      throw Error(ckptPath + ": the weights do not fit the model: " + report.summary());
+  }
+  auto pd = data::openProjectData(loaded.project, baseDir,
+                                  augment::TransformRegistry::withBuiltins(), "");
+  if (!pd) throw Error("cancelled");
+  Evaluation out;
+  out.checkpoint = ckptPath;
+  out.split = options.split.empty() ? (pd->data.test.empty() ? "train" : "test") : options.split;
+  if (out.split != "train" && out.split != "test")
+    throw Error("the split must be test or train, not \"" + out.split + "\"");
+  out.classes = pd->data.classes;
+  data::SampleSet set = out.split == "train" ? pd->data.train : pd->data.test;
+  if (set.empty()) throw Error("the " + out.split + " split is empty");
+  if (options.limit > 0 && set.size() > options.limit)
+    set.indices.resize(static_cast<std::size_t>(options.limit));
+  data::LoaderOptions lo;
+  lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
+  lo.training = false;
+  lo.shuffle = false;
+  lo.onError = pd->data.config.onError;
+  data::DataLoader loader(set, *pd->processor, lo);
+  net->eval();
+  const std::int64_t classes =
+      std::max<std::int64_t>(pd->data.numClasses(), net->analysis().outputShape.at(0));
+  out.topK = int(std::clamp<std::int64_t>(options.topK, 1, classes));
+
+  torch::NoGradGuard noGrad;
+  ConfusionCounter counter(classes);
+  double lossSum = 0;
+  std::int64_t topKHits = 0, done = 0;
+  const auto total = set.size();
+  loader.startEpoch(0);
+  while (auto batch = loader.next()) {
+    const auto logits = net->forward(batch->images).to(torch::kFloat);
+    const auto labels = batch->labels;
+    // The same sum as evaluateClassifier, so both report the same loss.
+    lossSum += torch::nn::functional::cross_entropy(
+                   logits, labels,
+                   torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+                   .item<double>();
+    const auto predicted = logits.argmax(1);
+    counter.add(predicted, labels);
+    const auto topk = std::get<1>(logits.topk(out.topK, 1));
+    topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
+    if (options.keepSamples) {
+      const auto logp = torch::log_softmax(logits, 1);
+      const auto losses = -logp.gather(1, labels.unsqueeze(1)).squeeze(1);
+      const auto [topP, topI] = logp.exp().topk(std::min<std::int64_t>(3, classes), 1);
+      for (std::int64_t i = 0; i < labels.size(0); ++i) {
+        SampleOutcome s;
+        s.position = batch->samples[std::size_t(i)];
+        s.label = labels[i].item<std::int64_t>();
+        s.predicted = predicted[i].item<std::int64_t>();
+        s.loss = losses[i].item<double>();
+        for (std::int64_t k = 0; k < topP.size(1); ++k)
+          s.top.emplace_back(topI[i][k].item<std::int64_t>(), topP[i][k].item<double>());
+        s.picture = picture(batch->images[i], pd->normalization.mean, pd->normalization.std,
+                            options.thumbnail);
+        out.samples.push_back(std::move(s));
+      }
+    }
+    done += labels.size(0);
+    if (options.progress && !options.progress(done, total)) {
+      loader.stop();
+      out.cancelled = true;
+      break;
+    }
+  }
+  out.metrics = counter.metrics(lossSum);
+  out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+  const auto& cm = out.metrics.confusion;
+  for (std::size_t c = 0; c < cm.size(); ++c) {
+    double tp = double(cm[c][c]), predictedAs = 0, actual = 0;
+    for (std::size_t k = 0; k < cm.size(); ++k) {
+      predictedAs += double(cm[k][c]);
+      actual += double(cm[c][k]);
+    }
+    ClassScores s;
+    s.support = std::int64_t(actual);
+    s.precision = ratio(tp, predictedAs);
+    s.recall = ratio(tp, actual);
+    if (!std::isfinite(s.precision) || !std::isfinite(s.recall))
+      s.f1 = std::numeric_limits<double>::quiet_NaN();
+    else
+      s.f1 = s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0;
+    out.perClass.push_back(s);
+  }
+  return out;
+}
+
+}  // namespace netsmith::train

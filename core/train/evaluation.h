@@ -1,0 +1,66 @@
+#pragma once
+
+// Evaluating a checkpoint on a split, with what an evaluation view needs besides the totals:
+// every sample's prediction, loss and top-3 probabilities (and a small picture of it),
+// per-class precision / recall / F1 and top-k accuracy. `netsmith-cli eval` and the studio's
+// Evaluation page both call this, so they print the same numbers. No LibTorch in this header.
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "common/json.h"
+#include "train/events.h"
+
+namespace netsmith::train {
+
+struct EvaluationOptions {
+  std::string checkpoint;
+  /// Another project file, or a folder of class sub-folders ("" : the checkpoint's own data).
+  std::string data;
+  std::string split;  ///< "test" or "train" ("" : test when there is one)
+  std::int64_t limit = 0;
+  std::int64_t batchSize = 256;
+  int topK = 5;
+  bool keepSamples = false;  ///< fill Evaluation::samples (and thumbnails)
+  int thumbnail = 56;        ///< the longest side of a sample's picture, pixels
+  /// Called after every batch with (samples done, total); return false to cancel.
+  std::function<bool(std::int64_t, std::int64_t)> progress;
+};
+
+struct SampleOutcome {
+  std::int64_t position = 0;  ///< in the split
+  std::int64_t label = 0;
+  std::int64_t predicted = 0;
+  double loss = 0;  ///< cross-entropy of this sample
+  std::vector<std::pair<std::int64_t, double>> top;  ///< the 3 most probable classes
+  cv::Mat picture;  ///< 8-bit grey or RGB, at most `thumbnail` pixels on a side
+};
+
+struct ClassScores {
+  double precision = 0, recall = 0, f1 = 0;  ///< NaN where undefined (nothing predicted / no sample)
+  std::int64_t support = 0;
+};
+
+struct Evaluation {
+  std::string checkpoint;
+  std::string split;
+  std::vector<std::string> classes;
+  EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
+  std::vector<ClassScores> perClass;
+  int topK = 5;
+  double topKAccuracy = 0;
+  std::vector<SampleOutcome> samples;  ///< when asked, in split order
+  bool cancelled = false;
+  Json toJson() const;
+  /// The samples of one confusion-matrix cell, highest loss first.
+  std::vector<const SampleOutcome*> cell(std::int64_t label, std::int64_t predicted) const;
+};
+
+/// Throws netsmith::Error naming the checkpoint or the data when they cannot be read.
+Evaluation evaluateCheckpoint(const EvaluationOptions& options);
+
+}  // namespace netsmith::train
