@@ -1,5 +1,6 @@
 #include "evaluation_page.h"
 
+#include <qcustomplot.h>
 #include <QApplication>
 #include <QComboBox>
 #include <QFileDialog>
@@ -15,7 +16,6 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QVBoxLayout>
-#include <qcustomplot.h>
 
 #include <cmath>
 #include <thread>
@@ -25,7 +25,8 @@ namespace netsmith::ui {
 namespace {
 
 QString pct(double v) {
-  return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + QLatin1Char('%') : QStringLiteral("-");
+  return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + QLatin1Char('%')
+                          : QStringLiteral("-");
 }
 
 QImage toImage(const cv::Mat& m) {
@@ -63,8 +64,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_confusion->setObjectName(QStringLiteral("confusionMatrix"));
   m_confusion->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_confusion->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_confusion->setToolTip(tr("Rows: true class; columns: predicted. Click a cell to see its "
-                             "images."));
+  m_confusion->setToolTip(
+      tr("Rows: true class; columns: predicted. Click a cell to see its "
+         "images."));
   m_perClass->setObjectName(QStringLiteral("perClassTable"));
   m_perClass->setHorizontalHeaderLabels(
       {tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("Support")});
@@ -86,9 +88,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
 
   auto* choose = new QPushButton(tr("Choose checkpoint..."), this);
   connect(choose, &QPushButton::clicked, this, [this] {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Choose a checkpoint"), QFileInfo(m_checkpoint).absolutePath(),
-        tr("Checkpoints (*.safetensors)"));
+    const QString path = QFileDialog::getOpenFileName(this, tr("Choose a checkpoint"),
+                                                      QFileInfo(m_checkpoint).absolutePath(),
+                                                      tr("Checkpoints (*.safetensors)"));
     if (!path.isEmpty()) setCheckpoint(path);
   });
   connect(m_run, &QPushButton::clicked, this, &EvaluationPage::evaluate);
@@ -226,8 +228,8 @@ void EvaluationPage::showResult() {
     for (int c = 0; c < k; ++c) {
       const auto count = m.confusion[std::size_t(r)][std::size_t(c)];
       const double share = rowTotal > 0 ? double(count) / rowTotal : 0;
-      auto* item = new QTableWidgetItem(
-          QStringLiteral("%1\n%2%").arg(count).arg(100.0 * share, 0, 'f', 1));
+      auto* item =
+          new QTableWidgetItem(QStringLiteral("%1\n%2%").arg(count).arg(100.0 * share, 0, 'f', 1));
       item->setTextAlignment(Qt::AlignCenter);
       item->setData(Qt::UserRole, qlonglong(count));
       // Heat: the diagonal green, the rest red, by row share.
@@ -296,12 +298,13 @@ void EvaluationPage::showResult() {
 void EvaluationPage::showCell(int row, int column) {
   const auto samples = m_result->cell(row, column);
   const auto name = [this](std::int64_t c) {
-    return c < std::int64_t(m_result->classes.size()) ? QString::fromStdString(m_result->classes[std::size_t(c)])
-                                                      : QString::number(c);
+    return c < std::int64_t(m_result->classes.size())
+               ? QString::fromStdString(m_result->classes[std::size_t(c)])
+               : QString::number(c);
   };
-  m_cellTitle->setText(tr("%n image(s) of %1 predicted as %2, highest loss first", nullptr,
-                          int(samples.size()))
-                           .arg(name(row), name(column)));
+  m_cellTitle->setText(
+      tr("%n image(s) of %1 predicted as %2, highest loss first", nullptr, int(samples.size()))
+          .arg(name(row), name(column)));
   fillGallery(m_cell, samples);
 }
 
@@ -309,8 +312,9 @@ void EvaluationPage::fillGallery(QListWidget* list,
                                  const std::vector<const train::SampleOutcome*>& samples) {
   list->clear();
   const auto name = [this](std::int64_t c) {
-    return c < std::int64_t(m_result->classes.size()) ? QString::fromStdString(m_result->classes[std::size_t(c)])
-                                                      : QString::number(c);
+    return c < std::int64_t(m_result->classes.size())
+               ? QString::fromStdString(m_result->classes[std::size_t(c)])
+               : QString::number(c);
   };
   const std::size_t shown = std::min<std::size_t>(samples.size(), 2000);
   for (std::size_t i = 0; i < shown; ++i) {
@@ -318,10 +322,12 @@ void EvaluationPage::fillGallery(QListWidget* list,
     QStringList top;
     for (const auto& [c, p] : s->top)
       top << QStringLiteral("%1 %2%").arg(name(c)).arg(100.0 * p, 0, 'f', 1);
-    auto* item = new QListWidgetItem(
-        QIcon(QPixmap::fromImage(toImage(s->picture))),
-        tr("#%1 %2 \u2192 %3\nloss %4").arg(s->position).arg(name(s->label), name(s->predicted)).arg(s->loss, 0, 'f', 2),
-        list);
+    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(toImage(s->picture))),
+                                     tr("#%1 %2 \u2192 %3\nloss %4")
+                                         .arg(s->position)
+                                         .arg(name(s->label), name(s->predicted))
+                                         .arg(s->loss, 0, 'f', 2),
+                                     list);
     item->setToolTip(tr("sample %1\ntrue: %2\npredicted: %3\nloss: %4\ntop-3: %5")
                          .arg(s->position)
                          .arg(name(s->label), name(s->predicted))

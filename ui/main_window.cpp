@@ -435,9 +435,8 @@ void MainWindow::buildMenus() {
 
   // View
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList pageNames = {tr("&Model"),    tr("&Data"),      tr("&Augment"),
-                                 tr("&Training"), tr("Dash&board"), tr("&Runs"),
-                                 tr("&Evaluation")};
+  const QStringList pageNames = {tr("&Model"),     tr("&Data"), tr("&Augment"),   tr("&Training"),
+                                 tr("Dash&board"), tr("&Runs"), tr("&Evaluation")};
   for (int i = 0; i < pageNames.size(); ++i) {
     QAction* a = view->addAction(pageNames[i], this,
                                  [this, i] { m_pages->showPage(ProjectPages::Page(i)); });

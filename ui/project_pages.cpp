@@ -22,8 +22,9 @@
 #include "augment_page.h"
 #include "dashboard.h"
 #include "data/project_data.h"
-#include "graph/model_summary.h"
+#include "data_page.h"
 #include "evaluation_page.h"
+#include "graph/model_summary.h"
 #include "model_page.h"
 #include "project_document.h"
 #include "train/train_options.h"
@@ -32,11 +33,6 @@
 namespace netsmith::ui {
 
 namespace {
-
-QString jsonText(const Json& value) {
-  if (value.is_string()) return QString::fromStdString(value.get<std::string>());
-  return QString::fromStdString(value.dump());
-}
 
 QTreeWidget* makeTree(const QString& name, const QStringList& headers, QWidget* parent) {
   auto* tree = new QTreeWidget(parent);
@@ -49,52 +45,6 @@ QTreeWidget* makeTree(const QString& name, const QStringList& headers, QWidget* 
   return tree;
 }
 
-DataSummary summarize(const project::Project& project, const std::string& baseDir) {
-  DataSummary s;
-  try {
-    const auto transforms = augment::TransformRegistry::withBuiltins();
-    auto pd = data::openProjectData(project, baseDir, transforms, data::userCacheDir());
-    if (!pd) {
-      s.error = QObject::tr("cancelled");
-      return s;
-    }
-    const auto& d = pd->data;
-    for (const auto& c : d.classes)
-      s.classes << QString::fromStdString(c);
-    s.train = d.train.size();
-    s.validation = d.validation.size();
-    s.test = d.test.size();
-    auto counts = [&](const data::SampleSet& set) {
-      QVector<qint64> out;
-      for (auto c : data::classCounts(set, d.numClasses()))
-        out << c;
-      return out;
-    };
-    s.trainCounts = counts(d.train);
-    s.validationCounts = counts(d.validation);
-    s.testCounts = counts(d.test);
-    const auto& n = pd->normalization;
-    if (n.mean.empty()) {
-      s.normalization = QObject::tr("none");
-    } else {
-      QStringList parts;
-      for (std::size_t c = 0; c < n.mean.size(); ++c)
-        parts << QStringLiteral("%1/%2").arg(n.mean[c], 0, 'f', 4).arg(n.std[c], 0, 'f', 4);
-      s.normalization =
-          (n.computed ? QObject::tr("auto (computed over train): ") : QObject::tr("explicit: ")) +
-          parts.join(QStringLiteral(", "));
-    }
-    for (const char* split : {"train", "validation", "test"})
-      if (project.data.contains(split))
-        s.sources << QStringLiteral("%1: %2").arg(QLatin1String(split),
-                                                  jsonText(project.data[split]));
-    s.ok = true;
-  } catch (const std::exception& e) {
-    s.error = QString::fromStdString(e.what());
-  }
-  return s;
-}
-
 }  // namespace
 
 ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
@@ -103,18 +53,18 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
       m_navigator(new QListWidget(this)),
       m_stack(new QStackedWidget(this)),
       m_dashboard(new Dashboard(this)),
-      m_dataGeneration(std::make_shared<int>(0)) {
+      m_dataPage(new ::netsmith::ui::DataPage(document, this)) {
   m_navigator->setObjectName(QStringLiteral("navigator"));
-  m_navigator->addItems(
-      {tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"), tr("Runs"),
-       tr("Evaluation")});
+  m_navigator->addItems({tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"),
+                         tr("Runs"), tr("Evaluation")});
   m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
   m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+7)"));
   m_stack->setObjectName(QStringLiteral("pages"));
   m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
   m_stack->addWidget(m_modelPage);
 
-  m_stack->addWidget(buildDataPage());
+  m_stack->addWidget(m_dataPage);
+  connect(m_dataPage, &::netsmith::ui::DataPage::scanned, this, &ProjectPages::dataSummaryReady);
   m_augmentPage = new ::netsmith::ui::AugmentPage(m_document, this);
   m_stack->addWidget(m_augmentPage);
   m_trainingPage = new ::netsmith::ui::TrainingPage(m_document, this);
@@ -130,7 +80,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   layout->addWidget(m_stack, 1);
   connect(m_navigator, &QListWidget::currentRowChanged, this, [this](int row) {
     m_stack->setCurrentIndex(row);
-    if (row == DataPage && m_dataStale && !m_dataLoading && !m_document->filePath().isEmpty())
+    if (row == DataPage && !m_dataPage->result().ok && !m_dataPage->isScanning() &&
+        !m_document->filePath().isEmpty())
       loadDataSummary();
     if (row == RunsPage) refreshRuns();
   });
@@ -143,26 +94,6 @@ void ProjectPages::showPage(Page page) {
 
 ProjectPages::Page ProjectPages::currentPage() const {
   return Page(m_stack->currentIndex());
-}
-
-QWidget* ProjectPages::buildDataPage() {
-  auto* page = new QWidget(this);
-  m_dataInfo = new QLabel(page);
-  m_dataInfo->setObjectName(QStringLiteral("dataInfo"));
-  m_dataInfo->setWordWrap(true);
-  m_dataInfo->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_dataTable = makeTree(QStringLiteral("dataTable"),
-                         {tr("Class"), tr("Train"), tr("Validation"), tr("Test")}, page);
-  m_dataLoad = new QPushButton(tr("Read the data"), page);
-  m_dataLoad->setObjectName(QStringLiteral("dataLoad"));
-  connect(m_dataLoad, &QPushButton::clicked, this, &ProjectPages::loadDataSummary);
-  auto* layout = new QVBoxLayout(page);
-  auto* top = new QHBoxLayout;
-  top->addWidget(m_dataInfo, 1);
-  top->addWidget(m_dataLoad, 0, Qt::AlignTop);
-  layout->addLayout(top);
-  layout->addWidget(m_dataTable, 1);
-  return page;
 }
 
 QWidget* ProjectPages::buildRunsPage() {
@@ -216,66 +147,11 @@ QWidget* ProjectPages::buildRunsPage() {
 
 void ProjectPages::refresh() {
   m_modelPage->modelChanged();
-  m_dataStale = true;
-  ++*m_dataGeneration;
-  m_dataTable->clear();
-  m_dataInfo->setText(m_document->filePath().isEmpty()
-                          ? tr("No project open.")
-                          : tr("Reading the data takes a moment: it opens on this page, or with "
-                               "the button."));
-  if (currentPage() == DataPage && !m_document->filePath().isEmpty()) loadDataSummary();
   if (currentPage() == RunsPage) refreshRuns();
 }
 
 void ProjectPages::loadDataSummary() {
-  if (m_document->filePath().isEmpty()) return;
-  m_dataLoading = true;
-  m_dataLoad->setEnabled(false);
-  m_dataInfo->setText(tr("Reading the data..."));
-  const int generation = ++*m_dataGeneration;
-  std::weak_ptr<int> current = m_dataGeneration;
-  QPointer<ProjectPages> self(this);
-  std::thread([self, current, generation, project = m_document->project(),
-               baseDir = m_document->baseDir().toStdString()] {
-    DataSummary summary = summarize(project, baseDir);
-    QMetaObject::invokeMethod(
-        qApp,
-        [self, current, generation, summary] {
-          auto gen = current.lock();
-          if (!self || !gen || *gen != generation) return;  // a newer project replaced it
-          self->m_data = summary;
-          self->m_dataStale = false;
-          self->m_dataLoading = false;
-          self->showDataSummary();
-          Q_EMIT self->dataSummaryReady();
-        },
-        Qt::QueuedConnection);
-  }).detach();
-}
-
-void ProjectPages::showDataSummary() {
-  m_dataLoad->setEnabled(true);
-  m_dataTable->clear();
-  if (!m_data.ok) {
-    m_dataInfo->setText(tr("<b>The data cannot be read:</b> %1").arg(m_data.error.toHtmlEscaped()));
-    return;
-  }
-  m_dataInfo->setText(tr("Splits: train %1, validation %2, test %3<br>Normalization: %4<br>%5")
-                          .arg(m_data.train)
-                          .arg(m_data.validation)
-                          .arg(m_data.test)
-                          .arg(m_data.normalization.toHtmlEscaped(),
-                               m_data.sources.join(QStringLiteral("<br>")).toHtmlEscaped()));
-  for (int k = 0; k < m_data.classes.size(); ++k) {
-    auto* item = new QTreeWidgetItem(m_dataTable);
-    item->setText(0, m_data.classes[k]);
-    const QVector<qint64>* counts[] = {&m_data.trainCounts, &m_data.validationCounts,
-                                       &m_data.testCounts};
-    for (int c = 0; c < 3; ++c) {
-      item->setText(c + 1, k < counts[c]->size() ? QString::number((*counts[c])[k]) : QString());
-      item->setTextAlignment(c + 1, Qt::AlignRight | Qt::AlignVCenter);
-    }
-  }
+  m_dataPage->scan();
 }
 
 void ProjectPages::refreshRuns() {

@@ -22,21 +22,11 @@ namespace netsmith::ui {
 
 class Dashboard;
 class AugmentPage;
+class DataPage;
 class EvaluationPage;
 class ModelPage;
 class TrainingPage;
 class ProjectDocument;
-
-/// Class counts of every split, as the Data page shows them.
-struct DataSummary {
-  bool ok = false;
-  QString error;
-  QStringList classes;
-  qint64 train = 0, validation = 0, test = 0;
-  QVector<qint64> trainCounts, validationCounts, testCounts;
-  QString normalization;
-  QStringList sources;
-};
 
 class ProjectPages : public QWidget {
   Q_OBJECT
@@ -57,9 +47,9 @@ class ProjectPages : public QWidget {
 
   /// Re-reads everything shown from the document.
   void refresh();
-  /// Reads the data (on a worker thread) and fills the Data page; dataSummaryReady() follows.
+  /// Scans the data (on a worker thread); dataSummaryReady() follows.
   void loadDataSummary();
-  const DataSummary& dataSummary() const { return m_data; }
+  ::netsmith::ui::DataPage* dataPage() const { return m_dataPage; }
   /// Re-reads runs/ of the project.
   void refreshRuns();
   const QVector<RunHistory>& runs() const { return m_runs; }
@@ -74,9 +64,7 @@ class ProjectPages : public QWidget {
   void checkpointChosen(const QString& path);
 
  private:
-  QWidget* buildDataPage();
   QWidget* buildRunsPage();
-  void showDataSummary();
   void showRunDetails();
 
   ProjectDocument* m_document;
@@ -88,13 +76,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::AugmentPage* m_augmentPage = nullptr;
   ::netsmith::ui::EvaluationPage* m_evaluationPage = nullptr;
   // Data
-  QLabel* m_dataInfo = nullptr;
-  QTreeWidget* m_dataTable = nullptr;
-  QPushButton* m_dataLoad = nullptr;
-  DataSummary m_data;
-  bool m_dataStale = true;
-  bool m_dataLoading = false;
-  std::shared_ptr<int> m_dataGeneration;
+  ::netsmith::ui::DataPage* m_dataPage = nullptr;
   // Runs
   QTreeWidget* m_runsTable = nullptr;
   QTreeWidget* m_checkpoints = nullptr;

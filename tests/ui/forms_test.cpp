@@ -1,12 +1,15 @@
 // The Training and Augment pages on the offscreen platform: forms from the core schemas, the
 // planned LR chart against netsmith-cli, invalid fields, the augmentation preview.
 #include <QComboBox>
+#include <QDir>
+#include <QFile>
+#include <QImage>
 #include <QLineEdit>
 #include <QListWidget>
-#include <QTableWidget>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QTableWidget>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -15,12 +18,13 @@
 
 #include "../core/train_fixtures.h"
 #include "augment_page.h"
+#include "data_page.h"
 #include "evaluation_page.h"
-#include "trainer_session.h"
 #include "main_window.h"
 #include "project_document.h"
 #include "project_pages.h"
 #include "schema_form.h"
+#include "trainer_session.h"
 #include "training_page.h"
 
 using netsmith::Json;
@@ -195,7 +199,8 @@ class FormsTest : public QObject {
     QCOMPARE(table->rowCount(), 4);
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 4; ++c)
-        QCOMPARE(table->item(r, c)->data(Qt::UserRole).toLongLong(), confusion[std::size_t(r)][std::size_t(c)]);
+        QCOMPARE(table->item(r, c)->data(Qt::UserRole).toLongLong(),
+                 confusion[std::size_t(r)][std::size_t(c)]);
     QCOMPARE(page->perClass()->rowCount(), 4);
     QCOMPARE(page->result().perClass[0].support,
              confusion[0][0] + confusion[0][1] + confusion[0][2] + confusion[0][3]);
@@ -225,6 +230,46 @@ class FormsTest : public QObject {
         }
       }
     QVERIFY(clicked >= 4);
+  }
+
+  // A corrupt file in an image folder shows on the Data page as skipped, with its reason.
+  void dataPageListsACorruptFileAsSkipped() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    const QString root = QString::fromStdString(dir.file("folder"));
+    for (const char* cls : {"cats", "dogs"}) {
+      QDir().mkpath(root + "/" + cls);
+      for (int i = 0; i < 6; ++i) {
+        QImage image(20, 20, QImage::Format_Grayscale8);
+        image.fill(cls[0] == 'c' ? 40 + i : 200 - i);
+        QVERIFY(image.save(QStringLiteral("%1/%2/%3.png").arg(root, cls).arg(i)));
+      }
+    }
+    QFile corrupt(root + "/cats/corrupt.png");
+    QVERIFY(corrupt.open(QIODevice::WriteOnly));
+    corrupt.write("this is not a PNG file at all");
+    corrupt.close();
+
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    auto* page = window.pages()->dataPage();
+    page->setSource(QStringLiteral("train"), QStringLiteral("image_folder"), QStringLiteral("root"),
+                    root);
+    QCOMPARE(window.document()->project().data["train"]["root"], Json(root.toStdString()));
+    Json data = window.document()->project().data;  // the folders name the classes; no test split
+    data.erase("classes");
+    data.erase("test");
+    window.document()->editSection(QStringLiteral("data"), data, QStringLiteral("folder data"));
+    QSignalSpy scanned(page, &netsmith::ui::DataPage::scanned);
+    page->scan();
+    QVERIFY(scanned.wait(30000));
+    QVERIFY2(page->result().ok, qPrintable(page->result().error));
+    // 13 files listed (the split is made before decoding); the corrupt one fails to decode.
+    QCOMPARE(page->result().train + page->result().validation, 13);
+    QCOMPARE(page->skippedList()->count(), 1);
+    const QString item = page->skippedList()->item(0)->text();
+    QVERIFY2(item.contains(QStringLiteral("corrupt.png")), qPrintable(item));
+    QVERIFY2(item.section(QStringLiteral(": "), 1).size() > 3, qPrintable(item));  // a reason
   }
 
  private:

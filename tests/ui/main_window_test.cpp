@@ -24,6 +24,7 @@
 
 #include "../core/train_fixtures.h"
 #include "dashboard.h"
+#include "data_page.h"
 #include "dialogs.h"
 #include "log_panel.h"
 #include "main_window.h"
@@ -119,15 +120,21 @@ class MainWindowTest : public QObject {
     QSignalSpy ready(window.pages(), &ProjectPages::dataSummaryReady);
     window.pages()->showPage(ProjectPages::DataPage);  // opening the page reads the data
     QVERIFY(ready.wait(30000));
-    const auto& s = window.pages()->dataSummary();
+    const auto& s = window.pages()->dataPage()->result();
     QVERIFY2(s.ok, qPrintable(s.error));
     QCOMPARE(s.train + s.validation, 256);
     QCOMPARE(s.validation, 64);
     QCOMPARE(s.test, 64);
-    auto* table = window.findChild<QTreeWidget*>(QStringLiteral("dataTable"));
-    QCOMPARE(table->topLevelItemCount(), 4);
-    QCOMPARE(table->topLevelItem(0)->text(0), QStringLiteral("top-left"));
-    QCOMPARE(table->topLevelItem(0)->text(3), QStringLiteral("16"));  // test: 64 / 4 classes
+    QCOMPARE(s.classes.size(), 4);
+    QCOMPARE(s.testCounts[0], 16);  // 64 / 4 classes
+    QCOMPARE(s.mean.size(), 1);
+    QVERIFY(s.skipped.isEmpty());
+    QCOMPARE(window.pages()->dataPage()->sampleGrid()->count(), 4 * 8);
+    window.pages()->dataPage()->filterSamples(2);
+    int shown = 0;
+    for (int i = 0; i < window.pages()->dataPage()->sampleGrid()->count(); ++i)
+      shown += !window.pages()->dataPage()->sampleGrid()->item(i)->isHidden();
+    QCOMPARE(shown, 8);
   }
 
   void showsProblemsOfAnInvalidProjectAndRefusesToTrain() {
