@@ -203,7 +203,7 @@ void AugmentPage::refresh() {
       item->setText(item->text() +
                     QStringLiteral("  (p=%1)").arg(QString::fromStdString(entry["p"].dump())));
   }
-  m_list->setCurrentRow(std::min(current, m_list->count() - 1));
+  m_list->setCurrentRow(std::min(std::max(current, 0), m_list->count() - 1));
   m_refreshing = false;
   showForm();
 }

@@ -26,6 +26,27 @@ int intMax(const schema::ParamSpec& s) {
   return s.max ? int(std::min<double>(*s.max, kIntLimit)) : kIntLimit;
 }
 
+/// A real-number spin box that shows "1e-08" and "0.001" rather than fixed decimals.
+class RealSpinBox : public QDoubleSpinBox {
+ public:
+  using QDoubleSpinBox::QDoubleSpinBox;
+  QString textFromValue(double value) const override { return QString::number(value, 'g', 6); }
+  double valueFromText(const QString& text) const override {
+    return text.trimmed().remove(suffix()).toDouble();
+  }
+  QValidator::State validate(QString& text, int&) const override {
+    bool ok = false;
+    QString t = text.trimmed();
+    t.remove(suffix());
+    t.toDouble(&ok);
+    if (ok) return QValidator::Acceptable;
+    return t.isEmpty() || t == QLatin1String("-") || t.endsWith('e') || t.endsWith('.') ||
+                   t.endsWith(QLatin1String("e-"))
+               ? QValidator::Intermediate
+               : QValidator::Invalid;
+  }
+};
+
 }  // namespace
 
 SchemaForm::SchemaForm(QWidget* parent) : QWidget(parent), m_form(new QFormLayout(this)) {
@@ -117,8 +138,8 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         break;
       }
       case ParamType::Float: {
-        auto* s = new QDoubleSpinBox(this);
-        s->setDecimals(6);
+        auto* s = new RealSpinBox(this);
+        s->setDecimals(12);  // shown with 6 significant digits, kept exact (eps = 1e-8)
         s->setRange(spec.min ? *spec.min : -1e9, spec.max ? *spec.max : 1e9);
         s->setSingleStep(0.01);
         s->setSuffix(unit);

@@ -1,19 +1,14 @@
 // netsmith: the studio. Thin: create the application and the main window, open PROJECT if given.
+#include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
-#include <QDir>
 #include <QTimer>
 
-#include "dashboard.h"
 #include "env/env_report.h"
-#include "graph_canvas.h"
 #include "main_window.h"
-#include "model_page.h"
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
-#include "project_document.h"
-#include "project_pages.h"
-#include "trainer_session.h"
+#include "screenshots.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -37,8 +32,9 @@ int main(int argc, char** argv) {
                                     QStringLiteral("N"));
   const QCommandLineOption shots(
       QStringLiteral("screenshots"),
-      QStringLiteral("save window grabs into DIR, then quit: with --train, during and after "
-                     "the run; without, the Model page"),
+      QStringLiteral("save grabs of the pages into DIR, then quit: with --train, during and "
+                     "after the run (dashboard, runs, evaluation); without, the Model, Data, "
+                     "Augment and Training pages"),
       QStringLiteral("DIR"));
   parser.addOptions({train, limitTrain, limitVal, shots});
   parser.process(app);
@@ -53,45 +49,9 @@ int main(int argc, char** argv) {
     opened = window.openProject(parser.positionalArguments().first());
   window.show();
 
-  if (opened && !parser.isSet(train) && parser.isSet(shots)) {
-    // The Model page of the project, grabbed as editor-<project>.png.
-    const QString dir = parser.value(shots);
-    QDir().mkpath(dir);
-    window.pages()->showPage(netsmith::ui::ProjectPages::ModelPage);
-    const auto& nodes = window.document()->project().model.nodes;
-    if (nodes.size() > 1)  // the inspector shows the first layer's form
-      window.pages()->modelPage()->canvas()->selectNodes({QString::fromStdString(nodes[1].id)});
-    QTimer::singleShot(500, &window, [&window, dir] {
-      const QString name = QString::fromStdString(window.document()->project().name);
-      window.grab().save(QDir(dir).filePath(QStringLiteral("editor-%1.png").arg(name)));
-      window.close();
-    });
-  }
-  if (opened && parser.isSet(train)) {
-    const QString dir = parser.value(shots);
-    if (!dir.isEmpty()) {
-      QDir().mkpath(dir);
-      auto grab = [&window, dir](const QString& name) {
-        window.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
-      };
-      // During training: after the second epoch (the charts have curves, the run goes on).
-      QObject::connect(window.session(), &netsmith::ui::TrainerSession::epochEnded, &window,
-                       [grab](const netsmith::train::EpochMetrics& e) {
-                         if (e.epoch == 1)
-                           QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
-                       });
-      QObject::connect(window.session(), &netsmith::ui::TrainerSession::finished, &window,
-                       [&window, grab] {
-                         QTimer::singleShot(300, [&window, grab] {
-                           grab(QStringLiteral("finished"));
-                           window.pages()->showPage(netsmith::ui::ProjectPages::ModelPage);
-                           QTimer::singleShot(200, [&window, grab] {
-                             grab(QStringLiteral("model"));
-                             window.close();
-                           });
-                         });
-                       });
-    }
+  if (opened && parser.isSet(shots)) {
+    scheduleScreenshots(window, parser.value(shots), parser.isSet(train));
+  } else if (opened && parser.isSet(train)) {
     QTimer::singleShot(0, &window, [&window] {
       window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
     });

@@ -1,0 +1,112 @@
+#include "screenshots.h"
+
+#include <QAction>
+#include <QDir>
+#include <QTableWidget>
+#include <QTimer>
+
+#include "augment_page.h"
+#include "data_page.h"
+#include "evaluation_page.h"
+#include "graph_canvas.h"
+#include "main_window.h"
+#include "model_page.h"
+#include "project_document.h"
+#include "project_pages.h"
+#include "trainer_session.h"
+
+using netsmith::ui::MainWindow;
+using netsmith::ui::ProjectPages;
+
+namespace {
+
+/// Runs `then` once, at the first emission of `signal` or after `timeoutMs`, whichever is first.
+template <class Sender, class Signal>
+void onceOr(Sender* sender, Signal signal, int timeoutMs, std::function<void()> then) {
+  auto fired = std::make_shared<bool>(false);
+  auto run = [fired, then] {
+    if (*fired) return;
+    *fired = true;
+    then();
+  };
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = QObject::connect(sender, signal, sender, [run, connection] {
+    QObject::disconnect(*connection);
+    QTimer::singleShot(400, run);  // let the page draw
+  });
+  QTimer::singleShot(timeoutMs, run);
+}
+
+}  // namespace
+
+void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
+  QDir().mkpath(dir);
+  auto grab = [&window, dir](const QString& name) {
+    window.grab().save(QDir(dir).filePath(name + QStringLiteral(".png")));
+  };
+  auto* pages = window.pages();
+  if (!train) {
+    pages->showPage(ProjectPages::ModelPage);
+    const auto& nodes = window.document()->project().model.nodes;
+    if (nodes.size() > 1)  // the inspector shows the first layer's form
+      pages->modelPage()->canvas()->selectNodes({QString::fromStdString(nodes[1].id)});
+    QTimer::singleShot(500, &window, [&window, pages, grab] {
+      grab(QStringLiteral("editor-") + QString::fromStdString(window.document()->project().name));
+      pages->showPage(ProjectPages::DataPage);  // starts the scan
+      onceOr(pages->dataPage(), &netsmith::ui::DataPage::scanned, 120000, [&window, pages, grab] {
+        grab(QStringLiteral("data"));
+        pages->showPage(ProjectPages::AugmentPage);
+        pages->augmentPage()->updatePreview();
+        onceOr(pages->augmentPage(), &netsmith::ui::AugmentPage::previewUpdated, 60000,
+               [&window, pages, grab] {
+                 grab(QStringLiteral("augment"));
+                 pages->showPage(ProjectPages::TrainingPage);
+                 QTimer::singleShot(1500, &window, [&window, grab] {
+                   grab(QStringLiteral("training-options"));
+                   window.close();
+                 });
+               });
+      });
+    });
+    return;
+  }
+  // During training: after the second epoch (the charts have curves, the run goes on).
+  QObject::connect(window.session(), &netsmith::ui::TrainerSession::epochEnded, &window,
+                   [grab](const netsmith::train::EpochMetrics& e) {
+                     if (e.epoch == 1)
+                       QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
+                   });
+  QObject::connect(
+      window.session(), &netsmith::ui::TrainerSession::finished, &window, [&window, pages, grab] {
+        QTimer::singleShot(300, &window, [&window, pages, grab] {
+          grab(QStringLiteral("finished"));
+          pages->showPage(ProjectPages::RunsPage);
+          QTimer::singleShot(300, &window, [&window, pages, grab] {
+            grab(QStringLiteral("runs"));
+            pages->showPage(ProjectPages::EvalPage);
+            auto* eval = pages->evaluationPage();
+            eval->evaluate();
+            onceOr(eval, &netsmith::ui::EvaluationPage::evaluated, 120000, [&window, eval, grab] {
+              // The most confused pair of classes, opened.
+              const auto& cm = eval->result().metrics.confusion;
+              int br = 0, bc = 1;
+              for (int r = 0; r < int(cm.size()); ++r)
+                for (int c = 0; c < int(cm.size()); ++c)
+                  if (r != c &&
+                      cm[std::size_t(r)][std::size_t(c)] > cm[std::size_t(br)][std::size_t(bc)]) {
+                    br = r;
+                    bc = c;
+                  }
+              if (!cm.empty()) eval->showCell(br, bc);
+              QTimer::singleShot(400, &window, [&window, grab] {
+                grab(QStringLiteral("evaluation"));
+                window.close();
+              });
+            });
+          });
+        });
+      });
+  QTimer::singleShot(0, &window, [&window] {
+    window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+  });
+}
