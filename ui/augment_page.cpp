@@ -5,6 +5,7 @@
 #include <QLabel>
 #include <QListWidget>
 #include <QMenu>
+#include <QPainter>
 #include <QPointer>
 #include <QPushButton>
 #include <QScrollArea>
@@ -68,6 +69,8 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   m_form->setObjectName(QStringLiteral("transformForm"));
   m_formTitle->setWordWrap(true);
   m_previewLabel->setObjectName(QStringLiteral("augmentPreview"));
+  m_previewInfo->setObjectName(QStringLiteral("previewInfo"));
+  m_previewInfo->setWordWrap(true);
   m_previewLabel->setAlignment(Qt::AlignLeft | Qt::AlignTop);
   m_seed->setObjectName(QStringLiteral("previewSeed"));
   m_seed->setRange(0, 1 << 30);
@@ -311,6 +314,28 @@ void AugmentPage::updatePreview() {
         const auto rows = data::makePreview(*pd, samples, draws, seed);
         image = toQImage(data::renderPreviewGrid(rows, 96));
         info = QObject::tr("%1 images x %2 draws, seed %3").arg(rows.size()).arg(draws).arg(seed);
+        // Batch mixes on a pair: both images and the mix, with the mixed label's weights.
+        for (const auto& m : data::makeMixPreview(*pd, seed)) {
+          data::PreviewRow row;
+          row.caption = m.mix;
+          row.original = m.first;
+          row.draws = {m.second, m.mixed};
+          const QImage strip = toQImage(data::renderPreviewGrid({row}, 96));
+          QImage joined(std::max(image.width(), strip.width()), image.height() + strip.height(),
+                        QImage::Format_RGB888);
+          joined.fill(Qt::white);
+          QPainter painter(&joined);
+          painter.drawImage(0, 0, image);
+          painter.drawImage(0, image.height(), strip);
+          painter.end();
+          image = joined;
+          info += QObject::tr("; %1 of a pair: %2 x %3 + %4 x %5")
+                      .arg(QString::fromStdString(m.mix))
+                      .arg(m.firstWeight, 0, 'f', 2)
+                      .arg(QString::fromStdString(m.firstClass))
+                      .arg(1 - m.firstWeight, 0, 'f', 2)
+                      .arg(QString::fromStdString(m.secondClass));
+        }
       }
     } catch (const std::exception& e) {
       error = QString::fromStdString(e.what());

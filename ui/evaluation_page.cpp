@@ -51,6 +51,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_cellTitle(new QLabel(this)),
       m_cell(new QListWidget(this)),
       m_misclassified(new QListWidget(this)),
+      m_order(new QComboBox(this)),
       m_result(std::make_unique<train::Evaluation>()) {
   setObjectName(QStringLiteral("evaluationPage"));
   m_split->addItems({QStringLiteral("test"), QStringLiteral("train")});
@@ -110,7 +111,15 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   cl->addWidget(m_cellTitle);
   cl->addWidget(m_cell, 1);
   tabs->addTab(cellTab, tr("Cell"));
-  tabs->addTab(m_misclassified, tr("Misclassified (highest loss first)"));
+  auto* wrongTab = new QWidget(tabs);
+  auto* wl = new QVBoxLayout(wrongTab);
+  m_order->setObjectName(QStringLiteral("misclassifiedOrder"));
+  m_order->addItems({tr("Highest loss first"), tr("Lowest loss first")});
+  connect(m_order, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &EvaluationPage::fillMisclassified);
+  wl->addWidget(m_order, 0, Qt::AlignLeft);
+  wl->addWidget(m_misclassified, 1);
+  tabs->addTab(wrongTab, tr("Misclassified"));
   auto* perClassBox = new QWidget(this);
   auto* pl = new QVBoxLayout(perClassBox);
   pl->setContentsMargins(0, 0, 0, 0);
@@ -285,14 +294,20 @@ void EvaluationPage::showResult() {
   m_bars->legend->setVisible(true);
   m_bars->replot();
 
-  std::vector<const train::SampleOutcome*> wrong;
-  for (const auto& s : e.samples)
-    if (s.label != s.predicted) wrong.push_back(&s);
-  std::stable_sort(wrong.begin(), wrong.end(),
-                   [](const auto* a, const auto* b) { return a->loss > b->loss; });
-  fillGallery(m_misclassified, wrong);
+  fillMisclassified();
   m_cell->clear();
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
+}
+
+void EvaluationPage::fillMisclassified() {
+  std::vector<const train::SampleOutcome*> wrong;
+  for (const auto& s : m_result->samples)
+    if (s.label != s.predicted) wrong.push_back(&s);
+  const bool highestFirst = m_order->currentIndex() == 0;
+  std::stable_sort(wrong.begin(), wrong.end(), [highestFirst](const auto* a, const auto* b) {
+    return highestFirst ? a->loss > b->loss : a->loss < b->loss;
+  });
+  fillGallery(m_misclassified, wrong);
 }
 
 void EvaluationPage::showCell(int row, int column) {

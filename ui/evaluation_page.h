@@ -50,6 +50,7 @@ class EvaluationPage : public QWidget {
 
  private:
   void showResult();
+  void fillMisclassified();
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 
   QString m_checkpoint;
@@ -65,6 +66,7 @@ class EvaluationPage : public QWidget {
   QLabel* m_cellTitle;
   QListWidget* m_cell;
   QListWidget* m_misclassified;
+  QComboBox* m_order;
   std::unique_ptr<train::Evaluation> m_result;
   QString m_error;
   bool m_running = false;

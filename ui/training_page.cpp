@@ -2,6 +2,7 @@
 
 #include <qcustomplot.h>
 #include <QApplication>
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFormLayout>
 #include <QGroupBox>
@@ -133,6 +134,33 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
     m_groups << f;
     group(title, f, title == optionGroups()[2].first ? deviceHead : nullptr);
   }
+  // Sections that are off unless present: early stopping, ReduceLROnPlateau.
+  for (const auto& [key, title] :
+       {std::pair<std::string, QString>{"early_stopping", tr("Early stopping")},
+        std::pair<std::string, QString>{"plateau", tr("Reduce LR on plateau")}}) {
+    SectionForm section;
+    section.key = key;
+    section.enabled = new QCheckBox(tr("on"), forms);
+    section.enabled->setObjectName(QString::fromStdString(key) + QStringLiteral("_on"));
+    section.form = new SchemaForm(forms);
+    section.form->setObjectName(QString::fromStdString(key) + QStringLiteral("_form"));
+    group(title, section.form, section.enabled);
+    connect(section.enabled, &QCheckBox::toggled, this,
+            [this, key](bool on) { setTrainKey(key, on ? Json::object() : Json(), {}); });
+    section.form->setOnChange([this, key](const QString& field, const Json& v) {
+      Json train = m_document->project().train;
+      Json& sec = train[key];
+      if (!sec.is_object()) sec = Json::object();
+      if (v.is_null())
+        sec.erase(field.toStdString());
+      else
+        sec[field.toStdString()] = v;
+      m_document->editSection(QStringLiteral("train"), train,
+                              tr("Set %1 %2").arg(QString::fromStdString(key), field),
+                              QStringLiteral("%1:%2").arg(QString::fromStdString(key), field));
+    });
+    m_sections << section;
+  }
   auto* other = new SchemaForm(forms);
   other->setObjectName(QStringLiteral("trainOptions_other"));
   m_groups << other;
@@ -201,6 +229,8 @@ SchemaForm* TrainingPage::form(const QString& name) const {
   if (name == QLatin1String("basics")) return m_basics;
   if (name == QLatin1String("optimizer")) return m_optimizer;
   if (name == QLatin1String("schedule")) return m_schedule;
+  for (const auto& sec : m_sections)
+    if (name.toStdString() == sec.key) return sec.form;
   for (auto* f : m_groups)
     if (f->field(name)) return f;  // the group holding that option
   return nullptr;
@@ -294,6 +324,12 @@ void TrainingPage::rebuildForms() {
   for (const auto& [key, spec] : specs)
     rest.push_back(*spec);
   m_groups.back()->setSchema(rest, train);
+  for (auto& sec : m_sections) {
+    const auto& schema =
+        sec.key == "plateau" ? train::plateauSchema() : train::earlyStoppingSchema();
+    const Json value = train.is_object() && train.contains(sec.key) ? train[sec.key] : Json();
+    sec.form->setSchema(schema, value.is_object() ? value : Json::object());
+  }
   refresh();
 }
 
@@ -316,6 +352,14 @@ void TrainingPage::refresh() {
   m_schedule->setValues(without(sched, "type"));
   for (auto* f : m_groups)
     f->setValues(train);
+  for (auto& sec : m_sections) {
+    const Json value = train.is_object() && train.contains(sec.key) ? train[sec.key] : Json();
+    const bool on = value.is_object();
+    const QSignalBlocker block(sec.enabled);
+    sec.enabled->setChecked(on);
+    sec.form->setEnabled(on);
+    sec.form->setValues(on ? value : Json::object());
+  }
   {
     const QSignalBlocker block(m_device);
     const QString device =
@@ -334,7 +378,8 @@ void TrainingPage::showProblems() {
     f->clearProblems();
   for (auto* f : m_groups)
     f->clearProblems();
-  QStringList others;
+  for (auto& sec : m_sections)
+    sec.form->clearProblems();
   for (const auto& p : m_document->problems()) {
     const QString path = QString::fromStdString(p.path);
     const QString reason = QString::fromStdString(p.message + (p.fix.empty() ? "" : "; " + p.fix));
@@ -342,6 +387,10 @@ void TrainingPage::showProblems() {
       m_optimizer->setProblem(path.mid(16), reason);
     } else if (path.startsWith(QLatin1String("train.schedule."))) {
       m_schedule->setProblem(path.mid(15), reason);
+    } else if (path.startsWith(QLatin1String("train.early_stopping.")) ||
+               path.startsWith(QLatin1String("train.plateau."))) {
+      const QString section = path.mid(6).section('.', 0, 0), key = path.mid(6).section('.', 1, 1);
+      if (auto* f = form(section)) f->setProblem(key, reason);
     } else if (path.startsWith(QLatin1String("train."))) {
       const QString key = path.mid(6).section('.', 0, 0);
       if (auto* f = form(key)) f->setProblem(key, reason);

@@ -12,6 +12,7 @@
 
 #include "common/json.h"
 
+class QCheckBox;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -33,7 +34,8 @@ class TrainingPage : public QWidget {
   /// The project changed: values, problems and the chart again (the forms keep focus).
   void refresh();
 
-  /// "basics" (epochs, batch size, seed), "optimizer", "schedule", or "options".
+  /// "basics" (epochs, batch size, seed), "optimizer", "schedule", "early_stopping", "plateau",
+  /// or the name of a trainer option (the group holding it).
   SchemaForm* form(const QString& name) const;
   QComboBox* optimizerType() const { return m_optimizerType; }
   QComboBox* scheduleType() const { return m_scheduleType; }
@@ -63,6 +65,12 @@ class TrainingPage : public QWidget {
   SchemaForm* m_optimizer;
   SchemaForm* m_schedule;
   QVector<SchemaForm*> m_groups;  ///< the trainer options, by group
+  struct SectionForm {
+    std::string key;  ///< "early_stopping", "plateau"
+    QCheckBox* enabled = nullptr;
+    SchemaForm* form = nullptr;
+  };
+  QVector<SectionForm> m_sections;
   QComboBox* m_optimizerType;
   QComboBox* m_scheduleType;
   QComboBox* m_device;

@@ -21,9 +21,9 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "train/evaluation.h"
 #include "train/metrics.h"
 #include "train/train_options.h"
-#include "train/evaluation.h"
 #include "train/trainer.h"
 
 namespace netsmith::cli {

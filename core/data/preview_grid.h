@@ -27,4 +27,15 @@ std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int dr
 /// image scaled to `cell` pixels, class names under the originals, a header row.
 cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell = 96);
 
+/// What a batch mix (MixUp / CutMix) of the augment list does to a pair of training images of
+/// different classes: both originals, the mixed first image and its soft label.
+struct MixPreview {
+  std::string mix;  ///< "MixUp" or "CutMix"
+  cv::Mat first, second, mixed;  ///< CV_32F in [0, 1], HxWxC
+  std::string firstClass, secondClass;
+  double firstWeight = 1.0;  ///< the mixed label: firstWeight x first + (1 - firstWeight) x second
+};
+/// One preview per batch mix of the pipeline (empty when it has none). `seed` picks the draw.
+std::vector<MixPreview> makeMixPreview(const ProjectData& data, std::uint64_t seed);
+
 }  // namespace netsmith::data

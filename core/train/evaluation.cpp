@@ -45,16 +45,20 @@ cv::Mat picture(const torch::Tensor& image, const std::vector<double>& mean,
   return out;
 }
 
-double ratio(double a, double b) { return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN(); }
+double ratio(double a, double b) {
+  return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
+}
 
 }  // namespace
 
-std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label, std::int64_t predicted) const {
+std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label,
+                                                   std::int64_t predicted) const {
   std::vector<const SampleOutcome*> out;
   for (const auto& s : samples)
     if (s.label == label && s.predicted == predicted) out.push_back(&s);
-  std::stable_sort(out.begin(), out.end(),
-                   [](const SampleOutcome* a, const SampleOutcome* b) { return a->loss > b->loss; });
+  std::stable_sort(out.begin(), out.end(), [](const SampleOutcome* a, const SampleOutcome* b) {
+    return a->loss > b->loss;
+  });
   return out;
 }
 
@@ -147,10 +151,10 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     const auto logits = net->forward(batch->images).to(torch::kFloat);
     const auto labels = batch->labels;
     // The same sum as evaluateClassifier, so both report the same loss.
-    lossSum += torch::nn::functional::cross_entropy(
-                   logits, labels,
-                   torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-                   .item<double>();
+    lossSum +=
+        torch::nn::functional::cross_entropy(
+            logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .item<double>();
     const auto predicted = logits.argmax(1);
     counter.add(predicted, labels);
     const auto topk = std::get<1>(logits.topk(out.topK, 1));

@@ -35,13 +35,14 @@ struct SampleOutcome {
   std::int64_t position = 0;  ///< in the split
   std::int64_t label = 0;
   std::int64_t predicted = 0;
-  double loss = 0;  ///< cross-entropy of this sample
+  double loss = 0;                                   ///< cross-entropy of this sample
   std::vector<std::pair<std::int64_t, double>> top;  ///< the 3 most probable classes
   cv::Mat picture;  ///< 8-bit grey or RGB, at most `thumbnail` pixels on a side
 };
 
 struct ClassScores {
-  double precision = 0, recall = 0, f1 = 0;  ///< NaN where undefined (nothing predicted / no sample)
+  double precision = 0, recall = 0,
+         f1 = 0;  ///< NaN where undefined (nothing predicted / no sample)
   std::int64_t support = 0;
 };
 

@@ -100,6 +100,32 @@ bool parseMetricChoice(const std::string& name, const std::string& mode, MetricC
   return true;
 }
 
+const schema::ParamSchema& earlyStoppingSchema() {
+  static const schema::ParamSchema kSchema = [] {
+    auto s = metricSchema("val_loss");
+    s.push_back(ParamSpec::integer("patience", 5, "epochs without improvement").atLeast(1));
+    s.push_back(
+        ParamSpec::real("min_delta", 0.0, "smallest change that counts as improvement").atLeast(0));
+    return s;
+  }();
+  return kSchema;
+}
+
+const schema::ParamSchema& plateauSchema() {
+  static const schema::ParamSchema kSchema = [] {
+    auto s = metricSchema("val_loss");
+    s.push_back(ParamSpec::real("factor", 0.1, "multiply the LR by this on a plateau")
+                    .above(0)
+                    .atMost(0.999));
+    s.push_back(ParamSpec::integer("patience", 2, "epochs without improvement").atLeast(0));
+    s.push_back(ParamSpec::real("threshold", 1e-4, "relative improvement that counts").atLeast(0));
+    s.push_back(ParamSpec::integer("cooldown", 0, "epochs to wait after a cut").atLeast(0));
+    s.push_back(ParamSpec::real("min_lr", 0.0, "lower bound for the LR").atLeast(0));
+    return s;
+  }();
+  return kSchema;
+}
+
 const schema::ParamSchema& trainSchema() {
   static const schema::ParamSchema kSchema = {
       ParamSpec::integer("threads", 0, "intra-op compute threads (0: the cores the loader leaves)")
@@ -280,28 +306,15 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     }
   }
 
-  auto esSchema = metricSchema("val_loss");
-  esSchema.push_back(ParamSpec::integer("patience", 5, "epochs without improvement").atLeast(1));
-  esSchema.push_back(
-      ParamSpec::real("min_delta", 0.0, "smallest change that counts as improvement").atLeast(0));
-  const auto es = readMetricSection(train, "early_stopping", esSchema, o.earlyStopping.metric,
-                                    o.earlyStopping.enabled, problems);
+  const auto es = readMetricSection(train, "early_stopping", earlyStoppingSchema(),
+                                    o.earlyStopping.metric, o.earlyStopping.enabled, problems);
   if (o.earlyStopping.enabled) {
     o.earlyStopping.patience = es.integer("patience");
     o.earlyStopping.minDelta = es.real("min_delta");
   }
 
-  auto plSchema = metricSchema("val_loss");
-  plSchema.push_back(ParamSpec::real("factor", 0.1, "multiply the LR by this on a plateau")
-                         .above(0)
-                         .atMost(0.999));
-  plSchema.push_back(ParamSpec::integer("patience", 2, "epochs without improvement").atLeast(0));
-  plSchema.push_back(
-      ParamSpec::real("threshold", 1e-4, "relative improvement that counts").atLeast(0));
-  plSchema.push_back(ParamSpec::integer("cooldown", 0, "epochs to wait after a cut").atLeast(0));
-  plSchema.push_back(ParamSpec::real("min_lr", 0.0, "lower bound for the LR").atLeast(0));
-  const auto pl =
-      readMetricSection(train, "plateau", plSchema, o.plateau.metric, o.plateau.enabled, problems);
+  const auto pl = readMetricSection(train, "plateau", plateauSchema(), o.plateau.metric,
+                                    o.plateau.enabled, problems);
   if (o.plateau.enabled) {
     auto& c = o.plateau.controller;
     c.maximize = o.plateau.metric.maximize;

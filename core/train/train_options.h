@@ -75,6 +75,9 @@ struct TrainOptions {
 /// The scalar keys of `train` (for forms and `--help`); optimizer, schedule, early_stopping,
 /// plateau and class_weights have their own readers.
 const schema::ParamSchema& trainSchema();
+/// The `train.early_stopping` and `train.plateau` sections (metric, mode and their numbers).
+const schema::ParamSchema& earlyStoppingSchema();
+const schema::ParamSchema& plateauSchema();
 /// Parses a metric name ("val_accuracy") and mode ("auto", "min", "max").
 bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out);
 

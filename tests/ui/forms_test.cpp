@@ -4,6 +4,7 @@
 #include <QDir>
 #include <QFile>
 #include <QImage>
+#include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QProcess>
@@ -167,6 +168,17 @@ class FormsTest : public QObject {
     QCOMPARE(window.document()->project().augment.size(), 3u);
     page->removeRow(2);
     QCOMPARE(window.document()->project().augment.size(), 2u);
+    // MixUp is shown on a pair of images with the mixed label's weights.
+    const int beforeMix = page->previewCount();
+    page->addTransform(QStringLiteral("MixUp"));
+    QVERIFY(QTest::qWaitFor([&] { return page->previewCount() > beforeMix; }, 30000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return page->findChild<QLabel*>(QStringLiteral("previewInfo"))
+              ->text()
+              .contains(QStringLiteral("MixUp of a pair"));
+        },
+        30000));
   }
 
   // The Evaluation page's confusion matrix is what netsmith-cli eval prints; a click on a cell
