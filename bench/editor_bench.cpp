@@ -75,10 +75,11 @@ int main(int argc, char** argv) {
     analysis.push_back(doc.lastAnalysisMs());
     app.processEvents();
   }
-  std::printf("per edit, %d edits of %d nodes: re-analysis p50 %.2f ms, p99 %.2f ms (target < 10 "
-              "ms); whole edit with the page redrawn p50 %.1f ms, p99 %.1f ms\n",
-              edits, nodes, percentile(analysis, 0.5), percentile(analysis, 0.99),
-              percentile(cycle, 0.5), percentile(cycle, 0.99));
+  std::printf(
+      "per edit, %d edits of %d nodes: re-analysis p50 %.2f ms, p99 %.2f ms (target < 10 "
+      "ms); whole edit with the page redrawn p50 %.1f ms, p99 %.1f ms\n",
+      edits, nodes, percentile(analysis, 0.5), percentile(analysis, 0.99), percentile(cycle, 0.5),
+      percentile(cycle, 0.99));
   std::printf("problems: %zu, parameters: %lld\n", doc.problems().size(),
               (long long)doc.analysis().totalParams);
   return 0;

@@ -193,8 +193,10 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   m_basics->setOnChange([this](const QString& key, const Json& v) {
     setTrainKey(key.toStdString(), v, QStringLiteral("train:") + key);
   });
-  m_optimizer->setOnChange([this](const QString& key, const Json& v) { editOptimizer(key, v); });
-  m_schedule->setOnChange([this](const QString& key, const Json& v) { editSchedule(key, v); });
+  m_optimizer->setOnChange(
+      [this](const QString& key, const Json& v) { editSub("optimizer", m_optimizerType, key, v); });
+  m_schedule->setOnChange(
+      [this](const QString& key, const Json& v) { editSub("schedule", m_scheduleType, key, v); });
   for (auto* f : m_groups)
     f->setOnChange([this](const QString& key, const Json& v) {
       setTrainKey(key.toStdString(), v, QStringLiteral("train:") + key);
@@ -247,28 +249,19 @@ void TrainingPage::setTrainKey(const std::string& key, const Json& value, const 
                           tr("Set train.%1").arg(QString::fromStdString(key)), mergeKey);
 }
 
-void TrainingPage::editOptimizer(const QString& key, const Json& value) {
+void TrainingPage::editSub(const char* section, const QComboBox* type, const QString& key,
+                           const Json& value) {
+  // train.optimizer / train.schedule: {"type": ..., params}; a null value resets the param.
   Json train = m_document->project().train;
-  Json& opt = train["optimizer"];
-  if (!opt.is_object()) opt = Json{{"type", m_optimizerType->currentText().toStdString()}};
+  Json& sub = train[section];
+  if (!sub.is_object()) sub = Json{{"type", type->currentText().toStdString()}};
   if (value.is_null())
-    opt.erase(key.toStdString());
+    sub.erase(key.toStdString());
   else
-    opt[key.toStdString()] = value;
-  m_document->editSection(QStringLiteral("train"), train, tr("Set optimizer %1").arg(key),
-                          QStringLiteral("optimizer:") + key);
-}
-
-void TrainingPage::editSchedule(const QString& key, const Json& value) {
-  Json train = m_document->project().train;
-  Json& s = train["schedule"];
-  if (!s.is_object()) s = Json{{"type", m_scheduleType->currentText().toStdString()}};
-  if (value.is_null())
-    s.erase(key.toStdString());
-  else
-    s[key.toStdString()] = value;
-  m_document->editSection(QStringLiteral("train"), train, tr("Set schedule %1").arg(key),
-                          QStringLiteral("schedule:") + key);
+    sub[key.toStdString()] = value;
+  m_document->editSection(QStringLiteral("train"), train,
+                          tr("Set %1 %2").arg(QLatin1String(section), key),
+                          QStringLiteral("%1:%2").arg(QLatin1String(section), key));
 }
 
 void TrainingPage::projectLoaded() {

@@ -54,8 +54,7 @@ class TrainingPage : public QWidget {
  private:
   void rebuildForms();
   void setTrainKey(const std::string& key, const Json& value, const QString& mergeKey);
-  void editOptimizer(const QString& key, const Json& value);
-  void editSchedule(const QString& key, const Json& value);
+  void editSub(const char* section, const QComboBox* type, const QString& key, const Json& value);
   void readTrainSize();
   void updateChart();
   void showProblems();

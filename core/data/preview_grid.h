@@ -30,7 +30,7 @@ cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell = 96);
 /// What a batch mix (MixUp / CutMix) of the augment list does to a pair of training images of
 /// different classes: both originals, the mixed first image and its soft label.
 struct MixPreview {
-  std::string mix;  ///< "MixUp" or "CutMix"
+  std::string mix;               ///< "MixUp" or "CutMix"
   cv::Mat first, second, mixed;  ///< CV_32F in [0, 1], HxWxC
   std::string firstClass, secondClass;
   double firstWeight = 1.0;  ///< the mixed label: firstWeight x first + (1 - firstWeight) x second
