@@ -13,8 +13,8 @@ packages=(
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth
   # core libraries
   libopencv-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
-  # tests
-  libgtest-dev python3-onnx python3-opencv python3-numpy
+  # tests (desktop-file-validate and dpkg-deb check the Debian package)
+  libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev
   # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
   python3-torch
   # default data set

@@ -38,8 +38,9 @@ commands:
                                       train; progress on the terminal (--json: one event a line);
                                       Ctrl-C stops after writing a checkpoint; the last line gives
                                       the test accuracy and the run folder
-  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--json]
-                                      accuracy, per-class accuracy and the confusion matrix
+  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
+                                      accuracy, top-k, per-class accuracy, precision, recall
+                                      and F1, and the confusion matrix
   lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
   export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]

@@ -2,6 +2,8 @@
 #include <QAction>
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QFileInfo>
+#include <QIcon>
 #include <QTimer>
 
 #include "env/env_report.h"
@@ -15,6 +17,14 @@ int main(int argc, char** argv) {
   QApplication::setApplicationName(QStringLiteral("Netsmith"));
   QApplication::setOrganizationName(QStringLiteral("Netsmith"));
   QApplication::setApplicationVersion(QStringLiteral(NETSMITH_VERSION));
+  // The icon: the installed theme's, else the one next to the program or in the source tree.
+  const QString appDir = QCoreApplication::applicationDirPath();
+  QIcon icon;
+  for (const QString& path :
+       {appDir + QStringLiteral("/../share/icons/hicolor/256x256/apps/netsmith.png"),
+        QStringLiteral(NETSMITH_RESOURCE_DIR "/icons/hicolor/256x256/netsmith.png")})
+    if (icon.isNull() && QFileInfo::exists(path)) icon = QIcon(path);
+  QApplication::setWindowIcon(QIcon::fromTheme(QStringLiteral("netsmith"), icon));
 
   QCommandLineParser parser;
   parser.setApplicationDescription(QStringLiteral("A desktop studio for convolutional networks"));

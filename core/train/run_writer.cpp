@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "netsmith/version.h"
 
 namespace netsmith::train {
 
@@ -126,7 +127,7 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       break;
     }
     case EventType::Started:
-      m_log->info("run started in {}: {}", e.path, e.message);
+      m_log->info("Netsmith {}: run started in {}: {}", NETSMITH_VERSION, e.path, e.message);
       break;
     case EventType::Checkpoint:
       m_log->info("checkpoint {} written: {}", e.tag, e.path);

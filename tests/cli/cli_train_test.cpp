@@ -19,6 +19,7 @@
 #include "cli_runner.h"
 #include "common/file_util.h"
 #include "common/json.h"
+#include "netsmith/version.h"
 
 using netsmith::Json;
 using netsmith::testutil::TempDir;
@@ -51,6 +52,9 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   const std::string runDir = m[2];
   EXPECT_NE(r.output.find("epoch 3/3: train loss"), std::string::npos) << r.output;
   // The --lr override reached the optimizer (and the snapshot).
+  // The version that made the run is in its log.
+  EXPECT_NE(netsmith::readTextFile(runDir + "/train.log").find("Netsmith " NETSMITH_VERSION ":"),
+            std::string::npos);
   EXPECT_NE(netsmith::readTextFile(runDir + "/project.json").find("\"lr\": 0.02"),
             std::string::npos);
 

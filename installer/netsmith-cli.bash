@@ -1,0 +1,45 @@
+# bash completion for netsmith-cli
+_netsmith_cli() {
+  local cur prev words cword
+  _init_completion || return
+  local commands="validate summary env ops transforms data-stats preview-aug lr-schedule bench train eval lr-find export"
+  if [[ $cword -eq 1 ]]; then
+    COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
+    return
+  fi
+  case "$prev" in
+    --out | --onnx | --safetensors | --pytorch | --resume | --init-from | --data)
+      _filedir
+      return ;;
+    --device)
+      COMPREPLY=($(compgen -W "cpu cuda cuda:0 cuda:1" -- "$cur"))
+      return ;;
+    --split)
+      COMPREPLY=($(compgen -W "test train" -- "$cur"))
+      return ;;
+  esac
+  local opts=""
+  case "${words[1]}" in
+    validate) opts="" ;;
+    summary) opts="--batch-size --json" ;;
+    env) opts="--json --threads" ;;
+    ops | transforms) opts="--json" ;;
+    data-stats) opts="--json --sizes" ;;
+    preview-aug) opts="--out --samples --draws --seed" ;;
+    lr-schedule) opts="--json --epochs --steps-per-epoch" ;;
+    bench) opts="--steps --batch-size --threads --json" ;;
+    train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --out --resume --init-from --max-batches --json" ;;
+    eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;
+    lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
+    export) opts="--onnx --opset --softmax --safetensors --pytorch --samples --keep-failed --json" ;;
+  esac
+  if [[ "$cur" == -* ]]; then
+    COMPREPLY=($(compgen -W "$opts" -- "$cur"))
+  else
+    case "${words[1]}" in
+      eval | export) _filedir safetensors ;;
+      *) _filedir json ;;
+    esac
+  fi
+}
+complete -F _netsmith_cli netsmith-cli
