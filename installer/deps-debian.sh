@@ -14,7 +14,8 @@ packages=(
   # core libraries
   libopencv-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
   # tests (desktop-file-validate and dpkg-deb check the Debian package)
-  libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev
+  # (CPack's DEB generator runs `file` and dpkg-shlibdeps)
+  libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev file
   # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
   python3-torch
   # default data set
