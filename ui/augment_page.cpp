@@ -15,12 +15,12 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 #include <map>
-#include <opencv2/imgproc.hpp>
 #include <thread>
 
 #include "augment/transform.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
+#include "image_convert.h"
 #include "project_document.h"
 #include "schema_form.h"
 
@@ -37,12 +37,6 @@ QString entryName(const Json& entry) {
 bool entryEnabled(const Json& entry) {
   return !(entry.is_object() && entry.contains("enabled") && entry["enabled"].is_boolean() &&
            !entry["enabled"].get<bool>());
-}
-
-QImage toQImage(const cv::Mat& bgr) {
-  cv::Mat rgb;
-  cv::cvtColor(bgr, rgb, cv::COLOR_BGR2RGB);
-  return QImage(rgb.data, rgb.cols, rgb.rows, int(rgb.step), QImage::Format_RGB888).copy();
 }
 
 }  // namespace
@@ -312,7 +306,7 @@ void AugmentPage::updatePreview() {
                                       data::userCacheDir());
       if (pd) {
         const auto rows = data::makePreview(*pd, samples, draws, seed);
-        image = toQImage(data::renderPreviewGrid(rows, 96));
+        image = toQImage(data::renderPreviewGrid(rows, 96), /*bgr=*/true);
         info = QObject::tr("%1 images x %2 draws, seed %3").arg(rows.size()).arg(draws).arg(seed);
         // Batch mixes on a pair: both images and the mix, with the mixed label's weights.
         for (const auto& m : data::makeMixPreview(*pd, seed)) {
@@ -320,7 +314,7 @@ void AugmentPage::updatePreview() {
           row.caption = m.mix;
           row.original = m.first;
           row.draws = {m.second, m.mixed};
-          const QImage strip = toQImage(data::renderPreviewGrid({row}, 96));
+          const QImage strip = toQImage(data::renderPreviewGrid({row}, 96), /*bgr=*/true);
           QImage joined(std::max(image.width(), strip.width()), image.height() + strip.height(),
                         QImage::Format_RGB888);
           joined.fill(Qt::white);

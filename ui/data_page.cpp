@@ -29,6 +29,7 @@
 #include "augment/transform.h"
 #include "data/dataset_stats.h"
 #include "data/project_data.h"
+#include "image_convert.h"
 #include "project_document.h"
 
 namespace netsmith::ui {
@@ -57,13 +58,6 @@ QString text(const Json& j, const char* key) {
     return parts.join(QStringLiteral(", "));
   }
   return QString::fromStdString(v.dump());
-}
-
-QImage toImage(const cv::Mat& m32) {
-  cv::Mat m8;
-  m32.convertTo(m8, CV_8U, 255.0);
-  const auto format = m8.channels() == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888;
-  return QImage(m8.data, m8.cols, m8.rows, int(m8.step), format).copy();
 }
 
 DataScan runScan(const project::Project& project, const std::string& baseDir,
@@ -132,7 +126,7 @@ DataScan runScan(const project::Project& project, const std::string& baseDir,
       if (label < 0 || label >= d.numClasses() || taken[std::size_t(label)] >= kSamplesPerClass)
         continue;
       try {
-        s.samples << toImage(plain.plain(d.train, k));
+        s.samples << toQImage(plain.plain(d.train, k));
         s.sampleLabels << int(label);
         ++taken[std::size_t(label)];
       } catch (const std::exception&) {
@@ -346,10 +340,6 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   w.labelsLabel = new QLabel(tr("labels"), box);
   f->addRow(w.labelsLabel, row(w.labels, pickLabels));
 
-  auto current = [this, split]() -> Json {
-    const Json& d = m_document->project().data;
-    return d.is_object() && d.contains(split.toStdString()) ? d[split.toStdString()] : Json();
-  };
   connect(w.format, qOverload<int>(&QComboBox::activated), this, [this, split, &w](int) {
     const QString format = w.format->currentData().toString();
     Json data = m_document->project().data;
@@ -398,7 +388,6 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
                                                       m_document->baseDir());
     if (!path.isEmpty()) writePath(QStringLiteral("labels"), path);
   });
-  (void)current;
   return box;
 }
 

@@ -20,6 +20,8 @@
 #include <cmath>
 #include <thread>
 
+#include "image_convert.h"
+
 namespace netsmith::ui {
 
 namespace {
@@ -27,12 +29,6 @@ namespace {
 QString pct(double v) {
   return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + QLatin1Char('%')
                           : QStringLiteral("-");
-}
-
-QImage toImage(const cv::Mat& m) {
-  if (m.empty()) return {};
-  const auto format = m.channels() == 1 ? QImage::Format_Grayscale8 : QImage::Format_RGB888;
-  return QImage(m.data, m.cols, m.rows, int(m.step), format).copy();
 }
 
 }  // namespace
@@ -337,7 +333,7 @@ void EvaluationPage::fillGallery(QListWidget* list,
     QStringList top;
     for (const auto& [c, p] : s->top)
       top << QStringLiteral("%1 %2%").arg(name(c)).arg(100.0 * p, 0, 'f', 1);
-    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(toImage(s->picture))),
+    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(toQImage(s->picture))),
                                      tr("#%1 %2 \u2192 %3\nloss %4")
                                          .arg(s->position)
                                          .arg(name(s->label), name(s->predicted))

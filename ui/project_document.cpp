@@ -106,11 +106,18 @@ bool ProjectDocument::save(const QString& path) {
 
 void ProjectDocument::reanalyse(const Problems& loadProblems) {
   m_loadProblems = loadProblems;
-  m_sectionProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
-  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
-                           m_sectionProblems);
+  validateSections(true);
   reanalyseModel();
   emit projectChanged();
+}
+
+void ProjectDocument::validateSections(bool dataToo) {
+  // The data and augment sections look at files; the train section is only parsed.
+  if (dataToo)
+    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
+  m_sectionProblems = m_dataProblems;
+  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
+                           m_sectionProblems);
 }
 
 void ProjectDocument::reanalyseModel() {
@@ -118,6 +125,10 @@ void ProjectDocument::reanalyseModel() {
   clock.start();
   m_analysis = graph::analyseGraph(m_project.model, m_registry);
   m_analysisMs = double(clock.nsecsElapsed()) / 1e6;
+  composeProblems();
+}
+
+void ProjectDocument::composeProblems() {
   m_problems = m_loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
@@ -173,7 +184,9 @@ static Json& sectionRef(project::Project& p, const QString& section) {
 
 void ProjectDocument::setSection(const QString& section, const Json& value) {
   sectionRef(m_project, section) = value;
-  reanalyse(m_loadProblems);
+  // Only what the section affects: no model analysis, no file checks for a train edit.
+  validateSections(section != QLatin1String("train"));
+  composeProblems();
   emit sectionChanged(section);
 }
 

@@ -45,7 +45,8 @@ class ProjectDocument : public QObject {
   /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.
   void editModel(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
   /// Replaces a section ("data", "augment" or "train") as one undoable edit; consecutive edits
-  /// with the same non-empty `mergeKey` merge. The whole project is re-validated.
+  /// with the same non-empty `mergeKey` merge. That section's problems are found again and
+  /// sectionChanged() follows (not projectChanged(): the model is untouched).
   void editSection(const QString& section, const Json& value, const QString& text,
                    const QString& mergeKey = {});
   /// Milliseconds the last model analysis took.
@@ -66,6 +67,10 @@ class ProjectDocument : public QObject {
   /// Shape inference and the model's problems only (every edit); the other sections' problems
   /// are kept from the last full analysis.
   void reanalyseModel();
+  /// Problems of the data / augment (when `dataToo`) and train sections.
+  void validateSections(bool dataToo);
+  /// m_problems from the load, model and section problems.
+  void composeProblems();
   void setModel(const graph::ModelGraph& model);
   void setSection(const QString& section, const Json& value);
   friend class ModelEditCommand;
@@ -78,7 +83,8 @@ class ProjectDocument : public QObject {
   graph::GraphAnalysis m_analysis;
   Problems m_problems;
   Problems m_loadProblems;
-  Problems m_sectionProblems;  ///< data, augment and train sections
+  Problems m_dataProblems;     ///< data and augment sections (they look at files)
+  Problems m_sectionProblems;  ///< m_dataProblems plus the train section's
   double m_analysisMs = 0;
   QString m_filePath;
   QString m_error;

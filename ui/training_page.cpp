@@ -223,7 +223,8 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   connect(m_document, &ProjectDocument::loaded, this, &TrainingPage::projectLoaded);
   connect(m_document, &ProjectDocument::projectChanged, this, &TrainingPage::refresh);
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
-    if (section == QLatin1String("data")) readTrainSize();
+    refresh();
+    if (section == QLatin1String("data")) readTrainSize();  // a new training split size
   });
 }
 
