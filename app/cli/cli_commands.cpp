@@ -34,10 +34,13 @@ commands:
                                       training images/s on synthetic input and with the real loader
   train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--out DIR] [--resume CKPT]
-        [--init-from CKPT] [--max-batches N] [--json]
+        [--init-from CKPT] [--max-batches N] [--nproc N] [--dist-timeout S] [--json]
                                       train; progress on the terminal (--json: one event a line);
                                       Ctrl-C stops after writing a checkpoint; the last line gives
-                                      the test accuracy and the run folder
+                                      the test accuracy and the run folder. --nproc N: N local
+                                      data-parallel processes (torch.distributed, Gloo on CPU,
+                                      NCCL on CUDA; --batch-size is per process). Under torchrun,
+                                      srun or mpirun each process runs this same command
   eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
                                       accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix

@@ -23,6 +23,7 @@ int runPreviewAug(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);
 int runBench(const std::vector<std::string>& words);
 int runTrain(const std::vector<std::string>& words);
+int runDistWorker(const std::vector<std::string>& words);
 int runEval(const std::vector<std::string>& words);
 int runLrFind(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);

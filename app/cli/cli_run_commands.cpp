@@ -17,10 +17,12 @@
 #include "cli/cli_commands.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
+#include "dist/dist_env.h"
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "train/dist_worker.h"
 #include "train/evaluation.h"
 #include "train/metrics.h"
 #include "train/train_options.h"
@@ -159,6 +161,27 @@ class ConsoleProgress : public train::EventSink {
   std::int64_t m_firstDone = 0;
 };
 
+/// A rank other than 0: warnings and failures on stderr, prefixed with the rank.
+class RankConsole : public train::EventSink {
+ public:
+  explicit RankConsole(int rank) : m_prefix("[rank " + std::to_string(rank) + "] ") {}
+  void onEvent(const train::TrainingEvent& e) override {
+    if (e.type == train::EventType::Warning ||
+        (e.type == train::EventType::Finished && e.state == train::FinishState::Failed))
+      std::cerr << m_prefix << e.message << std::endl;
+  }
+
+ private:
+  std::string m_prefix;
+};
+
+/// This program's path, for starting more ranks of a local job.
+std::string selfExecutable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
 /// --json: one object per event on stdout.
 class JsonLines : public train::EventSink {
  public:
@@ -198,6 +221,9 @@ void applyOverrides(const Args& args, Json& train) {
   if (args.option("--seed") != "") train["seed"] = args.integer("--seed", 0, 0, 1LL << 62);
   if (args.option("--threads") != "") train["threads"] = args.integer("--threads", 0, 0, 4096);
   if (args.option("--device") != "") train["device"] = args.option("--device");
+  if (args.option("--nproc") != "") train["processes"] = args.integer("--nproc", 1, 1, 256);
+  if (args.option("--dist-timeout") != "")
+    train["dist_timeout"] = args.real("--dist-timeout", 60, 1);
   if (args.option("--lr") != "") {
     const double lr = args.real("--lr", 0, 0);
     if (!train.contains("optimizer") || train["optimizer"].is_string()) {
@@ -232,10 +258,10 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
 }  // namespace
 
 int runTrain(const std::vector<std::string>& words) {
-  const Args args(
-      words, {"--json"},
-      {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed", "--limit-train",
-       "--limit-val", "--out", "--resume", "--init-from", "--max-batches"});
+  const Args args(words, {"--json"},
+                  {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
+                   "--limit-train", "--limit-val", "--out", "--resume", "--init-from",
+                   "--max-batches", "--nproc", "--dist-timeout"});
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -263,9 +289,18 @@ int runTrain(const std::vector<std::string>& words) {
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
   config.stopAfterBatches = args.integer("--max-batches", 0, 1, 1LL << 40);
+  config.dist = dist::distEnvFromEnvironment();
+  config.workerProgram = selfExecutable();
 
   train::Trainer trainer(config);
   const bool json = args.has("--json");
+  if (config.dist.rank != 0) {
+    // Another rank under torchrun/srun: rank 0 speaks for the job; this one only complains.
+    trainer.addSink(std::make_shared<RankConsole>(config.dist.rank));
+    const auto result = runWithInterrupts(trainer);
+    if (result.state == train::FinishState::Failed) return kExitFailure;
+    return kExitOk;
+  }
   if (json)
     trainer.addSink(std::make_shared<JsonLines>());
   else
@@ -295,6 +330,11 @@ int runTrain(const std::vector<std::string>& words) {
   std::printf("%s; run folder %s\n", last.c_str(),
               result.runDir.empty() ? "(none)" : result.runDir.c_str());
   return result.state == train::FinishState::Stopped && g_interrupts > 0 ? 130 : kExitOk;
+}
+
+int runDistWorker(const std::vector<std::string>& words) {
+  const Args args(words, {}, {});
+  return train::runDistWorker(args.one("SPEC"));
 }
 
 int runEval(const std::vector<std::string>& words) {

@@ -38,6 +38,8 @@ int main(int argc, char** argv) {
     if (command == "lr-schedule") return runLrSchedule(words);
     if (command == "bench") return runBench(words);
     if (command == "train") return runTrain(words);
+    // One rank of a local data-parallel job, started by `train --nproc N` (not for people).
+    if (command == "dist-worker") return runDistWorker(words);
     if (command == "eval") return runEval(words);
     if (command == "lr-find") return runLrFind(words);
     if (command == "export") return runExport(words);

@@ -31,7 +31,7 @@ DataLoader::~DataLoader() {
 }
 
 std::int64_t DataLoader::batchesPerEpoch() const {
-  const std::int64_t n = m_set.size(), b = m_options.batchSize;
+  const std::int64_t n = m_set.size(), b = m_options.batchSize * std::max(1, m_options.worldSize);
   return m_options.dropLast ? n / b : (n + b - 1) / b;
 }
 
@@ -93,8 +93,14 @@ void DataLoader::workerLoop() {
 }
 
 Batch DataLoader::buildBatch(std::int64_t b) {
-  const std::int64_t start = b * m_options.batchSize;
-  const std::int64_t count = std::min(m_options.batchSize, m_set.size() - start);
+  const std::int64_t world = std::max(1, m_options.worldSize);
+  const std::int64_t globalStart = b * m_options.batchSize * world;
+  const std::int64_t globalCount =
+      std::min(m_options.batchSize * world, m_set.size() - globalStart);
+  const std::int64_t base = globalCount / world, extra = globalCount % world;
+  const std::int64_t rank = m_options.rank;
+  const std::int64_t start = globalStart + rank * base + std::min(rank, extra);
+  const std::int64_t count = base + (rank < extra ? 1 : 0);
   const auto& f = m_processor.format();
   const std::int64_t floats = m_processor.sampleFloats();
   auto images = torch::empty({count, f.channels, f.height, f.width}, torch::kFloat);
@@ -122,12 +128,14 @@ Batch DataLoader::buildBatch(std::int64_t b) {
   }
   Batch batch;
   batch.index = b;
+  batch.globalCount = globalCount;
   batch.images = kept.size() == static_cast<std::size_t>(count)
                      ? images
                      : images.narrow(0, 0, std::int64_t(kept.size())).clone();
   batch.labels = torch::tensor(labels, torch::kLong);
   batch.samples = std::move(samples);
-  if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0) {
+  if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0 &&
+      !batch.samples.empty()) {
     batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
     augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
                                             static_cast<std::uint64_t>(m_epoch),

@@ -32,6 +32,12 @@ struct LoaderOptions {
   ErrorPolicy onError = ErrorPolicy::Skip;
   std::int64_t numClasses = 0;           ///< for soft targets
   std::vector<augment::BatchMix> mixes;  ///< MixUp / CutMix (training only)
+  /// Data parallelism: batch b of the epoch's shuffled order spans batchSize x worldSize
+  /// samples (the global batch), and this process takes its `rank`-th share of it. Shares are
+  /// contiguous, disjoint and as even as possible (the last global batch may leave a process
+  /// fewer samples, or none); together the processes see every sample exactly once per epoch.
+  int rank = 0;
+  int worldSize = 1;
 };
 
 struct Batch {
@@ -41,6 +47,7 @@ struct Batch {
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch
   double mixWeight = 1.0;
+  std::int64_t globalCount = 0;  ///< samples of the global batch before skips (all ranks)
 };
 
 /// Feeds batches of a SampleSet from worker threads through a bounded prefetch queue. Batches

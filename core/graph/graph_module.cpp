@@ -64,6 +64,17 @@ torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
   return values[m_outputSlot];
 }
 
+int GraphModuleImpl::setCrossProcessSum(
+    const std::function<torch::Tensor(const torch::Tensor&)>& sum) {
+  int users = 0;
+  for (auto& step : m_steps) {
+    if (!step.layer) continue;
+    step.layer->setCrossProcessSum(sum);
+    if (std::string(step.layer->name()).find("BatchNorm") != std::string::npos) ++users;
+  }
+  return users;
+}
+
 std::shared_ptr<ops::NodeLayerImpl> GraphModuleImpl::layer(const std::string& id) const {
   for (const auto& s : m_steps) {
     if (s.id == id) return s.layer;

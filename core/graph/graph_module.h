@@ -31,6 +31,9 @@ class GraphModuleImpl : public torch::nn::Module {
   const GraphAnalysis& analysis() const { return m_analysis; }
   /// The layer of node `id` (nullptr if none).
   std::shared_ptr<ops::NodeLayerImpl> layer(const std::string& id) const;
+  /// Gives every layer the cross-process sum of a data-parallel job (synchronised BatchNorm);
+  /// returns how many layers use it.
+  int setCrossProcessSum(const std::function<torch::Tensor(const torch::Tensor&)>& sum);
 
  private:
   struct Step {

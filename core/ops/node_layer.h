@@ -19,6 +19,10 @@ class NodeLayerImpl : public torch::nn::Module {
   virtual torch::Tensor forward(const std::vector<torch::Tensor>& inputs) = 0;
   /// Re-initialises the weights. `Default` reproduces PyTorch's reset_parameters().
   virtual void initialise(InitScheme scheme) { (void)scheme; }
+  /// A differentiable sum over the processes of a data-parallel job, for layers whose training
+  /// statistics span the whole global batch (synchronised BatchNorm). Empty: per process.
+  using CrossProcessSum = std::function<torch::Tensor(const torch::Tensor&)>;
+  virtual void setCrossProcessSum(CrossProcessSum sum) { (void)sum; }
 };
 
 /// A layer without parameters, defined by a function of its inputs and the training flag.

@@ -40,8 +40,37 @@ class BatchNorm2dLayerImpl : public NodeLayerImpl {
       torch::NoGradGuard noGrad;
       num_batches_tracked.add_(1);
     }
+    if (m_sum && is_training()) return synchronised(inputs.at(0));
     return torch::batch_norm(inputs.at(0), weight, bias, running_mean, running_var, is_training(),
                              m_momentum, m_eps, /*cudnn_enabled=*/true);
+  }
+
+  void setCrossProcessSum(CrossProcessSum sum) override { m_sum = std::move(sum); }
+
+  /// Training-mode BatchNorm over every process's batch: per-channel sums, sums of squares and
+  /// counts are added up across processes (differentiably), then each process normalises with
+  /// the global mean and variance. Running statistics take the global figures, so they stay
+  /// equal on every process.
+  torch::Tensor synchronised(const torch::Tensor& x) {
+    const std::int64_t c = x.size(1);
+    const auto xf = x.to(torch::kFloat);
+    const auto count =
+        torch::full({1}, double(x.numel() / std::max<std::int64_t>(1, c)), xf.options());
+    const auto local = torch::cat({xf.sum({0, 2, 3}), (xf * xf).sum({0, 2, 3}), count});
+    const auto global = m_sum(local);
+    const auto n = global.narrow(0, 2 * c, 1);
+    const auto mean = global.narrow(0, 0, c) / n;
+    const auto var = (global.narrow(0, c, c) / n - mean * mean).clamp_min(0);
+    {
+      torch::NoGradGuard noGrad;
+      const double total = n.item<double>();
+      const auto unbiased = total > 1 ? var.detach() * (total / (total - 1)) : var.detach();
+      running_mean.mul_(1 - m_momentum).add_(mean.detach() * m_momentum);
+      running_var.mul_(1 - m_momentum).add_(unbiased * m_momentum);
+    }
+    auto y = (xf - mean.view({1, c, 1, 1})) * torch::rsqrt(var.view({1, c, 1, 1}) + m_eps);
+    if (m_affine) y = y * weight.view({1, c, 1, 1}) + bias.view({1, c, 1, 1});
+    return y.to(x.scalar_type());
   }
 
   void initialise(InitScheme scheme) override {
@@ -57,6 +86,7 @@ class BatchNorm2dLayerImpl : public NodeLayerImpl {
  private:
   double m_eps, m_momentum;
   bool m_affine;
+  CrossProcessSum m_sum;
 };
 
 }  // namespace

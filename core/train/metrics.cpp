@@ -33,6 +33,13 @@ torch::Tensor classificationLoss(const torch::Tensor& logits, const torch::Tenso
 ConfusionCounter::ConfusionCounter(std::int64_t numClasses)
     : m_classes(numClasses), m_counts(static_cast<std::size_t>(numClasses * numClasses), 0) {}
 
+ConfusionCounter::ConfusionCounter(std::int64_t numClasses, std::vector<std::int64_t> counts)
+    : m_classes(numClasses), m_counts(std::move(counts)) {
+  m_counts.resize(static_cast<std::size_t>(numClasses * numClasses), 0);
+  for (auto c : m_counts)
+    m_samples += c;
+}
+
 void ConfusionCounter::add(const torch::Tensor& predicted, const torch::Tensor& labels) {
   const auto p = predicted.to(torch::kCPU, torch::kLong).contiguous();
   const auto l = labels.to(torch::kCPU, torch::kLong).contiguous();
@@ -79,6 +86,7 @@ EvalMetrics evaluateClassifier(const std::function<torch::Tensor(const torch::Te
       loader.stop();
       break;
     }
+    if (batch->labels.numel() == 0) continue;  // a data-parallel share can be empty
     const auto images = batch->images.to(device, /*non_blocking=*/true);
     const auto labels = batch->labels.to(device);
     const auto logits = forward(images).to(torch::kFloat);

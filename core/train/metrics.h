@@ -26,6 +26,8 @@ torch::Tensor classificationLoss(const torch::Tensor& logits, const torch::Tenso
 class ConfusionCounter {
  public:
   explicit ConfusionCounter(std::int64_t numClasses);
+  /// From counts [true * K + predicted] (a sum over processes).
+  ConfusionCounter(std::int64_t numClasses, std::vector<std::int64_t> counts);
   void add(const torch::Tensor& predicted, const torch::Tensor& labels);  ///< N int64 each
   EvalMetrics metrics(double lossSum) const;  ///< loss = lossSum / samples
 

@@ -135,6 +135,24 @@ const schema::ParamSchema& trainSchema() {
       ParamSpec::boolean(
           "deterministic", false,
           "deterministic algorithms and fixed threads: repeatable to the bit on CPU"),
+      ParamSpec::integer("processes", 1,
+                         "local processes: data-parallel ranks started on this machine "
+                         "(torch.distributed; batch_size is per process)")
+          .atLeast(1)
+          .atMost(256),
+      ParamSpec::choice("dist_backend", "auto", {"auto", "gloo", "nccl"},
+                        "collective backend: auto picks NCCL on CUDA, Gloo on CPU"),
+      ParamSpec::real("dist_timeout", 60.0,
+                      "seconds to wait for another process before stopping with an error")
+          .atLeast(1)
+          .atMost(86400),
+      ParamSpec::real("dist_bucket_mb", 25.0,
+                      "gradient all-reduce bucket size in MB (a bucket starts as soon as it "
+                      "is ready)")
+          .atLeast(0.001)
+          .atMost(4096),
+      ParamSpec::boolean("sync_batchnorm", false,
+                         "BatchNorm statistics over all processes' batches (else per process)"),
       ParamSpec::integer("grad_accumulation", 1, "batches per optimizer step")
           .atLeast(1)
           .atMost(4096),
@@ -256,6 +274,11 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     o.threads = static_cast<int>(p.integer("threads"));
     o.workers = static_cast<int>(p.integer("workers"));
     o.deterministic = p.flag("deterministic");
+    o.processes = static_cast<int>(p.integer("processes"));
+    o.distBackend = p.text("dist_backend");
+    o.distTimeout = p.real("dist_timeout");
+    o.distBucketMb = p.real("dist_bucket_mb");
+    o.syncBatchNorm = p.flag("sync_batchnorm");
     o.gradAccumulation = p.integer("grad_accumulation");
     o.clipGradNorm = p.real("clip_grad_norm");
     o.clipGradValue = p.real("clip_grad_value");

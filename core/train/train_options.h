@@ -48,10 +48,15 @@ struct TrainOptions {
   OptimizerOptions optimizer;
   LrSchedule schedule;
 
-  std::string device = "cpu";  ///< cpu, cuda, cuda:N
-  int threads = 0;             ///< intra-op threads; 0: the cores the loader leaves
-  int workers = 0;             ///< loader threads; 0: automatic
-  bool deterministic = false;  ///< deterministic algorithms; bitwise-repeatable on CPU
+  std::string device = "cpu";        ///< cpu, cuda, cuda:N
+  int threads = 0;                   ///< intra-op threads; 0: the cores the loader leaves
+  int workers = 0;                   ///< loader threads; 0: automatic
+  bool deterministic = false;        ///< deterministic algorithms; bitwise-repeatable on CPU
+  int processes = 1;                 ///< local data-parallel ranks (torch.distributed)
+  std::string distBackend = "auto";  ///< auto, gloo, nccl
+  double distTimeout = 60;           ///< seconds before a silent peer is an error
+  double distBucketMb = 25;          ///< gradient all-reduce bucket size
+  bool syncBatchNorm = false;        ///< BatchNorm statistics across processes
   std::int64_t gradAccumulation = 1;
   double clipGradNorm = 0;   ///< 0: off
   double clipGradValue = 0;  ///< 0: off

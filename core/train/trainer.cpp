@@ -3,6 +3,8 @@
 #include <ATen/autocast_mode.h>
 #include <torch/torch.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -20,10 +22,14 @@
 #include "common/torch_compat.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
+#include "dist/comm.h"
+#include "dist/grad_buckets.h"
+#include "dist/local_launcher.h"
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
+#include "train/dist_worker.h"
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
 #include "train/run_writer.h"
@@ -211,8 +217,139 @@ struct TrainerLoop {
   std::int64_t batchesThisSession = 0;
   std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
   TrainResult result;
+  // Data parallelism (absent in a single process). The launcher outlives the process group.
+  std::unique_ptr<dist::LocalLauncher> launcher;
+  std::unique_ptr<dist::Comm> comm;
+  std::unique_ptr<dist::GradBuckets> buckets;
+  std::string workerSpecDir;
+  bool syncBatchNorm = false;
+  int rank = 0, worldSize = 1;
 
   TrainerLoop(Trainer& t, const TrainerConfig& c) : trainer(t), config(c) {}
+  ~TrainerLoop() {
+    // Closing the process group first ends the others' exchanges at once after a failure
+    // here; then they have a moment to exit before they are terminated.
+    buckets.reset();
+    comm.reset();
+    if (launcher) launcher->finish(5.0);
+    launcher.reset();
+    if (!workerSpecDir.empty()) {
+      std::error_code ec;
+      fs::remove_all(workerSpecDir, ec);
+    }
+  }
+
+  /// Sums `values` over the ranks (a no-op in a single process).
+  void exchange(std::vector<double>& values, const std::string& what) {
+    if (!comm) return;
+    std::vector<torch::Tensor> t{torch::tensor(values, torch::kDouble).to(device)};
+    comm->allreduceSum(t, what);
+    const auto back = t[0].to(torch::kCPU).contiguous();
+    for (std::size_t i = 0; i < values.size(); ++i)
+      values[i] = back.data_ptr<double>()[i];
+  }
+
+  /// True when any rank says true (every rank gets the same answer).
+  bool anyRank(bool mine, const std::string& what) {
+    std::vector<double> v{mine ? 1.0 : 0.0};
+    exchange(v, what);
+    return v[0] > 0;
+  }
+
+  /// Joins (or starts) the data-parallel job this process belongs to.
+  void setupDistributed() {
+    dist::DistEnv env = config.dist;
+    bool spawn = false;
+    if (opt.processes > 1 && !env.distributed()) {
+      env.worldSize = env.localWorldSize = opt.processes;
+      env.rank = env.localRank = 0;
+      env.masterAddr = "127.0.0.1";
+      env.pickFreePort = true;
+      env.launcher = "netsmith";
+      spawn = true;
+      if (config.workerProgram.empty())
+        throw Error("train.processes is " + std::to_string(opt.processes) +
+                    ", but no program to start the other processes with was given");
+    } else if (opt.processes > 1 && env.launcher != "netsmith" && env.worldSize != opt.processes) {
+      throw Error("train.processes is " + std::to_string(opt.processes) + " but " + env.launcher +
+                  " started this process as rank " + std::to_string(env.rank) + " of " +
+                  std::to_string(env.worldSize) +
+                  "; under a launcher set train.processes to 1 (the launcher decides)");
+    }
+    if (!env.distributed()) return;
+    if (config.lrFind) throw Error("lr-find runs in one process; set train.processes to 1");
+    if (opt.fastDevRun)
+      throw Error("train.fast_dev_run runs in one process; set train.processes to 1");
+    if (device.is_cuda() && !device.has_index())
+      device = torch::Device(torch::kCUDA, env.localRank);
+    comm = std::make_unique<dist::Comm>(env, opt.distBackend, device, opt.distTimeout);
+    if (spawn) {
+      env.masterPort = comm->storePort();
+      workerSpecDir = (fs::temp_directory_path() / ("netsmith-dist-" + std::to_string(::getpid()) +
+                                                    "-" + std::to_string(env.masterPort)))
+                          .string();
+      fs::create_directories(workerSpecDir);
+      const std::string spec = (fs::path(workerSpecDir) / "worker.json").string();
+      TrainerConfig forWorkers = config;
+      forWorkers.project.train["processes"] = opt.processes;
+      writeWorkerSpec(forWorkers, spec);
+      launcher = std::make_unique<dist::LocalLauncher>();
+      launcher->start(config.workerProgram, {"dist-worker", spec}, env);
+      comm->setFailureHint([this] { return launcher ? launcher->failures() : std::string(); });
+      std::string pids;
+      for (const auto& c : launcher->poll())
+        pids += (pids.empty() ? "" : ", ") + std::to_string(c.pid);
+      log("started " + std::to_string(env.worldSize - 1) + " local process" +
+          (env.worldSize > 2 ? "es" : "") + " for ranks 1-" + std::to_string(env.worldSize - 1) +
+          " (pid " + pids + ")");
+    }
+    comm->connect();
+    rank = comm->rank();
+    worldSize = comm->size();
+    result.rank = rank;
+    result.worldSize = worldSize;
+    char bucket[32];
+    std::snprintf(bucket, sizeof bucket, "%g", opt.distBucketMb);
+    log("distributed: world size " + std::to_string(worldSize) + ", rank " + std::to_string(rank) +
+        ", backend " + comm->backendName() + ", rendezvous " + env.masterAddr + ":" +
+        std::to_string(comm->storePort()) + " (" + env.launcher + "); batch_size " +
+        std::to_string(opt.batchSize) + " per process, global batch " +
+        std::to_string(opt.batchSize * worldSize) + "; gradient buckets of " + bucket + " MB");
+  }
+
+  /// Broadcasts rank 0's parameters and buffers (at start, and after a resume).
+  void broadcastModel(const std::string& what, bool buffersOnly = false) {
+    if (!comm) return;
+    torch::NoGradGuard noGrad;
+    std::vector<torch::Tensor> ts;
+    if (!buffersOnly) {
+      for (auto& p : net->parameters())
+        ts.push_back(p.data());
+    }
+    for (auto& b : net->buffers())
+      ts.push_back(b);
+    comm->broadcast(ts, what);
+  }
+
+  /// Validation and test figures of every rank's share, summed into one.
+  EvalMetrics reduceMetrics(const EvalMetrics& m) {
+    if (!comm) return m;
+    std::vector<double> v;
+    v.reserve(static_cast<std::size_t>(numClasses * numClasses + 1));
+    for (std::int64_t t = 0; t < numClasses; ++t) {
+      for (std::int64_t q = 0; q < numClasses; ++q) {
+        const bool has = t < std::int64_t(m.confusion.size()) &&
+                         q < std::int64_t(m.confusion[std::size_t(t)].size());
+        v.push_back(has ? double(m.confusion[std::size_t(t)][std::size_t(q)]) : 0.0);
+      }
+    }
+    v.push_back(m.samples ? m.loss * double(m.samples) : 0.0);
+    exchange(v, "the evaluation figures");
+    std::vector<std::int64_t> counts(v.size() - 1);
+    for (std::size_t i = 0; i + 1 < v.size(); ++i)
+      counts[i] = std::llround(v[i]);
+    return ConfusionCounter(numClasses, std::move(counts)).metrics(v.back());
+  }
 
   double elapsed() const { return secondsSince(t0); }
 
@@ -230,6 +367,7 @@ struct TrainerLoop {
     if (!problems.empty())
       throw Error("the train section has problems:\n" + formatProblems(problems));
     device = resolveDevice(opt.device);
+    setupDistributed();
     if (opt.amp == "fp16" && !device.is_cuda()) {
       throw Error("train.amp is \"fp16\", which needs a CUDA device (train.device is \"" +
                   opt.device + "\"); use \"bf16\" on CPU, or \"off\"");
@@ -238,7 +376,10 @@ struct TrainerLoop {
     // Threads: the loader's workers first (a quarter of the cores, 1 to 8), compute threads on
     // the cores they leave. With two cores or fewer the loader shares them: it is idle most of
     // the time (one worker prepares ~75,000 Fashion-MNIST images/s against ~1,000 trained).
-    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    // Local ranks share the machine's cores.
+    const int localRanks = comm ? std::max(1, comm->env().localWorldSize) : 1;
+    const int hw = std::max(
+        1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / localRanks);
     const int workers = opt.workers > 0 ? opt.workers : std::clamp(hw / 4, 1, 8);
     const int threads = opt.threads > 0 ? opt.threads : (hw <= 2 ? hw : std::max(1, hw - workers));
     env::configureThreads(threads);
@@ -262,15 +403,16 @@ struct TrainerLoop {
     if (d.train.empty()) throw Error("data.train: no training samples");
     if (opt.overfitBatches > 0) {
       d.train.indices.resize(static_cast<std::size_t>(
-          std::min<std::int64_t>(d.train.size(), opt.overfitBatches * opt.batchSize)));
+          std::min<std::int64_t>(d.train.size(), opt.overfitBatches * opt.batchSize * worldSize)));
       d.validation = d.train;
       d.validation.name = "validation";
       log("overfit_batches: training and validating on the same " + std::to_string(d.train.size()) +
           " samples");
     }
-    if (opt.dropLast && opt.batchSize > d.train.size()) {
-      throw Error("train.batch_size " + std::to_string(opt.batchSize) + " is larger than the " +
-                  std::to_string(d.train.size()) +
+    if (opt.dropLast && opt.batchSize * worldSize > d.train.size()) {
+      throw Error("train.batch_size " + std::to_string(opt.batchSize) +
+                  (worldSize > 1 ? " x " + std::to_string(worldSize) + " processes" : "") +
+                  " is larger than the " + std::to_string(d.train.size()) +
                   " training samples and train.drop_last is true: no batch would be trained; "
                   "lower the batch size or turn drop_last off");
     }
@@ -316,6 +458,8 @@ struct TrainerLoop {
     lo.dropLast = opt.dropLast;
     lo.shuffle = opt.overfitBatches == 0;
     lo.mixes = pd->pipeline.batchMixes();
+    lo.rank = rank;
+    lo.worldSize = worldSize;
     trainLoader = std::make_unique<data::DataLoader>(d.train, *pd->processor, lo);
     data::LoaderOptions eo = lo;
     eo.training = false;
@@ -354,9 +498,21 @@ struct TrainerLoop {
     if (opt.plateau.enabled) plateau = std::make_unique<PlateauController>(opt.plateau.controller);
 
     if (!config.resumePath.empty()) resumeFrom();
+    if (comm) {
+      broadcastModel("the initial weights");
+      buckets = std::make_unique<dist::GradBuckets>(*comm, params, opt.distBucketMb);
+      if (opt.syncBatchNorm) {
+        auto* c = comm.get();
+        const int users = net->setCrossProcessSum(
+            [c](const torch::Tensor& t) { return dist::allreduceSumAutograd(*c, t); });
+        syncBatchNorm = users > 0;
+        log("BatchNorm statistics synchronised across processes (" + std::to_string(users) +
+            " layer" + (users == 1 ? "" : "s") + ")");
+      }
+    }
 
-    // The run folder (after everything that can reject the input).
-    if (config.writeRun && !config.lrFind) {
+    // The run folder (after everything that can reject the input). Only rank 0 writes one.
+    if (config.writeRun && !config.lrFind && rank == 0) {
       runDir = config.runDir;
       if (runDir.empty()) {
         runDir = createRunFolder(config.runsRoot, config.project.name,
@@ -490,6 +646,37 @@ struct TrainerLoop {
       fs::remove(found.front().second, ec);
       found.erase(found.begin());
     }
+  }
+
+  bool stopAgreed = false;  // from the last batch exchange
+  bool pauseAgreed = false;
+
+  /// Pause and stop in a data-parallel job: every rank pauses and stops together. While any
+  /// rank is paused they all keep exchanging a heartbeat, so no one's timeout runs out.
+  bool agreedStop() {
+    if (pauseAgreed && !stopAgreed) {
+      trainer.m_state = RunState::Paused;
+      log("paused");
+      const auto pausedAt = std::chrono::steady_clock::now();
+      for (;;) {
+        {
+          std::unique_lock<std::mutex> lock(trainer.m_pauseMutex);
+          trainer.m_pauseCv.wait_for(lock, std::chrono::milliseconds(200),
+                                     [&] { return !trainer.m_paused || trainer.m_stopNow; });
+        }
+        std::vector<double> v{trainer.m_paused ? 1.0 : 0.0, trainer.m_stopNow ? 1.0 : 0.0};
+        exchange(v, "the pause heartbeat");
+        if (v[1] > 0) {
+          stopAgreed = true;
+          break;
+        }
+        if (v[0] == 0) break;
+      }
+      t0 += std::chrono::steady_clock::now() - pausedAt;
+      trainer.m_state = RunState::Running;
+      log("resumed");
+    }
+    return stopAgreed;
   }
 
   /// Pause and stop, between batches.
@@ -628,40 +815,77 @@ struct TrainerLoop {
       const bool boundary = b + 1 == groupStart + groupSize;
       const double lr = currentLr();
 
-      torch::manual_seed(augment::mixSeed(opt.seed ^ kDropoutStream,
+      // Dropout draws from (seed, epoch, batch), and from the rank in a data-parallel job.
+      torch::manual_seed(augment::mixSeed(opt.seed ^ kDropoutStream ^ (std::uint64_t(rank) << 32),
                                           static_cast<std::uint64_t>(s.epoch),
                                           static_cast<std::uint64_t>(b)));
       const auto images = batch->images.to(device, /*non_blocking=*/true);
       const auto labels = batch->labels.to(device, /*non_blocking=*/true);
       const auto targets = batch->targets.defined() ? batch->targets.to(device) : torch::Tensor();
-      torch::Tensor logits;
-      {
+      const std::int64_t n = labels.size(0);
+      // A data-parallel share can be empty (the last global batch has fewer samples than
+      // processes). It still runs the model when BatchNorm is synchronised, so that its
+      // collectives match the other ranks'.
+      const bool empty = n == 0;
+      torch::Tensor logits, loss;
+      if (!empty || syncBatchNorm) {
         AutocastScope autocast(opt.amp, device);
         logits = net->forward(images);
       }
-      const auto loss =
-          classificationLoss(logits, labels, targets, opt.labelSmoothing, classWeights);
-      const double lossValue = loss.item<double>();
+      if (!empty)
+        loss = classificationLoss(logits, labels, targets, opt.labelSmoothing, classWeights);
+      else if (logits.defined())
+        loss = logits.sum() * 0.0;
+      const double lossValue = empty ? 0.0 : loss.item<double>();
+      const std::int64_t correct =
+          empty ? 0 : logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+      const bool bad = !std::isfinite(lossValue);
+      // The batch across every rank: [loss x n, correct, n, bad, stop, pause]. In a single
+      // process this is the batch itself.
+      const bool stopAsked =
+          bool(trainer.m_stopNow) ||
+          (config.stopAfterBatches > 0 && batchesThisSession + 1 >= config.stopAfterBatches);
+      std::vector<double> all{bad ? 0.0 : lossValue * double(n),
+                              double(correct),
+                              bad ? 0.0 : double(n),
+                              bad ? 1.0 : 0.0,
+                              stopAsked ? 1.0 : 0.0,
+                              trainer.m_paused ? 1.0 : 0.0};
+      exchange(all, "the batch figures");
+      const bool anyBad = all[3] > 0;
+      const double globalSeen = all[2];
       bool skipped = false;
-      if (!std::isfinite(lossValue)) {
-        if (opt.nanPolicy != "skip") watchdog("loss", lossValue, lr);
+      if (anyBad) {
+        const double badValue = bad ? lossValue : std::nan("");
+        if (opt.nanPolicy != "skip") watchdog("loss", badValue, lr);
         log("skipped batch " + std::to_string(b + 1) + " of epoch " + std::to_string(s.epoch + 1) +
-                ": non-finite loss (lr " + brief(lr) + ")",
+                ": non-finite loss" + (worldSize > 1 ? " on a process" : "") + " (lr " + brief(lr) +
+                ")",
             "warning");
         skipped = true;
         groupHasBadBatch = true;
         ++s.skippedSteps;
       } else {
-        auto scaled = loss / double(groupSize);
-        if (opt.amp == "fp16") scaled = scaled * s.lossScale;
-        scaled.backward();
+        const bool syncNow = buckets && boundary && !groupHasBadBatch;
+        if (syncNow) buckets->arm();
+        if (loss.defined()) {
+          // Each rank's mean loss weighs by its share of the global batch: the summed
+          // gradients are those of the global batch's mean loss.
+          const double share = globalSeen > 0 ? double(n) / globalSeen : 0.0;
+          auto scaled = (comm ? loss * share : loss) / double(groupSize);
+          if (opt.amp == "fp16") scaled = scaled * s.lossScale;
+          scaled.backward();
+        }
+        if (syncNow) buckets->finish();
       }
-      const std::int64_t n = labels.size(0);
-      const std::int64_t correct = logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+      const std::int64_t seenNow = static_cast<std::int64_t>(std::llround(globalSeen));
+      const std::int64_t correctNow = static_cast<std::int64_t>(std::llround(all[1]));
+      const double batchLoss =
+          comm ? (globalSeen > 0 ? all[0] / globalSeen : std::nan("")) : lossValue;
       if (!skipped) {
-        s.lossSum += lossValue * double(n);
-        s.correct += correct;
-        s.seen += n;
+        s.lossSum += comm ? all[0] : lossValue * double(n);
+        s.correct += correctNow;
+        s.seen += seenNow;
       }
       if (boundary) {
         if (groupHasBadBatch) {  // nan_policy "skip": no step on a group with a bad batch
@@ -672,11 +896,13 @@ struct TrainerLoop {
         }
         groupHasBadBatch = false;
       }
+      stopAgreed = all[4] > 0;
+      pauseAgreed = all[5] > 0;
       s.nextBatch = b + 1;
       ++batchesThisSession;
 
       const auto now = std::chrono::steady_clock::now();
-      window.emplace_back(std::chrono::duration<double>(now - last).count(), n);
+      window.emplace_back(std::chrono::duration<double>(now - last).count(), seenNow);
       last = now;
       if (window.size() > 20) window.pop_front();
       double wt = 0;
@@ -693,8 +919,8 @@ struct TrainerLoop {
       m.batchesPerEpoch = batchesPerEpoch;
       m.step = s.step;
       m.totalSteps = plan.totalSteps();
-      m.loss = lossValue;
-      m.accuracy = n ? double(correct) / double(n) : 0;
+      m.loss = batchLoss;
+      m.accuracy = seenNow ? double(correctNow) / double(seenNow) : 0;
       m.epochLoss = s.seen ? s.lossSum / double(s.seen) : std::nan("");
       m.epochAccuracy = s.seen ? double(s.correct) / double(s.seen) : std::nan("");
       m.lr = lr;
@@ -705,7 +931,7 @@ struct TrainerLoop {
       m.memory = memoryFigure(device);
       trainer.publish(std::move(e));
 
-      if (boundary && shouldStopNow()) {
+      if (boundary && (comm ? agreedStop() : shouldStopNow())) {
         trainLoader->stop();
         s.epochSeconds = secondsBefore + secondsSince(epochStart);
         return false;
@@ -726,13 +952,21 @@ struct TrainerLoop {
     return 0;
   }
 
+  /// Evaluates a split; in a data-parallel job every rank evaluates its share with rank 0's
+  /// BatchNorm statistics, and the figures are summed. A stop waits for the end of it there.
   EvalMetrics evaluate(data::DataLoader& loader) {
+    if (comm && !syncBatchNorm) broadcastModel("BatchNorm statistics", /*buffersOnly=*/true);
     net->eval();
-    AutocastScope autocast(opt.amp, device);
-    auto m = evaluateClassifier([&](const torch::Tensor& x) { return net->forward(x); }, loader,
-                                numClasses, device, [&] { return bool(trainer.m_stopNow); });
+    std::function<bool()> stop;
+    if (!comm) stop = [&] { return bool(trainer.m_stopNow); };
+    EvalMetrics m;
+    {
+      AutocastScope autocast(opt.amp, device);
+      m = evaluateClassifier([&](const torch::Tensor& x) { return net->forward(x); }, loader,
+                             numClasses, device, stop);
+    }
     net->train();
-    return m;
+    return reduceMetrics(m);
   }
 
   /// Validation, plateau, best, checkpoints, early stopping. Returns a reason to end, or "".
@@ -762,7 +996,7 @@ struct TrainerLoop {
       } else {
         e.validation = evaluate(*valLoader);
       }
-      if (trainer.m_stopNow) {
+      if (trainer.m_stopNow && !comm) {
         writeCheckpointFile("last", Json::object());  // the epoch's batches are all done
         throw RunEnd{FinishState::Stopped, "stopped at epoch " + std::to_string(s.epoch + 1) +
                                                ", batch " + std::to_string(s.nextBatch) +
@@ -956,8 +1190,9 @@ struct TrainerLoop {
     started.path = runDir;
     started.message = config.project.name + ": " + std::to_string(opt.epochs) + " epochs x " +
                       std::to_string(batchesPerEpoch) + " batches of " +
-                      std::to_string(opt.batchSize) + ", " + opt.optimizer.type + ", " +
-                      opt.schedule.type() + " schedule";
+                      std::to_string(opt.batchSize) +
+                      (worldSize > 1 ? " x " + std::to_string(worldSize) + " processes" : "") +
+                      ", " + opt.optimizer.type + ", " + opt.schedule.type() + " schedule";
     trainer.publish(std::move(started));
     trainer.m_state = RunState::Running;
 
@@ -973,7 +1208,7 @@ struct TrainerLoop {
       }
       endReason = endEpoch();
       if (!endReason.empty()) break;
-      if (trainer.m_stopAfterEpoch || trainer.m_stopNow) {
+      if (anyRank(trainer.m_stopAfterEpoch || trainer.m_stopNow, "the stop-after-epoch flag")) {
         endState = FinishState::Stopped;
         endReason = "stopped after epoch " + std::to_string(s.epoch);
         break;
@@ -986,7 +1221,16 @@ struct TrainerLoop {
     if (endState == FinishState::Completed && testLoader) {
       log("evaluating the test split (" + std::to_string(pd->data.test.size()) + " images)");
       result.test = evaluate(*testLoader);
-      result.hasTest = !trainer.m_stopNow;
+      result.hasTest = comm || !trainer.m_stopNow;
+    }
+    if (launcher) {
+      // The other ranks end their run as this one does; wait for them to exit.
+      if (!launcher->finish(opt.distTimeout)) {
+        const std::string failed = launcher->failures();
+        log("the other processes did not all end cleanly" +
+                (failed.empty() ? std::string() : ": " + failed),
+            "warning");
+      }
     }
   }
 };

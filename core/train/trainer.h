@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "dist/dist_env.h"
 #include "project/project.h"
 #include "train/events.h"
 
@@ -62,6 +63,12 @@ struct TrainerConfig {
   /// Run the LR range test instead of training (no run folder); see TrainResult::lrFind.
   bool lrFind = false;
   LrFindOptions lrFindOptions;
+  /// Data parallelism (torch.distributed). `dist` is this process's place in a job started by
+  /// a launcher (torchrun, srun, mpirun: dist::distEnvFromEnvironment()). With
+  /// train.processes = N > 1 and no launcher, this process becomes rank 0 of N local ranks and
+  /// starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
+  dist::DistEnv dist;
+  std::string workerProgram;
 };
 
 /// What a finished run reports (also sent as the Finished event).
@@ -78,6 +85,8 @@ struct TrainResult {
   std::string bestCheckpoint;
   std::string lastCheckpoint;
   std::string initReport;  ///< what --init-from loaded
+  int worldSize = 1;       ///< processes that trained together
+  int rank = 0;
   double seconds = 0;
   LrFindResult lrFind;
 };
