@@ -93,8 +93,16 @@ const std::vector<LocalLauncher::Child>& LocalLauncher::poll() {
   return m_children;
 }
 
-std::string LocalLauncher::failures() {
-  poll();
+std::string LocalLauncher::failures(double grace) {
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(long(grace * 1000));
+  for (;;) {
+    bool ended = false;
+    for (const auto& c : poll())
+      ended = ended || !c.running;
+    if (ended || std::chrono::steady_clock::now() >= until) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
   std::string out;
   for (const auto& c : m_children) {
     if (c.running || (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)) continue;
@@ -119,7 +127,7 @@ bool LocalLauncher::finish(double seconds) {
   for (int round = 0; round < 2 && running(); ++round) {
     for (const auto& c : m_children)
       if (c.running) ::kill(c.pid, round == 0 ? SIGTERM : SIGKILL);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(3);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
     while (running() && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

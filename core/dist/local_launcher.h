@@ -34,7 +34,9 @@ class LocalLauncher {
   const std::vector<Child>& poll();
   /// "rank 1 (pid 4242) exited with status 1; rank 2 was killed by signal 9", or "" when
   /// every child is running or ended well.
-  std::string failures();
+  /// Waits up to `grace` seconds for a child to be seen ending (a peer's socket can close
+  /// just before its process can be reaped).
+  std::string failures(double grace = 0);
   /// Waits up to `seconds` for every child to end, then terminates the rest. Returns true when
   /// all of them ended by themselves with status 0.
   bool finish(double seconds);

@@ -231,7 +231,7 @@ struct TrainerLoop {
     // here; then they have a moment to exit before they are terminated.
     buckets.reset();
     comm.reset();
-    if (launcher) launcher->finish(5.0);
+    if (launcher) launcher->finish(2.0);
     launcher.reset();
     if (!workerSpecDir.empty()) {
       std::error_code ec;
@@ -295,7 +295,7 @@ struct TrainerLoop {
       writeWorkerSpec(forWorkers, spec);
       launcher = std::make_unique<dist::LocalLauncher>();
       launcher->start(config.workerProgram, {"dist-worker", spec}, env);
-      comm->setFailureHint([this] { return launcher ? launcher->failures() : std::string(); });
+      comm->setFailureHint([this] { return launcher ? launcher->failures(1.0) : std::string(); });
       std::string pids;
       for (const auto& c : launcher->poll())
         pids += (pids.empty() ? "" : ", ") + std::to_string(c.pid);

@@ -250,3 +250,71 @@ TEST(BatchMix, MixUpAndCutMixTargetsSumToOne) {
     }
   }
 }
+
+// Data parallelism: W loaders (one per rank) over the same shuffled order. Their batch b
+// together is the single-process batch b of size B x W; every sample is seen exactly once per
+// epoch across ranks, also when the last global batch leaves some ranks fewer samples or none.
+TEST(DataLoader, RanksShareEveryGlobalBatchAndSeeEachSampleOnce) {
+  IdxFixture f;  // 103 samples
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
+  for (const int world : {2, 3, 4}) {
+    for (const std::int64_t batch : {std::int64_t(8), std::int64_t(34)}) {
+      LoaderOptions single;
+      single.batchSize = batch * world;
+      single.workers = 2;
+      single.seed = 11;
+      DataLoader whole(f.set, proc, single);
+      const auto reference = drain(whole, 1);
+      std::multiset<std::int64_t> seen;
+      std::vector<std::vector<Batch>> perRank;
+      for (int r = 0; r < world; ++r) {
+        LoaderOptions o = single;
+        o.batchSize = batch;
+        o.rank = r;
+        o.worldSize = world;
+        DataLoader loader(f.set, proc, o);
+        EXPECT_EQ(loader.batchesPerEpoch(), whole.batchesPerEpoch());
+        perRank.push_back(drain(loader, 1));
+        ASSERT_EQ(perRank.back().size(), reference.size()) << "world " << world;
+        for (const auto& b : perRank.back()) {
+          EXPECT_LE(b.labels.size(0), batch);
+          EXPECT_EQ(b.images.size(0), b.labels.size(0));
+          seen.insert(b.samples.begin(), b.samples.end());
+        }
+      }
+      ASSERT_EQ(seen.size(), 103u) << "world " << world << " batch " << batch;
+      for (std::int64_t k = 0; k < 103; ++k)
+        EXPECT_EQ(seen.count(k), 1u) << "sample " << k << ", world " << world;
+      // Rank shares, in rank order, are the single process's batch.
+      for (std::size_t b = 0; b < reference.size(); ++b) {
+        std::vector<std::int64_t> joined;
+        std::int64_t smallest = batch, largest = 0;
+        for (int r = 0; r < world; ++r) {
+          const auto& s = perRank[static_cast<std::size_t>(r)][b].samples;
+          joined.insert(joined.end(), s.begin(), s.end());
+          smallest = std::min<std::int64_t>(smallest, std::int64_t(s.size()));
+          largest = std::max<std::int64_t>(largest, std::int64_t(s.size()));
+          EXPECT_EQ(perRank[static_cast<std::size_t>(r)][b].globalCount,
+                    std::int64_t(reference[b].samples.size()));
+        }
+        EXPECT_EQ(joined, reference[b].samples) << "batch " << b << ", world " << world;
+        EXPECT_LE(largest - smallest, 1) << "shares as even as possible";
+      }
+    }
+  }
+  // 103 = 12 x 8 + 7: with 8 ranks of 1 sample the last global batch leaves rank 7 nothing.
+  LoaderOptions o;
+  o.batchSize = 1;
+  o.worldSize = 8;
+  o.rank = 7;
+  o.workers = 1;
+  DataLoader last(f.set, proc, o);
+  const auto batches = drain(last, 0);
+  ASSERT_EQ(batches.size(), 13u);
+  EXPECT_EQ(batches.back().labels.size(0), 0);
+  EXPECT_EQ(batches.back().images.size(0), 0);
+  // drop_last drops the short global batch on every rank alike.
+  o.dropLast = true;
+  DataLoader dropped(f.set, proc, o);
+  EXPECT_EQ(dropped.batchesPerEpoch(), 12);
+}

@@ -1,0 +1,164 @@
+// Data-parallel scaling on this machine: training images/s of the default Fashion-MNIST project
+// with 1 process and with N local processes (torch.distributed over loopback, 1 compute thread
+// and 1 loader thread each), and the scaling efficiency (images/s with N) / (N x images/s
+// with 1). Global batch = batch_size x N, as in PyTorch's DistributedDataParallel.
+//
+//   dist_bench [--ranks N] [--batches K] [--batch-size B] [--project FILE] [--device D]
+//              [--threads T] [--backend gloo|nccl]
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "project/project.h"
+#include "train/trainer.h"
+
+using namespace netsmith;
+
+namespace {
+
+/// Steady-state throughput: global images over the wall time of the batches after warm-up.
+class Throughput : public train::EventSink {
+ public:
+  explicit Throughput(std::int64_t warmup) : m_warmup(warmup) {}
+  void onEvent(const train::TrainingEvent& e) override {
+    if (e.type != train::EventType::BatchEnd) return;
+    std::lock_guard<std::mutex> lock(m_mutex);
+    ++m_batches;
+    if (m_batches == m_warmup) {
+      m_start = e.time;
+      return;
+    }
+    if (m_batches > m_warmup) {
+      m_end = e.time;
+      m_images += m_perBatch;  // every timed batch is full (the sample limit sees to it)
+    }
+  }
+  void setImagesPerBatch(std::int64_t n) { m_perBatch = n; }
+  double imagesPerSecond() const {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    return m_end > m_start ? double(m_images) / (m_end - m_start) : 0.0;
+  }
+
+ private:
+  mutable std::mutex m_mutex;
+  std::int64_t m_warmup;
+  std::int64_t m_batches = 0;
+  std::int64_t m_images = 0;
+  std::int64_t m_perBatch = 0;
+  double m_start = 0, m_end = 0;
+};
+
+struct Options {
+  int ranks = 2;
+  std::int64_t batches = 60;
+  std::int64_t batchSize = 128;
+  int threads = 1;
+  std::string project =
+      std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
+  std::string device = "cpu";
+  std::string backend = "auto";
+};
+
+train::TrainerConfig benchConfig(const Options& o, int ranks) {
+  auto loaded = project::loadProject(o.project);
+  auto& t = loaded.project.train;
+  t["processes"] = ranks;
+  t["threads"] = o.threads;
+  t["workers"] = 1;
+  t["batch_size"] = o.batchSize;
+  t["device"] = o.device;
+  t["dist_backend"] = o.backend;
+  t["epochs"] = 1;
+  t["eval_test"] = false;
+  train::TrainerConfig config;
+  config.project = loaded.project;
+  config.baseDir = loaded.baseDir();
+  config.writeRun = false;
+  config.workerProgram = NETSMITH_CLI;
+  // Enough samples for the batches asked (plus warm-up); a small validation split.
+  config.limitTrain = (o.batches + 10) * o.batchSize * ranks;
+  config.limitVal = 256;
+  config.stopAfterBatches = o.batches + 5;
+  return config;
+}
+
+/// `copies` trainings at once, each on `ranks` processes; the sum of their images/s.
+double measure(const Options& o, int ranks, int copies = 1) {
+  std::vector<std::unique_ptr<train::Trainer>> trainers;
+  std::vector<std::shared_ptr<Throughput>> sinks;
+  for (int c = 0; c < copies; ++c) {
+    sinks.push_back(std::make_shared<Throughput>(5));
+    sinks.back()->setImagesPerBatch(o.batchSize * ranks);
+    trainers.push_back(std::make_unique<train::Trainer>(benchConfig(o, ranks)));
+    trainers.back()->addSink(sinks.back());
+  }
+  for (auto& t : trainers)
+    t->start();
+  double total = 0;
+  for (int c = 0; c < copies; ++c) {
+    trainers[std::size_t(c)]->wait();
+    const auto r = trainers[std::size_t(c)]->result();
+    if (r.state == train::FinishState::Failed) throw Error("training failed: " + r.reason);
+    total += sinks[std::size_t(c)]->imagesPerSecond();
+  }
+  return total;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string k = argv[i], v = argv[i + 1];
+    if (k == "--ranks")
+      o.ranks = std::atoi(v.c_str());
+    else if (k == "--batches")
+      o.batches = std::atoll(v.c_str());
+    else if (k == "--batch-size")
+      o.batchSize = std::atoll(v.c_str());
+    else if (k == "--threads")
+      o.threads = std::atoi(v.c_str());
+    else if (k == "--project")
+      o.project = v;
+    else if (k == "--device")
+      o.device = v;
+    else if (k == "--backend")
+      o.backend = v;
+    else {
+      std::fprintf(stderr, "dist_bench: unknown option %s\n", k.c_str());
+      return 2;
+    }
+  }
+  try {
+    std::printf(
+        "dist_bench: %s, %lld timed batches of %lld per process, %d compute thread%s "
+        "per process, device %s\n",
+        o.project.c_str(), (long long)o.batches, (long long)o.batchSize, o.threads,
+        o.threads == 1 ? "" : "s", o.device.c_str());
+    const double one = measure(o, 1);
+    std::printf("1 process:   %8.0f images/s\n", one);
+    const double many = measure(o, o.ranks);
+    std::printf("%d processes: %8.0f images/s (global batch %lld)\n", o.ranks, many,
+                (long long)(o.batchSize * o.ranks));
+    std::printf("speed-up %.2fx, scaling efficiency %.0f%%\n", many / one,
+                100.0 * many / (double(o.ranks) * one));
+    // What the machine gives N independent trainings at once (no communication): the ceiling
+    // that shared cores, caches and memory bandwidth leave for N ranks.
+    const double apart = measure(o, 1, o.ranks);
+    std::printf(
+        "%d independent 1-process trainings at once: %8.0f images/s in total; the %d "
+        "ranks reach %.0f%% of that\n",
+        o.ranks, apart, o.ranks, 100.0 * many / apart);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "dist_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
