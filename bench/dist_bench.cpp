@@ -69,7 +69,7 @@ struct Options {
 train::TrainerConfig benchConfig(const Options& o, int ranks) {
   auto loaded = project::loadProject(o.project);
   auto& t = loaded.project.train;
-  t["processes"] = ranks;
+  t["local_processes"] = ranks;
   t["threads"] = o.threads;
   t["workers"] = 1;
   t["batch_size"] = o.batchSize;

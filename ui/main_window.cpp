@@ -20,6 +20,7 @@
 #include <QPointer>
 #include <QProgressBar>
 #include <QSettings>
+#include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
 #include <QToolButton>
@@ -278,6 +279,12 @@ bool MainWindow::fillConfig(train::TrainerConfig& config) {
   config.cacheDir = data::userCacheDir();
   config.limitTrain = m_limitTrain;
   config.limitVal = m_limitValidation;
+  // train.local_processes > 1: the other ranks run netsmith-cli, installed beside the studio.
+  QString cli =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("netsmith-cli"));
+  if (!QFileInfo(cli).isExecutable())
+    cli = QStandardPaths::findExecutable(QStringLiteral("netsmith-cli"));
+  config.workerProgram = cli.toStdString();
   return true;
 }
 
@@ -325,6 +332,7 @@ void MainWindow::runLrFinder() {
   train::TrainerConfig config;
   if (!fillConfig(config)) return;
   config.lrFind = true;
+  if (config.project.train.is_object()) config.project.train.erase("local_processes");
   m_lrFindRun = true;
   startRun(config, tr("LR finder: preparing"));
 }

@@ -47,7 +47,9 @@ const std::vector<std::pair<QString, std::vector<std::string>>>& optionGroups() 
        {"grad_accumulation", "clip_grad_norm", "clip_grad_value", "drop_last"}},
       {QObject::tr("Loss"), {"label_smoothing"}},
       {QObject::tr("Precision and speed"),
-       {"amp", "channels_last", "threads", "workers", "deterministic"}},
+       {"local_processes", "amp", "channels_last", "threads", "workers", "deterministic"}},
+      {QObject::tr("Processes (torch.distributed)"),
+       {"dist_backend", "dist_timeout", "dist_bucket_mb", "sync_batchnorm"}},
       {QObject::tr("Checkpoints and validation"),
        {"monitor", "monitor_mode", "checkpoint_every", "keep_checkpoints", "eval_test"}},
       {QObject::tr("Debugging"), {"fast_dev_run", "overfit_batches", "nan_policy"}}};

@@ -221,7 +221,7 @@ void applyOverrides(const Args& args, Json& train) {
   if (args.option("--seed") != "") train["seed"] = args.integer("--seed", 0, 0, 1LL << 62);
   if (args.option("--threads") != "") train["threads"] = args.integer("--threads", 0, 0, 4096);
   if (args.option("--device") != "") train["device"] = args.option("--device");
-  if (args.option("--nproc") != "") train["processes"] = args.integer("--nproc", 1, 1, 256);
+  if (args.option("--nproc") != "") train["local_processes"] = args.integer("--nproc", 1, 1, 256);
   if (args.option("--dist-timeout") != "")
     train["dist_timeout"] = args.real("--dist-timeout", 60, 1);
   if (args.option("--lr") != "") {

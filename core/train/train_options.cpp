@@ -135,9 +135,10 @@ const schema::ParamSchema& trainSchema() {
       ParamSpec::boolean(
           "deterministic", false,
           "deterministic algorithms and fixed threads: repeatable to the bit on CPU"),
-      ParamSpec::integer("processes", 1,
-                         "local processes: data-parallel ranks started on this machine "
-                         "(torch.distributed; batch_size is per process)")
+      ParamSpec::integer("local_processes", 1,
+                         "data-parallel processes started on this machine (torch.distributed: "
+                         "Gloo on CPU, NCCL on CUDA); batch_size is per process. Under torchrun "
+                         "or srun the launcher decides: leave 1")
           .atLeast(1)
           .atMost(256),
       ParamSpec::choice("dist_backend", "auto", {"auto", "gloo", "nccl"},
@@ -274,7 +275,7 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     o.threads = static_cast<int>(p.integer("threads"));
     o.workers = static_cast<int>(p.integer("workers"));
     o.deterministic = p.flag("deterministic");
-    o.processes = static_cast<int>(p.integer("processes"));
+    o.processes = static_cast<int>(p.integer("local_processes"));
     o.distBackend = p.text("dist_backend");
     o.distTimeout = p.real("dist_timeout");
     o.distBucketMb = p.real("dist_bucket_mb");

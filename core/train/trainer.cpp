@@ -268,18 +268,19 @@ struct TrainerLoop {
       env.launcher = "netsmith";
       spawn = true;
       if (config.workerProgram.empty())
-        throw Error("train.processes is " + std::to_string(opt.processes) +
-                    ", but no program to start the other processes with was given");
+        throw Error("train.local_processes is " + std::to_string(opt.processes) +
+                    ", but netsmith-cli, which runs the other processes, was not found (it "
+                    "is installed beside the studio)");
     } else if (opt.processes > 1 && env.launcher != "netsmith" && env.worldSize != opt.processes) {
-      throw Error("train.processes is " + std::to_string(opt.processes) + " but " + env.launcher +
-                  " started this process as rank " + std::to_string(env.rank) + " of " +
-                  std::to_string(env.worldSize) +
-                  "; under a launcher set train.processes to 1 (the launcher decides)");
+      throw Error("train.local_processes is " + std::to_string(opt.processes) + " but " +
+                  env.launcher + " started this process as rank " + std::to_string(env.rank) +
+                  " of " + std::to_string(env.worldSize) +
+                  "; under a launcher set train.local_processes to 1 (the launcher decides)");
     }
     if (!env.distributed()) return;
-    if (config.lrFind) throw Error("lr-find runs in one process; set train.processes to 1");
+    if (config.lrFind) throw Error("lr-find runs in one process; set train.local_processes to 1");
     if (opt.fastDevRun)
-      throw Error("train.fast_dev_run runs in one process; set train.processes to 1");
+      throw Error("train.fast_dev_run runs in one process; set train.local_processes to 1");
     if (device.is_cuda() && !device.has_index())
       device = torch::Device(torch::kCUDA, env.localRank);
     comm = std::make_unique<dist::Comm>(env, opt.distBackend, device, opt.distTimeout);
@@ -291,7 +292,7 @@ struct TrainerLoop {
       fs::create_directories(workerSpecDir);
       const std::string spec = (fs::path(workerSpecDir) / "worker.json").string();
       TrainerConfig forWorkers = config;
-      forWorkers.project.train["processes"] = opt.processes;
+      forWorkers.project.train["local_processes"] = opt.processes;
       writeWorkerSpec(forWorkers, spec);
       launcher = std::make_unique<dist::LocalLauncher>();
       launcher->start(config.workerProgram, {"dist-worker", spec}, env);

@@ -99,6 +99,31 @@ class FormsTest : public QObject {
     QCOMPARE(page->plottedLr().back(), 0.05 * 0.1);  // one decay, after epoch 2
   }
 
+  // The device options include the local processes of torch.distributed; the other
+  // distributed settings have their own group. Both write the train section.
+  void localProcessesAreADeviceOption() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
+                               true));
+    auto* page = window.pages()->trainingPage();
+    auto* device = page->findChild<QComboBox*>(QStringLiteral("trainDevice"));
+    auto* group = page->form(QStringLiteral("local_processes"));
+    QVERIFY(device && group);
+    QCOMPARE(group, page->form(QStringLiteral("amp")));  // beside the device
+    QVERIFY(group->isAncestorOf(device) || group->parentWidget()->isAncestorOf(device));
+    auto* processes = qobject_cast<QSpinBox*>(group->field(QStringLiteral("local_processes")));
+    QVERIFY(processes);
+    QCOMPARE(processes->value(), 1);
+    processes->setValue(2);
+    QCOMPARE(window.document()->project().train["local_processes"], Json(2));
+    auto* sync = page->form(QStringLiteral("sync_batchnorm"));
+    QVERIFY(sync && sync != group);
+    QVERIFY(page->form(QStringLiteral("dist_timeout")) == sync);
+    window.document()->undoStack()->undo();
+    QVERIFY(!window.document()->project().train.contains("local_processes"));
+  }
+
   // An invalid value is marked at its field with the reason, and Start is disabled with it.
   void anInvalidFieldDisablesStartWithItsReason() {
     netsmith::testutil::TempDir dir;

@@ -82,6 +82,41 @@ class TrainerSessionTest : public QObject {
     checkpoint::readCheckpoint(ckpt);  // throws if not loadable
   }
 
+  // "Local processes: 2" from the studio: the session's trainer is rank 0 and starts rank 1
+  // (netsmith-cli). A pause longer than the exchange timeout holds both ranks (a heartbeat
+  // keeps them in touch); after resuming both go on, and a stop ends both with a checkpoint.
+  void twoLocalProcessesPauseResumeAndStopTogether() {
+    TempDir dir;
+    auto config = configFor(dir, {{"epochs", 500}, {"local_processes", 2}, {"dist_timeout", 2.0}});
+    config.workerProgram = NETSMITH_CLI;
+    ui::TrainerSession session;
+    QSignalSpy batches(&session, &ui::TrainerSession::batches);
+    QSignalSpy finished(&session, &ui::TrainerSession::finished);
+    QVERIFY(session.start(config));
+    QVERIFY(batches.wait(60000));
+    session.pause();
+    QTRY_COMPARE_WITH_TIMEOUT(session.state(), train::RunState::Paused, 5000);
+    QTest::qWait(3500);  // longer than dist_timeout
+    QCOMPARE(session.state(), train::RunState::Paused);
+    QVERIFY(finished.isEmpty());
+    batches.clear();
+    session.resume();
+    QVERIFY(batches.wait(30000));
+    QVERIFY(session.stopAndWait(10000));
+    QCOMPARE(finished.count(), 1);
+    const auto result = session.lastResult();
+    QVERIFY2(result.state == train::FinishState::Stopped, result.reason.c_str());
+    QCOMPARE(result.worldSize, 2);
+    checkpoint::readCheckpoint(result.lastCheckpoint);
+    // Only rank 0 wrote a run folder.
+    int runs = 0;
+    for (const auto& run : std::filesystem::directory_iterator(dir.file("runs"))) {
+      (void)run;
+      ++runs;
+    }
+    QCOMPARE(runs, 1);
+  }
+
   void destroyingTheSessionDuringTrainingLeavesALoadableCheckpoint() {
     TempDir dir;
     std::string runsRoot = dir.file("runs");
