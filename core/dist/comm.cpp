@@ -161,8 +161,8 @@ void Comm::fail(const std::string& what, const std::string& detail) const {
   char timeout[32];
   std::snprintf(timeout, sizeof timeout, "%g", m_timeout);
   throw Error("distributed training (rank " + std::to_string(m_env.rank) + " of " +
-              std::to_string(m_env.worldSize) + ", " + m_backendName + "): " + what +
-              " failed: " + d + ". Another process ended or stopped answering" +
+              std::to_string(m_env.worldSize) + ", " + m_backendName + "): " + what + " failed (" +
+              d + "): another process ended or stopped answering" +
               (hint.empty() ? "" : " (" + hint + ")") + "; each exchange waits at most " + timeout +
               " s (train.dist_timeout)");
 }

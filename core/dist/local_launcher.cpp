@@ -127,7 +127,7 @@ bool LocalLauncher::finish(double seconds) {
   for (int round = 0; round < 2 && running(); ++round) {
     for (const auto& c : m_children)
       if (c.running) ::kill(c.pid, round == 0 ? SIGTERM : SIGKILL);
-    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
     while (running() && std::chrono::steady_clock::now() < until)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }

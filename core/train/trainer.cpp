@@ -223,6 +223,7 @@ struct TrainerLoop {
   std::unique_ptr<dist::GradBuckets> buckets;
   std::string workerSpecDir;
   bool syncBatchNorm = false;
+  bool bucketsReported = false;
   int rank = 0, worldSize = 1;
 
   TrainerLoop(Trainer& t, const TrainerConfig& c) : trainer(t), config(c) {}
@@ -231,7 +232,7 @@ struct TrainerLoop {
     // here; then they have a moment to exit before they are terminated.
     buckets.reset();
     comm.reset();
-    if (launcher) launcher->finish(2.0);
+    if (launcher) launcher->finish(0.5);
     launcher.reset();
     if (!workerSpecDir.empty()) {
       std::error_code ec;
@@ -259,6 +260,14 @@ struct TrainerLoop {
   /// Joins (or starts) the data-parallel job this process belongs to.
   void setupDistributed() {
     dist::DistEnv env = config.dist;
+    if (!env.distributed() && (config.lrFind || opt.fastDevRun)) {
+      // Single-process jobs by nature: train.local_processes does not apply.
+      if (opt.processes > 1)
+        log(std::string(config.lrFind ? "the LR range test" : "fast_dev_run") +
+            " runs in one process (train.local_processes is " + std::to_string(opt.processes) +
+            ")");
+      return;
+    }
     bool spawn = false;
     if (opt.processes > 1 && !env.distributed()) {
       env.worldSize = env.localWorldSize = opt.processes;
@@ -278,9 +287,9 @@ struct TrainerLoop {
                   "; under a launcher set train.local_processes to 1 (the launcher decides)");
     }
     if (!env.distributed()) return;
-    if (config.lrFind) throw Error("lr-find runs in one process; set train.local_processes to 1");
-    if (opt.fastDevRun)
-      throw Error("train.fast_dev_run runs in one process; set train.local_processes to 1");
+    if (config.lrFind || opt.fastDevRun)
+      throw Error(std::string(config.lrFind ? "lr-find" : "train.fast_dev_run") +
+                  " runs in one process; start it without " + env.launcher);
     if (device.is_cuda() && !device.has_index())
       device = torch::Device(torch::kCUDA, env.localRank);
     comm = std::make_unique<dist::Comm>(env, opt.distBackend, device, opt.distTimeout);
@@ -296,7 +305,7 @@ struct TrainerLoop {
       writeWorkerSpec(forWorkers, spec);
       launcher = std::make_unique<dist::LocalLauncher>();
       launcher->start(config.workerProgram, {"dist-worker", spec}, env);
-      comm->setFailureHint([this] { return launcher ? launcher->failures(1.0) : std::string(); });
+      comm->setFailureHint([this] { return launcher ? launcher->failures(0.3) : std::string(); });
       std::string pids;
       for (const auto& c : launcher->poll())
         pids += (pids.empty() ? "" : ", ") + std::to_string(c.pid);
@@ -877,7 +886,15 @@ struct TrainerLoop {
           if (opt.amp == "fp16") scaled = scaled * s.lossScale;
           scaled.backward();
         }
-        if (syncNow) buckets->finish();
+        if (syncNow) {
+          buckets->finish();
+          if (!bucketsReported) {
+            bucketsReported = true;
+            log("gradient all-reduce: " + std::to_string(buckets->bucketCount()) + " bucket" +
+                (buckets->bucketCount() == 1 ? "" : "s") + ", " +
+                std::to_string(buckets->startedEarly()) + " started during the backward pass");
+          }
+        }
       }
       const std::int64_t seenNow = static_cast<std::int64_t>(std::llround(globalSeen));
       const std::int64_t correctNow = static_cast<std::int64_t>(std::llround(all[1]));
