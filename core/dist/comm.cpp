@@ -59,6 +59,24 @@ struct BackendOf : Comm::Backend {
 
 }  // namespace
 
+namespace {
+
+/// Runs a c10d call; its failures become Comm::fail's netsmith::Error about `what`.
+template <class F>
+void guarded(const Comm& comm, const std::string& what, F&& call) {
+  try {
+    call();
+  } catch (const Error&) {
+    throw;
+  } catch (const c10::Error& e) {
+    comm.fail(what, e.what_without_backtrace());
+  } catch (const std::exception& e) {
+    comm.fail(what, e.what());
+  }
+}
+
+}  // namespace
+
 struct Comm::Pending::Impl {
   c10::intrusive_ptr<c10d::Work> work;
   std::string what;
@@ -118,7 +136,7 @@ int Comm::storePort() const {
 
 void Comm::connect() {
   c10::intrusive_ptr<c10d::Store> store = m_store->store;
-  try {
+  guarded(*this, "joining the process group", [&] {
     if (m_backendName == "gloo") {
       auto o = c10d::ProcessGroupGloo::Options::create(millis(m_timeout));
       if (const char* iface = std::getenv("GLOO_SOCKET_IFNAME"); iface && *iface)
@@ -139,13 +157,7 @@ void Comm::connect() {
           c10::make_intrusive<c10d::ProcessGroupNCCL>(store, m_env.rank, m_env.worldSize, o));
     }
 #endif
-  } catch (const Error&) {
-    throw;
-  } catch (const c10::Error& e) {
-    fail("joining the process group", e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    fail("joining the process group", e.what());
-  }
+  });
   // One round trip proves every rank is there (Gloo connects lazily on some versions).
   std::vector<torch::Tensor> hello{torch::ones({1}, torch::TensorOptions().device(m_device))};
   allreduceSum(hello, "the first exchange");
@@ -178,20 +190,14 @@ void Comm::allreduceSum(std::vector<torch::Tensor>& tensors, const std::string& 
 void Comm::broadcast(std::vector<torch::Tensor>& tensors, const std::string& what) {
   if (m_env.worldSize == 1) return;
   for (auto& t : tensors) {
-    try {
+    guarded(*this, "broadcasting " + what, [&] {
       // Gloo wants contiguous dense tensors; copy back when the original is not.
       auto c = t.contiguous();
       std::vector<at::Tensor> one{c};
       auto work = m_backend->broadcast(one);
       if (!work->wait(millis(m_timeout))) fail("broadcasting " + what, "timed out");
       if (!c.is_same(t)) t.copy_(c);
-    } catch (const Error&) {
-      throw;
-    } catch (const c10::Error& e) {
-      fail("broadcasting " + what, e.what_without_backtrace());
-    } catch (const std::exception& e) {
-      fail("broadcasting " + what, e.what());
-    }
+    });
   }
 }
 
@@ -200,14 +206,10 @@ Comm::Pending Comm::allreduceSumAsync(torch::Tensor tensor, const std::string& w
   if (m_env.worldSize == 1) return p;
   p.m_impl = std::make_unique<Pending::Impl>();
   p.m_impl->what = what;
-  try {
+  guarded(*this, "summing " + what, [&] {
     std::vector<at::Tensor> one{std::move(tensor)};
     p.m_impl->work = m_backend->allreduce(one);
-  } catch (const c10::Error& e) {
-    fail("summing " + what, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    fail("summing " + what, e.what());
-  }
+  });
   return p;
 }
 
@@ -216,15 +218,9 @@ void Comm::wait(Pending& pending) {
   const std::string what = pending.m_impl->what;
   auto work = std::move(pending.m_impl->work);
   pending.m_impl.reset();
-  try {
+  guarded(*this, "summing " + what, [&] {
     if (!work->wait(millis(m_timeout))) fail("summing " + what, "timed out");
-  } catch (const Error&) {
-    throw;
-  } catch (const c10::Error& e) {
-    fail("summing " + what, e.what_without_backtrace());
-  } catch (const std::exception& e) {
-    fail("summing " + what, e.what());
-  }
+  });
 }
 
 namespace {

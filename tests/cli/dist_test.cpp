@@ -90,6 +90,17 @@ double maxDifference(const std::string& a, const std::string& b) {
   return worst;
 }
 
+/// The same training twice: 1 process with batch 32, and 2 processes with batch 16 each.
+std::pair<netsmith::testutil::CliResult, netsmith::testutil::CliResult> oneAndTwo(
+    const TempDir& dir, const std::string& project, const std::string& common) {
+  auto one = runCli("train " + project + " --batch-size 32" + common + " --out " + dir.file("one"));
+  EXPECT_EQ(one.exitCode, 0) << one.output;
+  auto two = runCli("train " + project + " --nproc 2 --batch-size 16" + common + " --out " +
+                    dir.file("two"));
+  EXPECT_EQ(two.exitCode, 0) << two.output;
+  return {one, two};
+}
+
 /// Starts netsmith-cli with `args` (and extra environment entries), output to `log`.
 pid_t startCli(const std::vector<std::string>& args, const std::string& log,
                const std::vector<std::string>& env = {}) {
@@ -164,19 +175,13 @@ pid_t childPid(const std::string& output) {
 TEST(Distributed, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
   TempDir dir;
   // 149 of the 192 training samples: the last global batch of 21 splits 11 / 10, so the shares
-  // must be weighed by their sizes.
-  // Buckets of 1 KB: the model's gradients travel in 3 all-reduces, started from the
-  // backward pass's hooks.
+  // must be weighed by their sizes. Buckets of 1 KB: the gradients travel in 3 all-reduces,
+  // started from the backward pass's hooks.
   Json train = sgd();
   train["dist_bucket_mb"] = 0.001;
   const auto project = writeProject(dir, train, kPlainModel);
   const std::string common = " --limit-train 149 --max-batches 7 --seed 5 --threads 1";
-  const auto one =
-      runCli("train " + project + " --batch-size 32" + common + " --out " + dir.file("one"));
-  ASSERT_EQ(one.exitCode, 0) << one.output;
-  const auto two = runCli("train " + project + " --nproc 2 --batch-size 16" + common + " --out " +
-                          dir.file("two"));
-  ASSERT_EQ(two.exitCode, 0) << two.output;
+  const auto [one, two] = oneAndTwo(dir, project, common);
   EXPECT_NE(two.output.find("world size 2"), std::string::npos) << two.output;
   EXPECT_NE(two.output.find("5 batches of 16 x 2 processes"), std::string::npos) << two.output;
   EXPECT_NE(two.output.find("gradient all-reduce: 3 buckets, 3 started during the backward pass"),
@@ -207,12 +212,7 @@ TEST(Distributed, SynchronisedBatchNormMatchesOneProcessWithTheGlobalBatch) {
   train["sync_batchnorm"] = true;
   const auto project = writeProject(dir, train, kBatchNormModel);
   const std::string common = " --limit-train 160 --max-batches 6 --threads 1";
-  const auto one =
-      runCli("train " + project + " --batch-size 32" + common + " --out " + dir.file("one"));
-  ASSERT_EQ(one.exitCode, 0) << one.output;
-  const auto two = runCli("train " + project + " --nproc 2 --batch-size 16" + common + " --out " +
-                          dir.file("two"));
-  ASSERT_EQ(two.exitCode, 0) << two.output;
+  const auto [one, two] = oneAndTwo(dir, project, common);
   EXPECT_NE(two.output.find("BatchNorm statistics synchronised across processes (1 layer)"),
             std::string::npos)
       << two.output;
