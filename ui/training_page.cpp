@@ -443,7 +443,14 @@ std::int64_t TrainingPage::stepsPerEpoch() const {
       train.is_object() && train.contains("batch_size") && train["batch_size"].is_number_integer()
           ? std::max<std::int64_t>(1, train["batch_size"].get<std::int64_t>())
           : 32;
-  return m_trainSize > 0 ? (m_trainSize + batch - 1) / batch : 0;
+  // Local processes share each step's global batch.
+  const std::int64_t processes =
+      train.is_object() && train.contains("local_processes") &&
+              train["local_processes"].is_number_integer()
+          ? std::max<std::int64_t>(1, train["local_processes"].get<std::int64_t>())
+          : 1;
+  const std::int64_t global = batch * processes;
+  return m_trainSize > 0 ? (m_trainSize + global - 1) / global : 0;
 }
 
 void TrainingPage::updateChart() {
@@ -472,12 +479,16 @@ void TrainingPage::updateChart() {
   m_chart->rescaleAxes();
   m_chart->yAxis->scaleRange(1.1, m_chart->yAxis->range().center());
   m_chart->replot(QCustomPlot::rpQueuedReplot);
-  m_planLabel->setText(tr("%1: %2 epochs x %3 steps (%4 training samples, batch %5) = %6 steps")
+  const QString batch =
+      options.processes > 1
+          ? tr("batch %1 x %2 processes").arg(options.batchSize).arg(options.processes)
+          : tr("batch %1").arg(options.batchSize);
+  m_planLabel->setText(tr("%1: %2 epochs x %3 steps (%4 training samples, %5) = %6 steps")
                            .arg(QString::fromStdString(options.schedule.type()))
                            .arg(plan.epochs)
                            .arg(steps)
                            .arg(m_trainSize)
-                           .arg(options.batchSize)
+                           .arg(batch)
                            .arg(plan.totalSteps()));
 }
 

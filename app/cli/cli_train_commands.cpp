@@ -1,4 +1,5 @@
 // Training-plan commands: lr-schedule.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 
@@ -30,7 +31,9 @@ int runLrSchedule(const std::vector<std::string>& words) {
     Problems dataProblems;
     const auto config = data::parseDataConfig(loaded.project.data, loaded.baseDir(), dataProblems);
     const auto module = data::openDataModule(config);
-    plan.stepsPerEpoch = (module.train.size() + options.batchSize - 1) / options.batchSize;
+    // The global batch: local processes share each step.
+    const std::int64_t global = options.batchSize * std::max(1, options.processes);
+    plan.stepsPerEpoch = (module.train.size() + global - 1) / global;
   }
   const auto curve = options.schedule.curve(plan);
   if (args.has("--json")) {

@@ -104,9 +104,12 @@ class FormsTest : public QObject {
   void localProcessesAreADeviceOption() {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registry);
-    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
-                               true));
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     auto* page = window.pages()->trainingPage();
+    QSignalSpy ready(page, &TrainingPage::planReady);
+    QVERIFY(window.openProject(path, true));
+    QVERIFY(ready.wait(30000));
+    QCOMPARE(page->stepsPerEpoch(), 6);  // 192 samples, batch 32
     auto* device = page->findChild<QComboBox*>(QStringLiteral("trainDevice"));
     auto* group = page->form(QStringLiteral("local_processes"));
     QVERIFY(device && group);
@@ -117,6 +120,10 @@ class FormsTest : public QObject {
     QCOMPARE(processes->value(), 1);
     processes->setValue(2);
     QCOMPARE(window.document()->project().train["local_processes"], Json(2));
+    // The plan counts global batches of 32 x 2, as netsmith-cli lr-schedule does.
+    QCOMPARE(page->stepsPerEpoch(), 3);
+    QVERIFY(window.document()->save());
+    compareCurves(page->plottedLr(), cliSchedule(path));
     auto* sync = page->form(QStringLiteral("sync_batchnorm"));
     QVERIFY(sync && sync != group);
     QVERIFY(page->form(QStringLiteral("dist_timeout")) == sync);
