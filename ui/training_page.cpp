@@ -46,7 +46,7 @@ const std::vector<std::pair<QString, std::vector<std::string>>>& optionGroups() 
       {QObject::tr("Steps"),
        {"grad_accumulation", "clip_grad_norm", "clip_grad_value", "drop_last"}},
       {QObject::tr("Loss"), {"label_smoothing"}},
-      {QObject::tr("Precision and speed"),
+      {QObject::tr("Device, precision and speed"),
        {"local_processes", "amp", "channels_last", "threads", "workers", "deterministic"}},
       {QObject::tr("Processes (torch.distributed)"),
        {"dist_backend", "dist_timeout", "dist_bucket_mb", "sync_batchnorm"}},
@@ -132,7 +132,8 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   dh->addRow(tr("device"), m_device);
   for (const auto& [title, keys] : optionGroups()) {
     auto* f = new SchemaForm(forms);
-    f->setObjectName(QStringLiteral("trainOptions_") + title.section(' ', 0, 0).toLower());
+    f->setObjectName(QStringLiteral("trainOptions_") +
+                     title.section(' ', 0, 0).remove(QLatin1Char(',')).toLower());
     m_groups << f;
     group(title, f, title == optionGroups()[2].first ? deviceHead : nullptr);
   }

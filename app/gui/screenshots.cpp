@@ -2,6 +2,8 @@
 
 #include <QAction>
 #include <QDir>
+#include <QGroupBox>
+#include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
 
@@ -14,6 +16,7 @@
 #include "project_document.h"
 #include "project_pages.h"
 #include "trainer_session.h"
+#include "training_page.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectPages;
@@ -61,9 +64,19 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
                [&window, pages, grab] {
                  grab(QStringLiteral("augment"));
                  pages->showPage(ProjectPages::TrainingPage);
-                 QTimer::singleShot(1500, &window, [&window, grab] {
+                 QTimer::singleShot(1500, &window, [&window, pages, grab] {
                    grab(QStringLiteral("training-options"));
-                   window.close();
+                   // The device, local processes and torch.distributed groups.
+                   auto* page = pages->trainingPage();
+                   for (auto* box : page->findChildren<QGroupBox*>()) {
+                     if (!box->title().startsWith(QStringLiteral("Processes"))) continue;
+                     if (auto* scroll = page->findChild<QScrollArea*>())
+                       scroll->ensureWidgetVisible(box, 0, 0);
+                   }
+                   QTimer::singleShot(300, &window, [&window, grab] {
+                     grab(QStringLiteral("training-processes"));
+                     window.close();
+                   });
                  });
                });
       });
