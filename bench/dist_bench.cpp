@@ -4,7 +4,8 @@
 // with 1). Global batch = batch_size x N, as in PyTorch's DistributedDataParallel.
 //
 //   dist_bench [--ranks N] [--batches K] [--batch-size B] [--project FILE] [--device D]
-//              [--threads T] [--backend gloo|nccl]
+//              [--threads T] [--backend gloo|nccl] [--repeat R]
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -64,6 +65,7 @@ struct Options {
       std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
   std::string device = "cpu";
   std::string backend = "auto";
+  int repeat = 3;
 };
 
 train::TrainerConfig benchConfig(const Options& o, int ranks) {
@@ -89,26 +91,17 @@ train::TrainerConfig benchConfig(const Options& o, int ranks) {
   return config;
 }
 
-/// `copies` trainings at once, each on `ranks` processes; the sum of their images/s.
-double measure(const Options& o, int ranks, int copies = 1) {
-  std::vector<std::unique_ptr<train::Trainer>> trainers;
-  std::vector<std::shared_ptr<Throughput>> sinks;
-  for (int c = 0; c < copies; ++c) {
-    sinks.push_back(std::make_shared<Throughput>(5));
-    sinks.back()->setImagesPerBatch(o.batchSize * ranks);
-    trainers.push_back(std::make_unique<train::Trainer>(benchConfig(o, ranks)));
-    trainers.back()->addSink(sinks.back());
-  }
-  for (auto& t : trainers)
-    t->start();
-  double total = 0;
-  for (int c = 0; c < copies; ++c) {
-    trainers[std::size_t(c)]->wait();
-    const auto r = trainers[std::size_t(c)]->result();
-    if (r.state == train::FinishState::Failed) throw Error("training failed: " + r.reason);
-    total += sinks[std::size_t(c)]->imagesPerSecond();
-  }
-  return total;
+/// One training on `ranks` local processes; its steady-state images/s.
+double measure(const Options& o, int ranks) {
+  auto sink = std::make_shared<Throughput>(5);
+  sink->setImagesPerBatch(o.batchSize * ranks);
+  train::Trainer trainer(benchConfig(o, ranks));
+  trainer.addSink(sink);
+  trainer.start();
+  trainer.wait();
+  const auto r = trainer.result();
+  if (r.state == train::FinishState::Failed) throw Error("training failed: " + r.reason);
+  return sink->imagesPerSecond();
 }
 
 }  // namespace
@@ -129,6 +122,8 @@ int main(int argc, char** argv) {
       o.project = v;
     else if (k == "--device")
       o.device = v;
+    else if (k == "--repeat")
+      o.repeat = std::max(1, std::atoi(v.c_str()));
     else if (k == "--backend")
       o.backend = v;
     else {
@@ -142,20 +137,27 @@ int main(int argc, char** argv) {
         "per process, device %s\n",
         o.project.c_str(), (long long)o.batches, (long long)o.batchSize, o.threads,
         o.threads == 1 ? "" : "s", o.device.c_str());
-    const double one = measure(o, 1);
-    std::printf("1 process:   %8.0f images/s\n", one);
-    const double many = measure(o, o.ranks);
-    std::printf("%d processes: %8.0f images/s (global batch %lld)\n", o.ranks, many,
+    // This machine's figures vary from run to run: each configuration runs `repeat` times,
+    // alternating, and the medians are compared.
+    std::vector<double> ones, manys;
+    for (int r = 0; r < o.repeat; ++r) {
+      ones.push_back(measure(o, 1));
+      manys.push_back(measure(o, o.ranks));
+    }
+    const auto describe = [](std::vector<double> v) {
+      std::sort(v.begin(), v.end());
+      char buf[96];
+      std::snprintf(buf, sizeof buf, "%8.0f images/s (median; %.0f-%.0f over %zu runs)",
+                    v[v.size() / 2], v.front(), v.back(), v.size());
+      return std::pair<double, std::string>(v[v.size() / 2], buf);
+    };
+    const auto [one, oneText] = describe(ones);
+    const auto [many, manyText] = describe(manys);
+    std::printf("1 process:   %s\n", oneText.c_str());
+    std::printf("%d processes: %s, global batch %lld\n", o.ranks, manyText.c_str(),
                 (long long)(o.batchSize * o.ranks));
     std::printf("speed-up %.2fx, scaling efficiency %.0f%%\n", many / one,
                 100.0 * many / (double(o.ranks) * one));
-    // What the machine gives N independent trainings at once (no communication): the ceiling
-    // that shared cores, caches and memory bandwidth leave for N ranks.
-    const double apart = measure(o, 1, o.ranks);
-    std::printf(
-        "%d independent 1-process trainings at once: %8.0f images/s in total; the %d "
-        "ranks reach %.0f%% of that\n",
-        o.ranks, apart, o.ranks, 100.0 * many / apart);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "dist_bench: %s\n", e.what());
     return 1;
