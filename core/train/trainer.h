@@ -65,8 +65,8 @@ struct TrainerConfig {
   LrFindOptions lrFindOptions;
   /// Data parallelism (torch.distributed). `dist` is this process's place in a job started by
   /// a launcher (torchrun, srun, mpirun: dist::distEnvFromEnvironment()). With
-  /// train.local_processes = N > 1 and no launcher, this process becomes rank 0 of N local ranks and
-  /// starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
+  /// train.local_processes = N > 1 and no launcher, this process becomes rank 0 of N local ranks
+  /// and starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
   dist::DistEnv dist;
   std::string workerProgram;
 };

@@ -170,6 +170,30 @@ pid_t childPid(const std::string& output) {
   return std::regex_search(output, m, re) ? static_cast<pid_t>(std::stoi(m[1])) : -1;
 }
 
+/// A long 2-rank run started in the background, once `ready` shows in its output.
+struct LongJob {
+  pid_t rank0 = -1;
+  pid_t rank1 = -1;
+  std::string log;
+};
+
+LongJob startLongJob(const TempDir& dir, const std::string& timeout, const std::string& ready) {
+  LongJob job;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
+  job.log = dir.file("out.txt");
+  job.rank0 = startCli(
+      {"train", project, "--nproc", "2", "--dist-timeout", timeout, "--out", dir.file("runs")},
+      job.log);
+  EXPECT_TRUE(waitForText(job.log, ready, 120)) << netsmith::readTextFile(job.log);
+  job.rank1 = childPid(netsmith::readTextFile(job.log));
+  EXPECT_GT(job.rank1, 0) << netsmith::readTextFile(job.log);
+  if (job.rank1 <= 0) {  // leave nothing running behind a failed test
+    ::kill(job.rank0, SIGTERM);
+    ::waitpid(job.rank0, nullptr, 0);
+  }
+  return job;
+}
+
 }  // namespace
 
 TEST(Distributed, TwoRanksWithBatchBEqualOneProcessWithBatch2B) {
@@ -243,17 +267,13 @@ TEST(Distributed, ResumeUnderTwoRanksContinuesExactly) {
 
 TEST(Distributed, AKilledRankStopsTheOtherWithAClearMessage) {
   TempDir dir;
-  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
-  const std::string log = dir.file("out.txt");
-  const pid_t pid = startCli(
-      {"train", project, "--nproc", "2", "--dist-timeout", "10", "--out", dir.file("runs")}, log);
-  ASSERT_TRUE(waitForText(log, "epoch 2/500", 120)) << netsmith::readTextFile(log);
-  const pid_t child = childPid(netsmith::readTextFile(log));
-  ASSERT_GT(child, 0) << netsmith::readTextFile(log);
+  const auto job = startLongJob(dir, "10", "epoch 2/500");
+  ASSERT_GT(job.rank1, 0);
+  const pid_t child = job.rank1;
   ::kill(child, SIGKILL);
   double took = 0;
-  const int status = waitExit(pid, 30, took);
-  const std::string out = netsmith::readTextFile(log);
+  const int status = waitExit(job.rank0, 30, took);
+  const std::string out = netsmith::readTextFile(job.log);
   ASSERT_NE(status, -1) << "rank 0 still running 30 s after rank 1 was killed\n" << out;
   EXPECT_LT(took, 10.0 + 5.0) << out;
   ASSERT_TRUE(WIFEXITED(status)) << out;
@@ -273,18 +293,13 @@ TEST(Distributed, AKilledRankStopsTheOtherWithAClearMessage) {
 
 TEST(Distributed, AHungRankIsAnErrorAfterTheTimeout) {
   TempDir dir;
-  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
-  const std::string log = dir.file("out.txt");
-  const pid_t pid = startCli(
-      {"train", project, "--nproc", "2", "--dist-timeout", "3", "--out", dir.file("runs")}, log);
-  ASSERT_TRUE(waitForText(log, "epoch 1/500", 120)) << netsmith::readTextFile(log);
-  const pid_t child = childPid(netsmith::readTextFile(log));
-  ASSERT_GT(child, 0);
-  ::kill(child, SIGSTOP);  // alive, silent
+  const auto job = startLongJob(dir, "3", "epoch 1/500");
+  ASSERT_GT(job.rank1, 0);
+  ::kill(job.rank1, SIGSTOP);  // alive, silent
   double took = 0;
-  const int status = waitExit(pid, 40, took);
-  ::kill(child, SIGKILL);
-  const std::string out = netsmith::readTextFile(log);
+  const int status = waitExit(job.rank0, 40, took);
+  ::kill(job.rank1, SIGKILL);
+  const std::string out = netsmith::readTextFile(job.log);
   ASSERT_NE(status, -1) << "rank 0 still running 40 s after rank 1 hung\n" << out;
   EXPECT_LT(took, 3.0 + 12.0) << out;
   ASSERT_TRUE(WIFEXITED(status)) << out;
