@@ -161,20 +161,6 @@ class ConsoleProgress : public train::EventSink {
   std::int64_t m_firstDone = 0;
 };
 
-/// A rank other than 0: warnings and failures on stderr, prefixed with the rank.
-class RankConsole : public train::EventSink {
- public:
-  explicit RankConsole(int rank) : m_prefix("[rank " + std::to_string(rank) + "] ") {}
-  void onEvent(const train::TrainingEvent& e) override {
-    if (e.type == train::EventType::Warning ||
-        (e.type == train::EventType::Finished && e.state == train::FinishState::Failed))
-      std::cerr << m_prefix << e.message << std::endl;
-  }
-
- private:
-  std::string m_prefix;
-};
-
 /// This program's path, for starting more ranks of a local job.
 std::string selfExecutable() {
   std::error_code ec;
@@ -296,7 +282,7 @@ int runTrain(const std::vector<std::string>& words) {
   const bool json = args.has("--json");
   if (config.dist.rank != 0) {
     // Another rank under torchrun/srun: rank 0 speaks for the job; this one only complains.
-    trainer.addSink(std::make_shared<RankConsole>(config.dist.rank));
+    trainer.addSink(train::makeRankConsole(config.dist.rank));
     const auto result = runWithInterrupts(trainer);
     if (result.state == train::FinishState::Failed) return kExitFailure;
     return kExitOk;

@@ -32,6 +32,10 @@ class WorkerConsole : public EventSink {
 
 }  // namespace
 
+std::shared_ptr<EventSink> makeRankConsole(int rank) {
+  return std::make_shared<WorkerConsole>(rank);
+}
+
 void writeWorkerSpec(const TrainerConfig& config, const std::string& path) {
   namespace fs = std::filesystem;
   const auto absolute = [](const std::string& p) {
@@ -86,7 +90,7 @@ int runDistWorker(const std::string& specPath) {
   // stop with it at the same batch.
   std::signal(SIGINT, SIG_IGN);
   Trainer trainer(config);
-  trainer.addSink(std::make_shared<WorkerConsole>(config.dist.rank));
+  trainer.addSink(makeRankConsole(config.dist.rank));
   trainer.start();
   trainer.wait();
   return trainer.result().state == FinishState::Failed ? 1 : 0;

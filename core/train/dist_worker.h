@@ -4,11 +4,16 @@
 // as it trains it, its folder, the limits, the checkpoint to resume) and starts
 // `netsmith-cli dist-worker SPEC` once per rank; each worker reads the spec and trains its
 // share. No LibTorch here.
+#include <memory>
 #include <string>
 
 #include "train/trainer.h"
 
 namespace netsmith::train {
+
+/// The voice of a rank other than 0: warnings and a failed run's reason on stderr, prefixed
+/// "[rank R] " (rank 0 speaks for the job).
+std::shared_ptr<EventSink> makeRankConsole(int rank);
 
 void writeWorkerSpec(const TrainerConfig& config, const std::string& path);
 /// Throws netsmith::Error naming the spec file when it cannot be read.

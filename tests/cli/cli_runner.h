@@ -14,9 +14,10 @@ struct CliResult {
   std::string output;  ///< stdout and stderr together
 };
 
-inline CliResult runCli(const std::string& args) {
+/// Runs a shell command line (stderr joined to stdout) and captures its output.
+inline CliResult runShell(const std::string& command) {
   CliResult r;
-  const std::string cmd = std::string(NETSMITH_CLI) + " " + args + " 2>&1";
+  const std::string cmd = command + " 2>&1";
   FILE* pipe = ::popen(cmd.c_str(), "r");
   if (!pipe) return r;
   std::array<char, 4096> buf{};
@@ -25,6 +26,10 @@ inline CliResult runCli(const std::string& args) {
   const int status = ::pclose(pipe);
   r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
   return r;
+}
+
+inline CliResult runCli(const std::string& args) {
+  return runShell(std::string(NETSMITH_CLI) + " " + args);
 }
 
 }  // namespace netsmith::testutil

@@ -26,6 +26,7 @@
 
 using netsmith::Json;
 using netsmith::testutil::runCli;
+using netsmith::testutil::runShell;
 using netsmith::testutil::TempDir;
 
 namespace {
@@ -321,20 +322,13 @@ TEST(Distributed, TorchrunStartsTheSameBinary) {
   const int port = freePort();
   // --redirects/--tee as a per-rank mapping: Debian's torchrun 1.13 on Python 3.11 fails on the
   // plain "0" default (enum.Flag no longer iterates its zero member).
-  const std::string cmd =
+  const auto torchrun = runShell(
       "OMP_NUM_THREADS=1 /usr/bin/torchrun --nnodes 1 --nproc_per_node 2 "
       "--master_addr 127.0.0.1 --master_port " +
       std::to_string(port) + " --redirects 1:2 --tee 1:2 --no_python " + NETSMITH_CLI + " train " +
-      project + " --batch-size 16 --max-batches 5 --threads 1 --out " + dir.file("torchrun") +
-      " 2>&1";
-  FILE* pipe = ::popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe))
-    out += buf;
-  const int status = ::pclose(pipe);
-  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << out;
+      project + " --batch-size 16 --max-batches 5 --threads 1 --out " + dir.file("torchrun"));
+  const std::string& out = torchrun.output;
+  ASSERT_EQ(torchrun.exitCode, 0) << out;
   EXPECT_NE(out.find("world size 2, rank 0, backend gloo"), std::string::npos) << out;
   EXPECT_NE(out.find("(torchrun)"), std::string::npos) << out;
   EXPECT_LT(maxDifference(lastCheckpoint(ours.output), lastCheckpoint(out)), 1e-6);
@@ -350,31 +344,15 @@ TEST(Distributed, BadLaunchSettingsAreClearErrors) {
   EXPECT_EQ(r.exitCode, 2) << r.output;
   const std::string cli = NETSMITH_CLI;
   // A launcher's variables that make no sense.
-  FILE* pipe =
-      ::popen(("RANK=abc WORLD_SIZE=2 " + cli + " train " + project + " 2>&1").c_str(), "r");
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, pipe))
-    out += buf;
-  int status = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
-  EXPECT_NE(out.find("environment variable RANK=\"abc\""), std::string::npos) << out;
-  pipe = ::popen(("RANK=3 WORLD_SIZE=2 " + cli + " train " + project + " 2>&1").c_str(), "r");
-  out.clear();
-  while (std::fgets(buf, sizeof buf, pipe))
-    out += buf;
-  status = ::pclose(pipe);
-  EXPECT_EQ(WEXITSTATUS(status), 2) << out;
-  EXPECT_NE(out.find("from 0 to 1"), std::string::npos) << out;
+  r = runShell("RANK=abc WORLD_SIZE=2 " + cli + " train " + project);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("environment variable RANK=\"abc\""), std::string::npos) << r.output;
+  r = runShell("RANK=3 WORLD_SIZE=2 " + cli + " train " + project);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("from 0 to 1"), std::string::npos) << r.output;
   // A second rank that never comes: rank 0 gives up after the timeout, naming the rendezvous.
-  pipe = ::popen(("MASTER_PORT=" + std::to_string(freePort()) + " RANK=0 WORLD_SIZE=2 " + cli +
-                  " train " + project + " --dist-timeout 2 2>&1")
-                     .c_str(),
-                 "r");
-  out.clear();
-  while (std::fgets(buf, sizeof buf, pipe))
-    out += buf;
-  status = ::pclose(pipe);
-  EXPECT_NE(WEXITSTATUS(status), 0) << out;
-  EXPECT_NE(out.find("distributed training"), std::string::npos) << out;
+  r = runShell("MASTER_PORT=" + std::to_string(freePort()) + " RANK=0 WORLD_SIZE=2 " + cli +
+               " train " + project + " --dist-timeout 2");
+  EXPECT_NE(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("distributed training"), std::string::npos) << r.output;
 }
