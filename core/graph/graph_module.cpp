@@ -69,8 +69,7 @@ int GraphModuleImpl::setCrossProcessSum(
   int users = 0;
   for (auto& step : m_steps) {
     if (!step.layer) continue;
-    step.layer->setCrossProcessSum(sum);
-    if (std::string(step.layer->name()).find("BatchNorm") != std::string::npos) ++users;
+    if (step.layer->setCrossProcessSum(sum)) ++users;
   }
   return users;
 }

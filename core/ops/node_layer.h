@@ -21,8 +21,12 @@ class NodeLayerImpl : public torch::nn::Module {
   virtual void initialise(InitScheme scheme) { (void)scheme; }
   /// A differentiable sum over the processes of a data-parallel job, for layers whose training
   /// statistics span the whole global batch (synchronised BatchNorm). Empty: per process.
+  /// Returns true when the layer uses it.
   using CrossProcessSum = std::function<torch::Tensor(const torch::Tensor&)>;
-  virtual void setCrossProcessSum(CrossProcessSum sum) { (void)sum; }
+  virtual bool setCrossProcessSum(CrossProcessSum sum) {
+    (void)sum;
+    return false;
+  }
 };
 
 /// A layer without parameters, defined by a function of its inputs and the training flag.

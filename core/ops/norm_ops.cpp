@@ -45,7 +45,10 @@ class BatchNorm2dLayerImpl : public NodeLayerImpl {
                              m_momentum, m_eps, /*cudnn_enabled=*/true);
   }
 
-  void setCrossProcessSum(CrossProcessSum sum) override { m_sum = std::move(sum); }
+  bool setCrossProcessSum(CrossProcessSum sum) override {
+    m_sum = std::move(sum);
+    return true;
+  }
 
   /// Training-mode BatchNorm over every process's batch: per-channel sums, sums of squares and
   /// counts are added up across processes (differentiably), then each process normalises with
