@@ -26,7 +26,7 @@ _netsmith_cli() {
     ops | transforms) opts="--json" ;;
     data-stats) opts="--json --sizes" ;;
     preview-aug) opts="--out --samples --draws --seed" ;;
-    lr-schedule) opts="--json --epochs --steps-per-epoch" ;;
+    lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch" ;;
     bench) opts="--steps --batch-size --threads --json" ;;
     train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --out --resume --init-from --max-batches --nproc --dist-timeout --json" ;;
     eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;

@@ -467,7 +467,7 @@ void TrainingPage::updateChart() {
     m_chart->replot(QCustomPlot::rpQueuedReplot);
     return;
   }
-  train::RunPlan plan;
+  train::StepSpan plan;
   plan.epochs = options.epochs;
   plan.stepsPerEpoch = steps;
   const auto curve = options.schedule.curve(plan);

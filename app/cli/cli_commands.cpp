@@ -28,7 +28,8 @@ commands:
                                       split sizes, class counts, mean/std, skipped files
   preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
                                       a grid of training samples and augmented draws
-  lr-schedule PROJECT [--json] [--epochs N] [--steps-per-epoch N]
+  lr-schedule PROJECT [--json] [--epochs N] [--batch-size N] [--lr X] [--nproc N]
+        [--limit-train N] [--steps-per-epoch N]
                                       the learning rate at every step of the planned run
   bench PROJECT [--steps N] [--batch-size N] [--threads N] [--json]
                                       training images/s on synthetic input and with the real loader
@@ -86,6 +87,28 @@ bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
   if (problems.empty()) return true;
   std::cerr << path << ":\n" << formatProblems(problems);
   return false;
+}
+
+void applyTrainOverrides(const Args& args, Json& train) {
+  if (!train.is_object()) train = Json::object();
+  if (args.option("--epochs") != "") train["epochs"] = args.integer("--epochs", 0, 1, 100000);
+  if (args.option("--batch-size") != "")
+    train["batch_size"] = args.integer("--batch-size", 0, 1, 1 << 20);
+  if (args.option("--seed") != "") train["seed"] = args.integer("--seed", 0, 0, 1LL << 62);
+  if (args.option("--threads") != "") train["threads"] = args.integer("--threads", 0, 0, 4096);
+  if (args.option("--device") != "") train["device"] = args.option("--device");
+  if (args.option("--nproc") != "") train["local_processes"] = args.integer("--nproc", 1, 1, 256);
+  if (args.option("--dist-timeout") != "")
+    train["dist_timeout"] = args.real("--dist-timeout", 60, 1);
+  if (args.option("--lr") != "") {
+    const double lr = args.real("--lr", 0, 0);
+    if (!train.contains("optimizer") || train["optimizer"].is_string()) {
+      const std::string type =
+          train.contains("optimizer") ? train["optimizer"].get<std::string>() : "adam";
+      train["optimizer"] = Json{{"type", type}};
+    }
+    train["optimizer"]["lr"] = lr;
+  }
 }
 
 int runValidate(const std::vector<std::string>& words) {

@@ -53,6 +53,11 @@ bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
                    project::LoadedProject& out, train::TrainOptions& options,
                    const std::function<void(Json&)>& editTrain = {});
 
+class Args;
+/// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
+/// --dist-timeout (those given) to a project's train section.
+void applyTrainOverrides(const Args& args, Json& train);
+
 /// The text `netsmith-cli --help` prints.
 std::string usageText();
 

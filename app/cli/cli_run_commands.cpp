@@ -17,7 +17,7 @@
 #include "cli/cli_commands.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
@@ -198,29 +198,6 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
   return trainer.result();
 }
 
-/// Applies --epochs/--batch-size/--lr/--device/--threads/--seed to the train section.
-void applyOverrides(const Args& args, Json& train) {
-  if (!train.is_object()) train = Json::object();
-  if (args.option("--epochs") != "") train["epochs"] = args.integer("--epochs", 0, 1, 100000);
-  if (args.option("--batch-size") != "")
-    train["batch_size"] = args.integer("--batch-size", 0, 1, 1 << 20);
-  if (args.option("--seed") != "") train["seed"] = args.integer("--seed", 0, 0, 1LL << 62);
-  if (args.option("--threads") != "") train["threads"] = args.integer("--threads", 0, 0, 4096);
-  if (args.option("--device") != "") train["device"] = args.option("--device");
-  if (args.option("--nproc") != "") train["local_processes"] = args.integer("--nproc", 1, 1, 256);
-  if (args.option("--dist-timeout") != "")
-    train["dist_timeout"] = args.real("--dist-timeout", 60, 1);
-  if (args.option("--lr") != "") {
-    const double lr = args.real("--lr", 0, 0);
-    if (!train.contains("optimizer") || train["optimizer"].is_string()) {
-      const std::string type =
-          train.contains("optimizer") ? train["optimizer"].get<std::string>() : "adam";
-      train["optimizer"] = Json{{"type", type}};
-    }
-    train["optimizer"]["lr"] = lr;
-  }
-}
-
 void printEval(const train::EvalMetrics& m, const std::vector<std::string>& classes) {
   std::printf("accuracy %s on %lld images, loss %.4f\n\nper class:\n", percent(m.accuracy).c_str(),
               (long long)m.samples, m.loss);
@@ -253,7 +230,7 @@ int runTrain(const std::vector<std::string>& words) {
   project::LoadedProject loaded;
   train::TrainOptions options;
   if (!loadTrainable(path, registry, loaded, options,
-                     [&](Json& train) { applyOverrides(args, train); }))
+                     [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   if (loaded.project.data.is_object() && loaded.project.data.empty())
     throw Error(path + ": the project has no data section; nothing to train on");
@@ -275,7 +252,7 @@ int runTrain(const std::vector<std::string>& words) {
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
   config.stopAfterBatches = args.integer("--max-batches", 0, 1, 1LL << 40);
-  config.dist = dist::distEnvFromEnvironment();
+  config.dist = distributed::distEnvFromEnvironment();
   config.workerProgram = selfExecutable();
 
   train::Trainer trainer(config);
@@ -361,7 +338,7 @@ int runLrFind(const std::vector<std::string>& words) {
   project::LoadedProject loaded;
   train::TrainOptions options;
   if (!loadTrainable(path, registry, loaded, options,
-                     [&](Json& train) { applyOverrides(args, train); }))
+                     [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   train::TrainerConfig config;
   config.project = loaded.project;

@@ -8,7 +8,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/json.h"
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 
 namespace netsmith::train {
 
@@ -80,7 +80,7 @@ TrainerConfig readWorkerSpec(const std::string& path) {
 
 int runDistWorker(const std::string& specPath) {
   TrainerConfig config = readWorkerSpec(specPath);
-  config.dist = dist::distEnvFromEnvironment();
+  config.dist = distributed::distEnvFromEnvironment();
   if (!config.dist.distributed()) {
     throw Error(
         "dist-worker runs one rank of a job that netsmith started (RANK and WORLD_SIZE "

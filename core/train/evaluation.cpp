@@ -80,6 +80,78 @@ Json Evaluation::toJson() const {
   return j;
 }
 
+namespace {
+
+/// Precision, recall and F1 of every class from a confusion matrix.
+std::vector<ClassScores> classScores(const EvalMetrics& metrics) {
+  std::vector<ClassScores> out;
+  const auto& cm = metrics.confusion;
+  for (std::size_t c = 0; c < cm.size(); ++c) {
+    double tp = double(cm[c][c]), predictedAs = 0, actual = 0;
+    for (std::size_t k = 0; k < cm.size(); ++k) {
+      predictedAs += double(cm[k][c]);
+      actual += double(cm[c][k]);
+    }
+    ClassScores s;
+    s.support = std::int64_t(actual);
+    s.precision = ratio(tp, predictedAs);
+    s.recall = ratio(tp, actual);
+    if (!std::isfinite(s.precision) || !std::isfinite(s.recall))
+      s.f1 = std::numeric_limits<double>::quiet_NaN();
+    else
+      s.f1 = s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0;
+    out.push_back(s);
+  }
+  return out;
+}
+
+/// Each sample of `batch` with its prediction, loss, top-3 and picture.
+void keepOutcomes(const data::Batch& batch, const torch::Tensor& logits,
+                  const torch::Tensor& predicted, std::int64_t classes,
+                  const data::Normalization& norm, int thumbnail,
+                  std::vector<SampleOutcome>& samples) {
+  const auto logp = torch::log_softmax(logits, 1);
+  const auto losses = -logp.gather(1, batch.labels.unsqueeze(1)).squeeze(1);
+  const auto [topP, topI] = logp.exp().topk(std::min<std::int64_t>(3, classes), 1);
+  for (std::int64_t i = 0; i < batch.labels.size(0); ++i) {
+    SampleOutcome s;
+    s.position = batch.samples[std::size_t(i)];
+    s.label = batch.labels[i].item<std::int64_t>();
+    s.predicted = predicted[i].item<std::int64_t>();
+    s.loss = losses[i].item<double>();
+    for (std::int64_t k = 0; k < topP.size(1); ++k)
+      s.top.emplace_back(topI[i][k].item<std::int64_t>(), topP[i][k].item<double>());
+    s.picture = picture(batch.images[i], norm.mean, norm.std, thumbnail);
+    samples.push_back(std::move(s));
+  }
+}
+
+/// The data to evaluate on: the checkpoint's own, another project's, or a folder of class
+/// sub-folders, preprocessed exactly as in training, whole splits.
+void resolveEvaluationData(const Json& meta, const std::string& dataPath, project::Project& project,
+                           std::string& baseDir) {
+  Json data = project.data;
+  if (!dataPath.empty()) {
+    if (std::filesystem::is_directory(dataPath)) {
+      data = Json{{"train", Json{{"format", "image_folder"}, {"root", dataPath}}},
+                  {"test", Json{{"format", "image_folder"}, {"root", dataPath}}}};
+      baseDir = ".";
+    } else {
+      const auto other = project::loadProject(dataPath);
+      data = other.project.data;
+      baseDir = other.baseDir();
+    }
+    if (meta.contains("classes")) data["classes"] = meta["classes"];
+  }
+  // Preprocess exactly as in training.
+  if (meta.contains("normalization")) data["normalize"] = meta["normalization"];
+  data.erase("validation");  // evaluate whole splits
+  project.data = data;
+  project.augment = Json::array();
+}
+
+}  // namespace
+
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   const std::string& ckptPath = options.checkpoint;
   const auto ckpt = checkpoint::readCheckpoint(ckptPath);
@@ -89,25 +161,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   std::string baseDir = ckpt.meta.value("base_dir", loaded.baseDir());
   const auto registry = ops::OpRegistry::withBuiltins();
 
-  // The data: the checkpoint's own, another project's, or a folder of class sub-folders.
-  Json data = loaded.project.data;
-  if (!options.data.empty()) {
-    if (std::filesystem::is_directory(options.data)) {
-      data = Json{{"train", Json{{"format", "image_folder"}, {"root", options.data}}},
-                  {"test", Json{{"format", "image_folder"}, {"root", options.data}}}};
-      baseDir = ".";
-    } else {
-      const auto other = project::loadProject(options.data);
-      data = other.project.data;
-      baseDir = other.baseDir();
-    }
-    if (ckpt.meta.contains("classes")) data["classes"] = ckpt.meta["classes"];
-  }
-  // Preprocess exactly as in training.
-  if (ckpt.meta.contains("normalization")) data["normalize"] = ckpt.meta["normalization"];
-  data.erase("validation");  // evaluate whole splits
-  loaded.project.data = data;
-  loaded.project.augment = Json::array();
+  resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
 
   torch::manual_seed(0);
   graph::GraphModule net(loaded.project.model, registry);
@@ -160,21 +214,8 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     const auto topk = std::get<1>(logits.topk(out.topK, 1));
     topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
     if (options.keepSamples) {
-      const auto logp = torch::log_softmax(logits, 1);
-      const auto losses = -logp.gather(1, labels.unsqueeze(1)).squeeze(1);
-      const auto [topP, topI] = logp.exp().topk(std::min<std::int64_t>(3, classes), 1);
-      for (std::int64_t i = 0; i < labels.size(0); ++i) {
-        SampleOutcome s;
-        s.position = batch->samples[std::size_t(i)];
-        s.label = labels[i].item<std::int64_t>();
-        s.predicted = predicted[i].item<std::int64_t>();
-        s.loss = losses[i].item<double>();
-        for (std::int64_t k = 0; k < topP.size(1); ++k)
-          s.top.emplace_back(topI[i][k].item<std::int64_t>(), topP[i][k].item<double>());
-        s.picture = picture(batch->images[i], pd->normalization.mean, pd->normalization.std,
-                            options.thumbnail);
-        out.samples.push_back(std::move(s));
-      }
+      keepOutcomes(*batch, logits, predicted, classes, pd->normalization, options.thumbnail,
+                   out.samples);
     }
     done += labels.size(0);
     if (options.progress && !options.progress(done, total)) {
@@ -185,23 +226,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   }
   out.metrics = counter.metrics(lossSum);
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
-  const auto& cm = out.metrics.confusion;
-  for (std::size_t c = 0; c < cm.size(); ++c) {
-    double tp = double(cm[c][c]), predictedAs = 0, actual = 0;
-    for (std::size_t k = 0; k < cm.size(); ++k) {
-      predictedAs += double(cm[k][c]);
-      actual += double(cm[c][k]);
-    }
-    ClassScores s;
-    s.support = std::int64_t(actual);
-    s.precision = ratio(tp, predictedAs);
-    s.recall = ratio(tp, actual);
-    if (!std::isfinite(s.precision) || !std::isfinite(s.recall))
-      s.f1 = std::numeric_limits<double>::quiet_NaN();
-    else
-      s.f1 = s.precision + s.recall > 0 ? 2 * s.precision * s.recall / (s.precision + s.recall) : 0;
-    out.perClass.push_back(s);
-  }
+  out.perClass = classScores(out.metrics);
   return out;
 }
 

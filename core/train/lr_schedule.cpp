@@ -11,7 +11,7 @@ using schema::Params;
 using schema::ParamSpec;
 constexpr double kPi = 3.14159265358979323846;
 
-double epochOf(std::int64_t step, const RunPlan& plan) {
+double epochOf(std::int64_t step, const StepSpan& plan) {
   return static_cast<double>(step / std::max<std::int64_t>(1, plan.stepsPerEpoch));
 }
 
@@ -35,17 +35,19 @@ schema::ParamSchema warmupSchema() {
           .atMost(1)};
 }
 
-ScheduleRegistry ScheduleRegistry::withBuiltins() {
-  ScheduleRegistry r;
+namespace {
+
+/// constant, step, multistep, exponential.
+void addStepSchedules(ScheduleRegistry& r) {
   r.add({"constant",
          "the base LR throughout",
          {},
-         [](const Params&, double lr, std::int64_t, const RunPlan&) { return lr; }});
+         [](const Params&, double lr, std::int64_t, const StepSpan&) { return lr; }});
   r.add({"step",
          "multiply the LR by gamma every step_size epochs",
          {ParamSpec::integer("step_size", 10, "epochs between decays").atLeast(1),
           ParamSpec::real("gamma", 0.1, "decay factor").above(0).atMost(1)},
-         [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+         [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
            return lr * std::pow(p.real("gamma"),
                                 std::floor(epochOf(step, plan) / double(p.integer("step_size"))));
          }});
@@ -55,7 +57,7 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
                                "epochs at which the LR decays")
               .atLeast(1),
           ParamSpec::real("gamma", 0.1, "decay factor").above(0).atMost(1)},
-         [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+         [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
            const double epoch = epochOf(step, plan);
            int passed = 0;
            for (double m : p.list("milestones"))
@@ -65,9 +67,13 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
   r.add({"exponential",
          "multiply the LR by gamma every epoch",
          {ParamSpec::real("gamma", 0.95, "decay factor per epoch").above(0).atMost(1)},
-         [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+         [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
            return lr * std::pow(p.real("gamma"), epochOf(step, plan));
          }});
+}
+
+/// cosine (with restarts), one-cycle, polynomial.
+void addAnnealingSchedules(ScheduleRegistry& r) {
   r.add({"cosine",
          "cosine decay from the base LR to min_lr over the run; optional warm restarts",
          {ParamSpec::real("min_lr", 0.0, "the LR at the end of each cosine cycle").atLeast(0),
@@ -77,7 +83,7 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
           ParamSpec::real("restart_mult", 1.0, "each cycle is this many times longer than the last")
               .atLeast(1)
               .atMost(10)},
-         [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+         [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
            const double minLr = p.real("min_lr");
            const double s = double(step);
            const double cycle0 = p.real("restart_epochs") * double(plan.stepsPerEpoch);
@@ -105,7 +111,7 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
         ParamSpec::real("final_div_factor", 1e4, "final LR = initial LR / final_div_factor")
             .atLeast(1),
         ParamSpec::choice("anneal", "cos", {"cos", "linear"}, "the shape of both phases")},
-       [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+       [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
          const double maxLr = p.isAuto("max_lr") ? lr : p.real("max_lr");
          const double initial = maxLr / p.real("div_factor");
          const double final = initial / p.real("final_div_factor");
@@ -124,11 +130,19 @@ ScheduleRegistry ScheduleRegistry::withBuiltins() {
          "decay from the base LR to end_lr as (1 - t)^power over the run",
          {ParamSpec::real("power", 1.0, "1 is linear").above(0).atMost(10),
           ParamSpec::real("end_lr", 0.0, "the LR at the last step").atLeast(0)},
-         [](const Params& p, double lr, std::int64_t step, const RunPlan& plan) {
+         [](const Params& p, double lr, std::int64_t step, const StepSpan& plan) {
            const double t =
                std::min(1.0, double(step) / double(std::max<std::int64_t>(1, plan.totalSteps())));
            return p.real("end_lr") + (lr - p.real("end_lr")) * std::pow(1.0 - t, p.real("power"));
          }});
+}
+
+}  // namespace
+
+ScheduleRegistry ScheduleRegistry::withBuiltins() {
+  ScheduleRegistry r;
+  addStepSchedules(r);
+  addAnnealingSchedules(r);
   return r;
 }
 
@@ -177,7 +191,7 @@ LrSchedule LrSchedule::fromJson(const Json& json, double baseLr, const ScheduleR
   return s;
 }
 
-double LrSchedule::lrAt(std::int64_t step, const RunPlan& plan) const {
+double LrSchedule::lrAt(std::int64_t step, const StepSpan& plan) const {
   double lr = m_def.lrAt ? m_def.lrAt(m_params, m_baseLr, step, plan) : m_baseLr;
   const double warmup =
       m_warmupEpochs > 0 ? m_warmupEpochs * double(plan.stepsPerEpoch) : double(m_warmupSteps);
@@ -188,7 +202,7 @@ double LrSchedule::lrAt(std::int64_t step, const RunPlan& plan) const {
   return lr;
 }
 
-std::vector<double> LrSchedule::curve(const RunPlan& plan) const {
+std::vector<double> LrSchedule::curve(const StepSpan& plan) const {
   std::vector<double> out;
   out.reserve(static_cast<std::size_t>(plan.totalSteps()));
   for (std::int64_t s = 0; s < plan.totalSteps(); ++s)

@@ -12,8 +12,8 @@
 
 namespace netsmith::train {
 
-/// The shape of a planned run, in optimizer steps.
-struct RunPlan {
+/// The span a schedule covers, in optimizer steps (RunPlan, in run_plan.h, computes it).
+struct StepSpan {
   std::int64_t epochs = 1;
   std::int64_t stepsPerEpoch = 1;
   std::int64_t totalSteps() const { return epochs * stepsPerEpoch; }
@@ -25,7 +25,7 @@ struct ScheduleDef {
   std::string help;
   schema::ParamSchema schema;
   /// LR at `step` (0-based) for base LR `lr`, before warmup is applied.
-  std::function<double(const schema::Params& p, double lr, std::int64_t step, const RunPlan& plan)>
+  std::function<double(const schema::Params& p, double lr, std::int64_t step, const StepSpan& plan)>
       lrAt;
   std::string group = "Schedule";
 };
@@ -52,9 +52,9 @@ class LrSchedule {
 
   /// The LR at optimizer step `step` of `plan`. Warmup ramps linearly from
   /// warmup_start_factor x the scheduled LR to the scheduled LR.
-  double lrAt(std::int64_t step, const RunPlan& plan) const;
+  double lrAt(std::int64_t step, const StepSpan& plan) const;
   /// Every step's LR: what `netsmith-cli lr-schedule` prints and the training page plots.
-  std::vector<double> curve(const RunPlan& plan) const;
+  std::vector<double> curve(const StepSpan& plan) const;
 
   const std::string& type() const { return m_type; }
   double baseLr() const { return m_baseLr; }

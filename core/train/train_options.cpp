@@ -197,13 +197,9 @@ std::vector<std::string> optimizerTypes() {
   return {"sgd", "adam", "adamw", "rmsprop", "adagrad"};
 }
 
-TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedules,
-                               Problems& problems) {
-  TrainOptions o;
-  if (!train.is_object()) {
-    problems.push_back({"train", "must be an object", {}, {}});
-    return o;
-  }
+namespace {
+
+void readBasics(const Json& train, TrainOptions& o, Problems& problems) {
   auto readInt = [&](const char* key, std::int64_t min, std::int64_t max, std::int64_t& out) {
     if (!train.contains(key)) return;
     const Json& v = train[key];
@@ -222,7 +218,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
   std::int64_t seed = 0;
   readInt("seed", 0, std::int64_t(1) << 62, seed);
   o.seed = static_cast<std::uint64_t>(seed);
+}
 
+void readOptimizer(const Json& train, TrainOptions& o, Problems& problems) {
   Json opt = train.contains("optimizer") ? train["optimizer"] : Json::object();
   if (opt.is_string()) opt = Json{{"type", opt}};
   if (!opt.is_object()) {
@@ -254,10 +252,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
       }
     }
   }
-  const double lr = o.optimizer.params.has("lr") ? o.optimizer.lr() : 0.001;
-  o.schedule = LrSchedule::fromJson(train.contains("schedule") ? train["schedule"] : Json(), lr,
-                                    schedules, problems);
+}
 
+void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
   // Everything else: scalar keys against trainSchema(), then the sections with their own shape.
   static const std::vector<std::string> kSections{"epochs",        "batch_size", "seed",
                                                   "optimizer",     "schedule",   "device",
@@ -295,7 +292,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     o.checkpointEvery = p.integer("checkpoint_every");
     o.keepCheckpoints = p.integer("keep_checkpoints");
   }
+}
 
+void readDevice(const Json& train, TrainOptions& o, Problems& problems) {
   if (train.contains("device")) {
     const Json& d = train["device"];
     const std::string s = d.is_string() ? d.get<std::string>() : std::string();
@@ -309,7 +308,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
       o.device = s;
     }
   }
+}
 
+void readClassWeights(const Json& train, TrainOptions& o, Problems& problems) {
   if (train.contains("class_weights")) {
     const Json& w = train["class_weights"];
     if (w.is_string() && (w == "none" || w == "auto")) {
@@ -329,7 +330,9 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
                           {}});
     }
   }
+}
 
+void readMetricSections(const Json& train, TrainOptions& o, Problems& problems) {
   const auto es = readMetricSection(train, "early_stopping", earlyStoppingSchema(),
                                     o.earlyStopping.metric, o.earlyStopping.enabled, problems);
   if (o.earlyStopping.enabled) {
@@ -348,6 +351,26 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
     c.cooldown = pl.integer("cooldown");
     c.minLr = pl.real("min_lr");
   }
+}
+
+}  // namespace
+
+TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedules,
+                               Problems& problems) {
+  TrainOptions o;
+  if (!train.is_object()) {
+    problems.push_back({"train", "must be an object", {}, {}});
+    return o;
+  }
+  readBasics(train, o, problems);
+  readOptimizer(train, o, problems);
+  const double lr = o.optimizer.params.has("lr") ? o.optimizer.lr() : 0.001;
+  o.schedule = LrSchedule::fromJson(train.contains("schedule") ? train["schedule"] : Json(), lr,
+                                    schedules, problems);
+  readScalars(train, o, problems);
+  readDevice(train, o, problems);
+  readClassWeights(train, o, problems);
+  readMetricSections(train, o, problems);
   return o;
 }
 

@@ -13,7 +13,6 @@
 //   trainer.wait();
 //   auto result = trainer.result();
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -21,9 +20,10 @@
 #include <thread>
 #include <vector>
 
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 #include "project/project.h"
 #include "train/events.h"
+#include "train/run_context.h"
 
 namespace netsmith::train {
 
@@ -64,10 +64,10 @@ struct TrainerConfig {
   bool lrFind = false;
   LrFindOptions lrFindOptions;
   /// Data parallelism (torch.distributed). `dist` is this process's place in a job started by
-  /// a launcher (torchrun, srun, mpirun: dist::distEnvFromEnvironment()). With
+  /// a launcher (torchrun, srun, mpirun: distributed::distEnvFromEnvironment()). With
   /// train.local_processes = N > 1 and no launcher, this process becomes rank 0 of N local ranks
   /// and starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
-  dist::DistEnv dist;
+  distributed::DistEnv dist;
   std::string workerProgram;
 };
 
@@ -125,18 +125,12 @@ class Trainer {
   std::vector<std::shared_ptr<AsyncSink>> m_sinks;
   std::thread m_thread;
   std::atomic<RunState> m_state{RunState::Idle};
-  std::atomic<bool> m_stopNow{false};
-  std::atomic<bool> m_stopAfterEpoch{false};
-  std::atomic<bool> m_paused{false};
-  std::mutex m_pauseMutex;
-  std::condition_variable m_pauseCv;
+  RunControls m_controls;
   mutable std::mutex m_resultMutex;
   TrainResult m_result;
   std::string m_runDir;
   double m_startTime = 0;
   std::vector<TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
-
-  friend struct TrainerLoop;
 };
 
 }  // namespace netsmith::train

@@ -1,5 +1,5 @@
 // Reading a data-parallel job's place from the launchers' environment variables.
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 
 #include "common/error.h"
 
-using netsmith::dist::distEnvFromEnvironment;
+using netsmith::distributed::distEnvFromEnvironment;
 
 namespace {
 

@@ -27,7 +27,7 @@ std::string problemsOf(const std::string& json) {
 }  // namespace
 
 TEST(LrSchedule, ConstantStepMultistepExponential) {
-  const RunPlan plan{10, 10};
+  const StepSpan plan{10, 10};
   EXPECT_DOUBLE_EQ(make(R"({"type": "constant"})").lrAt(57, plan), 0.1);
   const auto step = make(R"({"type": "step", "step_size": 2, "gamma": 0.5})");
   EXPECT_DOUBLE_EQ(step.lrAt(19, plan), 0.1);
@@ -42,7 +42,7 @@ TEST(LrSchedule, ConstantStepMultistepExponential) {
 }
 
 TEST(LrSchedule, CosineWithAndWithoutRestarts) {
-  const RunPlan plan{10, 10};
+  const StepSpan plan{10, 10};
   const auto cosine = make(R"({"type": "cosine", "min_lr": 0.01})");
   EXPECT_DOUBLE_EQ(cosine.lrAt(0, plan), 0.1);
   EXPECT_NEAR(cosine.lrAt(50, plan), 0.055, 1e-12);
@@ -57,7 +57,7 @@ TEST(LrSchedule, CosineWithAndWithoutRestarts) {
 TEST(LrSchedule, OneCycleMatchesPyTorch) {
   // torch.optim.lr_scheduler.OneCycleLR(max_lr=0.1, total_steps=100, pct_start=0.3,
   // div_factor=25, final_div_factor=1e4), read before each step.
-  const RunPlan plan{10, 10};
+  const StepSpan plan{10, 10};
   const auto cos = make(R"({"type": "one_cycle"})");
   EXPECT_NEAR(cos.lrAt(0, plan), 0.004, 1e-12);
   EXPECT_NEAR(cos.lrAt(10, plan), 0.029516394846410082, 1e-12);
@@ -70,7 +70,7 @@ TEST(LrSchedule, OneCycleMatchesPyTorch) {
 }
 
 TEST(LrSchedule, PolynomialAndWarmup) {
-  const RunPlan plan{4, 25};
+  const StepSpan plan{4, 25};
   const auto poly = make(R"({"type": "polynomial", "power": 2, "end_lr": 0})");
   EXPECT_NEAR(poly.lrAt(50, plan), 0.1 * 0.25, 1e-15);
   const auto warm = make(R"({"type": "constant", "warmup_steps": 10, "warmup_start_factor": 0.1})");

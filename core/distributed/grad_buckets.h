@@ -16,9 +16,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "dist/comm.h"
+#include "distributed/comm.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 class GradBuckets {
  public:
@@ -57,4 +57,4 @@ class GradBuckets {
   bool m_inFinish = false;
 };
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

@@ -1,6 +1,6 @@
 // Compiled with USE_C10D_GLOO (and USE_C10D_NCCL where LibTorch has CUDA): c10d's backend
 // headers are empty without them. See core/CMakeLists.txt.
-#include "dist/comm.h"
+#include "distributed/comm.h"
 
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
@@ -13,7 +13,7 @@
 
 #include "common/error.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 namespace {
 
@@ -249,4 +249,4 @@ torch::Tensor allreduceSumAutograd(Comm& comm, const torch::Tensor& x) {
                                static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(&comm)));
 }
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

@@ -1,6 +1,6 @@
-#include "dist/grad_buckets.h"
+#include "distributed/grad_buckets.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 GradBuckets::GradBuckets(Comm& comm, std::vector<torch::Tensor> params, double bucketMb)
     : m_comm(comm), m_params(std::move(params)) {
@@ -112,4 +112,4 @@ void GradBuckets::finish() {
   m_inFinish = false;
 }
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

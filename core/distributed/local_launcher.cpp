@@ -1,4 +1,4 @@
-#include "dist/local_launcher.h"
+#include "distributed/local_launcher.h"
 
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -14,7 +14,7 @@
 
 extern char** environ;
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 namespace {
 
@@ -146,4 +146,4 @@ LocalLauncher::~LocalLauncher() {
   }
 }
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

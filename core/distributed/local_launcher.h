@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 class LocalLauncher {
  public:
@@ -45,4 +45,4 @@ class LocalLauncher {
   std::vector<Child> m_children;
 };
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

@@ -1,10 +1,10 @@
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 
 #include <cstdlib>
 
 #include "common/error.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 namespace {
 
@@ -80,4 +80,4 @@ std::vector<std::string> rankEnvironment(const DistEnv& job, int rank) {
           "NETSMITH_LOCAL_LAUNCH=1"};
 }
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

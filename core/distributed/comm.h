@@ -16,9 +16,9 @@
 #include <string>
 #include <vector>
 
-#include "dist/dist_env.h"
+#include "distributed/dist_env.h"
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 class Comm {
  public:
@@ -84,4 +84,4 @@ class Comm {
 /// over ranks, backward sums the gradient over ranks.
 torch::Tensor allreduceSumAutograd(Comm& comm, const torch::Tensor& x);
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

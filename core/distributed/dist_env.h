@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-namespace netsmith::dist {
+namespace netsmith::distributed {
 
 /// The torchrun variables (RANK, WORLD_SIZE, LOCAL_RANK, LOCAL_WORLD_SIZE, MASTER_ADDR,
 /// MASTER_PORT), or what Slurm (SLURM_PROCID, SLURM_NTASKS, SLURM_LOCALID) and MPI launchers
@@ -34,4 +34,4 @@ DistEnv distEnvFromEnvironment();
 /// The environment entries ("NAME=value") that put a child process at `rank` of a local job.
 std::vector<std::string> rankEnvironment(const DistEnv& job, int rank);
 
-}  // namespace netsmith::dist
+}  // namespace netsmith::distributed

@@ -1,0 +1,55 @@
+#pragma once
+
+// Callbacks: what the loop does at fixed points of a run besides training (checkpoints, early
+// stopping, plateaus, best-metric tracking). Each works on the figures the loop hands it, so
+// each can be tested with made-up figures and no model. No LibTorch here.
+//
+//   CallbackList callbacks;
+//   callbacks.add(std::make_shared<EarlyStopping>(options.earlyStopping));
+//   std::string why = callbacks.epochEnd(metrics);   // non-empty: stop, for this reason
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "train/events.h"
+
+namespace netsmith::train {
+
+struct MetricChoice;
+
+class Callback {
+ public:
+  virtual ~Callback() = default;
+  virtual void onRunStart() {}
+  /// After each training batch. A non-empty return asks the run to stop, for that reason.
+  virtual std::string onBatchEnd(const BatchMetrics&) { return {}; }
+  /// After an epoch's validation, once the position has moved on to the next epoch.
+  virtual std::string onEpochEnd(const EpochMetrics&) { return {}; }
+  virtual void onRunEnd(FinishState, const std::string& /*reason*/) {}
+  /// Its state, into and out of the checkpoint's "loop" object (so a resume continues it).
+  virtual void save(Json& /*loop*/) const {}
+  virtual void restore(const Json& /*loop*/) {}
+};
+
+/// Calls its callbacks in the order they were added. Every callback sees every event; the
+/// first stop reason wins.
+class CallbackList {
+ public:
+  void add(std::shared_ptr<Callback> callback) { m_callbacks.push_back(std::move(callback)); }
+  void runStart();
+  std::string batchEnd(const BatchMetrics& batch);
+  std::string epochEnd(const EpochMetrics& epoch);
+  void runEnd(FinishState state, const std::string& reason);
+  void save(Json& loop) const;
+  void restore(const Json& loop);
+
+ private:
+  std::vector<std::shared_ptr<Callback>> m_callbacks;
+};
+
+/// The value of `metric` in an epoch's figures. A validation metric falls back to its
+/// training twin when the run has no validation split; `found` is false for an unknown name.
+double metricOf(const MetricChoice& metric, const EpochMetrics& epoch, bool& found);
+
+}  // namespace netsmith::train

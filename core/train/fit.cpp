@@ -1,0 +1,346 @@
+#include "train/fit.h"
+
+#include <cmath>
+
+#include "augment/sample_rng.h"
+#include "common/error.h"
+#include "train/checkpoint_callback.h"
+#include "train/early_stopping.h"
+#include "train/lr_finder.h"
+#include "train/metrics.h"
+
+namespace netsmith::train {
+
+namespace {
+constexpr std::uint64_t kDropoutStream = 0xD409ull << 40;
+}
+
+Fit::Fit(RunContext& ctx) : m_ctx(ctx), m_watchdog("stop") {}
+
+Fit::~Fit() = default;
+
+double Fit::elapsed() const {
+  return secondsSince(m_t0) - m_pausedSeconds;
+}
+
+double Fit::currentLr() const {
+  return m_plateau->apply(m_setup.plan.lrAt(m_state.step));
+}
+
+TrainResult Fit::result() const {
+  TrainResult r = m_result;
+  r.steps = m_state.step;
+  r.runDir = m_runDir;
+  r.seconds = elapsed();
+  r.initReport = m_setup.initReport;
+  if (m_setup.group) {
+    r.rank = m_setup.group->rank();
+    r.worldSize = m_setup.group->worldSize();
+  }
+  if (m_checkpoints) {
+    r.lastCheckpoint = m_checkpoints->last();
+    r.bestCheckpoint = m_checkpoints->best();
+  }
+  return r;
+}
+
+void Fit::addCallbacks() {
+  const auto& opt = m_setup.opt;
+  m_watchdog = NumericWatchdog(opt.nanPolicy);
+  m_plateau = std::make_shared<PlateauCallback>(
+      opt.plateau, [this] { return m_setup.plan.lrAt(m_state.step); },
+      [this](const std::string& message) { m_ctx.log(message); });
+  m_best = std::make_shared<BestMetric>(opt.monitor);
+  m_callbacks.add(m_plateau);
+  m_callbacks.add(m_best);
+  m_callbacks.add(std::make_shared<EarlyStopping>(opt.earlyStopping));
+}
+
+void Fit::prepare() {
+  prepareRun(m_ctx, m_setup);
+  addCallbacks();
+  m_checkpoints = std::make_unique<RunCheckpoints>(m_ctx, m_setup, m_state, m_callbacks, "");
+  if (!m_ctx.config.resumePath.empty()) m_checkpoints->resume(m_ctx.config.resumePath);
+  m_setup.group->prepareModel(m_setup.net, m_setup.params, m_setup.opt);
+}
+
+void Fit::findLr() {
+  auto& r = m_result;
+  r.lrFind = findLearningRate(m_ctx, m_setup, m_ctx.config.lrFindOptions);
+  r.reason = r.lrFind.lrs.empty()
+                 ? "lr-find: no batch could be trained"
+                 : "lr-find: " + std::to_string(r.lrFind.lrs.size()) +
+                       " steps, suggested learning rate " + brief(r.lrFind.suggestedLr);
+  if (r.lrFind.lrs.empty()) r.state = FinishState::Failed;
+}
+
+void Fit::startTraining() {
+  auto& s = m_setup;
+  // The run folder comes after everything that can reject the input.
+  m_runDir = openRunFolder(m_ctx, s);
+  const std::string dir = m_runDir.empty() ? "" : m_runDir + "/checkpoints";
+  m_checkpoints = std::make_unique<RunCheckpoints>(m_ctx, s, m_state, m_callbacks, dir);
+  CheckpointCallback::Options co{dir, s.opt.checkpointEvery, s.opt.keepCheckpoints};
+  m_callbacks.add(std::make_shared<CheckpointCallback>(
+      co, [this](const std::string& tag, const Json& m) { return m_checkpoints->write(tag, m); },
+      m_best));
+  m_runner = std::make_unique<StepRunner>(s.net, *s.optimizer, s.opt, s.device, *s.group, m_state,
+                                          s.params, s.paramNodes, s.classWeights);
+  TrainingEvent started;
+  started.type = EventType::Started;
+  started.path = m_runDir;
+  started.message = m_ctx.config.project.name + ": " + s.plan.describe() + ", " +
+                    s.opt.optimizer.type + ", " + s.opt.schedule.type() + " schedule";
+  m_ctx.publish(std::move(started));
+  m_ctx.state = RunState::Running;
+  m_callbacks.runStart();
+}
+
+void Fit::run() {
+  prepare();
+  if (m_ctx.config.lrFind) {
+    findLr();
+    return;
+  }
+  startTraining();
+  auto& s = m_setup;
+  std::string endReason;
+  FinishState endState = FinishState::Completed;
+  while (m_state.epoch < s.plan.epochs()) {
+    if (!trainEpoch()) {
+      m_checkpoints->write("last", Json::object());
+      endState = FinishState::Stopped;
+      endReason = !m_callbackStop.empty()
+                      ? m_callbackStop
+                      : "stopped at epoch " + std::to_string(m_state.epoch + 1) + ", batch " +
+                            std::to_string(m_state.nextBatch) + " (step " +
+                            std::to_string(m_state.step) + ")";
+      break;
+    }
+    endReason = endEpoch();
+    if (!endReason.empty()) break;
+    const bool asked = m_ctx.controls.stopAfterEpoch || m_ctx.controls.stopNow;
+    if (s.group->anyRank(asked, "the stop-after-epoch flag")) {
+      endState = FinishState::Stopped;
+      endReason = "stopped after epoch " + std::to_string(m_state.epoch);
+      break;
+    }
+  }
+  if (endReason.empty()) {
+    endReason = "trained " + std::to_string(s.plan.epochs()) +
+                (s.plan.epochs() == 1 ? " epoch" : " epochs");
+  }
+  m_result.state = endState;
+  m_result.reason = endReason;
+  if (endState == FinishState::Completed) evaluateTest();
+  s.group->finish(s.opt.distTimeout);
+  m_callbacks.runEnd(endState, endReason);
+}
+
+bool Fit::trainEpoch() {
+  auto& s = m_setup;
+  s.net->train();
+  const auto epochStart = std::chrono::steady_clock::now();
+  const double secondsBefore = m_state.epochSeconds;
+  s.trainLoader->startEpoch(m_state.epoch, m_state.nextBatch);
+  m_throughput.restart();
+  bool groupHasBadBatch = false;
+  bool finished = true;
+  while (m_state.nextBatch < s.plan.batchesPerEpoch()) {
+    auto batch = s.trainLoader->next();
+    if (!batch) break;
+    for (const auto& w : s.trainLoader->takeWarnings())
+      m_ctx.log("skipped " + w.item + ": " + w.reason, "warning");
+    if (!trainBatch(*batch, groupHasBadBatch)) {
+      finished = false;
+      break;
+    }
+  }
+  s.trainLoader->stop();
+  m_state.epochSeconds = secondsBefore + secondsSince(epochStart);
+  return finished;
+}
+
+bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
+  auto& s = m_setup;
+  const std::int64_t b = m_state.nextBatch;
+  const BatchGroup group = s.plan.groupOf(b);
+  const double lr = currentLr();
+  // Dropout draws from (seed, epoch, batch), and from the rank in a data-parallel job.
+  torch::manual_seed(
+      augment::mixSeed(s.opt.seed ^ kDropoutStream ^ (std::uint64_t(s.group->rank()) << 32),
+                       static_cast<std::uint64_t>(m_state.epoch), static_cast<std::uint64_t>(b)));
+  const auto stopAfter = m_ctx.config.stopAfterBatches;
+  const bool stopAsked = m_ctx.controls.stopNow || !m_callbackStop.empty() ||
+                         (stopAfter > 0 && m_batchesThisSession + 1 >= stopAfter);
+  const bool sync = group.boundary && !groupHasBadBatch;
+  const BatchFigures f =
+      m_runner->forwardBackward(batch, group, sync, stopAsked, m_ctx.controls.paused);
+  bool skipped = false;
+  if (f.nonFinite) {
+    onNonFinite("loss", std::isfinite(f.localLoss) ? std::nan("") : f.localLoss, lr, b);
+    skipped = groupHasBadBatch = true;
+    ++m_state.skippedSteps;
+  } else {
+    m_state.lossSum += f.lossSum;
+    m_state.correct += f.correct;
+    m_state.seen += f.seen;
+  }
+  if (group.boundary) {
+    if (groupHasBadBatch) {  // nan_policy "skip": no step on a group with a bad batch
+      m_runner->discardGradients();
+      skipped = true;
+    } else {
+      takeStep(lr, b, skipped);
+    }
+    groupHasBadBatch = false;
+  }
+  m_state.nextBatch = b + 1;
+  ++m_batchesThisSession;
+  publishBatch(b, f, lr, skipped);
+  if (!group.boundary) return true;
+  const PauseOutcome o = s.group->holdOrStop(f.pauseAgreed, f.stopAgreed);
+  if (o.pausedSeconds > 0) {
+    m_pausedSeconds += o.pausedSeconds;
+    m_throughput.restart();
+  }
+  return !o.stop;
+}
+
+void Fit::takeStep(double lr, std::int64_t batch, bool& skipped) {
+  switch (m_runner->optimizerStep(lr)) {
+    case StepResult::Stepped:
+      m_watchdog.recordGradNorm(m_runner->lastGradNorm());
+      break;
+    case StepResult::ScalerSkipped:
+      skipped = true;
+      break;
+    case StepResult::NonFinite:
+      onNonFinite("gradient norm", m_runner->lastGradNorm(), lr, batch);
+      ++m_state.skippedSteps;
+      skipped = true;
+      break;
+  }
+}
+
+void Fit::onNonFinite(const std::string& what, double value, double lr, std::int64_t batch) {
+  const NumericWatchdog::Position at{m_state.step, m_state.epoch, batch, lr};
+  const auto verdict = m_watchdog.onNonFinite(what, value, at);
+  if (verdict.stop) failNonFinite(verdict.message);
+  const bool onAProcess = what == "loss" && m_setup.group->worldSize() > 1;
+  m_ctx.log(verdict.message + (onAProcess ? " on a process" : "") + " (lr " + brief(lr) + ")",
+            "warning");
+}
+
+void Fit::failNonFinite(const std::string& message) {
+  m_setup.optimizer->zero_grad();
+  std::string where;
+  try {
+    where = m_checkpoints->write("last", Json::object());
+  } catch (const Error& e) {
+    m_ctx.log(std::string("could not write the checkpoint before stopping: ") + e.what(),
+              "warning");
+  }
+  throw RunEnd{FinishState::Failed,
+               message + (where.empty() ? "" : "; the state before this step is in " + where)};
+}
+
+void Fit::publishBatch(std::int64_t batch, const BatchFigures& f, double lr, bool skipped) {
+  TrainingEvent e;
+  e.type = EventType::BatchEnd;
+  auto& m = e.batch;
+  m.epoch = m_state.epoch;
+  m.batch = batch;
+  m.batchesPerEpoch = m_setup.plan.batchesPerEpoch();
+  m.step = m_state.step;
+  m.totalSteps = m_setup.plan.totalSteps();
+  m.loss = f.loss;
+  m.accuracy = f.seen ? double(f.correct) / double(f.seen) : 0;
+  m.epochLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
+  m.epochAccuracy = m_state.seen ? double(m_state.correct) / double(m_state.seen) : std::nan("");
+  m.lr = lr;
+  m.gradNorm = m_runner->lastGradNorm();
+  m.imagesPerSecond = m_throughput.add(f.seen);
+  m.lossScale = m_setup.opt.amp == "fp16" ? m_state.lossScale : 0;
+  m.skipped = skipped;
+  m.memory = memoryFigure(m_setup.device);
+  std::string stop = m_callbacks.batchEnd(m);
+  if (m_callbackStop.empty()) m_callbackStop = std::move(stop);
+  m_ctx.publish(std::move(e));
+}
+
+EvalMetrics Fit::evaluate(data::DataLoader& loader) {
+  auto& s = m_setup;
+  s.group->beforeEvaluation(s.net);
+  s.net->eval();
+  std::function<bool()> stop;
+  if (s.group->stopsAlone()) stop = [this] { return bool(m_ctx.controls.stopNow); };
+  EvalMetrics m;
+  {
+    AutocastScope autocast(s.opt.amp, s.device);
+    m = evaluateClassifier([&](const torch::Tensor& x) { return s.net->forward(x); }, loader,
+                           s.numClasses, s.device, stop);
+  }
+  s.net->train();
+  return s.group->reduceMetrics(m, s.numClasses);
+}
+
+EvalMetrics Fit::validate() {
+  auto& s = m_setup;
+  if (!s.opt.fastDevRun) return evaluate(*s.valLoader);
+  // One validation batch: a loader over the first batch's samples.
+  auto one = s.pd->data.validation;
+  one.indices.resize(static_cast<std::size_t>(std::min<std::int64_t>(one.size(), s.opt.batchSize)));
+  data::LoaderOptions eo;
+  eo.batchSize = s.opt.batchSize;
+  eo.training = false;
+  eo.shuffle = false;
+  eo.workers = 1;
+  data::DataLoader loader(one, *s.pd->processor, eo);
+  return evaluate(loader);
+}
+
+std::string Fit::endEpoch() {
+  auto& s = m_setup;
+  const auto evalStart = std::chrono::steady_clock::now();
+  EpochMetrics e;
+  e.epoch = m_state.epoch;
+  e.epochs = s.plan.epochs();
+  e.trainLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
+  e.trainAccuracy = m_state.seen ? double(m_state.correct) / double(m_state.seen) : std::nan("");
+  e.lr = currentLr();
+  for (const auto& [node, sum] : m_state.normSums)
+    e.layerGradNorms[node] = m_state.normSteps ? sum / double(m_state.normSteps) : 0.0;
+  if (s.valLoader) {
+    e.validation = validate();
+    if (m_ctx.controls.stopNow && s.group->stopsAlone()) {
+      m_checkpoints->write("last", Json::object());  // the epoch's batches are all done
+      throw RunEnd{FinishState::Stopped, "stopped at epoch " + std::to_string(m_state.epoch + 1) +
+                                             ", batch " + std::to_string(m_state.nextBatch) +
+                                             " (step " + std::to_string(m_state.step) +
+                                             "), during validation"};
+    }
+    e.hasValidation = true;
+    m_result.hasValidation = true;
+    m_result.lastValidation = e.validation;
+  }
+  e.seconds = m_state.epochSeconds + secondsSince(evalStart);
+  TrainingEvent ev;
+  ev.type = EventType::EpochEnd;
+  ev.epoch = e;
+  m_ctx.publish(std::move(ev));
+  // The position moves to the next epoch before the callbacks write checkpoints.
+  m_state.nextEpoch();
+  m_result.epochsDone = m_state.epoch;
+  return m_callbacks.epochEnd(e);
+}
+
+void Fit::evaluateTest() {
+  auto& s = m_setup;
+  if (!s.testLoader) return;
+  m_ctx.log("evaluating the test split (" + std::to_string(s.pd->data.test.size()) + " images)");
+  m_result.test = evaluate(*s.testLoader);
+  m_result.hasTest = !s.group->stopsAlone() || !m_ctx.controls.stopNow;
+}
+
+}  // namespace netsmith::train

@@ -1,0 +1,51 @@
+#include "train/plateau_callback.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "train/run_context.h"
+
+namespace netsmith::train {
+
+PlateauCallback::PlateauCallback(PlateauOptions options, std::function<double()> scheduledLr,
+                                 std::function<void(const std::string&)> log)
+    : m_options(std::move(options)),
+      m_controller(m_options.controller),
+      m_scheduledLr(std::move(scheduledLr)),
+      m_log(std::move(log)) {}
+
+double PlateauCallback::apply(double lr) const {
+  lr *= m_factor;
+  if (m_options.enabled && m_factor < 1.0) lr = std::max(lr, m_options.controller.minLr);
+  return lr;
+}
+
+std::string PlateauCallback::onEpochEnd(const EpochMetrics& e) {
+  if (!m_options.enabled) return {};
+  bool found = false;
+  const double v = metricOf(m_options.metric, e, found);
+  if (!found || !std::isfinite(v)) return {};
+  const double before = apply(m_scheduledLr());
+  const double after = m_controller.update(v, before);
+  if (after < before && before > 0) {
+    m_factor *= after / before;
+    if (m_log) {
+      m_log("plateau: " + m_options.metric.name + " has not improved; learning rate " +
+            brief(before) + " -> " + brief(after));
+    }
+  }
+  return {};
+}
+
+void PlateauCallback::save(Json& loop) const {
+  loop["lr_factor"] = m_factor;
+  loop["plateau"] = m_options.enabled ? m_controller.state() : Json::object();
+}
+
+void PlateauCallback::restore(const Json& loop) {
+  m_factor = loop.at("lr_factor").get<double>();
+  const auto& state = loop.at("plateau");
+  if (m_options.enabled && !state.empty()) m_controller.restore(state);
+}
+
+}  // namespace netsmith::train

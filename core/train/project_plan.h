@@ -1,0 +1,22 @@
+#pragma once
+
+// The plan of a project's run as `netsmith-cli train` makes it, for the views that show it
+// before (or beside) a run: `netsmith-cli lr-schedule` and the Training page's chart.
+#include <cstdint>
+#include <string>
+
+#include "project/project.h"
+#include "train/run_plan.h"
+#include "train/train_options.h"
+
+namespace netsmith::train {
+
+/// The training split's size (after the validation split is taken out of it), read from the
+/// project's data. Throws netsmith::Error when the data section is missing or cannot be read.
+std::int64_t trainSplitSize(const project::Project& project, const std::string& baseDir);
+
+/// RunPlan::make() on the project's training split. `worldSize` 0: train.local_processes.
+RunPlan planProjectRun(const project::Project& project, const std::string& baseDir,
+                       const TrainOptions& options, std::int64_t limitTrain = 0, int worldSize = 0);
+
+}  // namespace netsmith::train

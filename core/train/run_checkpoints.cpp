@@ -1,0 +1,96 @@
+#include "train/run_checkpoints.h"
+
+#include <filesystem>
+
+#include "checkpoint/checkpoint.h"
+#include "common/error.h"
+#include "common/torch_compat.h"
+#include "netsmith/version.h"
+#include "train/trainer.h"
+
+namespace netsmith::train {
+
+namespace fs = std::filesystem;
+
+std::string RunCheckpoints::write(const std::string& tag, const Json& metrics) {
+  const auto& s = m_setup;
+  if (m_dir.empty() || s.opt.fastDevRun) return {};
+  const auto& config = m_ctx.config;
+  Json loop = m_state.toJson();
+  m_callbacks.save(loop);
+  checkpoint::CheckpointData data;
+  data.meta = Json{
+      {"project_name", config.project.name},
+      {"project", project::projectToJson(config.project)},
+      {"base_dir",
+       fs::absolute(config.baseDir.empty() ? "." : config.baseDir).lexically_normal().string()},
+      {"model_signature", s.signature},
+      {"optimizer", s.opt.optimizer.type},
+      {"epoch", m_state.epoch},
+      {"step", m_state.step},
+      {"loop", loop},
+      {"plan", s.plan.toJson()},
+      {"schedule", Json{{"type", s.opt.schedule.type()},
+                        {"base_lr", s.opt.schedule.baseLr()},
+                        {"epochs", s.plan.epochs()},
+                        {"steps_per_epoch", s.plan.stepsPerEpoch()}}},
+      {"rng", Json{{"seed", s.opt.seed},
+                   {"scheme",
+                    "per-batch: torch seeded from (seed, epoch, batch); "
+                    "augmentation from (seed, epoch, sample)"}}},
+      {"data_order", Json{{"seed", s.opt.seed},
+                          {"epoch", m_state.epoch},
+                          {"next_batch", m_state.nextBatch},
+                          {"batches_per_epoch", s.plan.batchesPerEpoch()}}},
+      {"classes", s.pd->data.classes},
+      {"normalization", Json{{"mean", s.pd->normalization.mean}, {"std", s.pd->normalization.std}}},
+      {"metrics", metrics},
+      {"versions", Json{{"netsmith", NETSMITH_VERSION}, {"libtorch", compat::torchVersion()}}}};
+  data.model = checkpoint::moduleState(*s.net);
+  data.optimizer = checkpoint::optimizerState(*s.optimizer, s.opt.optimizer.type, *s.net);
+  const std::string path = (fs::path(m_dir) / (tag + ".safetensors")).string();
+  checkpoint::writeCheckpoint(path, data);  // atomic: the previous file stays on failure
+  TrainingEvent e;
+  e.type = EventType::Checkpoint;
+  e.path = path;
+  e.tag = tag;
+  e.epoch.epoch = m_state.epoch;
+  m_ctx.publish(std::move(e));
+  if (tag == "last") m_last = path;
+  if (tag == "best") m_best = path;
+  return path;
+}
+
+void RunCheckpoints::resume(const std::string& path) {
+  auto& s = m_setup;
+  const auto data = checkpoint::readCheckpoint(path);
+  const std::string theirs = data.meta.value("model_signature", "");
+  if (theirs != s.signature) {
+    throw Error(path + ": a checkpoint of another model (" +
+                data.meta.value("project_name", std::string("unknown project")) +
+                "); --resume continues the same model, --init-from loads matching weights");
+  }
+  torch::NoGradGuard noGrad;
+  const auto report = checkpoint::loadModuleState(*s.net, data.model);
+  if (!report.complete()) throw Error(path + ": does not fit this model: " + report.summary());
+  if (data.meta.value("optimizer", "") != s.opt.optimizer.type) {
+    throw Error(path + ": written with optimizer \"" + data.meta.value("optimizer", "") +
+                "\" but train.optimizer.type is \"" + s.opt.optimizer.type + "\"");
+  }
+  checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, data.optimizer);
+  try {
+    const Json& loop = data.meta.at("loop");
+    m_state.fromJson(loop);
+    m_callbacks.restore(loop);
+  } catch (const std::exception& e) {
+    throw Error(path + ": corrupt loop state in the checkpoint (" + e.what() + ")");
+  }
+  if (m_state.epoch >= s.plan.epochs()) {
+    throw Error(path + ": the run already finished its " + std::to_string(s.plan.epochs()) +
+                " epochs; raise --epochs to train further");
+  }
+  m_ctx.log("resumed from " + path + " at epoch " + std::to_string(m_state.epoch + 1) + ", batch " +
+            std::to_string(m_state.nextBatch) + ", step " + std::to_string(m_state.step));
+}
+
+}  // namespace netsmith::train

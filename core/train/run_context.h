@@ -1,0 +1,77 @@
+#pragma once
+
+// What the pieces of a run (setup, loop, step runner, process group, callbacks) share with
+// the Trainer that owns the thread: its controls, its event publisher and its state. No
+// LibTorch here.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+#include <sstream>
+#include <string>
+
+#include "train/events.h"
+
+namespace netsmith::train {
+
+enum class RunState;
+struct TrainerConfig;
+
+/// The user's controls, set from any thread and read by the loop between batches.
+struct RunControls {
+  std::atomic<bool> stopNow{false};
+  std::atomic<bool> stopAfterEpoch{false};
+  std::atomic<bool> paused{false};
+  std::mutex mutex;
+  std::condition_variable cv;
+
+  /// Blocks while paused (returns at once when a stop arrives).
+  void waitWhilePaused() {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait(lock, [&] { return !paused || stopNow; });
+  }
+  /// Waits at most `ms` for resume or stop.
+  void waitWhilePausedFor(int ms) {
+    std::unique_lock<std::mutex> lock(mutex);
+    cv.wait_for(lock, std::chrono::milliseconds(ms), [&] { return !paused || stopNow; });
+  }
+};
+
+/// Thrown inside a run to end it with a state and a reason.
+struct RunEnd {
+  FinishState state;
+  std::string reason;
+};
+
+/// The run's link to its Trainer.
+struct RunContext {
+  const TrainerConfig& config;
+  RunControls& controls;
+  std::atomic<RunState>& state;
+  std::function<void(TrainingEvent)> publish;
+  /// Starts the run writer on `runDir` (it also receives the events sent before).
+  std::function<void(const std::string& runDir)> attachRunWriter;
+
+  void log(const std::string& message, const std::string& level = "info") const {
+    TrainingEvent e;
+    e.type = level == "warning" ? EventType::Warning : EventType::Log;
+    e.level = level;
+    e.message = message;
+    publish(std::move(e));
+  }
+};
+
+/// A number as a person reads it in a message ("0.001", "1.5e-07").
+inline std::string brief(double v, int precision = 4) {
+  std::ostringstream ss;
+  ss.precision(precision);
+  ss << v;
+  return ss.str();
+}
+
+inline double secondsSince(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
+
+}  // namespace netsmith::train

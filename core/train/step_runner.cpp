@@ -1,0 +1,185 @@
+#include "train/step_runner.h"
+
+#include <ATen/autocast_mode.h>
+
+#include <cmath>
+
+#include "common/torch_compat.h"
+#include "train/metrics.h"
+#include "train/optimizer_factory.h"
+#include "train/process_group.h"
+
+namespace netsmith::train {
+
+AutocastScope::AutocastScope(const std::string& amp, const torch::Device& device) {
+  if (amp == "off") return;
+  m_active = true;
+  m_type = device.is_cuda() ? at::kCUDA : at::kCPU;
+  const auto dtype = amp == "fp16" ? at::kHalf : at::kBFloat16;
+#if NETSMITH_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(m_type, true);
+  at::autocast::set_autocast_dtype(m_type, dtype);
+#else
+  if (m_type == at::kCUDA) {
+    at::autocast::set_enabled(true);
+    at::autocast::set_autocast_gpu_dtype(dtype);
+  } else {
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+#endif
+  at::autocast::increment_nesting();
+}
+
+AutocastScope::~AutocastScope() {
+  if (!m_active) return;
+  if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+#if NETSMITH_TORCH_AT_LEAST(2, 4)
+  at::autocast::set_autocast_enabled(m_type, false);
+#else
+  if (m_type == at::kCUDA)
+    at::autocast::set_enabled(false);
+  else
+    at::autocast::set_cpu_enabled(false);
+#endif
+}
+
+StepRunner::StepRunner(graph::GraphModule& net, torch::optim::Optimizer& optimizer,
+                       const TrainOptions& options, const torch::Device& device,
+                       ProcessGroup& group, LoopState& state, std::vector<torch::Tensor> params,
+                       std::vector<std::string> paramNodes, torch::Tensor classWeights)
+    : m_net(net),
+      m_optimizer(optimizer),
+      m_options(options),
+      m_device(device),
+      m_group(group),
+      m_state(state),
+      m_params(std::move(params)),
+      m_paramNodes(std::move(paramNodes)),
+      m_classWeights(std::move(classWeights)) {}
+
+BatchFigures StepRunner::forwardBackward(const data::Batch& batch, const BatchGroup& group,
+                                         bool sync, bool stopAsked, bool pauseAsked) {
+  const auto images = batch.images.to(m_device, /*non_blocking=*/true);
+  const auto labels = batch.labels.to(m_device, /*non_blocking=*/true);
+  const auto targets = batch.targets.defined() ? batch.targets.to(m_device) : torch::Tensor();
+  const std::int64_t n = labels.size(0);
+  // A data-parallel share can be empty (the last global batch has fewer samples than
+  // processes). It still runs the model when BatchNorm is synchronised, so that its
+  // collectives match the other ranks'.
+  const bool empty = n == 0;
+  torch::Tensor logits, loss;
+  if (!empty || m_group.crossProcessBatchNorm()) {
+    AutocastScope autocast(m_options.amp, m_device);
+    logits = m_net->forward(images);
+  }
+  if (!empty) {
+    loss = classificationLoss(logits, labels, targets, m_options.labelSmoothing, m_classWeights);
+  } else if (logits.defined()) {
+    loss = logits.sum() * 0.0;
+  }
+  const double lossValue = empty ? 0.0 : loss.item<double>();
+  const std::int64_t correct = empty ? 0 : logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+  const bool bad = !std::isfinite(lossValue);
+  // The batch over every process: [loss x n, correct, n, bad, stop, pause].
+  std::vector<double> all{bad ? 0.0 : lossValue * double(n),
+                          double(correct),
+                          bad ? 0.0 : double(n),
+                          bad ? 1.0 : 0.0,
+                          stopAsked ? 1.0 : 0.0,
+                          pauseAsked ? 1.0 : 0.0};
+  m_group.sum(all, "the batch figures");
+  BatchFigures f;
+  f.lossSum = all[0];
+  f.correct = static_cast<std::int64_t>(std::llround(all[1]));
+  f.seen = static_cast<std::int64_t>(std::llround(all[2]));
+  f.nonFinite = all[3] > 0;
+  f.localLoss = lossValue;
+  f.stopAgreed = all[4] > 0;
+  f.pauseAgreed = all[5] > 0;
+  f.loss = all[2] > 0 ? all[0] / all[2] : std::nan("");
+  if (f.nonFinite) return f;
+  m_group.beforeBackward(sync);
+  if (loss.defined()) {
+    // Each process's mean loss weighs by its share of the global batch: the summed gradients
+    // are those of the global batch's mean loss (a single process's share is 1).
+    const double share = all[2] > 0 ? double(n) / all[2] : 0.0;
+    auto scaled = loss * share / double(group.size);
+    if (m_options.amp == "fp16") scaled = scaled * m_state.lossScale;
+    scaled.backward();
+  }
+  m_group.afterBackward(sync);
+  return f;
+}
+
+double StepRunner::gradientNorms(std::map<std::string, double>& nodeSquares) {
+  const bool scaling = m_options.amp == "fp16";
+  std::vector<torch::Tensor> norms;
+  std::vector<std::size_t> which;
+  for (std::size_t i = 0; i < m_params.size(); ++i) {
+    auto& g = m_params[i].mutable_grad();
+    if (!g.defined()) continue;
+    if (scaling) g.div_(m_state.lossScale);
+    norms.push_back(g.detach().norm(2).to(torch::kFloat));
+    which.push_back(i);
+  }
+  double total = 0;
+  if (norms.empty()) return total;
+  const auto all = torch::stack(norms).to(torch::kCPU, torch::kDouble).contiguous();
+  const double* v = all.data_ptr<double>();
+  for (std::size_t k = 0; k < which.size(); ++k) {
+    total += v[k] * v[k];
+    nodeSquares[m_paramNodes[which[k]]] += v[k] * v[k];
+  }
+  return std::sqrt(total);
+}
+
+void StepRunner::clip() {
+  torch::NoGradGuard noGrad;
+  if (m_options.clipGradValue > 0) {
+    for (auto& p : m_params) {
+      if (p.grad().defined())
+        p.mutable_grad().clamp_(-m_options.clipGradValue, m_options.clipGradValue);
+    }
+  }
+  if (m_options.clipGradNorm > 0 && m_gradNorm > m_options.clipGradNorm) {
+    const double coef = m_options.clipGradNorm / (m_gradNorm + 1e-6);
+    for (auto& p : m_params) {
+      if (p.grad().defined()) p.mutable_grad().mul_(coef);
+    }
+  }
+}
+
+StepResult StepRunner::optimizerStep(double lr) {
+  std::map<std::string, double> nodeSquares;
+  const double norm = gradientNorms(nodeSquares);
+  m_gradNorm = norm;
+  if (!std::isfinite(norm)) {
+    m_optimizer.zero_grad();
+    if (m_options.amp != "fp16") return StepResult::NonFinite;
+    // The loss scaler's normal business: skip, shrink the scale.
+    m_state.lossScale = std::max(1.0, m_state.lossScale * 0.5);
+    m_state.scaleGrowth = 0;
+    ++m_state.skippedSteps;
+    return StepResult::ScalerSkipped;
+  }
+  for (const auto& [node, sq] : nodeSquares)
+    m_state.normSums[node] += std::sqrt(sq);
+  ++m_state.normSteps;
+  clip();
+  setLearningRate(m_optimizer, lr);
+  m_optimizer.step();
+  m_optimizer.zero_grad();
+  ++m_state.step;
+  if (m_options.amp == "fp16" && ++m_state.scaleGrowth >= 2000) {
+    m_state.lossScale *= 2;
+    m_state.scaleGrowth = 0;
+  }
+  return StepResult::Stepped;
+}
+
+void StepRunner::discardGradients() {
+  m_optimizer.zero_grad();
+}
+
+}  // namespace netsmith::train

@@ -1,0 +1,140 @@
+// The LR plan is the LR the run uses: `netsmith-cli lr-schedule --json` against the lr column
+// of the same run's metrics.csv, optimizer step by optimizer step, for gradient accumulation,
+// warmup, two processes and a stopped-then-resumed run.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../core/train_fixtures.h"
+#include "cli_runner.h"
+#include "common/file_util.h"
+#include "common/json.h"
+
+using netsmith::Json;
+using netsmith::testutil::runCli;
+using netsmith::testutil::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The project's only run folder under `runs`.
+std::string onlyRun(const std::string& runs) {
+  std::vector<fs::path> found;
+  for (const auto& e : fs::directory_iterator(runs))
+    found.push_back(e.path());
+  EXPECT_EQ(found.size(), 1u);
+  return found.empty() ? "" : found.front().string();
+}
+
+/// The LR of every optimizer step, as metrics.csv records it: a batch row whose step count
+/// grew is the last batch of a step; its lr is that step's.
+std::vector<std::string> lrPerStep(const std::string& runDir) {
+  std::ifstream csv(runDir + "/metrics.csv");
+  std::string line;
+  std::getline(csv, line);  // header: kind,epoch,batch,step,loss,accuracy,lr,...
+  std::vector<std::string> out;
+  long long previous = 0;
+  while (std::getline(csv, line)) {
+    if (line.rfind("step,", 0) != 0) continue;
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    const long long step = std::stoll(cells.at(3));
+    if (step > previous) {
+      EXPECT_EQ(step, previous + 1) << line;
+      EXPECT_EQ(out.size(), std::size_t(step - 1));
+      out.push_back(cells.at(6));
+    }
+    previous = step;
+  }
+  return out;
+}
+
+/// lr-schedule's plan, formatted as metrics.csv writes numbers (9 significant digits).
+std::vector<std::string> plannedLr(const std::string& project, const std::string& flags,
+                                   Json* plan = nullptr) {
+  const auto r = runCli("lr-schedule " + project + " --json " + flags);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  const Json j = Json::parse(r.output);
+  if (plan) *plan = j;
+  std::vector<std::string> out;
+  for (const auto& v : j["lr"]) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v.get<double>());
+    out.push_back(buf);
+  }
+  return out;
+}
+
+/// 192 training samples (256 with a quarter for validation), batch 20: 10 batches per epoch.
+std::string writeProject(const TempDir& dir, int accumulation) {
+  return netsmith::testutil::writeTrainProject(
+      dir, Json{{"epochs", 3},
+                {"batch_size", 20},
+                {"grad_accumulation", accumulation},
+                {"optimizer", Json{{"type", "sgd"}, {"lr", 0.05}, {"momentum", 0.9}}},
+                {"schedule", Json{{"type", "cosine"},
+                                  {"min_lr", 0.001},
+                                  {"warmup_epochs", 1},
+                                  {"warmup_start_factor", 0.2}}}});
+}
+
+}  // namespace
+
+class LrPlanEqualsRun : public ::testing::TestWithParam<int> {};
+
+TEST_P(LrPlanEqualsRun, StepForStepWithWarmup) {
+  const int accumulation = GetParam();
+  TempDir dir;
+  const auto project = writeProject(dir, accumulation);
+  Json plan;
+  const auto planned = plannedLr(project, "", &plan);
+  // 10 batches per epoch; groups of `accumulation` (the last may be short).
+  const int steps = (10 + accumulation - 1) / accumulation;
+  EXPECT_EQ(plan["batches_per_epoch"], 10);
+  EXPECT_EQ(plan["steps_per_epoch"], steps);
+  ASSERT_EQ(planned.size(), std::size_t(3 * steps));
+  const auto r = runCli("train " + project + " --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(lrPerStep(onlyRun(dir.file("runs"))), planned);
+  // The warmup ramps over the first epoch's steps, so the plan is not flat there.
+  EXPECT_NE(planned[0], planned[std::size_t(steps)]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Accumulation, LrPlanEqualsRun, ::testing::Values(1, 2, 3));
+
+TEST(LrPlan, TwoProcessesAndALimitPlanTheGlobalBatch) {
+  TempDir dir;
+  const auto project = writeProject(dir, 2);
+  Json plan;
+  const auto planned = plannedLr(project, "--nproc 2 --limit-train 150", &plan);
+  EXPECT_EQ(plan["global_batch"], 40);
+  EXPECT_EQ(plan["batches_per_epoch"], 4);  // 150 samples / 40
+  EXPECT_EQ(plan["steps_per_epoch"], 2);
+  const auto r =
+      runCli("train " + project + " --nproc 2 --limit-train 150 --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(lrPerStep(onlyRun(dir.file("runs"))), planned);
+}
+
+TEST(LrPlan, AStoppedAndResumedRunFollowsThePlan) {
+  TempDir dir;
+  const auto project = writeProject(dir, 3);
+  const auto planned = plannedLr(project, "");
+  // Stop after 7 batches (the third group of the first epoch is incomplete, so the stop comes
+  // at its end, batch 9), then resume from the checkpoint into the same folder.
+  const auto first = runCli("train " + project + " --max-batches 7 --out " + dir.file("runs"));
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  const std::string runDir = onlyRun(dir.file("runs"));
+  const auto steps = lrPerStep(runDir);
+  ASSERT_GT(steps.size(), 0u);
+  ASSERT_LT(steps.size(), planned.size());
+  const auto second =
+      runCli("train " + project + " --resume " + runDir + "/checkpoints/last.safetensors");
+  ASSERT_EQ(second.exitCode, 0) << second.output;
+  EXPECT_EQ(lrPerStep(runDir), planned);
+}

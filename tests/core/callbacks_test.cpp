@@ -1,0 +1,190 @@
+// The callbacks on made-up epoch figures, without a model: checkpoint cadence and pruning,
+// best-metric tracking, early stopping patience, plateau reduction, the numeric watchdog, and
+// their state through a checkpoint's "loop" object.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "data_fixtures.h"
+#include "train/best_metric.h"
+#include "train/checkpoint_callback.h"
+#include "train/early_stopping.h"
+#include "train/numeric_watchdog.h"
+#include "train/plateau_callback.h"
+
+using namespace netsmith;
+using namespace netsmith::train;
+namespace fs = std::filesystem;
+
+namespace {
+
+EpochMetrics epochWithValLoss(std::int64_t epoch, double valLoss) {
+  EpochMetrics e;
+  e.epoch = epoch;
+  e.hasValidation = true;
+  e.validation.loss = valLoss;
+  e.validation.accuracy = 1.0 - valLoss;
+  e.trainLoss = valLoss;
+  return e;
+}
+
+std::set<std::string> filesIn(const fs::path& dir) {
+  std::set<std::string> out;
+  for (const auto& entry : fs::directory_iterator(dir))
+    out.insert(entry.path().filename().string());
+  return out;
+}
+
+}  // namespace
+
+TEST(CheckpointCallback, LastEveryEpochBestWhenImprovedEpochNPruned) {
+  testutil::TempDir dir;
+  const fs::path ckpt = dir.file("checkpoints");
+  fs::create_directories(ckpt);
+  std::vector<std::string> written;
+  auto writer = [&](const std::string& tag, const Json& metrics) {
+    written.push_back(tag);
+    EXPECT_EQ(metrics["event"], netsmith::train::eventTypeName(EventType::EpochEnd));
+    const auto path = ckpt / (tag + ".safetensors");
+    std::ofstream(path) << tag;
+    return path.string();
+  };
+  auto best = std::make_shared<BestMetric>(MetricChoice{"val_loss", false});
+  CallbackList list;
+  list.add(best);
+  list.add(std::make_shared<CheckpointCallback>(CheckpointCallback::Options{ckpt.string(), 2, 2},
+                                                writer, best));
+  const std::vector<double> losses{0.9, 0.8, 0.85, 0.7, 0.75, 0.76, 0.6};
+  for (std::size_t i = 0; i < losses.size(); ++i)
+    EXPECT_EQ(list.epochEnd(epochWithValLoss(std::int64_t(i), losses[i])), "");
+  // Best after epochs 1, 2, 4 and 7; epoch-N after 2, 4, 6; the oldest epoch-2 pruned.
+  EXPECT_EQ(std::count(written.begin(), written.end(), "last"), 7);
+  EXPECT_EQ(std::count(written.begin(), written.end(), "best"), 4);
+  EXPECT_EQ(std::count(written.begin(), written.end(), "epoch-2"), 1);
+  EXPECT_EQ(filesIn(ckpt), (std::set<std::string>{"last.safetensors", "best.safetensors",
+                                                  "epoch-4.safetensors", "epoch-6.safetensors"}));
+  EXPECT_EQ(best->bestEpoch(), 6);
+  EXPECT_DOUBLE_EQ(best->best(), 0.6);
+}
+
+TEST(CheckpointCallback, NoFolderWritesNothing) {
+  int calls = 0;
+  CheckpointCallback c(
+      {"", 1, 1},
+      [&](const std::string&, const Json&) {
+        ++calls;
+        return std::string();
+      },
+      nullptr);
+  c.onEpochEnd(epochWithValLoss(0, 1.0));
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(EarlyStopping, StopsAfterPatienceEpochsWithoutImprovement) {
+  EarlyStoppingOptions o;
+  o.enabled = true;
+  o.metric = {"val_loss", false};
+  o.patience = 3;
+  o.minDelta = 0.01;
+  EarlyStopping es(o);
+  EXPECT_EQ(es.onEpochEnd(epochWithValLoss(0, 1.0)), "");
+  EXPECT_EQ(es.onEpochEnd(epochWithValLoss(1, 0.995)), "");  // within min_delta: not better
+  EXPECT_EQ(es.onEpochEnd(epochWithValLoss(2, 0.9)), "");    // better: the count restarts
+  EXPECT_EQ(es.onEpochEnd(epochWithValLoss(3, 0.95)), "");
+  EXPECT_EQ(es.onEpochEnd(epochWithValLoss(4, 0.91)), "");
+  EXPECT_EQ(es.badEpochs(), 2);
+  const std::string why = es.onEpochEnd(epochWithValLoss(5, 0.92));
+  EXPECT_NE(why.find("early stopping: val_loss has not improved for 3 epochs (best 0.9)"),
+            std::string::npos)
+      << why;
+  // Disabled: never.
+  EarlyStopping off(EarlyStoppingOptions{});
+  for (int i = 0; i < 20; ++i)
+    EXPECT_EQ(off.onEpochEnd(epochWithValLoss(i, 1.0)), "");
+}
+
+TEST(PlateauCallback, CutsTheFactorAfterPatienceAndKeepsMinLr) {
+  PlateauOptions o;
+  o.enabled = true;
+  o.metric = {"val_loss", false};
+  o.controller.patience = 1;
+  o.controller.factor = 0.5;
+  o.controller.minLr = 0.03;
+  std::vector<std::string> said;
+  PlateauCallback p(
+      o, [] { return 0.1; }, [&](const std::string& m) { said.push_back(m); });
+  EXPECT_DOUBLE_EQ(p.apply(0.1), 0.1);
+  p.onEpochEnd(epochWithValLoss(0, 1.0));
+  p.onEpochEnd(epochWithValLoss(1, 1.0));  // one bad epoch: within patience
+  EXPECT_DOUBLE_EQ(p.factor(), 1.0);
+  p.onEpochEnd(epochWithValLoss(2, 1.0));  // two: cut
+  EXPECT_DOUBLE_EQ(p.factor(), 0.5);
+  EXPECT_DOUBLE_EQ(p.apply(0.1), 0.05);
+  ASSERT_EQ(said.size(), 1u);
+  EXPECT_NE(said[0].find("learning rate 0.1 -> 0.05"), std::string::npos) << said[0];
+  p.onEpochEnd(epochWithValLoss(3, 1.0));
+  p.onEpochEnd(epochWithValLoss(4, 1.0));
+  EXPECT_DOUBLE_EQ(p.apply(0.1), 0.03);  // 0.025 is below min_lr
+  // The state survives a checkpoint.
+  Json loop = Json::object();
+  p.save(loop);
+  PlateauCallback q(o, [] { return 0.1; }, {});
+  q.restore(loop);
+  EXPECT_DOUBLE_EQ(q.factor(), p.factor());
+  // Disabled: the LR stays as scheduled.
+  PlateauCallback off(PlateauOptions{}, [] { return 0.1; }, {});
+  for (int i = 0; i < 10; ++i)
+    off.onEpochEnd(epochWithValLoss(i, 1.0));
+  EXPECT_DOUBLE_EQ(off.apply(0.1), 0.1);
+}
+
+TEST(NumericWatchdog, StopsWithTheRecentNormsOrSkips) {
+  NumericWatchdog stop("stop");
+  for (double n : {1.0, 2.0, 3.0, 4.0, 5.0, 6.0})
+    stop.recordGradNorm(n);
+  EXPECT_EQ(stop.recentNorms().size(), 5u);
+  const auto v = stop.onNonFinite("loss", std::nan(""), {41, 2, 6, 0.5});
+  EXPECT_TRUE(v.stop);
+  EXPECT_NE(v.message.find("non-finite loss (nan) at step 42 (epoch 3, batch 7), learning rate "
+                           "0.5; recent gradient norms: 2, 3, 4, 5, 6"),
+            std::string::npos)
+      << v.message;
+  EXPECT_NE(v.message.find("train.nan_policy"), std::string::npos);
+  const auto first = NumericWatchdog("stop").onNonFinite("gradient norm", INFINITY, {0, 0, 0, 1});
+  EXPECT_NE(first.message.find("recent gradient norms: none yet"), std::string::npos);
+  NumericWatchdog skip("skip");
+  const auto s = skip.onNonFinite("gradient norm", INFINITY, {9, 0, 3, 1});
+  EXPECT_FALSE(s.stop);
+  EXPECT_EQ(s.message, "skipped step 10: non-finite gradient norm");
+  EXPECT_EQ(skip.onNonFinite("loss", INFINITY, {9, 1, 3, 1}).message,
+            "skipped batch 4 of epoch 2: non-finite loss");
+}
+
+TEST(CallbackList, StateRoundTripsThroughTheLoopObject) {
+  EarlyStoppingOptions eo;
+  eo.enabled = true;
+  eo.patience = 2;
+  auto es = std::make_shared<EarlyStopping>(eo);
+  auto best = std::make_shared<BestMetric>(MetricChoice{"val_accuracy", true});
+  CallbackList list;
+  list.add(es);
+  list.add(best);
+  list.epochEnd(epochWithValLoss(0, 0.5));
+  list.epochEnd(epochWithValLoss(1, 0.6));
+  Json loop = Json::object();
+  list.save(loop);
+  EXPECT_TRUE(loop.contains("early_stopping"));
+  EXPECT_TRUE(loop.contains("best"));
+  auto es2 = std::make_shared<EarlyStopping>(eo);
+  auto best2 = std::make_shared<BestMetric>(MetricChoice{"val_accuracy", true});
+  CallbackList again;
+  again.add(es2);
+  again.add(best2);
+  again.restore(loop);
+  EXPECT_EQ(es2->badEpochs(), 1);
+  EXPECT_EQ(best2->bestEpoch(), 0);
+  // The next bad epoch ends the restored run as it would have ended the first.
+  EXPECT_NE(again.epochEnd(epochWithValLoss(2, 0.7)), "");
+}
