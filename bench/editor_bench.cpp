@@ -10,11 +10,11 @@
 #include <cstring>
 #include <vector>
 
-#include "model_editor.h"
-#include "model_page.h"
+#include "editor/model_editor.h"
+#include "editor/model_page.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
-#include "project_document.h"
+#include "session/project_document.h"
 
 namespace {
 double percentile(std::vector<double> v, double p) {

@@ -17,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "dashboard.h"
+#include "monitor/dashboard.h"
 
 namespace {
 

@@ -28,7 +28,7 @@ _netsmith_cli() {
     preview-aug) opts="--out --samples --draws --seed" ;;
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch" ;;
     bench) opts="--steps --batch-size --threads --json" ;;
-    train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --out --resume --init-from --max-batches --nproc --dist-timeout --json" ;;
+    train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --nproc --dist-timeout --json" ;;
     eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --safetensors --pytorch --samples --keep-failed --json" ;;

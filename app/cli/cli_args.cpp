@@ -3,11 +3,30 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <vector>
+
+#include "schema/param_schema.h"
 
 namespace netsmith::cli {
 
+namespace {
+
+/// "unknown option --epoch; did you mean --epochs?"
+UsageError unknownOption(const std::string& w, const std::set<std::string>& flags,
+                         const std::set<std::string>& options) {
+  std::vector<std::string> known(flags.begin(), flags.end());
+  known.insert(known.end(), options.begin(), options.end());
+  const std::string guess = schema::closestName(w, known);
+  return UsageError{"unknown option " + w +
+                    (guess.empty() ? std::string() : "; did you mean " + guess + "?")};
+}
+
+}  // namespace
+
 Args::Args(const std::vector<std::string>& words, const std::set<std::string>& flags,
            const std::set<std::string>& options) {
+  for (const auto& w : words)
+    if (w == "--help" || w == "-h") throw HelpRequested{};
   for (std::size_t i = 0; i < words.size(); ++i) {
     std::string w = words[i];
     if (w.size() > 2 && w.compare(0, 2, "--") == 0) {
@@ -28,10 +47,10 @@ Args::Args(const std::vector<std::string>& words, const std::set<std::string>& f
         }
         m_options[w] = value;
       } else {
-        throw UsageError{"unknown option " + w};
+        throw unknownOption(w, flags, options);
       }
     } else if (w.size() > 1 && w[0] == '-' && !(w[1] >= '0' && w[1] <= '9')) {
-      throw UsageError{"unknown option " + w};
+      throw unknownOption(w, flags, options);
     } else {
       m_positional.push_back(w);
     }

@@ -7,10 +7,13 @@
 
 namespace netsmith::cli {
 
-/// Thrown for bad command lines; main prints the message and the usage, then exits 2.
+/// Thrown for bad command lines; main prints the message and the command's usage, then exits 2.
 struct UsageError {
   std::string message;
 };
+
+/// Thrown when the words hold --help or -h: main prints the command's usage and exits 0.
+struct HelpRequested {};
 
 /// A minimal parser for `command POSITIONAL... [--flag] [--option VALUE]`.
 ///   Args args(argv + 2, argc - 2, {"--json"}, {"--batch-size"});

@@ -1,6 +1,8 @@
 #include "cli/cli_commands.h"
 
 #include <iostream>
+#include <map>
+#include <sstream>
 
 #include "augment/transform.h"
 #include "cli/cli_args.h"
@@ -11,6 +13,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "train/train_options.h"
+#include "train/trainability.h"
 
 namespace netsmith::cli {
 
@@ -34,7 +37,7 @@ commands:
   bench PROJECT [--steps N] [--batch-size N] [--threads N] [--json]
                                       training images/s on synthetic input and with the real loader
   train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
-        [--seed N] [--limit-train N] [--limit-val N] [--out DIR] [--resume CKPT]
+        [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
         [--init-from CKPT] [--max-batches N] [--nproc N] [--dist-timeout S] [--json]
                                       train; progress on the terminal (--json: one event a line);
                                       Ctrl-C stops after writing a checkpoint; the last line gives
@@ -59,6 +62,48 @@ options:
 
 exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 )";
+}
+
+std::vector<std::string> commandNames() {
+  return {"validate",    "summary", "env",   "ops",  "transforms", "data-stats", "preview-aug",
+          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export"};
+}
+
+std::string commandHelp(const std::string& command) {
+  static const std::map<std::string, std::string> kExamples{
+      {"validate", "netsmith-cli validate resources/examples/fashion_mnist.netsmith.json"},
+      {"summary", "netsmith-cli summary resources/examples/fashion_mnist.netsmith.json"},
+      {"env", "netsmith-cli env --json"},
+      {"ops", "netsmith-cli ops"},
+      {"transforms", "netsmith-cli transforms"},
+      {"data-stats", "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
+      {"preview-aug",
+       "netsmith-cli preview-aug resources/examples/fashion_mnist.netsmith.json --out grid.png"},
+      {"lr-schedule",
+       "netsmith-cli lr-schedule resources/examples/fashion_mnist.netsmith.json --json"},
+      {"bench", "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50"},
+      {"train",
+       "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
+       "--limit-train 6000"},
+      {"eval", "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
+      {"lr-find",
+       "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
+      {"export", "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"}};
+  const auto example = kExamples.find(command);
+  if (example == kExamples.end()) return {};
+  // The command's lines of the usage text: its own, and those indented under it.
+  std::istringstream in(usageText());
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    const bool commandLine = line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ';
+    if (commandLine)
+      inside = line.compare(2, command.size() + 1, command + " ") == 0 || line.substr(2) == command;
+    else if (line.empty() || line.rfind("  ", 0) != 0)
+      inside = false;
+    if (inside) block += line + "\n";
+  }
+  return "usage: netsmith-cli\n" + block + "\nexample:\n  " + example->second + "\n";
 }
 
 bool loadValid(const std::string& path, const ops::OpRegistry& registry,
@@ -118,6 +163,14 @@ int runValidate(const std::vector<std::string>& words) {
   project::LoadedProject loaded;
   train::TrainOptions options;
   if (!loadTrainable(path, registry, loaded, options)) return kExitInvalid;
+  // What train would refuse before its first batch: the data, the splits, output vs classes.
+  const auto problems = train::checkTrainable(loaded.project, loaded.baseDir(), registry);
+  if (!problems.empty()) {
+    std::cerr << path << ": " << problems.size()
+              << (problems.size() == 1 ? " problem" : " problems") << ":\n"
+              << formatProblems(problems);
+    return kExitInvalid;
+  }
   const auto analysis = graph::analyseGraph(loaded.project.model, registry);
   std::cout << path << ": valid (" << analysis.nodes.size() << " nodes, "
             << graph::formatCount(analysis.totalParams) << " parameters, output "

@@ -60,5 +60,9 @@ void applyTrainOverrides(const Args& args, Json& train);
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();
+/// The names of the commands, as usageText() lists them.
+std::vector<std::string> commandNames();
+/// One command's usage and an example (`netsmith-cli train --help`); "" for an unknown one.
+std::string commandHelp(const std::string& command);
 
 }  // namespace netsmith::cli

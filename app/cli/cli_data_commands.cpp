@@ -88,13 +88,23 @@ int runDataStats(const std::vector<std::string>& words) {
   project::LoadedProject loaded;
   auto pd = openData(path, loaded);
   if (!pd) return kExitInvalid;
-  const auto& d = pd->data;
+  auto& d = pd->data;
   std::vector<data::SkippedItem> skipped = d.skippedAtScan();
-  // Statistics of the training split as the model sees it (no augmentation).
+  // Statistics of the training split as the model sees it (no augmentation). Every split is
+  // decoded: the counts leave out what training and evaluation would skip.
   const data::SampleProcessor plain(pd->format, nullptr, {}, {});
-  const auto stats = data::computeChannelStats(d.train, plain, d.config.onError,
-                                               terminalProgress("reading images"), &skipped);
+  std::vector<std::int64_t> unreadable;
+  const auto stats =
+      data::computeChannelStats(d.train, plain, d.config.onError,
+                                terminalProgress("reading training images"), &skipped, &unreadable);
   if (!stats) throw Error("cancelled");
+  data::removePositions(d.train, unreadable);
+  for (auto* set : {&d.validation, &d.test}) {
+    if (set->empty()) continue;
+    if (!data::dropUnreadable(*set, plain, d.config.onError,
+                              terminalProgress("reading " + set->name + " images"), &skipped))
+      throw Error("cancelled");
+  }
   std::optional<std::map<std::string, std::int64_t>> sizes;
   const bool files = d.config.train.format == data::SourceFormat::ImageFolder ||
                      d.config.train.format == data::SourceFormat::Csv;
@@ -116,6 +126,7 @@ int runDataStats(const std::vector<std::string>& words) {
       {"mean", pd->normalization.mean},
       {"std", pd->normalization.std}};
   if (sizes) j["image_sizes"] = *sizes;
+  j["subsets"] = d.subsets;
   Json skippedJson = Json::array();
   for (const auto& s : skipped)
     skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
@@ -126,7 +137,9 @@ int runDataStats(const std::vector<std::string>& words) {
   }
   std::cout << "Project: " << loaded.project.name << '\n'
             << "Splits:  train " << d.train.size() << ", validation " << d.validation.size()
-            << ", test " << d.test.size() << '\n';
+            << ", test " << d.test.size() << " (readable samples)\n";
+  for (const auto& s : d.subsets)
+    std::cout << "Subset:  " << s << '\n';
   const auto tr = data::classCounts(d.train, d.numClasses());
   const auto va = data::classCounts(d.validation, d.numClasses());
   const auto te = data::classCounts(d.test, d.numClasses());

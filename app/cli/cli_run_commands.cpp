@@ -223,8 +223,8 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
 int runTrain(const std::vector<std::string>& words) {
   const Args args(words, {"--json"},
                   {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
-                   "--limit-train", "--limit-val", "--out", "--resume", "--init-from",
-                   "--max-batches", "--nproc", "--dist-timeout"});
+                   "--limit-train", "--limit-val", "--limit-test", "--out", "--resume",
+                   "--init-from", "--max-batches", "--nproc", "--dist-timeout"});
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -251,6 +251,7 @@ int runTrain(const std::vector<std::string>& words) {
   config.cacheDir = data::userCacheDir();
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
+  config.limitTest = args.integer("--limit-test", 0, 1, 1LL << 40);
   config.stopAfterBatches = args.integer("--max-batches", 0, 1, 1LL << 40);
   config.dist = distributed::distEnvFromEnvironment();
   config.workerProgram = selfExecutable();
@@ -276,23 +277,22 @@ int runTrain(const std::vector<std::string>& words) {
     if (!result.runDir.empty()) std::cerr << "run folder: " << result.runDir << '\n';
     return result.runDir.empty() && result.steps == 0 ? kExitInvalid : kExitFailure;
   }
-  if (json) return kExitOk;
+  const int exitCode =
+      result.state == train::FinishState::Stopped && g_interrupts > 0 ? 130 : kExitOk;
+  if (json) return exitCode;
   std::printf("%s\n", result.reason.c_str());
   if (!result.lastCheckpoint.empty())
     std::printf("checkpoint: %s\n", result.lastCheckpoint.c_str());
-  std::string last;
-  if (result.hasTest) {
-    last = "test accuracy " + percent(result.test.accuracy) + " on " +
-           std::to_string(result.test.samples) + " images";
-  } else if (result.hasValidation) {
+  std::string last = train::describeTestFigure(result);
+  if (last.empty() && result.hasValidation) {
     last = "validation accuracy " + percent(result.lastValidation.accuracy) + " on " +
-           std::to_string(result.lastValidation.samples) + " images";
-  } else {
+           std::to_string(result.lastValidation.samples) + " images (no test split)";
+  } else if (last.empty()) {
     last = "no test or validation split to measure accuracy";
   }
   std::printf("%s; run folder %s\n", last.c_str(),
               result.runDir.empty() ? "(none)" : result.runDir.c_str());
-  return result.state == train::FinishState::Stopped && g_interrupts > 0 ? 130 : kExitOk;
+  return exitCode;
 }
 
 int runDistWorker(const std::vector<std::string>& words) {

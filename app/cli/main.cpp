@@ -8,6 +8,7 @@
 #include "cli/cli_commands.h"
 #include "common/error.h"
 #include "netsmith/version.h"
+#include "schema/param_schema.h"
 
 using namespace netsmith::cli;
 
@@ -43,9 +44,16 @@ int main(int argc, char** argv) {
     if (command == "eval") return runEval(words);
     if (command == "lr-find") return runLrFind(words);
     if (command == "export") return runExport(words);
-    throw UsageError{"unknown command \"" + command + "\""};
+    const std::string guess = netsmith::schema::closestName(command, commandNames());
+    throw UsageError{"unknown command \"" + command + "\"" +
+                     (guess.empty() ? std::string() : "; did you mean \"" + guess + "\"?")};
+  } catch (const HelpRequested&) {
+    const std::string help = commandHelp(command);
+    std::cout << (help.empty() ? usageText() : help);
+    return kExitOk;
   } catch (const UsageError& e) {
-    std::cerr << "netsmith-cli: " << e.message << "\n\n" << usageText();
+    const std::string help = commandHelp(command);
+    std::cerr << "netsmith-cli: " << e.message << "\n\n" << (help.empty() ? usageText() : help);
     return kExitInvalid;
   } catch (const netsmith::Error& e) {
     std::cerr << "netsmith-cli: " << e.what() << '\n';

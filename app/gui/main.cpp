@@ -7,10 +7,10 @@
 #include <QTimer>
 
 #include "env/env_report.h"
-#include "main_window.h"
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
 #include "screenshots.h"
+#include "shell/main_window.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);

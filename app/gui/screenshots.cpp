@@ -7,16 +7,16 @@
 #include <QTableWidget>
 #include <QTimer>
 
-#include "augment_page.h"
-#include "data_page.h"
-#include "evaluation_page.h"
-#include "graph_canvas.h"
-#include "main_window.h"
-#include "model_page.h"
-#include "project_document.h"
-#include "project_pages.h"
-#include "trainer_session.h"
-#include "training_page.h"
+#include "editor/graph_canvas.h"
+#include "editor/model_page.h"
+#include "evaluation/evaluation_page.h"
+#include "forms/augment_page.h"
+#include "forms/data_page.h"
+#include "forms/training_page.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectPages;

@@ -40,7 +40,6 @@ class CifarSource : public DatasetSource {
         m_offsets.push_back(base + r * kRecord);
         m_labels.push_back(label);
         m_names.push_back(file + " #" + std::to_string(r));
-        if (spec.limit > 0 && static_cast<std::int64_t>(m_offsets.size()) >= spec.limit) return;
       }
     }
   }

@@ -1,5 +1,7 @@
 // CSV manifests: a header with `path` and `label` columns (others ignored); paths relative to
-// the CSV's folder; labels are class indices or class names.
+// the CSV's folder; labels are class indices or class names, one kind for the whole file.
+// UTF-8 with or without a byte-order mark (Excel's "CSV UTF-8"), LF or CRLF line ends, RFC 4180
+// quoted fields.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -65,7 +67,8 @@ class CsvSource : public FileListSource {
     const std::string where = spec.path + ".manifest: " + spec.manifest;
     std::error_code ec;
     if (!fs::exists(spec.manifest, ec)) throw Error(where + ": file not found");
-    const std::string text = readTextFile(spec.manifest);
+    std::string text = readTextFile(spec.manifest);
+    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
     const fs::path base = fs::path(spec.manifest).parent_path();
     std::istringstream in(text);
     std::string line;
@@ -106,14 +109,29 @@ class CsvSource : public FileListSource {
     bool numeric = true;
     std::int64_t maxIndex = -1;
     std::set<std::string> names;
+    const Row* firstIndex = nullptr;
+    const Row* firstName = nullptr;
     for (const auto& r : rows) {
       std::int64_t k = 0;
       if (parseIndex(r.label, k)) {
         maxIndex = std::max(maxIndex, k);
+        if (!firstIndex) firstIndex = &r;
       } else {
         numeric = false;
         names.insert(r.label);
+        if (!firstName) firstName = &r;
       }
+    }
+    if (firstIndex && firstName) {
+      // A label 0 next to "cat" is ambiguous: refuse rather than guess.
+      const bool indexFirst = firstIndex->line < firstName->line;
+      const Row& odd = indexFirst ? *firstName : *firstIndex;
+      const Row& first = indexFirst ? *firstIndex : *firstName;
+      throw Error(where + ": line " + std::to_string(odd.line) + ": label \"" + odd.label +
+                  "\" is a class " + (indexFirst ? "name" : "index") + " but line " +
+                  std::to_string(first.line) + "'s label \"" + first.label + "\" is a class " +
+                  (indexFirst ? "index" : "name") +
+                  "; use one kind for every row (class names, or indices 0..N-1)");
     }
     if (!classes.empty()) {
       m_classes = classes;
@@ -157,7 +175,6 @@ class CsvSource : public FileListSource {
       }
       m_files.push_back(p.lexically_normal().string());
       m_labels.push_back(k);
-      if (spec.limit > 0 && static_cast<std::int64_t>(m_files.size()) >= spec.limit) break;
     }
     if (m_files.empty()) throw Error(where + ": no usable rows");
   }

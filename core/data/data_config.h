@@ -31,7 +31,7 @@ struct SourceSpec {
   std::string root;                ///< image_folder; cifar10 (folder holding the .bin batches)
   std::string manifest;            ///< csv
   std::vector<std::string> files;  ///< cifar10 batch files
-  std::int64_t limit = 0;          ///< use only the first N samples (0: all)
+  std::int64_t limit = 0;          ///< a stratified seeded subset of N samples (0: all)
 };
 
 /// Validation taken out of the training source.

@@ -119,7 +119,7 @@ Batch DataLoader::buildBatch(std::int64_t b) {
       }
       ++m_skippedCount;
       std::lock_guard<std::mutex> lock(m_mutex);
-      m_warnings.push_back({m_set.describe(k), e.what()});
+      m_warnings.push_back(skippedFor(m_set.describe(k), e.what()));
       continue;
     }
     kept.push_back(i);

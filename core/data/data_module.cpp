@@ -31,6 +31,44 @@ SplitIndices splitTrainValidation(std::int64_t n,
   return out;
 }
 
+std::vector<std::int64_t> stratifiedSubset(const std::vector<std::int64_t>& indices,
+                                           const std::function<std::int64_t(std::int64_t)>& label,
+                                           std::int64_t numClasses, std::int64_t limit,
+                                           std::uint64_t seed) {
+  const auto n = static_cast<std::int64_t>(indices.size());
+  if (limit <= 0 || limit >= n) return indices;
+  // Group by class (anything out of range in one extra group).
+  const auto k = static_cast<std::size_t>(std::max<std::int64_t>(0, numClasses));
+  std::vector<std::vector<std::int64_t>> groups(k + 1);
+  for (auto i : indices) {
+    const auto c = label(i);
+    groups[c >= 0 && c < numClasses ? static_cast<std::size_t>(c) : k].push_back(i);
+  }
+  // Quotas: each group's share of `limit`, the remainder to the largest fractions.
+  std::vector<std::int64_t> quota(groups.size());
+  std::vector<std::pair<double, std::size_t>> fractions;
+  std::int64_t given = 0;
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    const double exact = double(limit) * double(groups[g].size()) / double(n);
+    quota[g] = static_cast<std::int64_t>(std::floor(exact));
+    given += quota[g];
+    fractions.emplace_back(exact - double(quota[g]), g);
+  }
+  std::stable_sort(fractions.begin(), fractions.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  for (std::size_t r = 0; given < limit && r < fractions.size(); ++r, ++given)
+    ++quota[fractions[r].second];
+  std::mt19937_64 rng(seed ^ 0x5B5E5B5Eull);
+  std::vector<std::int64_t> out;
+  out.reserve(static_cast<std::size_t>(limit));
+  for (std::size_t g = 0; g < groups.size(); ++g) {
+    std::shuffle(groups[g].begin(), groups[g].end(), rng);
+    out.insert(out.end(), groups[g].begin(), groups[g].begin() + quota[g]);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 std::vector<SkippedItem> DataModule::skippedAtScan() const {
   std::vector<SkippedItem> out;
   std::vector<const DatasetSource*> seen;
@@ -44,12 +82,24 @@ std::vector<SkippedItem> DataModule::skippedAtScan() const {
 
 namespace {
 
-SampleSet wholeSource(std::string name, std::shared_ptr<const DatasetSource> source) {
+/// Every sample of `source`, or the stratified subset its `limit` asks for (noted in
+/// `subsets`).
+SampleSet wholeSource(std::string name, std::shared_ptr<const DatasetSource> source,
+                      const SourceSpec& spec, std::uint64_t seed,
+                      std::vector<std::string>& subsets) {
   SampleSet s;
   s.name = std::move(name);
   s.indices.resize(static_cast<std::size_t>(source->size()));
   for (std::size_t i = 0; i < s.indices.size(); ++i)
     s.indices[i] = static_cast<std::int64_t>(i);
+  if (spec.limit > 0 && spec.limit < source->size()) {
+    s.indices = stratifiedSubset(
+        s.indices, [&](std::int64_t i) { return source->label(i); }, source->numClasses(),
+        spec.limit, seed);
+    subsets.push_back(spec.path + ".limit: " + std::to_string(spec.limit) + " of " +
+                      std::to_string(source->size()) +
+                      " samples, a stratified random subset (seed " + std::to_string(seed) + ")");
+  }
   s.source = std::move(source);
   return s;
 }
@@ -71,19 +121,33 @@ DataModule openDataModule(const DataConfig& config) {
       openSource(config.train, config.classes, config.onError);
   if (train->size() == 0) throw Error(config.train.path + ": no usable samples");
   m.classes = train->classNames();
+  const std::uint64_t seed = config.split.seed;
+  SampleSet all = wholeSource("train", train, config.train, seed, m.subsets);
   if (config.validation) {
-    m.train = wholeSource("train", train);
+    m.train = std::move(all);
     auto val = openSource(*config.validation, m.classes, config.onError);
     checkSameClasses(*val, config.validation->path, m);
-    m.validation = wholeSource("validation", val);
+    m.validation = wholeSource("validation", val, *config.validation, seed, m.subsets);
   } else {
+    // The split is taken from the (limited) training samples.
     const auto split = splitTrainValidation(
-        train->size(), [&](std::int64_t i) { return train->label(i); }, train->numClasses(),
+        all.size(), [&](std::int64_t k) { return all.label(k); }, train->numClasses(),
         config.split.fraction, config.split.seed, config.split.stratified);
-    m.train = SampleSet{"train", train, split.train};
-    m.validation = SampleSet{"validation", train, split.validation};
-    if (config.split.limit > 0 && m.validation.size() > config.split.limit) {
-      m.validation.indices.resize(static_cast<std::size_t>(config.split.limit));
+    m.train = SampleSet{"train", train, {}};
+    m.validation = SampleSet{"validation", train, {}};
+    for (auto k : split.train)
+      m.train.indices.push_back(all.indices[static_cast<std::size_t>(k)]);
+    for (auto k : split.validation)
+      m.validation.indices.push_back(all.indices[static_cast<std::size_t>(k)]);
+    const std::int64_t limit = config.split.limit;
+    if (limit > 0 && m.validation.size() > limit) {
+      const auto before = m.validation.size();
+      m.validation.indices = stratifiedSubset(
+          m.validation.indices, [&](std::int64_t i) { return train->label(i); },
+          train->numClasses(), limit, seed);
+      m.subsets.push_back("data.validation.limit: " + std::to_string(limit) + " of " +
+                          std::to_string(before) + " samples, a stratified random subset (seed " +
+                          std::to_string(seed) + ")");
     }
   }
   if (m.train.empty())
@@ -91,7 +155,7 @@ DataModule openDataModule(const DataConfig& config) {
   if (config.test) {
     auto test = openSource(*config.test, m.classes, config.onError);
     checkSameClasses(*test, config.test->path, m);
-    m.test = wholeSource("test", test);
+    m.test = wholeSource("test", test, *config.test, seed, m.subsets);
   } else {
     m.test.name = "test";
   }

@@ -47,6 +47,9 @@ struct DataModule {
   SampleSet validation;  ///< may be empty
   SampleSet test;        ///< may be empty
   std::vector<std::string> classes;
+  /// The subsets that `limit`s took, for data-stats: "data.train.limit: 500 of 60000 samples, a
+  /// stratified random subset (seed 0)".
+  std::vector<std::string> subsets;
 
   std::int64_t numClasses() const { return static_cast<std::int64_t>(classes.size()); }
   /// Items every source left out while scanning.
@@ -55,6 +58,14 @@ struct DataModule {
 
 /// Opens every source of `config` and makes the splits. Throws netsmith::Error naming the place.
 DataModule openDataModule(const DataConfig& config);
+
+/// A seeded random subset of `limit` of `indices` (all of them when limit <= 0 or there are no
+/// more), stratified: each class keeps its share (quotas by largest remainder), so no class is
+/// dropped by a limit. Returned sorted.
+std::vector<std::int64_t> stratifiedSubset(const std::vector<std::int64_t>& indices,
+                                           const std::function<std::int64_t(std::int64_t)>& label,
+                                           std::int64_t numClasses, std::int64_t limit,
+                                           std::uint64_t seed);
 
 /// Samples per class.
 std::vector<std::int64_t> classCounts(const SampleSet& set, std::int64_t numClasses);

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <mutex>
+#include <opencv2/core/utils/logger.hpp>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 
@@ -51,6 +53,11 @@ bool isImageFileName(const std::string& name) {
 }
 
 cv::Mat decodeImageFile(const std::string& path) {
+  // OpenCV's decoders print their own warnings ("PNG input buffer is incomplete") straight to
+  // stderr, where they break progress bars; the SampleError below names the file and the reason.
+  static std::once_flag quiet;
+  std::call_once(quiet,
+                 [] { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR); });
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SampleError(path + ": cannot open");
   std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

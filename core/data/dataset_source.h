@@ -25,6 +25,13 @@ struct SkippedItem {
   std::string reason;
 };
 
+/// The item `item` skipped for `error`, naming the item once (a SampleError's text starts with
+/// the file it is about).
+inline SkippedItem skippedFor(const std::string& item, const std::string& error) {
+  const std::string prefix = item + ": ";
+  return {item, error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error};
+}
+
 /// Where samples come from. Labels are known without decoding; images are decoded on demand
 /// (thread-safe: loader workers call load() concurrently).
 class DatasetSource {

@@ -14,7 +14,8 @@ namespace netsmith::data {
 std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
                                                 const SampleProcessor& processor,
                                                 ErrorPolicy policy, const ProgressFn& progress,
-                                                std::vector<SkippedItem>* skipped) {
+                                                std::vector<SkippedItem>* skipped,
+                                                std::vector<std::int64_t>* unreadable) {
   const int c = processor.format().channels;
   std::vector<double> sum(static_cast<std::size_t>(c), 0.0),
       sumSq(static_cast<std::size_t>(c), 0.0);
@@ -27,7 +28,8 @@ std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
       img = processor.plain(set, k);
     } catch (const SampleError& e) {
       if (policy == ErrorPolicy::Fail) throw;
-      if (skipped) skipped->push_back({set.describe(k), e.what()});
+      if (skipped) skipped->push_back(skippedFor(set.describe(k), e.what()));
+      if (unreadable) unreadable->push_back(k);
       continue;
     }
     std::vector<cv::Mat> planes;
@@ -54,6 +56,39 @@ std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
   return s;
 }
 
+void removePositions(SampleSet& set, const std::vector<std::int64_t>& positions) {
+  if (positions.empty()) return;
+  std::vector<bool> drop(set.indices.size(), false);
+  for (auto k : positions)
+    if (k >= 0 && k < set.size()) drop[static_cast<std::size_t>(k)] = true;
+  std::vector<std::int64_t> kept;
+  kept.reserve(set.indices.size());
+  for (std::size_t k = 0; k < set.indices.size(); ++k)
+    if (!drop[k]) kept.push_back(set.indices[k]);
+  set.indices = std::move(kept);
+}
+
+bool dropUnreadable(SampleSet& set, const SampleProcessor& processor, ErrorPolicy policy,
+                    const ProgressFn& progress, std::vector<SkippedItem>* skipped) {
+  std::vector<std::int64_t> unreadable;
+  std::vector<SkippedItem> found;
+  const std::int64_t n = set.size();
+  for (std::int64_t k = 0; k < n; ++k) {
+    if (progress && (k % 256 == 0) && !progress(k, n)) return false;
+    try {
+      processor.plain(set, k);
+    } catch (const SampleError& e) {
+      if (policy == ErrorPolicy::Fail) throw;
+      found.push_back(skippedFor(set.describe(k), e.what()));
+      unreadable.push_back(k);
+    }
+  }
+  if (progress && !progress(n, n)) return false;
+  removePositions(set, unreadable);
+  if (skipped) skipped->insert(skipped->end(), found.begin(), found.end());
+  return true;
+}
+
 std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(
     const SampleSet& set, const ProgressFn& progress, std::vector<SkippedItem>* skipped) {
   std::map<std::string, std::int64_t> out;
@@ -65,7 +100,7 @@ std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(
       ++out[std::to_string(img.cols) + "x" + std::to_string(img.rows) + "x" +
             std::to_string(img.channels())];
     } catch (const SampleError& e) {
-      if (skipped) skipped->push_back({set.describe(k), e.what()});
+      if (skipped) skipped->push_back(skippedFor(set.describe(k), e.what()));
     }
   }
   return out;

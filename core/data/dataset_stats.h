@@ -24,12 +24,22 @@ struct ChannelStats {
 };
 
 /// Mean/std over every pixel of the set as the model sees it (converted and fitted, not
-/// augmented). Unreadable samples are skipped and listed (under ErrorPolicy::Fail, thrown).
-/// Returns nullopt when `progress` cancels.
+/// augmented). Unreadable samples are skipped and listed, with their positions in the set in
+/// `unreadable` (under ErrorPolicy::Fail, thrown). Returns nullopt when `progress` cancels.
 std::optional<ChannelStats> computeChannelStats(const SampleSet& set,
                                                 const SampleProcessor& processor,
                                                 ErrorPolicy policy, const ProgressFn& progress,
-                                                std::vector<SkippedItem>* skipped = nullptr);
+                                                std::vector<SkippedItem>* skipped = nullptr,
+                                                std::vector<std::int64_t>* unreadable = nullptr);
+
+/// Decodes every sample of `set` and takes the unreadable ones out of it (listed in `skipped`;
+/// under ErrorPolicy::Fail, thrown), so its size counts what training will use. Returns false
+/// when `progress` cancels (the set is then unchanged).
+bool dropUnreadable(SampleSet& set, const SampleProcessor& processor, ErrorPolicy policy,
+                    const ProgressFn& progress, std::vector<SkippedItem>* skipped);
+
+/// Removes the samples at `positions` (positions in the set, as computeChannelStats gives).
+void removePositions(SampleSet& set, const std::vector<std::int64_t>& positions);
 
 /// "WxH" -> count over the set's decoded images (image folders and manifests have mixed sizes).
 std::optional<std::map<std::string, std::int64_t>> imageSizeHistogram(

@@ -103,8 +103,7 @@ class IdxSource : public DatasetSource {
     } else {
       m_classes = classes;
     }
-    const std::int64_t n = spec.limit > 0 ? std::min(count, spec.limit) : count;
-    for (std::int64_t i = 0; i < n; ++i) {
+    for (std::int64_t i = 0; i < count; ++i) {
       const std::int64_t label = labels[8 + i];
       if (label >= numClasses()) {
         const std::string item = spec.labels + " record " + std::to_string(i);

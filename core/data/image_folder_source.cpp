@@ -1,5 +1,8 @@
 // Image folders: root/<class>/**/*.png|jpg|jpeg|bmp|webp|tif, classes sorted by name (as
-// torchvision's ImageFolder does). Images are decoded lazily.
+// torchvision's ImageFolder does). Images in folders nested inside a class folder belong to
+// that class (root/cat/2024/a.png is a cat). Entries whose name starts with a dot are hidden
+// and ignored, at every level (.ipynb_checkpoints, .DS_Store, ._a.png). Images are decoded
+// lazily.
 #include <algorithm>
 #include <filesystem>
 
@@ -11,6 +14,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+bool hidden(const fs::path& p) {
+  const std::string name = p.filename().string();
+  return !name.empty() && name[0] == '.';
+}
+
 class ImageFolderSource : public FileListSource {
  public:
   ImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes) {
@@ -20,6 +28,7 @@ class ImageFolderSource : public FileListSource {
     if (!fs::is_directory(spec.root, ec)) throw Error(where + ": not a folder");
     std::vector<std::string> folders;
     for (const auto& entry : fs::directory_iterator(spec.root, ec)) {
+      if (hidden(entry.path())) continue;
       if (entry.is_directory()) {
         folders.push_back(entry.path().filename().string());
       } else {
@@ -46,6 +55,10 @@ class ImageFolderSource : public FileListSource {
                dir, fs::directory_options::follow_directory_symlink, ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
         if (ec) break;
+        if (hidden(it->path())) {
+          if (it->is_directory()) it.disable_recursion_pending();
+          continue;
+        }
         if (!it->is_regular_file()) continue;
         const std::string path = it->path().string();
         if (isImageFileName(path)) {
@@ -64,10 +77,6 @@ class ImageFolderSource : public FileListSource {
         m_files.push_back(std::move(f));
         m_labels.push_back(static_cast<std::int64_t>(k));
       }
-    }
-    if (spec.limit > 0 && static_cast<std::int64_t>(m_files.size()) > spec.limit) {
-      m_files.resize(static_cast<std::size_t>(spec.limit));
-      m_labels.resize(static_cast<std::size_t>(spec.limit));
     }
   }
 };

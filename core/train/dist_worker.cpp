@@ -49,6 +49,7 @@ void writeWorkerSpec(const TrainerConfig& config, const std::string& path) {
                   {"cache_dir", config.cacheDir},
                   {"limit_train", config.limitTrain},
                   {"limit_val", config.limitVal},
+                  {"limit_test", config.limitTest},
                   {"stop_after_batches", config.stopAfterBatches}};
   writeFileAtomically(path, spec.dump(1) + "\n");
 }
@@ -68,6 +69,7 @@ TrainerConfig readWorkerSpec(const std::string& path) {
     config.cacheDir = spec.value("cache_dir", "");
     config.limitTrain = spec.value("limit_train", std::int64_t(0));
     config.limitVal = spec.value("limit_val", std::int64_t(0));
+    config.limitTest = spec.value("limit_test", std::int64_t(0));
     config.stopAfterBatches = spec.value("stop_after_batches", std::int64_t(0));
   } catch (const Error& e) {
     throw Error(path + ": not a worker spec: " + e.what());

@@ -182,8 +182,12 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.classes = pd->data.classes;
   data::SampleSet set = out.split == "train" ? pd->data.train : pd->data.test;
   if (set.empty()) throw Error("the " + out.split + " split is empty");
-  if (options.limit > 0 && set.size() > options.limit)
-    set.indices.resize(static_cast<std::size_t>(options.limit));
+  if (options.limit > 0 && set.size() > options.limit) {
+    const auto& source = *set.source;
+    set.indices = data::stratifiedSubset(
+        set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(),
+        options.limit, 0);
+  }
   data::LoaderOptions lo;
   lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
   lo.training = false;

@@ -21,8 +21,8 @@ struct EvaluationOptions {
   std::string checkpoint;
   /// Another project file, or a folder of class sub-folders ("" : the checkpoint's own data).
   std::string data;
-  std::string split;  ///< "test" or "train" ("" : test when there is one)
-  std::int64_t limit = 0;
+  std::string split;       ///< "test" or "train" ("" : test when there is one)
+  std::int64_t limit = 0;  ///< a stratified subset of N samples of the split (0: all)
   std::int64_t batchSize = 256;
   int topK = 5;
   bool keepSamples = false;  ///< fill Evaluation::samples (and thumbnails)

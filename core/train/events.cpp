@@ -125,12 +125,20 @@ Json TrainingEvent::toJson() const {
     case EventType::Warning:
       j["level"] = level;
       j["message"] = message;
+      if (!tag.empty()) {  // a warning about a step ("divergence")
+        j["tag"] = tag;
+        j["epoch"] = batch.epoch;
+        j["step"] = batch.step;
+      }
       break;
     case EventType::Finished:
       j["state"] = finishStateName(state);
       j["reason"] = message;
       j["run_dir"] = path;
-      if (hasTest) j["test"] = evalMetricsToJson(test);
+      if (hasTest) {
+        j["test"] = evalMetricsToJson(test);
+        j["test_checkpoint"] = tag;
+      }
       break;
   }
   return j;

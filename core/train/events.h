@@ -79,7 +79,8 @@ struct TrainingEvent {
   std::string message;  ///< Log / Warning / Finished reason / Started description
   std::string level = "info";
   std::string path;  ///< Checkpoint: the file; Started: the run folder
-  std::string tag;   ///< Checkpoint: last, best, epoch-N, interrupt
+  std::string tag;   ///< Checkpoint: last, best, epoch-N; Warning: "divergence" (about a step);
+                     ///< Finished: the checkpoint the test figure is of (best, last)
   FinishState state = FinishState::Completed;
   bool hasTest = false;  ///< Finished: test metrics present
   EvalMetrics test;

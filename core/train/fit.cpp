@@ -94,6 +94,7 @@ void Fit::startTraining() {
   m_ctx.publish(std::move(started));
   m_ctx.state = RunState::Running;
   m_callbacks.runStart();
+  if (s.testLoader) m_result.testSplitSize = s.pd->data.test.size();
 }
 
 void Fit::run() {
@@ -185,6 +186,7 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
     m_state.lossSum += f.lossSum;
     m_state.correct += f.correct;
     m_state.seen += f.seen;
+    warnDivergence(m_watchdog.checkLoss(f.loss, {m_state.step, m_state.epoch, b, lr}));
   }
   if (group.boundary) {
     if (groupHasBadBatch) {  // nan_policy "skip": no step on a group with a bad batch
@@ -209,9 +211,12 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
 
 void Fit::takeStep(double lr, std::int64_t batch, bool& skipped) {
   switch (m_runner->optimizerStep(lr)) {
-    case StepResult::Stepped:
-      m_watchdog.recordGradNorm(m_runner->lastGradNorm());
+    case StepResult::Stepped: {
+      const double norm = m_runner->lastGradNorm();
+      warnDivergence(m_watchdog.checkGradNorm(norm, {m_state.step - 1, m_state.epoch, batch, lr}));
+      m_watchdog.recordGradNorm(norm);
       break;
+    }
     case StepResult::ScalerSkipped:
       skipped = true;
       break;
@@ -230,6 +235,19 @@ void Fit::onNonFinite(const std::string& what, double value, double lr, std::int
   const bool onAProcess = what == "loss" && m_setup.group->worldSize() > 1;
   m_ctx.log(verdict.message + (onAProcess ? " on a process" : "") + " (lr " + brief(lr) + ")",
             "warning");
+}
+
+void Fit::warnDivergence(const std::string& message) {
+  if (message.empty()) return;
+  TrainingEvent e;
+  e.type = EventType::Warning;
+  e.level = "warning";
+  e.tag = "divergence";  // the dashboard marks it on the loss chart
+  e.message = message;
+  e.batch.epoch = m_state.epoch;
+  e.batch.batch = m_state.nextBatch;
+  e.batch.step = m_state.step;
+  m_ctx.publish(std::move(e));
 }
 
 void Fit::failNonFinite(const std::string& message) {
@@ -332,13 +350,28 @@ std::string Fit::endEpoch() {
   // The position moves to the next epoch before the callbacks write checkpoints.
   m_state.nextEpoch();
   m_result.epochsDone = m_state.epoch;
-  return m_callbacks.epochEnd(e);
+  std::string stop = m_callbacks.epochEnd(e);
+  if (s.testLoader && m_best->improved()) {
+    // The best weights so far: the run's test figure is of them, as the Evaluation page's is of
+    // the best checkpoint.
+    m_bestWeights.clear();
+    for (const auto& [name, t] : checkpoint::moduleState(*s.net))
+      m_bestWeights.emplace_back(name, t.clone());
+  }
+  return stop;
 }
 
 void Fit::evaluateTest() {
   auto& s = m_setup;
   if (!s.testLoader) return;
-  m_ctx.log("evaluating the test split (" + std::to_string(s.pd->data.test.size()) + " images)");
+  m_result.testCheckpoint = "last";
+  if (!m_bestWeights.empty()) {
+    torch::NoGradGuard noGrad;
+    checkpoint::loadModuleState(*s.net, m_bestWeights);
+    m_result.testCheckpoint = "best";
+  }
+  m_ctx.log("evaluating the test split (" + std::to_string(s.pd->data.test.size()) +
+            " images) with the " + m_result.testCheckpoint + " weights");
   m_result.test = evaluate(*s.testLoader);
   m_result.hasTest = !s.group->stopsAlone() || !m_ctx.controls.stopNow;
 }

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "checkpoint/checkpoint.h"
 #include "train/best_metric.h"
 #include "train/callback.h"
 #include "train/loop_state.h"
@@ -48,6 +49,7 @@ class Fit {
   EvalMetrics validate();
   void evaluateTest();
   [[noreturn]] void failNonFinite(const std::string& message);
+  void warnDivergence(const std::string& message);
   void onNonFinite(const std::string& what, double value, double lr, std::int64_t batch);
   double currentLr() const;
   double elapsed() const;
@@ -64,7 +66,8 @@ class Fit {
   ThroughputMeter m_throughput;
   TrainResult m_result;
   std::string m_runDir;
-  std::string m_callbackStop;  // a callback asked to stop after a batch
+  std::string m_callbackStop;              // a callback asked to stop after a batch
+  checkpoint::NamedTensors m_bestWeights;  // for the test figure (when there is a test split)
   std::int64_t m_batchesThisSession = 0;
   std::chrono::steady_clock::time_point m_t0 = std::chrono::steady_clock::now();
   double m_pausedSeconds = 0;

@@ -47,18 +47,28 @@ bool restore(RunSetup& s, const SavedState& saved) {
 }  // namespace
 
 void suggestLearningRate(LrFindResult& r) {
-  if (r.smoothed.empty()) return;
-  const auto minIt = std::min_element(r.smoothed.begin(), r.smoothed.end());
+  const std::size_t n = r.smoothed.size();
+  if (n == 0) return;
+  // The first tenth of the sweep is the smoothing's start-up, not a signal.
+  const std::size_t skip = n >= 10 ? n / 10 : 0;
+  const auto minIt = std::min_element(r.smoothed.begin() + long(skip), r.smoothed.end());
   const auto minAt = static_cast<std::size_t>(minIt - r.smoothed.begin());
   r.minLossLr = r.lrs[minAt];
   r.suggestedLr = r.minLossLr / 10;
+  // The falling stretch that ends at the minimum (rises under 1% of the loss do not end it)...
+  std::size_t start = minAt;
+  while (start > skip && r.smoothed[start - 1] >= r.smoothed[start] - 0.01 * r.smoothed[minAt])
+    --start;
+  // ...and, within its last two decades of LR, the steepest fall in log LR over a few steps.
+  constexpr std::size_t kSpan = 3;
   double steepest = 0;
-  for (std::size_t k = 1; k <= minAt; ++k) {
+  for (std::size_t k = start; k + kSpan <= minAt; ++k) {
+    if (r.lrs[k] < r.minLossLr / 100) continue;
     const double slope =
-        (r.smoothed[k] - r.smoothed[k - 1]) / (std::log(r.lrs[k]) - std::log(r.lrs[k - 1]));
+        (r.smoothed[k + kSpan] - r.smoothed[k]) / (std::log(r.lrs[k + kSpan]) - std::log(r.lrs[k]));
     if (slope < steepest) {
       steepest = slope;
-      r.suggestedLr = r.lrs[k];
+      r.suggestedLr = std::sqrt(r.lrs[k] * r.lrs[k + kSpan]);  // the middle, in log LR
     }
   }
 }

@@ -1,5 +1,9 @@
 #include "train/numeric_watchdog.h"
 
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
 #include "train/run_context.h"
 
 namespace netsmith::train {
@@ -7,6 +11,42 @@ namespace netsmith::train {
 void NumericWatchdog::recordGradNorm(double norm) {
   m_recent.push_back(norm);
   if (m_recent.size() > 5) m_recent.pop_front();
+}
+
+namespace {
+
+std::string divergenceAdvice(const NumericWatchdog::Position& at) {
+  return " at step " + std::to_string(at.step + 1) + " (epoch " + std::to_string(at.epoch + 1) +
+         ", batch " + std::to_string(at.batch + 1) + ", learning rate " + brief(at.lr) +
+         "): training is diverging; lower the learning rate (train.optimizer.lr) or clip "
+         "gradients (train.clip_grad_norm)";
+}
+
+}  // namespace
+
+std::string NumericWatchdog::checkLoss(double loss, const Position& at) {
+  if (!std::isfinite(loss)) return {};
+  if (m_earlyCount < kEarlyBatches) {
+    m_earlySum += loss;
+    ++m_earlyCount;
+    return {};
+  }
+  const double early = m_earlySum / m_earlyCount;
+  if (!(early > 0) || loss <= kLossFactor * early || m_lossWarnedEpoch == at.epoch) return {};
+  m_lossWarnedEpoch = at.epoch;
+  return "the loss (" + brief(loss) + ") is over " + brief(kLossFactor) + "x its early mean (" +
+         brief(early) + ")" + divergenceAdvice(at);
+}
+
+std::string NumericWatchdog::checkGradNorm(double norm, const Position& at) {
+  if (!std::isfinite(norm) || m_recent.size() < 3) return {};
+  std::vector<double> sorted(m_recent.begin(), m_recent.end());
+  std::sort(sorted.begin(), sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  if (!(median > 0) || norm <= kNormFactor * median || m_normWarnedEpoch == at.epoch) return {};
+  m_normWarnedEpoch = at.epoch;
+  return "the gradient norm (" + brief(norm) + ") jumped to over " + brief(kNormFactor) +
+         "x its recent median (" + brief(median) + ")" + divergenceAdvice(at);
 }
 
 NumericWatchdog::Verdict NumericWatchdog::onNonFinite(const std::string& what, double value,

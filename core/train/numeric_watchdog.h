@@ -27,6 +27,15 @@ class NumericWatchdog {
 
   /// A finite gradient norm of an optimizer step.
   void recordGradNorm(double norm);
+
+  /// Divergence that stays finite: a warning (once per epoch and kind) when a batch's loss is
+  /// over kLossFactor x the mean of the run's first kEarlyBatches losses, or a gradient norm is
+  /// over kNormFactor x the median of the last few. "" when all is well.
+  std::string checkLoss(double loss, const Position& where);
+  std::string checkGradNorm(double norm, const Position& where);
+  static constexpr int kEarlyBatches = 20;
+  static constexpr double kLossFactor = 100;
+  static constexpr double kNormFactor = 1000;
   /// A non-finite loss ("loss") or gradient norm ("gradient norm") at `where`.
   Verdict onNonFinite(const std::string& what, double value, const Position& where) const;
   bool skips() const { return m_policy == "skip"; }
@@ -35,6 +44,10 @@ class NumericWatchdog {
  private:
   std::string m_policy;
   std::deque<double> m_recent;  // the last five gradient norms
+  double m_earlySum = 0;
+  int m_earlyCount = 0;
+  std::int64_t m_lossWarnedEpoch = -1;
+  std::int64_t m_normWarnedEpoch = -1;
 };
 
 }  // namespace netsmith::train

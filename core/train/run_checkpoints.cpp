@@ -1,6 +1,8 @@
 #include "train/run_checkpoints.h"
 
 #include <filesystem>
+#include <string>
+#include <vector>
 
 #include "checkpoint/checkpoint.h"
 #include "common/error.h"
@@ -11,6 +13,31 @@
 namespace netsmith::train {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+/// What a checkpoint's position depends on that differs between the plan it was written
+/// under and `now` (epochs may differ: a run can be extended). Empty for checkpoints that
+/// predate the recorded plan.
+std::vector<std::string> planDifferences(const Json& meta, const RunPlan& now, std::uint64_t seed) {
+  std::vector<std::string> out;
+  if (!meta.contains("plan") || !meta["plan"].is_object()) return out;
+  const Json& then = meta["plan"];
+  const Json current = now.toJson();
+  for (const char* key : {"train_samples", "batch_size", "world_size", "grad_accumulation",
+                          "batches_per_epoch", "schedule", "base_lr"}) {
+    if (!then.contains(key) || then[key] == current[key]) continue;
+    out.push_back(std::string(key) + ": " + then[key].dump() + " in the checkpoint, " +
+                  current[key].dump() + " now");
+  }
+  if (meta.contains("rng") && meta["rng"].is_object() && meta["rng"].contains("seed") &&
+      meta["rng"]["seed"] != Json(seed))
+    out.push_back("seed: " + meta["rng"]["seed"].dump() + " in the checkpoint, " +
+                  std::to_string(seed) + " now");
+  return out;
+}
+
+}  // namespace
 
 std::string RunCheckpoints::write(const std::string& tag, const Json& metrics) {
   const auto& s = m_setup;
@@ -76,6 +103,20 @@ void RunCheckpoints::resume(const std::string& path) {
   if (data.meta.value("optimizer", "") != s.opt.optimizer.type) {
     throw Error(path + ": written with optimizer \"" + data.meta.value("optimizer", "") +
                 "\" but train.optimizer.type is \"" + s.opt.optimizer.type + "\"");
+  }
+  const auto differences = planDifferences(data.meta, s.plan, s.opt.seed);
+  if (!differences.empty()) {
+    std::string list;
+    for (const auto& d : differences)
+      list += "\n  " + d;
+    throw Error(path +
+                ": the run was set up differently when this checkpoint was written, so "
+                "its position does not carry over:" +
+                list +
+                "\nResume with the settings it was written with (the same data, limits, batch "
+                "size, processes and schedule), or start a new schedule from its weights with "
+                "--init-from " +
+                path);
   }
   checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, data.optimizer);
   try {

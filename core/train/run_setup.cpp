@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <random>
 
 #include "augment/sample_rng.h"
 #include "checkpoint/checkpoint.h"
@@ -12,6 +11,7 @@
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
 #include "train/run_writer.h"
+#include "train/trainability.h"
 #include "train/trainer.h"
 
 namespace netsmith::train {
@@ -40,13 +40,19 @@ int configureRunThreads(RunContext& ctx, RunSetup& s) {
   return workers;
 }
 
-/// A seeded subset of `limit` samples, in source order: every class keeps its share on average.
-void limitSet(data::SampleSet& set, std::int64_t limit, std::uint64_t seed) {
+/// A seeded, stratified subset of `limit` samples (every class keeps its share), in source
+/// order; said in the log.
+void limitSet(RunContext& ctx, data::SampleSet& set, std::int64_t limit, std::uint64_t seed,
+              const char* flag) {
   if (limit <= 0 || set.size() <= limit) return;
-  std::mt19937_64 rng(augment::mixSeed(seed ^ kSubsetStream, 0, 0));
-  std::shuffle(set.indices.begin(), set.indices.end(), rng);
-  set.indices.resize(static_cast<std::size_t>(limit));
-  std::sort(set.indices.begin(), set.indices.end());
+  const auto before = set.size();
+  const auto& source = *set.source;
+  set.indices = data::stratifiedSubset(
+      set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(), limit,
+      augment::mixSeed(seed ^ kSubsetStream, 0, 0));
+  ctx.log(std::string(flag) + ": " + std::to_string(limit) + " of the " + std::to_string(before) +
+          " " + set.name + " samples, a stratified random subset (seed " + std::to_string(seed) +
+          ")");
 }
 
 void openData(RunContext& ctx, RunSetup& s) {
@@ -60,9 +66,9 @@ void openData(RunContext& ctx, RunSetup& s) {
     ctx.log("skipped " + item.item + ": " + item.reason, "warning");
   auto& d = s.pd->data;
   s.numClasses = d.numClasses();
-  limitSet(d.train, config.limitTrain, s.opt.seed);
-  limitSet(d.validation, config.limitVal, s.opt.seed);
-  limitSet(d.test, config.limitVal, s.opt.seed);
+  limitSet(ctx, d.train, config.limitTrain, s.opt.seed, "--limit-train");
+  limitSet(ctx, d.validation, config.limitVal, s.opt.seed, "--limit-val");
+  limitSet(ctx, d.test, config.limitTest, s.opt.seed, "--limit-test");
   if (d.train.empty()) throw Error("data.train: no training samples");
   const int world = s.group->worldSize();
   s.plan = RunPlan::make(s.opt, d.train.size(), 0, world);
@@ -103,17 +109,9 @@ void initFrom(RunContext& ctx, RunSetup& s) {
 void buildModel(RunContext& ctx, RunSetup& s) {
   torch::manual_seed(s.opt.seed);
   s.net = graph::GraphModule(ctx.config.project.model, s.registry);
-  const auto& out = s.net->analysis().outputShape;
-  if (out.size() != 1) {
-    throw Error("the model's output is " + formatShape(out) +
-                "; a classifier needs one score per class (end with Linear or Flatten)");
-  }
-  if (out[0] < s.numClasses) {
-    throw Error("the data has " + std::to_string(s.numClasses) + " classes but the model outputs " +
-                std::to_string(out[0]) + " scores; set the last Linear's out_features to " +
-                std::to_string(s.numClasses));
-  }
-  s.numClasses = std::max<std::int64_t>(s.numClasses, out[0]);
+  if (const auto p = outputClassProblem(s.net->analysis(), s.numClasses))
+    throw Error(p->toString());
+  s.numClasses = std::max<std::int64_t>(s.numClasses, s.net->analysis().outputShape.at(0));
   s.net->to(s.device);
   if (s.opt.channelsLast) {
     for (auto& p : s.net->parameters()) {

@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <chrono>
+#include <cstdio>
 
 #include "common/error.h"
 #include "train/fit.h"
@@ -17,6 +18,22 @@ double monotonicSeconds() {
 }
 
 }  // namespace
+
+std::string describeTestFigure(const TrainResult& r) {
+  if (r.hasTest) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.2f%%", 100.0 * r.test.accuracy);
+    return std::string("test accuracy ") + pct + " on " + std::to_string(r.test.samples) +
+           " images (checkpoint " + (r.testCheckpoint.empty() ? "last" : r.testCheckpoint) + ")";
+  }
+  if (r.testSplitSize <= 0) return {};
+  std::string text = "the test split (" + std::to_string(r.testSplitSize) +
+                     " images) was not evaluated: the run " +
+                     (r.state == FinishState::Completed ? "skipped it" : "did not complete");
+  const std::string ckpt = !r.bestCheckpoint.empty() ? r.bestCheckpoint : r.lastCheckpoint;
+  if (!ckpt.empty()) text += "; netsmith-cli eval " + ckpt + " evaluates it";
+  return text;
+}
 
 Trainer::Trainer(TrainerConfig config) : m_config(std::move(config)) {}
 
@@ -131,6 +148,7 @@ void Trainer::run() {
   finished.message = result.reason;
   finished.path = result.runDir;
   finished.hasTest = result.hasTest;
+  finished.tag = result.testCheckpoint;
   finished.test = result.test;
   {
     std::lock_guard<std::mutex> lock(m_resultMutex);

@@ -55,7 +55,8 @@ struct TrainerConfig {
   std::string initFromPath;       ///< load matching weights (fine-tuning), then train from step 0
   std::string cacheDir;           ///< normalisation statistics cache ("" = none)
   std::int64_t limitTrain = 0;    ///< use at most N training samples (0 = all)
-  std::int64_t limitVal = 0;      ///< at most N validation and test samples (0 = all)
+  std::int64_t limitVal = 0;      ///< at most N validation samples (0 = all)
+  std::int64_t limitTest = 0;     ///< at most N test samples (0 = all: the run's test figure)
   bool writeRun = true;           ///< false: no run folder, no checkpoints (tests, lr-find)
   /// Stop (as by stop(), with a checkpoint) after this many training batches in this session;
   /// 0: no limit. For tests of exact resume, and for budgeted runs.
@@ -82,6 +83,8 @@ struct TrainResult {
   EvalMetrics lastValidation;
   bool hasTest = false;
   EvalMetrics test;
+  std::string testCheckpoint;      ///< whose weights `test` measured: "best" or "last"
+  std::int64_t testSplitSize = 0;  ///< samples of the test split the run would evaluate
   std::string bestCheckpoint;
   std::string lastCheckpoint;
   std::string initReport;  ///< what --init-from loaded
@@ -90,6 +93,11 @@ struct TrainResult {
   double seconds = 0;
   LrFindResult lrFind;
 };
+
+/// The run's one test figure with its denominator and checkpoint, as the CLI and the studio
+/// print it: "test accuracy 91.77% on 10000 images (checkpoint best)"; for a run that has a
+/// test split it did not evaluate, says so and how to; "" when there is no test split.
+std::string describeTestFigure(const TrainResult& result);
 
 enum class RunState { Idle, Preparing, Running, Paused, Finished };
 

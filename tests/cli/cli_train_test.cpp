@@ -44,12 +44,13 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   const auto r = runCli("train " + project + " --epochs 3 --lr 0.02 --out " + dir.file("runs"));
   ASSERT_EQ(r.exitCode, 0) << r.output;
   const std::regex last(
-      R"(test accuracy ([0-9.]+)% on 64 images; run folder (.*blobs-[0-9]{8}-[0-9]{6}))");
+      R"(test accuracy ([0-9.]+)% on 64 images \(checkpoint (best|last)\); run folder (.*blobs-[0-9]{8}-[0-9]{6}))");
   std::smatch m;
   const std::string line = lastLine(r.output);
   ASSERT_TRUE(std::regex_match(line, m, last)) << r.output;
   EXPECT_GT(std::stod(m[1]), 80.0);
-  const std::string runDir = m[2];
+  const std::string tag = m[2];
+  const std::string runDir = m[3];
   EXPECT_NE(r.output.find("epoch 3/3: train loss"), std::string::npos) << r.output;
   // The --lr override reached the optimizer (and the snapshot).
   // The version that made the run is in its log.
@@ -70,7 +71,8 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   ASSERT_EQ(other.exitCode, 0) << other.output;
   EXPECT_NE(other.output.find("train split"), std::string::npos) << other.output;
   EXPECT_NE(other.output.find("on 40 images"), std::string::npos) << other.output;
-  const auto ej = runCli("eval " + runDir + "/checkpoints/last.safetensors --json");
+  // The run's test figure is the one eval gives for the checkpoint it names.
+  const auto ej = runCli("eval " + runDir + "/checkpoints/" + tag + ".safetensors --json");
   ASSERT_EQ(ej.exitCode, 0) << ej.output;
   const Json j = Json::parse(ej.output);
   EXPECT_EQ(j["samples"], 64);
@@ -104,6 +106,12 @@ TEST(CliTrain, ResumeContinuesAStoppedRun) {
   const auto stopped = runCli("train " + project + " --max-batches 4 --out " + dir.file("runs"));
   ASSERT_EQ(stopped.exitCode, 0) << stopped.output;
   EXPECT_NE(stopped.output.find("stopped at epoch 1, batch 4"), std::string::npos)
+      << stopped.output;
+  // A stopped run has a test split it did not evaluate, and says so (not "no test split").
+  EXPECT_NE(lastLine(stopped.output)
+                .find("the test split (64 images) was not evaluated: the run did not complete; "
+                      "netsmith-cli eval "),
+            std::string::npos)
       << stopped.output;
   std::string ckpt;
   for (const auto& entry : std::filesystem::directory_iterator(dir.file("runs")))
@@ -180,6 +188,61 @@ TEST(CliTrain, InterruptWritesACheckpoint) {
   ASSERT_TRUE(std::regex_search(out, m, ckpt)) << out;
   const auto meta = netsmith::checkpoint::readCheckpoint(m[1]).meta;
   EXPECT_GE(meta["epoch"].get<int>(), 1);
+}
+
+// --json runs end as the others do on Ctrl-C: exit status 130, the last event says stopped.
+TEST(CliTrain, InterruptWithJsonExits130) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
+  const std::string log = dir.file("out.txt");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    const std::string runs = dir.file("runs");
+    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    ::dup2(fd, STDOUT_FILENO);
+    ::execl(NETSMITH_CLI, NETSMITH_CLI, "train", project.c_str(), "--out", runs.c_str(), "--json",
+            static_cast<char*>(nullptr));
+    ::_exit(127);
+  }
+  for (int i = 0; i < 600; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (netsmith::readTextFile(log).find("\"epoch_end\"") != std::string::npos) break;
+  }
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string out = netsmith::readTextFile(log);
+  ASSERT_TRUE(WIFEXITED(status)) << out;
+  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  const Json last = Json::parse(lastLine(out));
+  EXPECT_EQ(last["event"], "finished");
+  EXPECT_EQ(last["state"], "stopped");
+}
+
+// COMMAND --help prints that command's usage with an example; unknown commands and options get
+// a suggestion.
+TEST(CliHelp, PerCommandHelpAndSuggestions) {
+  auto r = runCli("train --help");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(r.output.rfind("usage: netsmith-cli\n  train PROJECT [--epochs N]", 0), 0u) << r.output;
+  EXPECT_NE(r.output.find("example:\n  netsmith-cli train resources/examples/"), std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("lr-find PROJECT"), std::string::npos) << r.output;  // only train's
+  r = runCli("lr-schedule -h");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("[--limit-train N] [--steps-per-epoch N]"), std::string::npos)
+      << r.output;
+  r = runCli("trian x.json");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("unknown command \"trian\"; did you mean \"train\"?"), std::string::npos)
+      << r.output;
+  TempDir dir;
+  r = runCli("train " + netsmith::testutil::writeTrainProject(dir) + " --epoch 3");
+  EXPECT_EQ(r.exitCode, 2);
+  EXPECT_NE(r.output.find("unknown option --epoch; did you mean --epochs?"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("usage: netsmith-cli\n  train PROJECT"), std::string::npos) << r.output;
 }
 
 // export on a trained checkpoint: all three files into the run's exports/, a passing parity

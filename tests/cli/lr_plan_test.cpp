@@ -138,3 +138,26 @@ TEST(LrPlan, AStoppedAndResumedRunFollowsThePlan) {
   ASSERT_EQ(second.exitCode, 0) << second.output;
   EXPECT_EQ(lrPerStep(runDir), planned);
 }
+
+TEST(LrPlan, AResumeWhoseRunWasSetUpDifferentlyIsRefusedWithTheDifferences) {
+  TempDir dir;
+  const auto project = writeProject(dir, 1);
+  const auto first =
+      runCli("train " + project + " --limit-train 150 --max-batches 3 --out " + dir.file("runs"));
+  ASSERT_EQ(first.exitCode, 0) << first.output;
+  const std::string ckpt = onlyRun(dir.file("runs")) + "/checkpoints/last.safetensors";
+  const auto before = netsmith::readTextFile(onlyRun(dir.file("runs")) + "/metrics.csv");
+  // A smaller limit: 100 samples make 5 batches an epoch, not 8.
+  const auto r = runCli("train " + project + " --limit-train 100 --resume " + ckpt);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("train_samples: 150 in the checkpoint, 100 now"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("batches_per_epoch: 8 in the checkpoint, 5 now"), std::string::npos)
+      << r.output;
+  EXPECT_NE(r.output.find("--init-from " + ckpt), std::string::npos) << r.output;
+  // Nothing was appended to the run.
+  EXPECT_EQ(netsmith::readTextFile(onlyRun(dir.file("runs")) + "/metrics.csv"), before);
+  // The same settings resume; more epochs are fine.
+  const auto ok = runCli("train " + project + " --limit-train 150 --epochs 4 --resume " + ckpt);
+  EXPECT_EQ(ok.exitCode, 0) << ok.output;
+}

@@ -188,3 +188,26 @@ TEST(CallbackList, StateRoundTripsThroughTheLoopObject) {
   // The next bad epoch ends the restored run as it would have ended the first.
   EXPECT_NE(again.epochEnd(epochWithValLoss(2, 0.7)), "");
 }
+
+TEST(NumericWatchdog, WarnsOncePerEpochWhenTheLossOrGradientNormRunsAway) {
+  NumericWatchdog w("stop");
+  for (int i = 0; i < NumericWatchdog::kEarlyBatches; ++i)
+    EXPECT_EQ(w.checkLoss(2.0 + 0.01 * i, {i, 0, i, 0.1}), "");
+  EXPECT_EQ(w.checkLoss(150.0, {20, 0, 20, 0.1}), "");  // 72x: high, but not over 100x
+  const std::string warned = w.checkLoss(9e14, {21, 0, 21, 0.1});
+  EXPECT_NE(warned.find("the loss (9e+14) is over 100x its early mean (2.095) at step 22 "
+                        "(epoch 1, batch 22"),
+            std::string::npos)
+      << warned;
+  EXPECT_NE(warned.find("training is diverging"), std::string::npos);
+  EXPECT_EQ(w.checkLoss(9e15, {22, 0, 22, 0.1}), "");  // once per epoch
+  EXPECT_NE(w.checkLoss(9e15, {40, 1, 0, 0.1}), "");   // and again in the next
+  for (double n : {1.0, 1.2, 0.9, 1.1})
+    w.recordGradNorm(n);
+  EXPECT_EQ(w.checkGradNorm(800.0, {41, 1, 1, 0.1}), "");
+  const std::string norm = w.checkGradNorm(2e4, {42, 1, 2, 0.1});
+  EXPECT_NE(norm.find("the gradient norm (2e+04) jumped to over 1000x its recent median (1.1)"),
+            std::string::npos)
+      << norm;
+  EXPECT_EQ(w.checkLoss(std::nan(""), {43, 2, 0, 0.1}), "");  // non-finite: the other rule's
+}

@@ -11,8 +11,8 @@
 #include <qcustomplot.h>
 #include <cmath>
 
-#include "dashboard.h"
-#include "run_history.h"
+#include "monitor/dashboard.h"
+#include "monitor/run_history.h"
 
 using netsmith::train::BatchMetrics;
 using netsmith::train::EpochMetrics;

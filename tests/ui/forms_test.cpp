@@ -18,15 +18,16 @@
 #include <QAction>
 
 #include "../core/train_fixtures.h"
-#include "augment_page.h"
-#include "data_page.h"
-#include "evaluation_page.h"
-#include "main_window.h"
-#include "project_document.h"
-#include "project_pages.h"
-#include "schema_form.h"
-#include "trainer_session.h"
-#include "training_page.h"
+#include "evaluation/evaluation_page.h"
+#include "forms/augment_page.h"
+#include "forms/data_page.h"
+#include "forms/schema_form.h"
+#include "forms/training_page.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
+#include "train/trainer.h"
 
 using netsmith::Json;
 using netsmith::ui::MainWindow;
@@ -42,6 +43,34 @@ std::vector<double> cliSchedule(const QString& project) {
             {QStringLiteral("lr-schedule"), project, QStringLiteral("--json")});
   if (!cli.waitForFinished(60000) || cli.exitCode() != 0) return {};
   return Json::parse(cli.readAllStandardOutput().toStdString())["lr"].get<std::vector<double>>();
+}
+
+/// The lr column of a run's metrics.csv, one value per optimizer step (the row whose step count
+/// grew), as written (9 significant digits).
+std::vector<std::string> runLrPerStep(const std::string& runDir) {
+  QFile csv(QString::fromStdString(runDir + "/metrics.csv"));
+  if (!csv.open(QIODevice::ReadOnly)) return {};
+  std::vector<std::string> out;
+  long long previous = 0;
+  csv.readLine();  // header
+  while (!csv.atEnd()) {
+    const QStringList cells = QString::fromUtf8(csv.readLine()).trimmed().split(QLatin1Char(','));
+    if (cells.size() < 7 || cells[0] != QLatin1String("step")) continue;
+    const long long step = cells[3].toLongLong();
+    if (step > previous) out.push_back(cells[6].toStdString());
+    previous = step;
+  }
+  return out;
+}
+
+std::vector<std::string> asCsvNumbers(const QVector<double>& values) {
+  std::vector<std::string> out;
+  for (double v : values) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.9g", v);
+    out.push_back(buf);
+  }
+  return out;
 }
 
 void compareCurves(const QVector<double>& plotted, const std::vector<double>& cli) {
@@ -97,6 +126,36 @@ class FormsTest : public QObject {
     compareCurves(page->plottedLr(), cliSchedule(path));
     QCOMPARE(page->plottedLr().front(), 0.05);
     QCOMPARE(page->plottedLr().back(), 0.05 * 0.1);  // one decay, after epoch 2
+  }
+
+  // With gradient accumulation and warmup, the planned LR is the LR the run uses, step for step:
+  // the page's chart, netsmith-cli lr-schedule and the run's metrics.csv agree.
+  void lrChartMatchesARunWithAccumulation() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
+        dir, {{"epochs", 2},
+              {"batch_size", 20},
+              {"grad_accumulation", 3},
+              {"optimizer", Json{{"type", "sgd"}, {"lr", 0.05}}},
+              {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
+    MainWindow window(m_registry);
+    auto* page = window.pages()->trainingPage();
+    QSignalSpy ready(page, &TrainingPage::planReady);
+    QVERIFY(window.openProject(path, true));
+    QVERIFY(ready.wait(30000));
+    QCOMPARE(page->stepsPerEpoch(), 4);  // 10 batches of 20 in groups of 3: 3 + 3 + 3 + 1
+    compareCurves(page->plottedLr(), cliSchedule(path));
+    const auto loaded = netsmith::project::loadProject(path.toStdString());
+    netsmith::train::TrainerConfig config;
+    config.project = loaded.project;
+    config.baseDir = loaded.baseDir();
+    config.runsRoot = dir.file("runs");
+    netsmith::train::Trainer trainer(config);
+    trainer.start();
+    trainer.wait();
+    const auto result = trainer.result();
+    QVERIFY2(result.state == netsmith::train::FinishState::Completed, result.reason.c_str());
+    QCOMPARE(runLrPerStep(result.runDir), asCsvNumbers(page->plottedLr()));
   }
 
   // The device options include the local processes of torch.distributed; the other

@@ -23,14 +23,14 @@
 #include <filesystem>
 
 #include "../core/train_fixtures.h"
-#include "dashboard.h"
-#include "data_page.h"
-#include "dialogs.h"
-#include "log_panel.h"
-#include "main_window.h"
-#include "project_document.h"
-#include "project_pages.h"
-#include "trainer_session.h"
+#include "forms/data_page.h"
+#include "monitor/dashboard.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/dialogs.h"
+#include "shell/log_panel.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;

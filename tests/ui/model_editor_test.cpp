@@ -14,15 +14,15 @@
 #include <QUndoStack>
 #include <QtTest>
 
+#include "editor/graph_canvas.h"
+#include "editor/model_editor.h"
+#include "editor/model_page.h"
+#include "editor/node_inspector.h"
+#include "editor/op_palette.h"
 #include "graph/model_graph.h"
-#include "graph_canvas.h"
-#include "model_editor.h"
-#include "model_page.h"
-#include "node_inspector.h"
-#include "op_palette.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
-#include "project_document.h"
+#include "session/project_document.h"
 
 using netsmith::Json;
 using netsmith::ui::GraphCanvas;

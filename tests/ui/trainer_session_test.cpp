@@ -7,7 +7,7 @@
 #include "../core/train_fixtures.h"
 #include "checkpoint/checkpoint.h"
 #include "project/project.h"
-#include "trainer_session.h"
+#include "session/trainer_session.h"
 
 using namespace netsmith;
 using netsmith::testutil::TempDir;

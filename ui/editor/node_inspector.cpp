@@ -1,0 +1,110 @@
+#include "editor/node_inspector.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QToolButton>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "editor/model_editor.h"
+#include "forms/schema_form.h"
+#include "ops/op_registry.h"
+#include "session/project_document.h"
+
+namespace netsmith::ui {
+
+NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
+    : QWidget(parent),
+      m_editor(editor),
+      m_heading(new QLabel(this)),
+      m_formHost(new QWidget(this)) {
+  setObjectName(QStringLiteral("nodeInspector"));
+  m_heading->setWordWrap(true);
+  m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(m_heading);
+  layout->addWidget(m_formHost);
+  layout->addStretch(1);
+  setMinimumWidth(250);
+  rebuild();
+}
+
+QWidget* NodeInspector::field(const QString& key) const {
+  return m_params ? m_params->field(key) : nullptr;
+}
+
+void NodeInspector::setNode(const QString& id) {
+  m_id = id;
+  rebuild();
+}
+
+void NodeInspector::rebuild() {
+  delete m_formHost->layout();
+  qDeleteAll(m_formHost->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly));
+  m_params = nullptr;
+  m_init = nullptr;
+  m_frozen = nullptr;
+  m_form = new QFormLayout(m_formHost);
+  m_form->setContentsMargins(0, 0, 0, 0);
+  const auto* n = m_editor->model().find(m_id.toStdString());
+  const auto* def = n ? m_editor->document()->registry().find(n->op) : nullptr;
+  if (!n || !def) {
+    m_op.clear();
+    m_heading->setText(tr("<i>Select one node to edit its parameters.</i>"));
+    return;
+  }
+  m_op = QString::fromStdString(n->op);
+  m_heading->setText(QStringLiteral("<b>%1</b> &mdash; %2<br><small>%3</small>")
+                         .arg(m_id.toHtmlEscaped(), m_op.toHtmlEscaped(),
+                              QString::fromStdString(def->help).toHtmlEscaped()));
+  const QString id = m_id;
+  m_params = new SchemaForm(m_formHost);
+  m_params->setObjectName(QStringLiteral("nodeParams"));
+  m_params->setOnChange(
+      [this, id](const QString& key, const Json& v) { m_editor->setParam(id, key, v); });
+  m_params->setSchema(def->schema, n->params);
+  m_form->addRow(m_params);
+  if (!def->initSchemes.empty()) {
+    m_init = new QComboBox(m_formHost);
+    m_init->setObjectName(QStringLiteral("nodeInit"));
+    m_init->addItem(QStringLiteral("default"));
+    for (auto s : def->initSchemes)
+      m_init->addItem(QString::fromStdString(ops::initSchemeName(s)));
+    m_init->setToolTip(tr("Weight initialisation (default: PyTorch's own)"));
+    QObject::connect(m_init, &QComboBox::textActivated, this,
+                     [this, id](const QString& s) { m_editor->setInit(id, s); });
+    m_form->addRow(tr("init"), m_init);
+  }
+  m_frozen = new QCheckBox(tr("frozen (not trained)"), m_formHost);
+  m_frozen->setObjectName(QStringLiteral("nodeFrozen"));
+  QObject::connect(m_frozen, &QCheckBox::toggled, this,
+                   [this, id](bool on) { m_editor->setFrozen(id, on); });
+  m_form->addRow(QString(), m_frozen);
+  refreshValues();
+}
+
+void NodeInspector::refreshValues() {
+  const auto* n = m_editor->model().find(m_id.toStdString());
+  if (!n || QString::fromStdString(n->op) != m_op) {
+    if (!m_op.isEmpty() || n) rebuild();
+    return;
+  }
+  m_params->setValues(n->params);
+  if (m_init) {
+    const QSignalBlocker block(m_init);
+    m_init->setCurrentText(n->init.empty() ? QStringLiteral("default")
+                                           : QString::fromStdString(n->init));
+  }
+  const QSignalBlocker block(m_frozen);
+  m_frozen->setChecked(n->frozen);
+}
+
+}  // namespace netsmith::ui

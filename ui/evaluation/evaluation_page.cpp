@@ -1,0 +1,336 @@
+#include "evaluation/evaluation_page.h"
+
+#include <qcustomplot.h>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "util/background_job.h"
+#include "util/image_convert.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+QString pct(double v) {
+  return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + QLatin1Char('%')
+                          : QStringLiteral("-");
+}
+
+}  // namespace
+
+EvaluationPage::EvaluationPage(QWidget* parent)
+    : QWidget(parent),
+      m_checkpointLabel(new QLabel(this)),
+      m_split(new QComboBox(this)),
+      m_run(new QPushButton(tr("Evaluate"), this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)),
+      m_summary(new QLabel(this)),
+      m_confusion(new QTableWidget(this)),
+      m_perClass(new QTableWidget(0, 5, this)),
+      m_bars(new QCustomPlot(this)),
+      m_cellTitle(new QLabel(this)),
+      m_cell(new QListWidget(this)),
+      m_misclassified(new QListWidget(this)),
+      m_order(new QComboBox(this)),
+      m_result(std::make_unique<train::Evaluation>()),
+      m_job(new BackgroundJob(this)) {
+  setObjectName(QStringLiteral("evaluationPage"));
+  m_split->addItems({QStringLiteral("test"), QStringLiteral("train")});
+  m_split->setObjectName(QStringLiteral("evaluationSplit"));
+  m_run->setObjectName(QStringLiteral("evaluate"));
+  m_cancelButton->setEnabled(false);
+  m_progress->setMaximumWidth(260);
+  m_summary->setObjectName(QStringLiteral("evaluationSummary"));
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_checkpointLabel->setWordWrap(true);
+  m_confusion->setObjectName(QStringLiteral("confusionMatrix"));
+  m_confusion->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_confusion->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_confusion->setToolTip(
+      tr("Rows: true class; columns: predicted. Click a cell to see its "
+         "images."));
+  m_perClass->setObjectName(QStringLiteral("perClassTable"));
+  m_perClass->setHorizontalHeaderLabels(
+      {tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("Support")});
+  m_perClass->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_perClass->verticalHeader()->hide();
+  m_perClass->horizontalHeader()->setStretchLastSection(true);
+  m_bars->setObjectName(QStringLiteral("perClassChart"));
+  m_bars->setMinimumHeight(180);
+  for (auto* list : {m_cell, m_misclassified}) {
+    list->setViewMode(QListView::IconMode);
+    list->setIconSize(QSize(56, 56));
+    list->setResizeMode(QListView::Adjust);
+    list->setGridSize(QSize(150, 130));
+    list->setWordWrap(true);
+    list->setMovement(QListView::Static);
+  }
+  m_cell->setObjectName(QStringLiteral("cellSamples"));
+  m_misclassified->setObjectName(QStringLiteral("misclassifiedGallery"));
+
+  auto* choose = new QPushButton(tr("Choose checkpoint..."), this);
+  connect(choose, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Choose a checkpoint"),
+                                                      QFileInfo(m_checkpoint).absolutePath(),
+                                                      tr("Checkpoints (*.safetensors)"));
+    if (!path.isEmpty()) setCheckpoint(path);
+  });
+  connect(m_run, &QPushButton::clicked, this, &EvaluationPage::evaluate);
+  connect(m_cancelButton, &QPushButton::clicked, this, &EvaluationPage::cancel);
+  connect(m_job, &BackgroundJob::progress, this, [this](qint64 done, qint64 total) {
+    m_progress->setMaximum(int(std::max<qint64>(1, total)));
+    m_progress->setValue(int(done));
+  });
+  connect(m_confusion, &QTableWidget::cellClicked, this, &EvaluationPage::showCell);
+
+  auto* top = new QHBoxLayout;
+  top->addWidget(m_checkpointLabel, 1);
+  top->addWidget(choose);
+  top->addWidget(m_split);
+  top->addWidget(m_run);
+  top->addWidget(m_cancelButton);
+  top->addWidget(m_progress);
+  auto* tabs = new QTabWidget(this);
+  auto* cellTab = new QWidget(tabs);
+  auto* cl = new QVBoxLayout(cellTab);
+  cl->addWidget(m_cellTitle);
+  cl->addWidget(m_cell, 1);
+  tabs->addTab(cellTab, tr("Cell"));
+  auto* wrongTab = new QWidget(tabs);
+  auto* wl = new QVBoxLayout(wrongTab);
+  m_order->setObjectName(QStringLiteral("misclassifiedOrder"));
+  m_order->addItems({tr("Highest loss first"), tr("Lowest loss first")});
+  connect(m_order, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &EvaluationPage::fillMisclassified);
+  wl->addWidget(m_order, 0, Qt::AlignLeft);
+  wl->addWidget(m_misclassified, 1);
+  tabs->addTab(wrongTab, tr("Misclassified"));
+  auto* perClassBox = new QWidget(this);
+  auto* pl = new QVBoxLayout(perClassBox);
+  pl->setContentsMargins(0, 0, 0, 0);
+  pl->addWidget(m_perClass, 1);
+  pl->addWidget(m_bars, 1);
+  auto* upper = new QSplitter(Qt::Horizontal, this);
+  upper->addWidget(m_confusion);
+  upper->addWidget(perClassBox);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(upper);
+  split->addWidget(tabs);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(top);
+  layout->addWidget(m_summary);
+  layout->addWidget(split, 1);
+  setCheckpoint({});
+}
+
+void EvaluationPage::setCheckpoint(const QString& path) {
+  m_checkpoint = path;
+  m_checkpointLabel->setText(path.isEmpty()
+                                 ? tr("No checkpoint: train, or load one from the Runs page.")
+                                 : tr("Checkpoint: %1").arg(path));
+  m_run->setEnabled(!path.isEmpty() && !m_job->isRunning());
+}
+
+void EvaluationPage::cancel() {
+  m_job->requestStop();  // the evaluation ends early and shows what it has
+}
+
+bool EvaluationPage::isRunning() const {
+  return m_job->isRunning();
+}
+
+void EvaluationPage::evaluate() {
+  if (m_checkpoint.isEmpty() || m_job->isRunning()) return;
+  m_error.clear();
+  m_run->setEnabled(false);
+  m_cancelButton->setEnabled(true);
+  m_progress->setValue(0);
+  m_summary->setText(tr("Evaluating..."));
+  train::EvaluationOptions o;
+  o.checkpoint = m_checkpoint.toStdString();
+  o.split = m_split->currentText().toStdString();
+  o.keepSamples = true;
+  m_job->start(
+      [o](const JobContext& job) mutable {
+        o.progress = [&job](std::int64_t done, std::int64_t total) {
+          job.progress(done, total);
+          return !job.cancelled();
+        };
+        return train::evaluateCheckpoint(o);
+      },
+      [this](train::Evaluation result) { evaluationDone(std::move(result), {}); },
+      [this](const QString& error) { evaluationDone({}, error); });
+}
+
+void EvaluationPage::evaluationDone(train::Evaluation result, const QString& error) {
+  m_cancelButton->setEnabled(false);
+  m_run->setEnabled(true);
+  m_error = error;
+  if (error.isEmpty()) {
+    *m_result = std::move(result);
+    showResult();
+  } else {
+    m_summary->setText(tr("<b>Evaluation failed:</b> %1").arg(error.toHtmlEscaped()));
+  }
+  Q_EMIT evaluated();
+}
+
+void EvaluationPage::showResult() {
+  const auto& e = *m_result;
+  const auto& m = e.metrics;
+  m_summary->setText(tr("%1 split: accuracy <b>%2</b>, top-%3 accuracy %4, loss %5 on %6 images%7")
+                         .arg(QString::fromStdString(e.split), pct(m.accuracy))
+                         .arg(e.topK)
+                         .arg(pct(e.topKAccuracy))
+                         .arg(m.loss, 0, 'f', 4)
+                         .arg(m.samples)
+                         .arg(e.cancelled ? tr(" (cancelled: partial)") : QString()));
+  const int k = int(m.confusion.size());
+  QStringList names;
+  for (int c = 0; c < k; ++c)
+    names << (c < int(e.classes.size()) ? QString::fromStdString(e.classes[std::size_t(c)])
+                                        : QString::number(c));
+  m_confusion->clear();
+  m_confusion->setRowCount(k);
+  m_confusion->setColumnCount(k);
+  m_confusion->setHorizontalHeaderLabels(names);
+  m_confusion->setVerticalHeaderLabels(names);
+  for (int r = 0; r < k; ++r) {
+    double rowTotal = 0;
+    for (auto v : m.confusion[std::size_t(r)])
+      rowTotal += double(v);
+    for (int c = 0; c < k; ++c) {
+      const auto count = m.confusion[std::size_t(r)][std::size_t(c)];
+      const double share = rowTotal > 0 ? double(count) / rowTotal : 0;
+      auto* item =
+          new QTableWidgetItem(QStringLiteral("%1\n%2%").arg(count).arg(100.0 * share, 0, 'f', 1));
+      item->setTextAlignment(Qt::AlignCenter);
+      item->setData(Qt::UserRole, qlonglong(count));
+      // Heat: the diagonal green, the rest red, by row share.
+      const QColor base = r == c ? QColor(44, 160, 44) : QColor(214, 39, 40);
+      QColor bg = base;
+      bg.setAlphaF(float(std::min(1.0, 0.08 + share * 0.9)));
+      item->setBackground(count ? bg : QColor(Qt::transparent));
+      item->setToolTip(tr("%1 images of %2 predicted as %3").arg(count).arg(names[r], names[c]));
+      m_confusion->setItem(r, c, item);
+    }
+  }
+  m_confusion->resizeColumnsToContents();
+  m_confusion->resizeRowsToContents();
+
+  m_perClass->setRowCount(int(e.perClass.size()));
+  QVector<double> ticks, precision, recall, f1;
+  for (int c = 0; c < int(e.perClass.size()); ++c) {
+    const auto& s = e.perClass[std::size_t(c)];
+    const QStringList cells = {names.value(c), pct(s.precision), pct(s.recall), pct(s.f1),
+                               QString::number(s.support)};
+    for (int col = 0; col < cells.size(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_perClass->setItem(c, col, item);
+    }
+    ticks << c;
+    precision << (std::isfinite(s.precision) ? s.precision : 0);
+    recall << (std::isfinite(s.recall) ? s.recall : 0);
+    f1 << (std::isfinite(s.f1) ? s.f1 : 0);
+  }
+  m_bars->clearPlottables();
+  auto* group = new QCPBarsGroup(m_bars);
+  const QList<QPair<QString, QColor>> series = {{tr("precision"), QColor(31, 119, 180)},
+                                                {tr("recall"), QColor(255, 127, 14)},
+                                                {tr("F1"), QColor(44, 160, 44)}};
+  const QVector<double>* values[] = {&precision, &recall, &f1};
+  for (int i = 0; i < 3; ++i) {
+    auto* bars = new QCPBars(m_bars->xAxis, m_bars->yAxis);
+    bars->setName(series[i].first);
+    bars->setBrush(series[i].second);
+    bars->setPen(Qt::NoPen);
+    bars->setWidth(0.25);
+    bars->setBarsGroup(group);
+    bars->setData(ticks, *values[i]);
+  }
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int c = 0; c < names.size(); ++c)
+    ticker->addTick(c, names[c]);
+  m_bars->xAxis->setTicker(ticker);
+  m_bars->xAxis->setTickLabelRotation(names.size() > 6 ? 40 : 0);
+  m_bars->xAxis->setRange(-0.6, names.size() - 0.4);
+  m_bars->yAxis->setRange(0, 1.05);
+  m_bars->legend->setVisible(true);
+  m_bars->replot();
+
+  fillMisclassified();
+  m_cell->clear();
+  m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
+}
+
+void EvaluationPage::fillMisclassified() {
+  std::vector<const train::SampleOutcome*> wrong;
+  for (const auto& s : m_result->samples)
+    if (s.label != s.predicted) wrong.push_back(&s);
+  const bool highestFirst = m_order->currentIndex() == 0;
+  std::stable_sort(wrong.begin(), wrong.end(), [highestFirst](const auto* a, const auto* b) {
+    return highestFirst ? a->loss > b->loss : a->loss < b->loss;
+  });
+  fillGallery(m_misclassified, wrong);
+}
+
+void EvaluationPage::showCell(int row, int column) {
+  const auto samples = m_result->cell(row, column);
+  const auto name = [this](std::int64_t c) {
+    return c < std::int64_t(m_result->classes.size())
+               ? QString::fromStdString(m_result->classes[std::size_t(c)])
+               : QString::number(c);
+  };
+  m_cellTitle->setText(
+      tr("%n image(s) of %1 predicted as %2, highest loss first", nullptr, int(samples.size()))
+          .arg(name(row), name(column)));
+  fillGallery(m_cell, samples);
+}
+
+void EvaluationPage::fillGallery(QListWidget* list,
+                                 const std::vector<const train::SampleOutcome*>& samples) {
+  list->clear();
+  const auto name = [this](std::int64_t c) {
+    return c < std::int64_t(m_result->classes.size())
+               ? QString::fromStdString(m_result->classes[std::size_t(c)])
+               : QString::number(c);
+  };
+  const std::size_t shown = std::min<std::size_t>(samples.size(), 2000);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto* s = samples[i];
+    QStringList top;
+    for (const auto& [c, p] : s->top)
+      top << QStringLiteral("%1 %2%").arg(name(c)).arg(100.0 * p, 0, 'f', 1);
+    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(toQImage(s->picture))),
+                                     tr("#%1 %2 \u2192 %3\nloss %4")
+                                         .arg(s->position)
+                                         .arg(name(s->label), name(s->predicted))
+                                         .arg(s->loss, 0, 'f', 2),
+                                     list);
+    item->setToolTip(tr("sample %1\ntrue: %2\npredicted: %3\nloss: %4\ntop-3: %5")
+                         .arg(s->position)
+                         .arg(name(s->label), name(s->predicted))
+                         .arg(s->loss, 0, 'f', 4)
+                         .arg(top.join(QStringLiteral(", "))));
+    item->setData(Qt::UserRole, qlonglong(s->position));
+  }
+}
+
+}  // namespace netsmith::ui

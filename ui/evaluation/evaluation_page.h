@@ -1,0 +1,76 @@
+#pragma once
+
+// The Evaluation page: a checkpoint (the current run's best, or one chosen) evaluated on a
+// split by core (the numbers `netsmith-cli eval` prints), on a background thread with progress:
+// the confusion matrix as a heatmap (counts and row percentages; a click lists that cell's
+// images, highest loss first, with true label, prediction and top-3 probabilities), per-class
+// precision / recall / F1 as a table and bars, accuracy and top-k, and the misclassified gallery.
+#include <QString>
+#include <QWidget>
+#include <memory>
+
+#include "train/evaluation.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace netsmith::ui {
+
+class BackgroundJob;
+
+class EvaluationPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit EvaluationPage(QWidget* parent = nullptr);
+
+  void setCheckpoint(const QString& path);
+  QString checkpoint() const { return m_checkpoint; }
+  /// Evaluates the checkpoint on the chosen split in the background; evaluated() follows.
+  void evaluate();
+  void cancel();
+  bool isRunning() const;
+  const train::Evaluation& result() const { return *m_result; }
+  QString errorText() const { return m_error; }
+
+  QTableWidget* confusion() const { return m_confusion; }
+  QTableWidget* perClass() const { return m_perClass; }
+  QListWidget* cellList() const { return m_cell; }
+  QListWidget* misclassified() const { return m_misclassified; }
+  /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
+  void showCell(int row, int column);
+
+ Q_SIGNALS:
+  void evaluated();
+
+ private:
+  void evaluationDone(train::Evaluation result, const QString& error);
+  void showResult();
+  void fillMisclassified();
+  void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
+
+  QString m_checkpoint;
+  QLabel* m_checkpointLabel;
+  QComboBox* m_split;
+  QPushButton* m_run;
+  QPushButton* m_cancelButton;
+  QProgressBar* m_progress;
+  QLabel* m_summary;
+  QTableWidget* m_confusion;
+  QTableWidget* m_perClass;
+  QCustomPlot* m_bars;
+  QLabel* m_cellTitle;
+  QListWidget* m_cell;
+  QListWidget* m_misclassified;
+  QComboBox* m_order;
+  std::unique_ptr<train::Evaluation> m_result;
+  QString m_error;
+  BackgroundJob* m_job;
+};
+
+}  // namespace netsmith::ui

@@ -1,0 +1,74 @@
+#pragma once
+
+// The Augment page: the transform list (add from a grouped menu, remove, reorder by drag or
+// the arrows, enable/disable, probability) with each transform's form from its schema, and a
+// live preview grid: the same K training images with N random draws of the current pipeline,
+// computed off the UI thread (stale results dropped), with a seed and a re-roll button.
+#include <QImage>
+#include <QString>
+#include <QWidget>
+
+#include "common/json.h"
+
+class QLabel;
+class QListWidget;
+class QSpinBox;
+
+namespace netsmith::ui {
+
+class BackgroundJob;
+class ProjectDocument;
+class SchemaForm;
+
+class AugmentPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit AugmentPage(ProjectDocument* document, QWidget* parent = nullptr);
+
+  QListWidget* list() const { return m_list; }
+  SchemaForm* form() const { return m_form; }
+  /// Selects transform `row` (its form shows).
+  void selectRow(int row);
+  void addTransform(const QString& name);
+  void removeRow(int row);
+  /// Moves the transform at `from` to `to` (what a drag does).
+  void moveRow(int from, int to);
+  void setEnabled(int row, bool enabled);
+  /// Re-draws the preview with the next seed.
+  void reroll();
+  /// The last preview shown, and how many have been shown.
+  QImage previewImage() const { return m_preview; }
+  int previewCount() const { return m_previews; }
+  QString previewError() const { return m_previewError; }
+  /// Recomputes the preview now (it also follows every change).
+  void updatePreview();
+
+ Q_SIGNALS:
+  void previewUpdated();
+
+ private:
+  void refresh();
+  void showForm();
+  void write(const Json& augment, const QString& text, const QString& mergeKey = {});
+  Json augment() const;
+  void showPreview(const QImage& image, const QString& info, const QString& error);
+
+  ProjectDocument* m_document;
+  QListWidget* m_list;
+  SchemaForm* m_form;
+  QLabel* m_formTitle;
+  QLabel* m_previewLabel;
+  QLabel* m_previewInfo;
+  QSpinBox* m_seed;
+  QSpinBox* m_samples;
+  QSpinBox* m_draws;
+  QImage m_preview;
+  QString m_previewError;
+  int m_previews = 0;
+  int m_formRow = -1;
+  bool m_refreshing = false;
+  BackgroundJob* m_previewJob;
+};
+
+}  // namespace netsmith::ui

@@ -1,0 +1,593 @@
+#include "forms/data_page.h"
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTabWidget>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <algorithm>
+
+#include "augment/transform.h"
+#include "data/dataset_stats.h"
+#include "data/project_data.h"
+#include "session/project_document.h"
+#include "util/background_job.h"
+#include "util/image_convert.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kSamplesPerClass = 8;
+
+/// The path key of each source format.
+QString pathKey(const QString& format) {
+  if (format == QLatin1String("idx")) return QStringLiteral("images");
+  if (format == QLatin1String("image_folder")) return QStringLiteral("root");
+  if (format == QLatin1String("csv")) return QStringLiteral("manifest");
+  return QStringLiteral("files");  // cifar10: a list of batch files
+}
+
+QString text(const Json& j, const char* key) {
+  if (!j.is_object() || !j.contains(key)) return {};
+  const Json& v = j[key];
+  if (v.is_string()) return QString::fromStdString(v.get<std::string>());
+  if (v.is_array()) {
+    QStringList parts;
+    for (const auto& x : v)
+      parts << (x.is_string() ? QString::fromStdString(x.get<std::string>())
+                              : QString::fromStdString(x.dump()));
+    return parts.join(QStringLiteral(", "));
+  }
+  return QString::fromStdString(v.dump());
+}
+
+DataScan runScan(const project::Project& project, const std::string& baseDir,
+                 const std::function<bool(qint64, qint64)>& progress) {
+  DataScan s;
+  try {
+    auto p = project;
+    p.augment = Json::array();
+    auto pd = data::openProjectData(p, baseDir, augment::TransformRegistry::withBuiltins(),
+                                    data::userCacheDir());
+    if (!pd) {
+      s.cancelled = true;
+      return s;
+    }
+    const auto& d = pd->data;
+    for (const auto& c : d.classes)
+      s.classes << QString::fromStdString(c);
+    s.train = d.train.size();
+    s.validation = d.validation.size();
+    s.test = d.test.size();
+    auto counts = [&](const data::SampleSet& set) {
+      QVector<qint64> out;
+      for (auto c : data::classCounts(set, d.numClasses()))
+        out << c;
+      return out;
+    };
+    s.trainCounts = counts(d.train);
+    s.validationCounts = counts(d.validation);
+    s.testCounts = counts(d.test);
+    std::vector<data::SkippedItem> skipped = d.skippedAtScan();
+    // Every training image decoded once: the corrupt ones show up, mean/std come out.
+    const data::SampleProcessor plain(pd->format, nullptr, {}, {});
+    const std::int64_t all = d.train.size() + d.validation.size() + d.test.size();
+    const auto stats = data::computeChannelStats(
+        d.train, plain, data::ErrorPolicy::Skip,
+        [&](std::int64_t done, std::int64_t) { return progress(done, all); }, &skipped);
+    if (!stats) {
+      s.cancelled = true;
+      return s;
+    }
+    // The other splits are decoded too, only to find what cannot be read.
+    std::int64_t offset = d.train.size();
+    for (const auto* set : {&d.validation, &d.test}) {
+      if (set->empty()) continue;
+      if (!data::computeChannelStats(
+              *set, plain, data::ErrorPolicy::Skip,
+              [&](std::int64_t done, std::int64_t) { return progress(offset + done, all); },
+              &skipped)) {
+        s.cancelled = true;
+        return s;
+      }
+      offset += set->size();
+    }
+    for (const auto& item : skipped)
+      s.skipped << QString::fromStdString(item.item + ": " + item.reason);
+    s.mean = QVector<double>(stats->mean.begin(), stats->mean.end());
+    s.std = QVector<double>(stats->std.begin(), stats->std.end());
+    const auto& n = pd->normalization;
+    s.normalization = n.mean.empty() ? QObject::tr("none")
+                      : n.computed   ? QObject::tr("auto (computed over the training split)")
+                                     : QObject::tr("explicit");
+    // A few training images of every class, as the model sees them.
+    std::vector<int> taken(std::size_t(d.numClasses()), 0);
+    for (std::int64_t k = 0; k < d.train.size(); ++k) {
+      const auto label = d.train.source->label(d.train.indices[std::size_t(k)]);
+      if (label < 0 || label >= d.numClasses() || taken[std::size_t(label)] >= kSamplesPerClass)
+        continue;
+      try {
+        s.samples << toQImage(plain.plain(d.train, k));
+        s.sampleLabels << int(label);
+        ++taken[std::size_t(label)];
+      } catch (const std::exception&) {
+        // corrupt: already listed as skipped
+      }
+      if (std::all_of(taken.begin(), taken.end(), [](int t) { return t >= kSamplesPerClass; }))
+        break;
+    }
+    s.ok = true;
+  } catch (const std::exception& e) {
+    s.error = QString::fromStdString(e.what());
+  }
+  return s;
+}
+
+}  // namespace
+
+DataPage::DataPage(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_fraction(new QDoubleSpinBox(this)),
+      m_splitSeed(new QSpinBox(this)),
+      m_stratified(new QCheckBox(tr("stratified (same class mix as train)"), this)),
+      m_normalize(new QComboBox(this)),
+      m_fit(new QComboBox(this)),
+      m_input(new QLabel(this)),
+      m_scanButton(new QPushButton(tr("Scan the data"), this)),
+      m_cancelButton(new QPushButton(tr("Cancel"), this)),
+      m_progress(new QProgressBar(this)),
+      m_summary(new QLabel(this)),
+      m_imbalance(new QLabel(this)),
+      m_classWeights(new QPushButton(tr("Use class weights"), this)),
+      m_histogram(new QCustomPlot(this)),
+      m_skipped(new QListWidget(this)),
+      m_classFilter(new QComboBox(this)),
+      m_grid(new QListWidget(this)),
+      m_scanJob(new BackgroundJob(this)) {
+  setObjectName(QStringLiteral("dataPage"));
+  m_fraction->setObjectName(QStringLiteral("validationFraction"));
+  m_fraction->setRange(0, 0.95);
+  m_fraction->setSingleStep(0.05);
+  m_fraction->setDecimals(3);
+  m_fraction->setToolTip(tr("Share of the training source held out for validation (0: none)"));
+  m_splitSeed->setRange(0, 1 << 30);
+  m_normalize->setObjectName(QStringLiteral("normalizeMode"));
+  m_normalize->addItems(
+      {QStringLiteral("auto"), QStringLiteral("none"), QStringLiteral("explicit")});
+  m_normalize->setToolTip(
+      tr("auto: mean/std computed over the training split (cached); "
+         "explicit: the values in the project file"));
+  m_fit->setObjectName(QStringLiteral("fitMode"));
+  m_fit->addItems({QStringLiteral("resize"), QStringLiteral("resize_crop")});
+  m_fit->setToolTip(tr("How images of another size are fitted to the model input"));
+  m_scanButton->setObjectName(QStringLiteral("dataScan"));
+  m_cancelButton->setEnabled(false);
+  m_summary->setObjectName(QStringLiteral("dataSummary"));
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_imbalance->setWordWrap(true);
+  m_imbalance->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+  m_classWeights->setObjectName(QStringLiteral("useClassWeights"));
+  m_classWeights->hide();
+  m_histogram->setObjectName(QStringLiteral("classHistogram"));
+  m_histogram->setMinimumHeight(200);
+  m_skipped->setObjectName(QStringLiteral("skippedList"));
+  m_grid->setObjectName(QStringLiteral("sampleGrid"));
+  m_grid->setViewMode(QListView::IconMode);
+  m_grid->setIconSize(QSize(64, 64));
+  m_grid->setGridSize(QSize(96, 96));
+  m_grid->setResizeMode(QListView::Adjust);
+  m_grid->setMovement(QListView::Static);
+  m_classFilter->setObjectName(QStringLiteral("sampleFilter"));
+
+  // Left: the forms.
+  auto* forms = new QWidget(this);
+  auto* fl = new QVBoxLayout(forms);
+  fl->addWidget(buildSourceBox(QStringLiteral("train")));
+  fl->addWidget(buildSourceBox(QStringLiteral("test")));
+  auto* splitBox = new QGroupBox(tr("Validation split"), forms);
+  auto* sf = new QFormLayout(splitBox);
+  sf->addRow(tr("fraction"), m_fraction);
+  sf->addRow(tr("seed"), m_splitSeed);
+  sf->addRow(QString(), m_stratified);
+  fl->addWidget(splitBox);
+  auto* prepBox = new QGroupBox(tr("Preprocessing"), forms);
+  auto* pf = new QFormLayout(prepBox);
+  pf->addRow(tr("model input"), m_input);
+  pf->addRow(tr("fit"), m_fit);
+  pf->addRow(tr("normalize"), m_normalize);
+  fl->addWidget(prepBox);
+  fl->addStretch(1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(forms);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(380);
+
+  // Right: the scan's results.
+  auto* right = new QWidget(this);
+  auto* rl = new QVBoxLayout(right);
+  auto* scanRow = new QHBoxLayout;
+  scanRow->addWidget(m_scanButton);
+  scanRow->addWidget(m_cancelButton);
+  scanRow->addWidget(m_progress, 1);
+  rl->addLayout(scanRow);
+  rl->addWidget(m_summary);
+  auto* imbalanceRow = new QHBoxLayout;
+  imbalanceRow->addWidget(m_imbalance, 1);
+  imbalanceRow->addWidget(m_classWeights);
+  rl->addLayout(imbalanceRow);
+  auto* tabs = new QTabWidget(right);
+  tabs->addTab(m_histogram, tr("Class histogram"));
+  auto* samplesTab = new QWidget(tabs);
+  auto* stl = new QVBoxLayout(samplesTab);
+  stl->addWidget(m_classFilter);
+  stl->addWidget(m_grid, 1);
+  tabs->addTab(samplesTab, tr("Samples"));
+  tabs->addTab(m_skipped, tr("Skipped files"));
+  rl->addWidget(tabs, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(scroll);
+  split->addWidget(right);
+  split->setSizes({420, 800});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  auto editValidation = [this](const char* key, const Json& value) {
+    if (m_refreshing) return;
+    Json data = m_document->project().data;
+    if (!data["validation"].is_object()) data["validation"] = Json::object();
+    data["validation"][key] = value;
+    writeData(data, tr("Set validation %1").arg(QLatin1String(key)),
+              QStringLiteral("validation:") + QLatin1String(key));
+  };
+  connect(m_fraction, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
+          [editValidation](double v) { editValidation("fraction", v); });
+  connect(m_splitSeed, qOverload<int>(&QSpinBox::valueChanged), this,
+          [editValidation](int v) { editValidation("seed", v); });
+  connect(m_stratified, &QCheckBox::toggled, this,
+          [editValidation](bool v) { editValidation("stratified", v); });
+  connect(m_normalize, &QComboBox::textActivated, this, [this](const QString& mode) {
+    Json data = m_document->project().data;
+    if (mode == QLatin1String("explicit")) {
+      if (m_scan.mean.isEmpty()) return;  // needs figures: scan first
+      data["normalize"] =
+          Json{{"mean", std::vector<double>(m_scan.mean.begin(), m_scan.mean.end())},
+               {"std", std::vector<double>(m_scan.std.begin(), m_scan.std.end())}};
+    } else {
+      data["normalize"] = mode.toStdString();
+    }
+    writeData(data, tr("Normalize: %1").arg(mode));
+  });
+  connect(m_fit, &QComboBox::textActivated, this, [this](const QString& fit) {
+    Json data = m_document->project().data;
+    data["fit"] = fit.toStdString();
+    writeData(data, tr("Fit: %1").arg(fit));
+  });
+  connect(m_scanButton, &QPushButton::clicked, this, &DataPage::scan);
+  connect(m_cancelButton, &QPushButton::clicked, this, &DataPage::cancelScan);
+  connect(m_scanJob, &BackgroundJob::progress, this, [this](qint64 done, qint64 total) {
+    m_progress->setMaximum(int(std::max<qint64>(1, total)));
+    m_progress->setValue(int(done));
+  });
+  connect(m_classWeights, &QPushButton::clicked, this, [this] {
+    Json train = m_document->project().train;
+    train["class_weights"] = "auto";
+    m_document->editSection(QStringLiteral("train"), train, tr("Use class weights"));
+    m_classWeights->hide();
+  });
+  connect(m_classFilter, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          [this](int i) { filterSamples(i - 1); });
+  connect(m_document, &ProjectDocument::loaded, this, [this] {
+    m_scan = DataScan();
+    showScan();
+    refreshForms();
+  });
+  connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
+    if (section == QLatin1String("data")) refreshForms();
+  });
+}
+
+QWidget* DataPage::buildSourceBox(const QString& split) {
+  SourceWidgets& w = split == QLatin1String("train") ? m_train : m_test;
+  auto* box = new QGroupBox(
+      split == QLatin1String("train") ? tr("Training source") : tr("Test source"), this);
+  auto* f = new QFormLayout(box);
+  w.format = new QComboBox(box);
+  w.format->setObjectName(split + QStringLiteral("Format"));
+  w.format->addItem(tr("(none)"), QString());
+  w.format->addItem(tr("IDX (MNIST-style)"), QStringLiteral("idx"));
+  w.format->addItem(tr("Image folder"), QStringLiteral("image_folder"));
+  w.format->addItem(tr("CSV manifest"), QStringLiteral("csv"));
+  w.format->addItem(tr("CIFAR-10 binary"), QStringLiteral("cifar10"));
+  w.path = new QLineEdit(box);
+  w.path->setObjectName(split + QStringLiteral("Path"));
+  w.labels = new QLineEdit(box);
+  w.labels->setObjectName(split + QStringLiteral("Labels"));
+  auto* pick = new QToolButton(box);
+  pick->setText(QStringLiteral("..."));
+  auto* pickLabels = new QToolButton(box);
+  pickLabels->setText(QStringLiteral("..."));
+  auto row = [box](QLineEdit* e, QToolButton* b) {
+    auto* r = new QWidget(box);
+    auto* l = new QHBoxLayout(r);
+    l->setContentsMargins(0, 0, 0, 0);
+    l->addWidget(e, 1);
+    l->addWidget(b);
+    return r;
+  };
+  f->addRow(tr("format"), w.format);
+  f->addRow(tr("path"), row(w.path, pick));
+  w.labelsLabel = new QLabel(tr("labels"), box);
+  f->addRow(w.labelsLabel, row(w.labels, pickLabels));
+
+  connect(w.format, qOverload<int>(&QComboBox::activated), this, [this, split, &w](int) {
+    const QString format = w.format->currentData().toString();
+    Json data = m_document->project().data;
+    if (format.isEmpty())
+      data.erase(split.toStdString());
+    else
+      data[split.toStdString()] = Json{{"format", format.toStdString()}};
+    writeData(data, tr("%1 source: %2").arg(split, format));
+  });
+  auto writePath = [this, split, &w](const QString& key, const QString& value) {
+    Json data = m_document->project().data;
+    Json& src = data[split.toStdString()];
+    if (!src.is_object()) src = Json{{"format", w.format->currentData().toString().toStdString()}};
+    if (key == QLatin1String("files")) {
+      Json files = Json::array();
+      for (const auto& f : value.split(QLatin1Char(','), Qt::SkipEmptyParts))
+        files.push_back(f.trimmed().toStdString());
+      src[key.toStdString()] = files;
+    } else {
+      src[key.toStdString()] = value.trimmed().toStdString();
+    }
+    writeData(data, tr("%1 %2").arg(split, key));
+  };
+  connect(w.path, &QLineEdit::editingFinished, this, [this, &w, writePath] {
+    if (!m_refreshing) writePath(pathKey(w.format->currentData().toString()), w.path->text());
+  });
+  connect(w.labels, &QLineEdit::editingFinished, this, [this, &w, writePath] {
+    if (!m_refreshing) writePath(QStringLiteral("labels"), w.labels->text());
+  });
+  connect(pick, &QToolButton::clicked, this, [this, &w, writePath, split] {
+    const QString format = w.format->currentData().toString();
+    const QString start = m_document->baseDir();
+    QString path;
+    if (format == QLatin1String("image_folder"))
+      path = QFileDialog::getExistingDirectory(
+          this, tr("The %1 folder (one sub-folder per class)").arg(split), start);
+    else if (format == QLatin1String("cifar10"))
+      path = QFileDialog::getOpenFileNames(this, tr("CIFAR-10 batch files"), start)
+                 .join(QStringLiteral(", "));
+    else
+      path = QFileDialog::getOpenFileName(this, tr("The %1 file").arg(split), start);
+    if (!path.isEmpty()) writePath(pathKey(format), path);
+  });
+  connect(pickLabels, &QToolButton::clicked, this, [this, writePath, split] {
+    const QString path = QFileDialog::getOpenFileName(this, tr("The %1 labels file").arg(split),
+                                                      m_document->baseDir());
+    if (!path.isEmpty()) writePath(QStringLiteral("labels"), path);
+  });
+  return box;
+}
+
+void DataPage::setSource(const QString& split, const QString& format, const QString& key,
+                         const QString& path) {
+  Json data = m_document->project().data;
+  Json& src = data[split.toStdString()];
+  if (!src.is_object() || src.value("format", std::string()) != format.toStdString())
+    src = Json{{"format", format.toStdString()}};
+  src[key.toStdString()] = path.toStdString();
+  writeData(data, tr("%1 source").arg(split));
+}
+
+void DataPage::writeData(const Json& data, const QString& text, const QString& mergeKey) {
+  m_document->editSection(QStringLiteral("data"), data, text, mergeKey);
+}
+
+void DataPage::refreshForms() {
+  m_refreshing = true;
+  const Json& d = m_document->project().data;
+  for (const auto& [split, w] : {std::pair<const char*, SourceWidgets*>{"train", &m_train},
+                                 std::pair<const char*, SourceWidgets*>{"test", &m_test}}) {
+    const Json src = d.is_object() && d.contains(split) ? d[split] : Json();
+    const QString format = text(src, "format");
+    const QSignalBlocker b1(w->format), b2(w->path), b3(w->labels);
+    w->format->setCurrentIndex(std::max(0, w->format->findData(format)));
+    w->path->setText(format.isEmpty() ? QString()
+                                      : text(src, pathKey(format).toUtf8().constData()));
+    w->labels->setText(text(src, "labels"));
+    const bool idx = format == QLatin1String("idx");
+    w->labels->setVisible(idx);
+    w->labelsLabel->setVisible(idx);
+    w->path->setEnabled(!format.isEmpty());
+  }
+  const Json v = d.is_object() && d.contains("validation") ? d["validation"] : Json::object();
+  {
+    const QSignalBlocker b1(m_fraction), b2(m_splitSeed), b3(m_stratified);
+    m_fraction->setValue(v.is_object() && v.contains("fraction") && v["fraction"].is_number()
+                             ? v["fraction"].get<double>()
+                             : 0.0);
+    m_splitSeed->setValue(v.is_object() && v.contains("seed") && v["seed"].is_number_integer()
+                              ? v["seed"].get<int>()
+                              : 0);
+    m_stratified->setChecked(v.is_object() && v.contains("stratified") &&
+                                     v["stratified"].is_boolean()
+                                 ? v["stratified"].get<bool>()
+                                 : true);
+  }
+  {
+    const QSignalBlocker b(m_normalize);
+    const Json n = d.is_object() && d.contains("normalize") ? d["normalize"] : Json("auto");
+    m_normalize->setCurrentText(n.is_object()
+                                    ? QStringLiteral("explicit")
+                                    : (n.is_string() ? QString::fromStdString(n.get<std::string>())
+                                                     : QStringLiteral("auto")));
+    m_normalize->setToolTip(n.is_object() ? QString::fromStdString(n.dump())
+                                          : m_normalize->toolTip());
+  }
+  {
+    const QSignalBlocker b(m_fit);
+    m_fit->setCurrentText(d.is_object() && d.contains("fit") && d["fit"].is_string()
+                              ? QString::fromStdString(d["fit"].get<std::string>())
+                              : QStringLiteral("resize"));
+  }
+  const auto& in = m_document->project().model.input;
+  m_input->setText(tr("%1 channel(s), %2 x %3 px").arg(in.channels).arg(in.height).arg(in.width));
+  m_scanButton->setEnabled(!m_document->filePath().isEmpty() && !m_scanJob->isRunning());
+  m_refreshing = false;
+}
+
+bool DataPage::isScanning() const {
+  return m_scanJob->isRunning();
+}
+
+void DataPage::cancelScan() {
+  m_scanJob->requestStop();  // the scan ends early and reports itself cancelled
+}
+
+void DataPage::scan() {
+  if (m_scanJob->isRunning() || m_document->filePath().isEmpty()) return;
+  m_scanButton->setEnabled(false);
+  m_cancelButton->setEnabled(true);
+  m_progress->setValue(0);
+  m_summary->setText(tr("Scanning..."));
+  m_scanJob->start(
+      [project = m_document->project(),
+       baseDir = m_document->baseDir().toStdString()](const JobContext& job) {
+        return runScan(project, baseDir, [&job](qint64 done, qint64 total) {
+          job.progress(done, total);
+          return !job.cancelled();
+        });
+      },
+      [this](DataScan scan) { scanDone(std::move(scan)); },
+      [this](const QString& error) {
+        DataScan failed;
+        failed.error = error;
+        scanDone(std::move(failed));
+      });
+}
+
+void DataPage::scanDone(DataScan scan) {
+  m_cancelButton->setEnabled(false);
+  m_scanButton->setEnabled(true);
+  m_scan = std::move(scan);
+  showScan();
+  Q_EMIT scanned();
+}
+
+void DataPage::showScan() {
+  const auto& s = m_scan;
+  m_skipped->clear();
+  m_grid->clear();
+  m_histogram->clearPlottables();
+  m_imbalance->clear();
+  m_classWeights->hide();
+  if (!s.ok) {
+    m_summary->setText(s.cancelled ? tr("Scan cancelled.")
+                       : s.error.isEmpty()
+                           ? tr("Scan the data to see its splits, classes and images.")
+                           : tr("<b>The data cannot be read:</b> %1").arg(s.error.toHtmlEscaped()));
+    m_histogram->replot();
+    return;
+  }
+  QStringList stats;
+  for (int c = 0; c < s.mean.size(); ++c)
+    stats << QStringLiteral("%1 / %2").arg(s.mean[c], 0, 'f', 4).arg(s.std[c], 0, 'f', 4);
+  m_summary->setText(tr("Splits: train %1, validation %2, test %3; %4 classes; mean / std of the "
+                        "training images: %5; normalization: %6; skipped: %7")
+                         .arg(s.train)
+                         .arg(s.validation)
+                         .arg(s.test)
+                         .arg(s.classes.size())
+                         .arg(stats.join(QStringLiteral(", ")), s.normalization)
+                         .arg(s.skipped.size()));
+  for (const auto& item : s.skipped)
+    m_skipped->addItem(item);
+  // Histogram: train and validation bars per class.
+  auto* group = new QCPBarsGroup(m_histogram);
+  QVector<double> ticks;
+  for (int c = 0; c < s.classes.size(); ++c)
+    ticks << c;
+  const QList<QPair<QString, const QVector<qint64>*>> sets = {
+      {tr("train"), &s.trainCounts}, {tr("validation"), &s.validationCounts}};
+  const QColor colours[] = {QColor(31, 119, 180), QColor(255, 127, 14)};
+  double top = 1;
+  for (int i = 0; i < sets.size(); ++i) {
+    QVector<double> values;
+    for (auto v : *sets[i].second) {
+      values << double(v);
+      top = std::max(top, double(v));
+    }
+    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
+    bars->setName(sets[i].first);
+    bars->setBrush(colours[i]);
+    bars->setPen(Qt::NoPen);
+    bars->setWidth(0.38);
+    bars->setBarsGroup(group);
+    bars->setData(ticks, values);
+  }
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int c = 0; c < s.classes.size(); ++c)
+    ticker->addTick(c, s.classes[c]);
+  m_histogram->xAxis->setTicker(ticker);
+  m_histogram->xAxis->setTickLabelRotation(s.classes.size() > 6 ? 40 : 0);
+  m_histogram->xAxis->setRange(-0.6, s.classes.size() - 0.4);
+  m_histogram->yAxis->setRange(0, top * 1.1);
+  m_histogram->yAxis->setLabel(tr("images"));
+  m_histogram->legend->setVisible(true);
+  m_histogram->replot();
+  // Imbalance: the largest class more than 3x the smallest.
+  qint64 most = 0, least = std::numeric_limits<qint64>::max();
+  for (auto v : s.trainCounts) {
+    most = std::max(most, v);
+    least = std::min(least, v);
+  }
+  if (!s.trainCounts.isEmpty() && most > 3 * std::max<qint64>(least, 1)) {
+    m_imbalance->setText(tr("The classes are imbalanced: the largest has %1 training images, the "
+                            "smallest %2. Class weights (auto, from the counts) even out the loss.")
+                             .arg(most)
+                             .arg(least));
+    const Json& train = m_document->project().train;
+    if (!(train.is_object() && train.contains("class_weights"))) m_classWeights->show();
+  }
+  {
+    const QSignalBlocker b(m_classFilter);
+    m_classFilter->clear();
+    m_classFilter->addItem(tr("All classes"));
+    m_classFilter->addItems(s.classes);
+  }
+  for (int i = 0; i < s.samples.size(); ++i) {
+    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(s.samples[i])),
+                                     s.classes.value(s.sampleLabels[i]), m_grid);
+    item->setData(Qt::UserRole, s.sampleLabels[i]);
+  }
+}
+
+void DataPage::filterSamples(int label) {
+  for (int i = 0; i < m_grid->count(); ++i)
+    m_grid->item(i)->setHidden(label >= 0 && m_grid->item(i)->data(Qt::UserRole).toInt() != label);
+  const QSignalBlocker b(m_classFilter);
+  m_classFilter->setCurrentIndex(label + 1);
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,107 @@
+#pragma once
+
+// The Data page: the sources of each split (IDX, image folder, CSV manifest, CIFAR binary) with
+// file and folder pickers, the validation split, normalisation and how images are fitted to the
+// model input; a background scan (progress, cancel) that reads every training image once and
+// reports split sizes, the class histogram (with an imbalance warning and a class-weights
+// switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples.
+#include <QImage>
+#include <QString>
+#include <QStringList>
+#include <QVector>
+#include <QWidget>
+
+#include "common/json.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QDoubleSpinBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QListWidget;
+class QProgressBar;
+class QPushButton;
+class QSpinBox;
+
+namespace netsmith::ui {
+
+class BackgroundJob;
+class ProjectDocument;
+
+/// What a scan found.
+struct DataScan {
+  bool ok = false;
+  bool cancelled = false;
+  QString error;
+  QStringList classes;
+  qint64 train = 0, validation = 0, test = 0;
+  QVector<qint64> trainCounts, validationCounts, testCounts;
+  QStringList skipped;  ///< "item: reason"
+  QVector<double> mean, std;
+  QString normalization;
+  QVector<QImage> samples;  ///< a few training images per class
+  QVector<int> sampleLabels;
+};
+
+class DataPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit DataPage(ProjectDocument* document, QWidget* parent = nullptr);
+
+  /// Reads every source and every training image once, in the background; scanned() follows.
+  void scan();
+  void cancelScan();
+  bool isScanning() const;
+  const DataScan& result() const { return m_scan; }
+  QListWidget* skippedList() const { return m_skipped; }
+  QListWidget* sampleGrid() const { return m_grid; }
+  QCustomPlot* histogram() const { return m_histogram; }
+  /// Show only samples of class `label` in the grid (-1: all).
+  void filterSamples(int label);
+  /// Sets the train source to a format and path (what the pickers do).
+  void setSource(const QString& split, const QString& format, const QString& key,
+                 const QString& path);
+
+ Q_SIGNALS:
+  void scanned();
+
+ private:
+  void refreshForms();
+  void showScan();
+  void scanDone(DataScan scan);
+  void writeData(const Json& data, const QString& text, const QString& mergeKey = {});
+  QWidget* buildSourceBox(const QString& split);
+
+  ProjectDocument* m_document;
+  struct SourceWidgets {
+    QComboBox* format = nullptr;
+    QLineEdit* path = nullptr;
+    QLineEdit* labels = nullptr;  ///< IDX labels file
+    QLabel* labelsLabel = nullptr;
+  };
+  SourceWidgets m_train, m_test;
+  QDoubleSpinBox* m_fraction;
+  QSpinBox* m_splitSeed;
+  QCheckBox* m_stratified;
+  QComboBox* m_normalize;
+  QComboBox* m_fit;
+  QLabel* m_input;
+  QPushButton* m_scanButton;
+  QPushButton* m_cancelButton;
+  QProgressBar* m_progress;
+  QLabel* m_summary;
+  QLabel* m_imbalance;
+  QPushButton* m_classWeights;
+  QCustomPlot* m_histogram;
+  QListWidget* m_skipped;
+  QComboBox* m_classFilter;
+  QListWidget* m_grid;
+  DataScan m_scan;
+  bool m_refreshing = false;
+  BackgroundJob* m_scanJob;
+};
+
+}  // namespace netsmith::ui

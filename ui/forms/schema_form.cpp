@@ -1,0 +1,247 @@
+#include "forms/schema_form.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QSignalBlocker>
+#include <QSpinBox>
+#include <QToolButton>
+#include <cmath>
+#include <optional>
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kIntLimit = 1 << 30;
+
+int intMin(const schema::ParamSpec& s) {
+  return s.min ? int(std::max<double>(*s.min + (s.minExclusive ? 1 : 0), -kIntLimit)) : -kIntLimit;
+}
+int intMax(const schema::ParamSpec& s) {
+  return s.max ? int(std::min<double>(*s.max, kIntLimit)) : kIntLimit;
+}
+
+/// A real-number spin box that shows "1e-08" and "0.001" rather than fixed decimals.
+class RealSpinBox : public QDoubleSpinBox {
+ public:
+  using QDoubleSpinBox::QDoubleSpinBox;
+  QString textFromValue(double value) const override { return QString::number(value, 'g', 6); }
+  double valueFromText(const QString& text) const override {
+    return text.trimmed().remove(suffix()).toDouble();
+  }
+  QValidator::State validate(QString& text, int&) const override {
+    bool ok = false;
+    QString t = text.trimmed();
+    t.remove(suffix());
+    t.toDouble(&ok);
+    if (ok) return QValidator::Acceptable;
+    return t.isEmpty() || t == QLatin1String("-") || t.endsWith('e') || t.endsWith('.') ||
+                   t.endsWith(QLatin1String("e-"))
+               ? QValidator::Intermediate
+               : QValidator::Invalid;
+  }
+};
+
+}  // namespace
+
+SchemaForm::SchemaForm(QWidget* parent) : QWidget(parent), m_form(new QFormLayout(this)) {
+  m_form->setContentsMargins(0, 0, 0, 0);
+}
+
+void SchemaForm::changed(const QString& key, const Json& value) {
+  if (m_onChange) m_onChange(key, value);
+}
+
+void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values) {
+  while (m_form->rowCount() > 0)
+    m_form->removeRow(0);
+  m_fields.clear();
+  for (const auto& spec : schema) {
+    const QString key = QString::fromStdString(spec.name);
+    const QString help = QString::fromStdString(spec.help);
+    const QString unit = spec.unit.empty() ? QString() : " " + QString::fromStdString(spec.unit);
+    auto set = [this, key](const Json& v) { changed(key, v); };
+    Field field;
+    QWidget* editor = nullptr;
+    QComboBox* keywordBox = nullptr;
+    if (!spec.keywords.empty()) {
+      keywordBox = new QComboBox(this);
+      keywordBox->addItem(tr("value"));
+      for (const auto& k : spec.keywords)
+        keywordBox->addItem(QString::fromStdString(k));
+      keywordBox->setToolTip(help);
+    }
+    using schema::ParamType;
+    switch (spec.type) {
+      case ParamType::Int:
+      case ParamType::IntPair: {
+        const bool pair = spec.type == ParamType::IntPair;
+        auto* a = new QSpinBox(this);
+        auto* b = pair ? new QSpinBox(this) : nullptr;
+        for (auto* s : {a, b}) {
+          if (!s) continue;
+          s->setRange(intMin(spec), intMax(spec));
+          s->setSuffix(unit);
+          s->setToolTip(help);
+          s->setKeyboardTracking(false);
+        }
+        auto* host = new QWidget(this);
+        auto* row = new QHBoxLayout(host);
+        row->setContentsMargins(0, 0, 0, 0);
+        if (keywordBox) row->addWidget(keywordBox);
+        row->addWidget(a, 1);
+        if (b) row->addWidget(b, 1);
+        auto emitValue = [a, b, keywordBox, set] {
+          if (keywordBox && keywordBox->currentIndex() > 0) {
+            set(Json(keywordBox->currentText().toStdString()));
+            return;
+          }
+          if (b && a->value() != b->value())
+            set(Json::array({a->value(), b->value()}));
+          else
+            set(Json(a->value()));
+        };
+        QObject::connect(a, qOverload<int>(&QSpinBox::valueChanged), this, emitValue);
+        if (b) QObject::connect(b, qOverload<int>(&QSpinBox::valueChanged), this, emitValue);
+        if (keywordBox)
+          QObject::connect(keywordBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
+                           emitValue);
+        field.show = [a, b, keywordBox](const Json& v) {
+          const QSignalBlocker ba(a);
+          std::optional<QSignalBlocker> bb;
+          if (b) bb.emplace(b);
+          std::optional<QSignalBlocker> bk;
+          if (keywordBox) bk.emplace(keywordBox);
+          const bool keyword = v.is_string();
+          if (keywordBox) {
+            const int i =
+                keyword ? keywordBox->findText(QString::fromStdString(v.get<std::string>())) : 0;
+            keywordBox->setCurrentIndex(std::max(0, i));
+          }
+          a->setEnabled(!keyword);
+          if (b) b->setEnabled(!keyword);
+          if (v.is_array() && v.size() == 2) {
+            a->setValue(v[0].get<int>());
+            if (b) b->setValue(v[1].get<int>());
+          } else if (v.is_number()) {
+            a->setValue(v.get<int>());
+            if (b) b->setValue(v.get<int>());
+          }
+        };
+        editor = host;
+        field.widget = a;
+        break;
+      }
+      case ParamType::Float: {
+        auto* s = new RealSpinBox(this);
+        s->setDecimals(12);  // shown with 6 significant digits, kept exact (eps = 1e-8)
+        s->setRange(spec.min ? *spec.min : -1e9, spec.max ? *spec.max : 1e9);
+        s->setSingleStep(0.01);
+        s->setSuffix(unit);
+        s->setToolTip(help);
+        s->setKeyboardTracking(false);
+        QObject::connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
+                         [set](double v) { set(Json(v)); });
+        field.show = [s](const Json& v) {
+          const QSignalBlocker block(s);
+          if (v.is_number()) s->setValue(v.get<double>());
+        };
+        editor = s;
+        field.widget = s;
+        break;
+      }
+      case ParamType::Bool: {
+        auto* c = new QCheckBox(this);
+        c->setToolTip(help);
+        QObject::connect(c, &QCheckBox::toggled, this, [set](bool v) { set(Json(v)); });
+        field.show = [c](const Json& v) {
+          const QSignalBlocker block(c);
+          c->setChecked(v.is_boolean() && v.get<bool>());
+        };
+        editor = c;
+        field.widget = c;
+        break;
+      }
+      case ParamType::Enum: {
+        auto* c = new QComboBox(this);
+        for (const auto& choice : spec.choices)
+          c->addItem(QString::fromStdString(choice));
+        c->setToolTip(help);
+        QObject::connect(c, &QComboBox::textActivated, this,
+                         [set](const QString& v) { set(Json(v.toStdString())); });
+        field.show = [c](const Json& v) {
+          const QSignalBlocker block(c);
+          if (v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));
+        };
+        editor = c;
+        field.widget = c;
+        break;
+      }
+      default: {  // FloatPair, FloatList: JSON text
+        auto* e = new QLineEdit(this);
+        e->setToolTip(help + tr(" (a number or a JSON list)"));
+        QObject::connect(e, &QLineEdit::editingFinished, this, [e, set] {
+          try {
+            set(Json::parse(e->text().toStdString()));
+            e->setStyleSheet({});
+          } catch (const std::exception&) {
+            e->setStyleSheet(QStringLiteral("QLineEdit { background: #fde2e2; }"));
+          }
+        });
+        field.show = [e](const Json& v) {
+          const QSignalBlocker block(e);
+          e->setText(v.is_null() ? QString() : QString::fromStdString(v.dump()));
+        };
+        editor = e;
+        field.widget = e;
+        break;
+      }
+    }
+    auto* reset = new QToolButton(this);
+    reset->setText(QStringLiteral("\u21BA"));
+    reset->setToolTip(tr("Reset %1 to its default (%2)")
+                          .arg(key, QString::fromStdString(spec.defaultValue.dump())));
+    QObject::connect(reset, &QToolButton::clicked, this, [set] { set(Json()); });
+    auto* row = new QWidget(this);
+    auto* rowLayout = new QHBoxLayout(row);
+    rowLayout->setContentsMargins(0, 0, 0, 0);
+    rowLayout->addWidget(editor, 1);
+    rowLayout->addWidget(reset);
+    auto* label = new QLabel(key + (spec.required() ? QStringLiteral(" *") : QString()), this);
+    label->setToolTip(help);
+    m_form->addRow(label, row);
+    field.widget->setObjectName(QStringLiteral("param_") + key);
+    field.row = row;
+    field.help = help;
+    field.defaultValue = spec.defaultValue;
+    m_fields.insert(key, field);
+  }
+  setValues(values);
+}
+
+void SchemaForm::setValues(const Json& values) {
+  for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
+    const std::string key = it.key().toStdString();
+    it->show(values.is_object() && values.contains(key) ? values[key] : it->defaultValue);
+  }
+}
+
+void SchemaForm::setProblem(const QString& key, const QString& reason) {
+  auto it = m_fields.find(key);
+  if (it == m_fields.end()) return;
+  it->problem = reason;
+  it->widget->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("background: #fde2e2;"));
+  it->widget->setToolTip(reason.isEmpty() ? it->help : reason);
+}
+
+void SchemaForm::clearProblems() {
+  for (auto it = m_fields.begin(); it != m_fields.end(); ++it)
+    if (!it->problem.isEmpty()) setProblem(it.key(), {});
+}
+
+}  // namespace netsmith::ui

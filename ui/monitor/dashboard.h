@@ -1,0 +1,155 @@
+#pragma once
+
+// The live training dashboard: six QCustomPlot charts on a shared x axis (loss, accuracy,
+// learning rate, gradient norm, memory, throughput) and the epoch table. Points are appended to
+// the plots' own data containers (no copies of whole series), so a chart holds a million
+// points per series and still replots in milliseconds (adaptive sampling).
+#include <QElapsedTimer>
+#include <QHash>
+#include <QPointer>
+#include <QString>
+#include <QStringList>
+#include <QTimer>
+#include <QVector>
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "monitor/run_history.h"
+#include "train/events.h"
+
+class QCheckBox;
+class QHBoxLayout;
+class QComboBox;
+class QCPGraph;
+class QCustomPlot;
+class QLabel;
+class QSlider;
+class QTreeWidget;
+
+namespace netsmith::ui {
+
+class DashboardChart;
+class GradNormChart;
+class LossChart;
+
+enum class XAxisMode { Step, Epoch, Time };
+
+class Dashboard : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit Dashboard(QWidget* parent = nullptr);
+  ~Dashboard() override;
+
+  /// Forgets every point (a new run starts).
+  void clear();
+  /// The project's settings that change what is drawn: the clip threshold of the gradient
+  /// norm (0: none) and the metric that makes an epoch "best".
+  void configure(double clipGradNorm, const QString& monitor, bool maximize);
+
+  void addBatches(const QVector<train::BatchMetrics>& batches);
+  void addEpoch(const train::EpochMetrics& epoch);
+
+  /// Past runs drawn dashed on the loss and accuracy charts.
+  void addOverlay(const RunHistory& run);
+  void clearOverlays();
+  QStringList overlayNames() const;
+
+  // Controls (also reachable from the dashboard's own widgets).
+  void setXAxisMode(XAxisMode mode);
+  XAxisMode xAxisMode() const { return m_mode; }
+  /// EMA smoothing of the step loss, 0 (none) to 0.999.
+  void setSmoothing(double weight);
+  double smoothing() const { return m_smoothing; }
+  void setGradNormLogScale(bool on);
+  /// Follow the newest points (re-fit the axes on every update) until the user zooms or pans.
+  void setFollow(bool on);
+  bool follows() const { return m_follow; }
+
+  /// Chart ids: "loss", "accuracy", "lr", "grad_norm", "memory", "throughput".
+  static QStringList chartIds();
+  QCustomPlot* chart(const QString& id) const;
+  /// Series ids: train_loss, train_loss_ema, val_loss, train_accuracy, val_accuracy, lr,
+  /// grad_norm, memory, memory_reserved, memory_peak, throughput.
+  int pointCount(const QString& series) const;
+  QCPGraph* series(const QString& id) const;
+  /// The hover text at `key` on the chart's x axis: the nearest point of every series.
+  QString tooltipAt(const QString& chartId, double key) const;
+  bool saveChartPng(const QString& chartId, const QString& path, QString* error = nullptr);
+  /// The chart's series as CSV (series,x,value), written atomically.
+  bool saveChartCsv(const QString& chartId, const QString& path, QString* error = nullptr);
+  /// The epoch whose monitored metric is best (-1: none yet).
+  int bestEpoch() const { return m_bestRow; }
+  QTreeWidget* epochTable() const { return m_table; }
+  QString memoryLabel() const;
+  /// Re-fit the axes and queue a replot (what every update does while following).
+  void refit();
+  /// Schedule a replot of every chart. Charts are replotted one per event-loop pass (so input
+  /// and timers run in between) and a new round starts no sooner than 3x the last round's
+  /// duration (at least 40 ms); nothing is drawn while the dashboard is hidden.
+  void replotAll();
+  /// Reads colours from the current palette (light / dark theme).
+  void applyPalette();
+
+ private:
+  struct OverlayData {
+    QString name;
+    QVector<QCPGraph*> graphs;  ///< train loss (smoothed), val loss, val accuracy
+    RunHistory run;
+  };
+
+  QHBoxLayout* buildControls();
+  QTreeWidget* buildEpochTable(QWidget* parent);
+  void connectChart(DashboardChart* chart);
+  DashboardChart* findChart(const QString& id) const;
+  int chartCount() const;
+  void rekey();
+  void fillEpochRow(const train::EpochMetrics& e);
+  void chartContextMenu(const QString& chartId, const QPoint& pos);
+  void showTooltip(const QString& chartId, QMouseEvent* event);
+  void redrawOverlay(OverlayData& o);
+  void markBest();
+  void refitY(const DashboardChart& chart);
+  void scheduleReplot();
+  void replotNext();
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  std::vector<std::unique_ptr<DashboardChart>> m_charts;
+  LossChart* m_lossChart = nullptr;
+  GradNormChart* m_gradNormChart = nullptr;
+  QVector<OverlayData> m_overlays;
+  // x keys of every batch point and every epoch point, in each axis mode
+  std::vector<double> m_batchKeys[3];
+  std::vector<double> m_epochKeys[3];
+  XAxisMode m_mode = XAxisMode::Step;
+  double m_smoothing = 0.6;
+  bool m_follow = true;
+  bool m_syncingRange = false;
+  QString m_monitor = QStringLiteral("val_accuracy");
+  bool m_maximize = true;
+  double m_bestValue = 0;
+  int m_bestRow = -1;
+  double m_lastBatchSeconds = 0;
+  std::int64_t m_lastStep = 0;
+
+  QTimer* m_replotTimer = nullptr;
+  QVector<bool> m_dirty;
+  QVector<bool> m_round;
+  QElapsedTimer m_roundClock;
+  double m_lastRoundMs = 0;
+  bool m_roundRunning = false;
+
+  QComboBox* m_axisBox = nullptr;
+  QSlider* m_smoothSlider = nullptr;
+  QLabel* m_smoothLabel = nullptr;
+  QCheckBox* m_logBox = nullptr;
+  QCheckBox* m_followBox = nullptr;
+  QTreeWidget* m_table = nullptr;
+};
+
+}  // namespace netsmith::ui

@@ -1,0 +1,50 @@
+#pragma once
+
+// The Runs page: the project's past runs (its runs/ folders) with their epochs, best accuracy
+// and checkpoints; a run can be overlaid on the dashboard, its best checkpoint loaded for export
+// and resume, its folder opened.
+#include <QVector>
+#include <QWidget>
+
+#include "monitor/run_history.h"
+
+class QLabel;
+class QTreeWidget;
+
+namespace netsmith::ui {
+
+class Dashboard;
+class ProjectDocument;
+
+class RunsPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// Lists the runs of `document`'s project; overlays go to `dashboard`.
+  RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent = nullptr);
+
+  /// Re-reads runs/ of the project.
+  void refresh();
+  const QVector<RunHistory>& runs() const { return m_runs; }
+  /// Selects the run at `row` of the runs table.
+  void selectRun(int row);
+  /// Overlays the selected run on the dashboard.
+  void overlaySelectedRun();
+
+ Q_SIGNALS:
+  /// "Load best", or a checkpoint double-clicked: it becomes the studio's current one.
+  void checkpointChosen(const QString& path);
+
+ private:
+  void showRunDetails();
+  int selectedRow() const;
+
+  ProjectDocument* m_document;
+  Dashboard* m_dashboard;
+  QLabel* m_info;
+  QTreeWidget* m_runsTable;
+  QTreeWidget* m_checkpoints;
+  QVector<RunHistory> m_runs;
+};
+
+}  // namespace netsmith::ui

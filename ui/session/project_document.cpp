@@ -1,0 +1,227 @@
+#include "session/project_document.h"
+
+#include <QDir>
+#include <QElapsedTimer>
+#include <QFileInfo>
+#include <QUndoCommand>
+
+#include "augment/transform.h"
+#include "data/project_data.h"
+#include "train/train_options.h"
+
+namespace netsmith::ui {
+
+ProjectDocument::ProjectDocument(const ops::OpRegistry& registry, QObject* parent)
+    : QObject(parent),
+      m_registry(registry),
+      m_transforms(augment::TransformRegistry::withBuiltins()),
+      m_undo(new QUndoStack(this)) {
+  connect(m_undo, &QUndoStack::cleanChanged, this,
+          [this](bool clean) { emit modifiedChanged(!clean); });
+}
+
+bool ProjectDocument::isModified() const {
+  return !m_undo->isClean();
+}
+
+class RenameProjectCommand : public QUndoCommand {
+ public:
+  RenameProjectCommand(ProjectDocument* doc, std::string name)
+      : QUndoCommand(QObject::tr("Rename project")),
+        m_doc(doc),
+        m_old(doc->m_project.name),
+        m_new(std::move(name)) {}
+  void redo() override { set(m_new); }
+  void undo() override { set(m_old); }
+
+ private:
+  void set(const std::string& name) {
+    m_doc->m_project.name = name;
+    emit m_doc->projectChanged();
+  }
+  ProjectDocument* m_doc;
+  std::string m_old, m_new;
+};
+
+void ProjectDocument::setProjectName(const QString& name) {
+  const std::string value = name.trimmed().toStdString();
+  if (value.empty() || value == m_project.name) return;
+  m_undo->push(new RenameProjectCommand(this, value));
+}
+
+bool ProjectDocument::createFromTemplate(const QString& templatePath, const QString& targetPath) {
+  try {
+    auto loaded = project::loadProject(templatePath.toStdString());
+    QString name = QFileInfo(targetPath).fileName();
+    name.remove(QStringLiteral(".netsmith.json")).remove(QStringLiteral(".json"));
+    loaded.project.name = name.toStdString();
+    project::saveProject(loaded.project, targetPath.toStdString());
+  } catch (const std::exception& e) {
+    m_error = QString::fromStdString(e.what());
+    return false;
+  }
+  return load(targetPath);
+}
+
+bool ProjectDocument::load(const QString& path) {
+  try {
+    auto loaded = project::loadProject(path.toStdString());
+    m_project = std::move(loaded.project);
+    m_filePath = path;
+    m_baseDir = QString::fromStdString(loaded.baseDir());
+    m_undo->clear();
+    m_error.clear();
+    reanalyse(loaded.problems);
+    emit this->loaded();
+    return true;
+  } catch (const std::exception& e) {
+    m_error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+bool ProjectDocument::save(const QString& path) {
+  const QString target = path.isEmpty() ? m_filePath : path;
+  if (target.isEmpty()) {
+    m_error = tr("choose a file name first");
+    return false;
+  }
+  try {
+    project::saveProject(m_project, target.toStdString());
+    const QString oldBase = m_baseDir;
+    m_filePath = target;
+    m_baseDir = QFileInfo(target).absolutePath();
+    m_undo->setClean();
+    m_error.clear();
+    if (QDir(oldBase) != QDir(m_baseDir))
+      reanalyse({});  // relative data paths now resolve against the new folder
+    else
+      emit projectChanged();
+    return true;
+  } catch (const std::exception& e) {
+    m_error = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+void ProjectDocument::reanalyse(const Problems& loadProblems) {
+  m_loadProblems = loadProblems;
+  validateSections(true);
+  reanalyseModel();
+  emit projectChanged();
+}
+
+void ProjectDocument::validateSections(bool dataToo) {
+  // The data and augment sections look at files; the train section is only parsed.
+  if (dataToo)
+    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
+  m_sectionProblems = m_dataProblems;
+  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
+                           m_sectionProblems);
+}
+
+void ProjectDocument::reanalyseModel() {
+  QElapsedTimer clock;
+  clock.start();
+  m_analysis = graph::analyseGraph(m_project.model, m_registry);
+  m_analysisMs = double(clock.nsecsElapsed()) / 1e6;
+  composeProblems();
+}
+
+void ProjectDocument::composeProblems() {
+  m_problems = m_loadProblems;
+  m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
+  m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
+}
+
+void ProjectDocument::setModel(const graph::ModelGraph& model) {
+  m_project.model = model;
+  // Problems of the model read from the file no longer describe this one.
+  m_loadProblems.erase(
+      std::remove_if(m_loadProblems.begin(), m_loadProblems.end(),
+                     [](const Problem& p) { return p.path.rfind("model", 0) == 0; }),
+      m_loadProblems.end());
+  reanalyseModel();
+  emit modelChanged();
+}
+
+class ModelEditCommand : public QUndoCommand {
+ public:
+  ModelEditCommand(ProjectDocument* doc, graph::ModelGraph before, graph::ModelGraph after,
+                   const QString& text, QString mergeKey)
+      : QUndoCommand(text),
+        m_doc(doc),
+        m_before(std::move(before)),
+        m_after(std::move(after)),
+        m_key(std::move(mergeKey)) {}
+  void redo() override { m_doc->setModel(m_after); }
+  void undo() override { m_doc->setModel(m_before); }
+  int id() const override { return m_key.isEmpty() ? -1 : 1; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const ModelEditCommand*>(other);
+    if (o->m_key != m_key) return false;
+    m_after = o->m_after;
+    return true;
+  }
+
+ private:
+  ProjectDocument* m_doc;
+  graph::ModelGraph m_before, m_after;
+  QString m_key;
+};
+
+void ProjectDocument::editModel(const graph::ModelGraph& model, const QString& text,
+                                const QString& mergeKey) {
+  if (model == m_project.model) return;
+  m_undo->push(new ModelEditCommand(this, m_project.model, model, text, mergeKey));
+}
+
+static Json& sectionRef(project::Project& p, const QString& section) {
+  if (section == QLatin1String("data")) return p.data;
+  if (section == QLatin1String("augment")) return p.augment;
+  return p.train;
+}
+
+void ProjectDocument::setSection(const QString& section, const Json& value) {
+  sectionRef(m_project, section) = value;
+  // Only what the section affects: no model analysis, no file checks for a train edit.
+  validateSections(section != QLatin1String("train"));
+  composeProblems();
+  emit sectionChanged(section);
+}
+
+class SectionEditCommand : public QUndoCommand {
+ public:
+  SectionEditCommand(ProjectDocument* doc, QString section, Json before, Json after,
+                     const QString& text, QString mergeKey)
+      : QUndoCommand(text),
+        m_doc(doc),
+        m_section(std::move(section)),
+        m_before(std::move(before)),
+        m_after(std::move(after)),
+        m_key(std::move(mergeKey)) {}
+  void redo() override { m_doc->setSection(m_section, m_after); }
+  void undo() override { m_doc->setSection(m_section, m_before); }
+  int id() const override { return m_key.isEmpty() ? -1 : 2; }
+  bool mergeWith(const QUndoCommand* other) override {
+    const auto* o = static_cast<const SectionEditCommand*>(other);
+    if (o->m_key != m_key || o->m_section != m_section) return false;
+    m_after = o->m_after;
+    return true;
+  }
+
+ private:
+  ProjectDocument* m_doc;
+  QString m_section;
+  Json m_before, m_after;
+  QString m_key;
+};
+
+void ProjectDocument::editSection(const QString& section, const Json& value, const QString& text,
+                                  const QString& mergeKey) {
+  const Json& current = sectionRef(m_project, section);
+  if (current == value) return;
+  m_undo->push(new SectionEditCommand(this, section, current, value, text, mergeKey));
+}
+
+}  // namespace netsmith::ui

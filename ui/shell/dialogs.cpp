@@ -1,0 +1,278 @@
+#include "shell/dialogs.h"
+
+#include <qcustomplot.h>
+#include <algorithm>
+
+#include <QApplication>
+#include <QComboBox>
+#include <QDialogButtonBox>
+#include <QDir>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
+#include <QLabel>
+#include <QPalette>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSpinBox>
+#include <QStyle>
+#include <QStyleFactory>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "env/env_report.h"
+#include "export/export_job.h"
+#include "train/trainer.h"
+
+namespace netsmith::ui {
+
+void applyTheme(const QString& theme) {
+  // The platform's own palette and style, remembered the first time round.
+  static const QPalette systemPalette = QApplication::palette();
+  static const QString systemStyle = QApplication::style()->name();
+  if (theme == QLatin1String("dark")) {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QPalette p;
+    const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), highlight(42, 130, 218);
+    p.setColor(QPalette::Window, window);
+    p.setColor(QPalette::WindowText, text);
+    p.setColor(QPalette::Base, base);
+    p.setColor(QPalette::AlternateBase, window);
+    p.setColor(QPalette::ToolTipBase, base);
+    p.setColor(QPalette::ToolTipText, text);
+    p.setColor(QPalette::Text, text);
+    p.setColor(QPalette::Button, window);
+    p.setColor(QPalette::ButtonText, text);
+    p.setColor(QPalette::BrightText, Qt::red);
+    p.setColor(QPalette::Link, highlight);
+    p.setColor(QPalette::Highlight, highlight);
+    p.setColor(QPalette::HighlightedText, Qt::black);
+    p.setColor(QPalette::PlaceholderText, QColor(140, 140, 140));
+    p.setColor(QPalette::Disabled, QPalette::Text, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::ButtonText, QColor(120, 120, 120));
+    p.setColor(QPalette::Disabled, QPalette::WindowText, QColor(120, 120, 120));
+    QApplication::setPalette(p);
+  } else if (theme == QLatin1String("light")) {
+    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setPalette(QApplication::style()->standardPalette());
+  } else {
+    if (auto* style = QStyleFactory::create(systemStyle)) QApplication::setStyle(style);
+    QApplication::setPalette(systemPalette);
+  }
+}
+
+Preferences Preferences::load() {
+  QSettings s;
+  Preferences p;
+  p.theme = s.value(QStringLiteral("preferences/theme"), p.theme).toString();
+  p.threads = s.value(QStringLiteral("preferences/threads"), p.threads).toInt();
+  p.smoothing = s.value(QStringLiteral("preferences/smoothing"), p.smoothing).toDouble();
+  return p;
+}
+
+void Preferences::save() const {
+  QSettings s;
+  s.setValue(QStringLiteral("preferences/theme"), theme);
+  s.setValue(QStringLiteral("preferences/threads"), threads);
+  s.setValue(QStringLiteral("preferences/smoothing"), smoothing);
+}
+
+EnvironmentDialog::EnvironmentDialog(QWidget* parent)
+    : QDialog(parent), m_text(new QPlainTextEdit(this)) {
+  setObjectName(QStringLiteral("environmentDialog"));
+  setWindowTitle(tr("Environment"));
+  resize(720, 480);
+  const auto report = env::collectEnvReport(true);
+  m_text->setReadOnly(true);
+  m_text->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+  m_text->setPlainText(QString::fromStdString(env::formatEnvReport(report)));
+  auto* layout = new QVBoxLayout(this);
+  if (report.blasIsReference || !report.warnings.empty()) {
+    QStringList warnings;
+    for (const auto& w : report.warnings)
+      warnings << QString::fromStdString(w).toHtmlEscaped();
+    auto* banner = new QLabel(
+        QStringLiteral("<b>%1</b><br>%2").arg(tr("Warning"), warnings.join(QStringLiteral("<br>"))),
+        this);
+    banner->setObjectName(QStringLiteral("environmentWarning"));
+    banner->setWordWrap(true);
+    banner->setStyleSheet(
+        QStringLiteral("QLabel { background: #fff3cd; color: #664d03; padding: 6px; }"));
+    layout->addWidget(banner);
+  }
+  layout->addWidget(m_text, 1);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  layout->addWidget(buttons);
+}
+
+QString EnvironmentDialog::reportText() const {
+  return m_text->toPlainText();
+}
+
+PreferencesDialog::PreferencesDialog(const Preferences& current, QWidget* parent)
+    : QDialog(parent),
+      m_theme(new QComboBox(this)),
+      m_threads(new QSpinBox(this)),
+      m_smoothing(new QDoubleSpinBox(this)) {
+  setObjectName(QStringLiteral("preferencesDialog"));
+  setWindowTitle(tr("Preferences"));
+  m_theme->setObjectName(QStringLiteral("theme"));
+  m_theme->addItem(tr("Follow the system"), QStringLiteral("system"));
+  m_theme->addItem(tr("Light"), QStringLiteral("light"));
+  m_theme->addItem(tr("Dark"), QStringLiteral("dark"));
+  m_theme->setCurrentIndex(std::max(0, m_theme->findData(current.theme)));
+  m_threads->setObjectName(QStringLiteral("threads"));
+  m_threads->setRange(0, 256);
+  m_threads->setSpecialValueText(tr("one per core"));
+  m_threads->setValue(current.threads);
+  m_smoothing->setObjectName(QStringLiteral("smoothing"));
+  m_smoothing->setRange(0, 0.99);
+  m_smoothing->setSingleStep(0.05);
+  m_smoothing->setValue(current.smoothing);
+  auto* form = new QFormLayout;
+  form->addRow(tr("Theme:"), m_theme);
+  form->addRow(tr("LibTorch threads:"), m_threads);
+  form->addRow(tr("Loss smoothing:"), m_smoothing);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(form);
+  layout->addWidget(buttons);
+}
+
+Preferences PreferencesDialog::preferences() const {
+  Preferences p;
+  p.theme = m_theme->currentData().toString();
+  p.threads = m_threads->value();
+  p.smoothing = m_smoothing->value();
+  return p;
+}
+
+ExportReportDialog::ExportReportDialog(const QString& checkpoint,
+                                       const exporting::ExportJobResult& result, QWidget* parent)
+    : QDialog(parent) {
+  m_passed = result.allVerified;
+  QStringList lines;
+  lines << tr("Checkpoint: %1").arg(checkpoint);
+  for (const auto& o : result.outcomes) {
+    lines << QString();
+    lines << QStringLiteral("%1: %2%3")
+                 .arg(QString::fromStdString(o.format),
+                      o.written ? QString() : tr("(not written) "), QString::fromStdString(o.path));
+    lines << QStringLiteral("  ") + QString::fromStdString(o.message);
+    if (o.hasParity) {
+      lines << tr("  parity: %1 samples, max abs diff %2 (tolerance %3), top-1 agreement %4%")
+                   .arg(o.paritySamples)
+                   .arg(o.maxAbsDiff, 0, 'g', 3)
+                   .arg(o.tolerance, 0, 'g', 3)
+                   .arg(100.0 * o.top1Agreement, 0, 'f', 2);
+      if (!result.samplesNote.empty())
+        lines << tr("  (random inputs only: no real samples, %1)")
+                     .arg(QString::fromStdString(result.samplesNote));
+    }
+  }
+  build(m_passed ? tr("Export finished: verified") : tr("Export finished: NOT verified"),
+        lines.join(QLatin1Char('\n')));
+}
+
+ExportReportDialog::ExportReportDialog(const QString& checkpoint, const QString& error,
+                                       QWidget* parent)
+    : QDialog(parent) {
+  build(tr("Export failed"), tr("Checkpoint: %1\n\n%2").arg(checkpoint, error));
+}
+
+void ExportReportDialog::build(const QString& title, const QString& text) {
+  setObjectName(QStringLiteral("exportReport"));
+  setWindowTitle(title);
+  resize(760, 360);
+  auto* heading = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), this);
+  m_text = new QPlainTextEdit(this);
+  m_text->setReadOnly(true);
+  m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+  m_text->setPlainText(text);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(heading);
+  layout->addWidget(m_text, 1);
+  layout->addWidget(buttons);
+}
+
+QString ExportReportDialog::reportText() const {
+  return m_text->toPlainText();
+}
+
+LrFinderDialog::LrFinderDialog(const train::LrFindResult& result, QWidget* parent)
+    : QDialog(parent) {
+  setObjectName(QStringLiteral("lrFinderDialog"));
+  setWindowTitle(tr("Learning rate finder"));
+  resize(640, 440);
+  auto* plot = new QCustomPlot(this);
+  plot->setObjectName(QStringLiteral("lrFinderChart"));
+  QVector<double> lrs(result.lrs.begin(), result.lrs.end());
+  plot->addGraph()->setData(lrs, QVector<double>(result.losses.begin(), result.losses.end()));
+  plot->graph(0)->setName(tr("loss"));
+  plot->graph(0)->setPen(QPen(QColor(31, 119, 180, 90)));
+  plot->addGraph()->setData(lrs, QVector<double>(result.smoothed.begin(), result.smoothed.end()));
+  plot->graph(1)->setName(tr("smoothed"));
+  plot->graph(1)->setPen(QPen(QColor(31, 119, 180), 2));
+  plot->xAxis->setScaleType(QCPAxis::stLogarithmic);
+  plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  plot->xAxis->setLabel(tr("learning rate"));
+  plot->yAxis->setLabel(tr("smoothed loss"));
+  plot->rescaleAxes();
+  if (!result.smoothed.empty()) {
+    // The useful part: from the lowest loss to three times the loss at the start (a diverging
+    // end would otherwise flatten the curve).
+    const auto& sm = result.smoothed;
+    const double start = sm[std::min(sm.size() - 1, sm.size() / 10)];
+    const double low = *std::min_element(sm.begin(), sm.end());
+    const double high = std::max(3.0 * start, low * 1.5);
+    plot->yAxis->setRange(low - 0.05 * (high - low), high);
+  }
+  auto addLine = [plot](double lr, const QPen& pen) {
+    auto* line = new QCPItemStraightLine(plot);
+    line->setPen(pen);
+    line->point1->setCoords(lr, 0);
+    line->point2->setCoords(lr, 1);
+  };
+  if (result.minLossLr > 0) addLine(result.minLossLr, QPen(Qt::gray, 1, Qt::DotLine));
+  if (result.suggestedLr > 0) addLine(result.suggestedLr, QPen(Qt::red, 1, Qt::DashLine));
+  plot->legend->setVisible(true);
+  plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+  m_summary =
+      tr("Suggested learning rate: %1 (red: the steepest fall of the smoothed loss before its "
+         "lowest point); lowest loss at %2 (grey).%3%4")
+          .arg(result.suggestedLr, 0, 'g', 3)
+          .arg(result.minLossLr, 0, 'g', 3)
+          .arg(result.diverged ? tr(" The loss diverged at the end of the sweep.") : QString(),
+               result.weightsRestored ? tr(" The model's weights were restored.")
+                                      : tr(" The weights were NOT restored."));
+  auto* label = new QLabel(m_summary, this);
+  label->setObjectName(QStringLiteral("lrFinderSummary"));
+  label->setWordWrap(true);
+  label->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  m_suggested = result.suggestedLr > 0
+                    ? std::stod(QString::number(result.suggestedLr, 'g', 2).toStdString())
+                    : 0;
+  if (m_suggested > 0) {
+    auto* use =
+        buttons->addButton(tr("Use %1").arg(m_suggested, 0, 'g', 2), QDialogButtonBox::AcceptRole);
+    use->setObjectName(QStringLiteral("useLr"));
+    connect(use, &QPushButton::clicked, this, [this] {
+      Q_EMIT useLearningRate(m_suggested);
+      accept();
+    });
+  }
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(plot, 1);
+  layout->addWidget(label);
+  layout->addWidget(buttons);
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,586 @@
+#include "shell/main_window.h"
+
+#include <spdlog/spdlog.h>
+#include <QAction>
+#include <QActionGroup>
+#include <QCloseEvent>
+#include <QCoreApplication>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFrame>
+#include <QHBoxLayout>
+#include <QInputDialog>
+#include <QLabel>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QToolBar>
+#include <QToolButton>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "data/project_data.h"
+#include "env/env_report.h"
+#include "evaluation/evaluation_page.h"
+#include "export/export_job.h"
+#include "forms/training_page.h"
+#include "monitor/dashboard.h"
+#include "netsmith/version.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/dialogs.h"
+#include "shell/log_panel.h"
+#include "shell/project_pages.h"
+#include "train/train_options.h"
+#include "util/background_job.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+QString findTemplatesDir() {
+  QStringList candidates;
+  const QString env = qEnvironmentVariable("NETSMITH_RESOURCES");
+  if (!env.isEmpty()) candidates << env + QStringLiteral("/templates");
+  const QString app = QCoreApplication::applicationDirPath();
+  candidates << app + QStringLiteral("/../share/netsmith/templates")
+             << QStringLiteral(NETSMITH_RESOURCE_DIR "/templates");
+  for (const auto& dir : candidates)
+    if (QFileInfo(dir).isDir()) return QDir(dir).absolutePath();
+  return {};
+}
+
+QString formatDuration(double seconds) {
+  if (!std::isfinite(seconds) || seconds < 0) return QStringLiteral("?");
+  const auto s = static_cast<long long>(std::llround(seconds));
+  if (s >= 3600)
+    return QStringLiteral("%1:%2:%3")
+        .arg(s / 3600)
+        .arg((s / 60) % 60, 2, 10, QLatin1Char('0'))
+        .arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+}  // namespace
+
+MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
+    : QMainWindow(parent),
+      m_document(new ProjectDocument(registry, this)),
+      m_session(new TrainerSession(this)),
+      m_exportJob(new BackgroundJob(this)) {
+  setObjectName(QStringLiteral("mainWindow"));
+  setWindowTitle(tr("Netsmith"));
+  resize(1360, 860);
+  m_templatesDir = findTemplatesDir();
+
+  // Central: the error banner over the project's pages.
+  auto* central = new QWidget(this);
+  auto* layout = new QVBoxLayout(central);
+  layout->setContentsMargins(4, 4, 4, 0);
+  m_banner = new QFrame(central);
+  m_banner->setObjectName(QStringLiteral("errorBanner"));
+  m_banner->setStyleSheet(QStringLiteral(
+      "#errorBanner { background: #f8d7da; border: 1px solid #f1aeb5; border-radius: 3px; }"
+      "#errorBanner QLabel { color: #58151c; }"));
+  auto* bannerLayout = new QHBoxLayout(m_banner);
+  m_bannerText = new QLabel(m_banner);
+  m_bannerText->setObjectName(QStringLiteral("errorBannerText"));
+  m_bannerText->setWordWrap(true);
+  m_bannerText->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* bannerClose = new QToolButton(m_banner);
+  bannerClose->setText(QStringLiteral("\u2715"));
+  bannerClose->setToolTip(tr("Dismiss"));
+  connect(bannerClose, &QToolButton::clicked, this, &MainWindow::hideBanner);
+  bannerLayout->addWidget(m_bannerText, 1);
+  bannerLayout->addWidget(bannerClose, 0, Qt::AlignTop);
+  m_banner->hide();
+  m_pages = new ProjectPages(m_document, central);
+  layout->addWidget(m_banner);
+  layout->addWidget(m_pages, 1);
+  setCentralWidget(central);
+
+  buildDocks();
+  m_toolBar = addToolBar(tr("Main"));
+  m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
+  buildMenus();
+  buildToolBar();
+  buildStatusBar();
+  connectSession();
+  connect(m_document, &ProjectDocument::projectChanged, this, &MainWindow::refresh);
+  connect(m_document, &ProjectDocument::modifiedChanged, this, &MainWindow::updateTitle);
+  connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::updateTitle);
+  connect(m_pages, &ProjectPages::checkpointChosen, this, &MainWindow::setCurrentCheckpoint);
+  connect(m_pages->trainingPage(), &TrainingPage::lrFinderRequested, this,
+          &MainWindow::runLrFinder);
+  connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
+
+  m_defaultState = saveState();
+  restoreSettings();
+  refresh();
+}
+
+MainWindow::~MainWindow() = default;
+
+Dashboard* MainWindow::dashboard() const {
+  return m_pages->dashboard();
+}
+
+void MainWindow::setSampleLimits(std::int64_t train, std::int64_t validation) {
+  m_limitTrain = train;
+  m_limitValidation = validation;
+  m_pages->trainingPage()->setTrainLimit(train);
+}
+
+void MainWindow::buildDocks() {
+  m_logDock = new QDockWidget(tr("Log"), this);
+  m_logDock->setObjectName(QStringLiteral("logDock"));
+  m_logPanel = new LogPanel(m_logDock);
+  m_logDock->setWidget(m_logPanel);
+  addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
+  resizeDocks({m_logDock}, {170}, Qt::Vertical);
+}
+
+void MainWindow::buildStatusBar() {
+  m_device = new QLabel(this);
+  m_device->setObjectName(QStringLiteral("deviceLabel"));
+  const auto env = env::collectEnvReport(false);
+  m_device->setText(
+      env.cudaAvailable
+          ? tr("CUDA: %1")
+                .arg(QString::fromStdString(env.cudaDevices.empty() ? std::string("?")
+                                                                    : env.cudaDevices[0]))
+          : tr("CPU, %1 threads%2")
+                .arg(env.intraOpThreads)
+                .arg(env.blasIsReference ? tr(" (reference BLAS: slow)") : QString()));
+  m_runState = new QLabel(tr("Idle"), this);
+  m_runState->setObjectName(QStringLiteral("runState"));
+  m_progress = new QProgressBar(this);
+  m_progress->setObjectName(QStringLiteral("runProgress"));
+  m_progress->setMaximumWidth(260);
+  m_progress->setFormat(QStringLiteral("%p%"));
+  m_progress->setValue(0);
+  statusBar()->addPermanentWidget(m_runState);
+  statusBar()->addPermanentWidget(m_progress);
+  statusBar()->addPermanentWidget(m_device);
+}
+
+void MainWindow::connectSession() {
+  connect(m_session, &TrainerSession::started, this,
+          [this](const QString& runDir, const QString& description) {
+            if (!m_lrFindRun) {
+              dashboard()->clear();
+              setCurrentCheckpoint({});
+            }
+            m_firstStep = -1;
+            m_runClock.start();
+            spdlog::info("{}", description.toStdString());
+            if (!runDir.isEmpty()) spdlog::info("run folder: {}", runDir.toStdString());
+            m_runState->setText(m_lrFindRun ? tr("LR finder running") : tr("Training"));
+          });
+  connect(m_session, &TrainerSession::batches, this, &MainWindow::showBatches);
+  connect(m_session, &TrainerSession::epochEnded, this, [this](const train::EpochMetrics& e) {
+    dashboard()->addEpoch(e);
+    spdlog::info("{}", train::describeEpoch(e));
+  });
+  connect(m_session, &TrainerSession::checkpointWritten, this,
+          [this](const QString& tag, const QString& path) {
+            // The run's best checkpoint is the one to export; last until there is a best.
+            if (tag == QLatin1String("best") ||
+                (tag == QLatin1String("last") &&
+                 !m_checkpoint.endsWith(QStringLiteral("best.safetensors"))))
+              setCurrentCheckpoint(path);
+          });
+  connect(m_session, &TrainerSession::message, this, [](const QString& level, const QString& text) {
+    if (level == QLatin1String("warning"))
+      spdlog::warn("{}", text.toStdString());
+    else
+      spdlog::info("{}", text.toStdString());
+  });
+  connect(m_session, &TrainerSession::finished, this, &MainWindow::runFinished);
+}
+
+void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
+  if (m_lrFindRun) return;
+  dashboard()->addBatches(list);
+  const auto& b = list.back();
+  if (m_firstStep < 0) {
+    m_firstStep = list.front().step - 1;
+    m_runClock.restart();
+  }
+  const double done = double(b.step - m_firstStep);
+  const double left = double(b.totalSteps - b.step);
+  const double eta = done > 0 ? m_runClock.elapsed() / 1000.0 / done * left : NAN;
+  m_progress->setMaximum(int(std::max<std::int64_t>(1, b.totalSteps)));
+  m_progress->setValue(int(b.step));
+  m_progress->setFormat(tr("%p% (ETA %1)").arg(formatDuration(eta)));
+  if (m_session->state() != train::RunState::Paused)
+    m_runState->setText(tr("Training: epoch %1, batch %2/%3, %4 images/s")
+                            .arg(b.epoch + 1)
+                            .arg(b.batch + 1)
+                            .arg(b.batchesPerEpoch)
+                            .arg(b.imagesPerSecond, 0, 'f', 0));
+}
+
+void MainWindow::runFinished(train::FinishState state, const QString& reason) {
+  const auto& r = m_session->lastResult();
+  QString text = QString::fromStdString(train::finishStateName(state)) + ": " + reason;
+  const std::string test = train::describeTestFigure(r);
+  if (!test.empty()) text += QStringLiteral("; ") + QString::fromStdString(test);
+  if (state == train::FinishState::Failed) {
+    spdlog::error("{}", text.toStdString());
+    showBanner(tr("Training failed: %1").arg(reason));
+  } else {
+    spdlog::info("{}", text.toStdString());
+  }
+  m_runState->setText(text);
+  m_progress->setFormat(QStringLiteral("%p%"));
+  const bool lrFind = m_lrFindRun;
+  m_lrFindRun = false;
+  updateActions();
+  if (lrFind && state != train::FinishState::Failed && !r.lrFind.lrs.empty()) {
+    auto* dialog = new LrFinderDialog(r.lrFind, this);
+    connect(dialog, &LrFinderDialog::useLearningRate, this, [this](double lr) {
+      Json train = m_document->project().train;
+      if (!train["optimizer"].is_object()) train["optimizer"] = Json{{"type", "adam"}};
+      train["optimizer"]["lr"] = lr;
+      m_document->editSection(QStringLiteral("train"), train,
+                              tr("Use the LR finder's learning rate"));
+    });
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    spdlog::info("{}", dialog->summary().toStdString());
+    dialog->open();
+  }
+  if (!lrFind) m_pages->refreshRuns();
+}
+
+bool MainWindow::fillConfig(train::TrainerConfig& config) {
+  const auto& doc = *m_document;
+  if (m_session->isRunning()) return false;
+  if (doc.filePath().isEmpty() || !doc.problems().empty()) {
+    const QString why = doc.filePath().isEmpty()
+                            ? tr("Open a project first")
+                            : tr("The project has problems: fix them before training "
+                                 "(they are listed on the Model page)");
+    statusBar()->showMessage(why, 8000);
+    if (!doc.filePath().isEmpty()) m_pages->showPage(ProjectPages::ModelPage);
+    return false;
+  }
+  config.project = doc.project();
+  config.baseDir = doc.baseDir().toStdString();
+  config.runsRoot = (doc.baseDir() + QStringLiteral("/runs")).toStdString();
+  config.cacheDir = data::userCacheDir();
+  config.limitTrain = m_limitTrain;
+  config.limitVal = m_limitValidation;
+  // train.local_processes > 1: the other ranks run netsmith-cli, installed beside the studio.
+  QString cli =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("netsmith-cli"));
+  if (!QFileInfo(cli).isExecutable())
+    cli = QStandardPaths::findExecutable(QStringLiteral("netsmith-cli"));
+  config.workerProgram = cli.toStdString();
+  return true;
+}
+
+bool MainWindow::startRun(train::TrainerConfig& config, const QString& what) {
+  hideBanner();
+  if (!m_lrFindRun) {
+    // Settings of the project that change what the dashboard draws.
+    Problems ignored;
+    const auto options = train::parseTrainOptions(config.project.train,
+                                                  train::ScheduleRegistry::withBuiltins(), ignored);
+    dashboard()->configure(options.clipGradNorm, QString::fromStdString(options.monitor.name),
+                           options.monitor.maximize);
+  }
+  QString error;
+  if (!m_session->start(std::move(config), &error)) {
+    m_lrFindRun = false;
+    statusBar()->showMessage(error, 5000);
+    return false;
+  }
+  m_runState->setText(what);
+  m_progress->setValue(0);
+  updateActions();
+  return true;
+}
+
+void MainWindow::startTraining() {
+  train::TrainerConfig config;
+  if (!fillConfig(config)) return;
+  if (startRun(config, tr("Preparing"))) m_pages->showPage(ProjectPages::DashboardPage);
+}
+
+void MainWindow::resumeFrom(const QString& checkpoint) {
+  train::TrainerConfig config;
+  if (!fillConfig(config)) return;
+  config.resumePath = checkpoint.toStdString();
+  // Resume in the checkpoint's run folder: <run>/checkpoints/last.safetensors.
+  const QDir runDir = QFileInfo(checkpoint).absoluteDir().filePath(QStringLiteral(".."));
+  if (QFileInfo::exists(runDir.filePath(QStringLiteral("events.jsonl"))))
+    config.runDir = QDir::cleanPath(runDir.absolutePath()).toStdString();
+  if (startRun(config, tr("Resuming from %1").arg(QFileInfo(checkpoint).fileName())))
+    m_pages->showPage(ProjectPages::DashboardPage);
+}
+
+void MainWindow::runLrFinder() {
+  train::TrainerConfig config;
+  if (!fillConfig(config)) return;
+  config.lrFind = true;
+  if (config.project.train.is_object()) config.project.train.erase("local_processes");
+  m_lrFindRun = true;
+  startRun(config, tr("LR finder: preparing"));
+}
+
+void MainWindow::togglePause() {
+  if (!m_session->isRunning()) return;
+  if (m_pause->isChecked()) {
+    m_session->pause();
+    m_runState->setText(tr("Paused"));
+  } else {
+    m_session->resume();
+    m_runState->setText(tr("Training"));
+  }
+}
+
+void MainWindow::setCurrentCheckpoint(const QString& path) {
+  m_checkpoint = path;
+  m_pages->evaluationPage()->setCheckpoint(path);
+  updateActions();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  if (!maybeSave()) {
+    event->ignore();
+    return;
+  }
+  if (m_session->isRunning()) {
+    m_runState->setText(tr("Stopping: writing a checkpoint"));
+    m_session->stopAndWait(2000);
+  }
+  saveSettings();
+  event->accept();
+}
+
+void MainWindow::exportCurrent(const QString& exporter) {
+  if (m_checkpoint.isEmpty() || m_exportJob->isRunning()) return;
+  const QString checkpoint = m_checkpoint;
+  exporting::ExportJob job;
+  job.checkpoint = checkpoint.toStdString();
+  try {
+    job.targets = exporting::defaultExportTargets(job.checkpoint, exporter.toStdString());
+  } catch (const std::exception& e) {
+    showBanner(QString::fromStdString(e.what()));
+    return;
+  }
+  statusBar()->showMessage(tr("Exporting %1 from %2...").arg(exporter, checkpoint));
+  spdlog::info("exporting {} from {}", exporter.toStdString(), job.checkpoint);
+  m_exportJob->start([job](const JobContext&) { return exporting::runExportJob(job); },
+                     [this, checkpoint](const exporting::ExportJobResult& result) {
+                       showExportReport(new ExportReportDialog(checkpoint, result, this), {});
+                     },
+                     [this, checkpoint](const QString& error) {
+                       showExportReport(new ExportReportDialog(checkpoint, error, this), error);
+                     });
+  updateActions();
+}
+
+void MainWindow::showExportReport(ExportReportDialog* dialog, const QString& error) {
+  updateActions();
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  const bool ok = error.isEmpty() && dialog->passed();
+  if (ok) {
+    statusBar()->showMessage(tr("Export verified"), 8000);
+    spdlog::info("{}", dialog->reportText().toStdString());
+  } else {
+    showBanner(error.isEmpty() ? tr("The export was not verified: see the report")
+                               : tr("Export failed: %1").arg(error));
+    spdlog::error("{}", dialog->reportText().toStdString());
+  }
+  const QString report = dialog->reportText();
+  dialog->open();
+  Q_EMIT exportFinished(ok, report);
+}
+
+bool MainWindow::openProject(const QString& path, bool quiet) {
+  if (!quiet && !maybeSave()) return false;
+  if (m_session->isRunning()) {
+    const QString why = tr("Stop the run before opening another project");
+    if (!quiet) QMessageBox::information(this, tr("Training in progress"), why);
+    statusBar()->showMessage(why, 5000);
+    return false;
+  }
+  if (m_document->load(path)) {
+    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    spdlog::info("opened {}", path.toStdString());
+    addRecent(QFileInfo(path).absoluteFilePath());
+    setCurrentCheckpoint({});
+    dashboard()->clear();
+    dashboard()->clearOverlays();
+    hideBanner();
+    updateActions();
+    return true;
+  }
+  if (!quiet) QMessageBox::warning(this, tr("Cannot open project"), m_document->errorString());
+  spdlog::error("{}", m_document->errorString().toStdString());
+  statusBar()->showMessage(m_document->errorString());
+  return false;
+}
+
+void MainWindow::openWithDialog() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                   tr("Netsmith projects (*.netsmith.json);;JSON (*.json)"));
+  if (!path.isEmpty()) openProject(path);
+}
+
+void MainWindow::newFromTemplate(const QString& templatePath) {
+  if (!maybeSave()) return;
+  QString name = QFileInfo(templatePath).fileName();
+  const QString target = QFileDialog::getSaveFileName(this, tr("New project from %1").arg(name),
+                                                      QDir::home().filePath(name),
+                                                      tr("Netsmith projects (*.netsmith.json)"));
+  if (target.isEmpty()) return;
+  if (!m_document->createFromTemplate(templatePath, target)) {
+    QMessageBox::warning(this, tr("Cannot create the project"), m_document->errorString());
+    return;
+  }
+  addRecent(QFileInfo(target).absoluteFilePath());
+  dashboard()->clear();
+  setCurrentCheckpoint({});
+  updateActions();
+}
+
+bool MainWindow::save() {
+  if (m_document->filePath().isEmpty()) return saveAs();
+  if (!m_document->save()) {
+    QMessageBox::warning(this, tr("Cannot save"), m_document->errorString());
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), 5000);
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Save project as"), m_document->filePath(),
+                                   tr("Netsmith projects (*.netsmith.json)"));
+  if (path.isEmpty()) return false;
+  if (!m_document->save(path)) {
+    QMessageBox::warning(this, tr("Cannot save"), m_document->errorString());
+    return false;
+  }
+  addRecent(QFileInfo(path).absoluteFilePath());
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_document->isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("%1 has unsaved changes. Save them?")
+          .arg(QString::fromStdString(m_document->project().name)),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+void MainWindow::showBanner(const QString& text) {
+  m_bannerText->setText(text);
+  m_banner->show();
+}
+
+void MainWindow::hideBanner() {
+  m_banner->hide();
+  m_bannerText->clear();
+}
+
+QString MainWindow::bannerText() const {
+  return m_banner->isHidden() ? QString() : m_bannerText->text();
+}
+
+void MainWindow::setTheme(const QString& theme) {
+  applyTheme(theme);
+  dashboard()->applyPalette();
+  for (auto* a : m_themeGroup->actions())
+    a->setChecked(a->data().toString() == theme);
+  auto prefs = Preferences::load();
+  prefs.theme = theme;
+  prefs.save();
+}
+
+void MainWindow::showPreferences() {
+  auto* dialog = new PreferencesDialog(Preferences::load(), this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    const auto prefs = dialog->preferences();
+    prefs.save();
+    setTheme(prefs.theme);
+    dashboard()->setSmoothing(prefs.smoothing);
+    const int threads = env::configureThreads(prefs.threads);
+    spdlog::info("LibTorch threads: {}", threads);
+  });
+  dialog->open();
+}
+
+void MainWindow::showEnvironment() {
+  auto* dialog = new EnvironmentDialog(this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->open();
+}
+
+void MainWindow::showAbout() {
+  QMessageBox::about(this, tr("About Netsmith"),
+                     tr("<b>Netsmith %1</b><p>A desktop studio for convolutional networks.</p>")
+                         .arg(QStringLiteral(NETSMITH_VERSION)));
+}
+
+void MainWindow::renameProject() {
+  if (m_document->filePath().isEmpty()) return;
+  bool ok = false;
+  const QString name =
+      QInputDialog::getText(this, tr("Rename project"), tr("Name:"), QLineEdit::Normal,
+                            QString::fromStdString(m_document->project().name), &ok);
+  if (ok) m_document->setProjectName(name);
+}
+
+void MainWindow::restoreSettings() {
+  QSettings s;
+  restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(s.value(QStringLiteral("window/state")).toByteArray());
+  const auto prefs = Preferences::load();
+  dashboard()->setSmoothing(prefs.smoothing);
+  if (prefs.theme != QLatin1String("system"))
+    setTheme(prefs.theme);
+  else
+    for (auto* a : m_themeGroup->actions())
+      a->setChecked(a->data().toString() == prefs.theme);
+  if (prefs.threads > 0) env::configureThreads(prefs.threads);
+}
+
+void MainWindow::saveSettings() {
+  QSettings s;
+  s.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  s.setValue(QStringLiteral("window/state"), saveState());
+}
+
+void MainWindow::updateTitle() {
+  const auto& doc = *m_document;
+  QString title = tr("Netsmith");
+  if (!doc.filePath().isEmpty())
+    title = tr("%1%2 - Netsmith")
+                .arg(QString::fromStdString(doc.project().name),
+                     doc.isModified() ? QStringLiteral(" *") : QString());
+  setWindowTitle(title);
+}
+
+void MainWindow::refresh() {
+  updateTitle();
+  m_pages->refresh();
+  updateActions();
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,153 @@
+#pragma once
+
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QStringList>
+
+#include <cstdint>
+
+#include "ops/op_registry.h"
+
+class QAction;
+class QActionGroup;
+class QDockWidget;
+class QFrame;
+class QLabel;
+class QMenu;
+class QProgressBar;
+class QToolBar;
+
+namespace netsmith::train {
+struct BatchMetrics;
+enum class FinishState;
+struct TrainerConfig;
+}  // namespace netsmith::train
+
+namespace netsmith::ui {
+
+class BackgroundJob;
+class Dashboard;
+class ExportReportDialog;
+class LogPanel;
+class ProjectDocument;
+class ProjectPages;
+class TrainerSession;
+
+/// The studio's main window: the project's pages behind a navigator, training on a background
+/// TrainerSession with the live dashboard, exports through the core exporter registry, and a
+/// log panel fed by spdlog.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+
+ public:
+  explicit MainWindow(const ops::OpRegistry& registry, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  /// Opens `path`; shows the error in a message box (unless `quiet`) and returns false on failure.
+  /// Asks about unsaved changes first (unless `quiet`).
+  bool openProject(const QString& path, bool quiet = false);
+  ProjectDocument* document() const { return m_document; }
+  TrainerSession* session() const { return m_session; }
+  ProjectPages* pages() const { return m_pages; }
+  Dashboard* dashboard() const;
+  LogPanel* logPanel() const { return m_logPanel; }
+  /// Train on at most this many training / validation samples (0: all); for quick runs.
+  void setSampleLimits(std::int64_t train, std::int64_t validation);
+
+  /// The checkpoint Export and Resume use: the current run's best (or last), or one chosen.
+  QString currentCheckpoint() const { return m_checkpoint; }
+  void setCurrentCheckpoint(const QString& path);
+  /// Exports the current checkpoint with the named exporter into the run's exports/ folder
+  /// (on a worker thread); exportFinished() and the report dialog follow.
+  void exportCurrent(const QString& exporter);
+  /// Continues the run of `checkpoint` exactly (Train > Resume from checkpoint).
+  void resumeFrom(const QString& checkpoint);
+  /// Runs the LR range test (Train > Run LR finder); its dialog opens when it ends.
+  void runLrFinder();
+  /// The error banner's text ("" while hidden).
+  QString bannerText() const;
+  QStringList recentFiles() const;
+
+ Q_SIGNALS:
+  void exportFinished(bool verified, const QString& report);
+
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
+ private:
+  // Menus and tool bar: main_window_actions.cpp.
+  void buildMenus();
+  void buildFileMenu();
+  void buildEditMenu();
+  void buildViewMenu();
+  void buildTrainMenu();
+  void buildExportMenu();
+  void buildToolBar();
+  void buildStatusBar();
+  void buildDocks();
+  void connectSession();
+  void showBatches(const QVector<train::BatchMetrics>& list);
+  void runFinished(train::FinishState state, const QString& reason);
+  void startTraining();
+  bool startRun(train::TrainerConfig& config, const QString& what);
+  bool fillConfig(train::TrainerConfig& config);
+  void togglePause();
+  void updateActions();
+  void refresh();
+  void updateTitle();
+  void openWithDialog();
+  void newFromTemplate(const QString& templatePath);
+  bool save();
+  bool saveAs();
+  /// true when it is fine to drop the document (saved, discarded, or unmodified).
+  bool maybeSave();
+  void addRecent(const QString& path);
+  void rebuildRecentMenu();
+  void showBanner(const QString& text);
+  void hideBanner();
+  void setTheme(const QString& theme);
+  void showPreferences();
+  void showEnvironment();
+  void showAbout();
+  /// Asks for a checkpoint, starting in the current one's folder (or the project's runs/).
+  QString pickCheckpoint(const QString& title);
+  void showExportReport(ExportReportDialog* dialog, const QString& error);
+  void renameProject();
+  void restoreSettings();
+  void saveSettings();
+
+  ProjectDocument* m_document;
+  TrainerSession* m_session;
+  BackgroundJob* m_exportJob;
+  ProjectPages* m_pages = nullptr;
+  LogPanel* m_logPanel = nullptr;
+  QDockWidget* m_logDock = nullptr;
+  QToolBar* m_toolBar = nullptr;
+  QFrame* m_banner = nullptr;
+  QLabel* m_bannerText = nullptr;
+  QLabel* m_device = nullptr;
+  QLabel* m_runState = nullptr;
+  QProgressBar* m_progress = nullptr;
+  QMenu* m_recentMenu = nullptr;
+  QMenu* m_exportMenu = nullptr;
+  QAction* m_save = nullptr;
+  QAction* m_start = nullptr;
+  QAction* m_pause = nullptr;
+  QAction* m_stop = nullptr;
+  QAction* m_stopAfterEpoch = nullptr;
+  QAction* m_resume = nullptr;
+  QAction* m_lrFind = nullptr;
+  QAction* m_checkpointInfo = nullptr;
+  QList<QAction*> m_exportActions;
+  QActionGroup* m_themeGroup = nullptr;
+  QByteArray m_defaultState;
+  QString m_checkpoint;
+  QString m_templatesDir;
+  bool m_lrFindRun = false;
+  std::int64_t m_limitTrain = 0;
+  std::int64_t m_limitValidation = 0;
+  std::int64_t m_firstStep = -1;
+  QElapsedTimer m_runClock;
+};
+
+}  // namespace netsmith::ui

@@ -1,0 +1,252 @@
+// MainWindow's menus, tool bar and the state of their actions.
+#include <QAction>
+#include <QActionGroup>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMenuBar>
+#include <QSettings>
+#include <QToolBar>
+#include <QToolButton>
+#include <QUndoStack>
+
+#include "export/export_job.h"
+#include "forms/training_page.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
+#include "util/background_job.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+/// Names `action` (tests and the tool bar find it by name) and gives it a shortcut.
+QAction* setUp(QAction* action, const char* objectName, const QKeySequence& shortcut = {}) {
+  if (objectName) action->setObjectName(QLatin1String(objectName));
+  if (!shortcut.isEmpty()) action->setShortcut(shortcut);
+  return action;
+}
+
+}  // namespace
+
+void MainWindow::buildMenus() {
+  buildFileMenu();
+  buildEditMenu();
+  buildViewMenu();
+  buildTrainMenu();
+  buildExportMenu();
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  setUp(help->addAction(tr("&Environment..."), this, &MainWindow::showEnvironment),
+        "actionEnvironment");
+  help->addAction(tr("&About Netsmith"), this, &MainWindow::showAbout)
+      ->setMenuRole(QAction::AboutRole);
+  updateActions();
+}
+
+void MainWindow::buildFileMenu() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QMenu* fromTemplate = file->addMenu(tr("&New from template"));
+  fromTemplate->setObjectName(QStringLiteral("menuNewFromTemplate"));
+  const QDir templates(m_templatesDir);
+  for (const auto& info :
+       templates.entryInfoList({QStringLiteral("*.netsmith.json")}, QDir::Files, QDir::Name)) {
+    QString name = info.fileName();
+    name.chop(int(qstrlen(".netsmith.json")));
+    QAction* a = fromTemplate->addAction(
+        name, this, [this, path = info.absoluteFilePath()] { newFromTemplate(path); });
+    a->setObjectName(QStringLiteral("actionTemplate_") + name);
+  }
+  if (fromTemplate->isEmpty())
+    fromTemplate->addAction(tr("(no templates found)"))->setEnabled(false);
+  setUp(file->addAction(tr("&Open..."), this, &MainWindow::openWithDialog), "actionOpen",
+        QKeySequence::Open);
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  m_recentMenu->setObjectName(QStringLiteral("menuRecent"));
+  connect(m_recentMenu, &QMenu::aboutToShow, this, &MainWindow::rebuildRecentMenu);
+  file->addSeparator();
+  m_save = setUp(file->addAction(tr("&Save"), this, &MainWindow::save), "actionSave",
+                 QKeySequence::Save);
+  setUp(file->addAction(tr("Save &As..."), this, &MainWindow::saveAs), "actionSaveAs",
+        QKeySequence::SaveAs);
+  file->addSeparator();
+  setUp(file->addAction(tr("&Quit"), this, &QWidget::close), nullptr, QKeySequence::Quit)
+      ->setMenuRole(QAction::QuitRole);
+}
+
+void MainWindow::buildEditMenu() {
+  QMenu* edit = menuBar()->addMenu(tr("&Edit"));
+  edit->addAction(setUp(m_document->undoStack()->createUndoAction(this, tr("&Undo")), "actionUndo",
+                        QKeySequence::Undo));
+  edit->addAction(setUp(m_document->undoStack()->createRedoAction(this, tr("&Redo")), "actionRedo",
+                        QKeySequence::Redo));
+  edit->addSeparator();
+  setUp(edit->addAction(tr("Re&name project..."), this, &MainWindow::renameProject),
+        "actionRename");
+  edit->addSeparator();
+  setUp(edit->addAction(tr("&Preferences..."), this, &MainWindow::showPreferences),
+        "actionPreferences", QKeySequence::Preferences)
+      ->setMenuRole(QAction::PreferencesRole);
+}
+
+void MainWindow::buildViewMenu() {
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  const QStringList pageNames = {tr("&Model"),     tr("&Data"), tr("&Augment"),   tr("&Training"),
+                                 tr("Dash&board"), tr("&Runs"), tr("&Evaluation")};
+  for (int i = 0; i < pageNames.size(); ++i)
+    setUp(view->addAction(pageNames[i], this,
+                          [this, i] { m_pages->showPage(ProjectPages::Page(i)); }),
+          nullptr, QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+  view->addSeparator();
+  view->addAction(
+      setUp(m_logDock->toggleViewAction(), "actionShowLog", QKeySequence(Qt::CTRL | Qt::Key_L)));
+  view->addAction(setUp(m_toolBar->toggleViewAction(), "actionShowToolBar"));
+  setUp(view->addAction(tr("Reset &layout"), this,
+                        [this] {
+                          restoreState(m_defaultState);
+                          m_logDock->show();
+                          m_toolBar->show();
+                        }),
+        "actionResetLayout");
+  QMenu* theme = view->addMenu(tr("T&heme"));
+  m_themeGroup = new QActionGroup(this);
+  const QList<QPair<QString, QString>> themes = {
+      {QStringLiteral("system"), tr("Follow the system")},
+      {QStringLiteral("light"), tr("Light")},
+      {QStringLiteral("dark"), tr("Dark")}};
+  for (const auto& [id, title] : themes) {
+    QAction* a = theme->addAction(title, this, [this, id = id] { setTheme(id); });
+    a->setCheckable(true);
+    a->setData(id);
+    a->setObjectName(QStringLiteral("actionTheme_") + id);
+    m_themeGroup->addAction(a);
+  }
+}
+
+void MainWindow::buildTrainMenu() {
+  QMenu* trainMenu = menuBar()->addMenu(tr("&Train"));
+  m_start = setUp(trainMenu->addAction(tr("&Start"), this, &MainWindow::startTraining),
+                  "actionTrainStart", QKeySequence(Qt::Key_F5));
+  m_pause = setUp(trainMenu->addAction(tr("&Pause"), this, &MainWindow::togglePause),
+                  "actionTrainPause", QKeySequence(Qt::Key_F6));
+  m_pause->setCheckable(true);
+  m_stop = setUp(trainMenu->addAction(tr("S&top"), this, [this] { m_session->stop(); }),
+                 "actionTrainStop", QKeySequence(Qt::SHIFT | Qt::Key_F5));
+  m_stopAfterEpoch = setUp(trainMenu->addAction(tr("Stop after this &epoch"), this,
+                                                [this] { m_session->stopAfterEpoch(); }),
+                           "actionTrainStopAfterEpoch");
+  trainMenu->addSeparator();
+  m_resume = setUp(trainMenu->addAction(tr("&Resume from checkpoint..."), this,
+                                        [this] {
+                                          const QString path =
+                                              pickCheckpoint(tr("Resume from checkpoint"));
+                                          if (!path.isEmpty()) resumeFrom(path);
+                                        }),
+                   "actionTrainResume");
+  m_lrFind = setUp(trainMenu->addAction(tr("Run &LR finder"), this, &MainWindow::runLrFinder),
+                   "actionTrainLrFind");
+}
+
+void MainWindow::buildExportMenu() {
+  // Exactly what the core registry holds.
+  m_exportMenu = menuBar()->addMenu(tr("E&xport"));
+  for (const auto& exporter : exporting::listExporters()) {
+    const QString name = QString::fromStdString(exporter.name);
+    QAction* a = m_exportMenu->addAction(QString::fromStdString(exporter.title), this,
+                                         [this, name] { exportCurrent(name); });
+    a->setObjectName(QStringLiteral("actionExport_") + name);
+    a->setToolTip(QString::fromStdString(exporter.help));
+    a->setStatusTip(QString::fromStdString(exporter.help));
+    m_exportActions << a;
+  }
+  if (!m_exportActions.isEmpty())
+    m_exportActions.front()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  m_exportMenu->addSeparator();
+  m_checkpointInfo = m_exportMenu->addAction(QString());
+  m_checkpointInfo->setEnabled(false);
+  m_exportMenu->addAction(tr("Choose &checkpoint..."), this, [this] {
+    const QString path = pickCheckpoint(tr("Choose a checkpoint"));
+    if (!path.isEmpty()) setCurrentCheckpoint(path);
+  });
+}
+
+QString MainWindow::pickCheckpoint(const QString& title) {
+  const QString start = m_checkpoint.isEmpty() ? m_document->baseDir() + QStringLiteral("/runs")
+                                               : QFileInfo(m_checkpoint).absolutePath();
+  return QFileDialog::getOpenFileName(this, title, start, tr("Checkpoints (*.safetensors)"));
+}
+
+void MainWindow::buildToolBar() {
+  m_toolBar->setToolButtonStyle(Qt::ToolButtonTextOnly);
+  m_toolBar->addAction(findChild<QAction*>(QStringLiteral("actionOpen")));
+  m_toolBar->addAction(m_save);
+  m_toolBar->addSeparator();
+  for (auto* a : {m_start, m_pause, m_stop})
+    m_toolBar->addAction(a);
+  m_toolBar->addSeparator();
+  if (!m_exportActions.isEmpty()) {
+    auto* exportButton = new QToolButton(m_toolBar);
+    exportButton->setText(tr("Export"));
+    exportButton->setMenu(m_exportMenu);
+    exportButton->setPopupMode(QToolButton::InstantPopup);
+    m_toolBar->addWidget(exportButton);
+  }
+}
+
+void MainWindow::updateActions() {
+  const bool running = m_session->isRunning();
+  const bool open = !m_document->filePath().isEmpty();
+  const QString blocked = m_pages->trainingPage()->blockedReason();
+  m_start->setEnabled(!running && open && blocked.isEmpty());
+  m_start->setToolTip(blocked.isEmpty() ? tr("Start training (F5)")
+                                        : tr("Start is disabled: %1").arg(blocked));
+  m_start->setStatusTip(m_start->toolTip());
+  m_resume->setEnabled(!running && open);
+  m_lrFind->setEnabled(!running && open);
+  m_pause->setEnabled(running);
+  if (!running) m_pause->setChecked(false);
+  m_stop->setEnabled(running);
+  m_stopAfterEpoch->setEnabled(running);
+  for (auto* a : m_exportActions)
+    a->setEnabled(!m_checkpoint.isEmpty() && !m_exportJob->isRunning());
+  m_checkpointInfo->setText(m_checkpoint.isEmpty()
+                                ? tr("No checkpoint yet: train, or choose one")
+                                : tr("Checkpoint: %1").arg(QDir::toNativeSeparators(m_checkpoint)));
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(QStringLiteral("recentFiles")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QStringList list = recentFiles();
+  list.removeAll(path);
+  list.prepend(path);
+  while (list.size() > kMaxRecent)
+    list.removeLast();
+  QSettings().setValue(QStringLiteral("recentFiles"), list);
+}
+
+void MainWindow::rebuildRecentMenu() {
+  m_recentMenu->clear();
+  const QStringList list = recentFiles();
+  for (int i = 0; i < list.size(); ++i) {
+    const QString path = list[i];
+    QAction* a = m_recentMenu->addAction(QStringLiteral("&%1 %2").arg(i + 1).arg(path), this,
+                                         [this, path] { openProject(path); });
+    a->setEnabled(QFileInfo::exists(path));
+  }
+  if (list.isEmpty()) {
+    m_recentMenu->addAction(tr("(none)"))->setEnabled(false);
+  } else {
+    m_recentMenu->addSeparator();
+    m_recentMenu->addAction(tr("Clear the list"), this,
+                            [] { QSettings().remove(QStringLiteral("recentFiles")); });
+  }
+}
+
+}  // namespace netsmith::ui
