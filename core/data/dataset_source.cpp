@@ -52,6 +52,27 @@ bool isImageFileName(const std::string& name) {
   return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
 }
 
+namespace {
+
+/// For a PNG, whether its chunks run on to IEND inside the file. libpng reports a truncated
+/// file on stderr itself ("libpng error: PNG input buffer is incomplete") before OpenCV can
+/// fail quietly, so a cut file is caught here first. Not a PNG: true.
+bool pngComplete(const std::vector<uchar>& b) {
+  static const uchar kSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n'};
+  if (b.size() < 8 || !std::equal(kSignature, kSignature + 8, b.begin())) return true;
+  std::size_t pos = 8;
+  while (pos + 12 <= b.size()) {
+    const std::size_t length = (std::size_t(b[pos]) << 24) | (std::size_t(b[pos + 1]) << 16) |
+                               (std::size_t(b[pos + 2]) << 8) | std::size_t(b[pos + 3]);
+    if (length > b.size() - pos - 12) return false;
+    if (std::equal(b.begin() + long(pos) + 4, b.begin() + long(pos) + 8, "IEND")) return true;
+    pos += 12 + length;
+  }
+  return false;
+}
+
+}  // namespace
+
 cv::Mat decodeImageFile(const std::string& path) {
   // OpenCV's decoders print their own warnings ("PNG input buffer is incomplete") straight to
   // stderr, where they break progress bars; the SampleError below names the file and the reason.
@@ -62,6 +83,8 @@ cv::Mat decodeImageFile(const std::string& path) {
   if (!in) throw SampleError(path + ": cannot open");
   std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
+  if (!pngComplete(bytes))
+    throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
   cv::Mat img;
   try {
     img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH);

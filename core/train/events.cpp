@@ -93,6 +93,7 @@ Json TrainingEvent::toJson() const {
                     {"lr", b.lr},
                     {"grad_norm", number(b.gradNorm)},
                     {"images_per_second", b.imagesPerSecond},
+                    {"run_seconds", b.runSeconds},
                     {"memory", Json{{"kind", b.memory.kind},
                                     {"bytes", b.memory.bytes},
                                     {"reserved_bytes", b.memory.reservedBytes},

@@ -41,9 +41,10 @@ struct BatchMetrics {
   double lr = 0;
   double gradNorm = 0;  ///< global L2 norm before clipping (of the last optimizer step)
   double imagesPerSecond = 0;
-  double lossScale = 0;  ///< fp16 loss scale (0 when not scaling)
-  bool skipped = false;  ///< the optimizer step was skipped (non-finite values)
-  double seconds = 0;    ///< since the run started (wall time axis of charts)
+  double lossScale = 0;   ///< fp16 loss scale (0 when not scaling)
+  bool skipped = false;   ///< the optimizer step was skipped (non-finite values)
+  double seconds = 0;     ///< since the run started (wall time axis of charts)
+  double runSeconds = 0;  ///< training time so far, paused time left out (for ETAs)
   MemoryFigure memory;
 };
 

@@ -282,6 +282,7 @@ void Fit::publishBatch(std::int64_t batch, const BatchFigures& f, double lr, boo
   m.lossScale = m_setup.opt.amp == "fp16" ? m_state.lossScale : 0;
   m.skipped = skipped;
   m.memory = memoryFigure(m_setup.device);
+  m.runSeconds = elapsed();
   std::string stop = m_callbacks.batchEnd(m);
   if (m_callbackStop.empty()) m_callbackStop = std::move(stop);
   m_ctx.publish(std::move(e));

@@ -26,16 +26,14 @@ std::string divergenceAdvice(const NumericWatchdog::Position& at) {
 
 std::string NumericWatchdog::checkLoss(double loss, const Position& at) {
   if (!std::isfinite(loss)) return {};
-  if (m_earlyCount < kEarlyBatches) {
-    m_earlySum += loss;
-    ++m_earlyCount;
+  if (!(m_firstLoss > 0)) {
+    m_firstLoss = loss;
     return {};
   }
-  const double early = m_earlySum / m_earlyCount;
-  if (!(early > 0) || loss <= kLossFactor * early || m_lossWarnedEpoch == at.epoch) return {};
+  if (loss <= kLossFactor * m_firstLoss || m_lossWarnedEpoch == at.epoch) return {};
   m_lossWarnedEpoch = at.epoch;
-  return "the loss (" + brief(loss) + ") is over " + brief(kLossFactor) + "x its early mean (" +
-         brief(early) + ")" + divergenceAdvice(at);
+  return "the loss (" + brief(loss) + ") is over " + brief(kLossFactor) + "x the first batch's (" +
+         brief(m_firstLoss) + ")" + divergenceAdvice(at);
 }
 
 std::string NumericWatchdog::checkGradNorm(double norm, const Position& at) {

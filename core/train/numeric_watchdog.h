@@ -29,11 +29,11 @@ class NumericWatchdog {
   void recordGradNorm(double norm);
 
   /// Divergence that stays finite: a warning (once per epoch and kind) when a batch's loss is
-  /// over kLossFactor x the mean of the run's first kEarlyBatches losses, or a gradient norm is
-  /// over kNormFactor x the median of the last few. "" when all is well.
+  /// over kLossFactor x the loss of the session's first batch (a diverging run can blow up
+  /// within a few steps), or a gradient norm is over kNormFactor x the median of the last few.
+  /// "" when all is well.
   std::string checkLoss(double loss, const Position& where);
   std::string checkGradNorm(double norm, const Position& where);
-  static constexpr int kEarlyBatches = 20;
   static constexpr double kLossFactor = 100;
   static constexpr double kNormFactor = 1000;
   /// A non-finite loss ("loss") or gradient norm ("gradient norm") at `where`.
@@ -44,8 +44,7 @@ class NumericWatchdog {
  private:
   std::string m_policy;
   std::deque<double> m_recent;  // the last five gradient norms
-  double m_earlySum = 0;
-  int m_earlyCount = 0;
+  double m_firstLoss = 0;       // 0: none yet
   std::int64_t m_lossWarnedEpoch = -1;
   std::int64_t m_normWarnedEpoch = -1;
 };

@@ -6,13 +6,18 @@
 
 namespace netsmith::train {
 
-std::int64_t trainSplitSize(const project::Project& project, const std::string& baseDir) {
+TrainSplit readTrainSplit(const project::Project& project, const std::string& baseDir) {
   if (!project.data.is_object() || project.data.empty())
     throw Error("data: the project has no data section");
   Problems problems;
   const auto config = data::parseDataConfig(project.data, baseDir, problems);
   if (!problems.empty()) throw Error(formatProblems(problems));
-  return data::openDataModule(config).train.size();
+  const auto module = data::openDataModule(config);
+  return {module.train.size(), module.numClasses()};
+}
+
+std::int64_t trainSplitSize(const project::Project& project, const std::string& baseDir) {
+  return readTrainSplit(project, baseDir).samples;
 }
 
 RunPlan planProjectRun(const project::Project& project, const std::string& baseDir,

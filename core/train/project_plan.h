@@ -11,8 +11,15 @@
 
 namespace netsmith::train {
 
-/// The training split's size (after the validation split is taken out of it), read from the
-/// project's data. Throws netsmith::Error when the data section is missing or cannot be read.
+/// What the data gives a run: the training split's size (after the validation split is taken
+/// out of it) and the number of classes.
+struct TrainSplit {
+  std::int64_t samples = 0;
+  std::int64_t classes = 0;
+};
+/// Reads it from the project's data. Throws netsmith::Error when the data section is missing or
+/// cannot be read.
+TrainSplit readTrainSplit(const project::Project& project, const std::string& baseDir);
 std::int64_t trainSplitSize(const project::Project& project, const std::string& baseDir);
 
 /// RunPlan::make() on the project's training split. `worldSize` 0: train.local_processes.

@@ -132,6 +132,30 @@ TEST(CliTrain, LrFindPrintsASuggestion) {
       << r.output;
 }
 
+// On the default project (real Fashion-MNIST), with and without MixUp, lr-find suggests an LR
+// within two decades below the lowest loss, between 1e-4 and 1e-2.
+TEST(CliTrain, LrFindOnTheDefaultProjectWithAndWithoutMixUp) {
+  const std::string example =
+      std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
+  Json project = Json::parse(netsmith::readTextFile(example));
+  const std::string images = project["data"]["train"]["images"];
+  if (!std::filesystem::exists(images)) GTEST_SKIP() << images << " is not installed";
+  TempDir dir;
+  for (const bool mixup : {false, true}) {
+    if (mixup) project["augment"].push_back(Json{{"transform", "MixUp"}, {"alpha", 0.4}});
+    const std::string path = dir.file(mixup ? "mixup.netsmith.json" : "plain.netsmith.json");
+    std::ofstream(path) << project.dump(1);
+    const auto r = runCli("lr-find " + path + " --limit-train 12800 --json");
+    ASSERT_EQ(r.exitCode, 0) << r.output;
+    const Json j = Json::parse(lastLine(r.output));
+    const double suggested = j["suggested_lr"], lowest = j["min_loss_lr"];
+    EXPECT_GE(suggested, lowest / 100) << mixup;
+    EXPECT_LE(suggested, lowest) << mixup;
+    EXPECT_GE(suggested, 1e-4) << mixup;
+    EXPECT_LE(suggested, 1e-2) << mixup;
+  }
+}
+
 TEST(CliTrain, BadFlagsAndDevices) {
   TempDir dir;
   const auto project = netsmith::testutil::writeTrainProject(dir);

@@ -10,6 +10,7 @@
 
 #include "../core/data_fixtures.h"
 #include "cli_runner.h"
+#include "common/file_util.h"
 #include "common/json.h"
 #include "data/data_module.h"
 
@@ -90,6 +91,22 @@ TEST(DataTruth, ALimitOnATenClassFolderKeepsEveryClassAndTrains) {
             std::string::npos);
   const auto r = runCli("train " + project + " --out " + dir.file("runs"));
   EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("trained 1 epoch\n"), std::string::npos) << r.output;
+}
+
+TEST(DataTruth, ATruncatedImageIsReportedByNetsmithAloneOnStderr) {
+  TempDir dir;
+  netsmith::testutil::writeImageFolder(dir.path() / "imgs", {"a", "b"}, 4, 8, 8, 1);
+  const std::string png = netsmith::readTextFile(dir.file("imgs/a/img_0.png"));
+  std::ofstream(dir.file("imgs/a/cut.png"), std::ios::binary) << png.substr(0, png.size() / 2);
+  const auto project = writeProject(
+      dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})", 2);
+  const auto r = runCli("data-stats " + project);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("cut.png: not a readable image"), std::string::npos) << r.output;
+  // OpenCV's own decoder warning does not reach the terminal.
+  EXPECT_EQ(r.output.find("PNG input buffer is incomplete"), std::string::npos) << r.output;
+  EXPECT_EQ(r.output.find("WARN"), std::string::npos) << r.output;
 }
 
 TEST(DataTruth, AnUnreadableFileInValidationOrTestIsNamedAndNotCounted) {

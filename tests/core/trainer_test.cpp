@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
@@ -338,6 +339,71 @@ TEST(Trainer, PauseResumeAndStopAnswerWithinABatch) {
   const auto meta = checkpoint::readCheckpoint(result.lastCheckpoint).meta;
   EXPECT_EQ(meta["step"], result.steps);
   EXPECT_LT(result.steps, 50 * 6);
+}
+
+// Time spent paused is not training time: the throughput right after a resume is of the
+// batches, not of the pause (it used to fall ~15x after a pause and stay down for 20 batches).
+TEST(Trainer, ThroughputAfterAPauseLeavesThePauseOut) {
+  TempDir dir;
+  auto recorder = std::make_shared<Recorder>();
+  Trainer trainer(configFor(testutil::writeTrainProject(dir, {{"epochs", 50}}), dir));
+  trainer.addSink(recorder);
+  trainer.start();
+  while (recorder->ofType(EventType::BatchEnd).size() < 12)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  trainer.pause();
+  while (trainer.state() != RunState::Paused)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  const auto before = recorder->ofType(EventType::BatchEnd);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+  trainer.resume();
+  while (recorder->ofType(EventType::BatchEnd).size() < before.size() + 3)
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  trainer.stop();
+  trainer.wait();
+  const auto all = recorder->ofType(EventType::BatchEnd);
+  std::vector<double> rates;
+  for (std::size_t i = 3; i < before.size(); ++i)
+    rates.push_back(before[i].batch.imagesPerSecond);
+  std::sort(rates.begin(), rates.end());
+  const double typical = rates[rates.size() / 2];
+  const double afterResume = all[before.size()].batch.imagesPerSecond;
+  // The events' own clock: the batch after the resume ended well over a second after the one
+  // before the pause, so the pause really happened between them.
+  EXPECT_GT(all[before.size()].batch.seconds - before.back().batch.seconds, 1.4);
+  EXPECT_GT(afterResume, 0.3 * typical) << afterResume << " vs " << typical;
+}
+
+// A loss that runs away but stays finite (BatchNorm keeps it from overflowing) is warned about,
+// with the step, in the events and the run's log; the run goes on.
+TEST(Trainer, AFiniteRunawayLossIsWarnedAbout) {
+  TempDir dir;
+  auto recorder = std::make_shared<Recorder>();
+  auto config = configFor(
+      testutil::writeTrainProject(dir, {{"epochs", 1},
+                                        {"optimizer", Json{{"type", "adam"}, {"lr", 5.0}}},
+                                        {"schedule", Json{{"type", "constant"}}}}),
+      dir);
+  Trainer trainer(config);
+  trainer.addSink(recorder);
+  trainer.start();
+  trainer.wait();
+  const auto result = trainer.result();
+  ASSERT_EQ(result.state, FinishState::Completed) << result.reason;
+  std::vector<TrainingEvent> divergence;
+  for (const auto& e : recorder->ofType(EventType::Warning))
+    if (e.tag == "divergence") divergence.push_back(e);
+  ASSERT_EQ(divergence.size(), 1u);  // once per epoch
+  EXPECT_NE(divergence[0].message.find("training is diverging"), std::string::npos);
+  // The warned batch's loss, from the run's own events, is over 100x the first batch's.
+  const auto batches = recorder->ofType(EventType::BatchEnd);
+  double warnedLoss = 0;
+  for (const auto& b : batches)
+    if (b.batch.epoch == divergence[0].batch.epoch && b.batch.batch == divergence[0].batch.batch)
+      warnedLoss = b.batch.loss;
+  EXPECT_GT(warnedLoss, 100 * batches.front().batch.loss);
+  const std::string log = readTextFile(result.runDir + "/train.log");
+  EXPECT_NE(log.find("training is diverging"), std::string::npos);
 }
 
 TEST(Trainer, StopAfterEpochFinishesTheEpochWithValidation) {

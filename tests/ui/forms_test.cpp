@@ -17,7 +17,13 @@
 #include <qcustomplot.h>
 #include <QAction>
 
+#include <algorithm>
+#include <fstream>
+
 #include "../core/train_fixtures.h"
+#include "common/file_util.h"
+#include "editor/model_editor.h"
+#include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
@@ -156,6 +162,40 @@ class FormsTest : public QObject {
     const auto result = trainer.result();
     QVERIFY2(result.state == netsmith::train::FinishState::Completed, result.reason.c_str());
     QCOMPARE(runLrPerStep(result.runDir), asCsvNumbers(page->plottedLr()));
+  }
+
+  // A model whose output does not fit the data's classes is marked on the Model page as it is
+  // edited, with the fix that train's own message gives; Start says why it is disabled; the
+  // fix applies from the problem list.
+  void anOutputThatDoesNotFitTheClassesIsShownLiveWithItsFix() {
+    netsmith::testutil::TempDir dir;
+    const std::string path = netsmith::testutil::writeTrainProject(dir);
+    Json j = Json::parse(netsmith::readTextFile(path));
+    j["model"]["nodes"].back()["params"]["out_features"] = 3;  // the data has 4 classes
+    std::ofstream(path) << j.dump(1);
+    MainWindow window(m_registry);
+    auto* page = window.pages()->trainingPage();
+    QSignalSpy ready(page, &TrainingPage::planReady);
+    QVERIFY(window.openProject(QString::fromStdString(path), true));
+    QVERIFY(ready.wait(30000));
+    const std::string expected =
+        "node \"fc\": the model outputs 3 scores but the data has 4 classes; set fc.out_features "
+        "to 4";
+    const auto& problems = window.document()->problems();
+    QVERIFY(std::any_of(problems.begin(), problems.end(),
+                        [&](const netsmith::Problem& p) { return p.toString() == expected; }));
+    auto* list =
+        window.pages()->modelPage()->findChild<QListWidget*>(QStringLiteral("problemList"));
+    QVERIFY(list);
+    QVERIFY(!list->findItems(QString::fromStdString(expected), Qt::MatchExactly).isEmpty());
+    QVERIFY(page->blockedReason().contains(QStringLiteral("set fc.out_features to 4")));
+    auto* editor = window.pages()->modelPage()->editor();
+    QCOMPARE(editor->fixFor(QStringLiteral("fc")),
+             QStringLiteral("Set out_features to 4 (the data's classes)"));
+    QCOMPARE(editor->applyFix(QStringLiteral("fc")), QStringLiteral("set fc.out_features to 4"));
+    QVERIFY(window.document()->problems().empty());
+    QVERIFY(page->blockedReason().isEmpty());
+    QVERIFY(list->findItems(QString::fromStdString(expected), Qt::MatchExactly).isEmpty());
   }
 
   // The device options include the local processes of torch.distributed; the other
@@ -367,8 +407,13 @@ class FormsTest : public QObject {
     page->scan();
     QVERIFY(scanned.wait(30000));
     QVERIFY2(page->result().ok, qPrintable(page->result().error));
-    // 13 files listed (the split is made before decoding); the corrupt one fails to decode.
-    QCOMPARE(page->result().train + page->result().validation, 13);
+    // 13 files listed; the corrupt one fails to decode and is not counted, whichever split the
+    // random split put it in (the class counts agree).
+    QCOMPARE(page->result().train + page->result().validation, 12);
+    qint64 counted = 0;
+    for (auto c : page->result().trainCounts + page->result().validationCounts)
+      counted += c;
+    QCOMPARE(counted, 12);
     QCOMPARE(page->skippedList()->count(), 1);
     const QString item = page->skippedList()->item(0)->text();
     QVERIFY2(item.contains(QStringLiteral("corrupt.png")), qPrintable(item));

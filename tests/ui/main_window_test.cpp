@@ -1,5 +1,7 @@
 // The studio on the offscreen platform: real widgets, real project files, real training runs
 // driven through the window's own actions.
+#include <fstream>
+
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
@@ -23,6 +25,7 @@
 #include <filesystem>
 
 #include "../core/train_fixtures.h"
+#include "evaluation/evaluation_page.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
@@ -32,6 +35,7 @@
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 
+using netsmith::Json;
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;
 using netsmith::ui::ProjectPages;
@@ -207,6 +211,17 @@ class MainWindowTest : public QObject {
     QVERIFY(start->isEnabled());
     QVERIFY(window.bannerText().isEmpty());
     QVERIFY(window.currentCheckpoint().endsWith(QStringLiteral("best.safetensors")));
+    // One test figure per run: the Evaluation page evaluates the same checkpoint by itself and
+    // shows what the log and the status bar say, denominator and checkpoint included.
+    auto* evaluation = window.pages()->evaluationPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!evaluation->summaryText().isEmpty(), 60000);
+    const QString figure = evaluation->summaryText();
+    QVERIFY2(figure.startsWith(QStringLiteral("test accuracy ")) &&
+                 figure.endsWith(QStringLiteral(" on 64 images (checkpoint best)")),
+             qPrintable(figure));
+    QVERIFY2(log.contains(QStringLiteral("; ") + figure),
+             qPrintable(log + QStringLiteral("\n") + figure));
+    QVERIFY2(window.runStateText().contains(figure), qPrintable(window.runStateText()));
 
     // NETSMITH_SCREENSHOT_DIR=docs/screenshots: offscreen grabs of the window after a run.
     const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
@@ -378,6 +393,38 @@ class MainWindowTest : public QObject {
     QVERIFY(window.findChild<QLabel*>(QStringLiteral("runState"))
                 ->text()
                 .startsWith(QStringLiteral("failed")));
+  }
+
+  // A loss that runs away but stays finite is marked on the loss chart at the batch the run
+  // warned about, and the marker follows the x axis.
+  void aRunawayLossIsMarkedOnTheLossChart() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(
+                                   dir, {{"epochs", 1},
+                                         {"optimizer", Json{{"type", "adam"}, {"lr", 5.0}}},
+                                         {"schedule", Json{{"type", "constant"}}}})),
+                               true));
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    action(window, "actionTrainStart")->trigger();
+    QVERIFY(finished.wait(60000));
+    auto* dash = window.dashboard();
+    QCOMPARE(dash->warningTexts().size(), 1);
+    QVERIFY(dash->warningTexts()[0].contains(QStringLiteral("training is diverging")));
+    // The run's own record: the warned batch in events.jsonl, and its step key on the chart.
+    const auto runDir = window.session()->lastResult().runDir;
+    std::ifstream events(runDir + "/events.jsonl");
+    std::string line;
+    Json warned, batch;
+    while (std::getline(events, line)) {
+      const Json e = Json::parse(line);
+      if (e["event"] == "warning" && e.value("tag", "") == "divergence") warned = e;
+      if (!warned.is_null() && batch.is_null() && e["event"] == "batch_end") batch = e;
+    }
+    QVERIFY(!warned.is_null() && !batch.is_null());
+    QCOMPARE(dash->warningKeys()[0], batch["step"].get<double>());
+    dash->setXAxisMode(netsmith::ui::XAxisMode::Epoch);
+    QCOMPARE(dash->warningKeys()[0], (batch["batch"].get<double>() + 1) / 6.0);
   }
 
   void lrFinderShowsItsCurve() {

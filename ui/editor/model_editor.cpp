@@ -461,25 +461,33 @@ void ModelEditor::autoLayout() {
 }
 
 QString ModelEditor::fixFor(const QString& nodeId) const {
-  for (const auto& p : m_document->analysis().problems) {
+  for (const auto& p : m_document->problems()) {
     if (p.nodeId != nodeId.toStdString()) continue;
     static const QRegularExpression setIn(QStringLiteral("set in_features to (\\d+)"));
+    static const QRegularExpression setOut(QStringLiteral("set \\w+\\.out_features to (\\d+)"));
     const QString fix = QString::fromStdString(p.fix);
     if (auto m = setIn.match(fix); m.hasMatch())
       return tr("Set in_features to %1").arg(m.captured(1));
+    if (auto m = setOut.match(fix); m.hasMatch())
+      return tr("Set out_features to %1 (the data's classes)").arg(m.captured(1));
     if (fix.contains(QStringLiteral("insert a Flatten"))) return tr("Insert a Flatten before it");
   }
   return {};
 }
 
 QString ModelEditor::applyFix(const QString& nodeId) {
-  for (const auto& p : m_document->analysis().problems) {
+  for (const auto& p : m_document->problems()) {
     if (p.nodeId != nodeId.toStdString()) continue;
     static const QRegularExpression setIn(QStringLiteral("set in_features to (\\d+)"));
+    static const QRegularExpression setOut(QStringLiteral("set \\w+\\.out_features to (\\d+)"));
     const QString fix = QString::fromStdString(p.fix);
     if (auto m = setIn.match(fix); m.hasMatch()) {
       setParam(nodeId, QStringLiteral("in_features"), Json(m.captured(1).toLongLong()));
       return tr("set %1.in_features to %2").arg(nodeId, m.captured(1));
+    }
+    if (auto m = setOut.match(fix); m.hasMatch()) {
+      setParam(nodeId, QStringLiteral("out_features"), Json(m.captured(1).toLongLong()));
+      return tr("set %1.out_features to %2").arg(nodeId, m.captured(1));
     }
     if (fix.contains(QStringLiteral("insert a Flatten"))) {
       const graph::Node* n = model().find(nodeId.toStdString());

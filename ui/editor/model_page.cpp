@@ -151,6 +151,7 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   });
   connect(m_document, &ProjectDocument::modelChanged, this, &ModelPage::modelChanged);
   connect(m_document, &ProjectDocument::loaded, this, &ModelPage::projectLoaded);
+  connect(m_document, &ProjectDocument::problemsChanged, this, &ModelPage::refreshProblems);
   connect(m_document, &ProjectDocument::sectionChanged, this, [this] {
     refreshProblems();  // the list holds every section's problems
     refreshTotals();    // the batch size and optimizer feed the memory estimate

@@ -140,11 +140,47 @@ EvaluationPage::EvaluationPage(QWidget* parent)
 }
 
 void EvaluationPage::setCheckpoint(const QString& path) {
+  if (path != m_checkpoint) {
+    // Another checkpoint (or none: a new project): the old figures no longer apply.
+    m_job->cancel();
+    clearResult();
+  }
   m_checkpoint = path;
   m_checkpointLabel->setText(path.isEmpty()
                                  ? tr("No checkpoint: train, or load one from the Runs page.")
                                  : tr("Checkpoint: %1").arg(path));
   m_run->setEnabled(!path.isEmpty() && !m_job->isRunning());
+}
+
+void EvaluationPage::evaluateOnTest(const QString& path) {
+  setCheckpoint(path);
+  m_split->setCurrentText(QStringLiteral("test"));
+  evaluate();
+}
+
+void EvaluationPage::clearResult() {
+  *m_result = train::Evaluation{};
+  m_error.clear();
+  m_summary->clear();
+  m_confusion->clear();
+  m_confusion->setRowCount(0);
+  m_confusion->setColumnCount(0);
+  m_perClass->setRowCount(0);
+  m_cell->clear();
+  m_misclassified->clear();
+  m_progress->setValue(0);
+  m_cancelButton->setEnabled(false);
+}
+
+QString EvaluationPage::summaryText() const {
+  const auto& e = *m_result;
+  if (e.metrics.samples == 0) return {};
+  // The checkpoint's tag: best, last or epoch-N, from its file name.
+  const QString tag = QFileInfo(QString::fromStdString(e.checkpoint)).completeBaseName();
+  return tr("%1 accuracy %2 on %3 images (checkpoint %4)")
+      .arg(QString::fromStdString(e.split), pct(e.metrics.accuracy))
+      .arg(e.metrics.samples)
+      .arg(tag);
 }
 
 void EvaluationPage::cancel() {
@@ -194,12 +230,11 @@ void EvaluationPage::evaluationDone(train::Evaluation result, const QString& err
 void EvaluationPage::showResult() {
   const auto& e = *m_result;
   const auto& m = e.metrics;
-  m_summary->setText(tr("%1 split: accuracy <b>%2</b>, top-%3 accuracy %4, loss %5 on %6 images%7")
-                         .arg(QString::fromStdString(e.split), pct(m.accuracy))
+  m_summary->setText(tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5")
+                         .arg(summaryText().toHtmlEscaped())
                          .arg(e.topK)
                          .arg(pct(e.topKAccuracy))
                          .arg(m.loss, 0, 'f', 4)
-                         .arg(m.samples)
                          .arg(e.cancelled ? tr(" (cancelled: partial)") : QString()));
   const int k = int(m.confusion.size());
   QStringList names;

@@ -33,6 +33,11 @@ class EvaluationPage : public QWidget {
   QString checkpoint() const { return m_checkpoint; }
   /// Evaluates the checkpoint on the chosen split in the background; evaluated() follows.
   void evaluate();
+  /// After a run: `path` on its test split (what the run's test figure measured).
+  void evaluateOnTest(const QString& path);
+  /// "test accuracy 85.27% on 10000 images (checkpoint best)", as the CLI prints it; "" when
+  /// nothing has been evaluated.
+  QString summaryText() const;
   void cancel();
   bool isRunning() const;
   const train::Evaluation& result() const { return *m_result; }
@@ -51,6 +56,7 @@ class EvaluationPage : public QWidget {
  private:
   void evaluationDone(train::Evaluation result, const QString& error);
   void showResult();
+  void clearResult();
   void fillMisclassified();
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 

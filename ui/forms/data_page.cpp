@@ -70,9 +70,37 @@ DataScan runScan(const project::Project& project, const std::string& baseDir,
       s.cancelled = true;
       return s;
     }
-    const auto& d = pd->data;
+    auto& d = pd->data;
     for (const auto& c : d.classes)
       s.classes << QString::fromStdString(c);
+    std::vector<data::SkippedItem> skipped = d.skippedAtScan();
+    // Every image of every split decoded once: the unreadable ones are listed and left out of
+    // the counts (training would skip them), mean/std come out of the training split.
+    const data::SampleProcessor plain(pd->format, nullptr, {}, {});
+    const std::int64_t all = d.train.size() + d.validation.size() + d.test.size();
+    std::vector<std::int64_t> unreadable;
+    const auto stats = data::computeChannelStats(
+        d.train, plain, data::ErrorPolicy::Skip,
+        [&](std::int64_t done, std::int64_t) { return progress(done, all); }, &skipped,
+        &unreadable);
+    if (!stats) {
+      s.cancelled = true;
+      return s;
+    }
+    std::int64_t offset = d.train.size();
+    data::removePositions(d.train, unreadable);
+    for (auto* set : {&d.validation, &d.test}) {
+      if (set->empty()) continue;
+      const std::int64_t size = set->size();
+      if (!data::dropUnreadable(
+              *set, plain, data::ErrorPolicy::Skip,
+              [&](std::int64_t done, std::int64_t) { return progress(offset + done, all); },
+              &skipped)) {
+        s.cancelled = true;
+        return s;
+      }
+      offset += size;
+    }
     s.train = d.train.size();
     s.validation = d.validation.size();
     s.test = d.test.size();
@@ -85,30 +113,8 @@ DataScan runScan(const project::Project& project, const std::string& baseDir,
     s.trainCounts = counts(d.train);
     s.validationCounts = counts(d.validation);
     s.testCounts = counts(d.test);
-    std::vector<data::SkippedItem> skipped = d.skippedAtScan();
-    // Every training image decoded once: the corrupt ones show up, mean/std come out.
-    const data::SampleProcessor plain(pd->format, nullptr, {}, {});
-    const std::int64_t all = d.train.size() + d.validation.size() + d.test.size();
-    const auto stats = data::computeChannelStats(
-        d.train, plain, data::ErrorPolicy::Skip,
-        [&](std::int64_t done, std::int64_t) { return progress(done, all); }, &skipped);
-    if (!stats) {
-      s.cancelled = true;
-      return s;
-    }
-    // The other splits are decoded too, only to find what cannot be read.
-    std::int64_t offset = d.train.size();
-    for (const auto* set : {&d.validation, &d.test}) {
-      if (set->empty()) continue;
-      if (!data::computeChannelStats(
-              *set, plain, data::ErrorPolicy::Skip,
-              [&](std::int64_t done, std::int64_t) { return progress(offset + done, all); },
-              &skipped)) {
-        s.cancelled = true;
-        return s;
-      }
-      offset += set->size();
-    }
+    for (const auto& subset : d.subsets)
+      s.subsets << QString::fromStdString(subset);
     for (const auto& item : skipped)
       s.skipped << QString::fromStdString(item.item + ": " + item.reason);
     s.mean = QVector<double>(stats->mean.begin(), stats->mean.end());
@@ -513,14 +519,18 @@ void DataPage::showScan() {
   QStringList stats;
   for (int c = 0; c < s.mean.size(); ++c)
     stats << QStringLiteral("%1 / %2").arg(s.mean[c], 0, 'f', 4).arg(s.std[c], 0, 'f', 4);
-  m_summary->setText(tr("Splits: train %1, validation %2, test %3; %4 classes; mean / std of the "
-                        "training images: %5; normalization: %6; skipped: %7")
+  m_summary->setText(tr("Splits (readable images): train %1, validation %2, test %3; %4 classes; "
+                        "mean / std of the training images: %5; normalization: %6; skipped: %7%8")
                          .arg(s.train)
                          .arg(s.validation)
                          .arg(s.test)
                          .arg(s.classes.size())
                          .arg(stats.join(QStringLiteral(", ")), s.normalization)
-                         .arg(s.skipped.size()));
+                         .arg(s.skipped.size())
+                         .arg(s.subsets.isEmpty()
+                                  ? QString()
+                                  : QStringLiteral("<br>") +
+                                        s.subsets.join(QStringLiteral("<br>")).toHtmlEscaped()));
   for (const auto& item : s.skipped)
     m_skipped->addItem(item);
   // Histogram: train and validation bars per class.

@@ -39,6 +39,7 @@ struct DataScan {
   qint64 train = 0, validation = 0, test = 0;
   QVector<qint64> trainCounts, validationCounts, testCounts;
   QStringList skipped;  ///< "item: reason"
+  QStringList subsets;  ///< which subsets the data's limits took
   QVector<double> mean, std;
   QString normalization;
   QVector<QImage> samples;  ///< a few training images per class

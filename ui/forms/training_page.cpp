@@ -222,6 +222,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   connect(m_lrFind, &QPushButton::clicked, this, &TrainingPage::lrFinderRequested);
   connect(m_document, &ProjectDocument::loaded, this, &TrainingPage::projectLoaded);
   connect(m_document, &ProjectDocument::projectChanged, this, &TrainingPage::refresh);
+  connect(m_document, &ProjectDocument::problemsChanged, this, &TrainingPage::showProblems);
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
     refresh();
     if (section == QLatin1String("data")) readTrainSize();  // a new training split size
@@ -409,20 +410,22 @@ QString TrainingPage::blockedReason() const {
 void TrainingPage::readTrainSize() {
   m_trainSize = -1;
   updateChart();
-  // A newer read supersedes a running one: only the latest size reaches the chart.
-  const auto done = [this](std::int64_t size) {
-    m_trainSize = size;
+  // A newer read supersedes a running one: only the latest size reaches the chart. The class
+  // count goes to the document, which checks the model's output against it.
+  const auto done = [this](train::TrainSplit split) {
+    m_trainSize = split.samples;
+    m_document->setDataClasses(split.classes);
     updateChart();
     Q_EMIT planReady();
   };
   m_sizeJob->start(
       [data = m_document->project().data,
-       baseDir = m_document->baseDir().toStdString()](const JobContext&) -> std::int64_t {
+       baseDir = m_document->baseDir().toStdString()](const JobContext&) {
         project::Project project;
         project.data = data;
-        return train::trainSplitSize(project, baseDir);
+        return train::readTrainSplit(project, baseDir);
       },
-      done, [done](const QString&) { done(0); });
+      done, [done](const QString&) { done({}); });
 }
 
 std::optional<train::RunPlan> TrainingPage::plan() const {

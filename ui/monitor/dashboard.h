@@ -23,6 +23,7 @@ class QCheckBox;
 class QHBoxLayout;
 class QComboBox;
 class QCPGraph;
+class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 class QSlider;
@@ -52,6 +53,12 @@ class Dashboard : public QWidget {
   void addBatches(const QVector<train::BatchMetrics>& batches);
   void addEpoch(const train::EpochMetrics& epoch);
 
+  /// A warning about batch `batch` of `epoch` (the run diverging): a red dashed line on the loss
+  /// chart at that batch (placed once the batch's point is there).
+  void markWarning(std::int64_t epoch, std::int64_t batch, const QString& text);
+  /// The marked warnings' texts and x keys on the current axis (NaN while not placed).
+  QStringList warningTexts() const;
+  QVector<double> warningKeys() const;
   /// Past runs drawn dashed on the loss and accuracy charts.
   void addOverlay(const RunHistory& run);
   void clearOverlays();
@@ -123,6 +130,15 @@ class Dashboard : public QWidget {
   LossChart* m_lossChart = nullptr;
   GradNormChart* m_gradNormChart = nullptr;
   QVector<OverlayData> m_overlays;
+  struct WarningMark {
+    std::int64_t epoch = 0, batch = 0;
+    QString text;
+    long index = -1;  ///< into the batch keys; -1 until the batch's point arrives
+    QCPItemStraightLine* line = nullptr;
+  };
+  void placeWarnings();
+  std::vector<WarningMark> m_warnings;
+  std::vector<std::pair<std::int64_t, std::int64_t>> m_batchIds;  ///< (epoch, batch) per point
   // x keys of every batch point and every epoch point, in each axis mode
   std::vector<double> m_batchKeys[3];
   std::vector<double> m_epochKeys[3];

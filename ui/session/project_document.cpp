@@ -8,6 +8,7 @@
 #include "augment/transform.h"
 #include "data/project_data.h"
 #include "train/train_options.h"
+#include "train/trainability.h"
 
 namespace netsmith::ui {
 
@@ -69,6 +70,7 @@ bool ProjectDocument::load(const QString& path) {
     m_project = std::move(loaded.project);
     m_filePath = path;
     m_baseDir = QString::fromStdString(loaded.baseDir());
+    m_dataClasses = 0;  // this project's data is read again
     m_undo->clear();
     m_error.clear();
     reanalyse(loaded.problems);
@@ -131,7 +133,16 @@ void ProjectDocument::reanalyseModel() {
 void ProjectDocument::composeProblems() {
   m_problems = m_loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
+  // What train would refuse: an output that does not fit the data's classes.
+  if (const auto p = train::outputClassProblem(m_analysis, m_dataClasses)) m_problems.push_back(*p);
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
+}
+
+void ProjectDocument::setDataClasses(std::int64_t classes) {
+  if (classes == m_dataClasses) return;
+  m_dataClasses = classes;
+  composeProblems();
+  emit problemsChanged();
 }
 
 void ProjectDocument::setModel(const graph::ModelGraph& model) {

@@ -49,6 +49,10 @@ class ProjectDocument : public QObject {
   /// sectionChanged() follows (not projectChanged(): the model is untouched).
   void editSection(const QString& section, const Json& value, const QString& text,
                    const QString& mergeKey = {});
+  /// The data's class count (read in the background by the Training page), so the model's
+  /// output is checked against it live; 0: unknown.
+  void setDataClasses(std::int64_t classes);
+  std::int64_t dataClasses() const { return m_dataClasses; }
   /// Milliseconds the last model analysis took.
   double lastAnalysisMs() const { return m_analysisMs; }
 
@@ -61,6 +65,8 @@ class ProjectDocument : public QObject {
   /// A data, augment or train section changed by an edit (undo / redo included).
   void sectionChanged(const QString& section);
   void modifiedChanged(bool modified);
+  /// problems() changed without an edit (the data's class count became known).
+  void problemsChanged();
 
  private:
   void reanalyse(const Problems& loadProblems);
@@ -86,6 +92,7 @@ class ProjectDocument : public QObject {
   Problems m_dataProblems;     ///< data and augment sections (they look at files)
   Problems m_sectionProblems;  ///< m_dataProblems plus the train section's
   double m_analysisMs = 0;
+  std::int64_t m_dataClasses = 0;
   QString m_filePath;
   QString m_error;
   QUndoStack* m_undo;

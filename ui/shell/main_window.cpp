@@ -118,6 +118,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   connect(m_pages->trainingPage(), &TrainingPage::lrFinderRequested, this,
           &MainWindow::runLrFinder);
   connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
+  connect(m_document, &ProjectDocument::problemsChanged, this, &MainWindow::updateActions);
 
   m_defaultState = saveState();
   restoreSettings();
@@ -177,12 +178,15 @@ void MainWindow::connectSession() {
               setCurrentCheckpoint({});
             }
             m_firstStep = -1;
-            m_runClock.start();
             spdlog::info("{}", description.toStdString());
             if (!runDir.isEmpty()) spdlog::info("run folder: {}", runDir.toStdString());
             m_runState->setText(m_lrFindRun ? tr("LR finder running") : tr("Training"));
           });
   connect(m_session, &TrainerSession::batches, this, &MainWindow::showBatches);
+  connect(m_session, &TrainerSession::batchWarning, this,
+          [this](qint64 epoch, qint64 batch, const QString& text) {
+            if (!m_lrFindRun) dashboard()->markWarning(epoch, batch, text);
+          });
   connect(m_session, &TrainerSession::epochEnded, this, [this](const train::EpochMetrics& e) {
     dashboard()->addEpoch(e);
     spdlog::info("{}", train::describeEpoch(e));
@@ -210,11 +214,12 @@ void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
   const auto& b = list.back();
   if (m_firstStep < 0) {
     m_firstStep = list.front().step - 1;
-    m_runClock.restart();
+    m_firstRunSeconds = list.front().runSeconds;
   }
+  // The run's own training time: a pause does not stretch the estimate.
   const double done = double(b.step - m_firstStep);
   const double left = double(b.totalSteps - b.step);
-  const double eta = done > 0 ? m_runClock.elapsed() / 1000.0 / done * left : NAN;
+  const double eta = done > 0 ? (b.runSeconds - m_firstRunSeconds) / done * left : NAN;
   m_progress->setMaximum(int(std::max<std::int64_t>(1, b.totalSteps)));
   m_progress->setValue(int(b.step));
   m_progress->setFormat(tr("%p% (ETA %1)").arg(formatDuration(eta)));
@@ -256,6 +261,10 @@ void MainWindow::runFinished(train::FinishState state, const QString& reason) {
     dialog->open();
   }
   if (!lrFind) m_pages->refreshRuns();
+  // The Evaluation page shows the same figure, on the same checkpoint, by itself.
+  if (!lrFind && state != train::FinishState::Failed && r.testSplitSize > 0 &&
+      !m_checkpoint.isEmpty())
+    m_pages->evaluationPage()->evaluateOnTest(m_checkpoint);
 }
 
 bool MainWindow::fillConfig(train::TrainerConfig& config) {
@@ -496,6 +505,10 @@ void MainWindow::showBanner(const QString& text) {
 void MainWindow::hideBanner() {
   m_banner->hide();
   m_bannerText->clear();
+}
+
+QString MainWindow::runStateText() const {
+  return m_runState->text();
 }
 
 QString MainWindow::bannerText() const {

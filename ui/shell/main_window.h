@@ -66,6 +66,8 @@ class MainWindow : public QMainWindow {
   void runLrFinder();
   /// The error banner's text ("" while hidden).
   QString bannerText() const;
+  /// The status bar's run state ("completed: trained 2 epochs; test accuracy ...").
+  QString runStateText() const;
   QStringList recentFiles() const;
 
  Q_SIGNALS:
@@ -147,7 +149,7 @@ class MainWindow : public QMainWindow {
   std::int64_t m_limitTrain = 0;
   std::int64_t m_limitValidation = 0;
   std::int64_t m_firstStep = -1;
-  QElapsedTimer m_runClock;
+  double m_firstRunSeconds = 0;  ///< the first shown batch's training time
 };
 
 }  // namespace netsmith::ui
