@@ -100,6 +100,22 @@ TEST(CliTrain, JsonPrintsOneEventPerLine) {
   EXPECT_EQ(batches, 6);
 }
 
+// A validation limit does not limit the test figure: it is of the whole test split unless the
+// test split itself is limited, and says so.
+TEST(CliTrain, TheTestFigureIsOfTheWholeTestSplitUnlessItIsLimited) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  const auto r = runCli("train " + project + " --limit-val 10 --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(lastLine(r.output).find("% on 64 images (checkpoint "), std::string::npos) << r.output;
+  const auto t = runCli("train " + project + " --limit-test 20 --out " + dir.file("runs"));
+  ASSERT_EQ(t.exitCode, 0) << t.output;
+  EXPECT_NE(lastLine(t.output).find("% on 20 images (checkpoint "), std::string::npos) << t.output;
+  EXPECT_NE(t.output.find("--limit-test: 20 of the 64 test samples, a stratified random subset"),
+            std::string::npos)
+      << t.output;
+}
+
 TEST(CliTrain, ResumeContinuesAStoppedRun) {
   TempDir dir;
   const auto project = netsmith::testutil::writeTrainProject(dir);
