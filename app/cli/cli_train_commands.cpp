@@ -42,19 +42,28 @@ int runLrSchedule(const std::vector<std::string>& words) {
     if (!hasData) throw UsageError{"the project has no data section; give --steps-per-epoch N"};
     plan = train::planProjectRun(loaded.project, loaded.baseDir(), options, limitTrain);
   }
-  const auto curve = plan.lrCurve();
+  // Streamed, one step at a time: a plan of any length costs no memory.
+  constexpr std::int64_t kMaxSteps = 100'000'000;
+  if (plan.totalSteps() > kMaxSteps) {
+    throw UsageError{"the plan has " + std::to_string(plan.totalSteps()) +
+                     " optimizer steps; lr-schedule prints at most " + std::to_string(kMaxSteps) +
+                     " (plan fewer with --epochs or --steps-per-epoch)"};
+  }
   if (args.has("--json")) {
-    Json j = plan.toJson();
-    j["lr"] = curve;
-    std::cout << j.dump() << '\n';
+    std::string head = plan.toJson().dump();
+    head.pop_back();  // the closing brace: the LR list follows
+    std::fputs((head + ",\"lr\":[").c_str(), stdout);
+    for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
+      std::fputs(((s ? "," : "") + Json(plan.lrAt(s)).dump()).c_str(), stdout);
+    std::fputs("]}\n", stdout);
     return kExitOk;
   }
   std::cout << "# " << plan.schedule().type() << ", base lr " << plan.schedule().baseLr() << ", "
-            << plan.describe() << "\n# step epoch lr\n";
-  for (std::size_t s = 0; s < curve.size(); ++s) {
-    std::printf("%zu %lld %.8g\n", s,
-                static_cast<long long>(std::int64_t(s) / plan.stepsPerEpoch()), curve[s]);
-  }
+            << plan.describe() << "\n# step epoch lr\n"
+            << std::flush;
+  for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
+    std::printf("%lld %lld %.8g\n", static_cast<long long>(s),
+                static_cast<long long>(s / plan.stepsPerEpoch()), plan.lrAt(s));
   return kExitOk;
 }
 

@@ -221,6 +221,7 @@ CheckpointData readCheckpoint(const std::string& path) {
                 "use it with --init-from to load matching weights");
   }
   CheckpointData out;
+  checkJsonNesting(it->second, path + ": the checkpoint's metadata");
   try {
     out.meta = Json::parse(it->second);
   } catch (const std::exception&) {

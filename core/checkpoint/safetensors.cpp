@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -94,6 +95,11 @@ SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& n
   if (n > kMaxHeader || n > bytes.size() - 8)
     throw fail("header length " + std::to_string(n) +
                " does not fit the file (truncated or foreign)");
+  try {
+    checkJsonNesting(bytes.substr(8, n), "the header");
+  } catch (const Error& e) {
+    throw fail(e.what());
+  }
   nlohmann::json header;
   try {
     header = nlohmann::json::parse(bytes.substr(8, n));
@@ -132,12 +138,18 @@ SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& n
     if (!e.dtype) throw fail(where + " has an unsupported dtype " + v["dtype"].dump());
     std::uint64_t numel = 1;
     if (!v["shape"].is_array()) throw fail(where + " has a malformed shape");
+    bool empty = false;
     for (const auto& d : v["shape"]) {
       if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0))
         throw fail(where + " has a malformed shape");
-      e.shape.push_back(d.get<std::int64_t>());
-      numel *= d.get<std::uint64_t>();
-      if (numel > bytes.size()) throw fail(where + " is larger than the file");
+      const std::uint64_t size = d.get<std::uint64_t>();
+      // Checked: a shape such as [4, 2^62] must not wrap its element count around.
+      if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max()) ||
+          (size > 0 && numel > bytes.size() / size))
+        throw fail(where + " has a shape " + v["shape"].dump() + " larger than the file");
+      if (size == 0) empty = true;
+      e.shape.push_back(static_cast<std::int64_t>(size));
+      numel = empty ? 0 : numel * size;
     }
     const auto& off = v["data_offsets"];
     if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||

@@ -17,9 +17,40 @@
 
 namespace netsmith {
 
-std::string readTextFile(const std::string& path) {
+void requireRegularFile(const std::string& path) {
+  namespace fs = std::filesystem;
   std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw Error(path + ": is a folder, not a file");
+  const auto status = fs::status(path, ec);
+  if (ec || status.type() == fs::file_type::not_found) {
+    if (fs::is_symlink(fs::symlink_status(path, ec)))
+      throw Error(path + ": cannot open (a broken or looping symbolic link)");
+    throw Error(path + ": cannot open (No such file or directory)");
+  }
+  switch (status.type()) {
+    case fs::file_type::regular:
+      return;
+    case fs::file_type::directory:
+      throw Error(path + ": is a folder, not a file");
+    case fs::file_type::fifo:
+      throw Error(path + ": is a FIFO (named pipe), not a file");
+    case fs::file_type::character:
+    case fs::file_type::block:
+      throw Error(path + ": is a device, not a file");
+    case fs::file_type::socket:
+      throw Error(path + ": is a socket, not a file");
+    default:
+      throw Error(path + ": is not a regular file");
+  }
+}
+
+std::string readTextFile(const std::string& path, std::uint64_t maxBytes) {
+  requireRegularFile(path);
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  if (!ec && size > maxBytes) {
+    throw Error(path + ": is " + std::to_string(size >> 20) + " MiB; at most " +
+                std::to_string(maxBytes >> 20) + " MiB is read from a file of this kind");
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw Error(path + ": cannot open (" + std::strerror(errno) + ")");
   std::ostringstream ss;

@@ -1,11 +1,22 @@
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace netsmith {
 
-/// Reads a whole file; throws netsmith::Error naming the path and the reason.
-std::string readTextFile(const std::string& path);
+/// The largest file readTextFile() reads by default (project files, manifests, checkpoints'
+/// callers pass their own limits).
+constexpr std::uint64_t kMaxReadBytes = std::uint64_t(4) << 30;
+
+/// Reads a whole regular file of at most `maxBytes`; throws netsmith::Error naming the path and
+/// the reason. A FIFO, a device (/dev/zero) or a socket is refused before it is opened, so a
+/// read never blocks or runs without end.
+std::string readTextFile(const std::string& path, std::uint64_t maxBytes = kMaxReadBytes);
+
+/// Throws netsmith::Error naming `path` unless it is a regular file (following symlinks):
+/// "is a FIFO (named pipe), not a file".
+void requireRegularFile(const std::string& path);
 
 /// Writes `content` to `path` so that readers see either the old file or the complete new one,
 /// never a partial file: a temporary file in the same folder, flushed to disk, then renamed.

@@ -17,6 +17,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
+/// More classes than any classifier here is built for; a label past it is a mistake.
+constexpr std::int64_t kMaxClasses = 100000;
+
 // Splits one CSV line (RFC 4180 quotes, no embedded newlines).
 std::vector<std::string> splitCsv(const std::string& line) {
   std::vector<std::string> out;
@@ -114,6 +117,11 @@ class CsvSource : public FileListSource {
     for (const auto& r : rows) {
       std::int64_t k = 0;
       if (parseIndex(r.label, k)) {
+        if (k >= kMaxClasses) {
+          throw Error(where + ": line " + std::to_string(r.line) + ": label " + r.label +
+                      " would make " + std::to_string(k + 1) + " classes; at most " +
+                      std::to_string(kMaxClasses) + " (labels are class indices 0..N-1)");
+        }
         maxIndex = std::max(maxIndex, k);
         if (!firstIndex) firstIndex = &r;
       } else {
@@ -121,6 +129,10 @@ class CsvSource : public FileListSource {
         names.insert(r.label);
         if (!firstName) firstName = &r;
       }
+    }
+    if (std::int64_t(names.size()) > kMaxClasses) {
+      throw Error(where + ": " + std::to_string(names.size()) + " different class names; at most " +
+                  std::to_string(kMaxClasses));
     }
     if (firstIndex && firstName) {
       // A label 0 next to "cat" is ambiguous: refuse rather than guess.

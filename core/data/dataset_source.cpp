@@ -71,18 +71,40 @@ bool pngComplete(const std::vector<uchar>& b) {
   return false;
 }
 
+/// A PNG's width x height from its IHDR chunk (0 when not a PNG or too short to say).
+std::uint64_t pngPixels(const std::vector<uchar>& b) {
+  if (b.size() < 24 || !std::equal(b.begin() + 12, b.begin() + 16, "IHDR")) return 0;
+  auto be32 = [&](std::size_t at) {
+    return (std::uint64_t(b[at]) << 24) | (std::uint64_t(b[at + 1]) << 16) |
+           (std::uint64_t(b[at + 2]) << 8) | std::uint64_t(b[at + 3]);
+  };
+  return be32(16) * be32(20);
+}
+
 }  // namespace
 
 cv::Mat decodeImageFile(const std::string& path) {
   // OpenCV's decoders print their own warnings ("PNG input buffer is incomplete") straight to
   // stderr, where they break progress bars; the SampleError below names the file and the reason.
   static std::once_flag quiet;
-  std::call_once(quiet,
-                 [] { cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR); });
+  std::call_once(quiet, [] {
+    cv::utils::logging::setLogLevel(cv::utils::logging::LOG_LEVEL_ERROR);
+    // OpenCV's own ceiling for any format (its default is 1 GP); an environment value set by
+    // the user wins.
+    ::setenv("OPENCV_IO_MAX_IMAGE_PIXELS", std::to_string(kMaxImagePixels).c_str(), 0);
+  });
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))  // a FIFO would block the read
+    throw SampleError(path + ": cannot open (not a regular file)");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw SampleError(path + ": cannot open");
   std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
+  if (const auto pixels = pngPixels(bytes); pixels > kMaxImagePixels) {
+    throw SampleError(path + ": not read: " + std::to_string(pixels / 1000000) +
+                      " megapixels is more than the " + std::to_string(kMaxImagePixels / 1000000) +
+                      " one image may have (a decompression bomb, or a scan to shrink first)");
+  }
   if (!pngComplete(bytes))
     throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
   cv::Mat img;

@@ -91,7 +91,11 @@ std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
                                                ErrorPolicy policy);
 
 /// Decodes an image file to CV_8UC1 / CV_8UC3 RGB (alpha dropped, 16-bit scaled to 8-bit).
-/// Throws SampleError naming the file when it is empty, missing or not a readable image.
+/// The most pixels one image may have (a small PNG can announce 30000x30000 and cost 4.5 GB).
+constexpr std::uint64_t kMaxImagePixels = 100'000'000;
+
+/// Throws SampleError naming the file when it is empty, missing, larger than kMaxImagePixels
+/// or not a readable image.
 cv::Mat decodeImageFile(const std::string& path);
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).

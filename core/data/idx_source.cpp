@@ -1,9 +1,11 @@
 // IDX files (MNIST, Fashion-MNIST, KMNIST, EMNIST layout), gzipped or raw.
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 
+#include "common/file_util.h"
 #include "data/dataset_source.h"
 
 namespace netsmith::data {
@@ -13,16 +15,29 @@ namespace {
 constexpr std::uint32_t kImageMagic = 0x00000803;  // unsigned bytes, 3 dimensions
 constexpr std::uint32_t kLabelMagic = 0x00000801;  // unsigned bytes, 1 dimension
 
-// Reads a whole file, inflating it when gzipped (zlib reads plain files unchanged).
-std::vector<unsigned char> readMaybeGzip(const std::string& path, const std::string& where) {
+/// The most pixel bytes an IDX images file may announce (the whole of EMNIST is ~0.6 GB).
+constexpr std::uint64_t kMaxIdxBytes = std::uint64_t(16) << 30;
+
+// Reads at most `limit` bytes of a file, inflating it when gzipped (zlib reads plain files
+// unchanged): a header first, then exactly what the header announced, so a file that
+// decompresses without end (or /dev/zero) costs no more than its header claims.
+std::vector<unsigned char> readMaybeGzip(const std::string& path, const std::string& where,
+                                         std::uint64_t limit) {
   std::error_code ec;
   if (!std::filesystem::exists(path, ec)) throw Error(where + ": file not found: " + path);
+  try {
+    requireRegularFile(path);
+  } catch (const Error& e) {
+    throw Error(where + ": " + e.what());
+  }
   gzFile f = gzopen(path.c_str(), "rb");
   if (!f) throw Error(where + ": cannot open " + path);
   std::vector<unsigned char> out;
   unsigned char buf[1 << 16];
-  for (;;) {
-    const int n = gzread(f, buf, sizeof buf);
+  while (out.size() < limit) {
+    const auto want =
+        static_cast<unsigned>(std::min<std::uint64_t>(sizeof buf, limit - out.size()));
+    const int n = gzread(f, buf, want);
     if (n < 0) {
       int err = 0;
       const std::string msg = gzerror(f, &err);
@@ -51,10 +66,9 @@ class IdxSource : public DatasetSource {
  public:
   IdxSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy)
       : m_imagesPath(spec.images) {
-    m_pixels = readMaybeGzip(spec.images, spec.path + ".images");
-    const auto labels = readMaybeGzip(spec.labels, spec.path + ".labels");
     const std::string imgWhere = spec.path + ".images: " + spec.images;
     const std::string lblWhere = spec.path + ".labels: " + spec.labels;
+    m_pixels = readMaybeGzip(spec.images, spec.path + ".images", 16);
     if (m_pixels.size() < 16)
       throw Error(imgWhere + ": too short for an IDX image file (" +
                   std::to_string(m_pixels.size()) + " bytes)");
@@ -72,7 +86,17 @@ class IdxSource : public DatasetSource {
       throw Error(imgWhere + ": implausible image size " + std::to_string(m_rows) + "x" +
                   std::to_string(m_cols));
     }
-    const std::int64_t need = count * m_rows * m_cols;
+    // count < 2^32 and rows, cols < 2^16: the product fits in 64 bits unsigned.
+    const std::uint64_t announced =
+        std::uint64_t(count) * std::uint64_t(m_rows) * std::uint64_t(m_cols);
+    if (announced > kMaxIdxBytes) {
+      throw Error(imgWhere + ": the header announces " + std::to_string(count) + " images of " +
+                  std::to_string(m_rows) + "x" + std::to_string(m_cols) + " (" +
+                  std::to_string(announced >> 20) + " MiB), more than the " +
+                  std::to_string(kMaxIdxBytes >> 30) + " GiB an IDX file may hold");
+    }
+    const auto need = static_cast<std::int64_t>(announced);
+    m_pixels = readMaybeGzip(spec.images, spec.path + ".images", 16 + announced);
     const std::int64_t have = static_cast<std::int64_t>(m_pixels.size()) - 16;
     if (have < need) {
       throw Error(imgWhere + ": truncated: the header announces " + std::to_string(count) +
@@ -80,19 +104,21 @@ class IdxSource : public DatasetSource {
                   std::to_string(need) + " bytes) but only " + std::to_string(have) +
                   " bytes follow");
     }
+    auto labels = readMaybeGzip(spec.labels, spec.path + ".labels", 8);
     if (labels.size() < 8) throw Error(lblWhere + ": too short for an IDX label file");
     if (bigEndian(labels.data()) != kLabelMagic) {
       throw Error(lblWhere + ": not an IDX label file (magic number " +
                   hex(bigEndian(labels.data())) + ", expected " + hex(kLabelMagic) + ")");
     }
     const std::int64_t labelCount = bigEndian(labels.data() + 4);
-    if (static_cast<std::int64_t>(labels.size()) - 8 < labelCount) {
-      throw Error(lblWhere + ": truncated: the header announces " + std::to_string(labelCount) +
-                  " labels but only " + std::to_string(labels.size() - 8) + " bytes follow");
-    }
     if (labelCount != count) {
       throw Error(spec.path + ": the images file has " + std::to_string(count) +
                   " images but the labels file has " + std::to_string(labelCount) + " labels");
+    }
+    labels = readMaybeGzip(spec.labels, spec.path + ".labels", 8 + std::uint64_t(count));
+    if (static_cast<std::int64_t>(labels.size()) - 8 < labelCount) {
+      throw Error(lblWhere + ": truncated: the header announces " + std::to_string(labelCount) +
+                  " labels but only " + std::to_string(labels.size() - 8) + " bytes follow");
     }
     std::int64_t maxLabel = 0;
     for (std::int64_t i = 0; i < count; ++i)

@@ -2,6 +2,7 @@
 // headers are empty without them. See core/CMakeLists.txt.
 #include "distributed/comm.h"
 
+#include <torch/csrc/distributed/c10d/FileStore.hpp>
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 #if defined(NETSMITH_HAS_NCCL)
@@ -28,7 +29,7 @@ bool isLoopback(const std::string& addr) {
 }  // namespace
 
 struct Comm::StoreHolder {
-  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::Store> store;
 };
 
 // The process group, whatever its class (ProcessGroupGloo derives from ProcessGroup in
@@ -108,6 +109,18 @@ Comm::Comm(DistEnv env, const std::string& backend, const torch::Device& device,
   } else if (m_backendName != "gloo") {
     throw Error("train.dist_backend: unknown backend \"" + backend + "\" (auto, gloo, nccl)");
   }
+  m_store = std::make_unique<StoreHolder>();
+  if (!m_env.storeFile.empty()) {
+    // A local job: the rendezvous is a file in a private folder, so nothing listens.
+    try {
+      m_store->store = c10::make_intrusive<c10d::FileStore>(m_env.storeFile, m_env.worldSize);
+      m_store->store->setTimeout(millis(m_timeout));
+    } catch (const std::exception& e) {
+      throw Error(std::string("distributed training: rank ") + std::to_string(m_env.rank) +
+                  " cannot open the rendezvous file " + m_env.storeFile + " (" + e.what() + ")");
+    }
+    return;
+  }
   c10d::TCPStoreOptions o;
   const bool serve = m_env.rank == 0 && !m_env.storeHostedByLauncher;
   o.isServer = serve;
@@ -115,9 +128,10 @@ Comm::Comm(DistEnv env, const std::string& backend, const torch::Device& device,
   o.numWorkers = m_env.worldSize;
   o.waitWorkers = false;
   o.timeout = millis(m_timeout);
-  m_store = std::make_unique<StoreHolder>();
   try {
-    m_store->store = c10::make_intrusive<c10d::TCPStore>(serve ? "0.0.0.0" : m_env.masterAddr, o);
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(serve ? "0.0.0.0" : m_env.masterAddr, o);
+    if (serve && m_env.pickFreePort) m_env.masterPort = tcp->getPort();
+    m_store->store = tcp;
   } catch (const std::exception& e) {
     throw Error(std::string("distributed training: rank ") + std::to_string(m_env.rank) +
                 (serve ? " cannot serve the rendezvous store on port "
@@ -125,7 +139,6 @@ Comm::Comm(DistEnv env, const std::string& backend, const torch::Device& device,
                 (serve ? std::to_string(o.port) : m_env.masterAddr + ":" + std::to_string(o.port)) +
                 " (" + e.what() + "); check MASTER_ADDR and MASTER_PORT");
   }
-  if (serve && m_env.pickFreePort) m_env.masterPort = m_store->store->getPort();
 }
 
 Comm::~Comm() = default;

@@ -67,17 +67,20 @@ DistEnv distEnvFromEnvironment() {
   if (const char* v = variable("TORCHELASTIC_USE_AGENT_STORE"))
     env.storeHostedByLauncher = std::string(v) == "True" || std::string(v) == "1";
   if (variable("NETSMITH_LOCAL_LAUNCH")) env.launcher = "netsmith";
+  if (const char* v = variable("NETSMITH_STORE_FILE")) env.storeFile = v;
   return env;
 }
 
 std::vector<std::string> rankEnvironment(const DistEnv& job, int rank) {
-  return {"RANK=" + std::to_string(rank),
-          "WORLD_SIZE=" + std::to_string(job.worldSize),
-          "LOCAL_RANK=" + std::to_string(rank),
-          "LOCAL_WORLD_SIZE=" + std::to_string(job.worldSize),
-          "MASTER_ADDR=" + job.masterAddr,
-          "MASTER_PORT=" + std::to_string(job.masterPort),
-          "NETSMITH_LOCAL_LAUNCH=1"};
+  std::vector<std::string> env{"RANK=" + std::to_string(rank),
+                               "WORLD_SIZE=" + std::to_string(job.worldSize),
+                               "LOCAL_RANK=" + std::to_string(rank),
+                               "LOCAL_WORLD_SIZE=" + std::to_string(job.worldSize),
+                               "MASTER_ADDR=" + job.masterAddr,
+                               "MASTER_PORT=" + std::to_string(job.masterPort),
+                               "NETSMITH_LOCAL_LAUNCH=1"};
+  if (!job.storeFile.empty()) env.push_back("NETSMITH_STORE_FILE=" + job.storeFile);
+  return env;
 }
 
 }  // namespace netsmith::distributed

@@ -20,8 +20,11 @@ struct DistEnv {
   /// The launcher hosts the TCPStore (torchrun's TORCHELASTIC_USE_AGENT_STORE), so rank 0
   /// connects to it instead of serving it.
   bool storeHostedByLauncher = false;
-  /// Rank 0 serves the store on a free port it picks itself (netsmith's own --nproc launch).
+  /// Rank 0 serves the store on a free port it picks itself.
   bool pickFreePort = false;
+  /// The rendezvous is a file (c10d's FileStore) in a folder only this user can enter, not a
+  /// TCP listener: netsmith's own local launch (--nproc, NETSMITH_STORE_FILE).
+  std::string storeFile;
   std::string launcher = "none";  ///< torchrun, slurm, mpi, netsmith
 
   bool distributed() const { return worldSize > 1; }

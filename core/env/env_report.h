@@ -31,8 +31,13 @@ EnvReport collectEnvReport(bool measure = true);
 Json envReportToJson(const EnvReport& report);
 std::string formatEnvReport(const EnvReport& report);
 
-/// Sets LibTorch's intra-op thread count (0: one per hardware thread). Debian's LibTorch
-/// starts with 1 thread; every program calls this once at start-up. Returns the count set.
+/// Sets LibTorch's intra-op thread count (0: one per hardware thread; at most maxThreads()).
+/// Debian's LibTorch starts with 1 thread; every program calls this once at start-up. Returns
+/// the count set.
 int configureThreads(int threads = 0);
+
+/// The most compute threads worth starting here: 4 x the hardware threads (a project from a
+/// bigger machine, or "threads": 4096, would otherwise spend minutes starting and switching).
+int maxThreads();
 
 }  // namespace netsmith::env

@@ -9,6 +9,9 @@
 
 namespace netsmith::project {
 
+/// Project files are text a person edits: far below this.
+constexpr std::uint64_t kMaxProjectBytes = std::uint64_t(64) << 20;
+
 namespace {
 
 // nlohmann reports a byte offset; people want line and column.
@@ -70,6 +73,7 @@ std::string stemOf(const std::string& path) {
 }  // namespace
 
 LoadedProject parseProject(const std::string& text, const std::string& sourceName) {
+  checkJsonNesting(text, sourceName);
   Json root;
   try {
     root = Json::parse(text);
@@ -155,7 +159,7 @@ std::string LoadedProject::baseDir() const {
 }
 
 LoadedProject loadProject(const std::string& path) {
-  auto loaded = parseProject(readTextFile(path), path);
+  auto loaded = parseProject(readTextFile(path, kMaxProjectBytes), path);
   loaded.path = path;
   if (loaded.project.name.empty()) loaded.project.name = stemOf(path);
   return loaded;

@@ -1,7 +1,11 @@
 // The data-parallel process group: torch.distributed's c10d (distributed/comm), gradient
 // buckets, synchronised BatchNorm, local ranks started for train.local_processes, and a pause
 // that holds every rank with a heartbeat.
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <filesystem>
 
@@ -41,18 +45,25 @@ class DataParallelGroup final : public ProcessGroup {
   /// Serves or joins the rendezvous; with `spawn`, starts the other local ranks first.
   void join(distributed::DistEnv env, const TrainOptions& options, const torch::Device& device,
             bool spawn) {
+    // A local launch meets in a file in a private (0700) folder: nothing listens on the network.
+    if (spawn) {
+      m_specDir = makePrivateFolder();
+      env.storeFile = (fs::path(m_specDir) / "rendezvous").string();
+    }
     m_comm =
         std::make_unique<distributed::Comm>(env, options.distBackend, device, options.distTimeout);
     if (spawn) startLocalRanks(env);
     m_comm->connect();
     char bucket[32];
     std::snprintf(bucket, sizeof bucket, "%g", options.distBucketMb);
+    const std::string where = env.storeFile.empty()
+                                  ? env.masterAddr + ":" + std::to_string(m_comm->storePort())
+                                  : "file " + env.storeFile;
     m_ctx.log("distributed: world size " + std::to_string(worldSize()) + ", rank " +
               std::to_string(rank()) + ", backend " + m_comm->backendName() + ", rendezvous " +
-              env.masterAddr + ":" + std::to_string(m_comm->storePort()) + " (" + env.launcher +
-              "); batch_size " + std::to_string(options.batchSize) + " per process, global batch " +
-              std::to_string(options.batchSize * worldSize()) + "; gradient buckets of " + bucket +
-              " MB");
+              where + " (" + env.launcher + "); batch_size " + std::to_string(options.batchSize) +
+              " per process, global batch " + std::to_string(options.batchSize * worldSize()) +
+              "; gradient buckets of " + bucket + " MB");
   }
 
   int rank() const override { return m_comm->rank(); }
@@ -148,16 +159,22 @@ class DataParallelGroup final : public ProcessGroup {
     m_comm->broadcast(ts, what);
   }
 
-  void startLocalRanks(distributed::DistEnv env) {
-    env.masterPort = m_comm->storePort();
-    m_specDir = (fs::temp_directory_path() / ("netsmith-dist-" + std::to_string(::getpid()) + "-" +
-                                              std::to_string(env.masterPort)))
-                    .string();
-    fs::create_directories(m_specDir);
+  /// A new folder only this user can enter (mkdtemp: mode 0700).
+  static std::string makePrivateFolder() {
+    std::string pattern = (fs::temp_directory_path() / "netsmith-dist-XXXXXX").string();
+    if (!::mkdtemp(pattern.data())) {
+      throw Error("distributed training: cannot create a private folder in " +
+                  fs::temp_directory_path().string() + " (" + std::strerror(errno) + ")");
+    }
+    return pattern;
+  }
+
+  void startLocalRanks(const distributed::DistEnv& env) {
     const std::string spec = (fs::path(m_specDir) / "worker.json").string();
     TrainerConfig forWorkers = m_ctx.config;
     forWorkers.project.train["local_processes"] = m_processes;
     writeWorkerSpec(forWorkers, spec);
+    ::chmod(spec.c_str(), 0600);  // the project and its paths: for this user's ranks only
     m_launcher = std::make_unique<distributed::LocalLauncher>();
     m_launcher->start(m_ctx.config.workerProgram, {"dist-worker", spec}, env);
     m_comm->setFailureHint(
@@ -197,7 +214,6 @@ distributed::DistEnv jobEnvironment(RunContext& ctx, const TrainOptions& opt, bo
     env.worldSize = env.localWorldSize = opt.processes;
     env.rank = env.localRank = 0;
     env.masterAddr = "127.0.0.1";
-    env.pickFreePort = true;
     env.launcher = "netsmith";
     spawn = true;
     if (config.workerProgram.empty())

@@ -57,7 +57,9 @@ void writeWorkerSpec(const TrainerConfig& config, const std::string& path) {
 TrainerConfig readWorkerSpec(const std::string& path) {
   TrainerConfig config;
   try {
-    const Json spec = Json::parse(readTextFile(path));
+    const std::string text = readTextFile(path);
+    checkJsonNesting(text, path);
+    const Json spec = Json::parse(text);
     auto loaded = project::parseProject(spec.at("project").dump(), path);
     if (!loaded.problems.empty())
       throw Error("the project in it has problems:\n" + formatProblems(loaded.problems));

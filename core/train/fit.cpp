@@ -77,7 +77,7 @@ void Fit::findLr() {
 void Fit::startTraining() {
   auto& s = m_setup;
   // The run folder comes after everything that can reject the input.
-  m_runDir = openRunFolder(m_ctx, s);
+  m_runDir = openRunFolder(m_ctx, s, m_lock);
   const std::string dir = m_runDir.empty() ? "" : m_runDir + "/checkpoints";
   m_checkpoints = std::make_unique<RunCheckpoints>(m_ctx, s, m_state, m_callbacks, dir);
   CheckpointCallback::Options co{dir, s.opt.checkpointEvery, s.opt.keepCheckpoints};
@@ -200,6 +200,10 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
   m_state.nextBatch = b + 1;
   ++m_batchesThisSession;
   publishBatch(b, f, lr, skipped);
+  if (const auto failed = m_ctx.recordsFailure ? m_ctx.recordsFailure() : std::string();
+      !failed.empty()) {
+    failRecords(failed);
+  }
   if (!group.boundary) return true;
   const PauseOutcome o = s.group->holdOrStop(f.pauseAgreed, f.stopAgreed);
   if (o.pausedSeconds > 0) {
@@ -235,6 +239,19 @@ void Fit::onNonFinite(const std::string& what, double value, double lr, std::int
   const bool onAProcess = what == "loss" && m_setup.group->worldSize() > 1;
   m_ctx.log(verdict.message + (onAProcess ? " on a process" : "") + " (lr " + brief(lr) + ")",
             "warning");
+}
+
+void Fit::failRecords(const std::string& failure) {
+  std::string where;
+  try {
+    where = m_checkpoints->write("last", Json::object());
+  } catch (const Error& e) {
+    m_ctx.log(std::string("could not write the checkpoint either: ") + e.what(), "warning");
+  }
+  throw RunEnd{FinishState::Failed, "the run's records could not be written (" + failure +
+                                        "); stopped at epoch " + std::to_string(m_state.epoch + 1) +
+                                        ", batch " + std::to_string(m_state.nextBatch) +
+                                        (where.empty() ? "" : ", the position is in " + where)};
 }
 
 void Fit::warnDivergence(const std::string& message) {

@@ -50,6 +50,7 @@ class Fit {
   void evaluateTest();
   [[noreturn]] void failNonFinite(const std::string& message);
   void warnDivergence(const std::string& message);
+  [[noreturn]] void failRecords(const std::string& failure);
   void onNonFinite(const std::string& what, double value, double lr, std::int64_t batch);
   double currentLr() const;
   double elapsed() const;
@@ -63,6 +64,7 @@ class Fit {
   NumericWatchdog m_watchdog;
   std::unique_ptr<StepRunner> m_runner;
   std::unique_ptr<RunCheckpoints> m_checkpoints;
+  std::unique_ptr<RunFolderLock> m_lock;
   ThroughputMeter m_throughput;
   TrainResult m_result;
   std::string m_runDir;

@@ -52,6 +52,8 @@ struct RunContext {
   std::function<void(TrainingEvent)> publish;
   /// Starts the run writer on `runDir` (it also receives the events sent before).
   std::function<void(const std::string& runDir)> attachRunWriter;
+  /// What the run writer could not write ("" while all is well; see RunWriter::failure).
+  std::function<std::string()> recordsFailure;
 
   void log(const std::string& message, const std::string& level = "info") const {
     TrainingEvent e;

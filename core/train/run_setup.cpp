@@ -30,8 +30,14 @@ int configureRunThreads(RunContext& ctx, RunSetup& s) {
   const int hw = std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) /
                                  s.group->localProcesses());
   const int workers = s.opt.workers > 0 ? s.opt.workers : std::clamp(hw / 4, 1, 8);
-  const int threads =
-      s.opt.threads > 0 ? s.opt.threads : (hw <= 2 ? hw : std::max(1, hw - workers));
+  int threads = s.opt.threads > 0 ? s.opt.threads : (hw <= 2 ? hw : std::max(1, hw - workers));
+  if (threads > env::maxThreads()) {
+    ctx.log("train.threads " + std::to_string(threads) + " is more than 4x this machine's " +
+                std::to_string(env::maxThreads() / 4) + " hardware threads; using " +
+                std::to_string(env::maxThreads()),
+            "warning");
+    threads = env::maxThreads();
+  }
   env::configureThreads(threads);
   if (s.opt.deterministic) at::globalContext().setDeterministicAlgorithms(true, false);
   ctx.log("device " + s.device.str() + ", " + std::to_string(threads) + " compute thread" +
@@ -215,7 +221,8 @@ void prepareRun(RunContext& ctx, RunSetup& s) {
   makeClassWeights(s);
 }
 
-std::string openRunFolder(RunContext& ctx, const RunSetup& s) {
+std::string openRunFolder(RunContext& ctx, const RunSetup& s,
+                          std::unique_ptr<RunFolderLock>& lock) {
   const auto& config = ctx.config;
   if (!config.writeRun || config.lrFind || s.group->rank() != 0) return {};
   std::string runDir = config.runDir;
@@ -228,6 +235,10 @@ std::string openRunFolder(RunContext& ctx, const RunSetup& s) {
     fs::create_directories(fs::path(runDir) / "exports", ec);
     if (ec) throw Error(runDir + ": cannot create the run folder (" + ec.message() + ")");
   }
+  lock = std::make_unique<RunFolderLock>(runDir);
+  if (const int n = removeStaleTemporaries((fs::path(runDir) / "checkpoints").string()))
+    ctx.log("removed " + std::to_string(n) + " unfinished checkpoint file" + (n == 1 ? "" : "s") +
+            " left by an interrupted write");
   ctx.attachRunWriter(runDir);
   return runDir;
 }

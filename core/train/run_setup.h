@@ -18,6 +18,7 @@
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/run_plan.h"
+#include "train/run_writer.h"
 #include "train/train_options.h"
 
 namespace netsmith::train {
@@ -46,10 +47,12 @@ struct RunSetup {
 /// computing data statistics).
 void prepareRun(RunContext& ctx, RunSetup& setup);
 
-/// Creates the run folder (or opens the given one, when resuming into it) and attaches the
-/// run writer. Returns the folder ("" when this process writes none: a worker rank, lr-find, a
-/// test without a folder).
-std::string openRunFolder(RunContext& ctx, const RunSetup& setup);
+/// Creates the run folder (or opens the given one, when resuming into it), takes its lock
+/// (another process writing into it is refused), removes the temporaries killed checkpoint
+/// writes left, and attaches the run writer. Returns the folder ("" when this process writes
+/// none: a worker rank, lr-find, a test without a folder).
+std::string openRunFolder(RunContext& ctx, const RunSetup& setup,
+                          std::unique_ptr<RunFolderLock>& lock);
 
 /// A fingerprint of the model's structure (ops, parameters, wiring; not editor positions), so
 /// a resume can refuse a checkpoint of another model.

@@ -3,12 +3,17 @@
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <regex>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -99,18 +104,34 @@ RunWriter::~RunWriter() {
   if (m_events) std::fclose(m_events);
 }
 
+std::string RunWriter::failure() const {
+  std::lock_guard<std::mutex> lock(m_failureMutex);
+  return m_failure;
+}
+
+void RunWriter::check(std::FILE* file, const char* name, bool ok) {
+  if (ok && std::ferror(file) == 0) return;
+  const int err = errno;
+  std::lock_guard<std::mutex> lock(m_failureMutex);
+  if (m_failure.empty())
+    m_failure = (fs::path(m_dir) / name).string() + ": " + std::strerror(err ? err : EIO);
+  std::clearerr(file);
+}
+
 void RunWriter::onEvent(const TrainingEvent& e) {
-  std::fputs((e.toJson().dump() + "\n").c_str(), m_events);
-  std::fflush(m_events);
+  errno = 0;
+  const bool wrote = std::fputs((e.toJson().dump() + "\n").c_str(), m_events) >= 0;
+  check(m_events, "events.jsonl", wrote && std::fflush(m_events) == 0);
   switch (e.type) {
     case EventType::BatchEnd: {
       const auto& b = e.batch;
-      std::fprintf(m_metrics, "step,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%lld,,,%s\n",
-                   (long long)b.epoch, (long long)b.batch, (long long)b.step,
-                   csvNumber(b.loss).c_str(), csvNumber(b.accuracy).c_str(),
-                   csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
-                   csvNumber(b.imagesPerSecond).c_str(), b.memory.kind.c_str(),
-                   (long long)b.memory.bytes, csvNumber(e.time).c_str());
+      const int n = std::fprintf(m_metrics, "step,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%lld,,,%s\n",
+                                 (long long)b.epoch, (long long)b.batch, (long long)b.step,
+                                 csvNumber(b.loss).c_str(), csvNumber(b.accuracy).c_str(),
+                                 csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
+                                 csvNumber(b.imagesPerSecond).c_str(), b.memory.kind.c_str(),
+                                 (long long)b.memory.bytes, csvNumber(e.time).c_str());
+      check(m_metrics, "metrics.csv", n >= 0);
       break;
     }
     case EventType::EpochEnd: {
@@ -122,7 +143,7 @@ void RunWriter::onEvent(const TrainingEvent& e) {
                    csvNumber(m.hasValidation ? m.validation.loss : nan).c_str(),
                    csvNumber(m.hasValidation ? m.validation.accuracy : nan).c_str(),
                    csvNumber(m.seconds).c_str());
-      std::fflush(m_metrics);
+      check(m_metrics, "metrics.csv", std::fflush(m_metrics) == 0);
       m_log->info(describeEpoch(m));
       break;
     }
@@ -142,7 +163,7 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       m_log->warn(e.message);
       break;
     case EventType::Finished:
-      std::fflush(m_metrics);
+      check(m_metrics, "metrics.csv", std::fflush(m_metrics) == 0);
       if (e.state == FinishState::Failed)
         m_log->error("run failed: {}", e.message);
       else
@@ -150,6 +171,40 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       m_log->flush();
       break;
   }
+}
+
+RunFolderLock::RunFolderLock(const std::string& runDir) {
+  const std::string path = (fs::path(runDir) / ".lock").string();
+  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (m_fd < 0) throw Error(path + ": cannot create the run's lock (" + std::strerror(errno) + ")");
+  if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+    char buf[32] = {};
+    const auto n = ::pread(m_fd, buf, sizeof buf - 1, 0);
+    ::close(m_fd);
+    m_fd = -1;
+    const std::string pid = n > 0 ? std::string(buf, std::size_t(n)) : std::string("?");
+    throw Error(runDir + ": the run is in use by process " + pid.substr(0, pid.find('\n')) +
+                " (another training of this run); wait for it to end, or stop it");
+  }
+  const std::string pid = std::to_string(::getpid()) + "\n";
+  if (::ftruncate(m_fd, 0) != 0 || ::pwrite(m_fd, pid.data(), pid.size(), 0) < 0) {
+    // The lock holds without the PID in it; only a refused second process would miss it.
+  }
+}
+
+RunFolderLock::~RunFolderLock() {
+  if (m_fd >= 0) ::close(m_fd);  // releases the flock
+}
+
+int removeStaleTemporaries(const std::string& folder) {
+  static const std::regex pattern(R"(\..+\.tmp-[0-9]+)");
+  int removed = 0;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(folder, ec)) {
+    if (!std::regex_match(entry.path().filename().string(), pattern)) continue;
+    if (fs::remove(entry.path(), ec)) ++removed;
+  }
+  return removed;
 }
 
 }  // namespace netsmith::train

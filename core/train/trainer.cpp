@@ -53,7 +53,8 @@ void Trainer::attachRunWriter(const std::string& runDir) {
     m_runDir = runDir;
   }
   // First in line; it also gets the events sent before the folder existed.
-  auto writer = std::make_shared<AsyncSink>(std::make_shared<RunWriter>(runDir));
+  m_runWriter = std::make_shared<RunWriter>(runDir);
+  auto writer = std::make_shared<AsyncSink>(m_runWriter);
   for (const auto& e : m_beforeRunDir)
     writer->onEvent(e);
   m_beforeRunDir.clear();
@@ -116,8 +117,12 @@ std::string Trainer::runDir() const {
 
 void Trainer::run() {
   m_startTime = monotonicSeconds();
-  RunContext ctx{m_config, m_controls, m_state, [this](TrainingEvent e) { publish(std::move(e)); },
-                 [this](const std::string& dir) { attachRunWriter(dir); }};
+  RunContext ctx{m_config,
+                 m_controls,
+                 m_state,
+                 [this](TrainingEvent e) { publish(std::move(e)); },
+                 [this](const std::string& dir) { attachRunWriter(dir); },
+                 [this] { return m_runWriter ? m_runWriter->failure() : std::string(); }};
   TrainResult result;
   {
     Fit fit(ctx);

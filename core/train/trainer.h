@@ -101,6 +101,8 @@ std::string describeTestFigure(const TrainResult& result);
 
 enum class RunState { Idle, Preparing, Running, Paused, Finished };
 
+class RunWriter;
+
 class Trainer {
  public:
   explicit Trainer(TrainerConfig config);
@@ -139,6 +141,7 @@ class Trainer {
   std::string m_runDir;
   double m_startTime = 0;
   std::vector<TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
+  std::shared_ptr<RunWriter> m_runWriter;
 };
 
 }  // namespace netsmith::train

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -264,6 +265,78 @@ TEST(Distributed, ResumeUnderTwoRanksContinuesExactly) {
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resumed from"), std::string::npos) << resumed.output;
   EXPECT_LT(maxDifference(lastCheckpoint(straight.output), lastCheckpoint(resumed.output)), 1e-6);
+}
+
+namespace {
+
+/// The inodes of the sockets `pid` holds open.
+std::set<std::string> socketInodes(pid_t pid) {
+  std::set<std::string> out;
+  std::error_code ec;
+  for (const auto& fd :
+       std::filesystem::directory_iterator("/proc/" + std::to_string(pid) + "/fd", ec)) {
+    const auto target = std::filesystem::read_symlink(fd.path(), ec).string();
+    if (target.rfind("socket:[", 0) == 0) out.insert(target.substr(8, target.size() - 9));
+  }
+  return out;
+}
+
+/// Listening TCP sockets (/proc/net/tcp, tcp6) whose inode is in `inodes`: their local address
+/// in the kernel's hex form.
+std::vector<std::string> listeningAddresses(const std::set<std::string>& inodes) {
+  std::vector<std::string> out;
+  for (const char* table : {"/proc/net/tcp", "/proc/net/tcp6"}) {
+    std::ifstream in(table);
+    std::string line;
+    std::getline(in, line);  // header
+    while (std::getline(in, line)) {
+      std::istringstream ss(line);
+      std::string slot, local, remote, state, queues, timer, retransmits, uid, timeout, inode;
+      ss >> slot >> local >> remote >> state >> queues >> timer >> retransmits >> uid >> timeout >>
+          inode;
+      if (state == "0A" && inodes.count(inode)) out.push_back(local);
+    }
+  }
+  return out;
+}
+
+bool loopback(const std::string& hexAddress) {
+  const std::string ip = hexAddress.substr(0, hexAddress.find(':'));
+  return ip == "0100007F" ||                          // 127.0.0.1
+         ip == "00000000000000000000000001000000" ||  // ::1
+         ip == "0000000000000000FFFF00000100007F";    // ::ffff:127.0.0.1
+}
+
+}  // namespace
+
+// A local data-parallel job listens on no network address: the ranks meet through a file in a
+// private folder and Gloo connects them over loopback; the worker spec is for this user only.
+TEST(Distributed, ALocalJobListensOnlyOnLoopback) {
+  TempDir dir;
+  const auto job = startLongJob(dir, "10", "epoch 2/500");
+  ASSERT_GT(job.rank1, 0);
+  std::set<std::string> inodes = socketInodes(job.rank0);
+  for (const auto& i : socketInodes(job.rank1))
+    inodes.insert(i);
+  const auto listening = listeningAddresses(inodes);
+  const std::string out = netsmith::readTextFile(job.log);
+  // The ranks hold sockets (Gloo's connections to each other); none of them listens on a
+  // network address (a TCPStore served on 0.0.0.0 would, for the whole run).
+  EXPECT_FALSE(inodes.empty());
+  for (const auto& address : listening)
+    EXPECT_TRUE(loopback(address)) << "listening on " << address << "\n" << out;
+  // The rendezvous is a file in a folder only this user can enter.
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(out, m, std::regex("rendezvous file (\\S+)/rendezvous"))) << out;
+  const auto folder = std::filesystem::status(m[1].str());
+  EXPECT_EQ(folder.permissions() & std::filesystem::perms::all, std::filesystem::perms::owner_all);
+  const auto spec = std::filesystem::status(m[1].str() + "/worker.json");
+  EXPECT_EQ(spec.permissions() & std::filesystem::perms::all,
+            std::filesystem::perms::owner_read | std::filesystem::perms::owner_write);
+  ::kill(job.rank0, SIGINT);
+  double took = 0;
+  EXPECT_NE(waitExit(job.rank0, 60, took), -1);
+  EXPECT_FALSE(std::filesystem::exists(m[1].str())) << "the private folder is removed";
 }
 
 TEST(Distributed, AKilledRankStopsTheOtherWithAClearMessage) {

@@ -271,6 +271,40 @@ TEST(Export, SafetensorsReadBackEqual) {
 }
 
 // model.py run by the system's Python: loads the weights with strict=True and matches LibTorch.
+// Names from a project someone else wrote reach the generated model.py only as data: a project
+// name, a source path and class names built to break out of a docstring or a string literal are
+// read back exactly, and nothing they carry runs.
+TEST(Export, HostileNamesInTheGeneratedPythonStayData) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
+    GTEST_SKIP() << "SKIPPED: /usr/bin/python3 has no torch (install python3-torch to run this)";
+  }
+  TempDir dir;
+  const std::string marker = dir.file("PWNED");
+  const std::string payload = "import os; os.system('touch " + marker + "')";
+  auto model = randomModel(R"({"id": "flat", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["flat"]})");
+  model.project.name = "x\"\"\"\n" + payload + "\n\"\"\"";
+  model.source = "/tmp/a'''" + payload + "\\\n#";
+  model.classes = {"cat\"]\n" + payload + "\n#", "dog\\", std::string("bad\xff\xfeutf8")};
+  const auto registry = ExporterRegistry::withBuiltins();
+  ExportRequest request;
+  request.path = dir.file("model.py");
+  registry.find("pytorch")->run(model, request);
+  std::ofstream(dir.file("run.py"))
+      << "import json, sys\nsys.path.insert(0, sys.argv[1])\nimport model as m\n"
+         "print(json.dumps([m.PROJECT_NAME, m.SOURCE, m.CLASSES]))\n";
+  const std::string cmd = "/usr/bin/python3 " + dir.file("run.py") + " " + dir.path().string() +
+                          " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << readTextFile(dir.file("err.txt"));
+  EXPECT_FALSE(std::filesystem::exists(marker)) << "the generated file ran a payload";
+  const Json back = Json::parse(readTextFile(dir.file("out.txt")));
+  EXPECT_EQ(back[0], model.project.name);
+  EXPECT_EQ(back[1], model.source);
+  EXPECT_EQ(back[2][0], model.classes[0]);
+  EXPECT_EQ(back[2][1], model.classes[1]);
+  EXPECT_EQ(back[2][2], "bad\xef\xbf\xbd\xef\xbf\xbdutf8");  // invalid bytes: U+FFFD
+}
+
 TEST(Export, GeneratedPyTorchMatchesLibTorch) {
   if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0) {
     GTEST_SKIP() << "SKIPPED: /usr/bin/python3 has no torch (install python3-torch to run this)";

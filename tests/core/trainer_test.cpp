@@ -2,6 +2,7 @@
 // early stopping, events, controls and bad input.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -17,6 +18,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "train/lr_schedule.h"
+#include "train/run_writer.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
@@ -700,4 +702,58 @@ TEST(Trainer, PlateauCutsTheLearningRate) {
   EXPECT_DOUBLE_EQ(meta["loop"]["lr_factor"].get<double>(), 0.125);
   EXPECT_EQ(meta["loop"]["plateau"]["has_best"], true);
   EXPECT_DOUBLE_EQ(meta["loop"]["plateau"]["best"].get<double>(), epochs[0].epoch.validation.loss);
+}
+
+// Durability of the run folder: a second process that would write into the same run is refused
+// with the holder's PID; the temporaries of killed checkpoint writes are cleared at start; a
+// record that cannot be written (a full disk) stops the run with a checkpoint instead of going
+// on with lines missing.
+TEST(RunFolder, ASecondWriterIsRefusedWithTheHoldersPid) {
+  TempDir dir;
+  const std::string runDir = dir.file("run");
+  fs::create_directories(runDir);
+  RunFolderLock held(runDir);
+  auto config = configFor(testutil::writeTrainProject(dir), dir);
+  config.runDir = runDir;
+  const auto run = trainRun(config);
+  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_NE(run.result.reason.find("the run is in use by process " + std::to_string(::getpid())),
+            std::string::npos)
+      << run.result.reason;
+  EXPECT_FALSE(fs::exists(runDir + "/metrics.csv"));  // nothing written into it
+}
+
+TEST(RunFolder, TemporariesOfKilledCheckpointWritesAreRemoved) {
+  TempDir dir;
+  const std::string runDir = dir.file("run");
+  fs::create_directories(runDir + "/checkpoints");
+  std::ofstream(runDir + "/checkpoints/.last.safetensors.tmp-12345") << std::string(1000, 'x');
+  std::ofstream(runDir + "/checkpoints/keep.txt") << "mine";
+  auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 1}}), dir);
+  config.runDir = runDir;
+  const auto run = trainRun(config);
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  EXPECT_FALSE(fs::exists(runDir + "/checkpoints/.last.safetensors.tmp-12345"));
+  EXPECT_TRUE(fs::exists(runDir + "/checkpoints/keep.txt"));
+  EXPECT_NE(readTextFile(runDir + "/train.log").find("removed 1 unfinished checkpoint file"),
+            std::string::npos);
+}
+
+TEST(RunFolder, ARecordThatCannotBeWrittenStopsTheRunWithACheckpoint) {
+  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
+  TempDir dir;
+  const std::string runDir = dir.file("run");
+  fs::create_directories(runDir);
+  fs::create_symlink("/dev/full", runDir + "/metrics.csv");  // every flush: ENOSPC
+  auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 3}}), dir);
+  config.runDir = runDir;
+  const auto run = trainRun(config);
+  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_NE(run.result.reason.find("the run's records could not be written (" + runDir +
+                                   "/metrics.csv: No space left on device)"),
+            std::string::npos)
+      << run.result.reason;
+  EXPECT_LT(run.result.steps, 3 * 6);  // it stopped, not trained on without its records
+  ASSERT_FALSE(run.result.lastCheckpoint.empty());
+  EXPECT_EQ(checkpoint::readCheckpoint(run.result.lastCheckpoint).meta["step"], run.result.steps);
 }
