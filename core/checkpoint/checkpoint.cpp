@@ -1,5 +1,7 @@
 #include "checkpoint/checkpoint.h"
 
+#include <algorithm>
+#include <cmath>
 #include <map>
 
 #include "common/error.h"
@@ -212,6 +214,47 @@ void writeCheckpoint(const std::string& path, const CheckpointData& data) {
   writeSafetensors(path, all, {{"netsmith", meta.dump()}});
 }
 
+void validateCheckpointMeta(const Json& meta, const std::string& path) {
+  auto bad = [&](const std::string& key, const std::string& expected) {
+    return Error(path + ": corrupt checkpoint metadata: \"" + key + "\" must be " + expected +
+                 ", got " + jsonBrief(meta[key]));
+  };
+  auto wholeAtLeast0 = [&](const char* key) {
+    if (meta.contains(key) &&
+        !(meta[key].is_number_unsigned() ||
+          (meta[key].is_number_integer() && meta[key].get<std::int64_t>() >= 0)))
+      throw bad(key, "a whole number >= 0");
+  };
+  wholeAtLeast0("version");
+  wholeAtLeast0("epoch");
+  wholeAtLeast0("step");
+  for (const char* key : {"project_name", "model_signature", "optimizer", "base_dir"}) {
+    if (meta.contains(key) && !meta[key].is_string()) throw bad(key, "a string");
+  }
+  for (const char* key : {"project", "loop", "schedule", "plan", "rng", "metrics"}) {
+    if (meta.contains(key) && !meta[key].is_object()) throw bad(key, "an object");
+  }
+  if (meta.contains("classes")) {
+    const auto& c = meta["classes"];
+    if (!c.is_array() ||
+        !std::all_of(c.begin(), c.end(), [](const Json& v) { return v.is_string(); }))
+      throw bad("classes", "a list of class names");
+  }
+  if (meta.contains("normalization")) {
+    const auto& n = meta["normalization"];
+    auto numbers = [](const Json& v) {
+      return v.is_array() && std::all_of(v.begin(), v.end(), [](const Json& x) {
+               return x.is_number() && std::isfinite(x.get<double>());
+             });
+    };
+    if (!n.is_object() || !n.contains("mean") || !n.contains("std") || !numbers(n["mean"]) ||
+        !numbers(n["std"]) || n["mean"].size() != n["std"].size())
+      throw bad("normalization", "{\"mean\": [...], \"std\": [...]} of equal lengths");
+    for (const auto& s : n["std"])
+      if (!(s.get<double>() > 0)) throw bad("normalization", "std values above 0");
+  }
+}
+
 CheckpointData readCheckpoint(const std::string& path) {
   const auto file = readSafetensors(path);
   const auto it = file.metadata.find("netsmith");
@@ -227,8 +270,9 @@ CheckpointData readCheckpoint(const std::string& path) {
   } catch (const std::exception&) {
     throw Error(path + ": corrupt checkpoint metadata");
   }
-  if (!out.meta.is_object() || out.meta.value("format", "") != kFormat)
+  if (!out.meta.is_object() || !out.meta.contains("format") || out.meta["format"] != kFormat)
     throw Error(path + ": not a Netsmith checkpoint");
+  validateCheckpointMeta(out.meta, path);
   if (out.meta.value("version", 0) > kVersion) {
     throw Error(path + ": written by a newer Netsmith (checkpoint version " +
                 std::to_string(out.meta.value("version", 0)) + ")");

@@ -48,4 +48,9 @@ void writeCheckpoint(const std::string& path, const CheckpointData& data);
 /// Reads a checkpoint; throws netsmith::Error for truncated, corrupt or foreign files.
 CheckpointData readCheckpoint(const std::string& path);
 
+/// Checks the types of the metadata's known keys (version, epoch, step, classes, normalization,
+/// project, loop, ...) before anything reads them; throws netsmith::Error naming the key and
+/// what it holds.
+void validateCheckpointMeta(const Json& meta, const std::string& path);
+
 }  // namespace netsmith::checkpoint

@@ -5,6 +5,9 @@
 // lazily.
 #include <algorithm>
 #include <filesystem>
+#include <set>
+
+#include "common/json.h"
 
 #include "data/dataset_source.h"
 
@@ -13,6 +16,15 @@ namespace netsmith::data {
 namespace {
 
 namespace fs = std::filesystem;
+
+bool validUtf8(const std::string& s) {
+  try {
+    (void)Json(s).dump();
+    return true;
+  } catch (const Json::type_error&) {
+    return false;
+  }
+}
 
 bool hidden(const fs::path& p) {
   const std::string name = p.filename().string();
@@ -47,19 +59,52 @@ class ImageFolderSource : public FileListSource {
       throw Error("data.classes: does not match the class folders of " + spec.root + " (" + list +
                   "); remove data.classes or rename the folders");
     }
+    for (const auto& f : folders) {
+      if (!validUtf8(f)) {
+        throw Error(where + ": the class folder \"" +
+                    Json(f).dump(-1, ' ', true, Json::error_handler_t::replace).substr(1) +
+                    " has a name that is not valid UTF-8 (run folders, checkpoints and exports "
+                    "store class names as text); rename it");
+      }
+    }
     m_classes = folders;
     for (std::size_t k = 0; k < folders.size(); ++k) {
       const fs::path dir = fs::path(spec.root) / folders[k];
       std::vector<std::string> files;
-      for (auto it = fs::recursive_directory_iterator(
-               dir, fs::directory_options::follow_directory_symlink, ec);
+      // Symbolic links to folders are followed, each real folder once, and never into the root
+      // or a class folder: a link back up the tree (a/loop -> ..) is noted, not entered.
+      std::set<fs::path> visited{fs::weakly_canonical(spec.root, ec)};
+      for (const auto& f : folders)
+        visited.insert(fs::weakly_canonical(fs::path(spec.root) / f, ec));
+      for (auto it =
+               fs::recursive_directory_iterator(dir,
+                                                fs::directory_options::follow_directory_symlink |
+                                                    fs::directory_options::skip_permission_denied,
+                                                ec);
            it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec) break;
-        if (hidden(it->path())) {
-          if (it->is_directory()) it.disable_recursion_pending();
+        if (ec) {
+          m_skipped.push_back({it->path().string(), "cannot be listed (" + ec.message() + ")"});
+          break;
+        }
+        std::error_code sec;
+        const auto status = it->status(sec);
+        if (sec) {
+          m_skipped.push_back({it->path().string(), "cannot be read (" + sec.message() + ")"});
+          if (it->is_symlink(sec)) it.disable_recursion_pending();
           continue;
         }
-        if (!it->is_regular_file()) continue;
+        if (hidden(it->path())) {
+          if (fs::is_directory(status)) it.disable_recursion_pending();
+          continue;
+        }
+        if (fs::is_directory(status)) {
+          if (!visited.insert(fs::weakly_canonical(it->path(), sec)).second) {
+            it.disable_recursion_pending();
+            m_skipped.push_back({it->path().string(), "a link to a folder already listed"});
+          }
+          continue;
+        }
+        if (!fs::is_regular_file(status)) continue;
         const std::string path = it->path().string();
         if (isImageFileName(path)) {
           files.push_back(path);

@@ -80,6 +80,14 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   } catch (const Json::parse_error& e) {
     throw Error(sourceName + ":" + lineColumn(text, tokenStart(text, e.byte)) +
                 ": JSON syntax error: " + parseErrorReason(e.what()));
+  } catch (const Json::out_of_range& e) {
+    // "number overflow parsing '1e309'": the one value a double cannot hold.
+    const std::string what = e.what();
+    const auto quote = what.find('\'');
+    throw Error(sourceName + ": a number too large for a double (" +
+                (quote == std::string::npos ? what : what.substr(quote)) + ")");
+  } catch (const Json::exception& e) {
+    throw Error(sourceName + ": not readable as JSON (" + std::string(e.what()) + ")");
   }
   if (!root.is_object()) {
     throw Error(sourceName + ": not a Netsmith project: the file holds a JSON " +

@@ -17,6 +17,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "train/metrics.h"
+#include "train/trainability.h"
 
 namespace netsmith::train {
 
@@ -180,6 +181,10 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (out.split != "train" && out.split != "test")
     throw Error("the split must be test or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
+  if (const auto p = outputClassProblem(net->analysis(), pd->data.numClasses())) {
+    throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
+                (options.data.empty() ? "" : " (from " + options.data + ")"));
+  }
   data::SampleSet set = out.split == "train" ? pd->data.train : pd->data.test;
   if (set.empty()) throw Error("the " + out.split + " split is empty");
   if (options.limit > 0 && set.size() > options.limit) {

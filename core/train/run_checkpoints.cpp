@@ -119,13 +119,25 @@ void RunCheckpoints::resume(const std::string& path) {
                 path);
   }
   checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, data.optimizer);
+  LoopState loaded;
   try {
-    const Json& loop = data.meta.at("loop");
-    m_state.fromJson(loop);
-    m_callbacks.restore(loop);
+    loaded.fromJson(data.meta.at("loop"));
   } catch (const std::exception& e) {
     throw Error(path + ": corrupt loop state in the checkpoint (" + e.what() + ")");
   }
+  if (loaded.epoch < 0 || loaded.step < 0 || loaded.nextBatch < 0 ||
+      loaded.nextBatch > s.plan.batchesPerEpoch() || loaded.seen < 0 || loaded.correct < 0) {
+    throw Error(path + ": corrupt loop state in the checkpoint (epoch " +
+                std::to_string(loaded.epoch) + ", next batch " + std::to_string(loaded.nextBatch) +
+                " of " + std::to_string(s.plan.batchesPerEpoch()) + ", step " +
+                std::to_string(loaded.step) + ")");
+  }
+  try {
+    m_callbacks.restore(data.meta.at("loop"));
+  } catch (const std::exception& e) {
+    throw Error(path + ": corrupt loop state in the checkpoint (" + e.what() + ")");
+  }
+  m_state = loaded;
   if (m_state.epoch >= s.plan.epochs()) {
     throw Error(path + ": the run already finished its " + std::to_string(s.plan.epochs()) +
                 " epochs; raise --epochs to train further");

@@ -6,13 +6,17 @@
 #include <sys/stat.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
+#include <functional>
 #include <opencv2/imgcodecs.hpp>
 
 #include "../core/data_fixtures.h"
+#include "../core/train_fixtures.h"
 #include "checkpoint/safetensors.h"
 #include "cli_runner.h"
 #include "common/error.h"
+#include "common/file_util.h"
 #include "common/json.h"
 
 using netsmith::Json;
@@ -177,4 +181,104 @@ TEST(HostileInput, AbsurdThreadCountsAndPlansAreBounded) {
   EXPECT_NE(r.output.find("the plan has 10000000000 optimizer steps; lr-schedule prints at most"),
             std::string::npos)
       << r.output.substr(0, 300);
+}
+
+namespace {
+
+/// A real checkpoint of the blob project, trained for one epoch; returns its path.
+std::string trainedCheckpoint(const TempDir& dir, const std::string& project) {
+  const auto r = runCli("train " + project + " --epochs 1 --out " + dir.file("runs"));
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  for (const auto& run : std::filesystem::directory_iterator(dir.file("runs")))
+    return (run.path() / "checkpoints" / "last.safetensors").string();
+  return {};
+}
+
+/// `path` with its Netsmith metadata changed by `edit`, written to `out`.
+std::string withMeta(const std::string& path, const std::string& out,
+                     const std::function<void(Json&)>& edit) {
+  auto file = netsmith::checkpoint::readSafetensors(path);
+  Json meta = Json::parse(file.metadata.at("netsmith"));
+  edit(meta);
+  file.metadata["netsmith"] = meta.dump();
+  netsmith::checkpoint::writeSafetensors(out, file.tensors, file.metadata);
+  return out;
+}
+
+}  // namespace
+
+TEST(HostileInput, ValuesOfTheWrongKindAreNamedNotThrownRaw) {
+  TempDir dir;
+  // A number no double holds.
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  std::string text = netsmith::readTextFile(project);
+  text.insert(text.rfind('}'), ", \"x\": 1e309");
+  std::ofstream(dir.file("big.netsmith.json")) << text;
+  auto r = runCli("validate " + dir.file("big.netsmith.json"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("a number too large for a double ('1e309')"), std::string::npos)
+      << r.output;
+  // Checkpoint metadata of the wrong types: named, before anything reads it.
+  const std::string ckpt = trainedCheckpoint(dir, project);
+  const std::vector<std::pair<std::function<void(Json&)>, std::string>> cases{
+      {[](Json& m) { m["version"] = "1"; }, "\"version\" must be a whole number >= 0, got \"1\""},
+      {[](Json& m) { m["classes"] = 4; }, "\"classes\" must be a list of class names, got 4"},
+      {[](Json& m) { m["normalization"].erase("std"); }, "\"normalization\" must be"},
+      {[](Json& m) { m["epoch"] = -5; }, "\"epoch\" must be a whole number >= 0, got -5"}};
+  int k = 0;
+  for (const auto& [edit, expected] : cases) {
+    const auto bad = withMeta(ckpt, dir.file("bad" + std::to_string(k++) + ".safetensors"), edit);
+    for (const std::string command : {"eval ", "export "}) {
+      r = runCli(command + bad);
+      EXPECT_EQ(r.exitCode, 2) << command << r.output;
+      EXPECT_NE(r.output.find("corrupt checkpoint metadata: " + expected), std::string::npos)
+          << command << r.output;
+      EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << r.output;
+    }
+  }
+  // Out-of-range loop state: --resume refuses it.
+  const auto far = withMeta(ckpt, dir.file("far.safetensors"),
+                            [](Json& m) { m["loop"]["next_batch"] = 1000000000000LL; });
+  r = runCli("train " + project + " --epochs 3 --resume " + far);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("corrupt loop state in the checkpoint (epoch 1, next batch "
+                          "1000000000000 of 6"),
+            std::string::npos)
+      << r.output;
+  // A checkpoint whose class list is longer than its model's scores.
+  const auto more = withMeta(ckpt, dir.file("more.safetensors"), [](Json& m) {
+    m["classes"] = Json::array({"a", "b", "c", "d", "e"});
+  });
+  r = runCli("eval " + more + " --data " + project);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("the checkpoint's model does not fit this data: the model outputs 4 "
+                          "scores but the data has 5 classes"),
+            std::string::npos)
+      << r.output;
+}
+
+TEST(HostileInput, FolderLoopsAndUndecodableClassNamesAreNamed) {
+  TempDir dir;
+  netsmith::testutil::writeImageFolder(dir.path() / "imgs", {"a", "b"}, 3, 8, 8, 1);
+  std::filesystem::create_directory_symlink("..", dir.path() / "imgs" / "a" / "loop");
+  const auto project = projectWithData(
+      dir, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})");
+  auto r = runCli("data-stats " + project + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const Json j = Json::parse(r.output);
+  EXPECT_EQ(j["class_counts"]["train"]["a"], 3);  // b's images are not counted as a's
+  ASSERT_EQ(j["skipped"].size(), 1u);
+  EXPECT_EQ(j["skipped"][0]["reason"], "a link to a folder already listed");
+  // A class folder whose name is not UTF-8: refused before any training.
+  std::filesystem::create_directories(dir.path() / "bad" / "ok");
+  std::filesystem::create_directories(dir.path() / "bad" / "caf\xe9");
+  for (const char* c : {"ok", "caf\xe9"})
+    cv::imwrite((dir.path() / "bad" / c / "x.png").string(),
+                netsmith::testutil::patternImage(8, 8, 1, 1));
+  r = runCli("train " + projectWithData(dir, R"({"train": {"format": "image_folder", "root":
+      "bad"}, "normalize": "none"})") +
+             " --out " + dir.file("runs"));
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("has a name that is not valid UTF-8"), std::string::npos) << r.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("runs")));
 }
