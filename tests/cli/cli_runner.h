@@ -1,11 +1,18 @@
 #pragma once
 
 // Runs the real netsmith-cli binary (NETSMITH_CLI) and captures its output.
+#include <fcntl.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <array>
+#include <chrono>
 #include <cstdio>
+#include <fstream>
+#include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
 namespace netsmith::testutil {
 
@@ -30,6 +37,39 @@ inline CliResult runShell(const std::string& command) {
 
 inline CliResult runCli(const std::string& args) {
   return runShell(std::string(NETSMITH_CLI) + " " + args);
+}
+
+/// Starts netsmith-cli with `args` (and extra environment entries) in the background, its
+/// standard output (and, with `joinStderr`, its errors) to `log`. Returns the child's pid.
+inline pid_t startCli(const std::vector<std::string>& args, const std::string& log,
+                      const std::vector<std::string>& env = {}, bool joinStderr = true) {
+  const pid_t pid = ::fork();
+  if (pid != 0) return pid;
+  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(fd, STDOUT_FILENO);
+  if (joinStderr) ::dup2(fd, STDERR_FILENO);
+  for (const auto& e : env)
+    ::putenv(const_cast<char*>(e.c_str()));
+  std::vector<char*> argv{const_cast<char*>(NETSMITH_CLI)};
+  for (const auto& a : args)
+    argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  ::execv(NETSMITH_CLI, argv.data());
+  ::_exit(127);
+}
+
+/// Waits until `log` contains `text` (true) or `seconds` pass (false).
+inline bool waitForText(const std::string& log, const std::string& text, double seconds) {
+  const auto until =
+      std::chrono::steady_clock::now() + std::chrono::milliseconds(long(seconds * 1000));
+  while (std::chrono::steady_clock::now() < until) {
+    std::ifstream in(log);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    if (ss.str().find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return false;
 }
 
 }  // namespace netsmith::testutil

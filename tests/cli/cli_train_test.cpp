@@ -27,6 +27,8 @@ using netsmith::testutil::TempDir;
 namespace {
 
 using netsmith::testutil::runCli;
+using netsmith::testutil::startCli;
+using netsmith::testutil::waitForText;
 
 std::string lastLine(const std::string& text) {
   std::string t = text;
@@ -197,25 +199,10 @@ TEST(CliTrain, InterruptWritesACheckpoint) {
   TempDir dir;
   const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
   const std::string log = dir.file("out.txt");
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string runs = dir.file("runs");
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, STDOUT_FILENO);
-    ::dup2(fd, STDERR_FILENO);
-    ::execl(NETSMITH_CLI, NETSMITH_CLI, "train", project.c_str(), "--out", runs.c_str(),
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
+  const pid_t pid = startCli({"train", project, "--out", dir.file("runs")}, log);
+  ASSERT_GT(pid, 0);
   // Wait until training is under way (the first epoch line), then interrupt.
-  for (int i = 0; i < 600; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (ss.str().find("epoch 2/500") != std::string::npos) break;
-  }
+  EXPECT_TRUE(waitForText(log, "epoch 2/500", 30)) << netsmith::readTextFile(log);
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);
@@ -235,20 +222,10 @@ TEST(CliTrain, InterruptWithJsonExits130) {
   TempDir dir;
   const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
   const std::string log = dir.file("out.txt");
-  const pid_t pid = ::fork();
-  ASSERT_GE(pid, 0);
-  if (pid == 0) {
-    const std::string runs = dir.file("runs");
-    const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    ::dup2(fd, STDOUT_FILENO);
-    ::execl(NETSMITH_CLI, NETSMITH_CLI, "train", project.c_str(), "--out", runs.c_str(), "--json",
-            static_cast<char*>(nullptr));
-    ::_exit(127);
-  }
-  for (int i = 0; i < 600; ++i) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (netsmith::readTextFile(log).find("\"epoch_end\"") != std::string::npos) break;
-  }
+  const pid_t pid =
+      startCli({"train", project, "--out", dir.file("runs"), "--json"}, log, {}, false);
+  ASSERT_GT(pid, 0);
+  EXPECT_TRUE(waitForText(log, "\"epoch_end\"", 30)) << netsmith::readTextFile(log);
   ::kill(pid, SIGINT);
   int status = 0;
   ::waitpid(pid, &status, 0);

@@ -21,18 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// A small classifier project on 8x8 grey images with `classes` outputs.
 std::string writeProject(const TempDir& dir, const std::string& data, int classes) {
-  const std::string path = dir.file("p.netsmith.json");
-  std::ofstream(path) << R"({"format": "netsmith-project", "version": 1, "name": "truth",
-    "model": {"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [
-      {"id": "input", "op": "Input"}, {"id": "flat", "op": "Flatten", "inputs": ["input"]},
-      {"id": "fc", "op": "Linear", "params": {"out_features": )"
-                      << classes << R"(}, "inputs": ["flat"]}]},
-    "data": )" << data << R"(, "augment": [],
-    "train": {"epochs": 1, "batch_size": 50, "threads": 1, "workers": 1,
-              "optimizer": {"type": "sgd", "lr": 0.05}}})";
-  return path;
+  return netsmith::testutil::writeClassifierProject(dir, data, classes);
 }
 
 Json dataStats(const std::string& project) {

@@ -28,7 +28,9 @@
 using netsmith::Json;
 using netsmith::testutil::runCli;
 using netsmith::testutil::runShell;
+using netsmith::testutil::startCli;
 using netsmith::testutil::TempDir;
+using netsmith::testutil::waitForText;
 
 namespace {
 
@@ -101,38 +103,6 @@ std::pair<netsmith::testutil::CliResult, netsmith::testutil::CliResult> oneAndTw
                     dir.file("two"));
   EXPECT_EQ(two.exitCode, 0) << two.output;
   return {one, two};
-}
-
-/// Starts netsmith-cli with `args` (and extra environment entries), output to `log`.
-pid_t startCli(const std::vector<std::string>& args, const std::string& log,
-               const std::vector<std::string>& env = {}) {
-  const pid_t pid = ::fork();
-  if (pid != 0) return pid;
-  const int fd = ::open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ::dup2(fd, STDOUT_FILENO);
-  ::dup2(fd, STDERR_FILENO);
-  for (const auto& e : env)
-    ::putenv(const_cast<char*>(e.c_str()));
-  std::vector<char*> argv{const_cast<char*>(NETSMITH_CLI)};
-  for (const auto& a : args)
-    argv.push_back(const_cast<char*>(a.c_str()));
-  argv.push_back(nullptr);
-  ::execv(NETSMITH_CLI, argv.data());
-  ::_exit(127);
-}
-
-/// Waits until `log` contains `text` (true) or `seconds` pass (false).
-bool waitForText(const std::string& log, const std::string& text, double seconds) {
-  const auto until =
-      std::chrono::steady_clock::now() + std::chrono::milliseconds(long(seconds * 1000));
-  while (std::chrono::steady_clock::now() < until) {
-    std::ifstream in(log);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (ss.str().find(text) != std::string::npos) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return false;
 }
 
 /// Waits for `pid` to exit; returns its wait status, or -1 after `seconds`.

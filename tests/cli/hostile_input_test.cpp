@@ -26,13 +26,7 @@ using netsmith::testutil::TempDir;
 namespace {
 
 std::string projectWithData(const TempDir& dir, const std::string& data) {
-  const std::string path = dir.file("p.netsmith.json");
-  std::ofstream(path) << R"({"format": "netsmith-project", "version": 1, "name": "h",
-    "model": {"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [
-      {"id": "input", "op": "Input"}, {"id": "flat", "op": "Flatten", "inputs": ["input"]},
-      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["flat"]}]},
-    "data": )" << data << R"(, "train": {"epochs": 1, "batch_size": 4, "workers": 1}})";
-  return path;
+  return netsmith::testutil::writeClassifierProject(dir, data, 2);
 }
 
 void bigEndian32(std::string& out, std::uint32_t v) {

@@ -137,4 +137,20 @@ inline void writeCifar(const std::string& path, int records, int badLabelAt = -1
   writeBytes(path, bytes, false);
 }
 
+/// A small classifier project (Flatten + Linear on 8x8 grey images, `classes` outputs) with the
+/// given `data` section, written to DIR/p.netsmith.json.
+inline std::string writeClassifierProject(const TempDir& dir, const std::string& data,
+                                          int classes) {
+  const std::string path = dir.file("p.netsmith.json");
+  std::ofstream(path) << R"({"format": "netsmith-project", "version": 1, "name": "small",
+    "model": {"input": {"channels": 1, "height": 8, "width": 8}, "nodes": [
+      {"id": "input", "op": "Input"}, {"id": "flat", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": )"
+                      << classes << R"(}, "inputs": ["flat"]}]},
+    "data": )" << data << R"(, "augment": [],
+    "train": {"epochs": 1, "batch_size": 50, "threads": 1, "workers": 1,
+              "optimizer": {"type": "sgd", "lr": 0.05}}})";
+  return path;
+}
+
 }  // namespace netsmith::testutil
