@@ -351,6 +351,10 @@ int runLrFind(const std::vector<std::string>& words) {
   o.startLr = args.real("--start", o.startLr, 0);
   o.endLr = args.real("--end", o.endLr, 0);
   o.steps = args.integer("--steps", o.steps, 2, 100000);
+  if (!(o.endLr > o.startLr)) {
+    throw UsageError{"lr-find: --end (" + std::to_string(o.endLr) + ") must be above --start (" +
+                     std::to_string(o.startLr) + ")"};
+  }
   if (o.endLr <= o.startLr) throw UsageError{"--end must be greater than --start"};
   train::Trainer trainer(config);
   const auto result = runWithInterrupts(trainer);

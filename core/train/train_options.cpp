@@ -227,8 +227,16 @@ void readOptimizer(const Json& train, TrainOptions& o, Problems& problems) {
     problems.push_back(
         {"train.optimizer", "must be an object {\"type\": \"adam\", \"lr\": 0.001}", {}, {}});
   } else {
-    std::string type =
-        opt.contains("type") && opt["type"].is_string() ? opt["type"].get<std::string>() : "adam";
+    if (opt.contains("type") && !opt["type"].is_string()) {
+      problems.push_back(
+          {"train.optimizer.type",
+           "must be the optimizer's name (sgd, adam, adamw, rmsprop, adagrad), got " +
+               jsonBrief(opt["type"]),
+           {},
+           {}});
+      return;
+    }
+    std::string type = opt.contains("type") ? opt["type"].get<std::string>() : "adam";
     std::transform(type.begin(), type.end(), type.begin(),
                    [](unsigned char c) { return std::tolower(c); });
     if (!schemas().count(type)) {
