@@ -320,10 +320,11 @@ TEST_P(BadInput, EndsWithItsExitCodeAndANamedMessage) {
   EXPECT_TRUE(std::find(c.exits.begin(), c.exits.end(), r.exitCode) != c.exits.end())
       << c.name << ": exit " << r.exitCode << "\n"
       << r.output.substr(0, 2000);
-  if (!c.phrase.empty())
+  if (!c.phrase.empty()) {
     EXPECT_NE(r.output.find(c.phrase), std::string::npos)
         << c.name << ": no \"" << c.phrase << "\" in\n"
         << r.output.substr(0, 2000);
+  }
   for (const char* raw : kRawTexts)
     EXPECT_EQ(r.output.find(raw), std::string::npos)
         << c.name << ": raw text \"" << raw << "\" in\n"
