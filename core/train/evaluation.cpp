@@ -151,6 +151,54 @@ void resolveEvaluationData(const Json& meta, const std::string& dataPath, projec
   project.augment = Json::array();
 }
 
+/// Runs `net` over `set`: the confusion counts, the summed loss, top-k hits and (when asked)
+/// every sample's outcome, into `out`.
+void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
+                   const data::ProjectData& pd, const EvaluationOptions& options, Evaluation& out) {
+  data::LoaderOptions lo;
+  lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
+  lo.training = false;
+  lo.shuffle = false;
+  lo.onError = pd.data.config.onError;
+  data::DataLoader loader(set, *pd.processor, lo);
+  net.eval();
+  const std::int64_t classes =
+      std::max<std::int64_t>(pd.data.numClasses(), net.analysis().outputShape.at(0));
+  out.topK = int(std::clamp<std::int64_t>(options.topK, 1, classes));
+
+  torch::NoGradGuard noGrad;
+  ConfusionCounter counter(classes);
+  double lossSum = 0;
+  std::int64_t topKHits = 0, done = 0;
+  const auto total = set.size();
+  loader.startEpoch(0);
+  while (auto batch = loader.next()) {
+    const auto logits = net.forward(batch->images).to(torch::kFloat);
+    const auto labels = batch->labels;
+    // The same sum as evaluateClassifier, so both report the same loss.
+    lossSum +=
+        torch::nn::functional::cross_entropy(
+            logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+            .item<double>();
+    const auto predicted = logits.argmax(1);
+    counter.add(predicted, labels);
+    const auto topk = std::get<1>(logits.topk(out.topK, 1));
+    topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
+    if (options.keepSamples) {
+      keepOutcomes(*batch, logits, predicted, classes, pd.normalization, options.thumbnail,
+                   out.samples);
+    }
+    done += labels.size(0);
+    if (options.progress && !options.progress(done, total)) {
+      loader.stop();
+      out.cancelled = true;
+      break;
+    }
+  }
+  out.metrics = counter.metrics(lossSum);
+  out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+}
+
 }  // namespace
 
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
@@ -193,48 +241,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
         set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(),
         options.limit, 0);
   }
-  data::LoaderOptions lo;
-  lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
-  lo.training = false;
-  lo.shuffle = false;
-  lo.onError = pd->data.config.onError;
-  data::DataLoader loader(set, *pd->processor, lo);
-  net->eval();
-  const std::int64_t classes =
-      std::max<std::int64_t>(pd->data.numClasses(), net->analysis().outputShape.at(0));
-  out.topK = int(std::clamp<std::int64_t>(options.topK, 1, classes));
-
-  torch::NoGradGuard noGrad;
-  ConfusionCounter counter(classes);
-  double lossSum = 0;
-  std::int64_t topKHits = 0, done = 0;
-  const auto total = set.size();
-  loader.startEpoch(0);
-  while (auto batch = loader.next()) {
-    const auto logits = net->forward(batch->images).to(torch::kFloat);
-    const auto labels = batch->labels;
-    // The same sum as evaluateClassifier, so both report the same loss.
-    lossSum +=
-        torch::nn::functional::cross_entropy(
-            logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-            .item<double>();
-    const auto predicted = logits.argmax(1);
-    counter.add(predicted, labels);
-    const auto topk = std::get<1>(logits.topk(out.topK, 1));
-    topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
-    if (options.keepSamples) {
-      keepOutcomes(*batch, logits, predicted, classes, pd->normalization, options.thumbnail,
-                   out.samples);
-    }
-    done += labels.size(0);
-    if (options.progress && !options.progress(done, total)) {
-      loader.stop();
-      out.cancelled = true;
-      break;
-    }
-  }
-  out.metrics = counter.metrics(lossSum);
-  out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+  runEvaluation(*net, set, *pd, options, out);
   out.perClass = classScores(out.metrics);
   return out;
 }

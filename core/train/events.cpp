@@ -72,6 +72,50 @@ std::string describeEpoch(const EpochMetrics& m) {
   return text + " | " + num(m.seconds, "%.1f") + " s";
 }
 
+namespace {
+
+Json batchJson(const BatchMetrics& b) {
+  Json j = Json::object();
+  j.update(Json{{"epoch", b.epoch},
+                {"batch", b.batch},
+                {"batches_per_epoch", b.batchesPerEpoch},
+                {"step", b.step},
+                {"total_steps", b.totalSteps},
+                {"loss", number(b.loss)},
+                {"accuracy", number(b.accuracy)},
+                {"epoch_loss", number(b.epochLoss)},
+                {"epoch_accuracy", number(b.epochAccuracy)},
+                {"lr", b.lr},
+                {"grad_norm", number(b.gradNorm)},
+                {"images_per_second", b.imagesPerSecond},
+                {"run_seconds", b.runSeconds},
+                {"memory", Json{{"kind", b.memory.kind},
+                                {"bytes", b.memory.bytes},
+                                {"reserved_bytes", b.memory.reservedBytes},
+                                {"peak_bytes", b.memory.peakBytes}}}});
+  if (b.lossScale > 0) j["loss_scale"] = b.lossScale;
+  if (b.skipped) j["skipped"] = true;
+  return j;
+}
+
+Json epochJson(const EpochMetrics& e) {
+  Json j = Json::object();
+  j.update(Json{{"epoch", e.epoch},
+                {"epochs", e.epochs},
+                {"train_loss", number(e.trainLoss)},
+                {"train_accuracy", number(e.trainAccuracy)},
+                {"lr", e.lr},
+                {"seconds", e.seconds}});
+  if (e.hasValidation) j["validation"] = evalMetricsToJson(e.validation);
+  Json norms = Json::object();
+  for (const auto& [name, v] : e.layerGradNorms)
+    norms[name] = number(v);
+  j["layer_grad_norms"] = norms;
+  return j;
+}
+
+}  // namespace
+
 Json TrainingEvent::toJson() const {
   Json j{{"event", eventTypeName(type)}, {"time", time}};
   switch (type) {
@@ -79,44 +123,12 @@ Json TrainingEvent::toJson() const {
       j["run_dir"] = path;
       j["message"] = message;
       break;
-    case EventType::BatchEnd: {
-      const auto& b = batch;
-      j.update(Json{{"epoch", b.epoch},
-                    {"batch", b.batch},
-                    {"batches_per_epoch", b.batchesPerEpoch},
-                    {"step", b.step},
-                    {"total_steps", b.totalSteps},
-                    {"loss", number(b.loss)},
-                    {"accuracy", number(b.accuracy)},
-                    {"epoch_loss", number(b.epochLoss)},
-                    {"epoch_accuracy", number(b.epochAccuracy)},
-                    {"lr", b.lr},
-                    {"grad_norm", number(b.gradNorm)},
-                    {"images_per_second", b.imagesPerSecond},
-                    {"run_seconds", b.runSeconds},
-                    {"memory", Json{{"kind", b.memory.kind},
-                                    {"bytes", b.memory.bytes},
-                                    {"reserved_bytes", b.memory.reservedBytes},
-                                    {"peak_bytes", b.memory.peakBytes}}}});
-      if (b.lossScale > 0) j["loss_scale"] = b.lossScale;
-      if (b.skipped) j["skipped"] = true;
+    case EventType::BatchEnd:
+      j.update(batchJson(batch));
       break;
-    }
-    case EventType::EpochEnd: {
-      const auto& e = epoch;
-      j.update(Json{{"epoch", e.epoch},
-                    {"epochs", e.epochs},
-                    {"train_loss", number(e.trainLoss)},
-                    {"train_accuracy", number(e.trainAccuracy)},
-                    {"lr", e.lr},
-                    {"seconds", e.seconds}});
-      if (e.hasValidation) j["validation"] = evalMetricsToJson(e.validation);
-      Json norms = Json::object();
-      for (const auto& [name, v] : e.layerGradNorms)
-        norms[name] = number(v);
-      j["layer_grad_norms"] = norms;
+    case EventType::EpochEnd:
+      j.update(epochJson(epoch));
       break;
-    }
     case EventType::Checkpoint:
       j["path"] = path;
       j["tag"] = tag;
