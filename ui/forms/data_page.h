@@ -11,7 +11,11 @@
 #include <QVector>
 #include <QWidget>
 
+#include <functional>
+#include <string>
+
 #include "common/json.h"
+#include "project/project.h"
 
 class QCheckBox;
 class QComboBox;
@@ -45,6 +49,11 @@ struct DataScan {
   QVector<QImage> samples;  ///< a few training images per class
   QVector<int> sampleLabels;
 };
+
+/// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
+/// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).
+DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
+                         const std::function<bool(qint64, qint64)>& progress);
 
 class DataPage : public QWidget {
   Q_OBJECT

@@ -534,61 +534,6 @@ void Dashboard::chartContextMenu(const QString& chartId, const QPoint& pos) {
   menu.exec(plot->mapToGlobal(pos));
 }
 
-void Dashboard::addOverlay(const RunHistory& run) {
-  for (const auto& o : m_overlays)
-    if (o.run.dir == run.dir) return;
-  OverlayData o;
-  o.name = run.name;
-  o.run = run;
-  static const QColor palette[] = {QColor(23, 190, 207), QColor(188, 189, 34),
-                                   QColor(227, 119, 194), QColor(127, 127, 127)};
-  const QColor color = palette[m_overlays.size() % 4];
-  const QString prefix = run.name + QStringLiteral(": ");
-  o.graphs = {m_lossChart->addOverlayGraph(prefix + tr("train (smoothed)"), color, false),
-              m_lossChart->addOverlayGraph(prefix + tr("validation"), color, true),
-              findChart(QStringLiteral("accuracy"))
-                  ->addOverlayGraph(prefix + tr("validation"), color, true)};
-  m_overlays.push_back(o);
-  redrawOverlay(m_overlays.back());
-  refit();
-}
-
-void Dashboard::redrawOverlay(OverlayData& o) {
-  const RunHistory& r = o.run;
-  const QVector<double>& stepKeys = m_mode == XAxisMode::Step    ? r.stepIndex
-                                    : m_mode == XAxisMode::Epoch ? r.stepEpoch
-                                                                 : r.stepSeconds;
-  const QVector<double>& epochKeys = m_mode == XAxisMode::Step    ? r.epochStep
-                                     : m_mode == XAxisMode::Epoch ? r.epochIndex
-                                                                  : r.epochSeconds;
-  QVector<double> smoothed(r.stepLoss.size());
-  LossEma ema(m_smoothing);
-  for (int i = 0; i < r.stepLoss.size(); ++i)
-    smoothed[i] = ema.add(r.stepLoss[i]);
-  o.graphs[0]->setData(stepKeys, smoothed, true);
-  o.graphs[1]->setData(epochKeys, r.epochValLoss, true);
-  o.graphs[2]->setData(epochKeys, r.epochValAccuracy, true);
-}
-
-void Dashboard::clearOverlays() {
-  for (auto& o : m_overlays)
-    for (auto* g : o.graphs) {
-      QCustomPlot* plot = g->parentPlot();
-      plot->removeGraph(g);
-    }
-  m_overlays.clear();
-  for (const auto& c : m_charts)
-    c->plot()->legend->setVisible(c->plot()->graphCount() > 1);
-  refit();
-}
-
-QStringList Dashboard::overlayNames() const {
-  QStringList names;
-  for (const auto& o : m_overlays)
-    names << o.name;
-  return names;
-}
-
 void Dashboard::applyPalette() {
   const QPalette pal = QApplication::palette();
   const QColor fg = pal.color(QPalette::WindowText);

@@ -1,0 +1,156 @@
+#pragma once
+
+// The canvas's scene items (a node box, an edge curve), shared by the canvas and its image
+// exports. Private to ui/editor.
+#include <QApplication>
+#include <QGraphicsItem>
+#include <QGraphicsPathItem>
+#include <QPainter>
+#include <QString>
+#include <cmath>
+#include <vector>
+
+#include "editor/graph_canvas.h"
+
+namespace netsmith::ui {
+
+/// One node: a rounded box with its id, op summary and output shape.
+class NodeItem : public QGraphicsItem {
+ public:
+  NodeItem(GraphCanvas* canvas, QString id, QString title, QString shape, QString problem,
+           bool frozen)
+      : m_canvas(canvas),
+        m_id(std::move(id)),
+        m_title(std::move(title)),
+        m_shape(std::move(shape)),
+        m_problem(std::move(problem)),
+        m_frozen(frozen) {
+    setFlags(ItemIsMovable | ItemIsSelectable | ItemSendsGeometryChanges);
+    setToolTip(m_problem.isEmpty()
+                   ? m_id + ": " + m_title + "\n" + QObject::tr("output %1").arg(m_shape)
+                   : m_id + ": " + m_problem);
+    setZValue(1);
+  }
+  QRectF boundingRect() const override {
+    return {-GraphCanvas::kNodeWidth / 2 - 4, -4, GraphCanvas::kNodeWidth + 8,
+            GraphCanvas::kNodeHeight + 8};
+  }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+    const QRectF r(-GraphCanvas::kNodeWidth / 2, 0, GraphCanvas::kNodeWidth,
+                   GraphCanvas::kNodeHeight);
+    const bool bad = !m_problem.isEmpty();
+    const QPalette pal = QApplication::palette();
+    QColor fill = bad ? QColor(253, 226, 226) : pal.color(QPalette::Base);
+    QColor border = bad ? QColor(200, 30, 30) : pal.color(QPalette::Mid);
+    if (isSelected()) border = pal.color(QPalette::Highlight);
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(
+        QPen(border, isSelected() || bad ? 2.2 : 1.2, m_frozen ? Qt::DashLine : Qt::SolidLine));
+    p->setBrush(fill);
+    p->drawRoundedRect(r, 6, 6);
+    const QColor text = bad ? QColor(120, 0, 0) : pal.color(QPalette::Text);
+    p->setPen(text);
+    QFont f = QApplication::font();
+    f.setPointSizeF(8.5);
+    f.setBold(true);
+    p->setFont(f);
+    p->drawText(r.adjusted(8, 3, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_id);
+    f.setBold(false);
+    p->setFont(f);
+    p->drawText(r.adjusted(8, 20, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_title);
+    QColor dim = text;
+    dim.setAlpha(160);
+    p->setPen(dim);
+    p->drawText(r.adjusted(8, 0, -8, -3), Qt::AlignLeft | Qt::AlignBottom,
+                bad ? QObject::tr("error") : m_shape);
+    // ports
+    p->setPen(QPen(border, 1));
+    p->setBrush(pal.color(QPalette::Window));
+    p->drawEllipse(QPointF(0, 0), 4, 4);
+    p->setBrush(pal.color(QPalette::Highlight));
+    p->drawEllipse(QPointF(0, GraphCanvas::kNodeHeight), 4.5, 4.5);
+  }
+  QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
+
+  QString id() const { return m_id; }
+  QString title() const { return m_title; }
+  bool invalid() const { return !m_problem.isEmpty(); }
+  QList<EdgeItem*> edges;
+
+ private:
+  GraphCanvas* m_canvas;
+  QString m_id, m_title, m_shape, m_problem;
+  bool m_frozen;
+};
+
+/// An edge from an output port to an input port, labelled with the tensor shape.
+class EdgeItem : public QGraphicsPathItem {
+ public:
+  EdgeItem(NodeItem* from, NodeItem* to, QString label)
+      : m_from(from), m_to(to), m_label(std::move(label)) {
+    setZValue(0);
+    from->edges << this;
+    to->edges << this;
+    adjust();
+  }
+  void adjust() {
+    const QPointF a = m_from->pos() + QPointF(0, GraphCanvas::kNodeHeight);
+    const QPointF b = m_to->pos();
+    QPainterPath path(a);
+    const double dy = std::max(30.0, std::abs(b.y() - a.y()) / 2);
+    // An edge that skips rows in one column (a residual connection) bows out to the right,
+    // so it does not run through the nodes it skips.
+    const bool skip = std::abs(b.x() - a.x()) < GraphCanvas::kNodeWidth &&
+                      b.y() - a.y() > GraphCanvas::kNodeHeight * 2;
+    const QPointF bow(skip ? GraphCanvas::kNodeWidth * 0.9 : 0, 0);
+    path.cubicTo(a + QPointF(0, dy) + bow, b - QPointF(0, dy) + bow, b);
+    prepareGeometryChange();
+    setPath(path);
+    m_mid = path.pointAtPercent(0.5);
+  }
+  QRectF boundingRect() const override {
+    return QGraphicsPathItem::boundingRect().united(QRectF(m_mid.x() - 4, m_mid.y() - 8, 90, 16));
+  }
+  QPainterPath shape() const override {
+    QPainterPathStroker stroker;
+    stroker.setWidth(8);
+    return stroker.createStroke(path());
+  }
+  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+    const QPalette pal = QApplication::palette();
+    p->setRenderHint(QPainter::Antialiasing);
+    p->setPen(QPen(pal.color(QPalette::Mid), 1.4));
+    p->setBrush(Qt::NoBrush);
+    p->drawPath(path());
+    // arrow head at the input port
+    const QPointF tip = path().pointAtPercent(1.0);
+    p->setBrush(pal.color(QPalette::Mid));
+    p->drawPolygon(QPolygonF({tip, tip + QPointF(-4, -8), tip + QPointF(4, -8)}));
+    if (!m_label.isEmpty()) {
+      QFont f = QApplication::font();
+      f.setPointSizeF(7.5);
+      p->setFont(f);
+      p->setPen(pal.color(QPalette::Text));
+      p->drawText(m_mid + QPointF(5, 4), m_label);
+    }
+  }
+  NodeItem* from() const { return m_from; }
+  NodeItem* to() const { return m_to; }
+  QString label() const { return m_label; }
+  QPointF mid() const { return m_mid; }
+
+ private:
+  NodeItem* m_from;
+  NodeItem* m_to;
+  QString m_label;
+  QPointF m_mid;
+};
+
+inline QVariant NodeItem::itemChange(GraphicsItemChange change, const QVariant& value) {
+  if (change == ItemPositionHasChanged)
+    for (auto* e : edges)
+      e->adjust();
+  return QGraphicsItem::itemChange(change, value);
+}
+
+}  // namespace netsmith::ui
