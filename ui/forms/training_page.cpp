@@ -12,6 +12,7 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <map>
 
 #include "env/env_report.h"
@@ -448,13 +449,15 @@ void TrainingPage::setTrainLimit(std::int64_t limit) {
 }
 
 void TrainingPage::updateChart() {
-  Problems problems;
-  train::parseTrainOptions(m_document->project().train, train::ScheduleRegistry::withBuiltins(),
-                           problems);
   const auto p = plan();
   if (!p || p->totalSteps() <= 0) {
+    // The document has checked the train section already: its problems say why there is none.
+    const auto& problems = m_document->problems();
+    const bool trainProblems = std::any_of(problems.begin(), problems.end(), [](const Problem& q) {
+      return q.path.rfind("train", 0) == 0;
+    });
     m_chart->graph(0)->data()->clear();
-    m_planLabel->setText(!problems.empty() ? tr("Fix the marked fields to see the plan.")
+    m_planLabel->setText(trainProblems     ? tr("Fix the marked fields to see the plan.")
                          : m_trainSize < 0 ? tr("Reading the training split's size...")
                                            : tr("The training split is empty or unreadable."));
     m_chart->replot(QCustomPlot::rpQueuedReplot);
