@@ -18,6 +18,8 @@ packages=(
   libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev file
   # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
   python3-torch
+  # the sanitizer and fuzz stage: clang with ASan, UBSan and libFuzzer
+  clang-14 libclang-rt-14-dev libfuzzer-14-dev
   # default data set
   dataset-fashion-mnist
 )

@@ -47,11 +47,14 @@ commands:
                                       srun or mpirun each process runs this same command
   eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
                                       accuracy, top-k, per-class accuracy, precision, recall
-                                      and F1, and the confusion matrix
+                                      and F1, and the confusion matrix. Without --data, the
+                                      checkpoint's own data, read only where a project file
+                                      next to it or its run names it (--data-from-checkpoint:
+                                      read it anyway)
   lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
   export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]
-         [--pytorch FILE] [--samples N] [--keep-failed] [--json]
+         [--pytorch FILE] [--samples N] [--keep-failed] [--data-from-checkpoint] [--json]
                                       ONNX (checked, and run in OpenCV DNN against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails

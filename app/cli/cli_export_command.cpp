@@ -9,7 +9,7 @@
 namespace netsmith::cli {
 
 int runExport(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--softmax", "--keep-failed"},
+  const Args args(words, {"--json", "--softmax", "--keep-failed", "--data-from-checkpoint"},
                   {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples"});
   exporting::ExportJob job;
   job.checkpoint = args.one("CHECKPOINT");
@@ -17,6 +17,7 @@ int runExport(const std::vector<std::string>& words) {
   job.samples = args.integer("--samples", 16, 0, 4096);
   job.softmax = args.has("--softmax");
   job.keepFailed = args.has("--keep-failed");
+  job.dataFromCheckpoint = args.has("--data-from-checkpoint");
   // None named: everything, into the run's exports/ folder (or next to the checkpoint).
   for (const char* name : {"onnx", "safetensors", "pytorch"}) {
     const std::string path = args.option(std::string("--") + name);

@@ -301,11 +301,12 @@ int runDistWorker(const std::vector<std::string>& words) {
 }
 
 int runEval(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
+  const Args args(words, {"--json", "--data-from-checkpoint"},
                   {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k"});
   train::EvaluationOptions o;
   o.checkpoint = args.one("CHECKPOINT");
   o.data = args.option("--data");
+  o.dataFromCheckpoint = args.has("--data-from-checkpoint");
   o.split = args.option("--split");
   if (!o.split.empty() && o.split != "train" && o.split != "test")
     throw UsageError{"--split must be test or train"};

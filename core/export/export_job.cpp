@@ -5,6 +5,7 @@
 #include "augment/transform.h"
 #include "common/error.h"
 #include "data/data_loader.h"
+#include "data/named_paths.h"
 #include "data/project_data.h"
 #include "export/exporter.h"
 
@@ -17,10 +18,20 @@ namespace {
 /// Up to `count` real samples of the checkpoint's data (test split first), preprocessed as in
 /// evaluation, for the parity check. Empty with `why` set when the data cannot be opened.
 std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t count,
-                                     std::string& why) {
+                                     bool dataFromCheckpoint, std::string& why) {
   if (count <= 0 || !model.project.data.is_object() || model.project.data.empty()) {
     why = count <= 0 ? "not asked" : "the project has no data section";
     return {};
+  }
+  if (!dataFromCheckpoint) {
+    const std::string home = data::checkpointHome(model.source);
+    const auto unnamed = data::unnamedDataPaths(model.project.data, model.baseDir, home);
+    if (!unnamed.empty()) {
+      why = "its data (" + unnamed.front() + (unnamed.size() > 1 ? ", ..." : "") +
+            ") is outside the checkpoint's folder and named by no project file there; "
+            "--data-from-checkpoint reads it";
+      return {};
+    }
   }
   try {
     auto project = model.project;
@@ -110,7 +121,7 @@ ExportJobResult runExportJob(const ExportJob& job) {
     }
     request.path = path;
     if (name == "onnx" && request.samples.empty())
-      request.samples = realSamples(model, job.samples, out.samplesNote);
+      request.samples = realSamples(model, job.samples, job.dataFromCheckpoint, out.samplesNote);
     const auto result = registry.find(name)->run(model, request);
     ExportOutcome o;
     o.format = result.format.empty() ? name : result.format;

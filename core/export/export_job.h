@@ -29,6 +29,9 @@ struct ExportJob {
   bool softmax = false;
   bool keepFailed = false;
   std::int64_t samples = 16;  ///< real samples (test split first) for the ONNX parity check
+  /// Take those samples from the checkpoint's data even where no project file the user has names
+  /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.
+  bool dataFromCheckpoint = false;
 };
 
 /// One exporter's outcome, flattened for display.

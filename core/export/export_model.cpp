@@ -1,7 +1,9 @@
 #include "export/export_model.h"
 
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_model.h"
 #include "common/error.h"
+#include "data/named_paths.h"
 
 namespace netsmith::exporting {
 
@@ -49,16 +51,10 @@ ExportModel loadExportModel(const std::string& checkpointPath) {
     throw Error(checkpointPath + ": the checkpoint carries no project snapshot");
   auto loaded = project::parseProject(ckpt.meta["project"].dump(), checkpointPath);
   auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
-  graph::GraphModule net(loaded.project.model, *registry);
-  {
-    torch::NoGradGuard noGrad;
-    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
-    if (!report.complete())
-      throw Error(checkpointPath + ": the weights do not fit the model: " + report.summary());
-  }
+  auto net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, checkpointPath, *registry);
   auto m = exportModelFrom(loaded.project, std::move(net), std::move(registry));
   m.source = checkpointPath;
-  m.baseDir = ckpt.meta.value("base_dir", std::string("."));
+  m.baseDir = data::checkpointBaseDir(ckpt.meta, checkpointPath);
   if (ckpt.meta.contains("classes") && ckpt.meta["classes"].is_array())
     m.classes = ckpt.meta["classes"].get<std::vector<std::string>>();
   const auto& norm = ckpt.meta.contains("normalization") ? ckpt.meta["normalization"] : Json();

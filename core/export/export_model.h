@@ -19,7 +19,7 @@ namespace netsmith::exporting {
 /// loaded) and what a consumer needs to preprocess inputs.
 struct ExportModel {
   project::Project project;
-  std::string baseDir;  ///< of the project the checkpoint was trained from
+  std::string baseDir;  ///< relative data paths resolve from here (data::checkpointBaseDir)
   std::shared_ptr<ops::OpRegistry> registry;
   mutable graph::GraphModule net{nullptr};  ///< forward() runs it (eval mode)
   checkpoint::NamedTensors weights;         ///< moduleState(net)

@@ -10,8 +10,10 @@
 
 #include "augment/transform.h"
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_model.h"
 #include "common/error.h"
 #include "data/data_loader.h"
+#include "data/named_paths.h"
 #include "data/project_data.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
@@ -145,7 +147,13 @@ void resolveEvaluationData(const Json& meta, const std::string& dataPath, projec
     if (meta.contains("classes")) data["classes"] = meta["classes"];
   }
   // Preprocess exactly as in training.
-  if (meta.contains("normalization")) data["normalize"] = meta["normalization"];
+  if (meta.contains("normalization")) {
+    const Json& n = meta["normalization"];
+    // A run without normalisation records empty lists.
+    const bool none =
+        n.is_object() && n.contains("mean") && n["mean"].is_array() && n["mean"].empty();
+    data["normalize"] = none ? Json("none") : n;
+  }
   data.erase("validation");  // evaluate whole splits
   project.data = data;
   project.augment = Json::array();
@@ -207,19 +215,20 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (!ckpt.meta.contains("project"))
     throw Error(ckptPath + ": the checkpoint carries no project snapshot");
   auto loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
-  std::string baseDir = ckpt.meta.value("base_dir", loaded.baseDir());
+  // The checkpoint's own data is read only from paths the user named (see data/named_paths.h).
+  std::string baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
+  if (options.data.empty() && !options.dataFromCheckpoint) {
+    const std::string home = data::checkpointHome(ckptPath);
+    const auto unnamed = data::unnamedDataPaths(loaded.project.data, baseDir, home);
+    if (!unnamed.empty())
+      throw data::UnnamedDataError(data::unnamedDataMessage(ckptPath, home, unnamed), unnamed);
+  }
   const auto registry = ops::OpRegistry::withBuiltins();
 
   resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
 
   torch::manual_seed(0);
-  graph::GraphModule net(loaded.project.model, registry);
-  {
-    torch::NoGradGuard noGrad;
-    const auto report = checkpoint::loadModuleState(*net, ckpt.model);
-    if (!report.complete())
-      throw Error(ckptPath + ": the weights do not fit the model: " + report.summary());
-  }
+  auto net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
   auto pd = data::openProjectData(loaded.project, baseDir,
                                   augment::TransformRegistry::withBuiltins(), "");
   if (!pd) throw Error("cancelled");

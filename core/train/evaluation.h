@@ -21,6 +21,9 @@ struct EvaluationOptions {
   std::string checkpoint;
   /// Another project file, or a folder of class sub-folders ("" : the checkpoint's own data).
   std::string data;
+  /// Read the checkpoint's own data even where its paths lie outside the checkpoint's folder and
+  /// no project file there names them (the user said yes; see data/named_paths.h).
+  bool dataFromCheckpoint = false;
   std::string split;       ///< "test" or "train" ("" : test when there is one)
   std::int64_t limit = 0;  ///< a stratified subset of N samples of the split (0: all)
   std::int64_t batchSize = 256;

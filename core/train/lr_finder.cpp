@@ -36,10 +36,10 @@ bool restore(RunSetup& s, const SavedState& saved) {
   }
   s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters());
   checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, saved.optimizer);
-  for (const auto& [name, t] : checkpoint::moduleState(*s.net)) {
+  for (const auto& entry : checkpoint::moduleState(*s.net)) {
     const auto it = std::find_if(saved.weights.begin(), saved.weights.end(),
-                                 [&](const auto& p) { return p.first == name; });
-    if (it == saved.weights.end() || !torch::equal(it->second, t)) return false;
+                                 [&](const auto& p) { return p.first == entry.first; });
+    if (it == saved.weights.end() || !torch::equal(it->second, entry.second)) return false;
   }
   return true;
 }

@@ -276,3 +276,55 @@ TEST(HostileInput, FolderLoopsAndUndecodableClassNamesAreNamed) {
   EXPECT_NE(r.output.find("has a name that is not valid UTF-8"), std::string::npos) << r.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("runs")));
 }
+
+TEST(HostileInput, ACheckpointReadsOnlyDataTheUserNamed) {
+  TempDir home, elsewhere;
+  // The user's own run: data beside the project, evaluated without naming it again.
+  netsmith::testutil::writeImageFolder(home.path() / "imgs", {"a", "b"}, 4, 8, 8, 1);
+  const auto project = projectWithData(
+      home, R"({"train": {"format": "image_folder", "root": "imgs"}, "normalize": "none"})");
+  const std::string ckpt = trainedCheckpoint(home, project);
+  auto r = runCli("eval " + ckpt);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+
+  // A checkpoint from someone else, sent to another folder, whose snapshot points at data the
+  // user never named (an absolute folder, and a recorded base_dir of "/").
+  const auto secret = elsewhere.path() / "private";
+  netsmith::testutil::writeImageFolder(secret, {"a", "b"}, 4, 8, 8, 1);
+  const auto inbox = elsewhere.path() / "inbox";
+  std::filesystem::create_directories(inbox);
+  const auto hostile = withMeta(ckpt, (inbox / "model.safetensors").string(), [&](Json& m) {
+    m["project"]["data"]["train"]["root"] = secret.string();
+    m["base_dir"] = "/";
+  });
+  for (const std::string command : {"eval ", "eval --json "}) {
+    r = runCli(command + hostile);
+    EXPECT_EQ(r.exitCode, 2) << r.output;
+    EXPECT_NE(r.output.find("its project reads data from " + secret.string() +
+                            ", outside the checkpoint's folder " + inbox.string()),
+              std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find("--data-from-checkpoint"), std::string::npos) << r.output;
+  }
+  // Export still writes and checks everything, with random inputs instead of that data.
+  r = runCli("export " + hostile + " --onnx " + (inbox / "m.onnx").string());
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("random inputs only: no real samples, its data (" + secret.string()),
+            std::string::npos)
+      << r.output;
+  // Named by the user: with --data, with --data-from-checkpoint, or by a project file in the
+  // checkpoint's folder that reads the same folder.
+  r = runCli("eval " + hostile + " --data " + project);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  r = runCli("eval " + hostile + " --data-from-checkpoint");
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("train split"), std::string::npos) << r.output;
+  std::ofstream(inbox / "mine.netsmith.json")
+      << netsmith::readTextFile(netsmith::testutil::writeClassifierProject(
+             elsewhere,
+             R"({"train": {"format": "image_folder", "root": ")" + secret.string() +
+                 R"("}, "normalize": "none"})",
+             2));
+  r = runCli("eval " + hostile);
+  EXPECT_EQ(r.exitCode, 0) << r.output;
+}

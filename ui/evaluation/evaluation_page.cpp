@@ -8,6 +8,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -17,6 +18,7 @@
 
 #include <cmath>
 
+#include "data/named_paths.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
 
@@ -145,6 +147,7 @@ void EvaluationPage::setCheckpoint(const QString& path) {
     m_job->cancel();
     clearResult();
   }
+  if (path != m_checkpoint) m_dataFromCheckpoint = false;  // asked again for another file
   m_checkpoint = path;
   m_checkpointLabel->setText(path.isEmpty()
                                  ? tr("No checkpoint: train, or load one from the Runs page.")
@@ -154,6 +157,7 @@ void EvaluationPage::setCheckpoint(const QString& path) {
 
 void EvaluationPage::evaluateOnTest(const QString& path) {
   setCheckpoint(path);
+  m_dataFromCheckpoint = true;  // a run of the open project: its data is the project's own
   m_split->setCurrentText(QStringLiteral("test"));
   evaluate();
 }
@@ -202,16 +206,64 @@ void EvaluationPage::evaluate() {
   o.checkpoint = m_checkpoint.toStdString();
   o.split = m_split->currentText().toStdString();
   o.keepSamples = true;
+  o.dataFromCheckpoint = m_dataFromCheckpoint;
+  // Data the user did not name (a checkpoint from elsewhere) comes back as a question.
+  struct Outcome {
+    train::Evaluation evaluation;
+    std::vector<std::string> unnamedData;
+  };
   m_job->start(
       [o](const JobContext& job) mutable {
         o.progress = [&job](std::int64_t done, std::int64_t total) {
           job.progress(done, total);
           return !job.cancelled();
         };
-        return train::evaluateCheckpoint(o);
+        Outcome out;
+        try {
+          out.evaluation = train::evaluateCheckpoint(o);
+        } catch (const data::UnnamedDataError& e) {
+          out.unnamedData = e.paths();
+        }
+        return out;
       },
-      [this](train::Evaluation result) { evaluationDone(std::move(result), {}); },
+      [this](Outcome result) {
+        if (result.unnamedData.empty())
+          evaluationDone(std::move(result.evaluation), {});
+        else
+          askToReadData(result.unnamedData);
+      },
       [this](const QString& error) { evaluationDone({}, error); });
+}
+
+void EvaluationPage::askToReadData(const std::vector<std::string>& paths) {
+  m_cancelButton->setEnabled(false);
+  m_run->setEnabled(true);
+  QString list;
+  for (std::size_t i = 0; i < paths.size() && i < 6; ++i)
+    list += QStringLiteral("\n  ") + QString::fromStdString(paths[i]);
+  if (paths.size() > 6) list += tr("\n  and %1 more").arg(paths.size() - 6);
+  m_summary->setText(tr("Not evaluated: the checkpoint's data lies outside its folder."));
+  // Window-modal and asynchronous: nothing waits on the answer.
+  auto* box = new QMessageBox(
+      QMessageBox::Question, tr("Read the checkpoint's data?"),
+      tr("This checkpoint's project reads its data from:%1\n\nThese paths are outside the "
+         "checkpoint's folder, and no project file there names them. Read them to evaluate?")
+          .arg(list),
+      QMessageBox::Yes | QMessageBox::No, this);
+  box->setDefaultButton(QMessageBox::No);
+  box->setAttribute(Qt::WA_DeleteOnClose);
+  connect(box, &QMessageBox::finished, this, [this](int answer) {
+    if (answer != QMessageBox::Yes) {
+      m_summary->setText(
+          tr("Not evaluated: the checkpoint's data lies outside its folder. Load the checkpoint "
+             "from its project's Runs page, or evaluate it with netsmith-cli eval --data."));
+      return;
+    }
+    m_dataFromCheckpoint = true;
+    evaluate();
+  });
+  box->open();
+  Q_EMIT evaluated();
 }
 
 void EvaluationPage::evaluationDone(train::Evaluation result, const QString& error) {

@@ -55,12 +55,15 @@ class EvaluationPage : public QWidget {
 
  private:
   void evaluationDone(train::Evaluation result, const QString& error);
+  /// The checkpoint's data is not named by the user (see data/named_paths.h): ask to read it.
+  void askToReadData(const std::vector<std::string>& paths);
   void showResult();
   void clearResult();
   void fillMisclassified();
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 
   QString m_checkpoint;
+  bool m_dataFromCheckpoint = false;  ///< the user said yes to this checkpoint's data paths
   QLabel* m_checkpointLabel;
   QComboBox* m_split;
   QPushButton* m_run;

@@ -24,6 +24,7 @@
 
 #include <cmath>
 
+#include "data/named_paths.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
 #include "evaluation/evaluation_page.h"
@@ -378,6 +379,10 @@ void MainWindow::exportCurrent(const QString& exporter) {
   const QString checkpoint = m_checkpoint;
   exporting::ExportJob job;
   job.checkpoint = checkpoint.toStdString();
+  // A run of the open project reads the project's own data for the parity check; a checkpoint
+  // from elsewhere only data a project file beside it names (else random inputs, and a note).
+  job.dataFromCheckpoint = QDir(QString::fromStdString(data::checkpointHome(job.checkpoint))) ==
+                           QDir(m_document->baseDir());
   try {
     job.targets = exporting::defaultExportTargets(job.checkpoint, exporter.toStdString());
   } catch (const std::exception& e) {

@@ -1,0 +1,124 @@
+#include "data/named_paths.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "data/data_config.h"
+#include "project/project.h"
+
+namespace netsmith::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The most project files looked at in a checkpoint's folder (a Downloads folder may hold many).
+constexpr int kMaxProjectFilesLooked = 64;
+
+std::string canonicalPath(const std::string& path) {
+  std::error_code ec;
+  auto p = fs::weakly_canonical(fs::absolute(path), ec);
+  if (ec) p = fs::absolute(path).lexically_normal();
+  return p.string();
+}
+
+bool isInside(const std::string& path, const std::string& folder) {
+  const fs::path p(path), f(folder);
+  auto pi = p.begin();
+  for (auto fi = f.begin(); fi != f.end(); ++fi, ++pi) {
+    if (fi->empty()) continue;  // a trailing separator
+    if (pi == p.end() || *pi != *fi) return false;
+  }
+  return true;
+}
+
+void addSpecPaths(const SourceSpec& s, std::vector<std::string>& out) {
+  for (const auto* p : {&s.images, &s.labels, &s.root, &s.manifest})
+    if (!p->empty()) out.push_back(*p);
+  out.insert(out.end(), s.files.begin(), s.files.end());
+}
+
+/// The data paths of the project files directly in `home` (each read within the project size
+/// limit; one that cannot be read names nothing).
+std::set<std::string> pathsNamedIn(const std::string& home) {
+  std::set<std::string> named;
+  std::error_code ec;
+  int looked = 0;
+  for (fs::directory_iterator it(home, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    const std::string suffix = project::kFileSuffix;
+    if (name.size() <= suffix.size() ||
+        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+      continue;
+    if (++looked > kMaxProjectFilesLooked) break;
+    try {
+      const auto loaded = project::loadProject(it->path().string());
+      for (const auto& p : dataSectionPaths(loaded.project.data, loaded.baseDir()))
+        named.insert(canonicalPath(p));
+    } catch (const std::exception&) {
+      // not a readable project: it names nothing
+    }
+  }
+  return named;
+}
+
+}  // namespace
+
+std::string checkpointHome(const std::string& checkpointPath) {
+  const fs::path folder = fs::absolute(checkpointPath).lexically_normal().parent_path();
+  if (folder.filename() == "checkpoints" && folder.parent_path().parent_path().filename() == "runs")
+    return folder.parent_path().parent_path().parent_path().string();
+  return folder.string();
+}
+
+std::vector<std::string> dataSectionPaths(const Json& data, const std::string& baseDir) {
+  Problems ignored;
+  const auto config = parseDataConfig(data, baseDir, ignored);
+  std::vector<std::string> out;
+  addSpecPaths(config.train, out);
+  if (config.validation) addSpecPaths(*config.validation, out);
+  if (config.test) addSpecPaths(*config.test, out);
+  return out;
+}
+
+std::vector<std::string> unnamedDataPaths(const Json& data, const std::string& baseDir,
+                                          const std::string& home) {
+  const std::string homeReal = canonicalPath(home);
+  std::vector<std::string> outside;
+  for (const auto& p : dataSectionPaths(data, baseDir)) {
+    const std::string real = canonicalPath(p);
+    if (!isInside(real, homeReal) && std::find(outside.begin(), outside.end(), p) == outside.end())
+      outside.push_back(p);
+  }
+  if (outside.empty()) return outside;
+  auto named = pathsNamedIn(home);
+  if (canonicalPath(baseDir) != homeReal) named.merge(pathsNamedIn(baseDir));
+  outside.erase(std::remove_if(outside.begin(), outside.end(),
+                               [&](const std::string& p) { return named.count(canonicalPath(p)); }),
+                outside.end());
+  return outside;
+}
+
+std::string checkpointBaseDir(const Json& meta, const std::string& checkpointPath) {
+  if (meta.is_object() && meta.contains("base_dir") && meta["base_dir"].is_string()) {
+    const std::string recorded = meta["base_dir"].get<std::string>();
+    if (!recorded.empty() && fs::path(recorded).is_absolute()) return recorded;
+  }
+  return checkpointHome(checkpointPath);
+}
+
+std::string unnamedDataMessage(const std::string& checkpointPath, const std::string& home,
+                               const std::vector<std::string>& paths) {
+  std::string list;
+  for (std::size_t i = 0; i < paths.size() && i < 4; ++i)
+    list += (i ? ", " : "") + paths[i];
+  if (paths.size() > 4) list += " and " + std::to_string(paths.size() - 4) + " more";
+  return checkpointPath + ": its project reads data from " + list +
+         ", outside the checkpoint's folder " + home +
+         " and read by no project file there or in the folder it records; name the data with "
+         "--data (a project file or a "
+         "folder of class folders), or pass --data-from-checkpoint to read these paths";
+}
+
+}  // namespace netsmith::data

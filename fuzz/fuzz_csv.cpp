@@ -1,0 +1,35 @@
+// The CSV manifest reader. The first byte picks the class list (none, or three given names)
+// and the error policy; the rest is the manifest, which sits beside a small valid PNG
+// ("a.png") and a file that is not an image ("b.png") so rows can name both.
+#include <opencv2/imgcodecs.hpp>
+
+#include "common/error.h"
+#include "data/dataset_source.h"
+#include "fuzz_data_sources.h"
+#include "fuzz_input.h"
+
+using namespace netsmith;
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const bool images = [] {
+    cv::imwrite(fuzz::scratchDir() + "/a.png", cv::Mat(8, 8, CV_8UC3, cv::Scalar(10, 200, 30)));
+    const std::uint8_t notImage[] = "not an image";
+    fuzz::writeScratch("b.png", notImage, sizeof notImage - 1);
+    return true;
+  }();
+  (void)images;
+  if (size < 1) return 0;
+  const std::uint8_t mode = data[0];
+  data::SourceSpec spec;
+  spec.format = data::SourceFormat::Csv;
+  spec.path = "data.train";
+  spec.manifest = fuzz::writeScratch("manifest.csv", data + 1, size - 1);
+  const std::vector<std::string> classes =
+      (mode & 1) ? std::vector<std::string>{"cat", "dog", "bird"} : std::vector<std::string>{};
+  const auto policy = (mode & 2) ? data::ErrorPolicy::Fail : data::ErrorPolicy::Skip;
+  try {
+    fuzz::exerciseSource(data::openSource(spec, classes, policy));
+  } catch (const Error&) {
+  }
+  return 0;
+}

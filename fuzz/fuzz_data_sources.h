@@ -1,0 +1,31 @@
+#pragma once
+
+// What every data-source target does with a source that opened: read each label, name and
+// (for the first few) image, as the loader would.
+#include <algorithm>
+#include <memory>
+
+#include "data/dataset_source.h"
+
+namespace netsmith::fuzz {
+
+inline void exerciseSource(const std::shared_ptr<data::DatasetSource>& source) {
+  const auto n = source->size();
+  for (std::int64_t i = 0; i < n; ++i) {
+    const auto label = source->label(i);
+    if (label < 0 || label >= source->numClasses()) __builtin_trap();  // the source's promise
+    (void)source->describe(i);
+  }
+  for (std::int64_t i = 0; i < std::min<std::int64_t>(n, 4); ++i) {
+    try {
+      const cv::Mat image = source->load(i);
+      if (image.empty()) __builtin_trap();
+    } catch (const data::SampleError&) {
+      // one unreadable sample: the loader skips or reports it
+    }
+  }
+  for (const auto& skipped : source->skippedAtScan())
+    (void)skipped;
+}
+
+}  // namespace netsmith::fuzz

@@ -1,0 +1,147 @@
+// Writes the fuzz targets' seed inputs, made by the project's own writers so they are valid
+// files of each format: `netsmith_fuzz_seeds SOURCE_DIR OUT_DIR` fills OUT_DIR/seeds/<target>/
+// and creates OUT_DIR/corpus/<target>/ (where runs keep what they find) and OUT_DIR/findings/.
+#include <zlib.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "common/file_util.h"
+#include "graph/graph_module.h"
+#include "project/project.h"
+
+namespace fs = std::filesystem;
+using namespace netsmith;
+
+namespace {
+
+const char* const kTargets[] = {"project", "idx", "csv", "cifar", "safetensors", "checkpoint"};
+
+void put(const fs::path& file, const std::string& bytes) {
+  std::ofstream out(file, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+  if (!out) throw std::runtime_error("cannot write " + file.string());
+}
+
+std::string bigEndian(std::uint32_t v) {
+  return {char(v >> 24), char(v >> 16), char(v >> 8), char(v)};
+}
+
+std::string gzip(const std::string& raw) {
+  std::vector<unsigned char> out(compressBound(uLong(raw.size())) + 64);
+  z_stream z{};
+  deflateInit2(&z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY);
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(raw.data()));
+  z.avail_in = uInt(raw.size());
+  z.next_out = out.data();
+  z.avail_out = uInt(out.size());
+  deflate(&z, Z_FINISH);
+  const std::size_t n = z.total_out;
+  deflateEnd(&z);
+  return std::string(reinterpret_cast<const char*>(out.data()), n);
+}
+
+// The IDX target's input: a two-byte little-endian length, the labels file, the images file.
+std::string idxInput(const std::string& labels, const std::string& images) {
+  return std::string{char(labels.size() & 0xff), char(labels.size() >> 8)} + labels + images;
+}
+
+void idxSeeds(const fs::path& dir) {
+  const std::uint32_t n = 5, rows = 4, cols = 3;
+  std::string labels = bigEndian(0x801) + bigEndian(n);
+  std::string images = bigEndian(0x803) + bigEndian(n) + bigEndian(rows) + bigEndian(cols);
+  for (std::uint32_t i = 0; i < n; ++i) {
+    labels += char(i % 3);
+    for (std::uint32_t p = 0; p < rows * cols; ++p)
+      images += char((i * 31 + p * 7) & 0xff);
+  }
+  put(dir / "plain", idxInput(labels, images));
+  put(dir / "gzipped", idxInput(gzip(labels), gzip(images)));
+  put(dir / "label_out_of_range",
+      idxInput(labels.substr(0, 8) + std::string(5, char(200)), images));
+}
+
+void cifarSeeds(const fs::path& dir) {
+  std::string batch;
+  for (int r = 0; r < 3; ++r) {
+    batch += char(r);
+    for (int p = 0; p < 3072; ++p)
+      batch += char((r * 17 + p) & 0xff);
+  }
+  put(dir / "ten_classes", std::string(1, '\0') + batch);
+  put(dir / "three_names_fail", std::string(1, '\3') + batch);
+}
+
+void csvSeeds(const fs::path& dir) {
+  put(dir / "indices", std::string(1, '\0') + "path,label\na.png,0\nb.png,1\na.png,2\n");
+  put(dir / "names_quoted_crlf",
+      std::string(1, '\1') + "\xEF\xBB\xBFid,\"path\",label\r\n1,\"a.png\",cat\r\n2,b.png,dog\r\n");
+  put(dir / "fail_policy", std::string(1, '\2') + "label,path\n0,a.png\n1,missing.png\n");
+}
+
+void safetensorsSeeds(const fs::path& dir) {
+  put(dir / "three_dtypes",
+      checkpoint::encodeSafetensors({{"w", torch::arange(6, torch::kFloat).reshape({2, 3})},
+                                     {"n", torch::tensor({int64_t(7)})},
+                                     {"h", torch::ones({2, 2}, torch::kDouble)}},
+                                    {{"note", "seed"}}));
+  put(dir / "empty", checkpoint::encodeSafetensors({}));
+}
+
+// A checkpoint as training writes it: a small template project, its weights, the metadata.
+void checkpointSeeds(const fs::path& source, const fs::path& dir) {
+  const auto loaded =
+      project::loadProject((source / "resources/templates/lenet5.netsmith.json").string());
+  const auto registry = ops::OpRegistry::withBuiltins();
+  graph::GraphModule net(loaded.project.model, registry);
+  checkpoint::CheckpointData data;
+  data.meta = Json{{"project_name", loaded.project.name},
+                   {"project", project::projectToJson(loaded.project)},
+                   {"base_dir", "."},
+                   {"epoch", 1},
+                   {"step", 10},
+                   {"classes", Json::array({"0", "1", "2", "3", "4", "5", "6", "7", "8", "9"})},
+                   {"normalization", Json{{"mean", {0.5}}, {"std", {0.25}}}},
+                   {"metrics", Json{{"val_accuracy", 0.5}}}};
+  data.model = checkpoint::moduleState(*net);
+  const fs::path file = dir / "lenet5";
+  checkpoint::writeCheckpoint(file.string(), data);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 3) {
+    std::fprintf(stderr, "usage: netsmith_fuzz_seeds SOURCE_DIR OUT_DIR\n");
+    return 2;
+  }
+  const fs::path source = argv[1], out = argv[2];
+  try {
+    for (const char* t : kTargets) {
+      fs::create_directories(out / "seeds" / t);
+      fs::create_directories(out / "corpus" / t);
+    }
+    fs::create_directories(out / "findings");
+    for (const auto& dir :
+         {source / "resources/examples", source / "resources/templates", source / "tests/data"}) {
+      for (const auto& e : fs::directory_iterator(dir))
+        if (e.path().extension() == ".json")
+          fs::copy_file(e.path(), out / "seeds/project" / e.path().filename(),
+                        fs::copy_options::overwrite_existing);
+    }
+    idxSeeds(out / "seeds/idx");
+    cifarSeeds(out / "seeds/cifar");
+    csvSeeds(out / "seeds/csv");
+    safetensorsSeeds(out / "seeds/safetensors");
+    checkpointSeeds(source, out / "seeds/checkpoint");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());
+    return 1;
+  }
+  std::printf("netsmith_fuzz_seeds: seeds in %s\n", (out / "seeds").string().c_str());
+  return 0;
+}
