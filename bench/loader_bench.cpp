@@ -16,12 +16,13 @@
 #include <unistd.h>
 
 #include "augment/transform.h"
+#include "common/error.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "project/project.h"
-#include "train/step_bench.h"
+#include "train/trainer.h"
 
 using namespace netsmith;
 namespace fs = std::filesystem;
@@ -51,17 +52,21 @@ double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc,
   return double(images) / seconds(start);
 }
 
-double trainingRate(const project::Project& p, const ops::OpRegistry& registry,
-                    std::int64_t batchSize) {
-  graph::GraphModule net(p.model, registry);
-  torch::optim::Adam opt(net->parameters(), torch::optim::AdamOptions(1e-3));
-  const auto x =
-      torch::randn({batchSize, p.model.input.channels, p.model.input.height, p.model.input.width});
-  const auto y = torch::randint(0, 10, {batchSize}, torch::kLong);
-  return train::measureStepRate(
-             *net, [&](const torch::Tensor& in) { return net->forward(in); }, opt,
-             [&] { return std::make_pair(x, y); }, 1, 20)
-      .imagesPerSecond();
+/// The project's training images/s through the trainer's own batch code (as `bench` measures).
+double trainingRate(const project::Project& p, const std::string& baseDir, std::int64_t batchSize) {
+  train::TrainerConfig config;
+  config.project = p;
+  config.project.train["batch_size"] = batchSize;
+  config.baseDir = baseDir;
+  config.writeRun = false;
+  config.bench = true;
+  config.benchOptions.realData = false;
+  train::Trainer trainer(config);
+  trainer.start();
+  trainer.wait();
+  const auto result = trainer.result();
+  if (result.state == train::FinishState::Failed) throw Error("bench failed: " + result.reason);
+  return result.bench.synthetic.imagesPerSecond();
 }
 
 }  // namespace
@@ -85,7 +90,7 @@ int main(int argc, char** argv) {
   const double all = loaderRate(pd->data.train, *pd->processor, hw, 200, 128);
   std::printf("   loader, %d workers:   %9.0f images/s\n", hw, all);
   env::configureThreads(hw);
-  const double train = trainingRate(loaded.project, registry, 128);
+  const double train = trainingRate(loaded.project, loaded.baseDir(), 128);
   std::printf("   default CNN training (batch 128, Adam, %d threads): %.0f images/s\n", hw, train);
   std::printf("   1 worker / training = %.1fx (target >= 5x)\n\n", one / train);
 

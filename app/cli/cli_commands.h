@@ -38,7 +38,9 @@ class OpRegistry;
 }
 namespace netsmith::train {
 struct TrainOptions;
-}
+struct TrainResult;
+class Trainer;
+}  // namespace netsmith::train
 
 namespace netsmith::cli {
 
@@ -57,6 +59,10 @@ class Args;
 /// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
 /// --dist-timeout (those given) to a project's train section.
 void applyTrainOverrides(const Args& args, Json& train);
+
+/// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
+/// checkpoint first). Returns the result.
+train::TrainResult runWithInterrupts(train::Trainer& trainer);
 
 /// The text `netsmith-cli --help` prints.
 std::string usageText();

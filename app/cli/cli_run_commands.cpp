@@ -177,27 +177,6 @@ class JsonLines : public train::EventSink {
   }
 };
 
-/// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
-/// checkpoint first). Returns the result.
-train::TrainResult runWithInterrupts(train::Trainer& trainer) {
-  g_interrupts = 0;
-  auto previous = std::signal(SIGINT, onInterrupt);
-  trainer.start();
-  bool asked = false;
-  while (trainer.state() != train::RunState::Finished) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-    if (g_interrupts > 0 && !asked) {
-      asked = true;
-      std::cerr << "\ninterrupted: stopping after this batch and writing a checkpoint "
-                   "(Ctrl-C again to quit at once)\n";
-      trainer.stop();
-    }
-  }
-  trainer.wait();
-  std::signal(SIGINT, previous);
-  return trainer.result();
-}
-
 void printEval(const train::EvalMetrics& m, const std::vector<std::string>& classes) {
   std::printf("accuracy %s on %lld images, loss %.4f\n\nper class:\n", percent(m.accuracy).c_str(),
               (long long)m.samples, m.loss);
@@ -219,6 +198,27 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
 }
 
 }  // namespace
+
+/// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
+/// checkpoint first). Returns the result.
+train::TrainResult runWithInterrupts(train::Trainer& trainer) {
+  g_interrupts = 0;
+  auto previous = std::signal(SIGINT, onInterrupt);
+  trainer.start();
+  bool asked = false;
+  while (trainer.state() != train::RunState::Finished) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    if (g_interrupts > 0 && !asked) {
+      asked = true;
+      std::cerr << "\ninterrupted: stopping after this batch and writing a checkpoint "
+                   "(Ctrl-C again to quit at once)\n";
+      trainer.stop();
+    }
+  }
+  trainer.wait();
+  std::signal(SIGINT, previous);
+  return trainer.result();
+}
 
 int runTrain(const std::vector<std::string>& words) {
   const Args args(words, {"--json"},

@@ -74,6 +74,65 @@ void Fit::findLr() {
   if (r.lrFind.lrs.empty()) r.state = FinishState::Failed;
 }
 
+StepRate Fit::timeBatches(const std::function<std::optional<data::Batch>()>& next) {
+  const auto& o = m_ctx.config.benchOptions;
+  bool groupHasBadBatch = false;
+  StepRate rate;
+  auto start = std::chrono::steady_clock::now();
+  for (int i = 0; i < o.warmup + o.steps; ++i) {
+    if (i == o.warmup) start = std::chrono::steady_clock::now();
+    auto batch = next();
+    if (!batch) break;
+    // Batches run through the epoch's positions again and again (the plan's groups apply).
+    if (m_state.nextBatch >= m_setup.plan.batchesPerEpoch()) m_state.nextBatch = 0;
+    if (!trainBatch(*batch, groupHasBadBatch)) break;
+    if (i >= o.warmup) {
+      ++rate.steps;
+      rate.images += batch->images.size(0);
+    }
+  }
+  rate.seconds = secondsSince(start);
+  return rate;
+}
+
+void Fit::bench() {
+  auto& s = m_setup;
+  startTraining();
+  s.net->train();
+  m_result.bench.threads = s.threads;
+  m_result.bench.workers = s.workers;
+  // One random batch of the model's input shape, laid out as the loader lays out its batches.
+  const auto& in = m_ctx.config.project.model.input;
+  data::Batch synthetic;
+  synthetic.images = torch::randn({s.plan.batchSize(), in.channels, in.height, in.width});
+  if (s.opt.channelsLast)
+    synthetic.images = synthetic.images.contiguous(torch::MemoryFormat::ChannelsLast);
+  synthetic.labels = torch::randint(0, std::max<std::int64_t>(1, s.numClasses),
+                                    {s.plan.batchSize()}, torch::kLong);
+  synthetic.globalCount = s.plan.batchSize();
+  m_result.bench.synthetic = timeBatches([&]() -> std::optional<data::Batch> {
+    synthetic.index = m_state.nextBatch;
+    return synthetic;
+  });
+  if (m_ctx.config.benchOptions.realData) {
+    m_state.nextBatch = 0;
+    s.trainLoader->startEpoch(0);
+    m_result.bench.real = timeBatches([&]() -> std::optional<data::Batch> {
+      auto b = s.trainLoader->next();
+      if (!b) {  // a small split: start it again
+        s.trainLoader->startEpoch(++m_state.epoch);
+        b = s.trainLoader->next();
+      }
+      return b;
+    });
+    s.trainLoader->stop();
+  }
+  m_result.state = FinishState::Completed;
+  m_result.reason = "bench: " + std::to_string(m_result.bench.synthetic.steps) + " + " +
+                    std::to_string(m_result.bench.real.steps) + " timed batches";
+  s.group->finish(s.opt.distTimeout);
+}
+
 void Fit::startTraining() {
   auto& s = m_setup;
   // The run folder comes after everything that can reject the input.
@@ -101,6 +160,10 @@ void Fit::run() {
   prepare();
   if (m_ctx.config.lrFind) {
     findLr();
+    return;
+  }
+  if (m_ctx.config.bench) {
+    bench();
     return;
   }
   startTraining();

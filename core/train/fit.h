@@ -4,7 +4,9 @@
 // publish, callbacks; validate; callbacks. The Trainer owns the thread and the controls; Fit
 // owns everything the run builds.
 #include <chrono>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "checkpoint/checkpoint.h"
@@ -39,6 +41,9 @@ class Fit {
   void prepare();
   void addCallbacks();
   void findLr();
+  /// `bench`: times Fit::trainBatch on a synthetic batch, then on the training loader.
+  void bench();
+  StepRate timeBatches(const std::function<std::optional<data::Batch>()>& next);
   void startTraining();
   bool trainEpoch();
   bool trainBatch(const data::Batch& batch, bool& groupHasBadBatch);

@@ -39,6 +39,8 @@ int configureRunThreads(RunContext& ctx, RunSetup& s) {
     threads = env::maxThreads();
   }
   env::configureThreads(threads);
+  s.threads = threads;
+  s.workers = workers;
   if (s.opt.deterministic) at::globalContext().setDeterministicAlgorithms(true, false);
   ctx.log("device " + s.device.str() + ", " + std::to_string(threads) + " compute thread" +
           (threads == 1 ? "" : "s") + ", " + std::to_string(workers) + " loader thread" +

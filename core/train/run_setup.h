@@ -40,6 +40,8 @@ struct RunSetup {
   std::int64_t numClasses = 0;
   RunPlan plan;
   torch::Tensor classWeights;  ///< undefined: unweighted
+  int threads = 0;             ///< compute threads configured
+  int workers = 0;             ///< loader threads
 };
 
 /// Reads the options, joins the process group, sets the threads, opens the data, builds the

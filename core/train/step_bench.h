@@ -1,10 +1,11 @@
 #pragma once
 
-// Measures training steps per second: what `netsmith-cli bench` and bench/loader_bench print.
-#include <torch/torch.h>
-
-#include <functional>
-#include <utility>
+// What `netsmith-cli bench` measures: training images/s through the trainer's own batch code
+// (Fit::trainBatch: the step runner's forward under autocast, loss, figures, backward, gradient
+// norms, clipping, optimizer step at the plan's LR, then the watchdog, the batch event and the
+// callbacks), with the model, optimizer, threads and loader `train` builds for the same project
+// and flags. No run folder is written and nothing is evaluated. No LibTorch here.
+#include <cstdint>
 
 namespace netsmith::train {
 
@@ -15,13 +16,17 @@ struct StepRate {
   double imagesPerSecond() const { return seconds > 0 ? double(images) / seconds : 0.0; }
 };
 
-/// Runs `warmup` untimed then `steps` timed training steps (forward, cross-entropy, backward,
-/// optimizer step) on the batches `next` returns; stops early when it returns an undefined
-/// image tensor.
-StepRate measureStepRate(torch::nn::Module& model,
-                         const std::function<torch::Tensor(const torch::Tensor&)>& forward,
-                         torch::optim::Optimizer& optimizer,
-                         const std::function<std::pair<torch::Tensor, torch::Tensor>()>& next,
-                         int warmup, int steps);
+struct BenchOptions {
+  int warmup = 2;        ///< untimed batches before each measurement
+  int steps = 20;        ///< timed batches
+  bool realData = true;  ///< also measure through the training loader
+};
+
+struct BenchResult {
+  StepRate synthetic;  ///< one random batch of the model's input shape, fed again and again
+  StepRate real;       ///< the training split through the loader (when asked)
+  int threads = 0;     ///< compute threads the run used
+  int workers = 0;     ///< loader threads
+};
 
 }  // namespace netsmith::train

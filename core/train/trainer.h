@@ -24,6 +24,7 @@
 #include "project/project.h"
 #include "train/events.h"
 #include "train/run_context.h"
+#include "train/step_bench.h"
 
 namespace netsmith::train {
 
@@ -64,6 +65,9 @@ struct TrainerConfig {
   /// Run the LR range test instead of training (no run folder); see TrainResult::lrFind.
   bool lrFind = false;
   LrFindOptions lrFindOptions;
+  /// Measure training throughput instead of training (no run folder); see TrainResult::bench.
+  bool bench = false;
+  BenchOptions benchOptions;
   /// Data parallelism (torch.distributed). `dist` is this process's place in a job started by
   /// a launcher (torchrun, srun, mpirun: distributed::distEnvFromEnvironment()). With
   /// train.local_processes = N > 1 and no launcher, this process becomes rank 0 of N local ranks
@@ -92,6 +96,7 @@ struct TrainResult {
   int rank = 0;
   double seconds = 0;
   LrFindResult lrFind;
+  BenchResult bench;
 };
 
 /// The run's one test figure with its denominator and checkpoint, as the CLI and the studio

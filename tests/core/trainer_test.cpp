@@ -757,3 +757,35 @@ TEST(RunFolder, ARecordThatCannotBeWrittenStopsTheRunWithACheckpoint) {
   ASSERT_FALSE(run.result.lastCheckpoint.empty());
   EXPECT_EQ(checkpoint::readCheckpoint(run.result.lastCheckpoint).meta["step"], run.result.steps);
 }
+
+TEST(Trainer, BenchTimesTheTrainersOwnBatches) {
+  TempDir dir;
+  // 256 samples, a quarter for validation: 192 training samples, 6 full batches of 32.
+  auto config = configFor(testutil::writeTrainProject(dir), dir);
+  config.bench = true;
+  config.writeRun = false;
+  config.benchOptions.warmup = 1;
+  config.benchOptions.steps = 10;
+  const auto run = trainRun(config);
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  const auto& b = run.result.bench;
+  // Every batch, warm-up included, went through the trainer's batch code: each published its
+  // event and took its optimizer step (accumulation 1).
+  const auto batches = run.recorder->ofType(EventType::BatchEnd);
+  ASSERT_EQ(batches.size(), 2u * (1 + 10));
+  EXPECT_EQ(run.result.steps, 22);
+  EXPECT_EQ(batches.back().batch.step, 22);
+  // The figures count what was timed: 10 batches of 32 each time; the real loader ran past
+  // the end of its 6-batch epoch and started the next.
+  EXPECT_EQ(b.synthetic.steps, 10);
+  EXPECT_EQ(b.synthetic.images, 320);
+  EXPECT_EQ(b.real.steps, 10);
+  EXPECT_EQ(b.real.images, 320);
+  EXPECT_EQ(batches.back().batch.epoch, 1);
+  EXPECT_GT(b.synthetic.seconds, 0);
+  EXPECT_GT(b.real.seconds, 0);
+  EXPECT_EQ(b.threads, 1);
+  EXPECT_EQ(b.workers, 1);
+  EXPECT_TRUE(run.result.runDir.empty());
+  EXPECT_FALSE(std::filesystem::exists(dir.file("runs")));
+}

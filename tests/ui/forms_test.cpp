@@ -7,7 +7,9 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
+#include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTableWidget>
@@ -373,6 +375,70 @@ class FormsTest : public QObject {
         }
       }
     QVERIFY(clicked >= 4);
+  }
+
+  // A checkpoint from elsewhere whose data the user never named: the page asks before reading
+  // it, and evaluates only after a yes.
+  void evaluationAsksBeforeReadingDataTheUserDidNotName() {
+    netsmith::testutil::TempDir dir, inbox;
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}})), true));
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+    QVERIFY(finished.wait(60000));
+    auto* page = window.pages()->evaluationPage();
+    // The run's own checkpoint is evaluated on its own (its data is the open project's).
+    QTRY_VERIFY_WITH_TIMEOUT(!page->summaryText().isEmpty(), 60000);
+    // Rewrite the checkpoint's metadata in its safetensors header (offsets are relative to the
+    // data that follows, so the tensors stay as they are).
+    const std::string bytes = netsmith::readTextFile(window.currentCheckpoint().toStdString());
+    std::uint64_t headerSize = 0;
+    for (int i = 7; i >= 0; --i)
+      headerSize = (headerSize << 8) | static_cast<unsigned char>(bytes[std::size_t(i)]);
+    Json header = Json::parse(bytes.substr(8, headerSize));
+    Json meta = Json::parse(header["__metadata__"]["netsmith"].get<std::string>());
+    for (const char* split : {"train", "test"})
+      for (const char* key : {"images", "labels"})
+        meta["project"]["data"][split][key] =
+            dir.file(meta["project"]["data"][split][key].get<std::string>());
+    meta["base_dir"] = "/";
+    header["__metadata__"]["netsmith"] = meta.dump();
+    std::string text = header.dump();
+    text.append((8 - text.size() % 8) % 8, ' ');
+    std::string out;
+    for (int i = 0; i < 8; ++i)
+      out += char((std::uint64_t(text.size()) >> (8 * i)) & 0xFF);
+    out += text + bytes.substr(8 + headerSize);
+    const std::string sent = inbox.file("sent.safetensors");
+    std::ofstream(sent, std::ios::binary) << out;
+
+    page->setCheckpoint(QString::fromStdString(sent));
+    for (const auto answer : {QMessageBox::No, QMessageBox::Yes}) {
+      QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
+      page->evaluate();
+      QVERIFY(evaluated.wait(60000));
+      QMessageBox* box = nullptr;
+      QVERIFY(QTest::qWaitFor(
+          [&] {
+            box = page->findChild<QMessageBox*>();
+            return box && box->isVisible();
+          },
+          10000));
+      QVERIFY2(box->text().contains(QString::fromStdString(dir.file("train-images.idx"))),
+               qPrintable(box->text()));
+      box->button(answer)->click();
+      if (answer == QMessageBox::No) {
+        QTRY_VERIFY(page->findChild<QMessageBox*>() == nullptr ||
+                    !page->findChild<QMessageBox*>()->isVisible());
+        QVERIFY(page->summaryText().isEmpty());
+        QVERIFY(page->result().metrics.samples == 0);
+        continue;
+      }
+      QVERIFY(evaluated.wait(60000));  // the evaluation the yes started
+      QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
+      QCOMPARE(page->result().metrics.samples, std::int64_t(64));  // the whole test split
+    }
   }
 
   // A corrupt file in an image folder shows on the Data page as skipped, with its reason.
