@@ -59,9 +59,40 @@ fashion_cnn = chain([
     ("fc2", "Linear", O(out_features=10)),
 ])
 mnist_in = O(channels=1, height=28, width=28)
-fashion = project("fashion_mnist", "The default CNN on Fashion-MNIST: 2x [conv3x3-BN-ReLU-maxpool], FC-ReLU-Dropout-FC.",
-                  mnist_in, fashion_cnn, fashion_data,
-                  O(default_train, epochs=7, label_smoothing=0.1), fashion_augment)
+# The first default: 91.77% test accuracy in 7 epochs (~3 min). Kept as a template.
+fashion_small = project("fashion_mnist_cnn", "A small CNN on Fashion-MNIST: 2x [conv3x3-BN-ReLU-maxpool], FC-ReLU-Dropout-FC.",
+                        mnist_in, fashion_cnn, fashion_data,
+                        O(default_train, epochs=7, label_smoothing=0.1), fashion_augment)
+
+# The default project: two VGG-style stages (two 3x3 convolutions each) and a wider head.
+# Chosen by measurement on the 2-core build machine against issue 19's target (>= 93.4% test
+# accuracy within 15 minutes): ~1,300 training images/s, 15 epochs, see the README.
+fashion_vgg = chain([
+    ("input", "Input", {}),
+    ("conv1_1", "Conv2d", O(out_channels=32, kernel_size=3, padding=1)),
+    ("bn1_1", "BatchNorm2d", {}),
+    ("relu1_1", "ReLU", {}),
+    ("conv1_2", "Conv2d", O(out_channels=32, kernel_size=3, padding=1)),
+    ("bn1_2", "BatchNorm2d", {}),
+    ("relu1_2", "ReLU", {}),
+    ("pool1", "MaxPool2d", O(kernel_size=2)),
+    ("conv2_1", "Conv2d", O(out_channels=64, kernel_size=3, padding=1)),
+    ("bn2_1", "BatchNorm2d", {}),
+    ("relu2_1", "ReLU", {}),
+    ("conv2_2", "Conv2d", O(out_channels=64, kernel_size=3, padding=1)),
+    ("bn2_2", "BatchNorm2d", {}),
+    ("relu2_2", "ReLU", {}),
+    ("pool2", "MaxPool2d", O(kernel_size=2)),
+    ("flatten", "Flatten", {}),
+    ("drop0", "Dropout", O(p=0.25)),
+    ("fc1", "Linear", O(out_features=256)),
+    ("relu_fc1", "ReLU", {}),
+    ("drop1", "Dropout", O(p=0.3)),
+    ("fc2", "Linear", O(out_features=10)),
+])
+fashion = project("fashion_mnist", "The default network on Fashion-MNIST: 2x [conv3x3-BN-ReLU, conv3x3-BN-ReLU, maxpool], Dropout-FC-ReLU-Dropout-FC.",
+                  mnist_in, fashion_vgg, fashion_data,
+                  O(default_train, epochs=15, label_smoothing=0.1), fashion_augment)
 
 lenet = project("lenet5", "LeNet-5 (LeCun et al. 1998) with tanh and average pooling, for 28x28 grey images.",
                 mnist_in, chain([
@@ -131,7 +162,7 @@ def write(path, obj):
     with open(path, "w") as f:
         f.write(json.dumps(obj, indent=2) + "\n")
 
-write("resources/templates/fashion_mnist_cnn.netsmith.json", fashion)
+write("resources/templates/fashion_mnist_cnn.netsmith.json", fashion_small)
 write("resources/templates/lenet5.netsmith.json", lenet)
 write("resources/templates/small_resnet.netsmith.json", resnet)
 write("resources/templates/small_vgg.netsmith.json", vgg)

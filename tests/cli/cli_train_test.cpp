@@ -150,11 +150,11 @@ TEST(CliTrain, LrFindPrintsASuggestion) {
       << r.output;
 }
 
-// On the default project (real Fashion-MNIST), with and without MixUp, lr-find suggests an LR
+// On the small Fashion-MNIST CNN (real data), with and without MixUp, lr-find suggests an LR
 // within two decades below the lowest loss, between 1e-4 and 1e-2.
-TEST(CliTrain, LrFindOnTheDefaultProjectWithAndWithoutMixUp) {
+TEST(CliTrain, LrFindOnTheSmallFashionMnistCnnWithAndWithoutMixUp) {
   const std::string example =
-      std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
+      std::string(NETSMITH_SOURCE_DIR) + "/resources/templates/fashion_mnist_cnn.netsmith.json";
   Json project = Json::parse(netsmith::readTextFile(example));
   const std::string images = project["data"]["train"]["images"];
   if (!std::filesystem::exists(images)) GTEST_SKIP() << images << " is not installed";

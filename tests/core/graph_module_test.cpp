@@ -7,9 +7,10 @@ using namespace netsmith;
 
 class GraphModuleTest : public testutil::SeededTest {
  protected:
+  /// The small Fashion-MNIST CNN (the first default project, kept as a template).
   project::Project defaultProject() {
     auto loaded = project::loadProject(
-        testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+        testutil::sourcePath("resources/templates/fashion_mnist_cnn.netsmith.json"));
     EXPECT_TRUE(loaded.problems.empty());
     return loaded.project;
   }

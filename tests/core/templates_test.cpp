@@ -35,17 +35,26 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
   EXPECT_GE(count, 5);
 }
 
-TEST_F(TemplatesTest, DefaultProjectIsTheFashionMnistCnn) {
-  const auto loaded =
-      project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
-  const auto& m = loaded.project.model;
-  EXPECT_EQ(m.input.shape(), (Shape{1, 28, 28}));
-  std::vector<std::string> ops;
-  for (const auto& n : m.nodes)
-    ops.push_back(n.op);
-  const std::vector<std::string> expected = {
+TEST_F(TemplatesTest, DefaultProjectIsTheFashionMnistVggAndTheSmallCnnAnotherTemplate) {
+  const auto opsOf = [](const std::string& path) {
+    const auto loaded = project::loadProject(testutil::sourcePath(path));
+    EXPECT_EQ(loaded.project.model.input.shape(), (Shape{1, 28, 28}));
+    EXPECT_EQ(loaded.project.data["classes"].size(), 10u);
+    std::vector<std::string> ops;
+    for (const auto& n : loaded.project.model.nodes)
+      ops.push_back(n.op);
+    return ops;
+  };
+  const std::vector<std::string> stage = {"Conv2d",      "BatchNorm2d", "ReLU",     "Conv2d",
+                                          "BatchNorm2d", "ReLU",        "MaxPool2d"};
+  std::vector<std::string> expected = {"Input"};
+  expected.insert(expected.end(), stage.begin(), stage.end());
+  expected.insert(expected.end(), stage.begin(), stage.end());
+  for (const char* op : {"Flatten", "Dropout", "Linear", "ReLU", "Dropout", "Linear"})
+    expected.push_back(op);
+  EXPECT_EQ(opsOf("resources/examples/fashion_mnist.netsmith.json"), expected);
+  const std::vector<std::string> small = {
       "Input", "Conv2d",    "BatchNorm2d", "ReLU",   "MaxPool2d", "Conv2d",  "BatchNorm2d",
       "ReLU",  "MaxPool2d", "Flatten",     "Linear", "ReLU",      "Dropout", "Linear"};
-  EXPECT_EQ(ops, expected);
-  EXPECT_EQ(loaded.project.data["classes"].size(), 10u);
+  EXPECT_EQ(opsOf("resources/templates/fashion_mnist_cnn.netsmith.json"), small);
 }

@@ -96,10 +96,10 @@ class MainWindowTest : public QObject {
     QCOMPARE(changed.count(), 1);
     auto* table = window.findChild<QTableWidget*>(QStringLiteral("modelTable"));
     QVERIFY(table);
-    QCOMPARE(table->rowCount(), 14);
-    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("conv1"));
+    QCOMPARE(table->rowCount(), 21);
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("conv1_1"));
     QCOMPARE(table->item(1, 2)->text(), QStringLiteral("32x28x28"));
-    QCOMPARE(table->item(13, 2)->text(), QStringLiteral("10"));
+    QCOMPARE(table->item(20, 2)->text(), QStringLiteral("10"));
     QVERIFY(window.windowTitle().contains(QStringLiteral("fashion_mnist")));
     auto* problems = window.findChild<QListWidget*>(QStringLiteral("problemList"));
     QVERIFY(problems && problems->isHidden());
@@ -109,7 +109,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(augment->item(0)->text(), QStringLiteral("HorizontalFlip  (p=0.5)"));
     auto* epochs = window.findChild<QSpinBox*>(QStringLiteral("param_epochs"));
     QVERIFY(epochs);
-    QCOMPARE(epochs->value(), 7);
+    QCOMPARE(epochs->value(), 15);
     QCOMPARE(window.findChild<QComboBox*>(QStringLiteral("optimizerType"))->currentText(),
              QStringLiteral("adam"));
     // The recent files list keeps it.

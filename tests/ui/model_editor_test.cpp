@@ -33,7 +33,7 @@ using netsmith::ui::ProjectDocument;
 namespace {
 
 QString example() {
-  return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json");
+  return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/fashion_mnist_cnn.netsmith.json");
 }
 
 /// The default project with an empty model (the Input declaration kept).
