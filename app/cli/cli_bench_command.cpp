@@ -43,6 +43,35 @@ int runBench(const std::vector<std::string>& words) {
     return kExitFailure;
   }
   const auto& b = result.bench;
+  // Milliseconds per timed batch, phase by phase.
+  const auto perBatch = [](const train::StepRate& r, double seconds) {
+    return r.steps > 0 ? 1000.0 * seconds / double(r.steps) : 0.0;
+  };
+  const auto phasesJson = [&](const train::StepRate& r) {
+    const auto& p = r.phases;
+    return Json{{"loader", perBatch(r, p.loader)},   {"forward", perBatch(r, p.forward)},
+                {"figures", perBatch(r, p.figures)}, {"backward", perBatch(r, p.backward)},
+                {"norms", perBatch(r, p.norms)},     {"optimizer", perBatch(r, p.optimizer)},
+                {"loop", perBatch(r, p.loop)},       {"overhead", perBatch(r, p.overhead())},
+                {"batch", perBatch(r, r.seconds)}};
+  };
+  const auto printPhases = [&](const char* what, const train::StepRate& r) {
+    const auto& p = r.phases;
+    const double step = r.seconds > 0 ? r.seconds : 1;
+    const auto part = [&](const char* name, double seconds) {
+      std::printf("    %-10s %8.2f ms %5.1f%%\n", name, perBatch(r, seconds), 100 * seconds / step);
+    };
+    std::printf("  where a batch's time goes (%s, per batch):\n", what);
+    part("loader", p.loader);
+    part("forward", p.forward);
+    part("figures", p.figures);
+    part("backward", p.backward);
+    part("norms", p.norms);
+    part("optimizer", p.optimizer);
+    part("loop", p.loop);
+    std::printf("    the loop's own work (figures, norms, loop): %.2f ms, %.1f%% of a batch\n",
+                perBatch(r, p.overhead()), 100 * p.overhead() / step);
+  };
   if (args.has("--json")) {
     Json j{{"project", loaded.project.name},
            {"batch_size", options.batchSize},
@@ -54,7 +83,9 @@ int runBench(const std::vector<std::string>& words) {
            {"synthetic_timed_batches", b.synthetic.steps},
            {"loader_workers", b.workers},
            {"real_images_per_second", b.real.imagesPerSecond()},
-           {"real_timed_batches", b.real.steps}};
+           {"real_timed_batches", b.real.steps},
+           {"synthetic_ms_per_batch", phasesJson(b.synthetic)},
+           {"real_ms_per_batch", phasesJson(b.real)}};
     std::cout << j.dump(2) << '\n';
     return kExitOk;
   }
@@ -64,6 +95,8 @@ int runBench(const std::vector<std::string>& words) {
   std::printf("  synthetic input:  %8.1f images/s\n", b.synthetic.imagesPerSecond());
   std::printf("  real loader (%d worker%s): %8.1f images/s\n", b.workers, b.workers == 1 ? "" : "s",
               b.real.imagesPerSecond());
+  printPhases("synthetic", b.synthetic);
+  printPhases("real loader", b.real);
   return kExitOk;
 }
 

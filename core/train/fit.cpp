@@ -78,19 +78,30 @@ StepRate Fit::timeBatches(const std::function<std::optional<data::Batch>()>& nex
   const auto& o = m_ctx.config.benchOptions;
   bool groupHasBadBatch = false;
   StepRate rate;
+  auto& p = rate.phases;
   auto start = std::chrono::steady_clock::now();
   for (int i = 0; i < o.warmup + o.steps; ++i) {
+    const bool timed = i >= o.warmup;
     if (i == o.warmup) start = std::chrono::steady_clock::now();
+    const auto t0 = std::chrono::steady_clock::now();
     auto batch = next();
     if (!batch) break;
+    if (timed) p.loader += secondsSince(t0);
     // Batches run through the epoch's positions again and again (the plan's groups apply).
     if (m_state.nextBatch >= m_setup.plan.batchesPerEpoch()) m_state.nextBatch = 0;
-    if (!trainBatch(*batch, groupHasBadBatch)) break;
-    if (i >= o.warmup) {
+    m_runner->setPhaseClock(timed ? &p : nullptr);
+    const double stepParts = p.total() - p.loader - p.loop;
+    const auto t1 = std::chrono::steady_clock::now();
+    const bool go = trainBatch(*batch, groupHasBadBatch);
+    // What the step runner did not account for is the loop's own work.
+    if (timed) p.loop += secondsSince(t1) - (p.total() - p.loader - p.loop - stepParts);
+    if (!go) break;
+    if (timed) {
       ++rate.steps;
       rate.images += batch->images.size(0);
     }
   }
+  m_runner->setPhaseClock(nullptr);
   rate.seconds = secondsSince(start);
   return rate;
 }

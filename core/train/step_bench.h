@@ -9,10 +9,25 @@
 
 namespace netsmith::train {
 
+/// Where the timed batches' time went, in seconds summed over them.
+struct StepPhases {
+  double loader = 0;     ///< waiting for the next batch
+  double forward = 0;    ///< the model's forward pass (under autocast)
+  double figures = 0;    ///< the loss, the batch's loss and accuracy read out and summed
+  double backward = 0;   ///< backward (and the gradient exchange of a data-parallel job)
+  double norms = 0;      ///< gradient norms, global and per node
+  double optimizer = 0;  ///< clipping, the optimizer step, zeroing the gradients
+  double loop = 0;       ///< the rest of a batch: seeding, watchdog, batch event, callbacks
+  double total() const { return loader + forward + figures + backward + norms + optimizer + loop; }
+  /// The loop's own work: everything but the loader, forward, backward and the optimizer.
+  double overhead() const { return figures + norms + loop; }
+};
+
 struct StepRate {
   std::int64_t steps = 0;
   std::int64_t images = 0;
   double seconds = 0;
+  StepPhases phases;
   double imagesPerSecond() const { return seconds > 0 ? double(images) / seconds : 0.0; }
 };
 

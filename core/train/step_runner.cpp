@@ -2,6 +2,7 @@
 
 #include <ATen/autocast_mode.h>
 
+#include <chrono>
 #include <cmath>
 
 #include "common/torch_compat.h"
@@ -10,6 +11,26 @@
 #include "train/process_group.h"
 
 namespace netsmith::train {
+
+namespace {
+
+/// Adds the time since the last lap to a phase, when phases are being timed.
+class PhaseLaps {
+ public:
+  explicit PhaseLaps(StepPhases* phases) : m_phases(phases) {}
+  void lap(double StepPhases::*phase) {
+    if (!m_phases) return;
+    const auto now = std::chrono::steady_clock::now();
+    m_phases->*phase += std::chrono::duration<double>(now - m_last).count();
+    m_last = now;
+  }
+
+ private:
+  StepPhases* m_phases;
+  std::chrono::steady_clock::time_point m_last = std::chrono::steady_clock::now();
+};
+
+}  // namespace
 
 AutocastScope::AutocastScope(const std::string& amp, const torch::Device& device) {
   if (amp == "off") return;
@@ -68,11 +89,13 @@ BatchFigures StepRunner::forwardBackward(const data::Batch& batch, const BatchGr
   // processes). It still runs the model when BatchNorm is synchronised, so that its
   // collectives match the other ranks'.
   const bool empty = n == 0;
+  PhaseLaps laps(m_phases);
   torch::Tensor logits, loss;
   if (!empty || m_group.crossProcessBatchNorm()) {
     AutocastScope autocast(m_options.amp, m_device);
     logits = m_net->forward(images);
   }
+  laps.lap(&StepPhases::forward);
   if (!empty) {
     loss = classificationLoss(logits, labels, targets, m_options.labelSmoothing, m_classWeights);
   } else if (logits.defined()) {
@@ -98,6 +121,7 @@ BatchFigures StepRunner::forwardBackward(const data::Batch& batch, const BatchGr
   f.stopAgreed = all[4] > 0;
   f.pauseAgreed = all[5] > 0;
   f.loss = all[2] > 0 ? all[0] / all[2] : std::nan("");
+  laps.lap(&StepPhases::figures);
   if (f.nonFinite) return f;
   m_group.beforeBackward(sync);
   if (loss.defined()) {
@@ -109,6 +133,7 @@ BatchFigures StepRunner::forwardBackward(const data::Batch& batch, const BatchGr
     scaled.backward();
   }
   m_group.afterBackward(sync);
+  laps.lap(&StepPhases::backward);
   return f;
 }
 
@@ -151,9 +176,11 @@ void StepRunner::clip() {
 }
 
 StepResult StepRunner::optimizerStep(double lr) {
+  PhaseLaps laps(m_phases);
   std::map<std::string, double> nodeSquares;
   const double norm = gradientNorms(nodeSquares);
   m_gradNorm = norm;
+  laps.lap(&StepPhases::norms);
   if (!std::isfinite(norm)) {
     m_optimizer.zero_grad();
     if (m_options.amp != "fp16") return StepResult::NonFinite;
@@ -170,6 +197,7 @@ StepResult StepRunner::optimizerStep(double lr) {
   setLearningRate(m_optimizer, lr);
   m_optimizer.step();
   m_optimizer.zero_grad();
+  laps.lap(&StepPhases::optimizer);
   ++m_state.step;
   if (m_options.amp == "fp16" && ++m_state.scaleGrowth >= 2000) {
     m_state.lossScale *= 2;

@@ -15,6 +15,7 @@
 #include "graph/graph_module.h"
 #include "train/loop_state.h"
 #include "train/run_plan.h"
+#include "train/step_bench.h"
 #include "train/train_options.h"
 
 namespace netsmith::train {
@@ -70,6 +71,8 @@ class StepRunner {
   void discardGradients();
 
   double lastGradNorm() const { return m_gradNorm; }  ///< global L2 norm before clipping
+  /// Adds the time of each phase of the following steps to `phases` (nullptr: stop).
+  void setPhaseClock(StepPhases* phases) { m_phases = phases; }
   const std::vector<torch::Tensor>& params() const { return m_params; }
 
  private:
@@ -86,6 +89,7 @@ class StepRunner {
   std::vector<std::string> m_paramNodes;
   torch::Tensor m_classWeights;
   double m_gradNorm = 0;
+  StepPhases* m_phases = nullptr;
 };
 
 }  // namespace netsmith::train

@@ -788,4 +788,17 @@ TEST(Trainer, BenchTimesTheTrainersOwnBatches) {
   EXPECT_EQ(b.workers, 1);
   EXPECT_TRUE(run.result.runDir.empty());
   EXPECT_FALSE(std::filesystem::exists(dir.file("runs")));
+  // Where the time went accounts for the timed batches' time, each part once.
+  for (const auto* r : {&b.synthetic, &b.real}) {
+    const auto& p = r->phases;
+    for (const double v :
+         {p.loader, p.forward, p.figures, p.backward, p.norms, p.optimizer, p.loop})
+      EXPECT_GE(v, 0);
+    EXPECT_GT(p.forward, 0);
+    EXPECT_GT(p.backward, 0);
+    EXPECT_GT(p.optimizer, 0);
+    EXPECT_LE(p.total(), r->seconds);
+    EXPECT_GE(p.total(), 0.9 * r->seconds);
+    EXPECT_DOUBLE_EQ(p.overhead(), p.figures + p.norms + p.loop);
+  }
 }
