@@ -88,6 +88,21 @@ class DashboardTest : public QObject {
     QVERIFY(d.chart(QStringLiteral("grad_norm"))->yAxis->range().contains(5.0));
   }
 
+  // Accuracy is drawn on a 0..1 axis from the start; with figures its top stays at 1 (100%)
+  // and its bottom follows the lowest accuracy.
+  void accuracyAxisIsZeroToOne() {
+    Dashboard d;
+    const auto* axis = d.chart(QStringLiteral("accuracy"))->yAxis;
+    QCOMPARE(axis->range().lower, 0.0);
+    QCOMPARE(axis->range().upper, 1.0);
+    d.addBatches(makeBatches(0, 10, 2.0));
+    d.addEpoch(makeEpoch(0, 1.0, 0.6));
+    d.addEpoch(makeEpoch(1, 0.7, 0.8));
+    QTRY_COMPARE(axis->range().upper, 1.0);
+    QVERIFY(axis->range().contains(0.6 - 0.05 + 1e-9));  // the lowest figure, train 0.55
+    QVERIFY(axis->range().lower >= 0.0);
+  }
+
   void axisModesRekeyEverySeries() {
     Dashboard d;
     d.addBatches(makeBatches(0, 4, 2.0));

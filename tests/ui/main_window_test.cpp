@@ -9,6 +9,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -16,6 +17,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <QToolBar>
 #include <QTreeWidget>
 #include <QtTest>
 
@@ -87,6 +89,28 @@ class MainWindowTest : public QObject {
     QCoreApplication::setApplicationName(QStringLiteral("netsmith_ui_tests"));
   }
   void init() { QSettings().clear(); }
+
+  // The window fits the screen it opens on (a 1280x720 laptop included), and its toolbar's
+  // toggle says what it is.
+  void opensWithinTheScreenWithANamedToolbar() {
+    MainWindow window(m_registry);
+    window.show();
+    const QSize available = window.screen()->availableGeometry().size();
+    const QSize least = window.minimumSizeHint();
+    QVERIFY2(window.width() <= std::max(available.width(), least.width()) &&
+                 window.height() <= std::max(available.height(), least.height()),
+             qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                            .arg(window.width())
+                            .arg(window.height())
+                            .arg(available.width())
+                            .arg(available.height())));
+    // It can shrink to a 1280x720 laptop screen.
+    QVERIFY2(least.width() <= 1280 && least.height() <= 720,
+             qPrintable(QStringLiteral("at least %1x%2").arg(least.width()).arg(least.height())));
+    auto* toolbar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(toolbar);
+    QCOMPARE(toolbar->toggleViewAction()->text(), QStringLiteral("Toolbar"));
+  }
 
   void opensTheDefaultProject() {
     MainWindow window(m_registry);

@@ -178,7 +178,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   m_chart->xAxis->setLabel(tr("step"));
   m_chart->yAxis->setLabel(tr("learning rate"));
   m_chart->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-  m_chart->setMinimumSize(360, 260);
+  m_chart->setMinimumSize(320, 200);
   auto* right = new QWidget(this);
   auto* rl = new QVBoxLayout(right);
   rl->addWidget(new QLabel(tr("<b>Planned learning rate</b>"), right));

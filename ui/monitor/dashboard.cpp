@@ -364,6 +364,12 @@ void Dashboard::refitY(const DashboardChart& chart) {
           yhi = std::max(yhi, r.upper);
         }
       }
+  if (chart.id() == QLatin1String("accuracy")) {
+    // Accuracy lives in [0, 1]: the top is always 1 (100%), the bottom follows the data.
+    const double bottom = std::isfinite(ylo) ? std::max(0.0, ylo - 0.05) : 0.0;
+    plot->yAxis->setRange(bottom, 1.0);
+    return;
+  }
   if (!std::isfinite(ylo) || !std::isfinite(yhi)) return;
   if (log) {
     if (ylo <= 0) ylo = yhi > 0 ? yhi * 1e-3 : 1e-3;

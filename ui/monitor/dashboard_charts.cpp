@@ -66,12 +66,13 @@ DashboardChart::DashboardChart(const QString& id, const QString& title, const QS
     : m_id(id), m_plot(new QCustomPlot(parent)) {
   const QString family = parent->font().family();
   m_plot->setObjectName(id + QStringLiteral("Chart"));
-  m_plot->setMinimumSize(260, 170);
+  m_plot->setMinimumSize(220, 130);
   m_plot->plotLayout()->insertRow(0);
   auto* heading = new QCPTextElement(m_plot, title, QFont(family, 9, QFont::Bold));
   heading->setObjectName(QStringLiteral("title"));
   m_plot->plotLayout()->addElement(0, 0, heading);
   m_plot->yAxis->setLabel(yLabel);
+  if (id == QLatin1String("accuracy")) m_plot->yAxis->setRange(0, 1);  // before any figure
   m_plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
   m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);

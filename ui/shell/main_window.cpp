@@ -10,11 +10,13 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFrame>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -76,7 +78,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
       m_exportJob(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("mainWindow"));
   setWindowTitle(tr("Netsmith"));
-  resize(1360, 860);
+  resizeWithinScreen(QSize(1360, 860));
   m_templatesDir = findTemplatesDir();
 
   // Central: the error banner over the project's pages.
@@ -106,7 +108,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   setCentralWidget(central);
 
   buildDocks();
-  m_toolBar = addToolBar(tr("Main"));
+  m_toolBar = addToolBar(tr("Toolbar"));
   m_toolBar->setObjectName(QStringLiteral("mainToolBar"));
   buildMenus();
   buildToolBar();
@@ -565,9 +567,17 @@ void MainWindow::renameProject() {
   if (ok) m_document->setProjectName(name);
 }
 
+void MainWindow::resizeWithinScreen(QSize wanted) {
+  // Never larger than the screen's available area (a 1280x720 laptop included).
+  if (const QScreen* screen = this->screen() ? this->screen() : QGuiApplication::primaryScreen())
+    wanted = wanted.boundedTo(screen->availableGeometry().size());
+  resize(wanted);
+}
+
 void MainWindow::restoreSettings() {
   QSettings s;
   restoreGeometry(s.value(QStringLiteral("window/geometry")).toByteArray());
+  resizeWithinScreen(size());  // a geometry saved on a larger screen
   restoreState(s.value(QStringLiteral("window/state")).toByteArray());
   const auto prefs = Preferences::load();
   dashboard()->setSmoothing(prefs.smoothing);

@@ -116,6 +116,8 @@ class MainWindow : public QMainWindow {
   void showExportReport(ExportReportDialog* dialog, const QString& error);
   void renameProject();
   void restoreSettings();
+  /// Resizes to `wanted`, bounded by the screen's available area.
+  void resizeWithinScreen(QSize wanted);
   void saveSettings();
 
   ProjectDocument* m_document;
