@@ -9,16 +9,13 @@ using namespace netsmith;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size < 1) return 0;
-  const std::uint8_t mode = data[0];
   data::SourceSpec spec;
   spec.format = data::SourceFormat::Cifar10;
   spec.path = "data.train";
   spec.files = {fuzz::writeScratch("data_batch_1.bin", data + 1, size - 1)};
-  const std::vector<std::string> classes =
-      (mode & 1) ? std::vector<std::string>{"a", "b", "c"} : std::vector<std::string>{};
-  const auto policy = (mode & 2) ? data::ErrorPolicy::Fail : data::ErrorPolicy::Skip;
+  const auto mode = fuzz::sourceMode(data[0], {"a", "b", "c"});
   try {
-    fuzz::exerciseSource(data::openSource(spec, classes, policy));
+    fuzz::exerciseSource(data::openSource(spec, mode.classes, mode.policy));
   } catch (const Error&) {
   }
   return 0;

@@ -19,16 +19,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }();
   (void)images;
   if (size < 1) return 0;
-  const std::uint8_t mode = data[0];
   data::SourceSpec spec;
   spec.format = data::SourceFormat::Csv;
   spec.path = "data.train";
   spec.manifest = fuzz::writeScratch("manifest.csv", data + 1, size - 1);
-  const std::vector<std::string> classes =
-      (mode & 1) ? std::vector<std::string>{"cat", "dog", "bird"} : std::vector<std::string>{};
-  const auto policy = (mode & 2) ? data::ErrorPolicy::Fail : data::ErrorPolicy::Skip;
+  const auto mode = fuzz::sourceMode(data[0], {"cat", "dog", "bird"});
   try {
-    fuzz::exerciseSource(data::openSource(spec, classes, policy));
+    fuzz::exerciseSource(data::openSource(spec, mode.classes, mode.policy));
   } catch (const Error&) {
   }
   return 0;

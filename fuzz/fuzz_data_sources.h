@@ -9,6 +9,17 @@
 
 namespace netsmith::fuzz {
 
+/// What a target's first input byte picks: bit 0, the project's class names (`named`) or none;
+/// bit 1, ErrorPolicy::Fail or Skip.
+struct SourceMode {
+  std::vector<std::string> classes;
+  data::ErrorPolicy policy = data::ErrorPolicy::Skip;
+};
+inline SourceMode sourceMode(std::uint8_t byte, const std::vector<std::string>& named) {
+  return {(byte & 1) ? named : std::vector<std::string>{},
+          (byte & 2) ? data::ErrorPolicy::Fail : data::ErrorPolicy::Skip};
+}
+
 inline void exerciseSource(const std::shared_ptr<data::DatasetSource>& source) {
   const auto n = source->size();
   for (std::int64_t i = 0; i < n; ++i) {

@@ -29,11 +29,7 @@ int runBench(const std::vector<std::string>& words) {
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   // The run `train` would make with the same flags, timed batch by batch (see step_bench.h).
-  train::TrainerConfig config;
-  config.project = loaded.project;
-  config.baseDir = loaded.baseDir();
-  config.cacheDir = data::userCacheDir();
-  config.writeRun = false;
+  auto config = folderlessConfig(loaded);
   config.bench = true;
   config.benchOptions.steps = steps;
   train::Trainer trainer(config);

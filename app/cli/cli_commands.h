@@ -39,6 +39,7 @@ class OpRegistry;
 namespace netsmith::train {
 struct TrainOptions;
 struct TrainResult;
+struct TrainerConfig;
 class Trainer;
 }  // namespace netsmith::train
 
@@ -59,6 +60,9 @@ class Args;
 /// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
 /// --dist-timeout (those given) to a project's train section.
 void applyTrainOverrides(const Args& args, Json& train);
+
+/// A trainer configuration for `loaded` that writes no run folder (lr-find, bench).
+train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded);
 
 /// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
 /// checkpoint first). Returns the result.

@@ -331,6 +331,15 @@ int runEval(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
+train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded) {
+  train::TrainerConfig config;
+  config.project = loaded.project;
+  config.baseDir = loaded.baseDir();
+  config.cacheDir = data::userCacheDir();
+  config.writeRun = false;
+  return config;
+}
+
 int runLrFind(const std::vector<std::string>& words) {
   const Args args(words, {"--json"},
                   {"--start", "--end", "--steps", "--limit-train", "--threads", "--batch-size"});
@@ -341,11 +350,7 @@ int runLrFind(const std::vector<std::string>& words) {
   if (!loadTrainable(path, registry, loaded, options,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
-  train::TrainerConfig config;
-  config.project = loaded.project;
-  config.baseDir = loaded.baseDir();
-  config.cacheDir = data::userCacheDir();
-  config.writeRun = false;
+  auto config = folderlessConfig(loaded);
   config.lrFind = true;
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   auto& o = config.lrFindOptions;

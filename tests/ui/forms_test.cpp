@@ -91,6 +91,15 @@ void compareCurves(const QVector<double>& plotted, const std::vector<double>& cl
 
 }  // namespace
 
+/// Opens a one-epoch project of `dir` in `window` and trains it through the window's action.
+void trainOneEpoch(MainWindow& window, const netsmith::testutil::TempDir& dir) {
+  QVERIFY(window.openProject(
+      QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}})), true));
+  QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+  window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+  QVERIFY(finished.wait(60000));
+}
+
 class FormsTest : public QObject {
   Q_OBJECT
 
@@ -319,11 +328,8 @@ class FormsTest : public QObject {
   void evaluationMatchesTheCliAndCellsListTheirSamples() {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registry);
-    QVERIFY(window.openProject(
-        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}})), true));
-    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
-    window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
-    QVERIFY(finished.wait(60000));
+    trainOneEpoch(window, dir);
+    if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
     QCOMPARE(page->checkpoint(), window.currentCheckpoint());
     QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
@@ -382,11 +388,8 @@ class FormsTest : public QObject {
   void evaluationAsksBeforeReadingDataTheUserDidNotName() {
     netsmith::testutil::TempDir dir, inbox;
     MainWindow window(m_registry);
-    QVERIFY(window.openProject(
-        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}})), true));
-    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
-    window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
-    QVERIFY(finished.wait(60000));
+    trainOneEpoch(window, dir);
+    if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
     // The run's own checkpoint is evaluated on its own (its data is the open project's).
     QTRY_VERIFY_WITH_TIMEOUT(!page->summaryText().isEmpty(), 60000);

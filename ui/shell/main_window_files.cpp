@@ -1,0 +1,101 @@
+// The project file commands of the main window: open, new from a template, save, save as, and
+// the unsaved-changes prompt.
+#include <spdlog/spdlog.h>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QMessageBox>
+#include <QStatusBar>
+
+#include "monitor/dashboard.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+
+namespace netsmith::ui {
+
+bool MainWindow::openProject(const QString& path, bool quiet) {
+  if (!quiet && !maybeSave()) return false;
+  if (m_session->isRunning()) {
+    const QString why = tr("Stop the run before opening another project");
+    if (!quiet) QMessageBox::information(this, tr("Training in progress"), why);
+    statusBar()->showMessage(why, 5000);
+    return false;
+  }
+  if (m_document->load(path)) {
+    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+    spdlog::info("opened {}", path.toStdString());
+    addRecent(QFileInfo(path).absoluteFilePath());
+    setCurrentCheckpoint({});
+    dashboard()->clear();
+    dashboard()->clearOverlays();
+    hideBanner();
+    updateActions();
+    return true;
+  }
+  if (!quiet) QMessageBox::warning(this, tr("Cannot open project"), m_document->errorString());
+  spdlog::error("{}", m_document->errorString().toStdString());
+  statusBar()->showMessage(m_document->errorString());
+  return false;
+}
+
+void MainWindow::openWithDialog() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open project"), QString(),
+                                   tr("Netsmith projects (*.netsmith.json);;JSON (*.json)"));
+  if (!path.isEmpty()) openProject(path);
+}
+
+void MainWindow::newFromTemplate(const QString& templatePath) {
+  if (!maybeSave()) return;
+  QString name = QFileInfo(templatePath).fileName();
+  const QString target = QFileDialog::getSaveFileName(this, tr("New project from %1").arg(name),
+                                                      QDir::home().filePath(name),
+                                                      tr("Netsmith projects (*.netsmith.json)"));
+  if (target.isEmpty()) return;
+  if (!m_document->createFromTemplate(templatePath, target)) {
+    QMessageBox::warning(this, tr("Cannot create the project"), m_document->errorString());
+    return;
+  }
+  addRecent(QFileInfo(target).absoluteFilePath());
+  dashboard()->clear();
+  setCurrentCheckpoint({});
+  updateActions();
+}
+
+bool MainWindow::save() {
+  if (m_document->filePath().isEmpty()) return saveAs();
+  if (!m_document->save()) {
+    QMessageBox::warning(this, tr("Cannot save"), m_document->errorString());
+    return false;
+  }
+  statusBar()->showMessage(tr("Saved %1").arg(m_document->filePath()), 5000);
+  return true;
+}
+
+bool MainWindow::saveAs() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Save project as"), m_document->filePath(),
+                                   tr("Netsmith projects (*.netsmith.json)"));
+  if (path.isEmpty()) return false;
+  if (!m_document->save(path)) {
+    QMessageBox::warning(this, tr("Cannot save"), m_document->errorString());
+    return false;
+  }
+  addRecent(QFileInfo(path).absoluteFilePath());
+  statusBar()->showMessage(tr("Saved %1").arg(path), 5000);
+  return true;
+}
+
+bool MainWindow::maybeSave() {
+  if (!m_document->isModified()) return true;
+  const auto answer = QMessageBox::warning(
+      this, tr("Unsaved changes"),
+      tr("%1 has unsaved changes. Save them?")
+          .arg(QString::fromStdString(m_document->project().name)),
+      QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel, QMessageBox::Save);
+  if (answer == QMessageBox::Save) return save();
+  return answer == QMessageBox::Discard;
+}
+
+}  // namespace netsmith::ui
