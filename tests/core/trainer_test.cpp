@@ -53,6 +53,18 @@ class Recorder : public EventSink {
   std::vector<TrainingEvent> m_events;
 };
 
+// Sinks receive events on their own thread, in order: once the "paused" log line has arrived,
+// so has every batch event sent before the pause, and the batch count is final.
+void waitForThePausedLine(const Recorder& recorder) {
+  const auto pausedLogged = [&] {
+    for (const auto& e : recorder.ofType(EventType::Log))
+      if (e.message == "paused") return true;
+    return false;
+  };
+  while (!pausedLogged())
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+}
+
 TrainerConfig configFor(const std::string& projectPath, const TempDir& dir) {
   auto loaded = project::loadProject(projectPath);
   EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
@@ -314,15 +326,7 @@ TEST(Trainer, PauseResumeAndStopAnswerWithinABatch) {
   while (recorder->ofType(EventType::BatchEnd).size() < 3)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.pause();
-  // The "paused" log line follows every batch event sent before the pause (events arrive in
-  // order), so once it is here the batch count is final.
-  auto pausedLogged = [&] {
-    for (const auto& e : recorder->ofType(EventType::Log))
-      if (e.message == "paused") return true;
-    return false;
-  };
-  while (!pausedLogged())
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  waitForThePausedLine(*recorder);
   EXPECT_EQ(trainer.state(), RunState::Paused);
   const auto pausedAt = recorder->ofType(EventType::BatchEnd).size();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
@@ -354,8 +358,7 @@ TEST(Trainer, ThroughputAfterAPauseLeavesThePauseOut) {
   while (recorder->ofType(EventType::BatchEnd).size() < 12)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.pause();
-  while (trainer.state() != RunState::Paused)
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  waitForThePausedLine(*recorder);
   const auto before = recorder->ofType(EventType::BatchEnd);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   trainer.resume();

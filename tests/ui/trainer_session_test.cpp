@@ -68,8 +68,7 @@ class TrainerSessionTest : public QObject {
     QVERIFY(session.start(configFor(dir, {{"epochs", 500}})));
     QVERIFY(batches.wait(30000));
     session.pause();
-    QTest::qWait(200);
-    QCOMPARE(session.state(), train::RunState::Paused);
+    QTRY_COMPARE_WITH_TIMEOUT(session.state(), train::RunState::Paused, 5000);
     session.resume();
     QElapsedTimer clock;
     clock.start();
