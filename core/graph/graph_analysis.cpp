@@ -292,6 +292,7 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       info.paramCount =
           defs[i]->paramCount ? defs[i]->paramCount(info.inputShapes, info.params) : 0;
       info.trainableParams = n.frozen ? 0 : info.paramCount;
+      if (defs[i]->autoValues) info.autoValues = defs[i]->autoValues(info.inputShapes, info.params);
       info.macs =
           defs[i]->macs ? defs[i]->macs(info.inputShapes, info.outputShape, info.params) : 0;
       info.activationBytes = shapeNumel(info.outputShape) * 4;

@@ -25,6 +25,8 @@ struct NodeInfo {
   std::int64_t macs = 0;             ///< per sample
   std::int64_t activationBytes = 0;  ///< fp32 output of one sample
   bool valid = false;                ///< params and shape are known and correct
+  /// The values its "auto" parameters take here ({"in_features": 2704}); valid nodes only.
+  Json autoValues = Json::object();
 };
 
 /// The result of checking a graph: every problem found, plus shapes and counts for each node.

@@ -153,6 +153,9 @@ void registerConvOps(OpRegistry& registry) {
   conv.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,
                       InitScheme::XavierUniform, InitScheme::XavierNormal, InitScheme::Zeros};
   conv.inferShape = conv2dShape;
+  conv.autoValues = [](const std::vector<Shape>& in, const Params&) {
+    return Json{{"in_channels", in[0][0]}};
+  };
   conv.paramCount = conv2dParams;
   conv.macs = conv2dMacs;
   conv.build = [](const LayerSpec& spec) { return std::make_shared<Conv2dLayerImpl>(spec); };

@@ -64,6 +64,9 @@ void registerLinearOps(OpRegistry& registry) {
   linear.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,
                         InitScheme::XavierUniform, InitScheme::XavierNormal, InitScheme::Zeros};
   linear.inferShape = linearShape;
+  linear.autoValues = [](const std::vector<Shape>& in, const Params&) {
+    return Json{{"in_features", in[0][0]}};
+  };
   linear.paramCount = [](const std::vector<Shape>& in, const Params& p) -> std::int64_t {
     const auto out = p.integer("out_features");
     return in[0][0] * out + (p.flag("bias") ? out : 0);

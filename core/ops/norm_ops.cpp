@@ -111,6 +111,9 @@ void registerNormOps(OpRegistry& registry) {
   };
   bn.initSchemes = {InitScheme::Zeros};
   bn.inferShape = batchNormShape;
+  bn.autoValues = [](const std::vector<Shape>& in, const Params&) {
+    return Json{{"num_features", in[0][0]}};
+  };
   bn.paramCount = [](const std::vector<Shape>& in, const Params& p) -> std::int64_t {
     return p.flag("affine") ? 2 * in[0][0] : 0;
   };

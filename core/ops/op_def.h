@@ -57,6 +57,9 @@ struct OpDef {
 
   /// Output shape from input shapes; throws ShapeError when they do not fit.
   std::function<Shape(const std::vector<Shape>& inputs, const schema::Params& p)> inferShape;
+  /// What each of the node's "auto" parameters stands for here, as a JSON object
+  /// ({"in_features": 2704}); shown by the inspector. Null: the op has no "auto" parameter.
+  std::function<Json(const std::vector<Shape>& inputs, const schema::Params& p)> autoValues;
   /// Number of learnable parameters (null: none).
   std::function<std::int64_t(const std::vector<Shape>& inputs, const schema::Params& p)> paramCount;
   /// Multiply-accumulates per sample (null: none counted).

@@ -51,6 +51,12 @@ std::vector<OnnxAttr> poolAttrs(const PoolGeometry& g) {
           OnnxAttr::integer("ceil_mode", g.ceilMode ? 1 : 0)};
 }
 
+/// An "auto" stride is the kernel size.
+Json poolAutoValues(const std::vector<Shape>&, const Params& p) {
+  const auto k = p.pair("kernel_size");
+  return Json{{"stride", k[0] == k[1] ? Json(k[0]) : Json::array({k[0], k[1]})}};
+}
+
 schema::ParamSchema poolSchema(bool max) {
   schema::ParamSchema s = {
       ParamSpec::intPair("kernel_size", 2, "window height and width")
@@ -89,6 +95,7 @@ void registerPoolOps(OpRegistry& registry) {
   maxPool.inferShape = [](const std::vector<Shape>& in, const Params& p) {
     return poolShape("MaxPool2d", in[0], poolGeometry(p, true));
   };
+  maxPool.autoValues = poolAutoValues;
   maxPool.build = [](const LayerSpec& spec) {
     const auto g = poolGeometry(spec.params, true);
     return unaryLayer([g](const torch::Tensor& x, bool) {
@@ -125,6 +132,7 @@ void registerPoolOps(OpRegistry& registry) {
   avgPool.inferShape = [](const std::vector<Shape>& in, const Params& p) {
     return poolShape("AvgPool2d", in[0], poolGeometry(p, false));
   };
+  avgPool.autoValues = poolAutoValues;
   avgPool.build = [](const LayerSpec& spec) {
     const auto g = poolGeometry(spec.params, false);
     const bool includePad = spec.params.flag("count_include_pad");

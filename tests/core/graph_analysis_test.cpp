@@ -46,6 +46,25 @@ TEST_F(GraphAnalysisTest, ValidChainHasShapesAndCounts) {
   EXPECT_EQ(a.totalMacs, 4 * 26 * 26 * 9 + 2704 * 10);
 }
 
+// What an "auto" parameter stands for, as the inspector shows it: 4 channels of 26x26 flattened.
+TEST_F(GraphAnalysisTest, AutoParametersReportTheirValues) {
+  const auto loaded = parseModel(model(R"(
+    {"id": "input", "op": "Input"},
+    {"id": "conv", "op": "Conv2d", "params": {"out_channels": 4, "kernel_size": 3}, "inputs": ["input"]},
+    {"id": "bn", "op": "BatchNorm2d", "inputs": ["conv"]},
+    {"id": "pool", "op": "MaxPool2d", "params": {"kernel_size": [2, 3]}, "inputs": ["bn"]},
+    {"id": "flat", "op": "Flatten", "inputs": ["conv"]},
+    {"id": "fc", "op": "Linear", "params": {"out_features": 10}, "inputs": ["flat"]})",
+                                       R"(, "output": "fc")"));
+  ASSERT_TRUE(loaded.problems.empty());
+  const auto a = graph::analyseGraph(loaded.project.model, registry);
+  EXPECT_EQ(a.find("conv")->autoValues, (Json{{"in_channels", 1}}));
+  EXPECT_EQ(a.find("bn")->autoValues, (Json{{"num_features", 4}}));
+  EXPECT_EQ(a.find("pool")->autoValues, (Json{{"stride", {2, 3}}}));
+  EXPECT_EQ(a.find("fc")->autoValues, (Json{{"in_features", 4 * 26 * 26}}));
+  EXPECT_TRUE(a.find("flat")->autoValues.empty());
+}
+
 TEST_F(GraphAnalysisTest, UnknownOpSuggestsTheClosest) {
   expectProblem(
       model(R"({"id": "input", "op": "Input"}, {"id": "c", "op": "Conv2D", "inputs": ["input"]})"),

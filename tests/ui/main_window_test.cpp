@@ -2,6 +2,7 @@
 // driven through the window's own actions.
 #include <fstream>
 
+#include <QAbstractScrollArea>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
@@ -27,6 +28,8 @@
 #include <filesystem>
 
 #include "../core/train_fixtures.h"
+#include "editor/graph_canvas.h"
+#include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
@@ -36,20 +39,17 @@
 #include "shell/log_panel.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "ui_test_support.h"
 
 using netsmith::Json;
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;
 using netsmith::ui::ProjectPages;
+using netsmith::uitest::action;
+using netsmith::uitest::example;
 namespace fs = std::filesystem;
 
 namespace {
-
-QAction* action(const MainWindow& w, const char* name) {
-  auto* a = w.findChild<QAction*>(QLatin1String(name));
-  if (!a) qWarning("no action %s", name);
-  return a;
-}
 
 /// Answers the next modal message box with `button` (from the event loop it runs).
 void answerNextMessageBox(QMessageBox::StandardButton button, QString* text = nullptr) {
@@ -92,26 +92,6 @@ class MainWindowTest : public QObject {
 
   // The window fits the screen it opens on (a 1280x720 laptop included), and its toolbar's
   // toggle says what it is.
-  void opensWithinTheScreenWithANamedToolbar() {
-    MainWindow window(m_registry);
-    window.show();
-    const QSize available = window.screen()->availableGeometry().size();
-    const QSize least = window.minimumSizeHint();
-    QVERIFY2(window.width() <= std::max(available.width(), least.width()) &&
-                 window.height() <= std::max(available.height(), least.height()),
-             qPrintable(QStringLiteral("%1x%2 on %3x%4")
-                            .arg(window.width())
-                            .arg(window.height())
-                            .arg(available.width())
-                            .arg(available.height())));
-    // It can shrink to a 1280x720 laptop screen.
-    QVERIFY2(least.width() <= 1280 && least.height() <= 720,
-             qPrintable(QStringLiteral("at least %1x%2").arg(least.width()).arg(least.height())));
-    auto* toolbar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
-    QVERIFY(toolbar);
-    QCOMPARE(toolbar->toggleViewAction()->text(), QStringLiteral("Toolbar"));
-  }
-
   void opensTheDefaultProject() {
     MainWindow window(m_registry);
     window.show();
@@ -288,6 +268,18 @@ class MainWindowTest : public QObject {
     QVERIFY(dialog->reportText().contains(QString::fromStdString(onnx.string())));
     if (!shots.isEmpty()) QVERIFY(dialog->grab().save(shots + QStringLiteral("/export.png")));
     dialog->close();
+
+    // File > New: the run's figures belong to the old project. The Evaluation page, the
+    // dashboard and the status bar forget them.
+    QTemporaryDir other;
+    QVERIFY(window.createProject(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/lenet5.netsmith.json"),
+        other.filePath(QStringLiteral("next.netsmith.json"))));
+    QVERIFY(evaluation->summaryText().isEmpty());
+    QCOMPARE(evaluation->result().metrics.samples, 0);
+    QVERIFY(window.currentCheckpoint().isEmpty());
+    QVERIFY2(!window.runStateText().contains(figure), qPrintable(window.runStateText()));
+    QCOMPARE(dash->chart(QStringLiteral("loss"))->graph(0)->dataCount(), 0);
   }
 
   // The default Fashion-MNIST project with a tiny sample limit, through the window's actions:
@@ -566,9 +558,6 @@ class MainWindowTest : public QObject {
   }
 
  private:
-  static QString example() {
-    return QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json");
-  }
   const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
 };
 

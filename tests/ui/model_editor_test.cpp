@@ -3,10 +3,12 @@
 // exports, and the round trip through the project file and netsmith-cli.
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
 #include <QDragEnterEvent>
 #include <QFile>
 #include <QMimeData>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
@@ -82,6 +84,20 @@ QPoint viewPoint(GraphCanvas* canvas, QPointF scene) {
   return canvas->mapFromScene(scene);
 }
 
+/// Pairs of nodes whose boxes overlap, from the model's own positions ("a/b").
+QStringList overlappingNodes(const netsmith::graph::ModelGraph& model) {
+  QStringList pairs;
+  auto box = [](const netsmith::graph::Node& n) {
+    return QRectF(n.x - GraphCanvas::kNodeWidth / 2, n.y, GraphCanvas::kNodeWidth,
+                  GraphCanvas::kNodeHeight);
+  };
+  for (std::size_t i = 0; i < model.nodes.size(); ++i)
+    for (std::size_t j = i + 1; j < model.nodes.size(); ++j)
+      if (box(model.nodes[i]).intersects(box(model.nodes[j])))
+        pairs << QString::fromStdString(model.nodes[i].id + "/" + model.nodes[j].id);
+  return pairs;
+}
+
 }  // namespace
 
 class ModelEditorTest : public QObject {
@@ -107,8 +123,10 @@ class ModelEditorTest : public QObject {
     QVERIFY(doc.problems().empty());
     QCOMPARE(doc.analysis().totalParams, 421834);
     QVERIFY(doc.isModified());
-    // 14 nodes + 11 parameters = 25 steps (no two edits of one field in a row).
-    QCOMPARE(doc.undoStack()->count(), 14 + 11);
+    // 14 nodes + 6 parameters = 20 steps (no two edits of one field in a row). A new Conv2d
+    // starts with 32 3x3 filters and padding 1, so conv1's three and conv2's kernel and padding
+    // are no edits.
+    QCOMPARE(doc.undoStack()->count(), 14 + 6);
     while (doc.undoStack()->canUndo())
       doc.undoStack()->undo();
     QCOMPARE(modelJson(doc), empty);
@@ -223,7 +241,9 @@ class ModelEditorTest : public QObject {
     QCOMPARE(said.count(), 1);
     QVERIFY(said[0][0].toString().contains(QStringLiteral("cycle")));
     QCOMPARE(doc.undoStack()->count(), 0);
-    // An op dropped from the palette lands where it is dropped.
+    // An op dropped from the palette lands where it is dropped (its centre within a few
+    // pixels of the drop point), and the view does not move.
+    const QPointF viewCentre = canvas->mapToScene(canvas->viewport()->rect().center());
     QMimeData mime;
     mime.setData(QLatin1String(GraphCanvas::kOpMime), "GELU");
     const QPoint dropAt =
@@ -234,7 +254,17 @@ class ModelEditorTest : public QObject {
     QApplication::sendEvent(canvas->viewport(), &drop);
     const auto* gelu = doc.project().model.find("gelu1");
     QVERIFY(gelu);
-    QVERIFY(std::abs(gelu->y - (canvas->outputPort(QStringLiteral("fc2")).y() + 100)) < 2);
+    const QPoint landed =
+        viewPoint(canvas, QPointF(gelu->x, gelu->y + GraphCanvas::kNodeHeight / 2));
+    QVERIFY2((landed - dropAt).manhattanLength() <= 3,
+             qPrintable(QStringLiteral("dropped at %1,%2, landed at %3,%4")
+                            .arg(dropAt.x())
+                            .arg(dropAt.y())
+                            .arg(landed.x())
+                            .arg(landed.y())));
+    QVERIFY(
+        (canvas->mapToScene(canvas->viewport()->rect().center()) - viewCentre).manhattanLength() <
+        2);
     QCOMPARE(canvas->selectedIds(), QStringList{QStringLiteral("gelu1")});
     // A merge node takes several inputs.
     const QString add = editor.addNode(QStringLiteral("Add"), QPointF(300, 300));
@@ -315,6 +345,121 @@ class ModelEditorTest : public QObject {
     // One undo step for the whole block.
     doc.undoStack()->undo();
     QVERIFY(!doc.project().model.find(block[0].toStdString()));
+  }
+
+  // Fit on a laptop-sized page: node text is drawn at the application font's size or larger,
+  // the model's top is in view, and the minimap (the model is taller than the view) is shown.
+  void fitKeepsNodeTextAtTheApplicationFontSize() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1280, 640);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(doc.load(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json")));
+    auto* canvas = page.canvas();
+    canvas->fitToView();
+    const int appPixels = QFontInfo(QApplication::font()).pixelSize();
+    const double nodePixels = QFontInfo(GraphCanvas::nodeFont()).pixelSize() * canvas->zoom();
+    QVERIFY2(nodePixels >= appPixels,
+             qPrintable(QStringLiteral("%1 px < %2 px").arg(nodePixels).arg(appPixels)));
+    const QRect inputBox(viewPoint(canvas, canvas->inputPort(QStringLiteral("input")) -
+                                               QPointF(GraphCanvas::kNodeWidth / 2, 0)),
+                         QSize(int(GraphCanvas::kNodeWidth * canvas->zoom()),
+                               int(GraphCanvas::kNodeHeight * canvas->zoom())));
+    QVERIFY(canvas->viewport()->rect().contains(inputBox));
+    QVERIFY(canvas->minimap()->isVisible());
+    // A click low in the minimap brings the model's output into view.
+    QWidget* map = canvas->minimap();
+    QTest::mouseClick(map, Qt::LeftButton, {}, QPoint(map->width() / 2, map->height() - 8));
+    const QPoint out =
+        viewPoint(canvas, canvas->inputPort(QString::fromStdString(doc.analysis().outputId)));
+    QVERIFY(canvas->viewport()->rect().contains(out));
+    // An edit does not move the view.
+    const QPointF centre = canvas->mapToScene(canvas->viewport()->rect().center());
+    page.editor()->setParam(QStringLiteral("conv1"), QStringLiteral("out_channels"), Json(40));
+    QVERIFY((canvas->mapToScene(canvas->viewport()->rect().center()) - centre).manhattanLength() <
+            2);
+  }
+
+  // Inserting on an edge, a quick fix's Flatten and a block push what is below down: no two
+  // nodes overlap afterwards. The red node's Fix button applies its fix.
+  void insertionsMakeRoomAndTheFixButtonApplies() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1280, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(doc.load(example()));
+    ModelEditor& editor = *page.editor();
+    QVERIFY(overlappingNodes(doc.project().model).isEmpty());
+    const double bnBefore = doc.project().model.find("bn1")->y;
+    const QString drop = editor.insertOnEdge(QStringLiteral("conv1"), QStringLiteral("bn1"),
+                                             QStringLiteral("Dropout"));
+    QVERIFY(!drop.isEmpty());
+    QCOMPARE(doc.project().model.find(drop.toStdString())->y, bnBefore);
+    QVERIFY(doc.project().model.find("bn1")->y > bnBefore);
+    QVERIFY2(overlappingNodes(doc.project().model).isEmpty(),
+             qPrintable(overlappingNodes(doc.project().model).join(' ')));
+    QVERIFY(!editor.insertBlock(QStringLiteral("conv_bn_relu"), QStringLiteral("pool1")).isEmpty());
+    QVERIFY(overlappingNodes(doc.project().model).isEmpty());
+    // Without its Flatten, fc1 is red with a Fix button; a click on it inserts the Flatten.
+    editor.removeNodes({QStringLiteral("flatten")});
+    QVERIFY(editor.connectNodes(QStringLiteral("pool2"), QStringLiteral("fc1")));
+    QVERIFY(page.canvas()->nodeIsInvalid(QStringLiteral("fc1")));
+    auto* fixInInspector = page.inspector()->findChild<QPushButton*>(QStringLiteral("nodeFix"));
+    page.canvas()->selectNodes({QStringLiteral("fc1")}, true);
+    QVERIFY(fixInInspector && fixInInspector->isVisible());
+    QVERIFY(fixInInspector->text().contains(QStringLiteral("Flatten")));
+    auto* canvas = page.canvas();
+    const QPointF fixAt =
+        canvas->inputPort(QStringLiteral("fc1")) + QPointF(GraphCanvas::kNodeWidth / 2 - 14, 10);
+    QTest::mouseClick(canvas->viewport(), Qt::LeftButton, {}, viewPoint(canvas, fixAt));
+    QVERIFY2(doc.problems().empty(),
+             doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
+    QVERIFY2(overlappingNodes(doc.project().model).isEmpty(),
+             qPrintable(overlappingNodes(doc.project().model).join(' ')));
+  }
+
+  // An "auto" field shows the value it stands for (fc1's input: 64 x 7 x 7 = 3136), and
+  // switching it to "value" starts from it; a new node's required field is empty, not "1".
+  void inspectorShowsInferredValuesAndEmptyRequiredFields() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    QVERIFY(doc.load(example()));
+    QVERIFY(!doc.project().model.find("fc1")->params.contains("in_features"));
+    page.canvas()->selectNodes({QStringLiteral("fc1")});
+    auto* in = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("in_features")));
+    QVERIFY(in);
+    QCOMPARE(in->value(), 64 * 7 * 7);
+    QVERIFY(!in->isEnabled());
+    auto* keyword = in->parentWidget()->findChild<QComboBox*>();
+    QVERIFY(keyword);
+    QCOMPARE(keyword->currentText(), QStringLiteral("auto"));
+    keyword->setCurrentIndex(0);  // "value"
+    QCOMPARE(doc.project().model.find("fc1")->params["in_features"], Json(3136));
+    QVERIFY(doc.problems().empty());
+    // A Linear appended at the model's output has one unit per class of the data.
+    doc.setDataClasses(7);
+    QCOMPARE(doc.analysis().outputId, std::string("fc2"));
+    const QString head =
+        page.editor()->addNode(QStringLiteral("Linear"), {}, QStringLiteral("fc2"));
+    QVERIFY2(doc.project().model.find(head.toStdString()), qPrintable(head));
+    QCOMPARE(doc.project().model.find(head.toStdString())->params["out_features"], Json(7));
+    // A Linear added on its own: out_features is required and shows empty; the node is red.
+    const QString fc = page.editor()->addNode(QStringLiteral("Linear"), QPointF(400, 0));
+    QVERIFY(doc.project().model.find(fc.toStdString()));
+    page.canvas()->selectNodes({fc});
+    auto* out = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("out_features")));
+    QVERIFY(out);
+    QVERIFY2(out->text().trimmed().isEmpty(), qPrintable(out->text()));
+    QVERIFY(page.canvas()->nodeIsInvalid(fc));
+    out->setValue(12);
+    QCOMPARE(doc.project().model.find(fc.toStdString())->params["out_features"], Json(12));
+    // A new Conv2d starts with 32 filters.
+    const QString conv = page.editor()->addNode(QStringLiteral("Conv2d"), QPointF(600, 0));
+    QVERIFY(doc.project().model.find(conv.toStdString()));
+    QCOMPARE(doc.project().model.find(conv.toStdString())->params["out_channels"], Json(32));
   }
 
   void inspectorEditsMergeAndReadBackAfterUndo() {

@@ -9,6 +9,7 @@
 #include <QMimeData>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPixmap>
 #include <QSaveFile>
 #include <QScrollBar>
 #include <QToolTip>
@@ -63,6 +64,69 @@ QString describe(const std::string& op, const Json& p) {
 
 }  // namespace
 
+/// The whole graph, small, in the canvas's top-right corner, with the visible part framed;
+/// a click or drag there moves the view.
+class Minimap : public QWidget {
+ public:
+  explicit Minimap(GraphCanvas* canvas) : QWidget(canvas), m_canvas(canvas) {
+    setObjectName(QStringLiteral("canvasMinimap"));
+    setToolTip(tr("The whole model: click or drag to move the view"));
+    setCursor(Qt::PointingHandCursor);
+    hide();
+  }
+  /// Draws the scene's items again (after an edit or a theme change).
+  void refresh() {
+    m_items = m_canvas->scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+    if (m_items.isEmpty()) return;
+    const double s = std::min(kMaxWidth / m_items.width(), kMaxHeight / m_items.height());
+    resize(std::max(40, int(m_items.width() * s)), std::max(40, int(m_items.height() * s)));
+    m_picture = QPixmap(size() * devicePixelRatioF());
+    m_picture.setDevicePixelRatio(devicePixelRatioF());
+    m_picture.fill(palette().color(QPalette::Base));
+    QPainter p(&m_picture);
+    p.setRenderHint(QPainter::Antialiasing);
+    m_canvas->scene()->render(&p, QRectF(QPointF(0, 0), QSizeF(size())), m_items);
+    update();
+  }
+  QRectF itemsRect() const { return m_items; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.drawPixmap(0, 0, m_picture);
+    const QRectF visible =
+        m_canvas->mapToScene(m_canvas->viewport()->rect()).boundingRect().intersected(m_items);
+    p.setPen(QPen(palette().color(QPalette::Highlight), 1.5));
+    p.setBrush(Qt::NoBrush);
+    p.drawRect(toWidget(visible));
+    p.setPen(QPen(palette().color(QPalette::Mid), 1));
+    p.drawRect(rect().adjusted(0, 0, -1, -1));
+  }
+  void mousePressEvent(QMouseEvent* e) override { m_canvas->centerOn(toScene(e->position())); }
+  void mouseMoveEvent(QMouseEvent* e) override {
+    if (e->buttons() & Qt::LeftButton) m_canvas->centerOn(toScene(e->position()));
+  }
+
+ private:
+  static constexpr double kMaxWidth = 150, kMaxHeight = 220;
+  QRectF toWidget(const QRectF& scene) const {
+    const double sx = width() / m_items.width(), sy = height() / m_items.height();
+    return {(scene.x() - m_items.x()) * sx, (scene.y() - m_items.y()) * sy, scene.width() * sx,
+            scene.height() * sy};
+  }
+  QPointF toScene(QPointF at) const {
+    return {m_items.x() + at.x() * m_items.width() / width(),
+            m_items.y() + at.y() * m_items.height() / height()};
+  }
+  GraphCanvas* m_canvas;
+  QRectF m_items;
+  QPixmap m_picture;
+};
+
+QFont GraphCanvas::nodeFont() {
+  return QApplication::font();
+}
+
 GraphCanvas::GraphCanvas(ModelEditor* editor, QWidget* parent)
     : QGraphicsView(parent), m_editor(editor) {
   setObjectName(QStringLiteral("graphCanvas"));
@@ -75,6 +139,32 @@ GraphCanvas::GraphCanvas(ModelEditor* editor, QWidget* parent)
   connect(scene(), &QGraphicsScene::selectionChanged, this, [this] {
     if (!m_rebuilding) Q_EMIT selectionChangedIds(selectedIds());
   });
+  m_minimap = new Minimap(this);
+  for (auto* bar : {horizontalScrollBar(), verticalScrollBar()})
+    connect(bar, &QScrollBar::valueChanged, m_minimap, qOverload<>(&QWidget::update));
+}
+
+double GraphCanvas::zoom() const {
+  return transform().m11();
+}
+
+QWidget* GraphCanvas::minimap() const {
+  return m_minimap;
+}
+
+void GraphCanvas::updateMinimap() {
+  const QRectF items = scene()->itemsBoundingRect();
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
+  const bool fits = items.isEmpty() || visible.contains(items);
+  if (fits) {
+    m_minimap->hide();
+    return;
+  }
+  m_minimap->refresh();
+  const QRect area = viewport()->geometry();
+  m_minimap->move(area.right() - m_minimap->width() - 10, area.top() + 10);
+  m_minimap->show();
+  m_minimap->raise();
 }
 
 GraphCanvas::~GraphCanvas() {
@@ -101,6 +191,9 @@ bool GraphCanvas::nodeIsInvalid(const QString& id) const {
 
 void GraphCanvas::rebuild() {
   const QStringList selected = selectedIds();
+  // The view stays where it is: the scene point at its centre is put back afterwards.
+  const bool keepView = isVisible() && !m_fitPending && !m_nodes.isEmpty();
+  const QRectF visible = mapToScene(viewport()->rect()).boundingRect();
   m_rebuilding = true;
   m_rubber = nullptr;
   scene()->clear();
@@ -121,8 +214,11 @@ void GraphCanvas::rebuild() {
     const QString shape = info && !info->outputShape.empty()
                               ? QString::fromStdString(formatShape(info->outputShape))
                               : QStringLiteral("?");
-    auto* item = new NodeItem(this, QString::fromStdString(n.id), describe(n.op, params), shape,
-                              problems.count(n.id) ? problems[n.id] : QString(), n.frozen);
+    const QString id = QString::fromStdString(n.id);
+    const bool bad = problems.count(n.id) > 0;
+    auto* item =
+        new NodeItem(this, id, describe(n.op, params), shape, bad ? problems[n.id] : QString(),
+                     n.frozen, bad && !m_editor->fixFor(id).isEmpty());
     item->setPos(n.x, n.y);
     scene()->addItem(item);
     m_nodes.insert(item->id(), item);
@@ -142,8 +238,13 @@ void GraphCanvas::rebuild() {
     }
   for (const auto& id : selected)
     if (auto* item = m_nodes.value(id)) item->setSelected(true);
-  scene()->setSceneRect(scene()->itemsBoundingRect().adjusted(-400, -300, 400, 300));
+  // The scene always covers what is on screen, so that the view never re-centres by itself.
+  QRectF area = scene()->itemsBoundingRect().adjusted(-400, -300, 400, 300);
+  if (keepView) area = area.united(visible);
+  scene()->setSceneRect(area);
+  if (keepView) centerOn(visible.center());
   m_rebuilding = false;
+  updateMinimap();
   if (selectedIds() != selected) Q_EMIT selectionChangedIds(selectedIds());
 }
 
@@ -167,6 +268,7 @@ void GraphCanvas::selectNodes(const QStringList& ids, bool center) {
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   if (m_fitPending) fitToView();
+  updateMinimap();
 }
 
 void GraphCanvas::fitToView() {
@@ -174,20 +276,28 @@ void GraphCanvas::fitToView() {
   if (m_fitPending) return;
   const QRectF r = scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30);
   if (r.isEmpty()) return;
-  // Fit, but never so small that the labels cannot be read: a long network shows its top
-  // and scrolls.
+  // Fit, but never so small that node text is below the application font's size: a long
+  // network shows its top and scrolls (the minimap shows the rest).
   const double s = std::clamp(
-      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 0.6, 1.5);
+      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 1.0, 1.5);
   setTransform(QTransform::fromScale(s, s));
   const double visibleHeight = viewport()->height() / s;
   centerOn(r.height() <= visibleHeight ? r.center()
                                        : QPointF(r.center().x(), r.top() + visibleHeight / 2));
+  updateMinimap();
 }
 
 void GraphCanvas::zoomBy(double factor) {
   const double s = transform().m11() * factor;
   if (s < 0.05 || s > 6) return;
   scale(factor, factor);
+  updateMinimap();
+}
+
+QString GraphCanvas::fixButtonAt(QPointF scenePos) const {
+  for (auto* n : m_nodes)
+    if (n->hasFix() && NodeItem::fixButtonRect().contains(scenePos - n->pos())) return n->id();
+  return {};
 }
 
 QString GraphCanvas::nodeAt(QPointF scenePos, bool* onOutputPort) const {
@@ -233,6 +343,12 @@ void GraphCanvas::mousePressEvent(QMouseEvent* event) {
     return;
   }
   if (event->button() == Qt::LeftButton) {
+    if (const QString fix = fixButtonAt(mapToScene(event->pos())); !fix.isEmpty()) {
+      const QString did = m_editor->applyFix(fix);
+      if (!did.isEmpty()) Q_EMIT message(did);
+      event->accept();
+      return;
+    }
     bool onPort = false;
     const QString id = nodeAt(mapToScene(event->pos()), &onPort);
     if (onPort) {
@@ -399,7 +515,9 @@ void GraphCanvas::dropEvent(QDropEvent* event) {
     return;
   }
   const QString op = QString::fromUtf8(event->mimeData()->data(QLatin1String(kOpMime)));
-  const QPointF at = mapToScene(event->position().toPoint());
+  // The node's centre lands on the drop point (a node's position is its input port, top
+  // centre).
+  const QPointF at = mapToScene(event->position().toPoint()) - QPointF(0, kNodeHeight / 2);
   QString why;
   const QString id =
       m_editor->addNode(op, QPointF(std::round(at.x()), std::round(at.y())), {}, &why);

@@ -3,8 +3,11 @@
 // The model graph drawn on a QGraphicsView: one box per node (op, key parameters, output
 // shape; red with its problem when invalid), edges from output ports (bottom) to input ports
 // (top) labelled with the tensor shape. Drag a node to move it, drag from an output port to a
-// node to connect, drop an op from the palette to add it, Ctrl+wheel to zoom, middle button to
-// pan. Every change goes through the ModelEditor, so it is undoable.
+// node to connect, drop an op from the palette to add it (where it was dropped), Ctrl+wheel to
+// zoom, middle button to pan; a red node's "Fix" button applies its quick fix. Every change goes
+// through the ModelEditor, so it is undoable; the view stays where it is across edits. A
+// minimap in the corner shows the whole graph when it does not fit.
+#include <QFont>
 #include <QGraphicsView>
 #include <QHash>
 #include <QPointer>
@@ -15,6 +18,7 @@ class QGraphicsLineItem;
 
 namespace netsmith::ui {
 
+class Minimap;
 class ModelEditor;
 class NodeItem;
 class EdgeItem;
@@ -27,6 +31,9 @@ class GraphCanvas : public QGraphicsView {
   static constexpr double kNodeHeight = 56;
   static constexpr const char* kOpMime = "application/x-netsmith-op";
 
+  /// The font of node text: the application's, so that at zoom 1 it reads like the rest.
+  static QFont nodeFont();
+
   explicit GraphCanvas(ModelEditor* editor, QWidget* parent = nullptr);
   ~GraphCanvas() override;
 
@@ -34,8 +41,14 @@ class GraphCanvas : public QGraphicsView {
   void rebuild();
   QStringList selectedIds() const;
   void selectNodes(const QStringList& ids, bool center = false);
-  /// Fits the graph in the view (capped at 150%); before the view has its size, on first show.
+  /// Fits the graph in the view, between 100% (node text at the application font's size) and
+  /// 150%; a graph taller than the view fits its width and shows its top (scroll, or use the
+  /// minimap). Before the view has its size, on first show.
   void fitToView();
+  /// The view's scale (1 = node text at the application font's size).
+  double zoom() const;
+  /// The minimap (shown only while the graph does not fit the view).
+  QWidget* minimap() const;
   void zoomBy(double factor);
   /// The node under a scene point ("" for none) and whether the point is on its output port.
   QString nodeAt(QPointF scenePos, bool* onOutputPort = nullptr) const;
@@ -74,6 +87,9 @@ class GraphCanvas : public QGraphicsView {
   void refuse(const QString& why, QPoint viewPos);
   void commitMoves();
   EdgeItem* edgeAt(QPoint viewPos) const;
+  /// The node whose "Fix" button is at a scene point ("" for none).
+  QString fixButtonAt(QPointF scenePos) const;
+  void updateMinimap();
 
   ModelEditor* m_editor;
   QHash<QString, NodeItem*> m_nodes;
@@ -87,6 +103,7 @@ class GraphCanvas : public QGraphicsView {
   bool m_pressedOnNode = false;
   bool m_rebuilding = false;
   bool m_fitPending = false;
+  Minimap* m_minimap = nullptr;
 };
 
 }  // namespace netsmith::ui

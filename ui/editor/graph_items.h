@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "editor/graph_canvas.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -18,13 +19,14 @@ namespace netsmith::ui {
 class NodeItem : public QGraphicsItem {
  public:
   NodeItem(GraphCanvas* canvas, QString id, QString title, QString shape, QString problem,
-           bool frozen)
+           bool frozen, bool hasFix)
       : m_canvas(canvas),
         m_id(std::move(id)),
         m_title(std::move(title)),
         m_shape(std::move(shape)),
         m_problem(std::move(problem)),
-        m_frozen(frozen) {
+        m_frozen(frozen),
+        m_hasFix(hasFix) {
     setFlags(ItemIsMovable | ItemIsSelectable | ItemSendsGeometryChanges);
     setToolTip(m_problem.isEmpty()
                    ? m_id + ": " + m_title + "\n" + QObject::tr("output %1").arg(m_shape)
@@ -40,29 +42,42 @@ class NodeItem : public QGraphicsItem {
                    GraphCanvas::kNodeHeight);
     const bool bad = !m_problem.isEmpty();
     const QPalette pal = QApplication::palette();
-    QColor fill = bad ? QColor(253, 226, 226) : pal.color(QPalette::Base);
-    QColor border = bad ? QColor(200, 30, 30) : pal.color(QPalette::Mid);
+    const ThemeColors theme = themeColors();
+    QColor fill = bad ? theme.errorFill : pal.color(QPalette::Base);
+    QColor border = bad ? theme.errorBorder : pal.color(QPalette::Mid);
     if (isSelected()) border = pal.color(QPalette::Highlight);
     p->setRenderHint(QPainter::Antialiasing);
     p->setPen(
         QPen(border, isSelected() || bad ? 2.2 : 1.2, m_frozen ? Qt::DashLine : Qt::SolidLine));
     p->setBrush(fill);
     p->drawRoundedRect(r, 6, 6);
-    const QColor text = bad ? QColor(120, 0, 0) : pal.color(QPalette::Text);
+    const QColor text = bad ? theme.errorText : pal.color(QPalette::Text);
     p->setPen(text);
-    QFont f = QApplication::font();
-    f.setPointSizeF(8.5);
+    // Three lines at the application's font size: id, op and key parameters, output shape.
+    QFont f = GraphCanvas::nodeFont();
+    const double line = QFontMetricsF(f).height();
+    const double gap = std::max(0.0, (GraphCanvas::kNodeHeight - 3 * line) / 4);
     f.setBold(true);
     p->setFont(f);
-    p->drawText(r.adjusted(8, 3, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_id);
+    p->drawText(r.adjusted(8, gap, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_id);
     f.setBold(false);
     p->setFont(f);
-    p->drawText(r.adjusted(8, 20, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_title);
+    p->drawText(r.adjusted(8, 2 * gap + line, -8, 0), Qt::AlignLeft | Qt::AlignTop, m_title);
     QColor dim = text;
     dim.setAlpha(160);
     p->setPen(dim);
-    p->drawText(r.adjusted(8, 0, -8, -3), Qt::AlignLeft | Qt::AlignBottom,
+    p->drawText(r.adjusted(8, 0, -8, -gap), Qt::AlignLeft | Qt::AlignBottom,
                 bad ? QObject::tr("error") : m_shape);
+    if (m_hasFix) {  // a "Fix" button in the top-right corner; a click applies the quick fix
+      const QRectF b = fixButtonRect();
+      p->setPen(QPen(theme.errorBorder, 1));
+      p->setBrush(theme.errorBorder);
+      p->drawRoundedRect(b, 4, 4);
+      p->setPen(QColor(Qt::white));
+      f.setBold(true);
+      p->setFont(f);
+      p->drawText(b, Qt::AlignCenter, QObject::tr("Fix"));
+    }
     // ports
     p->setPen(QPen(border, 1));
     p->setBrush(pal.color(QPalette::Window));
@@ -75,12 +90,21 @@ class NodeItem : public QGraphicsItem {
   QString id() const { return m_id; }
   QString title() const { return m_title; }
   bool invalid() const { return !m_problem.isEmpty(); }
+  bool hasFix() const { return m_hasFix; }
+  /// The "Fix" button, in item coordinates.
+  static QRectF fixButtonRect() {
+    const double h = QFontMetricsF(GraphCanvas::nodeFont()).height() + 4;
+    const double w =
+        QFontMetricsF(GraphCanvas::nodeFont()).horizontalAdvance(QObject::tr("Fix")) + 14;
+    return {GraphCanvas::kNodeWidth / 2 - w - 5, 4, w, h};
+  }
   QList<EdgeItem*> edges;
 
  private:
   GraphCanvas* m_canvas;
   QString m_id, m_title, m_shape, m_problem;
   bool m_frozen;
+  bool m_hasFix;
 };
 
 /// An edge from an output port to an input port, labelled with the tensor shape.
@@ -127,8 +151,8 @@ class EdgeItem : public QGraphicsPathItem {
     p->setBrush(pal.color(QPalette::Mid));
     p->drawPolygon(QPolygonF({tip, tip + QPointF(-4, -8), tip + QPointF(4, -8)}));
     if (!m_label.isEmpty()) {
-      QFont f = QApplication::font();
-      f.setPointSizeF(7.5);
+      QFont f = GraphCanvas::nodeFont();
+      f.setPointSizeF(f.pointSizeF() * 0.9);
       p->setFont(f);
       p->setPen(pal.color(QPalette::Text));
       p->drawText(m_mid + QPointF(5, 4), m_label);

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "editor/graph_canvas.h"
 #include "graph/graph_analysis.h"
 #include "session/project_document.h"
 
@@ -38,6 +39,19 @@ const std::map<std::string, std::string>& idPrefixes() {
                                                        {"GlobalAvgPool2d", "gap"},
                                                        {"AdaptiveAvgPool2d", "gap"}};
   return m;
+}
+
+/// Moves every node at or below `fromY` (but `except`) down by `shift`, so that an insertion
+/// has room: what is below moves, nothing lands on top of another node.
+void shiftBelow(graph::ModelGraph& g, double fromY, double shift, const std::string& except) {
+  for (auto& n : g.nodes)
+    if (n.y >= fromY && n.id != except) n.y += shift;
+}
+
+/// What a new node of `op` starts with: a convolution gets 32 3x3 filters with "same" padding.
+Json startingParams(const std::string& op) {
+  if (op == "Conv2d") return Json{{"out_channels", 32}, {"kernel_size", 3}, {"padding", 1}};
+  return Json::object();
 }
 
 }  // namespace
@@ -103,7 +117,12 @@ QString ModelEditor::addNode(const QString& op, QPointF pos, const QString& afte
   node.op = def->name;
   node.x = pos.x();
   node.y = pos.y();
+  node.params = startingParams(node.op);
   const graph::Node* prev = after.isEmpty() ? nullptr : g.find(after.toStdString());
+  // A Linear appended at the model's output is the new output: one unit per class.
+  if (prev && node.op == "Linear" && m_document->dataClasses() > 0 &&
+      m_document->analysis().outputId == prev->id)
+    node.params["out_features"] = m_document->dataClasses();
   if (prev && !def->isSource && def->maxInputs != 0) {
     // Take over the consumers of `after`, then read from it.
     for (auto& n : g.nodes)
@@ -115,9 +134,7 @@ QString ModelEditor::addNode(const QString& op, QPointF pos, const QString& afte
       node.x = prev->x;
       node.y = prev->y + kRowGap;
       // Push everything below down one row, so the chain stays readable.
-      const double fromY = node.y - 1e-9;
-      for (auto& n : g.nodes)
-        if (n.y >= fromY && n.id != prev->id) n.y += kRowGap;
+      shiftBelow(g, node.y - 1e-9, kRowGap, prev->id);
     }
   }
   g.nodes.push_back(node);
@@ -256,9 +273,13 @@ QString ModelEditor::insertOnEdge(const QString& fromId, const QString& toId, co
   node.id = freshId(op).toStdString();
   node.op = def->name;
   node.inputs = {from->id};
-  node.x = (from->x + to->x) / 2;
-  node.y = (from->y + to->y) / 2;
+  node.params = startingParams(node.op);
+  // The new node takes `to`'s place; `to` and everything level with or below it move down a
+  // row (anything overlapping `to`'s row too).
+  node.x = to->x;
+  node.y = to->y;
   *it = node.id;
+  shiftBelow(g, to->y - GraphCanvas::kNodeHeight, kRowGap, from->id);
   g.nodes.push_back(node);
   commit(g, tr("Insert %1").arg(QString::fromStdString(node.id)));
   return QString::fromStdString(node.id);
@@ -405,9 +426,7 @@ QStringList ModelEditor::insertBlock(const QString& kind, const QString& after) 
       for (auto& i : n.inputs)
         if (i == prev->id) i = last;
     if (g.output == prev->id) g.output = last;
-    const double below = y0 - 1e-9, shift = kRowGap * double(block.size());
-    for (auto& n : g.nodes)
-      if (n.y >= below && n.id != prev->id) n.y += shift;
+    shiftBelow(g, y0 - 1e-9, kRowGap * double(block.size()), prev->id);
   }
   QStringList ids;
   for (auto& n : block) {

@@ -103,6 +103,7 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   m_totals = new QLabel(this);
   m_totals->setObjectName(QStringLiteral("modelTotals"));
   m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_totals->setWordWrap(true);  // wraps on a narrow window instead of widening it
   m_batch = new QSpinBox(this);
   m_batch->setObjectName(QStringLiteral("memoryBatch"));
   m_batch->setRange(1, 1 << 20);
@@ -167,23 +168,11 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
     addAction(a);
     return a;
   };
-  add(
-      tr("Copy"), QKeySequence::Copy, [this] { copySelection(); }, "actionModelCopy");
-  add(
-      tr("Paste"), QKeySequence::Paste, [this] { pasteClipboard(); }, "actionModelPaste");
+  // Cut, Copy, Paste, Delete and Select All are in the window's Edit menu.
   add(
       tr("Duplicate"), QKeySequence(Qt::CTRL | Qt::Key_D),
       [this] { m_canvas->selectNodes(m_editor->duplicate(m_canvas->selectedIds())); },
       "actionModelDuplicate");
-  add(
-      tr("Select all"), QKeySequence::SelectAll,
-      [this] {
-        QStringList all;
-        for (const auto& n : m_editor->model().nodes)
-          all << QString::fromStdString(n.id);
-        m_canvas->selectNodes(all);
-      },
-      "actionModelSelectAll");
   add(
       tr("Auto layout"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L),
       [this] { m_editor->autoLayout(); }, "actionModelLayout");
@@ -316,6 +305,24 @@ void ModelPage::appendOp(const QString& op) {
     Q_EMIT m_canvas->message(why);
   else
     m_canvas->selectNodes({id}, true);
+}
+
+void ModelPage::cutSelection() {
+  const QStringList sel = m_canvas->selectedIds();
+  if (sel.isEmpty()) return;
+  QApplication::clipboard()->setText(m_editor->copy(sel));
+  m_editor->removeNodes(sel);
+}
+
+void ModelPage::deleteSelection() {
+  m_editor->removeNodes(m_canvas->selectedIds());
+}
+
+void ModelPage::selectAllNodes() {
+  QStringList all;
+  for (const auto& n : m_editor->model().nodes)
+    all << QString::fromStdString(n.id);
+  m_canvas->selectNodes(all);
 }
 
 void ModelPage::copySelection() {

@@ -37,8 +37,12 @@ class ModelPage : public QWidget {
   void modelChanged();
   /// The palette's double-click: append `op` after the selected node.
   void appendOp(const QString& op);
+  /// Edit > Cut, Copy, Paste, Delete, Select All on the canvas's nodes.
+  void cutSelection();
   void copySelection();
   void pasteClipboard();
+  void deleteSelection();
+  void selectAllNodes();
   /// The summary table as CSV (node, op, shape, params, MACs, activation bytes), atomically.
   bool exportTableCsv(const QString& path, QString* error = nullptr);
   /// Training memory in bytes at `batch` and the largest batch that fits `budgetBytes`.

@@ -7,6 +7,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QLineEdit>
+#include <QPushButton>
 #include <QSignalBlocker>
 #include <QSpinBox>
 #include <QToolButton>
@@ -16,6 +17,7 @@
 
 #include "editor/model_editor.h"
 #include "forms/schema_form.h"
+#include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "session/project_document.h"
 
@@ -25,12 +27,17 @@ NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
     : QWidget(parent),
       m_editor(editor),
       m_heading(new QLabel(this)),
-      m_formHost(new QWidget(this)) {
+      m_formHost(new QWidget(this)),
+      m_fix(new QPushButton(this)) {
   setObjectName(QStringLiteral("nodeInspector"));
   m_heading->setWordWrap(true);
   m_heading->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_fix->setObjectName(QStringLiteral("nodeFix"));
+  m_fix->hide();
+  connect(m_fix, &QPushButton::clicked, this, [this] { m_editor->applyFix(m_id); });
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_heading);
+  layout->addWidget(m_fix, 0, Qt::AlignLeft);
   layout->addWidget(m_formHost);
   layout->addStretch(1);
   setMinimumWidth(250);
@@ -58,6 +65,7 @@ void NodeInspector::rebuild() {
   const auto* def = n ? m_editor->document()->registry().find(n->op) : nullptr;
   if (!n || !def) {
     m_op.clear();
+    m_fix->hide();
     m_heading->setText(tr("<i>Select one node to edit its parameters.</i>"));
     return;
   }
@@ -97,7 +105,12 @@ void NodeInspector::refreshValues() {
     if (!m_op.isEmpty() || n) rebuild();
     return;
   }
-  m_params->setValues(n->params);
+  const auto* info = m_editor->document()->analysis().find(n->id);
+  m_params->setValues(n->params, info ? info->autoValues : Json());
+  const QString fix = m_editor->fixFor(m_id);
+  m_fix->setText(tr("Fix: %1").arg(fix));
+  m_fix->setToolTip(tr("Apply the quick fix of this node's problem (undoable)"));
+  m_fix->setVisible(!fix.isEmpty());
   if (m_init) {
     const QSignalBlocker block(m_init);
     m_init->setCurrentText(n->init.empty() ? QStringLiteral("default")

@@ -3,7 +3,8 @@
 // The inspector: a form generated from the selected node's op schema (spin boxes with ranges
 // and units, combo boxes, check boxes, keyword choices such as "auto"), the help text as
 // tooltips, the init scheme and the frozen flag. Every change applies at once through the
-// ModelEditor (undoable; consecutive edits of one field merge).
+// ModelEditor (undoable; consecutive edits of one field merge). An "auto" field shows the value
+// it stands for; a red node's quick fix is a button.
 #include <QHash>
 #include <QString>
 #include <QWidget>
@@ -15,6 +16,7 @@ class QCheckBox;
 class QComboBox;
 class QFormLayout;
 class QLabel;
+class QPushButton;
 
 namespace netsmith::ui {
 
@@ -47,6 +49,7 @@ class NodeInspector : public QWidget {
   SchemaForm* m_params = nullptr;
   QComboBox* m_init = nullptr;
   QCheckBox* m_frozen = nullptr;
+  QPushButton* m_fix = nullptr;  ///< "Fix: set in_features to 2704", shown when there is one
 };
 
 }  // namespace netsmith::ui

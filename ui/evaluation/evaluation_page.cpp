@@ -21,6 +21,7 @@
 #include "data/named_paths.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -73,6 +74,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_perClass->horizontalHeader()->setStretchLastSection(true);
   m_bars->setObjectName(QStringLiteral("perClassChart"));
   m_bars->setMinimumHeight(180);
+  legendBelow(m_bars);
+  followTheme(m_bars);
   for (auto* list : {m_cell, m_misclassified}) {
     list->setViewMode(QListView::IconMode);
     list->setIconSize(QSize(56, 56));
@@ -142,7 +145,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
 }
 
 void EvaluationPage::setCheckpoint(const QString& path) {
-  if (path != m_checkpoint) {
+  if (path != m_checkpoint || path.isEmpty()) {
     // Another checkpoint (or none: a new project): the old figures no longer apply.
     m_job->cancel();
     clearResult();

@@ -29,6 +29,7 @@
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -105,6 +106,8 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_classWeights->hide();
   m_histogram->setObjectName(QStringLiteral("classHistogram"));
   m_histogram->setMinimumHeight(200);
+  legendBelow(m_histogram);
+  followTheme(m_histogram);
   m_skipped->setObjectName(QStringLiteral("skippedList"));
   m_grid->setObjectName(QStringLiteral("sampleGrid"));
   m_grid->setViewMode(QListView::IconMode);

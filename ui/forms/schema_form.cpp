@@ -13,6 +13,8 @@
 #include <cmath>
 #include <optional>
 
+#include "util/theme_colors.h"
+
 namespace netsmith::ui {
 
 namespace {
@@ -83,9 +85,13 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         const bool pair = spec.type == ParamType::IntPair;
         auto* a = new QSpinBox(this);
         auto* b = pair ? new QSpinBox(this) : nullptr;
+        // A required field without a value shows empty: one below the range stands for "not
+        // set", shown as a blank, and is never sent.
+        const bool required = spec.required();
         for (auto* s : {a, b}) {
           if (!s) continue;
-          s->setRange(intMin(spec), intMax(spec));
+          s->setRange(intMin(spec) - (required ? 1 : 0), intMax(spec));
+          if (required) s->setSpecialValueText(QStringLiteral(" "));
           s->setSuffix(unit);
           s->setToolTip(help);
           s->setKeyboardTracking(false);
@@ -96,11 +102,12 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         if (keywordBox) row->addWidget(keywordBox);
         row->addWidget(a, 1);
         if (b) row->addWidget(b, 1);
-        auto emitValue = [a, b, keywordBox, set] {
+        auto emitValue = [a, b, keywordBox, set, required] {
           if (keywordBox && keywordBox->currentIndex() > 0) {
             set(Json(keywordBox->currentText().toStdString()));
             return;
           }
+          if (required && (a->value() == a->minimum() || (b && b->value() == b->minimum()))) return;
           if (b && a->value() != b->value())
             set(Json::array({a->value(), b->value()}));
           else
@@ -111,16 +118,21 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         if (keywordBox)
           QObject::connect(keywordBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
                            emitValue);
-        field.show = [a, b, keywordBox](const Json& v) {
+        field.show = [a, b, keywordBox](const Json& given, const Json& inferred) {
           const QSignalBlocker ba(a);
           std::optional<QSignalBlocker> bb;
           if (b) bb.emplace(b);
           std::optional<QSignalBlocker> bk;
           if (keywordBox) bk.emplace(keywordBox);
-          const bool keyword = v.is_string();
+          const bool keyword = given.is_string();
+          // A keyword field shows the value the keyword stands for, so that switching to
+          // "value" starts from it.
+          const Json& v =
+              keyword && (inferred.is_number() || inferred.is_array()) ? inferred : given;
           if (keywordBox) {
             const int i =
-                keyword ? keywordBox->findText(QString::fromStdString(v.get<std::string>())) : 0;
+                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
+                        : 0;
             keywordBox->setCurrentIndex(std::max(0, i));
           }
           a->setEnabled(!keyword);
@@ -131,6 +143,9 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
           } else if (v.is_number()) {
             a->setValue(v.get<int>());
             if (b) b->setValue(v.get<int>());
+          } else if (v.is_null()) {  // a required field not set yet
+            a->setValue(a->minimum());
+            if (b) b->setValue(b->minimum());
           }
         };
         editor = host;
@@ -147,7 +162,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         s->setKeyboardTracking(false);
         QObject::connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
                          [set](double v) { set(Json(v)); });
-        field.show = [s](const Json& v) {
+        field.show = [s](const Json& v, const Json&) {
           const QSignalBlocker block(s);
           if (v.is_number()) s->setValue(v.get<double>());
         };
@@ -159,7 +174,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         auto* c = new QCheckBox(this);
         c->setToolTip(help);
         QObject::connect(c, &QCheckBox::toggled, this, [set](bool v) { set(Json(v)); });
-        field.show = [c](const Json& v) {
+        field.show = [c](const Json& v, const Json&) {
           const QSignalBlocker block(c);
           c->setChecked(v.is_boolean() && v.get<bool>());
         };
@@ -174,7 +189,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         c->setToolTip(help);
         QObject::connect(c, &QComboBox::textActivated, this,
                          [set](const QString& v) { set(Json(v.toStdString())); });
-        field.show = [c](const Json& v) {
+        field.show = [c](const Json& v, const Json&) {
           const QSignalBlocker block(c);
           if (v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));
         };
@@ -190,10 +205,10 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
             set(Json::parse(e->text().toStdString()));
             e->setStyleSheet({});
           } catch (const std::exception&) {
-            e->setStyleSheet(QStringLiteral("QLineEdit { background: #fde2e2; }"));
+            e->setStyleSheet(errorFieldStyle());
           }
         });
-        field.show = [e](const Json& v) {
+        field.show = [e](const Json& v, const Json&) {
           const QSignalBlocker block(e);
           e->setText(v.is_null() ? QString() : QString::fromStdString(v.dump()));
         };
@@ -224,10 +239,12 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
   setValues(values);
 }
 
-void SchemaForm::setValues(const Json& values) {
+void SchemaForm::setValues(const Json& values, const Json& autoValues) {
   for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
     const std::string key = it.key().toStdString();
-    it->show(values.is_object() && values.contains(key) ? values[key] : it->defaultValue);
+    const bool inferred = autoValues.is_object() && autoValues.contains(key);
+    it->show(values.is_object() && values.contains(key) ? values[key] : it->defaultValue,
+             inferred ? autoValues[key] : Json());
   }
 }
 
@@ -235,7 +252,7 @@ void SchemaForm::setProblem(const QString& key, const QString& reason) {
   auto it = m_fields.find(key);
   if (it == m_fields.end()) return;
   it->problem = reason;
-  it->widget->setStyleSheet(reason.isEmpty() ? QString() : QStringLiteral("background: #fde2e2;"));
+  it->widget->setStyleSheet(reason.isEmpty() ? QString() : errorFieldStyle());
   it->widget->setToolTip(reason.isEmpty() ? it->help : reason);
 }
 

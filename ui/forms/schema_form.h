@@ -29,7 +29,8 @@ class SchemaForm : public QWidget {
   /// Rebuilds the fields for `schema` and shows `values` (missing keys show their default).
   void setSchema(const schema::ParamSchema& schema, const Json& values);
   /// Shows `values` again without rebuilding (after undo / redo); the widgets keep focus.
-  void setValues(const Json& values);
+  /// A field set to a keyword ("auto") shows its value from `autoValues` when there is one.
+  void setValues(const Json& values, const Json& autoValues = Json());
   void setOnChange(ChangeFn fn) { m_onChange = std::move(fn); }
   /// Marks a field invalid (red, the reason as tooltip); an empty reason clears it.
   void setProblem(const QString& key, const QString& reason);
@@ -46,7 +47,8 @@ class SchemaForm : public QWidget {
     QString help;
     QString problem;
     Json defaultValue;
-    std::function<void(const Json&)> show;  ///< puts a value in the widgets (signals blocked)
+    /// Puts a value in the widgets (signals blocked); the second is what a keyword stands for.
+    std::function<void(const Json& value, const Json& inferred)> show;
   };
   void changed(const QString& key, const Json& value);
 

@@ -22,6 +22,7 @@
 #include "train/project_plan.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -179,6 +180,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   m_chart->yAxis->setLabel(tr("learning rate"));
   m_chart->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_chart->setMinimumSize(320, 200);
+  followTheme(m_chart);
   auto* right = new QWidget(this);
   auto* rl = new QVBoxLayout(right);
   rl->addWidget(new QLabel(tr("<b>Planned learning rate</b>"), right));

@@ -98,7 +98,6 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
   connect(m_logBox, &QCheckBox::toggled, this, &Dashboard::setGradNormLogScale);
   connect(m_followBox, &QCheckBox::toggled, this, &Dashboard::setFollow);
-  applyPalette();
 }
 
 Dashboard::~Dashboard() = default;
@@ -538,16 +537,6 @@ void Dashboard::chartContextMenu(const QString& chartId, const QPoint& pos) {
   menu.addSeparator();
   menu.addAction(tr("Fit and follow"), this, [this] { setFollow(true); });
   menu.exec(plot->mapToGlobal(pos));
-}
-
-void Dashboard::applyPalette() {
-  const QPalette pal = QApplication::palette();
-  const QColor fg = pal.color(QPalette::WindowText);
-  const QColor bg = pal.color(QPalette::Base);
-  QColor gridColor = fg;
-  gridColor.setAlpha(40);
-  for (const auto& c : m_charts)
-    c->applyPalette(fg, bg, gridColor);
 }
 
 }  // namespace netsmith::ui

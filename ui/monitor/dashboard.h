@@ -97,8 +97,6 @@ class Dashboard : public QWidget {
   /// and timers run in between) and a new round starts no sooner than 3x the last round's
   /// duration (at least 40 ms); nothing is drawn while the dashboard is hidden.
   void replotAll();
-  /// Reads colours from the current palette (light / dark theme).
-  void applyPalette();
 
  private:
   struct OverlayData {

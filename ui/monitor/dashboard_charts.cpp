@@ -8,6 +8,8 @@
 #include <cmath>
 #include <limits>
 
+#include "util/theme_colors.h"
+
 namespace netsmith::ui {
 
 namespace {
@@ -77,7 +79,8 @@ DashboardChart::DashboardChart(const QString& id, const QString& title, const QS
   m_plot->axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
   m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
   m_plot->legend->setFont(QFont(family, 8));
-  m_plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
+  legendBelow(m_plot, 3);
+  followTheme(m_plot);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
   m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -106,25 +109,6 @@ void DashboardChart::extendYRange(double& lo, double& hi) const {
     lo = std::min(lo, log ? s.minPositive : s.minValue);
     hi = std::max(hi, s.maxValue);
   }
-}
-
-void DashboardChart::applyPalette(const QColor& text, const QColor& background,
-                                  const QColor& grid) {
-  m_plot->setBackground(background);
-  for (QCPAxis* axis : {m_plot->xAxis, m_plot->yAxis}) {
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
-  m_plot->legend->setBrush(background);
-  m_plot->legend->setTextColor(text);
-  m_plot->legend->setBorderPen(QPen(grid));
-  if (auto* title = qobject_cast<QCPTextElement*>(m_plot->plotLayout()->element(0, 0)))
-    title->setTextColor(text);
-  m_plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QStringList DashboardChart::valuesAt(double key) const {

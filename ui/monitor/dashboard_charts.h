@@ -92,8 +92,6 @@ class DashboardChart {
   /// A dashed line of a past run, drawn over this chart's series; its points are set by the
   /// caller.
   QCPGraph* addOverlayGraph(const QString& name, const QColor& color, bool markers);
-  /// Colours of text, background and grid lines (light or dark theme).
-  void applyPalette(const QColor& text, const QColor& background, const QColor& grid);
 
  protected:
   DashboardSeries& addSeries(const QString& id, const QString& name, const QColor& color,

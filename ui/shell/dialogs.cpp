@@ -24,6 +24,7 @@
 #include "env/env_report.h"
 #include "export/export_job.h"
 #include "train/trainer.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -242,6 +243,8 @@ LrFinderDialog::LrFinderDialog(const train::LrFindResult& result, QWidget* paren
   if (result.minLossLr > 0) addLine(result.minLossLr, QPen(Qt::gray, 1, Qt::DotLine));
   if (result.suggestedLr > 0) addLine(result.suggestedLr, QPen(Qt::red, 1, Qt::DashLine));
   plot->legend->setVisible(true);
+  legendBelow(plot);
+  followTheme(plot);
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_summary =
       tr("Suggested learning rate: %1 (red: the steepest fall of the smoothed loss before its "

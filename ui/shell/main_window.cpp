@@ -41,6 +41,7 @@
 #include "shell/project_pages.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -87,9 +88,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 0);
   m_banner = new QFrame(central);
   m_banner->setObjectName(QStringLiteral("errorBanner"));
-  m_banner->setStyleSheet(QStringLiteral(
-      "#errorBanner { background: #f8d7da; border: 1px solid #f1aeb5; border-radius: 3px; }"
-      "#errorBanner QLabel { color: #58151c; }"));
+  m_banner->setStyleSheet(errorBannerStyle(m_banner->objectName()));
   auto* bannerLayout = new QHBoxLayout(m_banner);
   m_bannerText = new QLabel(m_banner);
   m_bannerText->setObjectName(QStringLiteral("errorBannerText"));
@@ -440,7 +439,8 @@ QString MainWindow::bannerText() const {
 
 void MainWindow::setTheme(const QString& theme) {
   applyTheme(theme);
-  dashboard()->applyPalette();
+  m_banner->setStyleSheet(errorBannerStyle(m_banner->objectName()));
+  styleCharts(this);  // hidden pages' charts too, before they are next shown
   for (auto* a : m_themeGroup->actions())
     a->setChecked(a->data().toString() == theme);
   auto prefs = Preferences::load();

@@ -46,6 +46,9 @@ class MainWindow : public QMainWindow {
   /// Opens `path`; shows the error in a message box (unless `quiet`) and returns false on failure.
   /// Asks about unsaved changes first (unless `quiet`).
   bool openProject(const QString& path, bool quiet = false);
+  /// File > New from template once the target is chosen: the new project replaces the open
+  /// one, and the last run's figures are cleared.
+  bool createProject(const QString& templatePath, const QString& target);
   ProjectDocument* document() const { return m_document; }
   TrainerSession* session() const { return m_session; }
   ProjectPages* pages() const { return m_pages; }
@@ -107,6 +110,8 @@ class MainWindow : public QMainWindow {
   void rebuildRecentMenu();
   void showBanner(const QString& text);
   void hideBanner();
+  /// Another project: the last run's figures (charts, evaluation, status bar) no longer apply.
+  void forgetRun();
   void setTheme(const QString& theme);
   void showPreferences();
   void showEnvironment();

@@ -5,12 +5,14 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QListWidget>
 #include <QMenuBar>
 #include <QSettings>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
 
+#include "editor/model_page.h"
 #include "export/export_job.h"
 #include "forms/training_page.h"
 #include "session/project_document.h"
@@ -84,6 +86,27 @@ void MainWindow::buildEditMenu() {
                         QKeySequence::Undo));
   edit->addAction(setUp(m_document->undoStack()->createRedoAction(this, tr("&Redo")), "actionRedo",
                         QKeySequence::Redo));
+  edit->addSeparator();
+  // On the model canvas; a focused text field keeps these keys for its own text.
+  auto* model = m_pages->modelPage();
+  const QList<QAction*> canvasActions = {
+      setUp(edit->addAction(tr("Cu&t"), model, &ModelPage::cutSelection), "actionCut",
+            QKeySequence::Cut),
+      setUp(edit->addAction(tr("&Copy"), model, &ModelPage::copySelection), "actionCopy",
+            QKeySequence::Copy),
+      setUp(edit->addAction(tr("&Paste"), model, &ModelPage::pasteClipboard), "actionPaste",
+            QKeySequence::Paste),
+      setUp(edit->addAction(tr("&Delete"), model, &ModelPage::deleteSelection), "actionDelete",
+            QKeySequence::Delete),
+      setUp(edit->addAction(tr("Select &All"), model, &ModelPage::selectAllNodes),
+            "actionSelectAll", QKeySequence::SelectAll)};
+  // Only while the Model page is shown: elsewhere the keys belong to that page's widgets.
+  auto follow = [this, canvasActions] {
+    for (auto* a : canvasActions)
+      a->setEnabled(m_pages->currentPage() == ProjectPages::ModelPage);
+  };
+  connect(m_pages->navigator(), &QListWidget::currentRowChanged, this, follow);
+  follow();
   edit->addSeparator();
   setUp(edit->addAction(tr("Re&name project..."), this, &MainWindow::renameProject),
         "actionRename");

@@ -4,13 +4,17 @@
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QLabel>
 #include <QMessageBox>
+#include <QProgressBar>
 #include <QStatusBar>
 
+#include "evaluation/evaluation_page.h"
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
+#include "shell/project_pages.h"
 
 namespace netsmith::ui {
 
@@ -26,10 +30,7 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     spdlog::info("opened {}", path.toStdString());
     addRecent(QFileInfo(path).absoluteFilePath());
-    setCurrentCheckpoint({});
-    dashboard()->clear();
-    dashboard()->clearOverlays();
-    hideBanner();
+    forgetRun();
     updateActions();
     return true;
   }
@@ -53,14 +54,26 @@ void MainWindow::newFromTemplate(const QString& templatePath) {
                                                       QDir::home().filePath(name),
                                                       tr("Netsmith projects (*.netsmith.json)"));
   if (target.isEmpty()) return;
-  if (!m_document->createFromTemplate(templatePath, target)) {
+  if (!createProject(templatePath, target))
     QMessageBox::warning(this, tr("Cannot create the project"), m_document->errorString());
-    return;
-  }
+}
+
+bool MainWindow::createProject(const QString& templatePath, const QString& target) {
+  if (!m_document->createFromTemplate(templatePath, target)) return false;
   addRecent(QFileInfo(target).absoluteFilePath());
-  dashboard()->clear();
-  setCurrentCheckpoint({});
+  forgetRun();
   updateActions();
+  return true;
+}
+
+void MainWindow::forgetRun() {
+  setCurrentCheckpoint({});
+  m_pages->evaluationPage()->setCheckpoint({});
+  dashboard()->clear();
+  dashboard()->clearOverlays();
+  hideBanner();
+  m_runState->setText(tr("Idle"));
+  m_progress->reset();
 }
 
 bool MainWindow::save() {

@@ -1,0 +1,160 @@
+// The studio's finish at laptop size and in both themes: the window fits the screen and
+// shrinks to 1280x720 with no page reaching past it, the Edit menu acts on the model canvas,
+// and every chart follows the light and dark palettes as drawn.
+#include <QAbstractScrollArea>
+#include <QApplication>
+#include <QClipboard>
+#include <QScreen>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QToolBar>
+#include <QtTest>
+
+#include <qcustomplot.h>
+
+#include "editor/graph_canvas.h"
+#include "editor/model_page.h"
+#include "monitor/dashboard.h"
+#include "ops/op_registry.h"
+#include "session/project_document.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
+#include "ui_test_support.h"
+
+using netsmith::ui::MainWindow;
+using netsmith::ui::ProjectPages;
+using netsmith::uitest::action;
+using netsmith::uitest::example;
+
+class StudioLayoutTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("NetsmithTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("netsmith_ui_layout_tests"));
+  }
+  void init() { QSettings().clear(); }
+
+  void opensWithinTheScreenWithANamedToolbar() {
+    MainWindow window(m_registry);
+    window.show();
+    const QSize available = window.screen()->availableGeometry().size();
+    const QSize least = window.minimumSizeHint();
+    QVERIFY2(window.width() <= std::max(available.width(), least.width()) &&
+                 window.height() <= std::max(available.height(), least.height()),
+             qPrintable(QStringLiteral("%1x%2 on %3x%4")
+                            .arg(window.width())
+                            .arg(window.height())
+                            .arg(available.width())
+                            .arg(available.height())));
+    // It can shrink to a 1280x720 laptop screen.
+    QVERIFY2(least.width() <= 1280 && least.height() <= 720,
+             qPrintable(QStringLiteral("at least %1x%2").arg(least.width()).arg(least.height())));
+    auto* toolbar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
+    QVERIFY(toolbar);
+    QCOMPARE(toolbar->toggleViewAction()->text(), QStringLiteral("Toolbar"));
+  }
+
+  // At 1280x720 with the default project, on every page, no widget reaches past the window
+  // (what does not fit scrolls inside its own scroll area).
+  void everyPageFitsA1280x720Window() {
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    window.resize(1280, 720);
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTRY_COMPARE(window.size(), QSize(1280, 720));
+    const QRect inside = window.rect();
+    for (int page = 0; page < window.pages()->navigator()->count(); ++page) {
+      window.pages()->showPage(ProjectPages::Page(page));
+      QApplication::processEvents();
+      QStringList past;
+      for (auto* w : window.findChildren<QWidget*>()) {
+        if (!w->isVisible() || w->isWindow()) continue;
+        bool scrolled = false;  // clipped by a scroll area by design
+        for (QWidget* p = w->parentWidget(); p && p != &window; p = p->parentWidget())
+          if (qobject_cast<QAbstractScrollArea*>(p)) scrolled = true;
+        if (scrolled) continue;
+        const QRect r(w->mapTo(&window, QPoint(0, 0)), w->size());
+        if (!inside.contains(r))
+          past << QStringLiteral("%1 %2 at %3,%4 %5x%6")
+                      .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())
+                      .arg(r.x())
+                      .arg(r.y())
+                      .arg(r.width())
+                      .arg(r.height());
+      }
+      QVERIFY2(past.isEmpty(),
+               qPrintable(QStringLiteral("page %1: ").arg(page) + past.join(QStringLiteral("; "))));
+    }
+  }
+
+  // Edit > Cut, Copy, Paste, Delete and Select All act on the canvas while the Model page is
+  // shown, and are off elsewhere (where the keys belong to that page's fields).
+  void editMenuActsOnTheCanvas() {
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    const auto& model = window.document()->project().model;
+    const std::size_t nodes = model.nodes.size();
+    auto* canvas = window.pages()->modelPage()->canvas();
+    canvas->selectNodes({QStringLiteral("fc2")});
+    action(window, "actionCopy")->trigger();
+    QVERIFY(QApplication::clipboard()->text().contains(QStringLiteral("fc2")));
+    action(window, "actionPaste")->trigger();
+    QCOMPARE(model.nodes.size(), nodes + 1);
+    const QStringList pasted = canvas->selectedIds();
+    QCOMPARE(pasted.size(), 1);
+    action(window, "actionCut")->trigger();
+    QCOMPARE(model.nodes.size(), nodes);
+    QVERIFY(!model.find(pasted[0].toStdString()));
+    action(window, "actionSelectAll")->trigger();
+    QCOMPARE(canvas->selectedIds().size(), int(nodes));
+    action(window, "actionDelete")->trigger();
+    QVERIFY(model.nodes.empty());
+    action(window, "actionUndo")->trigger();
+    QCOMPARE(model.nodes.size(), nodes);
+    QCOMPARE(action(window, "actionCopy")->shortcut(), QKeySequence(QKeySequence::Copy));
+    window.pages()->showPage(ProjectPages::DataPage);
+    for (const char* name :
+         {"actionCut", "actionCopy", "actionPaste", "actionDelete", "actionSelectAll"})
+      QVERIFY2(!action(window, name)->isEnabled(), name);
+  }
+
+  // Every chart of every page, as drawn, follows the theme: in dark its background (a corner
+  // pixel) is dark, in light it is light.
+  void everyChartFollowsTheTheme() {
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    action(window, "actionTheme_dark")->trigger();
+    // Every chart of every page, as drawn: its background (a corner pixel) is dark, its axis
+    // labels light.
+    auto chartShades = [&window] {
+      QStringList shades;
+      for (auto* plot : window.findChildren<QCustomPlot*>()) {
+        const QImage image = plot->toPixmap(320, 200).toImage();
+        shades << QStringLiteral("%1=%2")
+                      .arg(plot->objectName())
+                      .arg(image.pixelColor(3, 3).lightness());
+      }
+      return shades;
+    };
+    const int charts = int(window.findChildren<QCustomPlot*>().size());
+    QVERIFY(charts >= 9);  // six on the dashboard, the LR plan, the histogram, the class bars
+    for (const auto& s : chartShades())
+      QVERIFY2(s.section('=', 1).toInt() < 80, qPrintable(s));
+    action(window, "actionTheme_light")->trigger();
+    for (const auto& s : chartShades())
+      QVERIFY2(s.section('=', 1).toInt() > 200, qPrintable(s));
+    action(window, "actionTheme_system")->trigger();
+  }
+
+ private:
+  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+};
+
+QTEST_MAIN(StudioLayoutTest)
+#include "studio_layout_test.moc"

@@ -1,0 +1,117 @@
+#include "util/theme_colors.h"
+
+#include <qcustomplot.h>
+#include <QApplication>
+#include <QEvent>
+#include <QPalette>
+
+namespace netsmith::ui {
+
+namespace {
+
+/// Re-styles its chart when the application or widget palette changes.
+class ThemeFollower : public QObject {
+ public:
+  explicit ThemeFollower(QCustomPlot* plot) : QObject(plot), m_plot(plot) {
+    plot->installEventFilter(this);
+  }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == m_plot && (event->type() == QEvent::PaletteChange ||
+                              event->type() == QEvent::ApplicationPaletteChange))
+      styleChart(m_plot);
+    return false;
+  }
+
+ private:
+  QCustomPlot* m_plot;
+};
+
+}  // namespace
+
+ThemeColors themeColors() {
+  const QPalette pal = QApplication::palette();
+  ThemeColors c;
+  c.text = pal.color(QPalette::WindowText);
+  c.background = pal.color(QPalette::Base);
+  c.dark = c.background.lightness() < 128;
+  c.grid = c.text;
+  c.grid.setAlpha(c.dark ? 60 : 40);
+  if (c.dark) {
+    c.errorFill = QColor(92, 34, 34);
+    c.errorBorder = QColor(235, 90, 90);
+    c.errorText = QColor(255, 214, 214);
+  } else {
+    c.errorFill = QColor(253, 226, 226);
+    c.errorBorder = QColor(200, 30, 30);
+    c.errorText = QColor(120, 0, 0);
+  }
+  return c;
+}
+
+void styleChart(QCustomPlot* plot) {
+  const ThemeColors c = themeColors();
+  plot->setBackground(c.background);
+  for (QCPAxisRect* rect : plot->axisRects()) {
+    rect->setBackground(c.background);
+    for (QCPAxis* axis : rect->axes()) {
+      axis->setBasePen(QPen(c.text));
+      axis->setTickPen(QPen(c.text));
+      axis->setSubTickPen(QPen(c.text));
+      axis->setTickLabelColor(c.text);
+      axis->setLabelColor(c.text);
+      axis->grid()->setPen(QPen(c.grid, 1, Qt::DotLine));
+      axis->grid()->setZeroLinePen(QPen(c.grid, 1, Qt::SolidLine));
+    }
+  }
+  plot->legend->setBrush(c.background);
+  plot->legend->setTextColor(c.text);
+  plot->legend->setBorderPen(QPen(c.grid));
+  for (int i = 0; i < plot->plotLayout()->elementCount(); ++i)
+    if (auto* title = qobject_cast<QCPTextElement*>(plot->plotLayout()->elementAt(i)))
+      title->setTextColor(c.text);
+  plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void styleCharts(QWidget* root) {
+  for (auto* plot : root->findChildren<QCustomPlot*>())
+    styleChart(plot);
+}
+
+void followTheme(QCustomPlot* plot) {
+  styleChart(plot);
+  new ThemeFollower(plot);
+}
+
+void legendBelow(QCustomPlot* plot, int columns) {
+  QCPLayoutGrid* main = plot->plotLayout();
+  if (plot->legend->layout() != plot->axisRect()->insetLayout()) return;  // moved already
+  plot->axisRect()->insetLayout()->take(plot->legend);
+  auto* row = new QCPLayoutGrid;
+  const int at = main->rowCount();
+  main->addElement(at, 0, row);
+  row->setMargins(QMargins(4, 0, 4, 2));
+  row->addElement(0, 0, plot->legend);
+  plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+  plot->legend->setWrap(columns);
+  plot->legend->setBorderPen(Qt::NoPen);
+  plot->legend->setBrush(Qt::NoBrush);
+  plot->legend->setRowSpacing(0);
+  plot->legend->setColumnSpacing(8);
+  main->setRowStretchFactor(at, 0.001);
+  main->simplify();
+}
+
+QString errorBannerStyle(const QString& objectName) {
+  const ThemeColors c = themeColors();
+  return QStringLiteral(
+             "#%1 { background: %2; border: 1px solid %3; border-radius: 3px; }"
+             "#%1 QLabel { color: %4; }")
+      .arg(objectName, c.errorFill.name(), c.errorBorder.name(), c.errorText.name());
+}
+
+QString errorFieldStyle() {
+  const ThemeColors c = themeColors();
+  return QStringLiteral("background: %1; color: %2;").arg(c.errorFill.name(), c.errorText.name());
+}
+
+}  // namespace netsmith::ui
