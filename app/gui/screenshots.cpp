@@ -40,6 +40,63 @@ void onceOr(Sender* sender, Signal signal, int timeoutMs, std::function<void()> 
   QTimer::singleShot(timeoutMs, run);
 }
 
+/// One grab of the tour: a page at a window size in a theme.
+struct TourShot {
+  QSize size;
+  QString theme;  ///< "light" or "dark"
+  ProjectPages::Page page;
+  QString name;
+};
+
+/// Every page at 1280x720 and 1920x1080, light and dark: DIR/<w>x<h>-<theme>/<page>.png. The
+/// user's theme is put back afterwards; then `done`.
+void takeTour(MainWindow& window, const QString& dir, std::function<void()> done) {
+  const QList<QPair<ProjectPages::Page, QString>> pages = {
+      {ProjectPages::ModelPage, QStringLiteral("model")},
+      {ProjectPages::DataPage, QStringLiteral("data")},
+      {ProjectPages::AugmentPage, QStringLiteral("augment")},
+      {ProjectPages::TrainingPage, QStringLiteral("training")},
+      {ProjectPages::DashboardPage, QStringLiteral("dashboard")},
+      {ProjectPages::RunsPage, QStringLiteral("runs")},
+      {ProjectPages::EvalPage, QStringLiteral("evaluation")}};
+  auto shots = std::make_shared<QList<TourShot>>();
+  for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
+    for (const QString theme : {QStringLiteral("light"), QStringLiteral("dark")})
+      for (const auto& [page, name] : pages)
+        shots->append({size, theme, page, name});
+  QString userTheme = QStringLiteral("system");
+  for (auto* a : window.findChildren<QAction*>())
+    if (a->objectName().startsWith(QStringLiteral("actionTheme_")) && a->isChecked())
+      userTheme = a->objectName().mid(12);
+  auto setTheme = [&window](const QString& theme) {
+    if (auto* a = window.findChild<QAction*>(QStringLiteral("actionTheme_") + theme)) a->trigger();
+  };
+  auto next = std::make_shared<std::function<void(int)>>();
+  *next = [&window, dir, shots, next, setTheme, userTheme, done](int i) {
+    if (i >= shots->size()) {
+      setTheme(userTheme);
+      done();
+      return;
+    }
+    const TourShot& shot = (*shots)[i];
+    if (i == 0 || (*shots)[i - 1].theme != shot.theme) setTheme(shot.theme);
+    window.resize(shot.size);
+    window.pages()->showPage(shot.page);
+    if (shot.page == ProjectPages::AugmentPage) window.pages()->augmentPage()->updatePreview();
+    QTimer::singleShot(700, &window, [&window, dir, shot, next, i] {
+      const QString folder = QStringLiteral("%1/%2x%3-%4")
+                                 .arg(dir)
+                                 .arg(shot.size.width())
+                                 .arg(shot.size.height())
+                                 .arg(shot.theme);
+      QDir().mkpath(folder);
+      window.grab().save(folder + QStringLiteral("/") + shot.name + QStringLiteral(".png"));
+      (*next)(i + 1);
+    });
+  };
+  (*next)(0);
+}
+
 }  // namespace
 
 void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
@@ -89,36 +146,37 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
                      if (e.epoch == 1)
                        QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
                    });
-  QObject::connect(
-      window.session(), &netsmith::ui::TrainerSession::finished, &window, [&window, pages, grab] {
-        QTimer::singleShot(300, &window, [&window, pages, grab] {
-          grab(QStringLiteral("finished"));
-          pages->showPage(ProjectPages::RunsPage);
-          QTimer::singleShot(300, &window, [&window, pages, grab] {
-            grab(QStringLiteral("runs"));
-            pages->showPage(ProjectPages::EvalPage);
-            auto* eval = pages->evaluationPage();
-            eval->evaluate();
-            onceOr(eval, &netsmith::ui::EvaluationPage::evaluated, 120000, [&window, eval, grab] {
-              // The most confused pair of classes, opened.
-              const auto& cm = eval->result().metrics.confusion;
-              int br = 0, bc = 1;
-              for (int r = 0; r < int(cm.size()); ++r)
-                for (int c = 0; c < int(cm.size()); ++c)
-                  if (r != c &&
-                      cm[std::size_t(r)][std::size_t(c)] > cm[std::size_t(br)][std::size_t(bc)]) {
-                    br = r;
-                    bc = c;
-                  }
-              if (!cm.empty()) eval->showCell(br, bc);
-              QTimer::singleShot(400, &window, [&window, grab] {
-                grab(QStringLiteral("evaluation"));
-                window.close();
-              });
-            });
-          });
-        });
-      });
+  QObject::connect(window.session(), &netsmith::ui::TrainerSession::finished, &window,
+                   [&window, pages, grab, dir] {
+                     QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
+                       grab(QStringLiteral("finished"));
+                       pages->showPage(ProjectPages::RunsPage);
+                       QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
+                         grab(QStringLiteral("runs"));
+                         pages->showPage(ProjectPages::EvalPage);
+                         auto* eval = pages->evaluationPage();
+                         eval->evaluate();
+                         onceOr(eval, &netsmith::ui::EvaluationPage::evaluated, 120000,
+                                [&window, eval, grab, dir] {
+                                  // The most confused pair of classes, opened.
+                                  const auto& cm = eval->result().metrics.confusion;
+                                  int br = 0, bc = 1;
+                                  for (int r = 0; r < int(cm.size()); ++r)
+                                    for (int c = 0; c < int(cm.size()); ++c)
+                                      if (r != c && cm[std::size_t(r)][std::size_t(c)] >
+                                                        cm[std::size_t(br)][std::size_t(bc)]) {
+                                        br = r;
+                                        bc = c;
+                                      }
+                                  if (!cm.empty()) eval->showCell(br, bc);
+                                  QTimer::singleShot(400, &window, [&window, grab, dir] {
+                                    grab(QStringLiteral("evaluation"));
+                                    takeTour(window, dir, [&window] { window.close(); });
+                                  });
+                                });
+                       });
+                     });
+                   });
   QTimer::singleShot(0, &window, [&window] {
     window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
   });

@@ -10,5 +10,6 @@ class MainWindow;
 
 /// Without `train`: the Model (editor-<project>.png), Data, Augment and Training pages. With it:
 /// starts training, grabs the dashboard during (training.png) and after (finished.png) the run,
-/// then the Runs and Evaluation pages.
+/// then the Runs and Evaluation pages; then every page at 1280x720 and 1920x1080, light and dark
+/// (DIR/<w>x<h>-<theme>/<page>.png).
 void scheduleScreenshots(netsmith::ui::MainWindow& window, const QString& dir, bool train);

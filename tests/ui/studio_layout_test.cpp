@@ -66,6 +66,13 @@ class StudioLayoutTest : public QObject {
     window.resize(1280, 720);
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     QTRY_COMPARE(window.size(), QSize(1280, 720));
+    // The log is folded to one line on a short window, and opens on a tall one.
+    auto* view = window.findChild<QWidget*>(QStringLiteral("logView"));
+    auto* lastLine = window.findChild<QWidget*>(QStringLiteral("logLastLine"));
+    QVERIFY(view && lastLine);
+    QVERIFY(!view->isVisible() && lastLine->isVisible());
+    QVERIFY(window.findChild<QWidget*>(QStringLiteral("logPanel"))->height() <
+            3 * QFontMetrics(QApplication::font()).height());
     const QRect inside = window.rect();
     for (int page = 0; page < window.pages()->navigator()->count(); ++page) {
       window.pages()->showPage(ProjectPages::Page(page));
@@ -89,6 +96,9 @@ class StudioLayoutTest : public QObject {
       QVERIFY2(past.isEmpty(),
                qPrintable(QStringLiteral("page %1: ").arg(page) + past.join(QStringLiteral("; "))));
     }
+    window.resize(1920, 1080);
+    QTRY_VERIFY(view->isVisible());
+    QVERIFY(!lastLine->isVisible());
   }
 
   // Edit > Cut, Copy, Paste, Delete and Select All act on the canvas while the Model page is

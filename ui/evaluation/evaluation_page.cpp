@@ -4,11 +4,13 @@
 #include <QComboBox>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
@@ -31,6 +33,65 @@ QString pct(double v) {
   return std::isfinite(v) ? QString::number(100.0 * v, 'f', 2) + QLatin1Char('%')
                           : QStringLiteral("-");
 }
+
+constexpr int kThumb = 96;        // a sample's picture, in pixels
+constexpr int kThumbWidth = 144;  // picture and its top-3 bars
+constexpr int kBarHeight = 14;
+
+/// A sample's thumbnail: its picture at 96 px (pixels kept sharp), and under it its top-3
+/// classes as bars as long as their probabilities, named.
+QPixmap sampleThumbnail(const QImage& picture, const QList<QPair<QString, double>>& top,
+                        const QPalette& palette) {
+  QPixmap pixmap(kThumbWidth, kThumb + 3 * kBarHeight + 4);
+  pixmap.fill(Qt::transparent);
+  QPainter p(&pixmap);
+  const QImage big =
+      picture.scaled(kThumb, kThumb, Qt::KeepAspectRatio,
+                     picture.width() < kThumb ? Qt::FastTransformation : Qt::SmoothTransformation);
+  p.drawImage((kThumbWidth - big.width()) / 2, 0, big);
+  QFont small = p.font();
+  small.setPointSizeF(small.pointSizeF() * 0.85);
+  p.setFont(small);
+  for (int i = 0; i < int(top.size()) && i < 3; ++i) {
+    const QRectF row(0, kThumb + 4 + i * kBarHeight, kThumbWidth, kBarHeight - 2);
+    QColor bar = i == 0 ? palette.color(QPalette::Highlight) : palette.color(QPalette::Mid);
+    bar.setAlpha(150);
+    p.fillRect(QRectF(row.topLeft(),
+                      QSizeF(row.width() * std::clamp(top[i].second, 0.0, 1.0), row.height())),
+               bar);
+    p.setPen(palette.color(QPalette::Text));
+    p.drawText(row.adjusted(3, 0, -2, 0), Qt::AlignVCenter | Qt::AlignLeft,
+               QStringLiteral("%1 %2%").arg(top[i].first).arg(100.0 * top[i].second, 0, 'f', 0));
+  }
+  return pixmap;
+}
+
+/// A caption turned a quarter anticlockwise: the confusion matrix's "true class" axis title.
+class VerticalLabel : public QWidget {
+ public:
+  VerticalLabel(const QString& text, QWidget* parent) : QWidget(parent), m_text(text) {
+    setSizePolicy(QSizePolicy::Fixed, QSizePolicy::Preferred);
+  }
+  QSize sizeHint() const override {
+    const QFontMetrics fm(font());
+    return {fm.height() + 4, fm.horizontalAdvance(m_text) + 8};
+  }
+  QSize minimumSizeHint() const override { return {fontMetrics().height() + 4, 0}; }
+
+ protected:
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    QFont f = font();
+    f.setBold(true);
+    p.setFont(f);
+    p.translate(0, height());
+    p.rotate(-90);
+    p.drawText(QRect(0, 0, height(), width()), Qt::AlignCenter, m_text);
+  }
+
+ private:
+  QString m_text;
+};
 
 }  // namespace
 
@@ -66,6 +127,14 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_confusion->setToolTip(
       tr("Rows: true class; columns: predicted. Click a cell to see its "
          "images."));
+  // The matrix fits the page's width: columns share it, long class names are elided (the
+  // header's tooltip has them whole).
+  m_confusion->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_confusion->horizontalHeader()->setMinimumSectionSize(36);
+  m_confusion->horizontalHeader()->setTextElideMode(Qt::ElideRight);
+  m_confusion->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  connect(m_confusion->horizontalHeader(), &QHeaderView::sectionResized, this,
+          &EvaluationPage::elideClassNames);
   m_perClass->setObjectName(QStringLiteral("perClassTable"));
   m_perClass->setHorizontalHeaderLabels(
       {tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("Support")});
@@ -74,13 +143,15 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_perClass->horizontalHeader()->setStretchLastSection(true);
   m_bars->setObjectName(QStringLiteral("perClassChart"));
   m_bars->setMinimumHeight(180);
+  // Room on the right for the last class's slanted name.
+  m_bars->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   legendBelow(m_bars);
   followTheme(m_bars);
   for (auto* list : {m_cell, m_misclassified}) {
     list->setViewMode(QListView::IconMode);
-    list->setIconSize(QSize(56, 56));
+    list->setIconSize(QSize(kThumbWidth, kThumb + 3 * kBarHeight + 4));
     list->setResizeMode(QListView::Adjust);
-    list->setGridSize(QSize(150, 130));
+    list->setGridSize(QSize(kThumbWidth + 16, kThumb + 3 * kBarHeight + 56));
     list->setWordWrap(true);
     list->setMovement(QListView::Static);
   }
@@ -109,7 +180,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   top->addWidget(m_run);
   top->addWidget(m_cancelButton);
   top->addWidget(m_progress);
-  auto* tabs = new QTabWidget(this);
+  // Beside the matrix: per-class figures, the clicked cell's images, the misclassified ones.
+  auto* tabs = m_details = new QTabWidget(this);
+  tabs->setObjectName(QStringLiteral("evaluationDetails"));
   auto* cellTab = new QWidget(tabs);
   auto* cl = new QVBoxLayout(cellTab);
   cl->addWidget(m_cellTitle);
@@ -124,19 +197,27 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   wl->addWidget(m_order, 0, Qt::AlignLeft);
   wl->addWidget(m_misclassified, 1);
   tabs->addTab(wrongTab, tr("Misclassified"));
-  auto* perClassBox = new QWidget(this);
+  auto* perClassBox = new QWidget(tabs);
   auto* pl = new QVBoxLayout(perClassBox);
-  pl->setContentsMargins(0, 0, 0, 0);
   pl->addWidget(m_perClass, 1);
   pl->addWidget(m_bars, 1);
-  auto* upper = new QSplitter(Qt::Horizontal, this);
-  upper->addWidget(m_confusion);
-  upper->addWidget(perClassBox);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(upper);
+  tabs->insertTab(0, perClassBox, tr("Per class"));
+  tabs->setCurrentIndex(0);
+  // The matrix with its axis titles.
+  auto* matrixBox = new QWidget(this);
+  auto* mg = new QGridLayout(matrixBox);
+  mg->setContentsMargins(0, 0, 0, 0);
+  mg->setSpacing(2);
+  auto* predicted = new QLabel(tr("<b>predicted class</b>"), matrixBox);
+  predicted->setAlignment(Qt::AlignCenter);
+  mg->addWidget(predicted, 0, 1);
+  mg->addWidget(new VerticalLabel(tr("true class"), matrixBox), 1, 0);
+  mg->addWidget(m_confusion, 1, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(matrixBox);
   split->addWidget(tabs);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
+  split->setStretchFactor(0, 1);
+  split->setStretchFactor(1, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(m_summary);
@@ -299,8 +380,14 @@ void EvaluationPage::showResult() {
   m_confusion->clear();
   m_confusion->setRowCount(k);
   m_confusion->setColumnCount(k);
-  m_confusion->setHorizontalHeaderLabels(names);
   m_confusion->setVerticalHeaderLabels(names);
+  for (int c = 0; c < k; ++c) {
+    auto* header = new QTableWidgetItem(names[c]);
+    header->setData(Qt::UserRole, names[c]);
+    header->setToolTip(tr("predicted %1").arg(names[c]));
+    m_confusion->setHorizontalHeaderItem(c, header);
+  }
+  elideClassNames();
   for (int r = 0; r < k; ++r) {
     double rowTotal = 0;
     for (auto v : m.confusion[std::size_t(r)])
@@ -321,7 +408,6 @@ void EvaluationPage::showResult() {
       m_confusion->setItem(r, c, item);
     }
   }
-  m_confusion->resizeColumnsToContents();
   m_confusion->resizeRowsToContents();
 
   m_perClass->setRowCount(int(e.perClass.size()));
@@ -370,6 +456,18 @@ void EvaluationPage::showResult() {
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
 }
 
+void EvaluationPage::elideClassNames() {
+  const QFontMetrics fm(m_confusion->horizontalHeader()->font());
+  for (int c = 0; c < m_confusion->columnCount(); ++c) {
+    auto* header = m_confusion->horizontalHeaderItem(c);
+    if (!header) continue;
+    const QString whole = header->data(Qt::UserRole).toString();
+    const QString shown =
+        fm.elidedText(whole, Qt::ElideRight, m_confusion->horizontalHeader()->sectionSize(c) - 8);
+    if (header->text() != shown) header->setText(shown);
+  }
+}
+
 void EvaluationPage::fillMisclassified() {
   std::vector<const train::SampleOutcome*> wrong;
   for (const auto& s : m_result->samples)
@@ -392,6 +490,7 @@ void EvaluationPage::showCell(int row, int column) {
       tr("%n image(s) of %1 predicted as %2, highest loss first", nullptr, int(samples.size()))
           .arg(name(row), name(column)));
   fillGallery(m_cell, samples);
+  m_details->setCurrentIndex(1);  // the Cell tab
 }
 
 void EvaluationPage::fillGallery(QListWidget* list,
@@ -406,9 +505,12 @@ void EvaluationPage::fillGallery(QListWidget* list,
   for (std::size_t i = 0; i < shown; ++i) {
     const auto* s = samples[i];
     QStringList top;
-    for (const auto& [c, p] : s->top)
+    QList<QPair<QString, double>> bars;
+    for (const auto& [c, p] : s->top) {
       top << QStringLiteral("%1 %2%").arg(name(c)).arg(100.0 * p, 0, 'f', 1);
-    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(toQImage(s->picture))),
+      bars.append({name(c), p});
+    }
+    auto* item = new QListWidgetItem(QIcon(sampleThumbnail(toQImage(s->picture), bars, palette())),
                                      tr("#%1 %2 \u2192 %3\nloss %4")
                                          .arg(s->position)
                                          .arg(name(s->label), name(s->predicted))

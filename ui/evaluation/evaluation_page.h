@@ -17,6 +17,7 @@ class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QTabWidget;
 class QTableWidget;
 
 namespace netsmith::ui {
@@ -60,6 +61,8 @@ class EvaluationPage : public QWidget {
   void showResult();
   void clearResult();
   void fillMisclassified();
+  /// The matrix's column headers, elided to their columns' widths (whole in their tooltips).
+  void elideClassNames();
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 
   QString m_checkpoint;
@@ -74,6 +77,7 @@ class EvaluationPage : public QWidget {
   QTableWidget* m_perClass;
   QCustomPlot* m_bars;
   QLabel* m_cellTitle;
+  QTabWidget* m_details = nullptr;  ///< per class, the clicked cell, the misclassified
   QListWidget* m_cell;
   QListWidget* m_misclassified;
   QComboBox* m_order;

@@ -106,6 +106,8 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_classWeights->hide();
   m_histogram->setObjectName(QStringLiteral("classHistogram"));
   m_histogram->setMinimumHeight(200);
+  // Room on the right for the last class's slanted name.
+  m_histogram->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   legendBelow(m_histogram);
   followTheme(m_histogram);
   m_skipped->setObjectName(QStringLiteral("skippedList"));

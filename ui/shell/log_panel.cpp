@@ -11,6 +11,7 @@
 #include <QLineEdit>
 #include <QPointer>
 #include <QPushButton>
+#include <QToolButton>
 #include <QVBoxLayout>
 
 #include <mutex>
@@ -75,15 +76,48 @@ LogPanel::LogPanel(QWidget* parent)
   auto* copyButton = new QPushButton(tr("Copy"), this);
   copyButton->setObjectName(QStringLiteral("logCopy"));
 
+  auto* fold = new QToolButton(this);
+  fold->setObjectName(QStringLiteral("logFold"));
+  fold->setText(QStringLiteral("\u25BE"));
+  fold->setToolTip(tr("Fold the log to one line"));
+
+  m_full = new QWidget(this);
   auto* bar = new QHBoxLayout;
-  bar->addWidget(new QLabel(tr("Level:"), this));
+  bar->addWidget(new QLabel(tr("Level:"), m_full));
   bar->addWidget(m_levelBox);
   bar->addWidget(m_filterEdit, 1);
   bar->addWidget(copyButton);
+  bar->addWidget(fold);
+  auto* fullLayout = new QVBoxLayout(m_full);
+  fullLayout->setContentsMargins(0, 0, 0, 0);
+  fullLayout->addLayout(bar);
+  fullLayout->addWidget(m_view, 1);
+
+  m_oneLine = new QWidget(this);
+  m_lastLine = new QLabel(m_oneLine);
+  m_lastLine->setObjectName(QStringLiteral("logLastLine"));
+  m_lastLine->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);  // never widens
+  auto* open = new QToolButton(m_oneLine);
+  open->setObjectName(QStringLiteral("logOpen"));
+  open->setText(tr("Show log \u25B4"));
+  auto* oneLineLayout = new QHBoxLayout(m_oneLine);
+  oneLineLayout->setContentsMargins(0, 0, 0, 0);
+  oneLineLayout->addWidget(m_lastLine, 1);
+  oneLineLayout->addWidget(open);
+  m_oneLine->hide();
+
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(2, 2, 2, 2);
-  layout->addLayout(bar);
-  layout->addWidget(m_view, 1);
+  layout->addWidget(m_full, 1);
+  layout->addWidget(m_oneLine);
+  connect(fold, &QToolButton::clicked, this, [this] {
+    setCompact(true);
+    Q_EMIT compactToggled(true);
+  });
+  connect(open, &QToolButton::clicked, this, [this] {
+    setCompact(false);
+    Q_EMIT compactToggled(false);
+  });
 
   connect(m_levelBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { setMinimumLevel(i + 1); });  // debug=1 .. error=4
@@ -113,7 +147,18 @@ void LogPanel::append(int level, const QString& text) {
     m_lines.remove(0, m_lines.size() - kMaxLines);
     m_view->setMaximumBlockCount(kMaxLines);
   }
-  if (shows(m_lines.back())) m_view->appendPlainText(stamped);
+  if (shows(m_lines.back())) {
+    m_view->appendPlainText(stamped);
+    m_lastLine->setText(stamped);
+  }
+}
+
+void LogPanel::setCompact(bool compact) {
+  if (compact == m_compact) return;
+  m_compact = compact;
+  m_full->setVisible(!compact);
+  m_oneLine->setVisible(compact);
+  setMaximumHeight(compact ? m_oneLine->sizeHint().height() + 4 : QWIDGETSIZE_MAX);
 }
 
 void LogPanel::setMinimumLevel(int level) {
@@ -134,6 +179,7 @@ void LogPanel::rebuild() {
   for (const auto& line : m_lines)
     if (shows(line)) shown << line.text;
   m_view->setPlainText(shown.join(QLatin1Char('\n')));
+  m_lastLine->setText(shown.isEmpty() ? QString() : shown.back());
   m_view->moveCursor(QTextCursor::End);
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 
 // The studio's log: an spdlog sink feeds a panel with a level filter, a text filter and Copy.
-// Lines from any thread are queued to the UI thread.
+// Lines from any thread are queued to the UI thread. Compact, it is one line (the newest shown
+// line and a button that opens the full log): the window does that on a short screen.
 #include <QPlainTextEdit>
 #include <QString>
 #include <QVector>
@@ -9,7 +10,9 @@
 #include <memory>
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
+class QToolButton;
 
 namespace spdlog::sinks {
 class sink;
@@ -34,6 +37,13 @@ class LogPanel : public QWidget {
   /// Copies the shown lines (or the selection) to the clipboard.
   void copy();
   int lineCount() const { return m_lines.size(); }
+  /// One line (the newest shown line) or the whole panel.
+  void setCompact(bool compact);
+  bool isCompact() const { return m_compact; }
+
+ Q_SIGNALS:
+  /// The user opened or folded the panel with its button.
+  void compactToggled(bool compact);
 
  private:
   struct Line {
@@ -50,6 +60,10 @@ class LogPanel : public QWidget {
   QPlainTextEdit* m_view;
   QComboBox* m_levelBox;
   QLineEdit* m_filterEdit;
+  QWidget* m_full;     ///< the filter bar and the text
+  QWidget* m_oneLine;  ///< the newest line and the "Show log" button
+  QLabel* m_lastLine;
+  bool m_compact = false;
 };
 
 }  // namespace netsmith::ui

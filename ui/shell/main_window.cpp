@@ -16,6 +16,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
+#include <QResizeEvent>
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
@@ -146,6 +147,10 @@ void MainWindow::buildDocks() {
   m_logDock->setWidget(m_logPanel);
   addDockWidget(Qt::BottomDockWidgetArea, m_logDock);
   resizeDocks({m_logDock}, {170}, Qt::Vertical);
+  connect(m_logPanel, &LogPanel::compactToggled, this, [this](bool compact) {
+    m_logFoldedByUser = true;
+    if (!compact) resizeDocks({m_logDock}, {170}, Qt::Vertical);
+  });
 }
 
 void MainWindow::buildStatusBar() {
@@ -481,6 +486,15 @@ void MainWindow::renameProject() {
       QInputDialog::getText(this, tr("Rename project"), tr("Name:"), QLineEdit::Normal,
                             QString::fromStdString(m_document->project().name), &ok);
   if (ok) m_document->setProjectName(name);
+}
+
+void MainWindow::resizeEvent(QResizeEvent* event) {
+  QMainWindow::resizeEvent(event);
+  if (m_logFoldedByUser) return;
+  const bool fold = height() < 820;
+  if (fold == m_logPanel->isCompact()) return;
+  m_logPanel->setCompact(fold);
+  if (!fold) resizeDocks({m_logDock}, {170}, Qt::Vertical);
 }
 
 void MainWindow::resizeWithinScreen(QSize wanted) {

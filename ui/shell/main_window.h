@@ -78,6 +78,8 @@ class MainWindow : public QMainWindow {
 
  protected:
   void closeEvent(QCloseEvent* event) override;
+  /// On a short window (under 820 px) the log folds to one line, unless the user opened it.
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   // Menus and tool bar: main_window_actions.cpp.
@@ -153,6 +155,7 @@ class MainWindow : public QMainWindow {
   QString m_checkpoint;
   QString m_templatesDir;
   bool m_lrFindRun = false;
+  bool m_logFoldedByUser = false;  ///< the user opened or folded the log: the window leaves it
   std::int64_t m_limitTrain = 0;
   std::int64_t m_limitValidation = 0;
   std::int64_t m_firstStep = -1;
