@@ -103,6 +103,30 @@ class DashboardTest : public QObject {
     QVERIFY(axis->range().lower >= 0.0);
   }
 
+  // An empty chart says "Press F5 to train" instead of bare axes; the first figures clear it,
+  // and Clear (a new run or project) brings it back.
+  void emptyChartsSayHowToFillThem() {
+    Dashboard d;
+    auto hintShown = [&d](const char* id) {
+      QCustomPlot* plot = d.chart(QLatin1String(id));
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (auto* text = qobject_cast<QCPItemText*>(plot->item(i));
+            text && text->text() == QStringLiteral("Press F5 to train"))
+          return text->visible() && !plot->xAxis->tickLabels();
+      return false;
+    };
+    const QStringList ids = Dashboard::chartIds();
+    QCOMPARE(ids.size(), 6);
+    for (const auto& id : ids)
+      QVERIFY2(hintShown(qPrintable(id)), qPrintable(id));
+    d.addBatches(makeBatches(0, 10, 2.0));
+    d.addEpoch(makeEpoch(0, 1.0, 0.6));
+    for (const auto& id : ids)
+      QVERIFY2(!hintShown(qPrintable(id)), qPrintable(id));
+    d.clear();
+    QVERIFY(hintShown("loss"));
+  }
+
   void axisModesRekeyEverySeries() {
     Dashboard d;
     d.addBatches(makeBatches(0, 4, 2.0));

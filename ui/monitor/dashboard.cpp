@@ -249,8 +249,10 @@ void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
     m_lastBatchSeconds = b.seconds;
     m_lastStep = b.step;
   }
-  for (auto& c : m_charts)
+  for (auto& c : m_charts) {
     c->addBatches(batches, keys);
+    c->updateHint();
+  }
   placeWarnings();
   if (m_follow)
     refit();
@@ -262,8 +264,10 @@ void Dashboard::addEpoch(const train::EpochMetrics& e) {
   const double keys[3] = {double(m_lastStep), double(e.epoch + 1), m_lastBatchSeconds};
   for (int m = 0; m < 3; ++m)
     m_epochKeys[m].push_back(keys[m]);
-  for (auto& c : m_charts)
+  for (auto& c : m_charts) {
     c->addEpoch(e, keys[modeIndex(m_mode)]);
+    c->updateHint();
+  }
   fillEpochRow(e);
   if (m_follow)
     refit();

@@ -80,6 +80,16 @@ DashboardChart::DashboardChart(const QString& id, const QString& title, const QS
   m_plot->axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
   m_plot->legend->setFont(QFont(family, 8));
   legendBelow(m_plot, 3);
+  // An empty chart says how to fill it, rather than showing bare 0..5 axes.
+  m_hint = new QCPItemText(m_plot);
+  m_hint->setObjectName(QStringLiteral("emptyHint"));
+  m_hint->position->setType(QCPItemPosition::ptAxisRectRatio);
+  m_hint->position->setCoords(0.5, 0.5);
+  m_hint->setText(QObject::tr("Press F5 to train"));
+  m_hint->setFont(QFont(family, 10));
+  m_hint->setClipToAxisRect(false);
+  m_plot->xAxis->setTickLabels(false);
+  m_plot->yAxis->setTickLabels(false);
   followTheme(m_plot);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
@@ -100,6 +110,20 @@ void DashboardChart::addEpoch(const train::EpochMetrics&, double) {}
 void DashboardChart::clear() {
   for (auto& s : m_series)
     s.clear();
+  updateHint();
+}
+
+bool DashboardChart::hintShown() const {
+  return m_hint->visible();
+}
+
+void DashboardChart::updateHint() {
+  bool empty = true;
+  for (int i = 0; i < m_plot->graphCount() && empty; ++i)
+    empty = m_plot->graph(i)->dataCount() == 0;
+  m_hint->setVisible(empty);
+  m_plot->xAxis->setTickLabels(!empty);
+  m_plot->yAxis->setTickLabels(!empty);
 }
 
 void DashboardChart::extendYRange(double& lo, double& hi) const {

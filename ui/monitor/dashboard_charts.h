@@ -18,6 +18,7 @@
 class QColor;
 class QCPGraph;
 class QCPItemStraightLine;
+class QCPItemText;
 class QCustomPlot;
 class QWidget;
 
@@ -89,6 +90,9 @@ class DashboardChart {
   bool savePng(const QString& path, QString* error) const;
   /// Every series as CSV (series,<xName>,value), written atomically.
   bool saveCsv(const QString& path, const QString& xName, QString* error) const;
+  /// Shows "Press F5 to train" in the middle while no series has a point; hides it after.
+  void updateHint();
+  bool hintShown() const;
   /// A dashed line of a past run, drawn over this chart's series; its points are set by the
   /// caller.
   QCPGraph* addOverlayGraph(const QString& name, const QColor& color, bool markers);
@@ -101,6 +105,7 @@ class DashboardChart {
   QString m_id;
   QCustomPlot* m_plot;
   QVector<DashboardSeries> m_series;
+  QCPItemText* m_hint = nullptr;
 };
 
 /// The step loss, its smoothed curve and the validation loss of every epoch.

@@ -63,6 +63,8 @@ void styleChart(QCustomPlot* plot) {
       axis->grid()->setZeroLinePen(QPen(c.grid, 1, Qt::SolidLine));
     }
   }
+  for (int i = 0; i < plot->itemCount(); ++i)
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) text->setColor(c.text);
   plot->legend->setBrush(c.background);
   plot->legend->setTextColor(c.text);
   plot->legend->setBorderPen(QPen(c.grid));
