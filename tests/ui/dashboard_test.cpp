@@ -14,6 +14,7 @@
 #include "monitor/dashboard.h"
 #include "monitor/run_history.h"
 
+using netsmith::Json;
 using netsmith::train::BatchMetrics;
 using netsmith::train::EpochMetrics;
 using netsmith::ui::Dashboard;
@@ -125,6 +126,18 @@ class DashboardTest : public QObject {
       QVERIFY2(!hintShown(qPrintable(id)), qPrintable(id));
     d.clear();
     QVERIFY(hintShown("loss"));
+  }
+
+  // Two runs' settings: what differs, by its path in the project, missing keys as "(unset)".
+  void settingDifferencesListWhatChanged() {
+    const Json a = Json::parse(
+        R"({"name": "a", "train": {"epochs": 5, "optimizer": {"type": "adam", "lr": 0.001}}})");
+    const Json b =
+        Json::parse(R"({"name": "b", "train": {"optimizer": {"type": "adam", "lr": 0.01}}})");
+    QCOMPARE(netsmith::ui::settingDifferences(a, b),
+             QStringList({QStringLiteral("train.epochs: 5 -> (unset)"),
+                          QStringLiteral("train.optimizer.lr: 0.001 -> 0.01")}));
+    QVERIFY(netsmith::ui::settingDifferences(a, a).isEmpty());
   }
 
   void axisModesRekeyEverySeries() {
@@ -239,6 +252,15 @@ class DashboardTest : public QObject {
     QVERIFY(project.open(QIODevice::WriteOnly));
     project.write(R"({"name": "blobs"})");
     project.close();
+    // The run's own events: the device line first, the finished event with its test figure.
+    QFile events(run + QStringLiteral("/events.jsonl"));
+    QVERIFY(events.open(QIODevice::WriteOnly));
+    events.write(
+        R"({"event":"log","time":0.01,"level":"info","message":"device cpu, 2 compute threads, 1 loader thread"})"
+        "\n"
+        R"({"event":"finished","time":75.5,"state":"completed","test":{"accuracy":0.625,"samples":64}})"
+        "\n");
+    events.close();
     QFile ckpt(run + QStringLiteral("/checkpoints/best.safetensors"));
     QVERIFY(ckpt.open(QIODevice::WriteOnly));
     ckpt.close();
@@ -253,6 +275,12 @@ class DashboardTest : public QObject {
     QCOMPARE(r.epochStep[1], 4.0);
     QCOMPARE(r.bestValAccuracy(), 0.7);
     QVERIFY(r.bestCheckpoint().endsWith(QStringLiteral("checkpoints/best.safetensors")));
+    QCOMPARE(r.device, QStringLiteral("cpu, 2 compute threads, 1 loader thread"));
+    QCOMPARE(r.durationSeconds, 75.5);
+    QCOMPARE(r.testAccuracy, 0.625);
+    QCOMPARE(r.testSamples, 64);
+    QCOMPARE(r.stepMemoryMiB.size(), 4);
+    QCOMPARE(r.stepImagesPerSecond[0], 900.0);
     QCOMPARE(netsmith::ui::listRuns(dir.filePath(QStringLiteral("runs")), QStringLiteral("other"))
                  .size(),
              0);
@@ -263,6 +291,14 @@ class DashboardTest : public QObject {
     auto* loss = d.chart(QStringLiteral("loss"));
     QCOMPARE(loss->graphCount(), 3 + 2);  // own 3 + overlay train and validation
     QCOMPARE(loss->graph(4)->dataCount(), 2);
+    // On every chart, in the run's colour (the Runs table's swatch).
+    for (const auto& id : Dashboard::chartIds()) {
+      QCustomPlot* plot = d.chart(id);
+      QCPGraph* last = plot->graph(plot->graphCount() - 1);
+      QVERIFY2(last->name().startsWith(QStringLiteral("blobs-1")), qPrintable(id));
+      QCOMPARE(last->pen().color(), netsmith::ui::runColor(QStringLiteral("blobs-1")));
+      QVERIFY2(last->dataCount() > 0, qPrintable(id));
+    }
     d.clearOverlays();
     QCOMPARE(loss->graphCount(), 3);
 

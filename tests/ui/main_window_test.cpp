@@ -239,6 +239,12 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.pages()->runs().size(), 1);
     QCOMPARE(window.pages()->runs()[0].epochs(), 2);
     QCOMPARE(window.pages()->runs()[0].stepLoss.size(), 12);
+    // Its test figure as the run recorded it equals the Evaluation page's own count.
+    const auto& listed = window.pages()->runs()[0];
+    QCOMPARE(listed.testSamples, 64);
+    QVERIFY(std::abs(listed.testAccuracy - evaluation->result().metrics.accuracy) < 1e-9);
+    QCOMPARE(listed.device.section(QLatin1Char(','), 0, 0), QStringLiteral("cpu"));
+    QVERIFY(listed.durationSeconds > 0);
     window.pages()->overlaySelectedRun();
     QCOMPARE(dash->overlayNames().size(), 1);
 

@@ -101,7 +101,9 @@ class Dashboard : public QWidget {
  private:
   struct OverlayData {
     QString name;
-    QVector<QCPGraph*> graphs;  ///< train loss (smoothed), val loss, val accuracy
+    /// Train loss (smoothed), val loss, val accuracy, then lr, gradient norm, memory and
+    /// throughput per step.
+    QVector<QCPGraph*> graphs;
     RunHistory run;
   };
 

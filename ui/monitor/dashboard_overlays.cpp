@@ -1,6 +1,6 @@
-// What the dashboard lays over the live series: past runs (dashed, on the loss and accuracy
-// charts) and warning marks (a red dashed line on the loss chart at each batch the run warned
-// about), both kept in place as the x axis changes.
+// What the dashboard lays over the live series: past runs (dashed, on every chart, in the run's
+// own colour, the one the Runs table shows) and warning marks (a red dashed line on the loss chart
+// at each batch the run warned about), both kept in place as the x axis changes.
 #include <qcustomplot.h>
 
 #include <cmath>
@@ -71,14 +71,16 @@ void Dashboard::addOverlay(const RunHistory& run) {
   OverlayData o;
   o.name = run.name;
   o.run = run;
-  static const QColor palette[] = {QColor(23, 190, 207), QColor(188, 189, 34),
-                                   QColor(227, 119, 194), QColor(127, 127, 127)};
-  const QColor color = palette[m_overlays.size() % 4];
+  const QColor color = runColor(run.name);
   const QString prefix = run.name + QStringLiteral(": ");
   o.graphs = {m_lossChart->addOverlayGraph(prefix + tr("train (smoothed)"), color, false),
               m_lossChart->addOverlayGraph(prefix + tr("validation"), color, true),
               findChart(QStringLiteral("accuracy"))
-                  ->addOverlayGraph(prefix + tr("validation"), color, true)};
+                  ->addOverlayGraph(prefix + tr("validation"), color, true),
+              findChart(QStringLiteral("lr"))->addOverlayGraph(run.name, color, false),
+              findChart(QStringLiteral("grad_norm"))->addOverlayGraph(run.name, color, false),
+              findChart(QStringLiteral("memory"))->addOverlayGraph(run.name, color, false),
+              findChart(QStringLiteral("throughput"))->addOverlayGraph(run.name, color, false)};
   m_overlays.push_back(o);
   redrawOverlay(m_overlays.back());
   refit();
@@ -99,6 +101,10 @@ void Dashboard::redrawOverlay(OverlayData& o) {
   o.graphs[0]->setData(stepKeys, smoothed, true);
   o.graphs[1]->setData(epochKeys, r.epochValLoss, true);
   o.graphs[2]->setData(epochKeys, r.epochValAccuracy, true);
+  o.graphs[3]->setData(stepKeys, r.stepLr, true);
+  o.graphs[4]->setData(stepKeys, r.stepGradNorm, true);
+  o.graphs[5]->setData(stepKeys, r.stepMemoryMiB, true);
+  o.graphs[6]->setData(stepKeys, r.stepImagesPerSecond, true);
 }
 
 void Dashboard::clearOverlays() {

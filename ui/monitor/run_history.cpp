@@ -3,11 +3,15 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
-#include <QJsonDocument>
-#include <QJsonObject>
+#include <QHash>
 #include <QTextStream>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <map>
+#include <set>
+
+#include "common/error.h"
 
 namespace netsmith::ui {
 
@@ -18,7 +22,113 @@ double number(const QString& text) {
   const double v = text.toDouble(&ok);
   return ok ? v : std::numeric_limits<double>::quiet_NaN();
 }
+
+constexpr qint64 kMaxProjectBytes = 16 << 20;  // a run's project.json
+constexpr qint64 kEventsWindow = 64 << 10;     // events.jsonl is read at its two ends only
+
+/// A JSON file from a run folder, bounded in size and depth; null when it cannot be read.
+Json readBoundedJson(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxProjectBytes) return Json();
+  const std::string text = f.readAll().toStdString();
+  try {
+    checkJsonNesting(text, path.toStdString());
+    return Json::parse(text);
+  } catch (const std::exception&) {
+    return Json();
+  }
+}
+
+/// The complete lines of `bytes` parsed as JSON objects (others skipped).
+std::vector<Json> jsonLines(const QByteArray& bytes) {
+  std::vector<Json> out;
+  for (const QByteArray& line : bytes.split('\n')) {
+    if (line.isEmpty() || line.front() != '{' || line.back() != '}') continue;
+    const std::string text = line.toStdString();
+    try {
+      checkJsonNesting(text, "events.jsonl");
+      Json j = Json::parse(text);
+      if (j.is_object()) out.push_back(std::move(j));
+    } catch (const std::exception&) {
+    }
+  }
+  return out;
+}
+
+/// Device, duration, end state and test figure from the first and last 64 KiB of events.jsonl.
+void readEvents(const QString& path, RunHistory& out) {
+  QFile f(path);
+  if (!f.open(QIODevice::ReadOnly)) return;
+  const QByteArray head = f.read(kEventsWindow);
+  QByteArray tail;
+  if (f.size() > kEventsWindow) {
+    f.seek(std::max<qint64>(kEventsWindow, f.size() - kEventsWindow));
+    tail = f.read(kEventsWindow);
+  }
+  for (const Json& e : jsonLines(head)) {
+    const std::string message = e.value("message", std::string());
+    if (e.value("event", std::string()) == "log" && message.rfind("device ", 0) == 0) {
+      out.device = QString::fromStdString(message.substr(7));
+      break;
+    }
+  }
+  for (const QByteArray* part : {&head, static_cast<const QByteArray*>(&tail)})
+    for (const Json& e : jsonLines(*part)) {
+      if (e.value("event", std::string()) != "finished") continue;
+      if (e.contains("time") && e["time"].is_number())
+        out.durationSeconds = e["time"].get<double>();
+      out.finishState = QString::fromStdString(e.value("state", std::string()));
+      if (e.contains("test") && e["test"].is_object()) {
+        const Json& t = e["test"];
+        if (t.contains("accuracy") && t["accuracy"].is_number())
+          out.testAccuracy = t["accuracy"].get<double>();
+        if (t.contains("samples") && t["samples"].is_number_integer())
+          out.testSamples = t["samples"].get<qint64>();
+      }
+    }
+}
+
+/// Every leaf of a JSON value by its dotted path ("train.optimizer.lr"); arrays are leaves.
+void flatten(const Json& v, const std::string& path, std::map<std::string, Json>& out) {
+  if (v.is_object() && !v.empty()) {
+    for (auto it = v.begin(); it != v.end(); ++it)
+      flatten(it.value(), path.empty() ? it.key() : path + "." + it.key(), out);
+  } else {
+    out[path] = v;
+  }
+}
+
 }  // namespace
+
+QColor runColor(const QString& runName) {
+  static const QColor palette[] = {
+      QColor(23, 190, 207),  QColor(188, 189, 34),  QColor(227, 119, 194), QColor(140, 86, 75),
+      QColor(148, 103, 189), QColor(255, 152, 150), QColor(127, 127, 127), QColor(174, 199, 232)};
+  return palette[qHash(runName) % 8];
+}
+
+QStringList settingDifferences(const Json& a, const Json& b) {
+  std::map<std::string, Json> fa, fb;
+  flatten(a, "", fa);
+  flatten(b, "", fb);
+  std::set<std::string> keys;
+  for (const auto& [k, v] : fa)
+    keys.insert(k);
+  for (const auto& [k, v] : fb)
+    keys.insert(k);
+  QStringList out;
+  for (const auto& k : keys) {
+    if (k == "name") continue;  // the run folder says it
+    const auto ia = fa.find(k), ib = fb.find(k);
+    const Json va = ia == fa.end() ? Json() : ia->second, vb = ib == fb.end() ? Json() : ib->second;
+    if (va == vb) continue;
+    auto text = [](const Json& v) {
+      return v.is_null() ? QStringLiteral("(unset)") : QString::fromStdString(jsonBrief(v, 60));
+    };
+    out << QStringLiteral("%1: %2 -> %3").arg(QString::fromStdString(k), text(va), text(vb));
+  }
+  return out;
+}
 
 double RunHistory::bestValAccuracy() const {
   double best = std::numeric_limits<double>::quiet_NaN();
@@ -41,9 +151,12 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
   out = RunHistory();
   out.dir = QDir(dir).absolutePath();
   out.name = QFileInfo(out.dir).fileName();
-  QFile projectFile(QDir(dir).filePath(QStringLiteral("project.json")));
-  if (projectFile.open(QIODevice::ReadOnly))
-    out.project = QJsonDocument::fromJson(projectFile.readAll()).object().value("name").toString();
+  out.settings = readBoundedJson(QDir(dir).filePath(QStringLiteral("project.json")));
+  if (out.settings.is_object() && out.settings.contains("name") && out.settings["name"].is_string())
+    out.project = QString::fromStdString(out.settings["name"].get<std::string>());
+  // <project>-yyyyMMdd-HHmmss
+  out.started = QDateTime::fromString(out.name.right(15), QStringLiteral("yyyyMMdd-HHmmss"));
+  readEvents(QDir(dir).filePath(QStringLiteral("events.jsonl")), out);
 
   const QString csvPath = QDir(dir).filePath(QStringLiteral("metrics.csv"));
   QFile csv(csvPath);
@@ -57,7 +170,11 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
   const int kind = column("kind"), epoch = column("epoch"), batch = column("batch"),
             step = column("step"), loss = column("loss"), acc = column("accuracy"),
             lr = column("lr"), valLoss = column("val_loss"), valAcc = column("val_accuracy"),
-            seconds = column("seconds");
+            seconds = column("seconds"), gradNorm = column("grad_norm"),
+            throughput = column("images_per_second"), memory = column("memory_bytes");
+  auto field = [](const QStringList& f, int i) {
+    return i >= 0 ? number(f[i]) : std::numeric_limits<double>::quiet_NaN();
+  };
   if (kind < 0 || epoch < 0 || step < 0 || loss < 0 || valAcc < 0 || seconds < 0) {
     if (error) *error = csvPath + QStringLiteral(":1: not a Netsmith metrics file");
     return false;
@@ -87,6 +204,10 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
       out.stepIndex.push_back(lastStep);
       out.stepSeconds.push_back(lastSeconds);
       out.stepLoss.push_back(number(f[loss]));
+      out.stepLr.push_back(field(f, lr));
+      out.stepGradNorm.push_back(field(f, gradNorm));
+      out.stepImagesPerSecond.push_back(field(f, throughput));
+      out.stepMemoryMiB.push_back(field(f, memory) / double(1 << 20));
       stepRowEpoch.push_back(f[epoch].toInt());
       stepRowBatch.push_back(batch >= 0 ? number(f[batch]) : 0);
     } else if (f[kind] == QLatin1String("epoch")) {

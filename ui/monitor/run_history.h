@@ -1,10 +1,15 @@
 #pragma once
 
-// A past run of a project, read back from its folder (runs/<name>-<time>/metrics.csv and
-// checkpoints/). Plain data: the Runs page lists these, the dashboard overlays them.
+// A past run of a project, read back from its folder (runs/<name>-<time>/metrics.csv,
+// project.json, events.jsonl and checkpoints/). Plain data: the Runs page lists these, the
+// dashboard overlays them.
+#include <QColor>
+#include <QDateTime>
 #include <QString>
 #include <QStringList>
 #include <QVector>
+
+#include "common/json.h"
 
 namespace netsmith::ui {
 
@@ -13,11 +18,20 @@ struct RunHistory {
   QString dir;
   QString project;  ///< project.json's name
   // One entry per training step.
-  QVector<double> stepIndex, stepEpoch, stepSeconds, stepLoss;
+  QVector<double> stepIndex, stepEpoch, stepSeconds, stepLoss, stepLr, stepGradNorm,
+      stepImagesPerSecond, stepMemoryMiB;
   // One entry per epoch (epoch is 1-based, as displayed).
   QVector<double> epochIndex, epochStep, epochSeconds, epochTrainLoss, epochTrainAccuracy,
       epochValLoss, epochValAccuracy, epochLr;
   QStringList checkpoints;  ///< file names under checkpoints/, newest first
+  Json settings;            ///< the project as the run used it (project.json)
+  // From events.jsonl (its first and last 64 KiB only): where and when it ran, how it ended.
+  QDateTime started;            ///< from the folder's name (<name>-yyyyMMdd-HHmmss)
+  double durationSeconds = -1;  ///< the finished event's time; -1 while unknown
+  QString device;               ///< "cpu, 2 compute threads, 1 loader thread"
+  QString finishState;          ///< "completed", "stopped", "failed"; "" when unfinished
+  double testAccuracy = -1;     ///< -1: no test figure
+  qint64 testSamples = 0;
 
   int epochs() const { return epochIndex.size(); }
   /// The highest validation accuracy (NaN when none).
@@ -29,6 +43,13 @@ struct RunHistory {
   /// Reads `dir`; false with `error` naming the file and line when metrics.csv is unreadable.
   static bool read(const QString& dir, RunHistory& out, QString* error = nullptr);
 };
+
+/// The colour of a run on every chart and in the Runs table (from its name, so it stays).
+QColor runColor(const QString& runName);
+
+/// The settings two runs differ in, one line each: "train.optimizer.lr: 0.001 -> 0.01"
+/// (a missing key reads "(unset)").
+QStringList settingDifferences(const Json& a, const Json& b);
 
 /// The runs of `project` under `runsRoot` (folders whose project.json names it), newest first.
 QVector<RunHistory> listRuns(const QString& runsRoot, const QString& project,

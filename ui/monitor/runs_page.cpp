@@ -7,6 +7,8 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
+#include <QPainter>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
@@ -32,6 +34,21 @@ QTreeWidget* makeTree(const QString& name, const QStringList& headers, QWidget* 
   return tree;
 }
 
+/// A small square of a run's colour, as its overlay lines are drawn.
+QIcon swatch(const QColor& color) {
+  QPixmap p(12, 12);
+  p.fill(color);
+  return QIcon(p);
+}
+
+QString duration(double seconds) {
+  if (seconds < 0) return QStringLiteral("-");
+  const qint64 s = qint64(std::llround(seconds));
+  return s >= 3600 ? QStringLiteral("%1 h %2 min").arg(s / 3600).arg((s % 3600) / 60)
+         : s >= 60 ? QStringLiteral("%1 min %2 s").arg(s / 60).arg(s % 60)
+                   : QStringLiteral("%1 s").arg(s);
+}
+
 }  // namespace
 
 RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent)
@@ -41,10 +58,18 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
       m_info(new QLabel(this)),
       m_runsTable(makeTree(
           QStringLiteral("runsTable"),
-          {tr("Run"), tr("Epochs"), tr("Best val acc"), tr("Last val loss"), tr("Checkpoints")},
+          {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"), tr("Best val acc"),
+           tr("Test accuracy"), tr("Last val loss"), tr("Checkpoints")},
           this)),
       m_checkpoints(
-          makeTree(QStringLiteral("runCheckpoints"), {tr("Checkpoint"), tr("Size")}, this)) {
+          makeTree(QStringLiteral("runCheckpoints"), {tr("Checkpoint"), tr("Size")}, this)),
+      m_differences(new QPlainTextEdit(this)) {
+  m_runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_runsTable->setToolTip(tr("Select two runs (Ctrl+click) to see the settings they differ in"));
+  m_differences->setObjectName(QStringLiteral("runDifferences"));
+  m_differences->setReadOnly(true);
+  m_differences->setPlaceholderText(
+      tr("Select two runs (Ctrl+click) to see the settings they differ in."));
   m_info->setWordWrap(true);
   auto* refreshButton = new QPushButton(tr("Refresh"), this);
   auto* overlay = new QPushButton(tr("Overlay on charts"), this);
@@ -68,6 +93,19 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
     if (row >= 0) QDesktopServices::openUrl(QUrl::fromLocalFile(m_runs[row].dir));
   });
   connect(m_runsTable, &QTreeWidget::currentItemChanged, this, &RunsPage::showRunDetails);
+  connect(m_runsTable, &QTreeWidget::itemSelectionChanged, this, [this] {
+    const auto selected = m_runsTable->selectedItems();
+    if (selected.size() != 2) {
+      m_differences->clear();
+      return;
+    }
+    const auto& a = m_runs[m_runsTable->indexOfTopLevelItem(selected[0])];
+    const auto& b = m_runs[m_runsTable->indexOfTopLevelItem(selected[1])];
+    const QStringList diff = settingDifferences(a.settings, b.settings);
+    m_differences->setPlainText(
+        tr("%1 -> %2\n").arg(a.name, b.name) +
+        (diff.isEmpty() ? tr("Same settings.") : diff.join(QLatin1Char('\n'))));
+  });
   connect(m_checkpoints, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {
     Q_EMIT checkpointChosen(item->data(0, Qt::UserRole).toString());
   });
@@ -80,7 +118,10 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
   layout->addLayout(buttons);
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(m_runsTable);
-  splitter->addWidget(m_checkpoints);
+  auto* lower = new QSplitter(Qt::Horizontal, this);
+  lower->addWidget(m_checkpoints);
+  lower->addWidget(m_differences);
+  splitter->addWidget(lower);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
   layout->addWidget(splitter, 1);
@@ -104,14 +145,27 @@ void RunsPage::refresh() {
                        : QStringLiteral("<br>") + errors.join(QStringLiteral("<br>"))));
   for (const auto& run : m_runs) {
     auto* item = new QTreeWidgetItem(m_runsTable);
+    item->setIcon(0, swatch(runColor(run.name)));
     item->setText(0, run.name);
-    item->setText(1, QString::number(run.epochs()));
+    item->setText(1, run.started.isValid() ? QLocale().toString(run.started, QLocale::ShortFormat)
+                                           : QStringLiteral("-"));
+    item->setText(2, duration(run.durationSeconds) +
+                         (run.finishState.isEmpty() || run.finishState == QLatin1String("completed")
+                              ? QString()
+                              : QStringLiteral(" (%1)").arg(run.finishState)));
+    item->setText(3, run.device.isEmpty() ? QStringLiteral("-") : run.device.section(',', 0, 0));
+    item->setToolTip(3, run.device);
+    item->setText(4, QString::number(run.epochs()));
     const double best = run.bestValAccuracy();
-    item->setText(2, std::isfinite(best) ? QString::number(100 * best, 'f', 2) + "%" : "-");
-    item->setText(3, run.epochValLoss.isEmpty() || !std::isfinite(run.epochValLoss.back())
+    item->setText(5, std::isfinite(best) ? QString::number(100 * best, 'f', 2) + "%" : "-");
+    item->setText(6,
+                  run.testAccuracy >= 0
+                      ? tr("%1% of %2").arg(100 * run.testAccuracy, 0, 'f', 2).arg(run.testSamples)
+                      : QStringLiteral("-"));
+    item->setText(7, run.epochValLoss.isEmpty() || !std::isfinite(run.epochValLoss.back())
                          ? QStringLiteral("-")
                          : QString::number(run.epochValLoss.back(), 'f', 4));
-    item->setText(4, run.checkpoints.join(QStringLiteral(", ")));
+    item->setText(8, run.checkpoints.join(QStringLiteral(", ")));
   }
   if (!m_runs.isEmpty()) m_runsTable->setCurrentItem(m_runsTable->topLevelItem(0));
 }
@@ -139,6 +193,16 @@ void RunsPage::overlaySelectedRun() {
   const int row = selectedRow();
   if (row < 0) return;
   m_dashboard->addOverlay(m_runs[row]);
+}
+
+void RunsPage::selectRuns(int first, int second) {
+  m_runsTable->clearSelection();
+  for (int row : {first, second})
+    if (auto* item = m_runsTable->topLevelItem(row)) item->setSelected(true);
+}
+
+QString RunsPage::differencesText() const {
+  return m_differences->toPlainText();
 }
 
 int RunsPage::selectedRow() const {

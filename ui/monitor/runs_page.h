@@ -1,14 +1,16 @@
 #pragma once
 
-// The Runs page: the project's past runs (its runs/ folders) with their epochs, best accuracy
-// and checkpoints; a run can be overlaid on the dashboard, its best checkpoint loaded for export
-// and resume, its folder opened.
+// The Runs page: the project's past runs (its runs/ folders) with their colour, start, duration,
+// device, epochs, best validation and test accuracy (with its denominator) and checkpoints; a
+// run can be overlaid on the dashboard (in the same colour), its best checkpoint loaded for
+// export and resume, its folder opened; two selected runs show the settings they differ in.
 #include <QVector>
 #include <QWidget>
 
 #include "monitor/run_history.h"
 
 class QLabel;
+class QPlainTextEdit;
 class QTreeWidget;
 
 namespace netsmith::ui {
@@ -30,6 +32,9 @@ class RunsPage : public QWidget {
   void selectRun(int row);
   /// Overlays the selected run on the dashboard.
   void overlaySelectedRun();
+  /// Selects two runs and returns the differences shown ("" unless two are selected).
+  QString differencesText() const;
+  void selectRuns(int first, int second);
 
  Q_SIGNALS:
   /// "Load best", or a checkpoint double-clicked: it becomes the studio's current one.
@@ -44,6 +49,7 @@ class RunsPage : public QWidget {
   QLabel* m_info;
   QTreeWidget* m_runsTable;
   QTreeWidget* m_checkpoints;
+  QPlainTextEdit* m_differences;
   QVector<RunHistory> m_runs;
 };
 
