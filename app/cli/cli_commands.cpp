@@ -50,7 +50,10 @@ commands:
                                       and F1, and the confusion matrix. Without --data, the
                                       checkpoint's own data, read only where a project file
                                       next to it or its run names it (--data-from-checkpoint:
-                                      read it anyway)
+                                      read it anyway). --gradcam IMAGE: the Grad-CAM map of
+                                      the predicted class (--gradcam-class N: of class N) at
+                                      the last convolution (--gradcam-node ID), written over
+                                      the image to --out (IMAGE-gradcam.png)
   lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
   export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]

@@ -8,6 +8,8 @@
 
 namespace netsmith::cli {
 
+class Args;
+
 /// Exit codes: 0 success, 1 runtime failure, 2 invalid input (flags, project, data).
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
@@ -25,6 +27,8 @@ int runBench(const std::vector<std::string>& words);
 int runTrain(const std::vector<std::string>& words);
 int runDistWorker(const std::vector<std::string>& words);
 int runEval(const std::vector<std::string>& words);
+/// `eval CHECKPOINT --gradcam IMAGE [--gradcam-node ID] [--gradcam-class N] [--out FILE]`.
+int runGradCam(const Args& args);
 int runLrFind(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 
@@ -56,7 +60,6 @@ bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
                    project::LoadedProject& out, train::TrainOptions& options,
                    const std::function<void(Json&)>& editTrain = {});
 
-class Args;
 /// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
 /// --dist-timeout (those given) to a project's train section.
 void applyTrainOverrides(const Args& args, Json& train);

@@ -302,7 +302,11 @@ int runDistWorker(const std::vector<std::string>& words) {
 
 int runEval(const std::vector<std::string>& words) {
   const Args args(words, {"--json", "--data-from-checkpoint"},
-                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k"});
+                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
+                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out"});
+  env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
+  if (!args.option("--gradcam").empty()) return runGradCam(args);
+  if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
   train::EvaluationOptions o;
   o.checkpoint = args.one("CHECKPOINT");
   o.data = args.option("--data");
@@ -313,7 +317,6 @@ int runEval(const std::vector<std::string>& words) {
   o.limit = args.integer("--limit", 0, 1, 1LL << 40);
   o.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
   o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));
-  env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   const auto e = train::evaluateCheckpoint(o);
   if (args.has("--json")) {
     std::cout << e.toJson().dump(2) << '\n';

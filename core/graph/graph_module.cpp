@@ -39,6 +39,17 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
 }
 
 torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
+  return run(std::move(x), m_steps.size(), nullptr);
+}
+
+torch::Tensor GraphModuleImpl::forwardTapping(torch::Tensor x, const std::string& tapId,
+                                              torch::Tensor& tapped) {
+  for (std::size_t i = 0; i < m_steps.size(); ++i)
+    if (m_steps[i].id == tapId) return run(std::move(x), i, &tapped);
+  throw Error("no node \"" + tapId + "\" in the model");
+}
+
+torch::Tensor GraphModuleImpl::run(torch::Tensor x, std::size_t tap, torch::Tensor* tapped) {
   if (x.dim() != 4 || x.size(1) != m_input.channels || x.size(2) != m_input.height ||
       x.size(3) != m_input.width) {
     std::string got;
@@ -58,6 +69,7 @@ torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
         args.push_back(values[s]);
     }
     values[i] = step.layer->forward(args);
+    if (i == tap) *tapped = values[i];
     for (auto s : step.release)
       values[s] = torch::Tensor();
   }

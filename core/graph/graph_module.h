@@ -27,6 +27,9 @@ class GraphModuleImpl : public torch::nn::Module {
 
   /// Runs the nodes in topological order; `x` must be N x C x H x W matching the input spec.
   torch::Tensor forward(torch::Tensor x);
+  /// forward() that also hands back node `tapId`'s output (kept in the autograd graph, so a
+  /// gradient can be taken with respect to it). Throws netsmith::Error for an unknown node.
+  torch::Tensor forwardTapping(torch::Tensor x, const std::string& tapId, torch::Tensor& tapped);
 
   const GraphAnalysis& analysis() const { return m_analysis; }
   /// The layer of node `id` (nullptr if none).
@@ -46,6 +49,7 @@ class GraphModuleImpl : public torch::nn::Module {
   InputSpec m_input;
   std::vector<Step> m_steps;
   std::size_t m_outputSlot = 0;
+  torch::Tensor run(torch::Tensor x, std::size_t tap, torch::Tensor* tapped);
 };
 TORCH_MODULE(GraphModule);
 

@@ -1,5 +1,7 @@
 // netsmith-cli train / eval / lr-find end to end on test-written data.
 #include <gtest/gtest.h>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -80,6 +82,35 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_EQ(j["samples"], 64);
   EXPECT_EQ(j["confusion"].size(), 4u);
   EXPECT_NEAR(j["accuracy"].get<double>() * 100, std::stod(m[1]), 1e-9 + 0.01);
+
+  // --gradcam: the map of an image over it, at the last convolution, with the class figures.
+  const cv::Mat blob = cv::Mat::zeros(16, 16, CV_8UC1);
+  cv::circle(blob, {5, 10}, 3, cv::Scalar(255), cv::FILLED);
+  ASSERT_TRUE(cv::imwrite(dir.file("blob.png"), blob));
+  const auto g = runCli("eval " + runDir + "/checkpoints/last.safetensors --gradcam " +
+                        dir.file("blob.png") + " --out " + dir.file("cam.png") + " --json");
+  ASSERT_EQ(g.exitCode, 0) << g.output;
+  const Json gj = Json::parse(g.output);
+  EXPECT_EQ(gj["node"], "conv");
+  const auto probabilities = gj["probabilities"].get<std::vector<double>>();
+  ASSERT_EQ(probabilities.size(), 4u);
+  double sum = 0;
+  for (double p : probabilities)
+    sum += p;
+  EXPECT_NEAR(sum, 1.0, 1e-5);
+  EXPECT_EQ(gj["predicted"].get<std::size_t>(),
+            std::size_t(std::max_element(probabilities.begin(), probabilities.end()) -
+                        probabilities.begin()));
+  const cv::Mat overlay = cv::imread(dir.file("cam.png"), cv::IMREAD_UNCHANGED);
+  EXPECT_EQ(overlay.cols, 280);
+  EXPECT_EQ(overlay.rows, 280);
+  EXPECT_EQ(overlay.channels(), 3);
+  const auto badNode =
+      runCli("eval " + runDir + "/checkpoints/last.safetensors --gradcam " + dir.file("blob.png") +
+             " --gradcam-node nope --out " + dir.file("no.png"));
+  EXPECT_NE(badNode.exitCode, 0);
+  EXPECT_NE(badNode.output.find("no node \"nope\""), std::string::npos) << badNode.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("no.png")));
 }
 
 TEST(CliTrain, JsonPrintsOneEventPerLine) {

@@ -1,0 +1,118 @@
+#include "explain/grad_cam.h"
+
+#include <opencv2/imgproc.hpp>
+
+#include <algorithm>
+
+#include "common/error.h"
+#include "data/data_config.h"
+#include "data/sample_processor.h"
+#include "explain/grad_cam_map.h"
+#include "export/export_model.h"
+
+namespace netsmith::explain {
+
+std::string defaultGradCamNode(const graph::GraphAnalysis& analysis) {
+  std::string last;
+  for (const auto& n : analysis.nodes)
+    if (n.op == "Conv2d" && n.valid) last = n.id;
+  return last;
+}
+
+GradCamMap gradCamMap(graph::GraphModuleImpl& net, const torch::Tensor& input,
+                      const std::string& node, std::int64_t targetClass) {
+  const auto* info = net.analysis().find(node);
+  if (!info) throw Error("Grad-CAM: no node \"" + node + "\" in the model");
+  if (info->outputShape.size() != 3)
+    throw Error("Grad-CAM: node \"" + node + "\" gives " + formatShape(info->outputShape) +
+                ", not channels x height x width; pick a convolution or another feature map");
+  if (input.dim() != 4 || input.size(0) != 1)
+    throw Error("Grad-CAM: expects one image (1 x C x H x W)");
+  net.eval();
+  torch::AutoGradMode enable(true);
+  torch::Tensor features;
+  const torch::Tensor logits = net.forwardTapping(input, node, features).to(torch::kFloat);
+  if (logits.dim() != 2) throw Error("Grad-CAM: the model's output is not one score per class");
+  const std::int64_t classes = logits.size(1);
+  GradCamMap out;
+  out.probabilities = torch::softmax(logits.detach(), 1)[0];
+  out.predicted = logits.argmax(1).item<std::int64_t>();
+  out.targetClass = targetClass < 0 ? out.predicted : targetClass;
+  if (out.targetClass >= classes)
+    throw Error("Grad-CAM: class " + std::to_string(out.targetClass) +
+                " is out of range (the model has " + std::to_string(classes) + " classes)");
+  if (!features.requires_grad())
+    throw Error("Grad-CAM: node \"" + node + "\" does not depend on trained weights");
+  const auto grads = torch::autograd::grad({logits[0][out.targetClass]}, {features})[0];
+  const auto weights = grads.mean({2, 3}, /*keepdim=*/true);
+  auto cam = torch::relu((weights * features).sum(1, /*keepdim=*/true)).detach();
+  cam = torch::nn::functional::interpolate(
+      cam, torch::nn::functional::InterpolateFuncOptions()
+               .size(std::vector<std::int64_t>{input.size(2), input.size(3)})
+               .mode(torch::kBilinear)
+               .align_corners(false));
+  cam = cam[0][0];
+  const double top = cam.max().item<double>();
+  out.heat = top > 0 ? cam / top : torch::zeros_like(cam);
+  return out;
+}
+
+GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image) {
+  if (image.empty() || image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
+    throw Error("Grad-CAM: the image must be 8-bit grey or colour");
+  auto model = exporting::loadExportModel(options.checkpoint);
+  const auto& spec = model.project.model.input;
+  const std::string node =
+      options.node.empty() ? defaultGradCamNode(model.net->analysis()) : options.node;
+  if (node.empty())
+    throw Error(options.checkpoint + ": the model has no Conv2d for Grad-CAM; name a node");
+  // The picture as in training: channels, fit policy, then mean / std.
+  Problems ignored;
+  const auto config = data::parseDataConfig(model.project.data, model.baseDir, ignored);
+  cv::Mat fitted = data::fitImage(data::toModelChannels(image, int(spec.channels)),
+                                  int(spec.height), int(spec.width), config.fit);
+  if (!fitted.isContinuous()) fitted = fitted.clone();
+  const int h = fitted.rows, w = fitted.cols, c = fitted.channels();
+  auto x =
+      torch::from_blob(fitted.ptr<float>(), {h, w, c}, torch::kFloat).permute({2, 0, 1}).clone();
+  for (int k = 0; k < c; ++k) {
+    const double m = k < int(model.mean.size()) ? model.mean[std::size_t(k)] : 0.0;
+    const double s = k < int(model.std.size()) ? model.std[std::size_t(k)] : 1.0;
+    x[k].sub_(m).div_(s);
+  }
+  const auto map = gradCamMap(*model.net, x.unsqueeze(0), node, options.targetClass);
+  GradCam out;
+  out.checkpoint = options.checkpoint;
+  out.node = node;
+  out.targetClass = map.targetClass;
+  out.predicted = map.predicted;
+  out.classes = model.classes;
+  const auto p = map.probabilities.contiguous();
+  out.probabilities.assign(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+  fitted.convertTo(out.input, CV_8U, 255.0);
+  const auto heat = map.heat.contiguous();
+  out.heat = cv::Mat(h, w, CV_32F, heat.data_ptr<float>()).clone();
+  return out;
+}
+
+cv::Mat gradCamOverlay(const GradCam& cam, int side) {
+  cv::Mat base;
+  if (cam.input.channels() == 1)
+    cv::cvtColor(cam.input, base, cv::COLOR_GRAY2BGR);
+  else
+    cv::cvtColor(cam.input, base, cv::COLOR_RGB2BGR);
+  cv::Mat heat8, colours;
+  cam.heat.convertTo(heat8, CV_8U, 255.0);
+  cv::applyColorMap(heat8, colours, cv::COLORMAP_JET);
+  cv::Mat blended;
+  cv::addWeighted(base, 0.5, colours, 0.5, 0.0, blended);
+  const double scale = double(std::max(1, side)) / double(std::max(blended.rows, blended.cols));
+  cv::Mat out;
+  cv::resize(
+      blended, out,
+      cv::Size(std::max(1, int(blended.cols * scale)), std::max(1, int(blended.rows * scale))), 0,
+      0, scale >= 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
+  return out;
+}
+
+}  // namespace netsmith::explain
