@@ -10,6 +10,7 @@
 #include "editor/graph_canvas.h"
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
+#include "evaluation/sample_dialog.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "forms/training_page.h"
@@ -61,7 +62,7 @@ void takeTour(MainWindow& window, const QString& dir, std::function<void()> done
       {ProjectPages::EvalPage, QStringLiteral("evaluation")}};
   auto shots = std::make_shared<QList<TourShot>>();
   for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
-    for (const QString theme : {QStringLiteral("light"), QStringLiteral("dark")})
+    for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")})
       for (const auto& [page, name] : pages)
         shots->append({size, theme, page, name});
   QString userTheme = QStringLiteral("system");
@@ -169,10 +170,19 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
                                         bc = c;
                                       }
                                   if (!cm.empty()) eval->showCell(br, bc);
-                                  QTimer::singleShot(400, &window, [&window, grab, dir] {
-                                    grab(QStringLiteral("evaluation"));
-                                    takeTour(window, dir, [&window] { window.close(); });
-                                  });
+                                  QTimer::singleShot(
+                                      400, &window, [&window, eval, grab, dir, br, bc] {
+                                        grab(QStringLiteral("evaluation"));
+                                        // Its worst sample, large, with the Grad-CAM map.
+                                        const auto cell = eval->result().cell(br, bc);
+                                        if (!cell.empty()) {
+                                          if (auto* d = eval->openSample(cell.front()->position)) {
+                                            d->grab().save(QDir(dir).filePath("gradcam.png"));
+                                            d->close();
+                                          }
+                                        }
+                                        takeTour(window, dir, [&window] { window.close(); });
+                                      });
                                 });
                        });
                      });

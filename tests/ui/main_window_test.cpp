@@ -31,6 +31,7 @@
 #include "editor/graph_canvas.h"
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
+#include "evaluation/sample_dialog.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
@@ -226,6 +227,20 @@ class MainWindowTest : public QObject {
     QVERIFY2(log.contains(QStringLiteral("; ") + figure),
              qPrintable(log + QStringLiteral("\n") + figure));
     QVERIFY2(window.runStateText().contains(figure), qPrintable(window.runStateText()));
+    // A sample opened large: its Grad-CAM maps of the predicted and the true class, the
+    // prediction agreeing with the evaluation's own.
+    const auto& sample = evaluation->result().samples.at(0);
+    auto* opened = evaluation->openSample(sample.position);
+    QVERIFY(opened);
+    QVERIFY2(opened->errorText().isEmpty(), qPrintable(opened->errorText()));
+    QCOMPARE(opened->predictedMap().predicted, sample.predicted);
+    QCOMPARE(opened->predictedMap().targetClass, sample.predicted);
+    QCOMPARE(opened->trueMap().targetClass, sample.label);
+    QCOMPARE(opened->predictedMap().heat.rows, 16);
+    QVERIFY(!opened->overlay().isNull());
+    opened->showPredicted(false);
+    QVERIFY(!opened->overlay().isNull());
+    opened->close();
 
     // NETSMITH_SCREENSHOT_DIR=docs/screenshots: offscreen grabs of the window after a run.
     const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");

@@ -21,6 +21,7 @@
 #include <cmath>
 
 #include "data/named_paths.h"
+#include "evaluation/sample_dialog.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -155,6 +156,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
     list->setWordWrap(true);
     list->setMovement(QListView::Static);
   }
+  for (auto* list : {m_cell, m_misclassified})
+    connect(list, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { openSample(item->data(Qt::UserRole).toLongLong()); });
   m_cell->setObjectName(QStringLiteral("cellSamples"));
   m_misclassified->setObjectName(QStringLiteral("misclassifiedGallery"));
 
@@ -456,6 +460,17 @@ void EvaluationPage::showResult() {
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
 }
 
+SampleDialog* EvaluationPage::openSample(qint64 position) {
+  for (const auto& s : m_result->samples) {
+    if (s.position != position) continue;
+    auto* dialog = new SampleDialog(m_checkpoint, s, m_result->classes, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    dialog->show();
+    return dialog;
+  }
+  return nullptr;
+}
+
 void EvaluationPage::elideClassNames() {
   const QFontMetrics fm(m_confusion->horizontalHeader()->font());
   for (int c = 0; c < m_confusion->columnCount(); ++c) {
@@ -522,6 +537,7 @@ void EvaluationPage::fillGallery(QListWidget* list,
                          .arg(s->loss, 0, 'f', 4)
                          .arg(top.join(QStringLiteral(", "))));
     item->setData(Qt::UserRole, qlonglong(s->position));
+    item->setStatusTip(tr("Click: open it large with its Grad-CAM map"));
   }
 }
 

@@ -23,6 +23,7 @@ class QTableWidget;
 namespace netsmith::ui {
 
 class BackgroundJob;
+class SampleDialog;
 
 class EvaluationPage : public QWidget {
   Q_OBJECT
@@ -50,6 +51,9 @@ class EvaluationPage : public QWidget {
   QListWidget* misclassified() const { return m_misclassified; }
   /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
   void showCell(int row, int column);
+  /// Opens sample `position` of the evaluated split large, with its Grad-CAM maps (a click on
+  /// a thumbnail does this). Returns the dialog, or nullptr when the sample was not kept.
+  SampleDialog* openSample(qint64 position);
 
  Q_SIGNALS:
   void evaluated();

@@ -1,0 +1,47 @@
+#pragma once
+
+// One evaluated sample, large: its picture, true class, prediction and loss, its top-3
+// probabilities, and the Grad-CAM map (core/explain) of the predicted class or of the true
+// class (switchable) laid over it, the same map `netsmith-cli eval --gradcam` writes.
+#include <QDialog>
+#include <QPixmap>
+#include <QString>
+
+#include "explain/grad_cam.h"
+
+class QLabel;
+class QRadioButton;
+
+namespace netsmith::train {
+struct SampleOutcome;
+}
+
+namespace netsmith::ui {
+
+class SampleDialog : public QDialog {
+  Q_OBJECT
+
+ public:
+  /// Computes both maps at once (one forward and backward pass each); a failure is shown in
+  /// the dialog in place of the maps.
+  SampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+               const std::vector<std::string>& classes, QWidget* parent = nullptr);
+
+  /// The map shown: of the predicted class (true) or of the true class (false).
+  void showPredicted(bool predicted);
+  const explain::GradCam& predictedMap() const { return m_predicted; }
+  const explain::GradCam& trueMap() const { return m_true; }
+  QString errorText() const { return m_error; }
+  /// The overlay picture shown now (null when the maps failed).
+  QPixmap overlay() const;
+
+ private:
+  explain::GradCam m_predicted, m_true;
+  QString m_error;
+  QLabel* m_picture;
+  QLabel* m_map;
+  QLabel* m_caption;
+  QRadioButton* m_ofPredicted;
+};
+
+}  // namespace netsmith::ui
