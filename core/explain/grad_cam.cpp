@@ -84,6 +84,8 @@ GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image) {
   GradCam out;
   out.checkpoint = options.checkpoint;
   out.node = node;
+  for (const auto& n : model.net->analysis().nodes)
+    if (n.valid && n.outputShape.size() == 3 && n.op != "Input") out.featureNodes.push_back(n.id);
   out.targetClass = map.targetClass;
   out.predicted = map.predicted;
   out.classes = model.classes;

@@ -22,7 +22,8 @@ struct GradCamOptions {
 
 struct GradCam {
   std::string checkpoint;
-  std::string node;  ///< where the map was taken
+  std::string node;                       ///< where the map was taken
+  std::vector<std::string> featureNodes;  ///< every node a map can be taken at, in model order
   std::int64_t targetClass = 0;
   std::int64_t predicted = 0;
   std::vector<std::string> classes;

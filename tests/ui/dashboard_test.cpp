@@ -87,6 +87,14 @@ class DashboardTest : public QObject {
     // clip line.
     QVERIFY(d.chart(QStringLiteral("loss"))->xAxis->range().upper >= 30);
     QVERIFY(d.chart(QStringLiteral("grad_norm"))->yAxis->range().contains(5.0));
+    // In a laptop-wide window the table shows every column whole: no header is cut.
+    d.resize(1160, 600);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    QTRY_VERIFY2(table->header()->length() <= table->viewport()->width(),
+                 qPrintable(QStringLiteral("columns %1 px in %2 px")
+                                .arg(table->header()->length())
+                                .arg(table->viewport()->width())));
   }
 
   // Accuracy is drawn on a 0..1 axis from the start; with figures its top stays at 1 (100%)

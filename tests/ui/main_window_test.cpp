@@ -240,6 +240,15 @@ class MainWindowTest : public QObject {
     QVERIFY(!opened->overlay().isNull());
     opened->showPredicted(false);
     QVERIFY(!opened->overlay().isNull());
+    // At a node the user picks: the test model's pooled feature map instead of its
+    // convolution.
+    QCOMPARE(opened->predictedMap().node, std::string("conv"));
+    QCOMPARE(opened->predictedMap().featureNodes,
+             (std::vector<std::string>{"conv", "bn", "relu", "pool"}));
+    const std::string picked = opened->predictedMap().featureNodes.back();
+    opened->mapAt(QString::fromStdString(picked));
+    QCOMPARE(opened->trueMap().node, picked);
+    QVERIFY2(opened->errorText().isEmpty(), qPrintable(opened->errorText()));
     opened->close();
 
     // NETSMITH_SCREENSHOT_DIR=docs/screenshots: offscreen grabs of the window after a run.

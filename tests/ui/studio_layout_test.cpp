@@ -7,6 +7,7 @@
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
+#include <QTemporaryDir>
 #include <QToolBar>
 #include <QtTest>
 
@@ -131,6 +132,49 @@ class StudioLayoutTest : public QObject {
     for (const char* name :
          {"actionCut", "actionCopy", "actionPaste", "actionDelete", "actionSelectAll"})
       QVERIFY2(!action(window, name)->isEnabled(), name);
+  }
+
+  // File > New starts a project with only its Input (the default data); File > New from data
+  // folder makes a small CNN for a folder's classes that is valid as it is; a folder with one
+  // class is refused with the reason, and the open project stays.
+  void newBlankAndFromDataFolder() {
+    MainWindow window(m_registry);
+    window.show();
+    QTemporaryDir tmp;
+    QVERIFY(window.createBlankProject(tmp.filePath(QStringLiteral("blank.netsmith.json"))));
+    QCOMPARE(window.document()->project().model.nodes.size(), std::size_t(1));
+    QCOMPARE(window.document()->project().name, std::string("blank"));
+    QCOMPARE(window.pages()->modelPage()->canvas()->nodeCount(), 1);
+    QVERIFY(window.document()->project().data.contains("train"));
+    // Three classes of 24x20 colour images.
+    const QDir root(tmp.filePath(QStringLiteral("shapes")));
+    for (const QString& cls :
+         {QStringLiteral("circle"), QStringLiteral("square"), QStringLiteral("triangle")}) {
+      QVERIFY(root.mkpath(cls));
+      for (int i = 0; i < 5; ++i) {
+        QImage image(20, 24, QImage::Format_RGB888);
+        image.fill(QColor::fromHsv((cls.size() * 40 + i * 7) % 360, 200, 200));
+        QVERIFY(image.save(root.filePath(cls + QStringLiteral("/%1.png").arg(i))));
+      }
+    }
+    const QString target = tmp.filePath(QStringLiteral("shapes.netsmith.json"));
+    QVERIFY2(window.createProjectFromFolder(root.path(), target), qPrintable(window.lastError()));
+    const auto& doc = *window.document();
+    QCOMPARE(doc.filePath(), target);
+    QVERIFY2(doc.problems().empty(),
+             doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
+    QCOMPARE(doc.analysis().outputShape, (netsmith::Shape{3}));
+    QCOMPARE(doc.project().model.input.height, 24);
+    QCOMPARE(doc.project().model.input.width, 20);
+    QCOMPARE(doc.project().model.input.channels, 3);
+    QVERIFY(QDir(root.filePath(QStringLiteral("circle"))).removeRecursively());
+    QVERIFY(QDir(root.filePath(QStringLiteral("square"))).removeRecursively());
+    QVERIFY(!window.createProjectFromFolder(root.path(),
+                                            tmp.filePath(QStringLiteral("one.netsmith.json"))));
+    QVERIFY2(window.lastError().contains(QStringLiteral("at least 2 classes")),
+             qPrintable(window.lastError()));
+    QCOMPARE(window.document()->filePath(), target);
+    QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("one.netsmith.json"))));
   }
 
   // Every chart of every page, as drawn, follows the theme: in dark its background (a corner

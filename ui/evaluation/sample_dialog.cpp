@@ -2,10 +2,13 @@
 
 #include <QApplication>
 #include <QButtonGroup>
+#include <QComboBox>
 #include <QDialogButtonBox>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QLabel>
 #include <QRadioButton>
+#include <QSignalBlocker>
 #include <QVBoxLayout>
 
 #include "train/evaluation.h"
@@ -32,26 +35,19 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
       m_picture(new QLabel(this)),
       m_map(new QLabel(this)),
       m_caption(new QLabel(this)),
-      m_ofPredicted(new QRadioButton(this)) {
+      m_ofPredicted(new QRadioButton(this)),
+      m_node(new QComboBox(this)),
+      m_checkpoint(checkpoint),
+      m_image(sample.picture),
+      m_label(sample.label),
+      m_predictedClass(sample.predicted),
+      m_classes(classes) {
   setObjectName(QStringLiteral("sampleDialog"));
   const auto name = [&classes](std::int64_t c) {
     return c < std::int64_t(classes.size()) ? QString::fromStdString(classes[std::size_t(c)])
                                             : QString::number(c);
   };
   setWindowTitle(tr("Sample #%1").arg(sample.position));
-  QApplication::setOverrideCursor(Qt::WaitCursor);
-  try {
-    explain::GradCamOptions o;
-    o.checkpoint = checkpoint.toStdString();
-    o.targetClass = sample.predicted;
-    m_predicted = explain::gradCamOfImage(o, sample.picture);
-    o.targetClass = sample.label;
-    m_true = explain::gradCamOfImage(o, sample.picture);
-  } catch (const std::exception& e) {
-    m_error = QString::fromStdString(e.what());
-  }
-  QApplication::restoreOverrideCursor();
-
   m_picture->setObjectName(QStringLiteral("samplePicture"));
   m_picture->setPixmap(large(sample.picture));
   m_map->setObjectName(QStringLiteral("sampleGradCam"));
@@ -60,19 +56,15 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   QStringList top;
   for (const auto& [c, p] : sample.top)
     top << QStringLiteral("%1 %2%").arg(name(c)).arg(100.0 * p, 0, 'f', 1);
-  m_caption->setObjectName(QStringLiteral("sampleCaption"));
-  m_caption->setWordWrap(true);
-  m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_caption->setText(
-      tr("<b>#%1</b>: true <b>%2</b>, predicted <b>%3</b>, loss %4<br>top-3: %5<br>%6")
+  m_sampleText =
+      tr("<b>#%1</b>: true <b>%2</b>, predicted <b>%3</b>, loss %4<br>top-3: %5")
           .arg(sample.position)
           .arg(name(sample.label).toHtmlEscaped(), name(sample.predicted).toHtmlEscaped())
           .arg(sample.loss, 0, 'f', 4)
-          .arg(top.join(QStringLiteral(", ")).toHtmlEscaped(),
-               m_error.isEmpty()
-                   ? tr("Grad-CAM at node %1: red is where the class's score comes from.")
-                         .arg(QString::fromStdString(m_predicted.node).toHtmlEscaped())
-                   : tr("Grad-CAM failed: %1").arg(m_error.toHtmlEscaped())));
+          .arg(top.join(QStringLiteral(", ")).toHtmlEscaped());
+  m_caption->setObjectName(QStringLiteral("sampleCaption"));
+  m_caption->setWordWrap(true);
+  m_caption->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_ofPredicted->setText(tr("Map of the predicted class (%1)").arg(name(sample.predicted)));
   m_ofPredicted->setObjectName(QStringLiteral("mapOfPredicted"));
   auto* ofTrue = new QRadioButton(tr("Map of the true class (%1)").arg(name(sample.label)), this);
@@ -82,21 +74,67 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   group->addButton(ofTrue);
   m_ofPredicted->setChecked(true);
   connect(m_ofPredicted, &QRadioButton::toggled, this, &SampleDialog::showPredicted);
-  for (auto* b : {m_ofPredicted, ofTrue})
-    b->setEnabled(m_error.isEmpty());
+  m_node->setObjectName(QStringLiteral("gradCamNode"));
+  m_node->setToolTip(tr("The node the map is taken at (by default the last convolution)"));
+
+  compute({});  // at the default node
+  {
+    const QSignalBlocker block(m_node);
+    for (const auto& n : m_predicted.featureNodes)
+      m_node->addItem(QString::fromStdString(n));
+    m_node->setCurrentText(QString::fromStdString(m_predicted.node));
+  }
+  connect(m_node, &QComboBox::textActivated, this, &SampleDialog::mapAt);
+  for (QWidget* w : std::initializer_list<QWidget*>{m_ofPredicted, ofTrue, m_node})
+    w->setEnabled(m_error.isEmpty());
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  auto* nodeRow = new QHBoxLayout;
+  nodeRow->addWidget(new QLabel(tr("Node:"), this));
+  nodeRow->addWidget(m_node, 1);
   auto* grid = new QGridLayout;
   grid->addWidget(m_picture, 0, 0);
   grid->addWidget(m_map, 0, 1);
   grid->addWidget(m_ofPredicted, 1, 1);
   grid->addWidget(ofTrue, 2, 1);
+  grid->addLayout(nodeRow, 3, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_caption);
   layout->addLayout(grid);
   layout->addWidget(buttons);
   showPredicted(true);
+}
+
+void SampleDialog::compute(const std::string& node) {
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  m_error.clear();
+  try {
+    explain::GradCamOptions o;
+    o.checkpoint = m_checkpoint.toStdString();
+    o.node = node;
+    o.targetClass = m_predictedClass;
+    m_predicted = explain::gradCamOfImage(o, m_image);
+    o.targetClass = m_label;
+    m_true = explain::gradCamOfImage(o, m_image);
+  } catch (const std::exception& e) {
+    m_error = QString::fromStdString(e.what());
+  }
+  QApplication::restoreOverrideCursor();
+  updateCaption();
+}
+
+void SampleDialog::updateCaption() {
+  m_caption->setText(m_sampleText + QStringLiteral("<br>") +
+                     (m_error.isEmpty()
+                          ? tr("Grad-CAM at node %1: red is where the class's score comes from.")
+                                .arg(QString::fromStdString(m_predicted.node).toHtmlEscaped())
+                          : tr("Grad-CAM failed: %1").arg(m_error.toHtmlEscaped())));
+}
+
+void SampleDialog::mapAt(const QString& node) {
+  compute(node.toStdString());
+  showPredicted(m_ofPredicted->isChecked());
 }
 
 void SampleDialog::showPredicted(bool predicted) {

@@ -9,6 +9,7 @@
 
 #include "explain/grad_cam.h"
 
+class QComboBox;
 class QLabel;
 class QRadioButton;
 
@@ -29,6 +30,8 @@ class SampleDialog : public QDialog {
 
   /// The map shown: of the predicted class (true) or of the true class (false).
   void showPredicted(bool predicted);
+  /// Takes both maps at `node` instead (any node with a feature map: the combo box lists them).
+  void mapAt(const QString& node);
   const explain::GradCam& predictedMap() const { return m_predicted; }
   const explain::GradCam& trueMap() const { return m_true; }
   QString errorText() const { return m_error; }
@@ -42,6 +45,14 @@ class SampleDialog : public QDialog {
   QLabel* m_map;
   QLabel* m_caption;
   QRadioButton* m_ofPredicted;
+  QComboBox* m_node;
+  QString m_checkpoint;
+  cv::Mat m_image;
+  std::int64_t m_label = 0, m_predictedClass = 0;
+  std::vector<std::string> m_classes;
+  void compute(const std::string& node);
+  void updateCaption();
+  QString m_sampleText;
 };
 
 }  // namespace netsmith::ui

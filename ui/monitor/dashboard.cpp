@@ -10,6 +10,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QMenu>
+#include <QScrollBar>
 #include <QSlider>
 #include <QSplitter>
 #include <QToolTip>
@@ -81,9 +82,9 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   m_table = buildEpochTable(splitter);
   splitter->addWidget(grid);
   splitter->addWidget(m_table);
+  fitEpochTable();
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 0);
-  m_table->setMinimumWidth(200);
   splitter->setSizes({1000, 380});
   outer->addWidget(splitter, 1);
 
@@ -143,7 +144,16 @@ QTreeWidget* Dashboard::buildEpochTable(QWidget* parent) {
   table->setHeaderLabels({tr("Epoch"), tr("Train loss"), tr("Train acc"), tr("Val loss"),
                           tr("Val acc"), tr("LR"), tr("Time (s)")});
   table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->header()->setStretchLastSection(false);  // its width is its columns' (fitEpochTable)
   return table;
+}
+
+void Dashboard::fitEpochTable() {
+  // As wide as its columns, so that no header is cut ("Ti" for "Time (s)").
+  auto* header = m_table->header();
+  header->resizeSections(QHeaderView::ResizeToContents);
+  m_table->setMinimumWidth(header->length() + 2 * m_table->frameWidth() +
+                           m_table->verticalScrollBar()->sizeHint().width());
 }
 
 QStringList Dashboard::chartIds() {
@@ -220,6 +230,7 @@ void Dashboard::clear() {
   m_lastBatchSeconds = 0;
   m_lastStep = 0;
   m_table->clear();
+  fitEpochTable();
   setFollow(true);
   replotAll();
 }
@@ -288,6 +299,7 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   row->setText(6, QString::number(e.seconds, 'f', 1));
   for (int c = 1; c < 7; ++c)
     row->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
+  fitEpochTable();
   // The monitored metric of this epoch
   double value = nan;
   if (m_monitor == QLatin1String("val_loss") && e.hasValidation) value = e.validation.loss;

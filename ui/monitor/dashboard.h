@@ -109,6 +109,7 @@ class Dashboard : public QWidget {
 
   QHBoxLayout* buildControls();
   QTreeWidget* buildEpochTable(QWidget* parent);
+  void fitEpochTable();
   void connectChart(DashboardChart* chart);
   DashboardChart* findChart(const QString& id) const;
   int chartCount() const;

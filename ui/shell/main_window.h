@@ -23,6 +23,10 @@ enum class FinishState;
 struct TrainerConfig;
 }  // namespace netsmith::train
 
+namespace netsmith::project {
+struct Project;
+}
+
 namespace netsmith::ui {
 
 class BackgroundJob;
@@ -49,6 +53,13 @@ class MainWindow : public QMainWindow {
   /// File > New from template once the target is chosen: the new project replaces the open
   /// one, and the last run's figures are cleared.
   bool createProject(const QString& templatePath, const QString& target);
+  /// File > New: a project with only its Input (the default project's data and training
+  /// settings), saved as `target` and opened.
+  bool createBlankProject(const QString& target);
+  /// File > New from data folder: projectFromImageFolder(folder), saved as `target` and
+  /// opened; false (the reason in lastError()) when the folder cannot be used.
+  bool createProjectFromFolder(const QString& folder, const QString& target);
+  QString lastError() const { return m_lastError; }
   ProjectDocument* document() const { return m_document; }
   TrainerSession* session() const { return m_session; }
   ProjectPages* pages() const { return m_pages; }
@@ -104,6 +115,10 @@ class MainWindow : public QMainWindow {
   void updateTitle();
   void openWithDialog();
   void newFromTemplate(const QString& templatePath);
+  void newBlankWithDialog();
+  void newFromDataWithDialog();
+  /// Saves `project` as `target` and opens it as a new document.
+  bool openNewProject(const project::Project& project, const QString& target);
   bool save();
   bool saveAs();
   /// true when it is fine to drop the document (saved, discarded, or unmodified).
@@ -155,7 +170,9 @@ class MainWindow : public QMainWindow {
   QString m_checkpoint;
   QString m_templatesDir;
   bool m_lrFindRun = false;
-  bool m_logFoldedByUser = false;  ///< the user opened or folded the log: the window leaves it
+  bool m_logFoldedByUser = false;
+  QString m_lastError;  ///< why the last File > New failed  ///< the user opened or folded the log:
+                        ///< the window leaves it
   std::int64_t m_limitTrain = 0;
   std::int64_t m_limitValidation = 0;
   std::int64_t m_firstStep = -1;

@@ -52,6 +52,13 @@ void MainWindow::buildMenus() {
 
 void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
+  setUp(file->addAction(tr("&New project..."), this, &MainWindow::newBlankWithDialog),
+        "actionNewBlank", QKeySequence::New)
+      ->setToolTip(tr("A project with only its Input, on the Fashion-MNIST data"));
+  setUp(file->addAction(tr("New from &data folder..."), this, &MainWindow::newFromDataWithDialog),
+        "actionNewFromData")
+      ->setToolTip(tr("Pick a folder with one sub-folder of images per class: a small CNN "
+                      "sized to its images and classes"));
   QMenu* fromTemplate = file->addMenu(tr("&New from template"));
   fromTemplate->setObjectName(QStringLiteral("menuNewFromTemplate"));
   const QDir templates(m_templatesDir);

@@ -11,6 +11,7 @@
 
 #include "evaluation/evaluation_page.h"
 #include "monitor/dashboard.h"
+#include "project/project_starter.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -63,6 +64,77 @@ bool MainWindow::createProject(const QString& templatePath, const QString& targe
   addRecent(QFileInfo(target).absoluteFilePath());
   forgetRun();
   updateActions();
+  return true;
+}
+
+void MainWindow::newBlankWithDialog() {
+  if (!maybeSave()) return;
+  const QString target = QFileDialog::getSaveFileName(
+      this, tr("New project"), QDir::home().filePath(QStringLiteral("untitled.netsmith.json")),
+      tr("Netsmith projects (*.netsmith.json)"));
+  if (!target.isEmpty() && !createBlankProject(target))
+    QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
+}
+
+void MainWindow::newFromDataWithDialog() {
+  if (!maybeSave()) return;
+  const QString folder = QFileDialog::getExistingDirectory(
+      this, tr("A folder with one sub-folder of images per class"), QDir::homePath());
+  if (folder.isEmpty()) return;
+  const QString target = QFileDialog::getSaveFileName(
+      this, tr("New project from %1").arg(QDir::toNativeSeparators(folder)),
+      QDir(folder).filePath(QFileInfo(folder).fileName() + QStringLiteral(".netsmith.json")),
+      tr("Netsmith projects (*.netsmith.json)"));
+  if (!target.isEmpty() && !createProjectFromFolder(folder, target))
+    QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
+}
+
+bool MainWindow::createBlankProject(const QString& target) {
+  // The default project's data and training settings, around an Input of its size.
+  project::Project base;
+  const QString defaults = m_templatesDir + QStringLiteral("/fashion_mnist_cnn.netsmith.json");
+  try {
+    base = project::loadProject(defaults.toStdString()).project;
+  } catch (const std::exception&) {
+  }
+  QString name = QFileInfo(target).fileName();
+  name.chop(int(qstrlen(".netsmith.json")));
+  return openNewProject(
+      project::blankProject(name.toStdString(), base.model.input, base.data, base.train), target);
+}
+
+bool MainWindow::createProjectFromFolder(const QString& folder, const QString& target) {
+  QString name = QFileInfo(target).fileName();
+  name.chop(int(qstrlen(".netsmith.json")));
+  try {
+    return openNewProject(project::projectFromImageFolder(folder.toStdString(), name.toStdString()),
+                          target);
+  } catch (const std::exception& e) {
+    m_lastError = QString::fromStdString(e.what());
+    return false;
+  }
+}
+
+bool MainWindow::openNewProject(const project::Project& project, const QString& target) {
+  if (m_session->isRunning()) {
+    m_lastError = tr("Stop the run before starting another project");
+    return false;
+  }
+  try {
+    project::saveProject(project, target.toStdString());
+  } catch (const std::exception& e) {
+    m_lastError = QString::fromStdString(e.what());
+    return false;
+  }
+  if (!m_document->load(target)) {
+    m_lastError = m_document->errorString();
+    return false;
+  }
+  addRecent(QFileInfo(target).absoluteFilePath());
+  forgetRun();
+  updateActions();
+  m_pages->showPage(ProjectPages::ModelPage);
+  spdlog::info("new project {}", target.toStdString());
   return true;
 }
 
