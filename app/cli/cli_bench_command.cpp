@@ -1,11 +1,15 @@
 // bench: training throughput on synthetic input of the project's shape, and with the real
 // loader. Prints figures; not a test.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "augment/transform.h"
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "common/file_util.h"
+#include "common/json.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
@@ -18,8 +22,41 @@
 
 namespace netsmith::cli {
 
+namespace {
+
+struct OpTime {
+  std::string name;
+  std::int64_t calls = 0;
+  double microseconds = 0;  ///< inclusive: an op's time includes the ops it calls
+};
+
+/// The profiler's trace (written by this run) summed by op, most time first.
+std::vector<OpTime> opTable(const std::string& trace) {
+  const std::string text = readTextFile(trace);
+  checkJsonNesting(text, trace);
+  const Json j = Json::parse(text);
+  const Json& events = j.is_array() ? j : j.value("traceEvents", Json::array());
+  std::map<std::string, OpTime> byName;
+  for (const auto& e : events) {
+    if (!e.is_object() || !e.contains("name") || !e.contains("dur") || !e["dur"].is_number())
+      continue;
+    auto& t = byName[e["name"].get<std::string>()];
+    t.name = e["name"].get<std::string>();
+    ++t.calls;
+    t.microseconds += e["dur"].get<double>();
+  }
+  std::vector<OpTime> out;
+  for (auto& [name, t] : byName)
+    out.push_back(t);
+  std::sort(out.begin(), out.end(),
+            [](const OpTime& a, const OpTime& b) { return a.microseconds > b.microseconds; });
+  return out;
+}
+
+}  // namespace
+
 int runBench(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {"--steps", "--threads", "--batch-size"});
+  const Args args(words, {"--json"}, {"--steps", "--threads", "--batch-size", "--profile"});
   const std::string& path = args.one("PROJECT");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
   const auto registry = ops::OpRegistry::withBuiltins();
@@ -32,6 +69,7 @@ int runBench(const std::vector<std::string>& words) {
   auto config = folderlessConfig(loaded);
   config.bench = true;
   config.benchOptions.steps = steps;
+  config.benchOptions.profileTrace = args.option("--profile");
   train::Trainer trainer(config);
   const auto result = runWithInterrupts(trainer);
   if (result.state == train::FinishState::Failed) {
@@ -82,6 +120,17 @@ int runBench(const std::vector<std::string>& words) {
            {"real_timed_batches", b.real.steps},
            {"synthetic_ms_per_batch", phasesJson(b.synthetic)},
            {"real_ms_per_batch", phasesJson(b.real)}};
+    if (!config.benchOptions.profileTrace.empty()) {
+      Json ops = Json::array();
+      const double n = std::max(1, b.profiledBatches);
+      for (const auto& t : opTable(config.benchOptions.profileTrace))
+        ops.push_back({{"op", t.name},
+                       {"calls_per_batch", double(t.calls) / n},
+                       {"ms_per_batch", t.microseconds / 1000.0 / n}});
+      j["profile"] = Json{{"trace", config.benchOptions.profileTrace},
+                          {"batches", b.profiledBatches},
+                          {"ops", ops}};
+    }
     std::cout << j.dump(2) << '\n';
     return kExitOk;
   }
@@ -93,6 +142,17 @@ int runBench(const std::vector<std::string>& words) {
               b.real.imagesPerSecond());
   printPhases("synthetic", b.synthetic);
   printPhases("real loader", b.real);
+  if (const auto& trace = config.benchOptions.profileTrace; !trace.empty()) {
+    // One more pass over the synthetic batch under LibTorch's profiler (not in the figures
+    // above); inclusive time: an op's time includes the ops it calls.
+    const auto ops = opTable(trace);
+    const double n = std::max(1, b.profiledBatches);
+    std::printf("  LibTorch profiler, %d synthetic batches (chrome://tracing: %s), top ops:\n",
+                b.profiledBatches, trace.c_str());
+    for (std::size_t i = 0; i < ops.size() && i < 15; ++i)
+      std::printf("    %-58s %8.2f ms %5.1f calls per batch\n", ops[i].name.c_str(),
+                  ops[i].microseconds / 1000.0 / n, double(ops[i].calls) / n);
+  }
   return kExitOk;
 }
 

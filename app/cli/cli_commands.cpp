@@ -34,8 +34,10 @@ commands:
   lr-schedule PROJECT [--json] [--epochs N] [--batch-size N] [--lr X] [--nproc N]
         [--limit-train N] [--steps-per-epoch N]
                                       the learning rate at every step of the planned run
-  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--json]
-                                      training images/s on synthetic input and with the real loader
+  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--profile FILE] [--json]
+                                      training images/s on synthetic input and with the real loader;
+                                      --profile FILE: one more pass under LibTorch's profiler, its
+                                      chrome://tracing file and the ops by time per batch
   train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
         [--init-from CKPT] [--max-batches N] [--nproc N] [--dist-timeout S] [--json]

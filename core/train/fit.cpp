@@ -1,5 +1,7 @@
 #include "train/fit.h"
 
+#include <torch/csrc/autograd/profiler_legacy.h>
+
 #include <cmath>
 
 #include "augment/sample_rng.h"
@@ -137,6 +139,15 @@ void Fit::bench() {
       return b;
     });
     s.trainLoader->stop();
+  }
+  if (const auto& trace = m_ctx.config.benchOptions.profileTrace; !trace.empty()) {
+    // Profiled apart from the measured passes: the profiler's own cost stays out of them.
+    torch::autograd::profiler::RecordProfile profile(trace);
+    const auto profiled = timeBatches([&]() -> std::optional<data::Batch> {
+      synthetic.index = m_state.nextBatch;
+      return synthetic;
+    });
+    m_result.bench.profiledBatches = m_ctx.config.benchOptions.warmup + profiled.steps;
   }
   m_result.state = FinishState::Completed;
   m_result.reason = "bench: " + std::to_string(m_result.bench.synthetic.steps) + " + " +

@@ -6,6 +6,7 @@
 // callbacks), with the model, optimizer, threads and loader `train` builds for the same project
 // and flags. No run folder is written and nothing is evaluated. No LibTorch here.
 #include <cstdint>
+#include <string>
 
 namespace netsmith::train {
 
@@ -35,13 +36,17 @@ struct BenchOptions {
   int warmup = 2;        ///< untimed batches before each measurement
   int steps = 20;        ///< timed batches
   bool realData = true;  ///< also measure through the training loader
+  /// After the measurements, one more pass over the synthetic batch under LibTorch's profiler,
+  /// its chrome://tracing file written here ("" : none). Its timings are not reported.
+  std::string profileTrace;
 };
 
 struct BenchResult {
-  StepRate synthetic;  ///< one random batch of the model's input shape, fed again and again
-  StepRate real;       ///< the training split through the loader (when asked)
-  int threads = 0;     ///< compute threads the run used
-  int workers = 0;     ///< loader threads
+  StepRate synthetic;       ///< one random batch of the model's input shape, fed again and again
+  StepRate real;            ///< the training split through the loader (when asked)
+  int threads = 0;          ///< compute threads the run used
+  int workers = 0;          ///< loader threads
+  int profiledBatches = 0;  ///< batches run under the profiler (its warm-up ones included)
 };
 
 }  // namespace netsmith::train

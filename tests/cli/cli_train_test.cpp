@@ -113,6 +113,34 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_FALSE(std::filesystem::exists(dir.file("no.png")));
 }
 
+// bench --profile: one more pass under LibTorch's profiler, its chrome trace written; the op
+// table counts per profiled batch (the test model has one MaxPool2d: one call a batch, as many
+// as the trace holds).
+TEST(CliTrain, BenchProfileWritesATraceAndCountsOpsPerBatch) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  const std::string trace = dir.file("trace.json");
+  const auto r = runCli("bench " + project + " --steps 3 --profile " + trace + " --json");
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  const Json j = Json::parse(r.output);
+  const int batches = j["profile"]["batches"].get<int>();
+  EXPECT_GE(batches, 3);
+  const Json events = Json::parse(netsmith::readTextFile(trace));
+  ASSERT_TRUE(events.is_array());
+  int pools = 0;
+  for (const auto& e : events)
+    if (e.value("name", std::string()) == "aten::max_pool2d") ++pools;
+  EXPECT_EQ(pools, batches);
+  bool listed = false;
+  for (const auto& op : j["profile"]["ops"])
+    if (op["op"] == "aten::max_pool2d") {
+      listed = true;
+      EXPECT_DOUBLE_EQ(op["calls_per_batch"].get<double>(), 1.0);
+      EXPECT_GT(op["ms_per_batch"].get<double>(), 0.0);
+    }
+  EXPECT_TRUE(listed) << r.output;
+}
+
 TEST(CliTrain, JsonPrintsOneEventPerLine) {
   TempDir dir;
   const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}});
