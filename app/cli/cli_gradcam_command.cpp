@@ -25,9 +25,9 @@ int runGradCam(const Args& args) {
   std::string out = args.option("--out");
   if (out.empty()) out = std::filesystem::path(image).stem().string() + "-gradcam.png";
   const auto cam = explain::gradCamOfImage(o, data::decodeImageFile(image));
+  const cv::Mat overlay = explain::gradCamOverlay(cam);
   std::vector<unsigned char> png;
-  if (!cv::imencode(".png", explain::gradCamOverlay(cam), png))
-    throw Error(out + ": cannot encode the overlay");
+  if (!cv::imencode(".png", overlay, png)) throw Error(out + ": cannot encode the overlay");
   writeFileAtomically(out, std::string(png.begin(), png.end()));
   auto name = [&cam](std::int64_t c) {
     return c < std::int64_t(cam.classes.size()) ? cam.classes[std::size_t(c)] : std::to_string(c);
@@ -50,8 +50,8 @@ int runGradCam(const Args& args) {
               100.0 * cam.probabilities.at(std::size_t(cam.targetClass)), cam.node.c_str(),
               static_cast<long long>(cam.predicted), name(cam.predicted).c_str(),
               100.0 * cam.probabilities.at(std::size_t(cam.predicted)));
-  std::printf("%s: the image with the map over it (%dx%d px)\n", out.c_str(),
-              explain::gradCamOverlay(cam).cols, explain::gradCamOverlay(cam).rows);
+  std::printf("%s: the image with the map over it (%dx%d px)\n", out.c_str(), overlay.cols,
+              overlay.rows);
   return kExitOk;
 }
 

@@ -57,7 +57,8 @@ GradCamMap gradCamMap(graph::GraphModuleImpl& net, const torch::Tensor& input,
   return out;
 }
 
-GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image) {
+std::vector<GradCam> gradCamsOfImage(const GradCamOptions& options, const cv::Mat& image,
+                                     const std::vector<std::int64_t>& targetClasses) {
   if (image.empty() || image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error("Grad-CAM: the image must be 8-bit grey or colour");
   auto model = exporting::loadExportModel(options.checkpoint);
@@ -80,21 +81,32 @@ GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image) {
     const double s = k < int(model.std.size()) ? model.std[std::size_t(k)] : 1.0;
     x[k].sub_(m).div_(s);
   }
-  const auto map = gradCamMap(*model.net, x.unsqueeze(0), node, options.targetClass);
-  GradCam out;
-  out.checkpoint = options.checkpoint;
-  out.node = node;
+  // What every map shares: the node, the picture, the classes.
+  GradCam common;
+  common.checkpoint = options.checkpoint;
+  common.node = node;
   for (const auto& n : model.net->analysis().nodes)
-    if (n.valid && n.outputShape.size() == 3 && n.op != "Input") out.featureNodes.push_back(n.id);
-  out.targetClass = map.targetClass;
-  out.predicted = map.predicted;
-  out.classes = model.classes;
-  const auto p = map.probabilities.contiguous();
-  out.probabilities.assign(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
-  fitted.convertTo(out.input, CV_8U, 255.0);
-  const auto heat = map.heat.contiguous();
-  out.heat = cv::Mat(h, w, CV_32F, heat.data_ptr<float>()).clone();
+    if (n.valid && n.outputShape.size() == 3 && n.op != "Input")
+      common.featureNodes.push_back(n.id);
+  common.classes = model.classes;
+  fitted.convertTo(common.input, CV_8U, 255.0);
+  std::vector<GradCam> out;
+  for (const std::int64_t target : targetClasses) {
+    const auto map = gradCamMap(*model.net, x.unsqueeze(0), node, target);
+    GradCam cam = common;
+    cam.targetClass = map.targetClass;
+    cam.predicted = map.predicted;
+    const auto p = map.probabilities.contiguous();
+    cam.probabilities.assign(p.data_ptr<float>(), p.data_ptr<float>() + p.numel());
+    const auto heat = map.heat.contiguous();
+    cam.heat = cv::Mat(h, w, CV_32F, heat.data_ptr<float>()).clone();
+    out.push_back(std::move(cam));
+  }
   return out;
+}
+
+GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image) {
+  return gradCamsOfImage(options, image, {options.targetClass}).front();
 }
 
 cv::Mat gradCamOverlay(const GradCam& cam, int side) {

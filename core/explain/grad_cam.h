@@ -36,6 +36,10 @@ struct GradCam {
 /// model's channels and size with the checkpoint's fit policy and normalised with its mean/std,
 /// as in training. Throws netsmith::Error naming the checkpoint, the node or the class.
 GradCam gradCamOfImage(const GradCamOptions& options, const cv::Mat& image);
+/// The same for several classes (-1: the predicted one), the checkpoint read once; in order.
+/// `options.targetClass` is not used.
+std::vector<GradCam> gradCamsOfImage(const GradCamOptions& options, const cv::Mat& image,
+                                     const std::vector<std::int64_t>& targetClasses);
 
 /// The image with the map laid over it (jet colours at 50%), 8-bit BGR, its longer side
 /// `side` pixels (nearest-neighbour, so small inputs stay sharp).

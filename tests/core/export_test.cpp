@@ -33,15 +33,7 @@ ExportModel randomModel(const std::string& nodes, int c = 3, int h = 12, int w =
   auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
   torch::manual_seed(seed);
   graph::GraphModule net(loaded.project.model, *registry);
-  {
-    torch::NoGradGuard noGrad;
-    for (auto& item : net->named_parameters())
-      item.value().uniform_(-0.5, 0.5);
-    for (auto& item : net->named_buffers()) {
-      if (item.key().find("running_mean") != std::string::npos) item.value().uniform_(-0.3, 0.3);
-      if (item.key().find("running_var") != std::string::npos) item.value().uniform_(0.5, 1.5);
-    }
-  }
+  testutil::randomiseWeights(*net, 0.5, 0.3);
   auto m = exportModelFrom(loaded.project, std::move(net), registry);
   m.classes = {"a", "b"};
   m.mean = {0.5};

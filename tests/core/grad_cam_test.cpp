@@ -37,15 +37,7 @@ exporting::ExportModel camModel() {
   auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
   torch::manual_seed(3);
   graph::GraphModule net(loaded.project.model, *registry);
-  {
-    torch::NoGradGuard noGrad;
-    for (auto& item : net->named_parameters())
-      item.value().uniform_(-0.6, 0.6);
-    for (auto& item : net->named_buffers()) {
-      if (item.key().find("running_mean") != std::string::npos) item.value().uniform_(-0.2, 0.2);
-      if (item.key().find("running_var") != std::string::npos) item.value().uniform_(0.5, 1.5);
-    }
-  }
+  testutil::randomiseWeights(*net, 0.6, 0.2);
   return exporting::exportModelFrom(loaded.project, std::move(net), registry);
 }
 

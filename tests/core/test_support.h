@@ -32,6 +32,18 @@ inline std::string problemsText(const project::LoadedProject& loaded,
   return formatProblems(project::validateProject(loaded, registry));
 }
 
+/// Random weights (uniform in +-`weights`), running means (+-`means`) and running variances
+/// (0.5..1.5), so that exports and explanations are checked away from the initial values.
+inline void randomiseWeights(torch::nn::Module& net, double weights, double means) {
+  torch::NoGradGuard noGrad;
+  for (auto& item : net.named_parameters())
+    item.value().uniform_(-weights, weights);
+  for (auto& item : net.named_buffers()) {
+    if (item.key().find("running_mean") != std::string::npos) item.value().uniform_(-means, means);
+    if (item.key().find("running_var") != std::string::npos) item.value().uniform_(0.5, 1.5);
+  }
+}
+
 inline std::string sourcePath(const std::string& relative) {
   return std::string(NETSMITH_SOURCE_DIR) + "/" + relative;
 }

@@ -74,8 +74,11 @@ class Minimap : public QWidget {
     setCursor(Qt::PointingHandCursor);
     hide();
   }
-  /// Draws the scene's items again (after an edit or a theme change).
+  /// The picture no longer shows the scene (an edit, a theme change): refresh() before showing.
+  bool stale = true;
+  /// Draws the scene's items again.
   void refresh() {
+    stale = false;
     m_items = m_canvas->scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
     if (m_items.isEmpty()) return;
     const double s = std::min(kMaxWidth / m_items.width(), kMaxHeight / m_items.height());
@@ -101,6 +104,10 @@ class Minimap : public QWidget {
     p.drawRect(toWidget(visible));
     p.setPen(QPen(palette().color(QPalette::Mid), 1));
     p.drawRect(rect().adjusted(0, 0, -1, -1));
+  }
+  void changeEvent(QEvent* e) override {
+    if (e->type() == QEvent::PaletteChange) stale = true;
+    QWidget::changeEvent(e);
   }
   void mousePressEvent(QMouseEvent* e) override { m_canvas->centerOn(toScene(e->position())); }
   void mouseMoveEvent(QMouseEvent* e) override {
@@ -160,7 +167,8 @@ void GraphCanvas::updateMinimap() {
     m_minimap->hide();
     return;
   }
-  m_minimap->refresh();
+  // Scrolling, zooming and resizing only move the frame; the picture is redrawn after edits.
+  if (m_minimap->stale) m_minimap->refresh();
   const QRect area = viewport()->geometry();
   m_minimap->move(area.right() - m_minimap->width() - 10, area.top() + 10);
   m_minimap->show();
@@ -244,6 +252,7 @@ void GraphCanvas::rebuild() {
   scene()->setSceneRect(area);
   if (keepView) centerOn(visible.center());
   m_rebuilding = false;
+  m_minimap->stale = true;
   updateMinimap();
   if (selectedIds() != selected) Q_EMIT selectionChangedIds(selectedIds());
 }

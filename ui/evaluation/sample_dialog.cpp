@@ -113,10 +113,9 @@ void SampleDialog::compute(const std::string& node) {
     explain::GradCamOptions o;
     o.checkpoint = m_checkpoint.toStdString();
     o.node = node;
-    o.targetClass = m_predictedClass;
-    m_predicted = explain::gradCamOfImage(o, m_image);
-    o.targetClass = m_label;
-    m_true = explain::gradCamOfImage(o, m_image);
+    auto maps = explain::gradCamsOfImage(o, m_image, {m_predictedClass, m_label});
+    m_predicted = std::move(maps[0]);
+    m_true = std::move(maps[1]);
   } catch (const std::exception& e) {
     m_error = QString::fromStdString(e.what());
   }

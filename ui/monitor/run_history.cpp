@@ -65,15 +65,17 @@ void readEvents(const QString& path, RunHistory& out) {
     f.seek(std::max<qint64>(kEventsWindow, f.size() - kEventsWindow));
     tail = f.read(kEventsWindow);
   }
-  for (const Json& e : jsonLines(head)) {
+  const std::vector<Json> first = jsonLines(head);
+  for (const Json& e : first) {
     const std::string message = e.value("message", std::string());
     if (e.value("event", std::string()) == "log" && message.rfind("device ", 0) == 0) {
       out.device = QString::fromStdString(message.substr(7));
       break;
     }
   }
-  for (const QByteArray* part : {&head, static_cast<const QByteArray*>(&tail)})
-    for (const Json& e : jsonLines(*part)) {
+  const std::vector<Json> last = jsonLines(tail);
+  for (const auto* part : {&first, &last})
+    for (const Json& e : *part) {
       if (e.value("event", std::string()) != "finished") continue;
       if (e.contains("time") && e["time"].is_number())
         out.durationSeconds = e["time"].get<double>();

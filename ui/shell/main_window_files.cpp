@@ -9,7 +9,6 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
-#include "evaluation/evaluation_page.h"
 #include "monitor/dashboard.h"
 #include "project/project_starter.h"
 #include "session/project_document.h"
@@ -139,8 +138,7 @@ bool MainWindow::openNewProject(const project::Project& project, const QString& 
 }
 
 void MainWindow::forgetRun() {
-  setCurrentCheckpoint({});
-  m_pages->evaluationPage()->setCheckpoint({});
+  setCurrentCheckpoint({});  // the Evaluation page's result goes with it
   dashboard()->clear();
   dashboard()->clearOverlays();
   hideBanner();
