@@ -4,6 +4,8 @@
 //     normalisation, for 1 worker and for every hardware thread;
 //  2. a 224x224 RGB image-folder pipeline (RandomResizedCrop, flip, ColorJitter, normalise)
 //     on JPEG images this program writes to a temporary folder.
+// Flags: `--jpeg-dir DIR` writes the JPEGs to DIR and keeps them (bench/loader_compare.py times
+// torchvision on the same files); `--jpeg-only` runs part 2 alone; `--batches N` (part 2).
 // Target: one worker feeds the default project at least 5x faster than the CNN trains.
 #include <chrono>
 #include <cstdio>
@@ -40,14 +42,19 @@ double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc,
   o.workers = workers;
   o.prefetchBatches = 2 * workers;
   data::DataLoader loader(set, proc, o);
-  loader.startEpoch(0);
+  std::int64_t epoch = 0;
+  loader.startEpoch(epoch);
   loader.next();  // warm up
   std::int64_t images = 0;
   const auto start = std::chrono::steady_clock::now();
-  for (std::int64_t b = 0; b < batches; ++b) {
+  for (std::int64_t b = 0; b < batches;) {
     auto batch = loader.next();
-    if (!batch) break;
+    if (!batch) {  // a small folder: the next epoch
+      loader.startEpoch(++epoch);
+      continue;
+    }
     images += batch->images.size(0);
+    ++b;
   }
   return double(images) / seconds(start);
 }
@@ -69,17 +76,7 @@ double trainingRate(const project::Project& p, const std::string& baseDir, std::
   return result.bench.synthetic.imagesPerSecond();
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  const std::string projectPath = argc > 1 ? argv[1]
-                                           : std::string(NETSMITH_SOURCE_DIR) +
-                                                 "/resources/examples/fashion_mnist.netsmith.json";
-  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  const auto registry = ops::OpRegistry::withBuiltins();
-  const auto transforms = augment::TransformRegistry::withBuiltins();
-
-  std::printf("Netsmith loader bench (%d hardware threads)\n\n", hw);
+void partOne(const std::string& projectPath, int hw, const augment::TransformRegistry& transforms) {
   auto loaded = project::loadProject(projectPath);
   auto pd = data::openProjectData(loaded.project, loaded.baseDir(), transforms, "");
   std::printf("1) %s: %lld training images, pipeline: %s\n", loaded.project.name.c_str(),
@@ -93,21 +90,28 @@ int main(int argc, char** argv) {
   const double train = trainingRate(loaded.project, loaded.baseDir(), 128);
   std::printf("   default CNN training (batch 128, Adam, %d threads): %.0f images/s\n", hw, train);
   std::printf("   1 worker / training = %.1fx (target >= 5x)\n\n", one / train);
+}
 
-  // 2) 224x224 RGB image folder, written here.
+/// 2) 224x224 RGB image folder: 256 JPEGs of 400x300 written to `dir` (kept) or to a temporary
+/// folder (removed); an existing `dir` with the files is used as it is.
+void partTwo(const std::string& dir, std::int64_t batches, int hw,
+             const augment::TransformRegistry& transforms) {
+  const bool keep = !dir.empty();
   const fs::path root =
-      fs::temp_directory_path() / ("netsmith-loader-bench-" + std::to_string(::getpid()));
+      keep ? fs::path(dir)
+           : fs::temp_directory_path() / ("netsmith-loader-bench-" + std::to_string(::getpid()));
   std::mt19937 rng(0);
   const int perClass = 64;
   for (int c = 0; c < 4; ++c) {
     fs::create_directories(root / ("class" + std::to_string(c)));
     for (int i = 0; i < perClass; ++i) {
+      const fs::path file =
+          root / ("class" + std::to_string(c)) / ("img" + std::to_string(i) + ".jpg");
+      if (keep && fs::exists(file)) continue;
       cv::Mat img(300, 400, CV_8UC3);
       cv::randu(img, 0, 255);
       cv::GaussianBlur(img, img, cv::Size(9, 9), 3);
-      cv::imwrite(
-          (root / ("class" + std::to_string(c)) / ("img" + std::to_string(i) + ".jpg")).string(),
-          img);
+      cv::imwrite(file.string(), img);
     }
   }
   project::Project folder;
@@ -123,9 +127,41 @@ int main(int argc, char** argv) {
               (long long)fd->data.train.size(), fd->pipeline.describe().c_str());
   env::configureThreads(1);
   std::printf("   loader, 1 worker:    %9.0f images/s\n",
-              loaderRate(fd->data.train, *fd->processor, 1, 6, 32));
+              loaderRate(fd->data.train, *fd->processor, 1, batches, 32));
   std::printf("   loader, %d workers:   %9.0f images/s\n", hw,
-              loaderRate(fd->data.train, *fd->processor, hw, 6, 32));
-  fs::remove_all(root);
+              loaderRate(fd->data.train, *fd->processor, hw, batches, 32));
+  if (!keep) fs::remove_all(root);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string projectPath =
+      std::string(NETSMITH_SOURCE_DIR) + "/resources/examples/fashion_mnist.netsmith.json";
+  std::string jpegDir;
+  bool jpegOnly = false;
+  std::int64_t jpegBatches = 6;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--jpeg-dir" && i + 1 < argc) {
+      jpegDir = argv[++i];
+    } else if (arg == "--jpeg-only") {
+      jpegOnly = true;
+    } else if (arg == "--batches" && i + 1 < argc) {
+      jpegBatches = std::max(1, std::atoi(argv[++i]));
+    } else if (arg.rfind("--", 0) == 0) {
+      std::fprintf(stderr, "loader_bench: unknown flag %s\n", arg.c_str());
+      return 2;
+    } else {
+      projectPath = arg;
+    }
+  }
+  const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto transforms = augment::TransformRegistry::withBuiltins();
+
+  std::printf("Netsmith loader bench (%d hardware threads)\n\n", hw);
+  if (!jpegOnly) partOne(projectPath, hw, transforms);
+  partTwo(jpegDir, jpegBatches, hw, transforms);
   return 0;
 }

@@ -11,6 +11,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
+#include "export/export_model.h"
+#include "export/onnx_export.h"
 #include "graph/graph_module.h"
 #include "project/project.h"
 
@@ -19,7 +21,8 @@ using namespace netsmith;
 
 namespace {
 
-const char* const kTargets[] = {"project", "idx", "csv", "cifar", "safetensors", "checkpoint"};
+const char* const kTargets[] = {"project",     "idx",        "csv", "cifar",
+                                "safetensors", "checkpoint", "onnx"};
 
 void put(const fs::path& file, const std::string& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -112,6 +115,21 @@ void checkpointSeeds(const fs::path& source, const fs::path& dir) {
   checkpoint::writeCheckpoint(file.string(), data);
 }
 
+// ONNX models as Netsmith exports them (the importer's happy path): two templates with their
+// weights, one with BatchNorm, pooling and a Linear head, one with residual Adds.
+void onnxSeeds(const fs::path& source, const fs::path& dir) {
+  const auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+  for (const char* name : {"lenet5", "small_resnet"}) {
+    const auto loaded = project::loadProject(
+        (source / "resources/templates" / (std::string(name) + ".netsmith.json")).string());
+    graph::GraphModule net(loaded.project.model, *registry);
+    const auto model = exporting::exportModelFrom(loaded.project, std::move(net), registry);
+    exporting::OnnxOptions o;
+    o.opset = 13;
+    put(dir / name, exporting::buildOnnx(model, o));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -137,6 +155,7 @@ int main(int argc, char** argv) {
     cifarSeeds(out / "seeds/cifar");
     csvSeeds(out / "seeds/csv");
     safetensorsSeeds(out / "seeds/safetensors");
+    onnxSeeds(source, out / "seeds/onnx");
     checkpointSeeds(source, out / "seeds/checkpoint");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());

@@ -9,6 +9,8 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   # LibTorch (CPU) and what its headers and runtime need
   libtorch-dev libgloo-dev libopenblas0-pthread
+  # tcmalloc for the programs (cmake/NetsmithMalloc.cmake)
+  libtcmalloc-minimal4
   # UI
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth
   # core libraries
@@ -18,6 +20,8 @@ packages=(
   libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev file
   # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
   python3-torch
+  # benches: bench/loader_compare.py times torchvision's pipeline on the same files
+  python3-torchvision
   # the sanitizer and fuzz stage: clang with ASan, UBSan and libFuzzer
   clang-14 libclang-rt-14-dev libfuzzer-14-dev
   # default data set

@@ -2,7 +2,7 @@
 _netsmith_cli() {
   local cur prev words cword
   _init_completion || return
-  local commands="validate summary env ops transforms data-stats preview-aug lr-schedule bench train eval lr-find export"
+  local commands="validate summary env ops transforms data-stats preview-aug lr-schedule bench train eval lr-find export import"
   if [[ $cword -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -32,12 +32,14 @@ _netsmith_cli() {
     eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --safetensors --pytorch --samples --keep-failed --json" ;;
+    import) opts="--out --weights --input --classes --force --json" ;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))
   else
     case "${words[1]}" in
       eval | export) _filedir safetensors ;;
+      import) _filedir onnx ;;
       *) _filedir json ;;
     esac
   fi

@@ -63,6 +63,12 @@ commands:
                                       ONNX (checked, and run in OpenCV DNN against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails
+  import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]
+         [--force] [--json]
+                                      an ONNX classifier as a Netsmith project: its graph as
+                                      nodes, its weights as a safetensors file the project
+                                      starts from (init_from); unsupported ops are each listed
+                                      by name and nothing is written
 
 options:
   --help                              this text
@@ -74,7 +80,8 @@ exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 
 std::vector<std::string> commandNames() {
   return {"validate",    "summary", "env",   "ops",  "transforms", "data-stats", "preview-aug",
-          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export"};
+          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export",
+          "import"};
 }
 
 std::string commandHelp(const std::string& command) {
@@ -96,7 +103,8 @@ std::string commandHelp(const std::string& command) {
       {"eval", "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
       {"lr-find",
        "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
-      {"export", "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"}};
+      {"export", "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
+      {"import", "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"}};
   const auto example = kExamples.find(command);
   if (example == kExamples.end()) return {};
   // The command's lines of the usage text: its own, and those indented under it.

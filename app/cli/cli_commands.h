@@ -31,6 +31,7 @@ int runEval(const std::vector<std::string>& words);
 int runGradCam(const Args& args);
 int runLrFind(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
+int runImport(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 

@@ -44,6 +44,7 @@ int main(int argc, char** argv) {
     if (command == "eval") return runEval(words);
     if (command == "lr-find") return runLrFind(words);
     if (command == "export") return runExport(words);
+    if (command == "import") return runImport(words);
     const std::string guess = netsmith::schema::closestName(command, commandNames());
     throw UsageError{"unknown command \"" + command + "\"" +
                      (guess.empty() ? std::string() : "; did you mean \"" + guess + "\"?")};

@@ -65,19 +65,71 @@ void blendInPlace(cv::Mat& image, const cv::Mat& other, double factor) {
   clampUnit(image);
 }
 
+namespace {
+
+float clampToUnit(float v) {
+  return v < 0.0f ? 0.0f : (v > 1.0f ? 1.0f : v);
+}
+
+/// Calls `f(value)` for every float of a CV_32F image, in place, row by row (one pass).
+template <typename F>
+void mapFloats(cv::Mat& image, F f) {
+  const int n = image.cols * image.channels();
+  for (int r = 0; r < image.rows; ++r) {
+    auto* row = image.ptr<float>(r);
+    for (int i = 0; i < n; ++i)
+      row[i] = f(row[i]);
+  }
+}
+
+}  // namespace
+
+// The colour adjustments below run in one pass over float images (the loader's hot path: a
+// ColorJitter used to take twelve passes of OpenCV calls per image); other depths keep the
+// general OpenCV route. The formulas are torchvision's, clamped to [0, 1] as before.
 void adjustBrightness(cv::Mat& image, double factor) {
+  if (image.depth() == CV_32F) {
+    const auto f = static_cast<float>(factor);
+    mapFloats(image, [f](float v) { return clampToUnit(v * f); });
+    return;
+  }
   image.convertTo(image, -1, factor, 0.0);
   clampUnit(image);
 }
 
 void adjustContrast(cv::Mat& image, double factor) {
-  const double mean = cv::mean(luma(image))[0];
+  // The mean of the luma is the luma of the channel means (linear): no grey image needed.
+  double mean = 0.0;
+  if (image.channels() == 3) {
+    const cv::Scalar m = cv::mean(image);
+    mean = 0.2989 * m[0] + 0.587 * m[1] + 0.114 * m[2];
+  } else {
+    mean = cv::mean(luma(image))[0];
+  }
+  if (image.depth() == CV_32F) {
+    const auto f = static_cast<float>(factor);
+    const auto shift = static_cast<float>((1.0 - factor) * mean);
+    mapFloats(image, [f, shift](float v) { return clampToUnit(v * f + shift); });
+    return;
+  }
   image.convertTo(image, -1, factor, (1.0 - factor) * mean);
   clampUnit(image);
 }
 
 void adjustSaturation(cv::Mat& image, double factor) {
   if (image.channels() != 3) return;
+  if (image.type() == CV_32FC3) {
+    // x' = f x + (1 - f) luma(x) for each channel: one 3x3 colour matrix (OpenCV's vectorised
+    // cv::transform), then the clamp.
+    const auto f = static_cast<float>(factor);
+    const float g = 1.0f - f;
+    const cv::Matx33f m(f + g * 0.2989f, g * 0.587f, g * 0.114f,  //
+                        g * 0.2989f, f + g * 0.587f, g * 0.114f,  //
+                        g * 0.2989f, g * 0.587f, f + g * 0.114f);
+    cv::transform(image, image, m);
+    mapFloats(image, clampToUnit);
+    return;
+  }
   const cv::Mat grey = luma(image);
   cv::Mat grey3;
   cv::merge(std::vector<cv::Mat>{grey, grey, grey}, grey3);

@@ -96,9 +96,20 @@ cv::Mat decodeImageFile(const std::string& path) {
   std::error_code ec;
   if (!std::filesystem::is_regular_file(path, ec))  // a FIFO would block the read
     throw SampleError(path + ": cannot open (not a regular file)");
-  std::ifstream in(path, std::ios::binary);
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw SampleError(path + ": cannot open");
-  std::vector<uchar> bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  // One read of the file's size (a byte-by-byte stream iterator was 2% of a JPEG sample).
+  const auto size = static_cast<std::streamoff>(in.tellg());
+  if (size < 0) throw SampleError(path + ": cannot read");
+  constexpr std::streamoff kMaxImageFileBytes = std::streamoff(256) << 20;
+  if (size > kMaxImageFileBytes) {
+    throw SampleError(path + ": not read: " + std::to_string(size >> 20) +
+                      " MiB is more than the 256 MiB one image file may have");
+  }
+  std::vector<uchar> bytes(static_cast<std::size_t>(size));
+  in.seekg(0);
+  if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
+    throw SampleError(path + ": cannot read (the file changed while it was read)");
   if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
   if (const auto pixels = pngPixels(bytes); pixels > kMaxImagePixels) {
     throw SampleError(path + ": not read: " + std::to_string(pixels / 1000000) +

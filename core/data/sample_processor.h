@@ -47,8 +47,12 @@ class SampleProcessor {
   }
 
  private:
+  /// The sample after the pipeline and the final fit. `forDisplay`: as the pipeline shows it
+  /// (no normalisation at all); otherwise the project's mean/std are left to the caller.
   cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
               std::int64_t epoch, bool forDisplay) const;
+  /// Whether the project's mean/std apply after the pipeline.
+  bool meanApplies() const;
 
   SampleFormat m_format;
   const augment::Pipeline* m_pipeline;  // may be null: no augmentation

@@ -97,6 +97,18 @@ int configureThreads(int threads) {
   return at::get_num_threads();
 }
 
+namespace {
+void detectAllocator(EnvReport& r) {
+  // tcmalloc exports tc_malloc and tc_version; glibc's malloc has neither.
+  void* sym = ::dlsym(RTLD_DEFAULT, "tc_malloc");
+  r.allocatorName = sym ? "tcmalloc" : "glibc malloc";
+  Dl_info info{};
+  void* mallocSym = sym ? sym : ::dlsym(RTLD_DEFAULT, "malloc");
+  if (mallocSym && ::dladdr(mallocSym, &info) && info.dli_fname)
+    r.allocatorLibrary = resolvedPath(info.dli_fname);
+}
+}  // namespace
+
 EnvReport collectEnvReport(bool measure) {
   EnvReport r;
   r.netsmithVersion = NETSMITH_VERSION;
@@ -128,6 +140,7 @@ EnvReport collectEnvReport(bool measure) {
   r.intraOpThreads = at::get_num_threads();
   r.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
   detectBlas(r);
+  detectAllocator(r);
   if (measure) r.matmulGflops = measureMatmul();
   if (r.intraOpThreads == 1 && r.hardwareThreads > 1) {
     r.warnings.push_back("LibTorch runs on 1 thread of " + std::to_string(r.hardwareThreads) +
@@ -151,6 +164,7 @@ Json envReportToJson(const EnvReport& r) {
                    {"library", r.blasLibrary},
                    {"config", r.blasConfig},
                    {"is_reference", r.blasIsReference}};
+  j["allocator"] = Json{{"name", r.allocatorName}, {"library", r.allocatorLibrary}};
   j["matmul_gflops"] = r.matmulGflops;
   j["warnings"] = r.warnings;
   return j;
@@ -171,6 +185,8 @@ std::string formatEnvReport(const EnvReport& r) {
   os << "BLAS            " << r.blasName
      << (r.blasLibrary.empty() ? "" : "  [" + r.blasLibrary + "]") << '\n';
   if (!r.blasConfig.empty()) os << "                " << r.blasConfig << '\n';
+  os << "malloc          " << r.allocatorName
+     << (r.allocatorLibrary.empty() ? "" : "  [" + r.allocatorLibrary + "]") << '\n';
   if (r.matmulGflops > 0) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "%.1f GFLOP/s", r.matmulGflops);

@@ -22,6 +22,10 @@ struct EnvReport {
   std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS", ...
   std::string blasConfig;   ///< OpenBLAS's own config string, when it is OpenBLAS
   bool blasIsReference = false;
+  /// The malloc in use: "tcmalloc" (the programs link Debian's libtcmalloc-minimal4 where it
+  /// was found at build time) or "glibc malloc", and the file that provides malloc.
+  std::string allocatorName;
+  std::string allocatorLibrary;
   double matmulGflops = 0.0;  ///< fp32 512x512 matrix product, measured at report time
   std::vector<std::string> warnings;
 };

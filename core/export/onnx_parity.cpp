@@ -50,6 +50,8 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
   } catch (const cv::Exception& e) {
     throw Error(std::string("OpenCV DNN cannot read the exported model: ") + e.what());
   }
+  bool oneAtATime = false;
+  for (const auto& node : model.project.model.nodes) oneAtATime = oneAtATime || node.op == "Mul";
   std::int64_t agree = 0;
   for (const auto& batch : batches) {
     const auto x = batch.input.to(torch::kCPU, torch::kFloat).contiguous();
@@ -59,8 +61,23 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
                  const_cast<float*>(x.data_ptr<float>()));
     cv::Mat out;
     try {
-      net.setInput(blob.clone(), "input");
-      out = net.forward("logits");
+      if (oneAtATime && dims[0] > 1) {
+        // OpenCV DNN 4.6 broadcasts a Mul of two tensors (a Cx1x1 gate times a CxHxW map)
+        // only for a batch of one: the samples go in one by one, and the rows are stacked.
+        std::vector<int> one = dims;
+        one[0] = 1;
+        const std::size_t per = x[0].numel();
+        for (int i = 0; i < dims[0]; ++i) {
+          cv::Mat sample(static_cast<int>(one.size()), one.data(), CV_32F,
+                         const_cast<float*>(x.data_ptr<float>()) + per * std::size_t(i));
+          net.setInput(sample.clone(), "input");
+          const cv::Mat row = net.forward("logits");
+          out.push_back(row.reshape(1, 1));
+        }
+      } else {
+        net.setInput(blob.clone(), "input");
+        out = net.forward("logits");
+      }
     } catch (const cv::Exception& e) {
       throw Error(std::string("OpenCV DNN cannot run the exported model: ") + e.what());
     }

@@ -332,4 +332,36 @@ MemoryEstimate estimateTrainingMemory(const GraphAnalysis& a, std::int64_t batch
   return m;
 }
 
+void layoutRows(ModelGraph& g, double columnGap, double rowGap) {
+  // Row = longest path from a source.
+  std::map<std::string, int> row;
+  const auto order = topologicalOrder(g);
+  int deepest = 0;
+  for (int i : order) {
+    const auto& n = g.nodes[static_cast<std::size_t>(i)];
+    int r = 0;
+    for (const auto& in : n.inputs)
+      if (auto it = row.find(in); it != row.end()) r = std::max(r, it->second + 1);
+    row[n.id] = r;
+    deepest = std::max(deepest, r);
+  }
+  std::map<int, int> used;  // nodes placed per row
+  std::map<int, int> count;
+  for (const auto& [id, r] : row)
+    ++count[r];
+  for (int i : order) {
+    auto& n = g.nodes[static_cast<std::size_t>(i)];
+    const int r = row[n.id];
+    const int k = used[r]++;
+    n.x = (double(k) - double(count[r] - 1) / 2.0) * columnGap;
+    n.y = double(r) * rowGap;
+  }
+  int extra = 0;
+  for (auto& n : g.nodes) {
+    if (row.count(n.id)) continue;
+    n.x = double(extra++) * columnGap;
+    n.y = double(deepest + 2) * rowGap;
+  }
+}
+
 }  // namespace netsmith::graph

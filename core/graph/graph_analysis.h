@@ -51,6 +51,11 @@ struct GraphAnalysis {
 /// reported again (no cascades).
 GraphAnalysis analyseGraph(const ModelGraph& graph, const ops::OpRegistry& registry);
 
+/// Places the nodes in rows by their depth from the sources (the editor's auto layout and the
+/// importer's): rows `rowGap` apart, nodes of a row `columnGap` apart, centred on x = 0; nodes
+/// on a cycle go in a row below the rest.
+void layoutRows(ModelGraph& graph, double columnGap, double rowGap);
+
 /// Node indices in a topological order that keeps file order among ready nodes. Nodes on a
 /// cycle (or fed by one) are missing from the result.
 std::vector<int> topologicalOrder(const ModelGraph& graph);

@@ -1,4 +1,5 @@
-// Activation family: ReLU, LeakyReLU, GELU, SiLU, Sigmoid, Tanh, Softmax.
+// Activation family: ReLU, ReLU6, LeakyReLU, GELU, SiLU, Hardsigmoid, Hardswish, Sigmoid, Tanh,
+// Softmax.
 #include "ops/node_layer.h"
 #include "ops/op_registry.h"
 
@@ -59,6 +60,12 @@ std::string onnxGelu(OnnxEmitter& onnx, const EmitNode& n) {
   return onnx.node("Mul", {onnx.node("Mul", {x, one}), onnx.constant({0.5f})});
 }
 
+// relu6(x + 3) / 6 as ONNX's HardSigmoid (alpha 1/6, beta 1/2: the same function).
+std::string onnxHardsigmoid(OnnxEmitter& onnx, const std::string& x) {
+  return onnx.node("HardSigmoid", {x},
+                   {OnnxAttr::real("alpha", 1.0f / 6.0f), OnnxAttr::real("beta", 0.5f)});
+}
+
 }  // namespace
 
 void registerActivationOps(OpRegistry& registry) {
@@ -68,6 +75,37 @@ void registerActivationOps(OpRegistry& registry) {
         return unaryLayer([](const torch::Tensor& x, bool) { return torch::relu(x); });
       },
       onnxUnary("Relu"), pyText("nn.ReLU()")));
+  registry.add(activation(
+      "ReLU6", "min(max(0, x), 6) (MobileNet)", {},
+      [](const Params&) {
+        return unaryLayer([](const torch::Tensor& x, bool) { return torch::clamp(x, 0.0, 6.0); });
+      },
+      [](OnnxEmitter& onnx, const EmitNode& n) {
+        // 6 * HardSigmoid(x; 1/6, 0) = clamp(x, 0, 6). Clip with bound inputs (opset 11+) is
+        // what PyTorch writes, but OpenCV DNN 4.6 reads only the attribute form of opset < 11.
+        const auto h =
+            onnx.node("HardSigmoid", {n.inputs[0]},
+                      {OnnxAttr::real("alpha", 1.0f / 6.0f), OnnxAttr::real("beta", 0.0f)});
+        return onnx.node("Mul", {h, onnx.constant({6.0f})});
+      },
+      pyText("nn.ReLU6()")));
+  registry.add(activation(
+      "Hardsigmoid", "relu6(x + 3) / 6 (MobileNetV3's gates)", {},
+      [](const Params&) {
+        return unaryLayer([](const torch::Tensor& x, bool) { return torch::hardsigmoid(x); });
+      },
+      [](OnnxEmitter& onnx, const EmitNode& n) { return onnxHardsigmoid(onnx, n.inputs[0]); },
+      pyText("nn.Hardsigmoid()")));
+  registry.add(activation(
+      "Hardswish", "x * relu6(x + 3) / 6 (MobileNetV3)", {},
+      [](const Params&) {
+        return unaryLayer([](const torch::Tensor& x, bool) { return torch::hardswish(x); });
+      },
+      [](OnnxEmitter& onnx, const EmitNode& n) {
+        if (onnx.opset() >= 14) return onnx.node("HardSwish", {n.inputs[0]});
+        return onnx.node("Mul", {n.inputs[0], onnxHardsigmoid(onnx, n.inputs[0])});
+      },
+      pyText("nn.Hardswish()")));
   registry.add(activation(
       "LeakyReLU", "x for x > 0, negative_slope * x otherwise",
       {ParamSpec::real("negative_slope", 0.01, "slope for negative inputs").atLeast(0).atMost(1)},

@@ -1,4 +1,5 @@
-// Merge family: Add (residual sum) and Concat (along channels / features).
+// Merge family: Add (residual sum), Mul (gating, with channel broadcast) and Concat (along
+// channels / features).
 #include "ops/node_layer.h"
 #include "ops/op_registry.h"
 
@@ -23,6 +24,22 @@ Shape addShape(const std::vector<Shape>& in, const schema::Params&) {
     }
   }
   return in[0];
+}
+
+// Mul: inputs of one shape, or a C x 1 x 1 gate (squeeze-and-excitation) times a C x H x W map.
+Shape mulShape(const std::vector<Shape>& in, const schema::Params&) {
+  const auto& a = in[0];
+  const auto& b = in[1];
+  if (a == b) return a;
+  const auto isGateFor = [](const Shape& gate, const Shape& map) {
+    return gate.size() == 3 && map.size() == 3 && gate[0] == map[0] && gate[1] == 1 && gate[2] == 1;
+  };
+  if (isGateFor(a, b)) return b;
+  if (isGateFor(b, a)) return a;
+  throw ShapeError{"Mul needs inputs of one shape, or a Cx1x1 gate and a CxHxW map, but receives " +
+                       listShapes(in),
+                   "feed it the map and a per-channel gate (GlobalAvgPool, 1x1 convolutions, "
+                   "a sigmoid)"};
 }
 
 Shape concatShape(const std::vector<Shape>& in, const schema::Params&) {
@@ -75,6 +92,25 @@ void registerMergeOps(OpRegistry& registry) {
     return PyNode{"", sum};
   };
   registry.add(std::move(add));
+
+  OpDef mul;
+  mul.name = "Mul";
+  mul.group = "Merge";
+  mul.help =
+      "element-wise product of two inputs; a Cx1x1 gate scales each channel of a CxHxW map "
+      "(squeeze-and-excitation)";
+  mul.minInputs = 2;
+  mul.maxInputs = 2;
+  mul.inferShape = mulShape;
+  mul.build = [](const LayerSpec&) {
+    return std::make_shared<FunctionLayerImpl>(
+        [](const std::vector<torch::Tensor>& in, bool) { return in.at(0) * in.at(1); });
+  };
+  mul.toOnnx = [](OnnxEmitter& onnx, const EmitNode& n) {
+    return onnx.node("Mul", {n.inputs[0], n.inputs[1]});
+  };
+  mul.toPyTorch = [](const EmitNode& n) { return PyNode{"", n.inputs[0] + " * " + n.inputs[1]}; };
+  registry.add(std::move(mul));
 
   OpDef concat;
   concat.name = "Concat";

@@ -129,6 +129,17 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
           {"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
     }
   }
+  if (root.contains("init_from")) {
+    if (root["init_from"].is_string()) {
+      p.initFrom = root["init_from"].get<std::string>();
+    } else {
+      out.problems.push_back(
+          {"init_from",
+           "must be a string (a weights file), got " + jsonTypeName(root["init_from"]),
+           {},
+           {}});
+    }
+  }
   if (!root.contains("model")) {
     out.problems.push_back({"model", "missing: every project needs a model section", {}, {}});
   } else {
@@ -151,7 +162,7 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   section("augment", p.augment, true);
   section("train", p.train, false);
   for (auto it = root.begin(); it != root.end(); ++it) {
-    static const char* known[] = {"format", "version", "name",    "description",
+    static const char* known[] = {"format", "version", "name",    "description", "init_from",
                                   "model",  "data",    "augment", "train"};
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known)) {
       p.extra[it.key()] = it.value();
@@ -179,6 +190,7 @@ Json projectToJson(const Project& p) {
   root["version"] = kFormatVersion;
   root["name"] = p.name;
   if (!p.description.empty()) root["description"] = p.description;
+  if (!p.initFrom.empty()) root["init_from"] = p.initFrom;
   root["model"] = graph::modelToJson(p.model);
   root["data"] = p.data;
   root["augment"] = p.augment;

@@ -24,6 +24,9 @@ struct Project {
   Json data = Json::object();
   Json augment = Json::array();
   Json train = Json::object();
+  /// Weights to start from (an imported model's safetensors, or a checkpoint): loaded by name
+  /// and shape before training, relative to the project file. "" for none.
+  std::string initFrom;
   Json extra = Json::object();  ///< unknown top-level keys, written back as they were
 };
 

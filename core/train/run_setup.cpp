@@ -96,8 +96,20 @@ void openData(RunContext& ctx, RunSetup& s) {
   }
 }
 
-void initFrom(RunContext& ctx, RunSetup& s) {
-  const std::string& path = ctx.config.initFromPath;
+/// The weights to start from: --init-from, else the project's init_from (relative to the
+/// project file); none when resuming (the checkpoint has them).
+std::string initFromPathOf(const TrainerConfig& config) {
+  if (!config.resumePath.empty()) return {};
+  if (!config.initFromPath.empty()) return config.initFromPath;
+  const std::string& f = config.project.initFrom;
+  if (f.empty()) return {};
+  const std::filesystem::path p(f);
+  return p.is_absolute() || config.baseDir.empty()
+             ? f
+             : (std::filesystem::path(config.baseDir) / p).string();
+}
+
+void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
   checkpoint::NamedTensors tensors;
   try {
     tensors = checkpoint::readCheckpoint(path).model;
@@ -126,7 +138,7 @@ void buildModel(RunContext& ctx, RunSetup& s) {
       if (p.dim() == 4) p.set_data(p.contiguous(torch::MemoryFormat::ChannelsLast));
     }
   }
-  if (!ctx.config.initFromPath.empty()) initFrom(ctx, s);
+  if (const auto path = initFromPathOf(ctx.config); !path.empty()) initFrom(ctx, s, path);
   for (const auto& item : s.net->named_parameters()) {
     if (!item.value().requires_grad()) continue;
     s.params.push_back(item.value());

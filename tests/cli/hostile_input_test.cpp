@@ -328,3 +328,32 @@ TEST(HostileInput, ACheckpointReadsOnlyDataTheUserNamed) {
   r = runCli("eval " + hostile);
   EXPECT_EQ(r.exitCode, 0) << r.output;
 }
+
+TEST(HostileInput, AnOnnxFileThatIsNotAModelIsRefusedAndNothingIsWritten) {
+  TempDir dir;
+  const auto import = [&](const std::string& file) {
+    return runCli("import " + dir.file(file) + " --out " + dir.file("p.netsmith.json"));
+  };
+  std::ofstream(dir.file("garbage.onnx"), std::ios::binary) << std::string(4096, '\xff');
+  std::ofstream(dir.file("empty.onnx"), std::ios::binary);
+  // A protobuf that parses but has no graph: field 1 (ir_version) only.
+  std::ofstream(dir.file("nograph.onnx"), std::ios::binary) << std::string("\x08\x07", 2);
+  for (const auto& [file, message] :
+       {std::pair<std::string, std::string>{"garbage.onnx", "not an ONNX model"},
+        {"empty.onnx", "not an ONNX model"},
+        {"nograph.onnx", "not an ONNX model with a graph"},
+        {"missing.onnx", "missing.onnx: cannot open"}}) {
+    const auto r = import(file);
+    EXPECT_EQ(r.exitCode, 2) << file << ": " << r.output;
+    EXPECT_NE(r.output.find(message), std::string::npos) << file << ": " << r.output;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.netsmith.json"))) << file;
+    EXPECT_FALSE(std::filesystem::exists(dir.file("p.safetensors"))) << file;
+  }
+  const auto noOut = runCli("import " + dir.file("garbage.onnx"));
+  EXPECT_EQ(noOut.exitCode, 2);
+  EXPECT_NE(noOut.output.find("--out PROJECT.netsmith.json is required"), std::string::npos)
+      << noOut.output;
+  const auto badInput = runCli("import " + dir.file("garbage.onnx") + " --out " +
+                               dir.file("p.netsmith.json") + " --input 3x224");
+  EXPECT_NE(badInput.output.find("--input expects CxHxW"), std::string::npos) << badInput.output;
+}

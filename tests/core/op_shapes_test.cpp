@@ -45,7 +45,8 @@ Case randomCase(const std::string& op, Gen& g) {
   Case c;
   c.params = Json::object();
   if (op == "Input" || op == "Identity" || op == "Flatten" || op == "ReLU" || op == "SiLU" ||
-      op == "Sigmoid" || op == "Tanh" || op == "Softmax") {
+      op == "Sigmoid" || op == "Tanh" || op == "Softmax" || op == "ReLU6" || op == "Hardsigmoid" ||
+      op == "Hardswish") {
     c.inputs = {g.anyShape()};
   } else if (op == "LeakyReLU") {
     c.inputs = {g.anyShape()};
@@ -106,6 +107,20 @@ Case randomCase(const std::string& op, Gen& g) {
   } else if (op == "Add") {
     const Shape s = g.anyShape();
     c.inputs.assign(static_cast<std::size_t>(g.integer(2, 4)), s);
+  } else if (op == "Mul") {
+    // One shape twice, or a C x 1 x 1 gate and a C x H x W map (either order); sometimes a gate
+    // of other channels (>= 2, so that LibTorch cannot broadcast it either).
+    Shape map = g.image();
+    if (g.coin()) {
+      c.inputs = {map, map};
+    } else {
+      Shape gate{map[0], 1, 1};
+      if (g.integer(0, 3) == 0) {  // both >= 2 channels: LibTorch cannot broadcast them either
+        map[0] = std::max<std::int64_t>(map[0], 2);
+        gate[0] = map[0] + g.integer(1, 3);
+      }
+      c.inputs = g.coin() ? std::vector<Shape>{gate, map} : std::vector<Shape>{map, gate};
+    }
   } else if (op == "Concat") {
     const Shape s = g.anyShape();
     for (int i = 0, n = static_cast<int>(g.integer(2, 4)); i < n; ++i) {

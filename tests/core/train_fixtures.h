@@ -3,6 +3,7 @@
 // A small, learnable classification problem written as IDX files, and a project around it:
 // 16x16 grey images, class c has a bright blob in quadrant c on a noisy background.
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <random>
 #include <string>
@@ -48,6 +49,10 @@ inline std::string writeTrainProject(const TempDir& dir, const Json& train = Jso
          {"workers", 1},
          {"optimizer", Json{{"type", "adam"}, {"lr", 0.01}}},
          {"schedule", Json{{"type", "cosine"}}}};
+  // NETSMITH_TEST_DEVICE=cuda runs the trainer tests on a GPU (bench/gpu_check.sh); a test that
+  // names its own device keeps it.
+  if (const char* device = std::getenv("NETSMITH_TEST_DEVICE"); device && *device)
+    t["device"] = device;
   for (auto it = train.begin(); it != train.end(); ++it)
     t[it.key()] = it.value();
   const std::string path = dir.file("blobs.netsmith.json");

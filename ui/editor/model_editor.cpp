@@ -25,6 +25,9 @@ const std::map<std::string, std::string>& idPrefixes() {
                                                        {"LeakyReLU", "lrelu"},
                                                        {"GELU", "gelu"},
                                                        {"SiLU", "silu"},
+                                                       {"ReLU6", "relu6"},
+                                                       {"Hardsigmoid", "hsigmoid"},
+                                                       {"Hardswish", "hswish"},
                                                        {"Sigmoid", "sigmoid"},
                                                        {"Tanh", "tanh"},
                                                        {"Softmax", "softmax"},
@@ -447,35 +450,7 @@ bool ModelEditor::needsLayout() const {
 
 void ModelEditor::autoLayout() {
   graph::ModelGraph g = model();
-  // Layer = longest path from a source; nodes on a cycle keep their place at the bottom.
-  std::map<std::string, int> layer;
-  const auto order = graph::topologicalOrder(g);
-  int deepest = 0;
-  for (int i : order) {
-    const auto& n = g.nodes[static_cast<std::size_t>(i)];
-    int l = 0;
-    for (const auto& in : n.inputs)
-      if (layer.count(in)) l = std::max(l, layer[in] + 1);
-    layer[n.id] = l;
-    deepest = std::max(deepest, l);
-  }
-  std::map<int, int> used;  // nodes placed per layer
-  std::map<int, int> count;
-  for (const auto& [id, l] : layer)
-    ++count[l];
-  for (int i : order) {
-    auto& n = g.nodes[static_cast<std::size_t>(i)];
-    const int l = layer[n.id];
-    const int k = used[l]++;
-    n.x = (double(k) - double(count[l] - 1) / 2.0) * kColumnGap;
-    n.y = double(l) * kRowGap;
-  }
-  int extra = 0;
-  for (auto& n : g.nodes)
-    if (!layer.count(n.id)) {
-      n.x = double(extra++) * kColumnGap;
-      n.y = double(deepest + 2) * kRowGap;
-    }
+  graph::layoutRows(g, kColumnGap, kRowGap);
   commit(g, tr("Auto layout"));
 }
 

@@ -1,0 +1,307 @@
+// The only file of the importer that sees the ONNX protobuf classes (like export/onnx_export.cpp
+// for the exporter): it turns a ModelProto into the plain values of onnx_graph.h.
+#include <onnx/onnx_pb.h>
+
+#include <cstring>
+#include <fstream>
+#include <limits>
+
+#include "common/error.h"
+#include "import/onnx_graph.h"
+
+namespace netsmith::import {
+
+namespace {
+
+constexpr std::int64_t kMaxOnnxBytes = std::int64_t(1) << 30;
+constexpr std::int64_t kMaxTensorElements = std::int64_t(1) << 28;  // 1 GiB of floats
+
+/// float16 bits to float (IEEE 754 half).
+float halfToFloat(std::uint16_t h) {
+  const std::uint32_t sign = std::uint32_t(h & 0x8000u) << 16;
+  std::uint32_t exponent = (h >> 10) & 0x1Fu;
+  std::uint32_t mantissa = h & 0x3FFu;
+  std::uint32_t bits = 0;
+  if (exponent == 0 && mantissa == 0) {
+    bits = sign;
+  } else if (exponent == 0) {  // subnormal: normalise
+    exponent = 127 - 15 + 1;
+    while ((mantissa & 0x400u) == 0) {
+      mantissa <<= 1;
+      --exponent;
+    }
+    mantissa &= 0x3FFu;
+    bits = sign | (exponent << 23) | (mantissa << 13);
+  } else if (exponent == 31) {
+    bits = sign | 0x7F800000u | (mantissa << 13);
+  } else {
+    bits = sign | ((exponent + 127 - 15) << 23) | (mantissa << 13);
+  }
+  float f = 0;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
+template <typename T>
+std::vector<T> fromRaw(const std::string& raw, std::int64_t n) {
+  std::vector<T> v(static_cast<std::size_t>(n));
+  if (n > 0) std::memcpy(v.data(), raw.data(), sizeof(T) * static_cast<std::size_t>(n));
+  return v;
+}
+
+OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where) {
+  OnnxTensor out;
+  out.name = t.name();
+  std::int64_t n = 1;
+  for (const auto d : t.dims()) {
+    if (d < 0 || (d > 0 && n > kMaxTensorElements / d))
+      throw Error(where + ": tensor \"" + t.name() + "\" has an impossible shape");
+    out.dims.push_back(d);
+    n *= d;
+  }
+  if (t.data_location() == onnx::TensorProto::EXTERNAL) {
+    throw Error(where + ": tensor \"" + t.name() +
+                "\" keeps its data in an external file, which is not read; save the model with "
+                "its weights inside (onnx.save(model, path, save_as_external_data=False))");
+  }
+  const bool raw = t.has_raw_data();
+  const auto rawSize = static_cast<std::int64_t>(t.raw_data().size());
+  const auto checkRaw = [&](std::int64_t bytesPerElement) {
+    if (rawSize != n * bytesPerElement) {
+      throw Error(where + ": tensor \"" + t.name() + "\" has " + std::to_string(rawSize) +
+                  " bytes of data for " + std::to_string(n) + " elements");
+    }
+  };
+  const auto checkCount = [&](std::int64_t count) {
+    if (count != n) {
+      throw Error(where + ": tensor \"" + t.name() + "\" has " + std::to_string(count) +
+                  " values for " + std::to_string(n) + " elements");
+    }
+  };
+  switch (t.data_type()) {
+    case onnx::TensorProto::FLOAT:
+      if (raw) {
+        checkRaw(4);
+        out.floats = fromRaw<float>(t.raw_data(), n);
+      } else {
+        checkCount(t.float_data_size());
+        out.floats.assign(t.float_data().begin(), t.float_data().end());
+      }
+      break;
+    case onnx::TensorProto::DOUBLE: {
+      std::vector<double> d;
+      if (raw) {
+        checkRaw(8);
+        d = fromRaw<double>(t.raw_data(), n);
+      } else {
+        checkCount(t.double_data_size());
+        d.assign(t.double_data().begin(), t.double_data().end());
+      }
+      out.floats.assign(d.begin(), d.end());
+      break;
+    }
+    case onnx::TensorProto::FLOAT16: {
+      std::vector<std::uint16_t> h;
+      if (raw) {
+        checkRaw(2);
+        h = fromRaw<std::uint16_t>(t.raw_data(), n);
+      } else {
+        checkCount(t.int32_data_size());
+        for (const auto v : t.int32_data())
+          h.push_back(static_cast<std::uint16_t>(v));
+      }
+      for (const auto v : h)
+        out.floats.push_back(halfToFloat(v));
+      break;
+    }
+    case onnx::TensorProto::INT64:
+      out.isFloat = false;
+      if (raw) {
+        checkRaw(8);
+        out.ints = fromRaw<std::int64_t>(t.raw_data(), n);
+      } else {
+        checkCount(t.int64_data_size());
+        out.ints.assign(t.int64_data().begin(), t.int64_data().end());
+      }
+      break;
+    case onnx::TensorProto::INT32:
+    case onnx::TensorProto::INT8:
+    case onnx::TensorProto::UINT8:
+    case onnx::TensorProto::BOOL: {
+      out.isFloat = false;
+      if (raw) {
+        const std::int64_t size = t.data_type() == onnx::TensorProto::INT32 ? 4 : 1;
+        checkRaw(size);
+        for (std::int64_t k = 0; k < n; ++k) {
+          if (size == 4) {
+            std::int32_t v = 0;
+            std::memcpy(&v, t.raw_data().data() + 4 * k, 4);
+            out.ints.push_back(v);
+          } else {
+            const auto byte = static_cast<unsigned char>(t.raw_data()[static_cast<std::size_t>(k)]);
+            out.ints.push_back(t.data_type() == onnx::TensorProto::INT8
+                                   ? std::int64_t(static_cast<signed char>(byte))
+                                   : std::int64_t(byte));
+          }
+        }
+      } else {
+        checkCount(t.int32_data_size());
+        out.ints.assign(t.int32_data().begin(), t.int32_data().end());
+      }
+      break;
+    }
+    default:
+      throw Error(where + ": tensor \"" + t.name() + "\" has data type " +
+                  std::to_string(t.data_type()) +
+                  ", which is not read (float, double, "
+                  "float16 and integer tensors are)");
+  }
+  return out;
+}
+
+OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& where) {
+  OnnxAttribute out;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT:
+      out.kind = OnnxAttribute::Kind::Int;
+      out.i = a.i();
+      break;
+    case onnx::AttributeProto::FLOAT:
+      out.kind = OnnxAttribute::Kind::Float;
+      out.f = a.f();
+      break;
+    case onnx::AttributeProto::INTS:
+      out.kind = OnnxAttribute::Kind::Ints;
+      out.ints.assign(a.ints().begin(), a.ints().end());
+      break;
+    case onnx::AttributeProto::FLOATS:
+      out.kind = OnnxAttribute::Kind::Floats;
+      out.floats.assign(a.floats().begin(), a.floats().end());
+      break;
+    case onnx::AttributeProto::STRING:
+      out.kind = OnnxAttribute::Kind::String;
+      out.s = a.s();
+      break;
+    case onnx::AttributeProto::TENSOR:
+      out.kind = OnnxAttribute::Kind::Tensor;
+      out.t = readTensor(a.t(), where);
+      break;
+    default:
+      out.kind = OnnxAttribute::Kind::Other;  // graphs, sparse tensors: the op is refused
+      break;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::int64_t OnnxTensor::numel() const {
+  return static_cast<std::int64_t>(isFloat ? floats.size() : ints.size());
+}
+
+std::string OnnxNode::label(std::size_t index) const {
+  return (name.empty() ? "#" + std::to_string(index) : "\"" + name + "\"") + " (" + opType + ")";
+}
+
+OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
+  if (static_cast<std::int64_t>(bytes.size()) > kMaxOnnxBytes)
+    throw Error(source + ": larger than the 1 GiB an ONNX model may have here");
+  onnx::ModelProto proto;
+  if (bytes.empty() || !proto.ParseFromString(bytes))
+    throw Error(source + ": not an ONNX model (the file does not parse as an ONNX ModelProto)");
+  if (!proto.has_graph() || proto.graph().output_size() == 0)
+    throw Error(source + ": not an ONNX model with a graph (no graph, or a graph without outputs)");
+  OnnxGraph g;
+  g.producer = proto.producer_name() +
+               (proto.producer_version().empty() ? "" : " " + proto.producer_version());
+  for (const auto& op : proto.opset_import()) {
+    if (op.domain().empty() || op.domain() == "ai.onnx") g.opset = op.version();
+  }
+  for (const auto& p : proto.metadata_props())
+    g.metadata.emplace_back(p.key(), p.value());
+  const auto& graph = proto.graph();
+  for (const auto& t : graph.initializer()) {
+    auto tensor = readTensor(t, source);
+    g.constants[tensor.name] = std::move(tensor);
+  }
+  for (const auto& in : graph.input()) {
+    if (g.constants.count(in.name())) continue;  // older exporters list initializers as inputs
+    OnnxValue v;
+    v.name = in.name();
+    if (in.type().has_tensor_type() && in.type().tensor_type().has_shape()) {
+      for (const auto& d : in.type().tensor_type().shape().dim())
+        v.dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    }
+    g.inputs.push_back(std::move(v));
+  }
+  for (const auto& out : graph.output())
+    g.outputs.push_back(out.name());
+  std::size_t index = 0;
+  for (const auto& n : graph.node()) {
+    OnnxNode node;
+    node.name = n.name();
+    node.opType = n.op_type();
+    node.domain = n.domain();
+    node.inputs.assign(n.input().begin(), n.input().end());
+    node.outputs.assign(n.output().begin(), n.output().end());
+    const std::string where = source + ": node " + node.label(index);
+    for (const auto& a : n.attribute())
+      node.attributes[a.name()] = readAttribute(a, where);
+    // torch.onnx shares equal initializers through Identity nodes: the output is that constant.
+    if (node.opType == "Identity" && node.domain.empty() && node.inputs.size() == 1 &&
+        node.outputs.size() == 1 && g.constants.count(node.inputs[0])) {
+      OnnxTensor t = g.constants.at(node.inputs[0]);
+      t.name = node.outputs[0];
+      g.constants[t.name] = std::move(t);
+      ++index;
+      continue;
+    }
+    if (node.opType == "Constant" && node.domain.empty() && node.outputs.size() == 1) {
+      // A constant's value becomes a constant like an initializer.
+      OnnxTensor t;
+      const auto& attrs = node.attributes;
+      if (auto it = attrs.find("value");
+          it != attrs.end() && it->second.kind == OnnxAttribute::Kind::Tensor) {
+        t = it->second.t;
+      } else if (auto f = attrs.find("value_float"); f != attrs.end()) {
+        t.floats = {f->second.f};
+      } else if (auto fs = attrs.find("value_floats"); fs != attrs.end()) {
+        t.floats = fs->second.floats;
+        t.dims = {static_cast<std::int64_t>(t.floats.size())};
+      } else if (auto i = attrs.find("value_int"); i != attrs.end()) {
+        t.isFloat = false;
+        t.ints = {i->second.i};
+      } else if (auto is = attrs.find("value_ints"); is != attrs.end()) {
+        t.isFloat = false;
+        t.ints = is->second.ints;
+        t.dims = {static_cast<std::int64_t>(t.ints.size())};
+      } else {
+        g.nodes.push_back(std::move(node));  // refused later, with the other unsupported ops
+        ++index;
+        continue;
+      }
+      t.name = node.outputs[0];
+      g.constants[t.name] = std::move(t);
+      ++index;
+      continue;
+    }
+    g.nodes.push_back(std::move(node));
+    ++index;
+  }
+  return g;
+}
+
+OnnxGraph readOnnxGraph(const std::string& path) {
+  std::ifstream in(path, std::ios::binary | std::ios::ate);
+  if (!in) throw Error(path + ": cannot open");
+  const auto size = static_cast<std::int64_t>(in.tellg());
+  if (size < 0) throw Error(path + ": cannot read");
+  if (size > kMaxOnnxBytes)
+    throw Error(path + ": larger than the 1 GiB an ONNX model may have here");
+  std::string bytes(static_cast<std::size_t>(size), '\0');
+  in.seekg(0);
+  if (size > 0 && !in.read(bytes.data(), size)) throw Error(path + ": cannot read");
+  return parseOnnxGraph(bytes, path);
+}
+
+}  // namespace netsmith::import

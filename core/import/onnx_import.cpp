@@ -1,0 +1,644 @@
+#include "import/onnx_import.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <set>
+
+#include <torch/torch.h>
+
+#include "graph/graph_analysis.h"
+
+namespace netsmith::import {
+
+namespace {
+
+/// One ONNX node that cannot be imported as it is, and why.
+struct Refusal {
+  std::string reason;
+};
+
+/// A node reading a value that no imported node computes (`value`).
+struct Unfed {
+  std::string value;
+};
+
+bool isDefaultDomain(const OnnxNode& n) {
+  return n.domain.empty() || n.domain == "ai.onnx";
+}
+
+/// "/layer1/layer1.0/conv1/Conv" -> "layer1_0_conv1"; "Conv_12" -> "conv_12"; "" -> "conv".
+std::string idFromName(const OnnxNode& n) {
+  std::string name = n.name;
+  // torch.onnx names nodes by module path plus the op type: drop the op type.
+  if (const auto slash = name.rfind('/');
+      slash != std::string::npos && slash > 0 && name.substr(slash + 1).rfind(n.opType, 0) == 0)
+    name = name.substr(0, slash);
+  // "/layer1/layer1.0/conv1" repeats each module's parent: keep the last full path part.
+  if (const auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  std::string id;
+  for (const char c : name) {
+    const bool ok = std::isalnum(static_cast<unsigned char>(c)) != 0;
+    if (ok) {
+      id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    } else if (!id.empty() && id.back() != '_') {
+      id += '_';
+    }
+  }
+  while (!id.empty() && id.back() == '_')
+    id.pop_back();
+  if (id.empty()) {
+    for (const char c : n.opType)
+      id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  if (id.empty() || std::isdigit(static_cast<unsigned char>(id[0]))) id = "n_" + id;
+  return id;
+}
+
+torch::Tensor toTensor(const OnnxTensor& t) {
+  std::vector<std::int64_t> dims = t.dims;
+  if (t.isFloat) {
+    return torch::from_blob(const_cast<float*>(t.floats.data()), dims, torch::kFloat32).clone();
+  }
+  std::vector<float> f(t.ints.begin(), t.ints.end());
+  return torch::from_blob(f.data(), dims, torch::kFloat32).clone();
+}
+
+class Importer {
+ public:
+  Importer(const OnnxGraph& g, std::string source, const ImportOptions& o,
+           const ops::OpRegistry& registry)
+      : m_g(g), m_source(std::move(source)), m_options(o), m_registry(registry) {}
+
+  ImportResult run();
+
+ private:
+  // Helpers over ONNX values.
+  const OnnxTensor* constant(const std::string& value) const {
+    auto it = m_g.constants.find(value);
+    return it == m_g.constants.end() ? nullptr : &it->second;
+  }
+  std::int64_t intAttr(const OnnxNode& n, const std::string& name, std::int64_t def) const {
+    auto it = n.attributes.find(name);
+    return it == n.attributes.end() ? def : it->second.i;
+  }
+  float floatAttr(const OnnxNode& n, const std::string& name, float def) const {
+    auto it = n.attributes.find(name);
+    return it == n.attributes.end() ? def : it->second.f;
+  }
+  std::vector<std::int64_t> intsAttr(const OnnxNode& n, const std::string& name) const {
+    auto it = n.attributes.find(name);
+    return it == n.attributes.end() ? std::vector<std::int64_t>{} : it->second.ints;
+  }
+  std::string stringAttr(const OnnxNode& n, const std::string& name) const {
+    auto it = n.attributes.find(name);
+    return it == n.attributes.end() ? std::string() : it->second.s;
+  }
+  /// The integers of a constant input or of an attribute (Squeeze's axes moved to an input).
+  std::optional<std::vector<std::int64_t>> intsOf(const OnnxNode& n, std::size_t input,
+                                                  const std::string& attr) const {
+    if (n.inputs.size() > input && !n.inputs[input].empty()) {
+      const auto* t = constant(n.inputs[input]);
+      if (!t || t->isFloat) return std::nullopt;
+      return t->ints;
+    }
+    if (n.attributes.count(attr)) return intsAttr(n, attr);
+    return std::vector<std::int64_t>{};
+  }
+  std::optional<float> scalarOf(const OnnxNode& n, std::size_t input) const {
+    if (n.inputs.size() <= input || n.inputs[input].empty()) return std::nullopt;
+    const auto* t = constant(n.inputs[input]);
+    if (!t || t->numel() != 1) return std::nullopt;
+    return t->isFloat ? t->floats[0] : float(t->ints[0]);
+  }
+
+  std::string uniqueId(const OnnxNode& n) {
+    std::string base = idFromName(n);
+    std::string id = base;
+    for (int k = 2; m_usedIds.count(id); ++k)
+      id = base + "_" + std::to_string(k);
+    m_usedIds.insert(id);
+    return id;
+  }
+  /// Adds a Netsmith node reading the given ONNX values (or Netsmith ids when `ids`).
+  graph::Node& add(const OnnxNode& n, const std::string& op, Json params,
+                   const std::vector<std::string>& inputs) {
+    for (const auto& v : inputs)
+      if (!m_node.count(v)) throw Unfed{v};
+    graph::Node node;
+    node.id = uniqueId(n);
+    node.op = op;
+    node.params = std::move(params);
+    for (const auto& v : inputs)
+      node.inputs.push_back(m_node.at(v));
+    m_model.nodes.push_back(std::move(node));
+    return m_model.nodes.back();
+  }
+  void produces(const std::string& value, const std::string& id) { m_node[value] = id; }
+  void weight(const std::string& name, torch::Tensor t) {
+    m_weights.emplace_back(name, std::move(t));
+  }
+  void note(const std::string& what) { ++m_notes[what]; }
+
+  void convert(const OnnxNode& n, std::size_t index);
+  void conv(const OnnxNode& n);
+  void batchNorm(const OnnxNode& n);
+  void pool(const OnnxNode& n, bool isMax);
+  void gemm(const OnnxNode& n);
+  void matMul(const OnnxNode& n, std::size_t index);
+  void mul(const OnnxNode& n);
+  void clip(const OnnxNode& n);
+  void flattenLike(const OnnxNode& n);
+  void checkFlattenWidths(const graph::GraphAnalysis& analysis);
+
+  const OnnxGraph& m_g;
+  std::string m_source;
+  ImportOptions m_options;
+  const ops::OpRegistry& m_registry;
+  graph::ModelGraph m_model;
+  checkpoint::NamedTensors m_weights;
+  std::map<std::string, std::string> m_node;  // ONNX value -> Netsmith node id
+  std::set<std::string> m_usedIds;
+  std::map<std::string, int> m_notes;
+  std::map<std::string, int> m_uses;                          // ONNX value -> nodes reading it
+  std::map<std::string, std::vector<std::size_t>> m_readers;  // ONNX value -> node indices
+  // A deferred Sigmoid / HardSigmoid (its output -> its input and the op x * it becomes).
+  std::map<std::string, std::pair<std::string, std::string>> m_gateOf;
+  std::set<std::size_t> m_consumed;                    // ONNX nodes folded into an earlier one
+  std::map<std::string, std::int64_t> m_flattenWidth;  // Netsmith id -> width a Reshape fixed
+  std::vector<std::string> m_refused;
+};
+
+void Importer::conv(const OnnxNode& n) {
+  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
+  if (!w || w->dims.size() != 4) throw Refusal{"only 2-D convolutions with constant weights"};
+  const auto* b = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && !b)
+    throw Refusal{"a bias that is not a constant"};
+  const auto strides = intsAttr(n, "strides");
+  const auto dil = intsAttr(n, "dilations");
+  auto pads = intsAttr(n, "pads");
+  const std::string autoPad = stringAttr(n, "auto_pad");
+  const std::int64_t kh = w->dims[2], kw = w->dims[3];
+  const std::int64_t sh = strides.size() == 2 ? strides[0] : 1,
+                     sw = strides.size() == 2 ? strides[1] : 1;
+  const std::int64_t dh = dil.size() == 2 ? dil[0] : 1, dw = dil.size() == 2 ? dil[1] : 1;
+  if (autoPad == "VALID") {
+    pads = {0, 0, 0, 0};
+  } else if (autoPad == "SAME_UPPER" || autoPad == "SAME_LOWER") {
+    if (sh != 1 || sw != 1 || ((kh - 1) * dh) % 2 || ((kw - 1) * dw) % 2)
+      throw Refusal{"auto_pad " + autoPad + " with a stride or an even kernel (asymmetric)"};
+    pads = {(kh - 1) * dh / 2, (kw - 1) * dw / 2, (kh - 1) * dh / 2, (kw - 1) * dw / 2};
+  } else if (!autoPad.empty() && autoPad != "NOTSET") {
+    throw Refusal{"auto_pad " + autoPad};
+  }
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
+    throw Refusal{"asymmetric padding (pads " + Json(pads).dump() + ")"};
+  const std::int64_t groups = intAttr(n, "group", 1);
+  Json p{{"out_channels", w->dims[0]},
+         {"kernel_size", Json::array({kh, kw})},
+         {"stride", Json::array({sh, sw})},
+         {"padding", Json::array({pads[0], pads[1]})},
+         {"dilation", Json::array({dh, dw})},
+         {"groups", groups},
+         {"bias", b != nullptr}};
+  auto& node = add(n, "Conv2d", p, {n.inputs[0]});
+  weight(node.id + ".weight", toTensor(*w));
+  if (b) weight(node.id + ".bias", toTensor(*b));
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::batchNorm(const OnnxNode& n) {
+  if (n.inputs.size() < 5) throw Refusal{"fewer than five inputs"};
+  if (n.outputs.size() > 1 && !n.outputs[1].empty()) throw Refusal{"training-mode outputs"};
+  const OnnxTensor* t[4];
+  for (int k = 0; k < 4; ++k) {
+    t[k] = constant(n.inputs[std::size_t(k) + 1]);
+    if (!t[k] || t[k]->dims.size() != 1) throw Refusal{"statistics that are not constant vectors"};
+  }
+  Json p{{"eps", floatAttr(n, "epsilon", 1e-5f)},
+         {"momentum", 1.0 - double(floatAttr(n, "momentum", 0.9f))}};
+  auto& node = add(n, "BatchNorm2d", p, {n.inputs[0]});
+  weight(node.id + ".weight", toTensor(*t[0]));
+  weight(node.id + ".bias", toTensor(*t[1]));
+  weight(node.id + ".running_mean", toTensor(*t[2]));
+  weight(node.id + ".running_var", toTensor(*t[3]));
+  weight(node.id + ".num_batches_tracked", torch::zeros({}, torch::kInt64));
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::pool(const OnnxNode& n, bool isMax) {
+  const auto k = intsAttr(n, "kernel_shape");
+  if (k.size() != 2) throw Refusal{"only 2-D pooling"};
+  auto strides = intsAttr(n, "strides");
+  if (strides.empty()) strides = {1, 1};
+  auto pads = intsAttr(n, "pads");
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  const std::string autoPad = stringAttr(n, "auto_pad");
+  if (!autoPad.empty() && autoPad != "NOTSET" && autoPad != "VALID")
+    throw Refusal{"auto_pad " + autoPad};
+  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
+    throw Refusal{"asymmetric padding (pads " + Json(pads).dump() + ")"};
+  if (n.outputs.size() > 1 && !n.outputs[1].empty()) throw Refusal{"the indices output"};
+  Json p{{"kernel_size", Json::array({k[0], k[1]})},
+         {"stride", Json::array({strides[0], strides[1]})},
+         {"padding", Json::array({pads[0], pads[1]})},
+         {"ceil_mode", intAttr(n, "ceil_mode", 0) != 0}};
+  if (isMax) {
+    const auto dil = intsAttr(n, "dilations");
+    if (dil.size() == 2) p["dilation"] = Json::array({dil[0], dil[1]});
+  } else {
+    p["count_include_pad"] = intAttr(n, "count_include_pad", 0) != 0;
+  }
+  auto& node = add(n, isMax ? "MaxPool2d" : "AvgPool2d", p, {n.inputs[0]});
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::gemm(const OnnxNode& n) {
+  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
+  if (!w || w->dims.size() != 2) throw Refusal{"weights that are not a constant matrix"};
+  if (intAttr(n, "transA", 0) != 0) throw Refusal{"transA"};
+  const float alpha = floatAttr(n, "alpha", 1.0f), beta = floatAttr(n, "beta", 1.0f);
+  auto weightT = toTensor(*w);
+  if (intAttr(n, "transB", 0) == 0) weightT = weightT.t().contiguous();
+  weightT = weightT * alpha;
+  const auto* c = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && (!c || c->numel() != weightT.size(0)))
+    throw Refusal{"a bias that is not a constant vector of the output's width"};
+  auto& node = add(n, "Linear", Json{{"out_features", weightT.size(0)}, {"bias", c != nullptr}},
+                   {n.inputs[0]});
+  weight(node.id + ".weight", weightT);
+  if (c) weight(node.id + ".bias", toTensor(*c).reshape({-1}) * beta);
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::matMul(const OnnxNode& n, std::size_t index) {
+  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
+  if (!w || w->dims.size() != 2)
+    throw Refusal{"a product with something other than a constant matrix"};
+  const auto weightT = toTensor(*w).t().contiguous();  // [K, N] -> [N, K]
+  // MatMul followed by Add of a constant vector: one Linear with a bias.
+  const OnnxTensor* bias = nullptr;
+  std::size_t addIndex = 0;
+  if (m_uses[n.outputs[0]] == 1) {
+    for (std::size_t k = index + 1; k < m_g.nodes.size(); ++k) {
+      const auto& a = m_g.nodes[k];
+      if (a.opType != "Add" || a.inputs.size() != 2) continue;
+      const int at = a.inputs[0] == n.outputs[0] ? 1 : (a.inputs[1] == n.outputs[0] ? 0 : -1);
+      if (at < 0) continue;
+      const auto* c = constant(a.inputs[std::size_t(at)]);
+      if (c && c->numel() == weightT.size(0)) {
+        bias = c;
+        addIndex = k;
+      }
+      break;
+    }
+  }
+  auto& node = add(n, "Linear", Json{{"out_features", weightT.size(0)}, {"bias", bias != nullptr}},
+                   {n.inputs[0]});
+  weight(node.id + ".weight", weightT);
+  produces(n.outputs[0], node.id);
+  if (bias) {
+    weight(node.id + ".bias", toTensor(*bias).reshape({-1}));
+    m_consumed.insert(addIndex);
+    produces(m_g.nodes[addIndex].outputs[0], node.id);
+    note("MatMul + Add -> Linear");
+  }
+}
+
+void Importer::mul(const OnnxNode& n) {
+  if (n.inputs.size() != 2) throw Refusal{"other than two inputs"};
+  // x * sigmoid(x) -> SiLU; x * hardsigmoid(x) -> Hardswish.
+  for (int k = 0; k < 2; ++k) {
+    const std::string& x = n.inputs[std::size_t(k)];
+    const auto it = m_gateOf.find(n.inputs[std::size_t(1 - k)]);
+    if (it != m_gateOf.end() && it->second.first == x) {
+      auto& node = add(n, it->second.second, Json::object(), {x});
+      produces(n.outputs[0], node.id);
+      note(std::string(it->second.second == "SiLU" ? "x * Sigmoid(x) -> SiLU"
+                                                   : "x * HardSigmoid(x) -> Hardswish"));
+      return;
+    }
+  }
+  for (const auto& in : n.inputs) {
+    if (constant(in)) throw Refusal{"a constant factor (only tensors of the network multiply)"};
+  }
+  auto& node = add(n, "Mul", Json::object(), n.inputs);
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::clip(const OnnxNode& n) {
+  // Bounds: inputs 1 and 2 from opset 11, attributes before.
+  float lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (n.attributes.count("min")) lo = floatAttr(n, "min", lo);
+  if (n.attributes.count("max")) hi = floatAttr(n, "max", hi);
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const auto v = scalarOf(n, 1);
+    if (!v) throw Refusal{"a lower bound that is not a constant"};
+    lo = *v;
+  }
+  if (n.inputs.size() > 2 && !n.inputs[2].empty()) {
+    const auto v = scalarOf(n, 2);
+    if (!v) throw Refusal{"an upper bound that is not a constant"};
+    hi = *v;
+  }
+  std::string op;
+  if (lo == 0.0f && hi == 6.0f) {
+    op = "ReLU6";
+    note("Clip(0, 6) -> ReLU6");
+  } else if (lo == 0.0f && std::isinf(hi) && hi > 0) {
+    op = "ReLU";
+    note("Clip(0, inf) -> ReLU");
+  } else {
+    throw Refusal{"bounds other than (0, 6) or (0, inf): " + std::to_string(lo) + ", " +
+                  std::to_string(hi)};
+  }
+  auto& node = add(n, op, Json::object(), {n.inputs[0]});
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::flattenLike(const OnnxNode& n) {
+  // Flatten(axis 1), Reshape to (N, -1 or K), Squeeze of H and W: each one sample's values as a
+  // vector, which is Netsmith's Flatten. A Reshape's fixed width is checked once shapes are known.
+  std::int64_t width = -1;
+  if (n.opType == "Flatten") {
+    if (intAttr(n, "axis", 1) != 1) throw Refusal{"an axis other than 1"};
+  } else if (n.opType == "Reshape") {
+    const auto shape = intsOf(n, 1, "shape");
+    if (!shape || shape->size() != 2 || !((*shape)[0] == 0 || (*shape)[0] == -1 || (*shape)[0] > 0))
+      throw Refusal{"a target shape that is not a constant (N, features)"};
+    if ((*shape)[0] == -1 && (*shape)[1] == -1) throw Refusal{"a target shape of (-1, -1)"};
+    if ((*shape)[0] == -1) {
+      width = (*shape)[1];
+      if (width <= 0) throw Refusal{"a target shape of (-1, " + std::to_string(width) + ")"};
+    } else if ((*shape)[1] > 0) {
+      width = (*shape)[1];
+    } else if ((*shape)[1] != -1) {
+      throw Refusal{"a target shape with 0 features"};
+    }
+  } else {  // Squeeze
+    auto axes = intsOf(n, 1, "axes");
+    if (!axes) throw Refusal{"axes that are not constant"};
+    std::vector<std::int64_t> a = *axes;
+    for (auto& v : a)
+      v = v < 0 ? v + 4 : v;
+    std::sort(a.begin(), a.end());
+    if (a != std::vector<std::int64_t>{2, 3}) throw Refusal{"axes other than H and W"};
+  }
+  auto& node = add(n, "Flatten", Json::object(), {n.inputs[0]});
+  if (width > 0) m_flattenWidth[node.id] = width;
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::convert(const OnnxNode& n, std::size_t index) {
+  if (!isDefaultDomain(n)) throw Refusal{"an op of domain \"" + n.domain + "\""};
+  if (n.outputs.empty()) throw Refusal{"no output"};
+  // Every activation input must come from an imported node (constants are read as settings).
+  const auto& op = n.opType;
+  if (op == "Conv") return conv(n);
+  if (op == "BatchNormalization") return batchNorm(n);
+  if (op == "MaxPool") return pool(n, true);
+  if (op == "AveragePool") return pool(n, false);
+  if (op == "Gemm") return gemm(n);
+  if (op == "MatMul") return matMul(n, index);
+  if (op == "Mul") return mul(n);
+  if (op == "Clip") return clip(n);
+  if (op == "Flatten" || op == "Reshape" || op == "Squeeze") return flattenLike(n);
+  static const std::map<std::string, std::string> unary{{"Relu", "ReLU"},
+                                                        {"Tanh", "Tanh"},
+                                                        {"Identity", "Identity"},
+                                                        {"HardSwish", "Hardswish"},
+                                                        {"GlobalAveragePool", "GlobalAvgPool"}};
+  if (auto it = unary.find(op); it != unary.end()) {
+    auto& node = add(n, it->second, Json::object(), {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  if (op == "Sigmoid" || op == "HardSigmoid") {
+    const bool hard = op == "HardSigmoid";
+    if (hard) {
+      const float alpha = floatAttr(n, "alpha", 0.2f), beta = floatAttr(n, "beta", 0.5f);
+      if (std::abs(alpha - 1.0f / 6.0f) > 1e-6f || std::abs(beta - 0.5f) > 1e-6f)
+        throw Refusal{"alpha and beta other than 1/6 and 1/2 (PyTorch's Hardsigmoid)"};
+    }
+    // Deferred when its only reader multiplies it by its own input (SiLU, Hardswish).
+    const auto& readers = m_readers[n.outputs[0]];
+    if (readers.size() == 1) {
+      const auto& r = m_g.nodes[readers[0]];
+      if (r.opType == "Mul" && r.inputs.size() == 2 &&
+          (r.inputs[0] == n.inputs[0] || r.inputs[1] == n.inputs[0])) {
+        m_gateOf[n.outputs[0]] = {n.inputs[0], hard ? "Hardswish" : "SiLU"};
+        return;
+      }
+    }
+    auto& node = add(n, hard ? "Hardsigmoid" : "Sigmoid", Json::object(), {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  if (op == "LeakyRelu") {
+    auto& node =
+        add(n, "LeakyReLU", Json{{"negative_slope", floatAttr(n, "alpha", 0.01f)}}, {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  if (op == "Dropout") {
+    float ratio = floatAttr(n, "ratio", 0.5f);
+    if (const auto r = scalarOf(n, 1)) ratio = *r;
+    auto& node = add(n, "Dropout", Json{{"p", ratio}}, {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  if (op == "Softmax") {
+    const auto axis = intAttr(n, "axis", m_g.opset >= 13 ? -1 : 1);
+    if (axis != 1 && axis != -1) throw Refusal{"an axis other than the features"};
+    auto& node = add(n, "Softmax", Json::object(), {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  if (op == "ReduceMean") {
+    const auto axes = intsOf(n, 1, "axes");
+    std::vector<std::int64_t> a = axes ? *axes : std::vector<std::int64_t>{};
+    for (auto& v : a)
+      v = v < 0 ? v + 4 : v;
+    std::sort(a.begin(), a.end());
+    if (a != std::vector<std::int64_t>{2, 3}) throw Refusal{"axes other than H and W"};
+    auto& pool = add(n, "GlobalAvgPool", Json::object(), {n.inputs[0]});
+    produces(n.outputs[0], pool.id);
+    if (intAttr(n, "keepdims", 1) == 0) {
+      const std::string poolId = pool.id;
+      graph::Node flat;
+      flat.id = poolId + "_flat";
+      for (int k = 2; m_usedIds.count(flat.id); ++k)
+        flat.id = poolId + "_flat_" + std::to_string(k);
+      m_usedIds.insert(flat.id);
+      flat.op = "Flatten";
+      flat.inputs = {poolId};
+      m_model.nodes.push_back(flat);
+      produces(n.outputs[0], flat.id);
+    }
+    note("ReduceMean over H, W -> GlobalAvgPool");
+    return;
+  }
+  if (op == "Add" || op == "Concat") {
+    for (const auto& in : n.inputs) {
+      if (constant(in)) throw Refusal{"a constant input (only tensors of the network add up)"};
+    }
+    if (op == "Concat" && intAttr(n, "axis", 1) != 1)
+      throw Refusal{"an axis other than the channels"};
+    auto& node = add(n, op, Json::object(), n.inputs);
+    produces(n.outputs[0], node.id);
+    return;
+  }
+  throw Refusal{"no such Netsmith op"};
+}
+
+void Importer::checkFlattenWidths(const graph::GraphAnalysis& analysis) {
+  for (const auto& info : analysis.nodes) {
+    auto it = m_flattenWidth.find(info.id);
+    if (it == m_flattenWidth.end() || info.outputShape.empty()) continue;
+    if (info.outputShape[0] != it->second) {
+      throw Error(m_source + ": node \"" + info.id + "\" reshapes " +
+                  formatShape(info.inputShapes.at(0)) + " to " + std::to_string(it->second) +
+                  " features per sample, which is not a flatten; not imported");
+    }
+  }
+}
+
+ImportResult Importer::run() {
+  if (m_g.opset < 11 || m_g.opset > 17) {
+    throw Error(m_source + ": opset " + std::to_string(m_g.opset) +
+                " is not imported (opsets 11 to 17 are); re-export the model with one of them");
+  }
+  if (m_g.inputs.size() != 1) {
+    throw Error(m_source + ": the model has " + std::to_string(m_g.inputs.size()) +
+                " inputs; an image classifier has one");
+  }
+  if (m_g.outputs.size() != 1) {
+    throw Error(m_source + ": the model has " + std::to_string(m_g.outputs.size()) +
+                " outputs; an image classifier has one");
+  }
+  // The input: N x C x H x W, from the file or the options.
+  const auto& in = m_g.inputs[0];
+  if (m_options.input) {
+    m_model.input = *m_options.input;
+  } else if (in.dims.size() == 4 && in.dims[1] > 0 && in.dims[2] > 0 && in.dims[3] > 0) {
+    m_model.input = {in.dims[1], in.dims[2], in.dims[3]};
+  } else {
+    throw Error(m_source + ": the input \"" + in.name + "\" has no fixed C x H x W (" +
+                Json(in.dims).dump() + "); give it, e.g. --input 3x224x224");
+  }
+  graph::Node input;
+  input.id = "input";
+  input.op = "Input";
+  m_model.nodes.push_back(input);
+  m_usedIds.insert("input");
+  m_node[in.name] = "input";
+
+  for (std::size_t k = 0; k < m_g.nodes.size(); ++k) {
+    for (const auto& v : m_g.nodes[k].inputs) {
+      ++m_uses[v];
+      m_readers[v].push_back(k);
+    }
+  }
+  for (std::size_t k = 0; k < m_g.nodes.size(); ++k) {
+    if (m_consumed.count(k)) continue;
+    const auto& n = m_g.nodes[k];
+    try {
+      convert(n, k);
+    } catch (const Refusal& r) {
+      m_refused.push_back(n.label(k) + ": " + r.reason);
+    } catch (const Unfed& u) {
+      // After a refusal, its readers follow from it: only the refused node is listed.
+      if (m_refused.empty())
+        m_refused.push_back(n.label(k) + ": reads \"" + u.value + "\", which no node computes");
+    }
+  }
+  if (!m_refused.empty()) throw UnsupportedOps(m_source, m_refused);
+  const auto out = m_node.find(m_g.outputs[0]);
+  if (out == m_node.end())
+    throw Error(m_source + ": the output \"" + m_g.outputs[0] +
+                "\" is not computed by an imported node");
+  m_model.output = out->second;
+  // Drop nodes that do not lead to the output (a deferred pattern's leftovers).
+  const auto analysis = graph::analyseGraph(m_model, m_registry);
+  if (!analysis.ok()) {
+    throw Error(m_source +
+                ": the imported graph does not check: " + formatProblems(analysis.problems));
+  }
+  checkFlattenWidths(analysis);
+  graph::layoutRows(m_model, 190.0, 80.0);
+
+  ImportResult r;
+  r.model = m_model;
+  r.weights = std::move(m_weights);
+  for (const auto& [what, count] : m_notes)
+    r.notes.push_back(what + " (" + std::to_string(count) + (count == 1 ? " node)" : " nodes)"));
+  r.opset = m_g.opset;
+  r.producer = m_g.producer;
+  r.outputs = analysis.outputShape.empty() ? 0 : analysis.outputShape[0];
+  for (const auto& [key, value] : m_g.metadata) {
+    try {
+      if (key == "classes") r.classes = Json::parse(value).get<std::vector<std::string>>();
+      if (key == "normalization_mean") r.mean = Json::parse(value).get<std::vector<double>>();
+      if (key == "normalization_std") r.std = Json::parse(value).get<std::vector<double>>();
+    } catch (const std::exception&) {
+      r.notes.push_back("metadata \"" + key + "\" is not readable; left out");
+    }
+  }
+  if (m_options.classes > 0 && r.outputs != m_options.classes) {
+    throw Error(m_source + ": the model ends in " + std::to_string(r.outputs) +
+                " outputs, not the " + std::to_string(m_options.classes) +
+                " classes given; import it as it is and replace its head");
+  }
+  return r;
+}
+
+}  // namespace
+
+UnsupportedOps::UnsupportedOps(const std::string& source, std::vector<std::string> list)
+    : Error([&] {
+        std::string text = source + ": " + std::to_string(list.size()) +
+                           (list.size() == 1 ? " ONNX node is" : " ONNX nodes are") +
+                           " not supported; nothing was written:";
+        for (const auto& n : list)
+          text += "\n  " + n;
+        return text;
+      }()),
+      nodes(std::move(list)) {}
+
+ImportResult importOnnxGraph(const OnnxGraph& graph, const std::string& source,
+                             const ImportOptions& options, const ops::OpRegistry& registry) {
+  return Importer(graph, source, options, registry).run();
+}
+
+ImportResult importOnnx(const std::string& path, const ImportOptions& options,
+                        const ops::OpRegistry& registry) {
+  return importOnnxGraph(readOnnxGraph(path), path, options, registry);
+}
+
+project::Project importedProject(const ImportResult& r, const std::string& name,
+                                 const std::string& weightsFile) {
+  project::Project p;
+  p.name = name;
+  p.description = "Imported from ONNX (" + (r.producer.empty() ? "unknown producer" : r.producer) +
+                  ", opset " + std::to_string(r.opset) + ")";
+  p.model = r.model;
+  p.initFrom = weightsFile;
+  // The data are the user's: an image folder next to the project by default.
+  p.data = Json{{"train", Json{{"format", "image_folder"}, {"root", "data/train"}}},
+                {"validation", Json{{"fraction", 0.1}, {"seed", 0}}}};
+  if (!r.mean.empty() && r.mean.size() == r.std.size())
+    p.data["normalize"] = Json{{"mean", r.mean}, {"std", r.std}};
+  if (!r.classes.empty()) p.data["classes"] = r.classes;
+  // Fine-tuning: a small learning rate, a few epochs.
+  p.train = Json{{"epochs", 5},
+                 {"batch_size", 32},
+                 {"optimizer", Json{{"type", "adam"}, {"lr", 1e-4}}},
+                 {"schedule", Json{{"type", "cosine"}}}};
+  return p;
+}
+
+}  // namespace netsmith::import

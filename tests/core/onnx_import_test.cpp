@@ -1,0 +1,188 @@
+// ONNX import: torchvision's ResNet-18, MobileNetV2, MobileNetV3-Small and EfficientNet-B0
+// (random weights, exported by Debian's python3-torchvision with BatchNorm fused and kept)
+// import into Netsmith graphs whose forward output equals torchvision's on the same batch,
+// with torchvision's parameter counts; the imported graphs export to ONNX again and match in
+// OpenCV DNN; unsupported ops are listed by name and bad files refused with their reason.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "checkpoint/checkpoint.h"
+#include "common/file_util.h"
+#include "data_fixtures.h"
+#include "export/exporter.h"
+#include "graph/graph_analysis.h"
+#include "graph/graph_module.h"
+#include "import/onnx_import.h"
+#include "test_support.h"
+
+using namespace netsmith;
+using netsmith::testutil::TempDir;
+
+namespace {
+
+struct Exported {
+  std::string name;
+  std::int64_t torchvisionParams = 0;
+};
+
+/// Exports the four networks (and two small refused ones) once for the whole suite.
+class OnnxImport : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    if (std::system("/usr/bin/python3 -c 'import torchvision' >/dev/null 2>&1") != 0) return;
+    dir_ = new TempDir();
+    const std::string script = dir_->file("export.py");
+    std::ofstream(script) << R"(import sys, torch, torchvision
+out = sys.argv[1]
+torch.manual_seed(0)
+x = torch.randn(2, 3, 64, 64)
+x.numpy().tofile(out + '/x.bin')
+nets = {'resnet18': torchvision.models.resnet18, 'mobilenet_v2': torchvision.models.mobilenet_v2,
+        'mobilenet_v3_small': torchvision.models.mobilenet_v3_small,
+        'efficientnet_b0': torchvision.models.efficientnet_b0}
+for name, make in nets.items():
+    torch.manual_seed(1)
+    m = make(num_classes=10).eval()
+    # BatchNorm statistics that are not the identity, so that they matter
+    for mod in m.modules():
+        if isinstance(mod, torch.nn.BatchNorm2d):
+            mod.running_mean.uniform_(-0.2, 0.2)
+            mod.running_var.uniform_(0.5, 1.5)
+    with torch.no_grad():
+        m(x).numpy().tofile(out + '/' + name + '.y.bin')
+    for mode in ('fused', 'bn'):
+        kw = dict(opset_version=13, input_names=['x'], output_names=['y'])
+        if mode == 'bn':
+            kw.update(do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
+        torch.onnx.export(m, x, out + '/' + name + '_' + mode + '.onnx', **kw)
+    print(name, sum(p.numel() for p in m.parameters()))
+# refused: an upsampling (Resize) and an LSTM
+class Up(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3)
+        self.up = torch.nn.Upsample(scale_factor=2)
+        self.fc = torch.nn.Linear(4 * 12 * 12, 10)
+    def forward(self, x):
+        return self.fc(torch.flatten(self.up(self.conv(x)), 1))
+torch.onnx.export(Up().eval(), torch.randn(1, 3, 8, 8), out + '/upsample.onnx', opset_version=13)
+class Rnn(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(8, 4, batch_first=True)
+    def forward(self, x):
+        return self.lstm(x[:, 0])[0][:, -1]
+torch.onnx.export(Rnn().eval(), torch.randn(1, 1, 8, 8), out + '/lstm.onnx', opset_version=13)
+)";
+    const std::string cmd = "/usr/bin/python3 " + script + " " + dir_->path().string() + " > " +
+                            dir_->file("params.txt") + " 2> " + dir_->file("err.txt");
+    if (std::system(cmd.c_str()) != 0) {
+      failure_ = readTextFile(dir_->file("err.txt"));
+      return;
+    }
+    std::ifstream params(dir_->file("params.txt"));
+    Exported e;
+    while (params >> e.name >> e.torchvisionParams)
+      nets_.push_back(e);
+  }
+  static void TearDownTestSuite() {
+    delete dir_;
+    dir_ = nullptr;
+  }
+  void SetUp() override {
+    if (!dir_) GTEST_SKIP() << "SKIPPED: /usr/bin/python3 has no torchvision (python3-torchvision)";
+    ASSERT_TRUE(failure_.empty()) << failure_;
+    ASSERT_EQ(nets_.size(), 4u);
+  }
+
+  static torch::Tensor readFloats(const std::string& path, std::vector<std::int64_t> shape) {
+    std::ifstream in(path, std::ios::binary);
+    std::int64_t n = 1;
+    for (auto d : shape)
+      n *= d;
+    std::vector<float> v(static_cast<std::size_t>(n));
+    in.read(reinterpret_cast<char*>(v.data()), static_cast<std::streamsize>(n * 4));
+    EXPECT_TRUE(in.good()) << path;
+    return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
+  }
+
+  static TempDir* dir_;
+  static std::vector<Exported> nets_;
+  static std::string failure_;
+};
+
+TempDir* OnnxImport::dir_ = nullptr;
+std::vector<Exported> OnnxImport::nets_;
+std::string OnnxImport::failure_;
+
+}  // namespace
+
+TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  const auto x = readFloats(dir_->file("x.bin"), {2, 3, 64, 64});
+  for (const auto& net : nets_) {
+    const auto expected = readFloats(dir_->file(net.name + ".y.bin"), {2, 10});
+    for (const std::string mode : {"fused", "bn"}) {
+      SCOPED_TRACE(net.name + " " + mode);
+      const auto r = import::importOnnx(dir_->file(net.name + "_" + mode + ".onnx"), {}, registry);
+      EXPECT_EQ(r.model.input, (graph::InputSpec{3, 64, 64}));
+      EXPECT_EQ(r.outputs, 10);
+      const auto analysis = graph::analyseGraph(r.model, registry);
+      ASSERT_TRUE(analysis.ok()) << formatProblems(analysis.problems);
+      std::int64_t params = 0;
+      for (const auto& n : analysis.nodes)
+        params += n.paramCount;
+      // With BatchNorm kept, every torchvision parameter has its place; fused, BatchNorm's
+      // scale and shift are folded into the convolutions (fewer, never more).
+      if (mode == "bn")
+        EXPECT_EQ(params, net.torchvisionParams);
+      else
+        EXPECT_LT(params, net.torchvisionParams);
+      graph::GraphModule module(r.model, registry);
+      const auto report = checkpoint::loadModuleState(*module, r.weights);
+      EXPECT_TRUE(report.complete()) << report.summary();
+      module->eval();
+      torch::NoGradGuard noGrad;
+      const auto y = module->forward(x);
+      const double diff = (y - expected).abs().max().item<double>();
+      EXPECT_LT(diff, 1e-4) << "max abs difference from torchvision";
+
+      // The imported graph exports to ONNX again and runs in OpenCV DNN like LibTorch.
+      project::Project p;
+      p.name = net.name;
+      p.model = r.model;
+      auto shared = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+      auto m = exporting::exportModelFrom(p, std::move(module), shared);
+      exporting::OnnxOptions o;
+      o.opset = 13;
+      const auto bytes = exporting::buildOnnx(m, o);
+      if (const char* keep = std::getenv("NETSMITH_KEEP_ONNX"))
+        writeFileAtomically(std::string(keep) + "/" + net.name + "_" + mode + ".onnx", bytes);
+      try {
+        const auto parity = exporting::checkOnnxParity(bytes, m, exporting::randomParityBatches(m));
+        EXPECT_TRUE(parity.passed()) << parity.summary();
+      } catch (const Error& e) {
+        ADD_FAILURE() << "OpenCV DNN: " << e.what();
+      }
+    }
+  }
+}
+
+TEST_F(OnnxImport, UnsupportedOpsAreListedByNameAndNothingIsWritten) {
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  for (const auto& [file, op] : {std::pair<std::string, std::string>{"upsample.onnx", "(Resize)"},
+                                 {"lstm.onnx", "(LSTM)"}}) {
+    try {
+      import::importOnnx(dir_->file(file), {}, registry);
+      ADD_FAILURE() << file << " was imported";
+    } catch (const import::UnsupportedOps& e) {
+      ASSERT_FALSE(e.nodes.empty());
+      EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("nothing was written"), std::string::npos);
+    }
+  }
+}
