@@ -1,4 +1,5 @@
 // import: an ONNX classifier -> a Netsmith project and its weights (core/import).
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,6 +11,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "graph/graph_analysis.h"
+#include "graph/model_edits.h"
 #include "import/onnx_import.h"
 
 namespace netsmith::cli {
@@ -43,7 +45,8 @@ std::string projectStem(const fs::path& project) {
 }  // namespace
 
 int runImport(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--force"}, {"--out", "--weights", "--input", "--classes"});
+  const Args args(words, {"--json", "--force"},
+                  {"--out", "--weights", "--input", "--classes", "--replace-head", "--freeze-to"});
   const std::string model = args.one("MODEL.onnx");
   const std::string out = args.option("--out");
   if (out.empty()) throw UsageError{"--out PROJECT.netsmith.json is required"};
@@ -62,8 +65,29 @@ int runImport(const std::vector<std::string>& words) {
   }
   const auto& registry = ops::OpRegistry::withBuiltins();
   // Everything is checked before anything is written.
-  const auto result = import::importOnnx(model, options, registry);
+  auto result = import::importOnnx(model, options, registry);
+  // Fine-tuning edits, before anything is written.
+  std::string head;
+  std::vector<std::string> frozen;
+  if (const auto classes = args.integer("--replace-head", 0, 0, 1000000); classes > 0) {
+    head = graph::replaceHead(result.model, classes);
+    // The old head's weights no longer fit: it starts anew.
+    auto& w = result.weights;
+    w.erase(std::remove_if(w.begin(), w.end(),
+                           [&](const auto& t) { return t.first.rfind(head + ".", 0) == 0; }),
+            w.end());
+    result.notes.push_back("head \"" + head + "\" replaced: " + std::to_string(classes) +
+                           " outputs, new weights");
+  }
+  if (!args.option("--freeze-to").empty()) {
+    frozen = graph::freezeUpTo(result.model, args.option("--freeze-to"));
+    result.notes.push_back(std::to_string(frozen.size()) + " nodes frozen, up to \"" +
+                           args.option("--freeze-to") + "\"");
+  }
   const auto analysis = graph::analyseGraph(result.model, registry);
+  if (!analysis.ok())
+    throw Error(model + ": after the edits: " + formatProblems(analysis.problems));
+  result.outputs = analysis.outputShape.empty() ? 0 : analysis.outputShape[0];
   const std::string relWeights =
       fs::relative(weightsPath, projectPath.parent_path()).lexically_normal().string();
   const auto project = import::importedProject(result, projectStem(projectPath), relWeights);
@@ -74,9 +98,11 @@ int runImport(const std::vector<std::string>& words) {
       {{"source", fs::path(model).filename().string()}, {"format", "netsmith-imported-weights"}});
   writeFileAtomically(projectPath.string(), project::serialiseProject(project));
 
-  std::int64_t params = 0;
-  for (const auto& n : analysis.nodes)
+  std::int64_t params = 0, trainable = 0;
+  for (const auto& n : analysis.nodes) {
     params += n.paramCount;
+    trainable += n.trainableParams;
+  }
   const auto& in = result.model.input;
   const std::string inputText = std::to_string(in.channels) + "x" + std::to_string(in.height) +
                                 "x" + std::to_string(in.width);
@@ -87,6 +113,9 @@ int runImport(const std::vector<std::string>& words) {
     j["opset"] = result.opset;
     j["nodes"] = static_cast<std::int64_t>(result.model.nodes.size());
     j["parameters"] = params;
+    j["trainable_parameters"] = trainable;
+    j["head"] = head;
+    j["frozen"] = frozen;
     j["input"] = inputText;
     j["outputs"] = result.outputs;
     j["notes"] = result.notes;
@@ -95,10 +124,12 @@ int runImport(const std::vector<std::string>& words) {
     std::cout << j.dump(2) << '\n';
     return kExitOk;
   }
-  std::printf("imported %s (%s, opset %lld): %zu nodes, %lld parameters, input %s, %lld outputs\n",
-              model.c_str(), result.producer.empty() ? "unknown producer" : result.producer.c_str(),
-              (long long)result.opset, result.model.nodes.size(), (long long)params,
-              inputText.c_str(), (long long)result.outputs);
+  std::printf(
+      "imported %s (%s, opset %lld): %zu nodes, %lld parameters (%lld trainable), input %s, "
+      "%lld outputs\n",
+      model.c_str(), result.producer.empty() ? "unknown producer" : result.producer.c_str(),
+      (long long)result.opset, result.model.nodes.size(), (long long)params, (long long)trainable,
+      inputText.c_str(), (long long)result.outputs);
   for (const auto& n : result.notes)
     std::printf("  rewritten: %s\n", n.c_str());
   std::printf("wrote %s\n  and its weights %s (init_from)\n", projectPath.string().c_str(),

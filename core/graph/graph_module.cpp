@@ -26,6 +26,7 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
     if (node->frozen) {
       for (auto& p : step.layer->parameters())
         p.set_requires_grad(false);
+      if (node->op == "BatchNorm2d") m_frozenBatchNorm.push_back(node->id);
     }
     for (auto s : step.inputSlots)
       lastUse[s] = m_steps.size();
@@ -36,6 +37,19 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
   for (const auto& [value, stepIndex] : lastUse) {
     if (value != m_outputSlot) m_steps[stepIndex].release.push_back(value);
   }
+}
+
+int GraphModuleImpl::keepFrozenBatchNormInEval(bool keep) {
+  m_frozenBatchNormEval = keep;
+  train(is_training());
+  return keep ? static_cast<int>(m_frozenBatchNorm.size()) : 0;
+}
+
+void GraphModuleImpl::train(bool on) {
+  torch::nn::Module::train(on);
+  if (!on || !m_frozenBatchNormEval) return;
+  for (const auto& id : m_frozenBatchNorm)
+    if (auto l = layer(id)) l->eval();
 }
 
 torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {

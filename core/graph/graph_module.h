@@ -37,6 +37,11 @@ class GraphModuleImpl : public torch::nn::Module {
   /// Gives every layer the cross-process sum of a data-parallel job (synchronised BatchNorm);
   /// returns how many layers use it.
   int setCrossProcessSum(const std::function<torch::Tensor(const torch::Tensor&)>& sum);
+  /// Keeps the BatchNorm layers of frozen nodes in evaluation mode (their imported statistics
+  /// are not updated by a small fine-tuning batch) while the rest trains. Returns how many.
+  int keepFrozenBatchNormInEval(bool keep);
+  /// train() that leaves those layers in evaluation mode.
+  void train(bool on = true) override;
 
  private:
   struct Step {
@@ -49,6 +54,8 @@ class GraphModuleImpl : public torch::nn::Module {
   InputSpec m_input;
   std::vector<Step> m_steps;
   std::size_t m_outputSlot = 0;
+  std::vector<std::string> m_frozenBatchNorm;  ///< ids of frozen BatchNorm2d nodes
+  bool m_frozenBatchNormEval = false;
   torch::Tensor run(torch::Tensor x, std::size_t tap, torch::Tensor* tapped);
 };
 TORCH_MODULE(GraphModule);

@@ -30,18 +30,38 @@ bool isDefaultDomain(const OnnxNode& n) {
 }
 
 /// "/layer1/layer1.0/conv1/Conv" -> "layer1_0_conv1"; "Conv_12" -> "conv_12"; "" -> "conv".
+/// torch.onnx names a node by its module scopes and op type, each scope repeating its parent's
+/// name ("features", "features.1", "conv", "conv.0"): a scope that extends the previous one
+/// replaces it, so the id is the module's path without the repeats.
 std::string idFromName(const OnnxNode& n) {
   std::string name = n.name;
-  // torch.onnx names nodes by module path plus the op type: drop the op type.
-  if (const auto slash = name.rfind('/');
-      slash != std::string::npos && slash > 0 && name.substr(slash + 1).rfind(n.opType, 0) == 0)
-    name = name.substr(0, slash);
-  // "/layer1/layer1.0/conv1" repeats each module's parent: keep the last full path part.
-  if (const auto slash = name.rfind('/'); slash != std::string::npos) name = name.substr(slash + 1);
+  std::vector<std::string> scopes;
+  if (!name.empty() && name[0] == '/') {
+    std::string rest = name.substr(1);
+    std::vector<std::string> segments;
+    for (std::size_t at = 0;;) {
+      const auto slash = rest.find('/', at);
+      segments.push_back(
+          rest.substr(at, slash == std::string::npos ? std::string::npos : slash - at));
+      if (slash == std::string::npos) break;
+      at = slash + 1;
+    }
+    // The last segment is the op type (with a count): "Conv", "Relu_1".
+    if (!segments.empty() && segments.back().rfind(n.opType, 0) == 0) segments.pop_back();
+    for (const auto& seg : segments) {
+      if (!scopes.empty() && seg.rfind(scopes.back() + ".", 0) == 0) {
+        scopes.back() = seg;
+      } else if (!seg.empty()) {
+        scopes.push_back(seg);
+      }
+    }
+    name.clear();
+    for (const auto& sc : scopes)
+      name += (name.empty() ? "" : "_") + sc;
+  }
   std::string id;
   for (const char c : name) {
-    const bool ok = std::isalnum(static_cast<unsigned char>(c)) != 0;
-    if (ok) {
+    if (std::isalnum(static_cast<unsigned char>(c)) != 0) {
       id += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
     } else if (!id.empty() && id.back() != '_') {
       id += '_';

@@ -139,6 +139,10 @@ void buildModel(RunContext& ctx, RunSetup& s) {
     }
   }
   if (const auto path = initFromPathOf(ctx.config); !path.empty()) initFrom(ctx, s, path);
+  if (const int n = s.net->keepFrozenBatchNormInEval(s.opt.frozenBatchNormEval); n > 0)
+    ctx.log(std::to_string(n) +
+            " BatchNorm layers of frozen nodes keep their statistics "
+            "(train.frozen_batchnorm: eval)");
   for (const auto& item : s.net->named_parameters()) {
     if (!item.value().requires_grad()) continue;
     s.params.push_back(item.value());

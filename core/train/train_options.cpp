@@ -167,6 +167,9 @@ const schema::ParamSchema& trainSchema() {
       ParamSpec::choice("amp", "off", {"off", "bf16", "fp16"},
                         "mixed precision: bf16 (CPU or CUDA) or fp16 with loss scaling (CUDA)"),
       ParamSpec::boolean("channels_last", false, "channels-last memory format"),
+      ParamSpec::choice("frozen_batchnorm", "eval", {"eval", "train"},
+                        "BatchNorm of frozen nodes: keep its statistics (eval) or update them "
+                        "from the fine-tuning batches (train)"),
       ParamSpec::choice("nan_policy", "stop", {"stop", "skip"},
                         "on a non-finite loss or gradient: stop the run, or skip the batch"),
       ParamSpec::boolean("drop_last", false, "drop a last, smaller training batch"),
@@ -291,6 +294,7 @@ void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
     o.labelSmoothing = p.real("label_smoothing");
     o.amp = p.text("amp");
     o.channelsLast = p.flag("channels_last");
+    o.frozenBatchNormEval = p.text("frozen_batchnorm") == "eval";
     o.nanPolicy = p.text("nan_policy");
     o.dropLast = p.flag("drop_last");
     o.overfitBatches = p.integer("overfit_batches");

@@ -65,6 +65,9 @@ struct TrainOptions {
   std::vector<double> classWeightValues;
   std::string amp = "off";  ///< off, bf16, fp16 (fp16 on CUDA only, with a loss scaler)
   bool channelsLast = false;
+  /// BatchNorm layers of frozen nodes stay in evaluation mode while training (fine-tuning: a
+  /// small batch would otherwise overwrite the statistics the backbone was trained with).
+  bool frozenBatchNormEval = true;
   std::string nanPolicy = "stop";  ///< stop, skip
   bool dropLast = false;
   std::int64_t overfitBatches = 0;   ///< train (and validate) on the first K batches only

@@ -1,0 +1,102 @@
+// Fine-tuning edits and behaviour: the head found and replaced, freezing a node and everything
+// before it, BatchNorm of frozen nodes kept in evaluation mode, and a project's init_from.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <set>
+
+#include "graph/graph_module.h"
+#include "graph/model_edits.h"
+#include "project/project.h"
+#include "test_support.h"
+
+using namespace netsmith;
+
+namespace {
+
+project::LoadedProject defaultProject() {
+  return project::loadProject(
+      testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
+}
+
+}  // namespace
+
+TEST(FineTune, TheHeadIsTheLastLinearAndIsReplaced) {
+  auto p = defaultProject().project;
+  EXPECT_EQ(graph::headNode(p.model), "fc2");
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  EXPECT_EQ(graph::replaceHead(p.model, 5), "fc2");
+  const auto analysis = graph::analyseGraph(p.model, registry);
+  ASSERT_TRUE(analysis.ok()) << formatProblems(analysis.problems);
+  EXPECT_EQ(analysis.outputShape, (Shape{5}));
+  // Through a Softmax and a Dropout after it; none without a Linear.
+  auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4},
+    "nodes": [{"id": "input", "op": "Input"}, {"id": "f", "op": "Flatten", "inputs": ["input"]},
+      {"id": "head", "op": "Linear", "params": {"out_features": 3}, "inputs": ["f"]},
+      {"id": "d", "op": "Dropout", "inputs": ["head"]},
+      {"id": "s", "op": "Softmax", "inputs": ["d"]}]})");
+  EXPECT_EQ(graph::headNode(loaded.project.model), "head");
+  auto convOnly = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4},
+    "nodes": [{"id": "input", "op": "Input"},
+      {"id": "c", "op": "Conv2d", "params": {"out_channels": 2}, "inputs": ["input"]}]})");
+  EXPECT_EQ(graph::headNode(convOnly.project.model), "");
+  EXPECT_THROW(graph::replaceHead(convOnly.project.model, 4), Error);
+}
+
+TEST(FineTune, FreezeUpToFreezesTheNodeAndEverythingBeforeIt) {
+  auto p = defaultProject().project;
+  const auto frozen = graph::freezeUpTo(p.model, "pool1");
+  // The default model's first stage, by hand: input, two conv-BN-ReLU, the pool.
+  EXPECT_EQ(frozen, (std::vector<std::string>{"input", "conv1_1", "bn1_1", "relu1_1", "conv1_2",
+                                              "bn1_2", "relu1_2", "pool1"}));
+  for (const auto& n : p.model.nodes)
+    EXPECT_EQ(n.frozen, std::set<std::string>(frozen.begin(), frozen.end()).count(n.id) > 0)
+        << n.id;
+  const auto analysis = graph::analyseGraph(p.model, ops::OpRegistry::withBuiltins());
+  std::int64_t total = 0, trainable = 0, firstStage = 0;
+  for (const auto& n : analysis.nodes) {
+    total += n.paramCount;
+    trainable += n.trainableParams;
+    if (std::find(frozen.begin(), frozen.end(), n.id) != frozen.end()) firstStage += n.paramCount;
+  }
+  EXPECT_EQ(trainable, total - firstStage);
+  EXPECT_THROW(graph::freezeUpTo(p.model, "nope"), Error);
+}
+
+TEST(FineTune, FrozenBatchNormKeepsItsStatisticsWhileTheRestTrains) {
+  auto loaded = testutil::parseModel(R"({"input": {"channels": 2, "height": 6, "width": 6},
+    "nodes": [{"id": "input", "op": "Input"},
+      {"id": "bn_frozen", "op": "BatchNorm2d", "inputs": ["input"], "frozen": true},
+      {"id": "bn_live", "op": "BatchNorm2d", "inputs": ["bn_frozen"]},
+      {"id": "f", "op": "Flatten", "inputs": ["bn_live"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 3}, "inputs": ["f"]}]})");
+  ASSERT_TRUE(loaded.problems.empty());
+  for (const bool keep : {true, false}) {
+    graph::GraphModule net(loaded.project.model, ops::OpRegistry::withBuiltins());
+    EXPECT_EQ(net->keepFrozenBatchNormInEval(keep), keep ? 1 : 0);
+    net->train();
+    const auto before = net->named_buffers()["bn_frozen.running_mean"].clone();
+    const auto liveBefore = net->named_buffers()["bn_live.running_mean"].clone();
+    net->forward(torch::randn({8, 2, 6, 6}) * 3 + 5);
+    const bool frozenMoved = !torch::equal(before, net->named_buffers()["bn_frozen.running_mean"]);
+    EXPECT_EQ(frozenMoved, !keep);
+    EXPECT_FALSE(torch::equal(liveBefore, net->named_buffers()["bn_live.running_mean"]));
+    EXPECT_TRUE(net->is_training());
+  }
+}
+
+TEST(FineTune, InitFromRoundTripsAndIsChecked) {
+  const std::string base = R"({"format": "netsmith-project", "version": 1,
+    "model": {"input": {"channels": 1, "height": 4, "width": 4},
+              "nodes": [{"id": "input", "op": "Input"}]}, )";
+  auto loaded = project::parseProject(base + R"("init_from": "w.safetensors"})", "p.json");
+  EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  EXPECT_EQ(loaded.project.initFrom, "w.safetensors");
+  EXPECT_TRUE(loaded.project.extra.empty());
+  const auto again = project::parseProject(project::serialiseProject(loaded.project), "q.json");
+  EXPECT_EQ(again.project.initFrom, "w.safetensors");
+  const auto bad = project::parseProject(base + R"("init_from": 3})", "p.json");
+  EXPECT_NE(formatProblems(bad.problems).find("init_from: must be a string (a weights file)"),
+            std::string::npos)
+      << formatProblems(bad.problems);
+}
