@@ -8,6 +8,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/error.h"
+
 namespace netsmith::import {
 
 /// A constant: an initializer or a Constant node's value. Floats (float, double, float16 read
@@ -59,6 +61,13 @@ struct OnnxGraph {
   std::vector<OnnxValue> inputs;
   std::vector<std::string> outputs;
   std::vector<std::pair<std::string, std::string>> metadata;
+};
+
+/// Thrown when the file has ops (or forms of ops) Netsmith cannot import: every such node is
+/// listed, each by its ONNX name and op type, with the reason. Nothing has been written then.
+struct UnsupportedOps : Error {
+  std::vector<std::string> nodes;  ///< "\"/lstm/LSTM\" (LSTM): no such Netsmith op"
+  UnsupportedOps(const std::string& source, std::vector<std::string> list);
 };
 
 /// Reads `path`. Throws netsmith::Error naming the file for anything that is not a readable

@@ -33,13 +33,6 @@ struct ImportResult {
   std::vector<double> mean, std;     ///< likewise
 };
 
-/// Thrown when the file has ops (or forms of ops) Netsmith cannot import: every such node is
-/// listed, each by its ONNX name and op type, with the reason. Nothing has been written then.
-struct UnsupportedOps : Error {
-  std::vector<std::string> nodes;  ///< "\"/lstm/LSTM\" (LSTM): no such Netsmith op"
-  UnsupportedOps(const std::string& source, std::vector<std::string> list);
-};
-
 /// Converts a read ONNX graph. Throws UnsupportedOps, or netsmith::Error for a graph that is
 /// not a single-input image classifier (with the reason). The model is laid out top to bottom.
 ImportResult importOnnxGraph(const OnnxGraph& graph, const std::string& source,

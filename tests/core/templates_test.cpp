@@ -60,3 +60,33 @@ TEST_F(TemplatesTest, DefaultProjectIsTheFashionMnistVggAndTheSmallCnnAnotherTem
       "ReLU",  "MaxPool2d", "Flatten",     "Linear", "ReLU",      "Dropout", "Linear"};
   EXPECT_EQ(opsOf("resources/templates/fashion_mnist_cnn.netsmith.json"), small);
 }
+
+// The torchvision-layout templates (tools/import_templates.sh) against torchvision's own
+// figures: its parameter count with num_classes=10 (sum of p.numel() in torchvision 0.14), and
+// the published multiply-accumulates at 224x224 (ResNet-18 1.82 G, MobileNetV2 0.30 G,
+// EfficientNet-B0 0.39 G; the 10-class head changes them by under 0.1%).
+TEST_F(TemplatesTest, TorchvisionLayoutsHaveTorchvisionsCounts) {
+  struct Expected {
+    const char* name;
+    std::int64_t params;
+    double gmacs;
+  };
+  for (const auto& e :
+       {Expected{"resnet18", 11181642, 1.82}, Expected{"mobilenet_v2", 2236682, 0.30},
+        Expected{"efficientnet_b0", 4020358, 0.39}}) {
+    for (const std::string suffix : {"", "_32"}) {
+      SCOPED_TRACE(std::string(e.name) + suffix);
+      const auto loaded = project::loadProject(testutil::sourcePath(
+          "resources/templates/" + std::string(e.name) + suffix + ".netsmith.json"));
+      const auto analysis = graph::analyseGraph(loaded.project.model, registry);
+      ASSERT_TRUE(analysis.ok()) << formatProblems(analysis.problems);
+      EXPECT_EQ(analysis.totalParams, e.params);
+      if (suffix.empty()) {
+        EXPECT_EQ(loaded.project.model.input, (graph::InputSpec{3, 224, 224}));
+        EXPECT_NEAR(double(analysis.totalMacs) / 1e9, e.gmacs, 0.02 * e.gmacs + 0.005);
+      } else {
+        EXPECT_EQ(loaded.project.model.input, (graph::InputSpec{3, 32, 32}));
+      }
+    }
+  }
+}

@@ -4,6 +4,10 @@
 #include <QAbstractScrollArea>
 #include <QApplication>
 #include <QClipboard>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QProcess>
 #include <QScreen>
 #include <QSettings>
 #include <QStandardPaths>
@@ -14,6 +18,7 @@
 #include <qcustomplot.h>
 
 #include "editor/graph_canvas.h"
+#include "editor/model_editor.h"
 #include "editor/model_page.h"
 #include "monitor/dashboard.h"
 #include "ops/op_registry.h"
@@ -204,6 +209,92 @@ class StudioLayoutTest : public QObject {
     for (const auto& s : chartShades())
       QVERIFY2(s.section('=', 1).toInt() > 200, qPrintable(s));
     action(window, "actionTheme_system")->trigger();
+  }
+
+  // File > Import model: an ONNX classifier (exported by Debian's python3-torch here) becomes the
+  // open project, laid out on the canvas, its weights beside it as init_from; "Freeze up to
+  // here" and "Replace head" act on it with undo; an unsupported op is refused by name and
+  // nothing is written.
+  void importsAnOnnxModelAndFreezesAndReplacesItsHead() {
+    if (QProcess::execute(QStringLiteral("/usr/bin/python3"),
+                          {QStringLiteral("-c"), QStringLiteral("import torch")}) != 0)
+      QSKIP("SKIPPED: /usr/bin/python3 has no torch (python3-torch)");
+    QTemporaryDir tmp;
+    const QString script = tmp.filePath(QStringLiteral("export.py"));
+    QFile f(script);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(R"(import sys, torch
+class Net(torch.nn.Module):
+    def __init__(self, up):
+        super().__init__()
+        self.features = torch.nn.Sequential(torch.nn.Conv2d(1, 8, 3, padding=1),
+                                            torch.nn.BatchNorm2d(8), torch.nn.ReLU())
+        self.up = torch.nn.Upsample(scale_factor=2) if up else torch.nn.Identity()
+        self.pool = torch.nn.AdaptiveAvgPool2d(1)
+        self.fc = torch.nn.Linear(8, 3)
+    def forward(self, x):
+        return self.fc(torch.flatten(self.pool(self.up(self.features(x))), 1))
+for up, name in ((False, 'small'), (True, 'upsample')):
+    torch.onnx.export(Net(up).eval(), torch.randn(1, 1, 28, 28), sys.argv[1] + '/' + name + '.onnx',
+                      opset_version=13, do_constant_folding=False,
+                      training=torch.onnx.TrainingMode.PRESERVE)
+)");
+    f.close();
+    QCOMPARE(QProcess::execute(QStringLiteral("/usr/bin/python3"), {script, tmp.path()}), 0);
+
+    // The imported project reads data/train beside it: five classes of a few images.
+    for (const char* name : {"a", "b", "c", "d", "e"}) {
+      const QString cls = QString::fromLatin1(name);
+      QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("data/train/") + cls));
+      for (int i = 0; i < 3; ++i) {
+        QImage image(28, 28, QImage::Format_Grayscale8);
+        image.fill(40 * i + cls.at(0).unicode() % 7);
+        QVERIFY(image.save(tmp.filePath(QStringLiteral("data/train/%1/%2.png").arg(cls).arg(i))));
+      }
+    }
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    const QString target = tmp.filePath(QStringLiteral("small.netsmith.json"));
+    QVERIFY2(window.importModel(tmp.filePath(QStringLiteral("small.onnx")), target),
+             qPrintable(window.lastError()));
+    auto& doc = *window.document();
+    QCOMPARE(doc.filePath(), target);
+    const auto& model = doc.project().model;
+    QCOMPARE(doc.project().initFrom, std::string("small.safetensors"));
+    QVERIFY(QFileInfo::exists(tmp.filePath(QStringLiteral("small.safetensors"))));
+    QCOMPARE(model.input.channels, 1);
+    QCOMPARE(doc.analysis().outputShape, (netsmith::Shape{3}));
+    // conv, BN, ReLU, pool, flatten, fc after the input, named after the torch modules.
+    QVERIFY(model.find("features_0") && model.find("features_1") && model.find("fc"));
+    auto* canvas = window.findChild<netsmith::ui::GraphCanvas*>();
+    QVERIFY(canvas);
+    QCOMPARE(canvas->nodeCount(), int(model.nodes.size()));
+
+    auto* editor = window.findChild<netsmith::ui::ModelEditor*>();
+    QVERIFY(editor);
+    editor->freezeUpTo(QStringLiteral("features_2"));
+    int frozen = 0;
+    for (const auto& n : doc.project().model.nodes)
+      frozen += n.frozen ? 1 : 0;
+    QCOMPARE(frozen, 4);  // input, conv, BN, ReLU
+    QVERIFY(doc.analysis().trainableParams < doc.analysis().totalParams);
+    // The head follows the data: 5 classes, not the file's 3.
+    QTRY_COMPARE(doc.dataClasses(), std::int64_t(5));
+    QVERIFY(editor->replaceHead());
+    QCOMPARE(doc.analysis().outputShape, (netsmith::Shape{5}));
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    for (const auto& n : doc.project().model.nodes)
+      QVERIFY(!n.frozen);
+
+    const QString refused = tmp.filePath(QStringLiteral("up.netsmith.json"));
+    QVERIFY(!window.importModel(tmp.filePath(QStringLiteral("upsample.onnx")), refused));
+    QVERIFY2(window.lastError().contains(QStringLiteral("(Resize)")) &&
+                 window.lastError().contains(QStringLiteral("nothing was written")),
+             qPrintable(window.lastError()));
+    QVERIFY(!QFileInfo::exists(refused));
+    QCOMPARE(window.document()->filePath(), target);
   }
 
  private:

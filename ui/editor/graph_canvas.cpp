@@ -476,6 +476,8 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
                       [this, id] { selectNodes(m_editor->insertBlock("conv_bn_relu", id)); });
     blocks->addAction(tr("Residual"), this,
                       [this, id] { selectNodes(m_editor->insertBlock("residual", id)); });
+    menu.addAction(tr("Freeze up to here"), this, [this, id] { m_editor->freezeUpTo(id); })
+        ->setToolTip(tr("Freeze this node and every node before it (fine-tuning)"));
     menu.addAction(tr("Duplicate"), this,
                    [this] { selectNodes(m_editor->duplicate(selectedIds())); });
     menu.addAction(tr("Delete"), this, [this] { m_editor->removeNodes(selectedIds()); });
@@ -499,6 +501,8 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
       if (added.isEmpty()) Q_EMIT message(why);
     });
     menu.addAction(tr("Auto layout"), this, [this] { m_editor->autoLayout(); });
+    menu.addAction(tr("Replace head (one output per class)"), this,
+                   [this] { m_editor->replaceHead(); });
     menu.addAction(tr("Fit to view"), this, &GraphCanvas::fitToView);
   }
   menu.exec(event->globalPos());

@@ -8,6 +8,7 @@
 
 #include "editor/graph_canvas.h"
 #include "graph/graph_analysis.h"
+#include "graph/model_edits.h"
 #include "session/project_document.h"
 
 namespace netsmith::ui {
@@ -244,6 +245,24 @@ void ModelEditor::setFrozen(const QString& id, bool frozen) {
   if (!n) return;
   n->frozen = frozen;
   commit(g, frozen ? tr("Freeze %1").arg(id) : tr("Unfreeze %1").arg(id));
+}
+
+void ModelEditor::freezeUpTo(const QString& id) {
+  graph::ModelGraph g = model();
+  try {
+    const auto frozen = graph::freezeUpTo(g, id.toStdString());
+    commit(g, tr("Freeze %1 nodes up to %2").arg(frozen.size()).arg(id));
+  } catch (const std::exception&) {
+  }
+}
+
+bool ModelEditor::replaceHead() {
+  graph::ModelGraph g = model();
+  const std::int64_t classes = m_document->dataClasses();
+  if (classes < 1 || graph::headNode(g).empty()) return false;
+  const QString head = QString::fromStdString(graph::replaceHead(g, classes));
+  commit(g, tr("Replace head %1 (%2 classes)").arg(head).arg(classes));
+  return true;
 }
 
 void ModelEditor::moveNodes(const QMap<QString, QPointF>& positions) {

@@ -41,6 +41,11 @@ class ModelEditor : public QObject {
   void setParam(const QString& id, const QString& key, const Json& value);
   void setInit(const QString& id, const QString& scheme);
   void setFrozen(const QString& id, bool frozen);
+  /// Freezes `id` and every node it depends on (the backbone up to it), one undo step.
+  void freezeUpTo(const QString& id);
+  /// The last Linear gets the data's class count as out_features and starts anew (one undo
+  /// step); false with no change when the model has no Linear head.
+  bool replaceHead();
   /// Moves nodes; one drag (same set of nodes, consecutive) is one undo step.
   void moveNodes(const QMap<QString, QPointF>& positions);
   /// Puts a new `op` node on the edge from -> to. Returns its id.

@@ -95,7 +95,15 @@ void NodeInspector::rebuild() {
   m_frozen->setObjectName(QStringLiteral("nodeFrozen"));
   QObject::connect(m_frozen, &QCheckBox::toggled, this,
                    [this, id](bool on) { m_editor->setFrozen(id, on); });
-  m_form->addRow(QString(), m_frozen);
+  auto* freezeUp = new QPushButton(tr("Freeze up to here"), m_formHost);
+  freezeUp->setObjectName(QStringLiteral("nodeFreezeUpTo"));
+  freezeUp->setToolTip(tr("Freeze this node and every node before it (fine-tuning)"));
+  QObject::connect(freezeUp, &QPushButton::clicked, this, [this, id] { m_editor->freezeUpTo(id); });
+  auto* frozenRow = new QHBoxLayout;
+  frozenRow->addWidget(m_frozen);
+  frozenRow->addWidget(freezeUp);
+  frozenRow->addStretch();
+  m_form->addRow(QString(), frozenRow);
   refreshValues();
 }
 

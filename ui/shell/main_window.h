@@ -59,6 +59,10 @@ class MainWindow : public QMainWindow {
   /// File > New from data folder: projectFromImageFolder(folder), saved as `target` and
   /// opened; false (the reason in lastError()) when the folder cannot be used.
   bool createProjectFromFolder(const QString& folder, const QString& target);
+  /// File > Import model: the ONNX classifier `onnx` as a project saved as `target` (its weights
+  /// next to it, as init_from) and opened; `input` ("3x224x224") when the file's is symbolic.
+  /// False with the reason in lastError(), every unsupported node listed.
+  bool importModel(const QString& onnx, const QString& target, const QString& input = {});
   QString lastError() const { return m_lastError; }
   ProjectDocument* document() const { return m_document; }
   TrainerSession* session() const { return m_session; }
@@ -117,6 +121,7 @@ class MainWindow : public QMainWindow {
   void newFromTemplate(const QString& templatePath);
   void newBlankWithDialog();
   void newFromDataWithDialog();
+  void importModelWithDialog();
   /// Saves `project` as `target` and opens it as a new document.
   bool openNewProject(const project::Project& project, const QString& target);
   bool save();

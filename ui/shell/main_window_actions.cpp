@@ -59,6 +59,10 @@ void MainWindow::buildFileMenu() {
         "actionNewFromData")
       ->setToolTip(tr("Pick a folder with one sub-folder of images per class: a small CNN "
                       "sized to its images and classes"));
+  setUp(file->addAction(tr("&Import model..."), this, &MainWindow::importModelWithDialog),
+        "actionImportModel", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I))
+      ->setToolTip(tr("An ONNX classifier (ResNet, MobileNet, EfficientNet, ...) as an editable "
+                      "graph, its weights to fine-tune from"));
   QMenu* fromTemplate = file->addMenu(tr("&New from template"));
   fromTemplate->setObjectName(QStringLiteral("menuNewFromTemplate"));
   const QDir templates(m_templatesDir);

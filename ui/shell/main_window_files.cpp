@@ -1,14 +1,17 @@
 // The project file commands of the main window: open, new from a template, save, save as, and
 // the unsaved-changes prompt.
 #include <spdlog/spdlog.h>
+#include <QApplication>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMessageBox>
 #include <QProgressBar>
 #include <QStatusBar>
 
+#include "import/import_job.h"
 #include "monitor/dashboard.h"
 #include "project/project_starter.h"
 #include "session/project_document.h"
@@ -86,6 +89,78 @@ void MainWindow::newFromDataWithDialog() {
       tr("Netsmith projects (*.netsmith.json)"));
   if (!target.isEmpty() && !createProjectFromFolder(folder, target))
     QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
+}
+
+void MainWindow::importModelWithDialog() {
+  if (!maybeSave()) return;
+  const QString onnx = QFileDialog::getOpenFileName(this, tr("Import an ONNX model"),
+                                                    QDir::homePath(), tr("ONNX models (*.onnx)"));
+  if (onnx.isEmpty()) return;
+  const QFileInfo info(onnx);
+  const QString target = QFileDialog::getSaveFileName(
+      this, tr("Save the imported project"),
+      info.dir().filePath(info.completeBaseName() + QStringLiteral(".netsmith.json")),
+      tr("Netsmith projects (*.netsmith.json)"));
+  if (target.isEmpty()) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  bool ok = importModel(onnx, target);
+  QApplication::restoreOverrideCursor();
+  if (!ok && m_lastError.contains(QStringLiteral("give it, e.g. --input"))) {
+    // A symbolic input size: ask for it.
+    bool given = false;
+    const QString input = QInputDialog::getText(
+        this, tr("Input size"),
+        tr("The model does not fix its input size. Channels x height x width:"), QLineEdit::Normal,
+        QStringLiteral("3x224x224"), &given);
+    if (!given) return;
+    ok = importModel(onnx, target, input);
+  }
+  if (!ok) QMessageBox::warning(this, tr("Cannot import the model"), m_lastError);
+}
+
+bool MainWindow::importModel(const QString& onnx, const QString& target, const QString& input) {
+  if (m_session->isRunning()) {
+    m_lastError = tr("Stop the run before starting another project");
+    return false;
+  }
+  import::ImportRequest request;
+  request.model = onnx.toStdString();
+  request.project = target.toStdString();
+  request.overwrite = true;  // the save dialog asked already
+  if (!input.isEmpty()) {
+    const QStringList parts = input.split(QLatin1Char('x'));
+    bool ok = parts.size() == 3;
+    std::vector<std::int64_t> v;
+    for (const auto& part : parts) {
+      bool digit = false;
+      v.push_back(part.trimmed().toLongLong(&digit));
+      ok = ok && digit && v.back() > 0 && v.back() < 100000;
+    }
+    if (!ok) {
+      m_lastError = tr("The input size must be channels x height x width, e.g. 3x224x224");
+      return false;
+    }
+    request.input = graph::InputSpec{v[0], v[1], v[2]};
+  }
+  try {
+    const auto summary = import::runImportJob(request, m_document->registry());
+    for (const auto& note : summary.notes)
+      spdlog::info("import: {}", note);
+    spdlog::info("imported {}: {} nodes, {} parameters, weights {}", request.model, summary.nodes,
+                 summary.params, summary.weightsPath);
+  } catch (const std::exception& e) {
+    m_lastError = QString::fromStdString(e.what());
+    return false;
+  }
+  if (!m_document->load(target)) {
+    m_lastError = m_document->errorString();
+    return false;
+  }
+  addRecent(QFileInfo(target).absoluteFilePath());
+  forgetRun();
+  updateActions();
+  m_pages->showPage(ProjectPages::ModelPage);
+  return true;
 }
 
 bool MainWindow::createBlankProject(const QString& target) {
