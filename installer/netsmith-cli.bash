@@ -32,7 +32,7 @@ _netsmith_cli() {
     eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --safetensors --pytorch --samples --keep-failed --json" ;;
-    import) opts="--out --weights --input --classes --replace-head --freeze-to --force --json" ;;
+    import) opts="--out --weights --input --classes --replace-head --freeze-to --lr-mult --force --json" ;;
   esac
   if [[ "$cur" == -* ]]; then
     COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -64,13 +64,14 @@ commands:
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails
   import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]
-         [--replace-head N] [--freeze-to NODE] [--force] [--json]
+         [--replace-head N] [--freeze-to NODE] [--lr-mult NODE=X] [--force] [--json]
                                       an ONNX classifier as a Netsmith project: its graph as
                                       nodes, its weights as a safetensors file the project
                                       starts from (init_from); unsupported ops are each listed
                                       by name and nothing is written. --replace-head N: the
                                       last Linear gets N outputs and new weights; --freeze-to
-                                      NODE: that node and all before it are frozen
+                                      NODE: that node and all before it are frozen;
+                                      --lr-mult NODE=X: they train at X times the rate
 
 options:
   --help                              this text

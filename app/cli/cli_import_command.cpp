@@ -1,5 +1,6 @@
 // import: an ONNX classifier -> a Netsmith project and its weights (core/import).
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <regex>
 
@@ -26,8 +27,9 @@ graph::InputSpec parseInputFlag(const std::string& text) {
 }  // namespace
 
 int runImport(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--force"},
-                  {"--out", "--weights", "--input", "--classes", "--replace-head", "--freeze-to"});
+  const Args args(
+      words, {"--json", "--force"},
+      {"--out", "--weights", "--input", "--classes", "--replace-head", "--freeze-to", "--lr-mult"});
   import::ImportRequest request;
   request.model = args.one("MODEL.onnx");
   request.project = args.option("--out");
@@ -38,6 +40,18 @@ int runImport(const std::vector<std::string>& words) {
   request.replaceHead = args.integer("--replace-head", 0, 0, 1000000);
   request.freezeTo = args.option("--freeze-to");
   request.overwrite = args.has("--force");
+  if (const std::string m = args.option("--lr-mult"); !m.empty()) {
+    // NODE=X: that node and every node before it at X times the learning rate.
+    const auto eq = m.rfind('=');
+    char* end = nullptr;
+    const double x = eq == std::string::npos ? 0 : std::strtod(m.c_str() + eq + 1, &end);
+    if (eq == std::string::npos || eq == 0 || !end || *end != '\0' || !(x > 0) || x > 1000)
+      throw UsageError{
+          "--lr-mult expects NODE=X with X in (0, 1000], e.g. layer3_1_relu_1=0.1, got \"" + m +
+          "\""};
+    request.lrMultTo = m.substr(0, eq);
+    request.lrMult = x;
+  }
   const auto s = import::runImportJob(request, ops::OpRegistry::withBuiltins());
 
   const std::string inputText = std::to_string(s.input.channels) + "x" +

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
@@ -49,18 +50,32 @@ int runLrSchedule(const std::vector<std::string>& words) {
                      " optimizer steps; lr-schedule prints at most " + std::to_string(kMaxSteps) +
                      " (plan fewer with --epochs or --steps-per-epoch)"};
   }
+  // Nodes that train at a multiple of the rate (model nodes' lr_mult): the same schedule, scaled.
+  std::map<double, std::vector<std::string>> multiples;
+  for (const auto& n : loaded.project.model.nodes)
+    if (n.lrMult != 1.0) multiples[n.lrMult].push_back(n.id);
   if (args.has("--json")) {
-    std::string head = plan.toJson().dump();
-    head.pop_back();  // the closing brace: the LR list follows
-    std::fputs((head + ",\"lr\":[").c_str(), stdout);
+    Json head = plan.toJson();
+    Json groups = Json::array();
+    for (const auto& [m, ids] : multiples)
+      groups.push_back(Json{{"lr_mult", m}, {"nodes", ids}});
+    head["lr_multipliers"] = groups;
+    std::string text = head.dump();
+    text.pop_back();  // the closing brace: the LR list follows
+    std::fputs((text + ",\"lr\":[").c_str(), stdout);
     for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
       std::fputs(((s ? "," : "") + Json(plan.lrAt(s)).dump()).c_str(), stdout);
     std::fputs("]}\n", stdout);
     return kExitOk;
   }
   std::cout << "# " << plan.schedule().type() << ", base lr " << plan.schedule().baseLr() << ", "
-            << plan.describe() << "\n# step epoch lr\n"
-            << std::flush;
+            << plan.describe() << "\n";
+  for (const auto& [m, ids] : multiples) {
+    std::cout << "# x" << m << " (lr " << plan.schedule().baseLr() * m << " at the base) for "
+              << ids.size() << " nodes: " << ids.front()
+              << (ids.size() > 1 ? " ... " + ids.back() : "") << "\n";
+  }
+  std::cout << "# step epoch lr" << (multiples.empty() ? "" : " (x1 nodes)") << "\n" << std::flush;
   for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
     std::printf("%lld %lld %.8g\n", static_cast<long long>(s),
                 static_cast<long long>(s / plan.stepsPerEpoch()), plan.lrAt(s));

@@ -1,5 +1,6 @@
 #include "graph/graph_module.h"
 
+#include <algorithm>
 #include <map>
 
 #include "ops/node_layer.h"
@@ -43,6 +44,25 @@ int GraphModuleImpl::keepFrozenBatchNormInEval(bool keep) {
   m_frozenBatchNormEval = keep;
   train(is_training());
   return keep ? static_cast<int>(m_frozenBatchNorm.size()) : 0;
+}
+
+std::vector<std::pair<std::string, torch::Tensor>> GraphModuleImpl::unfreeze(
+    const std::vector<std::string>& ids) {
+  std::vector<std::pair<std::string, torch::Tensor>> made;
+  for (const auto& id : ids) {
+    auto l = layer(id);
+    if (!l) continue;
+    for (auto& p : l->parameters()) {
+      if (p.requires_grad()) continue;
+      p.set_requires_grad(true);
+      made.emplace_back(id, p);
+    }
+    m_frozenBatchNorm.erase(std::remove(m_frozenBatchNorm.begin(), m_frozenBatchNorm.end(), id),
+                            m_frozenBatchNorm.end());
+  }
+  torch::nn::Module::train(is_training());  // the unfrozen BatchNorm layers follow again
+  train(is_training());
+  return made;
 }
 
 void GraphModuleImpl::train(bool on) {

@@ -40,6 +40,10 @@ class GraphModuleImpl : public torch::nn::Module {
   /// Keeps the BatchNorm layers of frozen nodes in evaluation mode (their imported statistics
   /// are not updated by a small fine-tuning batch) while the rest trains. Returns how many.
   int keepFrozenBatchNormInEval(bool keep);
+  /// Lets the frozen nodes `ids` train again (gradual unfreezing): their parameters require
+  /// gradients and their BatchNorm follows train()/eval() again. Returns the parameters made
+  /// trainable with their node ids, in module order.
+  std::vector<std::pair<std::string, torch::Tensor>> unfreeze(const std::vector<std::string>& ids);
   /// train() that leaves those layers in evaluation mode.
   void train(bool on = true) override;
 

@@ -43,8 +43,9 @@ std::string replaceHead(ModelGraph& g, std::int64_t classes) {
   return id;
 }
 
-std::vector<std::string> freezeUpTo(ModelGraph& g, const std::string& nodeId) {
-  if (!g.find(nodeId)) throw Error("freeze: no node \"" + nodeId + "\" in the model");
+namespace {
+/// `nodeId` and every node it depends on.
+std::set<std::string> nodeAndAncestors(const ModelGraph& g, const std::string& nodeId) {
   std::set<std::string> up{nodeId};
   std::vector<std::string> stack{nodeId};
   while (!stack.empty()) {
@@ -54,6 +55,13 @@ std::vector<std::string> freezeUpTo(ModelGraph& g, const std::string& nodeId) {
     for (const auto& in : n->inputs)
       if (up.insert(in).second) stack.push_back(in);
   }
+  return up;
+}
+}  // namespace
+
+std::vector<std::string> freezeUpTo(ModelGraph& g, const std::string& nodeId) {
+  if (!g.find(nodeId)) throw Error("freeze: no node \"" + nodeId + "\" in the model");
+  const auto up = nodeAndAncestors(g, nodeId);
   std::vector<std::string> frozen;
   for (auto& n : g.nodes) {
     if (!up.count(n.id)) continue;
@@ -61,6 +69,36 @@ std::vector<std::string> freezeUpTo(ModelGraph& g, const std::string& nodeId) {
     frozen.push_back(n.id);
   }
   return frozen;
+}
+
+std::vector<std::string> nodeAndDependents(const ModelGraph& g, const std::string& nodeId) {
+  if (!g.find(nodeId)) return {};
+  std::set<std::string> down{nodeId};
+  std::vector<std::string> stack{nodeId};
+  while (!stack.empty()) {
+    const std::string id = stack.back();
+    stack.pop_back();
+    for (const auto& c : g.consumers(id))
+      if (down.insert(c).second) stack.push_back(c);
+  }
+  std::vector<std::string> out;
+  for (const auto& n : g.nodes)
+    if (down.count(n.id)) out.push_back(n.id);
+  return out;
+}
+
+std::vector<std::string> setLrMultUpTo(ModelGraph& g, const std::string& nodeId, double mult) {
+  if (!g.find(nodeId)) throw Error("lr multiplier: no node \"" + nodeId + "\" in the model");
+  if (!(mult > 0) || mult > 1000)
+    throw Error("lr multiplier: " + std::to_string(mult) + " is not in (0, 1000]");
+  const auto up = nodeAndAncestors(g, nodeId);
+  std::vector<std::string> set;
+  for (auto& n : g.nodes) {
+    if (!up.count(n.id)) continue;
+    n.lrMult = mult;
+    set.push_back(n.id);
+  }
+  return set;
 }
 
 }  // namespace netsmith::graph

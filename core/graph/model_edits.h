@@ -23,4 +23,12 @@ std::string replaceHead(ModelGraph& graph, std::int64_t classes);
 /// ids frozen, in file order; throws netsmith::Error for an unknown node.
 std::vector<std::string> freezeUpTo(ModelGraph& graph, const std::string& nodeId);
 
+/// `nodeId` and every node that depends on it, in file order (empty for an unknown node).
+std::vector<std::string> nodeAndDependents(const ModelGraph& graph, const std::string& nodeId);
+
+/// Sets the learning-rate multiplier of `nodeId` and every node it depends on (e.g. the
+/// backbone at 0.1). Returns the ids set; throws netsmith::Error for an unknown node or a
+/// multiplier outside (0, 1000].
+std::vector<std::string> setLrMultUpTo(ModelGraph& graph, const std::string& nodeId, double mult);
+
 }  // namespace netsmith::graph

@@ -73,8 +73,8 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
         {path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
     return n;
   }
-  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen"}, path,
-                            problems);
+  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen", "lr_mult"},
+                            path, problems);
   if (!j.contains("id") || !j["id"].is_string()) {
     problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
   } else {
@@ -132,6 +132,17 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
       problems.push_back({where, "\"frozen\" must be true or false", n.id, {}});
     } else {
       n.frozen = j["frozen"].get<bool>();
+    }
+  }
+  if (j.contains("lr_mult")) {
+    const Json& m = j["lr_mult"];
+    if (!m.is_number() || !(m.get<double>() > 0) || m.get<double>() > 1000) {
+      problems.push_back({where + ".lr_mult",
+                          "must be a number in (0, 1000] (a multiple of the learning rate)",
+                          n.id,
+                          {}});
+    } else {
+      n.lrMult = m.get<double>();
     }
   }
   return n;
@@ -205,6 +216,7 @@ Json modelToJson(const ModelGraph& graph) {
     j["pos"] = Json::array({number(n.x), number(n.y)});
     if (!n.init.empty()) j["init"] = n.init;
     if (n.frozen) j["frozen"] = true;
+    if (n.lrMult != 1.0) j["lr_mult"] = n.lrMult;
     nodes.push_back(std::move(j));
   }
   model["nodes"] = std::move(nodes);

@@ -33,10 +33,11 @@ struct Node {
   double y = 0.0;
   std::string init;     ///< "" (default) or an init scheme name
   bool frozen = false;  ///< parameters excluded from training
+  double lrMult = 1.0;  ///< its parameters train at this multiple of the learning rate
 
   bool operator==(const Node& o) const {
     return id == o.id && op == o.op && params == o.params && inputs == o.inputs && x == o.x &&
-           y == o.y && init == o.init && frozen == o.frozen;
+           y == o.y && init == o.init && frozen == o.frozen && lrMult == o.lrMult;
   }
 };
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <sstream>
 
 #include "checkpoint/safetensors.h"
 #include "common/file_util.h"
@@ -55,6 +56,13 @@ ImportSummary runImportJob(const ImportRequest& request, const ops::OpRegistry& 
     s.frozen = graph::freezeUpTo(result.model, request.freezeTo);
     result.notes.push_back(std::to_string(s.frozen.size()) + " nodes frozen, up to \"" +
                            request.freezeTo + "\"");
+  }
+  if (!request.lrMultTo.empty()) {
+    const auto set = graph::setLrMultUpTo(result.model, request.lrMultTo, request.lrMult);
+    std::ostringstream m;
+    m << request.lrMult;
+    result.notes.push_back(std::to_string(set.size()) + " nodes train at x" + m.str() +
+                           " the learning rate, up to \"" + request.lrMultTo + "\"");
   }
   const auto analysis = graph::analyseGraph(result.model, registry);
   if (!analysis.ok())

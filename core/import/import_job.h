@@ -22,6 +22,8 @@ struct ImportRequest {
   std::int64_t classes = 0;      ///< 0: not checked
   std::int64_t replaceHead = 0;  ///< 0: keep the head; N: N outputs, new weights
   std::string freezeTo;          ///< "" : nothing frozen
+  std::string lrMultTo;          ///< "" : every node at the base rate; else this node and those
+  double lrMult = 1.0;           ///< before it train at lrMult x the rate
   bool overwrite = false;        ///< replace existing files
 };
 

@@ -1,5 +1,9 @@
 #include "train/fit.h"
 
+#include <set>
+
+#include "graph/model_edits.h"
+
 #include <torch/csrc/autograd/profiler_legacy.h>
 
 #include <cmath>
@@ -167,6 +171,7 @@ void Fit::startTraining() {
       m_best));
   m_runner = std::make_unique<StepRunner>(s.net, *s.optimizer, s.opt, s.device, *s.group, m_state,
                                           s.params, s.paramNodes, s.classWeights);
+  m_runner->setLrScales(s.lrScales);
   TrainingEvent started;
   started.type = EventType::Started;
   started.path = m_runDir;
@@ -223,8 +228,39 @@ void Fit::run() {
   m_callbacks.runEnd(endState, endReason);
 }
 
+void Fit::applyUnfreezes() {
+  auto& s = m_setup;
+  const auto& model = m_ctx.config.project.model;
+  while (m_unfreezesDone < s.opt.unfreeze.size() &&
+         s.opt.unfreeze[m_unfreezesDone].epoch <= m_state.epoch) {
+    const auto& step = s.opt.unfreeze[m_unfreezesDone++];
+    std::vector<std::string> ids;
+    if (step.from.empty()) {
+      for (const auto& n : model.nodes)
+        ids.push_back(n.id);
+    } else {
+      ids = graph::nodeAndDependents(model, step.from);
+    }
+    const auto made = s.net->unfreeze(ids);
+    m_runner->addTrainable(made);
+    std::set<std::string> nodes;
+    std::int64_t count = 0;
+    for (const auto& [node, t] : made) {
+      nodes.insert(node);
+      count += t.numel();
+      s.params.push_back(t);
+      s.paramNodes.push_back(node);
+    }
+    m_ctx.log("epoch " + std::to_string(m_state.epoch + 1) + ": unfroze " +
+              std::to_string(nodes.size()) + " nodes" +
+              (step.from.empty() ? std::string() : " from \"" + step.from + "\"") + " (" +
+              std::to_string(count) + " parameters now train; train.unfreeze)");
+  }
+}
+
 bool Fit::trainEpoch() {
   auto& s = m_setup;
+  applyUnfreezes();
   s.net->train();
   const auto epochStart = std::chrono::steady_clock::now();
   const double secondsBefore = m_state.epochSeconds;

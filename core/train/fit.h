@@ -46,6 +46,9 @@ class Fit {
   StepRate timeBatches(const std::function<std::optional<data::Batch>()>& next);
   void startTraining();
   bool trainEpoch();
+  /// Gradual unfreezing: the train.unfreeze steps due by this epoch (once each; on a resumed
+  /// run, the earlier ones again, so the model matches the checkpoint's).
+  void applyUnfreezes();
   bool trainBatch(const data::Batch& batch, bool& groupHasBadBatch);
   void takeStep(double lr, std::int64_t batch, bool& skipped);
   void publishBatch(std::int64_t batch, const BatchFigures& figures, double lr, bool skipped);
@@ -68,6 +71,7 @@ class Fit {
   std::shared_ptr<BestMetric> m_best;
   NumericWatchdog m_watchdog;
   std::unique_ptr<StepRunner> m_runner;
+  std::size_t m_unfreezesDone = 0;
   std::unique_ptr<RunCheckpoints> m_checkpoints;
   std::unique_ptr<RunFolderLock> m_lock;
   ThroughputMeter m_throughput;

@@ -34,7 +34,7 @@ bool restore(RunSetup& s, const SavedState& saved) {
     torch::NoGradGuard noGrad;
     checkpoint::loadModuleState(*s.net, saved.weights);
   }
-  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters());
+  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters(), s.lrMult, &s.lrScales);
   checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, saved.optimizer);
   for (const auto& entry : checkpoint::moduleState(*s.net)) {
     const auto it = std::find_if(saved.weights.begin(), saved.weights.end(),
@@ -81,6 +81,7 @@ LrFindResult findLearningRate(RunContext& ctx, RunSetup& s, const LrFindOptions&
   LoopState state;
   StepRunner runner(s.net, *s.optimizer, s.opt, s.device, *s.group, state, s.params, s.paramNodes,
                     s.classWeights);
+  runner.setLrScales(s.lrScales);
   s.net->train();
   double avg = 0, best = std::numeric_limits<double>::infinity();
   std::int64_t epoch = 0;

@@ -1,5 +1,7 @@
 #include "train/optimizer_factory.h"
 
+#include <algorithm>
+
 namespace netsmith::train {
 
 namespace {
@@ -72,25 +74,62 @@ std::unique_ptr<torch::optim::Optimizer> construct(
 }  // namespace
 
 std::unique_ptr<torch::optim::Optimizer> makeOptimizer(
-    const OptimizerOptions& options, const torch::OrderedDict<std::string, torch::Tensor>& named) {
+    const OptimizerOptions& options, const torch::OrderedDict<std::string, torch::Tensor>& named,
+    const std::map<std::string, double>& lrMult, std::vector<double>* groupScales,
+    bool includeFrozen) {
   const double decay = options.params.real("weight_decay");
   const bool split = options.params.flag("no_decay_norm_and_bias") && decay > 0;
-  std::vector<torch::Tensor> decayed, plain;
+  // (multiplier, decayed?) -> tensors, in a fixed order: multiplier 1 first, as before.
+  std::map<std::pair<double, bool>, std::vector<torch::Tensor>> byGroup;
+  std::vector<std::pair<double, bool>> order;
   for (const auto& item : named) {
     const auto& t = item.value();
-    if (!t.requires_grad()) continue;  // frozen nodes
-    (split && t.dim() <= 1 ? plain : decayed).push_back(t);
+    if (!t.requires_grad() && !includeFrozen) continue;  // frozen nodes
+    const auto node = item.key().substr(0, item.key().find('.'));
+    const auto m = lrMult.find(node);
+    const double mult = m == lrMult.end() ? 1.0 : m->second;
+    const std::pair<double, bool> key{mult, !(split && t.dim() <= 1)};
+    auto& list = byGroup[key];
+    if (list.empty()) order.push_back(key);
+    list.push_back(t);
   }
+  std::stable_sort(order.begin(), order.end(), [](const auto& a, const auto& b) {
+    if ((a.first == 1.0) != (b.first == 1.0)) return a.first == 1.0;
+    if (a.first != b.first) return a.first < b.first;
+    return a.second && !b.second;  // decayed before plain
+  });
   std::vector<torch::optim::OptimizerParamGroup> groups;
-  if (!decayed.empty()) groups.emplace_back(decayed, optionsFor(options, decay));
-  if (!plain.empty()) groups.emplace_back(plain, optionsFor(options, 0.0));
+  std::vector<double> scales;
+  for (const auto& key : order) {
+    groups.emplace_back(byGroup[key], optionsFor(options, key.second ? decay : 0.0));
+    scales.push_back(key.first);
+  }
   if (groups.empty()) throw Error("the model has no trainable parameters (every node is frozen?)");
-  return construct(options.type, std::move(groups), optionsFor(options, decay));
+  if (groupScales) *groupScales = scales;
+  auto optimizer = construct(options.type, std::move(groups), optionsFor(options, decay));
+  std::size_t k = 0;
+  for (auto& group : optimizer->param_groups()) {  // the first step's rate, before any schedule
+    group.options().set_lr(group.options().get_lr() * scales[k]);
+    ++k;
+  }
+  return optimizer;
 }
 
-void setLearningRate(torch::optim::Optimizer& optimizer, double lr) {
-  for (auto& group : optimizer.param_groups())
-    group.options().set_lr(lr);
+void setLearningRate(torch::optim::Optimizer& optimizer, double lr,
+                     const std::vector<double>& scales) {
+  std::size_t k = 0;
+  for (auto& group : optimizer.param_groups()) {
+    const double scale = k < scales.size() ? scales[k] : 1.0;
+    group.options().set_lr(lr * scale);
+    ++k;
+  }
+}
+
+std::map<std::string, double> lrMultipliers(const graph::ModelGraph& model) {
+  std::map<std::string, double> m;
+  for (const auto& n : model.nodes)
+    if (n.lrMult != 1.0) m[n.id] = n.lrMult;
+  return m;
 }
 
 }  // namespace netsmith::train

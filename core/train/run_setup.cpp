@@ -1,7 +1,11 @@
 #include "train/run_setup.h"
 
+#include "schema/param_schema.h"
+
 #include <algorithm>
 #include <filesystem>
+#include <map>
+#include <sstream>
 
 #include "augment/sample_rng.h"
 #include "checkpoint/checkpoint.h"
@@ -96,6 +100,31 @@ void openData(RunContext& ctx, RunSetup& s) {
   }
 }
 
+std::string formatMultiplier(double m) {
+  std::ostringstream os;
+  os << m;
+  return os.str();
+}
+
+/// train.unfreeze names nodes of this model and runs in one process.
+void checkUnfreeze(RunContext& ctx, const RunSetup& s) {
+  std::vector<std::string> ids;
+  for (const auto& n : ctx.config.project.model.nodes)
+    ids.push_back(n.id);
+  for (std::size_t i = 0; i < s.opt.unfreeze.size(); ++i) {
+    const auto& from = s.opt.unfreeze[i].from;
+    if (from.empty() || ctx.config.project.model.find(from)) continue;
+    const std::string guess = schema::closestName(from, ids);
+    throw Error("train.unfreeze[" + std::to_string(i) + "].from: no node \"" + from +
+                "\" in the model" + (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
+  }
+  if (!s.opt.unfreeze.empty() && s.group->worldSize() > 1) {
+    throw Error(
+        "train.unfreeze: gradual unfreezing runs in one process for now; train without "
+        "--nproc, or unfreeze in the project between runs");
+  }
+}
+
 /// The weights to start from: --init-from, else the project's init_from (relative to the
 /// project file); none when resuming (the checkpoint has them).
 std::string initFromPathOf(const TrainerConfig& config) {
@@ -148,7 +177,19 @@ void buildModel(RunContext& ctx, RunSetup& s) {
     s.params.push_back(item.value());
     s.paramNodes.push_back(item.key().substr(0, item.key().find('.')));
   }
-  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters());
+  s.lrMult = lrMultipliers(ctx.config.project.model);
+  checkUnfreeze(ctx, s);
+  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters(), s.lrMult, &s.lrScales,
+                              /*includeFrozen=*/!s.opt.unfreeze.empty());
+  if (!s.lrMult.empty()) {
+    std::map<double, int> count;
+    for (const auto& [id, m] : s.lrMult)
+      ++count[m];
+    std::string text;
+    for (const auto& [m, n] : count)
+      text += (text.empty() ? "" : ", ") + std::to_string(n) + " nodes at x" + formatMultiplier(m);
+    ctx.log("learning-rate multipliers: " + text + " (the others x1)");
+  }
   s.signature = modelSignature(ctx.config.project.model);
 }
 

@@ -6,6 +6,7 @@
 // this.
 #include <torch/torch.h>
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -32,10 +33,12 @@ struct RunSetup {
   std::unique_ptr<data::ProjectData> pd;
   graph::GraphModule net{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;
-  std::vector<torch::Tensor> params;    ///< trainable
-  std::vector<std::string> paramNodes;  ///< node id of each entry of `params`
-  std::string signature;                ///< the model's structure (see modelSignature)
-  std::string initReport;               ///< what --init-from loaded
+  std::map<std::string, double> lrMult;  ///< nodes whose learning rate is a multiple (not 1)
+  std::vector<double> lrScales;          ///< the learning-rate multiplier of each optimizer group
+  std::vector<torch::Tensor> params;     ///< trainable
+  std::vector<std::string> paramNodes;   ///< node id of each entry of `params`
+  std::string signature;                 ///< the model's structure (see modelSignature)
+  std::string initReport;                ///< what --init-from loaded
   std::unique_ptr<data::DataLoader> trainLoader, valLoader, testLoader;
   std::int64_t numClasses = 0;
   RunPlan plan;

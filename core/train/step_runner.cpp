@@ -194,7 +194,7 @@ StepResult StepRunner::optimizerStep(double lr) {
     m_state.normSums[node] += std::sqrt(sq);
   ++m_state.normSteps;
   clip();
-  setLearningRate(m_optimizer, lr);
+  setLearningRate(m_optimizer, lr, m_lrScales);
   m_optimizer.step();
   m_optimizer.zero_grad();
   laps.lap(&StepPhases::optimizer);

@@ -73,6 +73,16 @@ class StepRunner {
   double lastGradNorm() const { return m_gradNorm; }  ///< global L2 norm before clipping
   /// Adds the time of each phase of the following steps to `phases` (nullptr: stop).
   void setPhaseClock(StepPhases* phases) { m_phases = phases; }
+  /// The learning-rate multiplier of each optimizer group (makeOptimizer's groupScales).
+  void setLrScales(std::vector<double> scales) { m_lrScales = std::move(scales); }
+  /// Parameters that start to train (gradual unfreezing): from now on in the gradient norms
+  /// and clipping.
+  void addTrainable(const std::vector<std::pair<std::string, torch::Tensor>>& params) {
+    for (const auto& [node, t] : params) {
+      m_params.push_back(t);
+      m_paramNodes.push_back(node);
+    }
+  }
   const std::vector<torch::Tensor>& params() const { return m_params; }
 
  private:
@@ -81,6 +91,7 @@ class StepRunner {
 
   graph::GraphModule& m_net;
   torch::optim::Optimizer& m_optimizer;
+  std::vector<double> m_lrScales;
   const TrainOptions& m_options;
   torch::Device m_device;
   ProcessGroup& m_group;

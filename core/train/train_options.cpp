@@ -267,9 +267,9 @@ void readOptimizer(const Json& train, TrainOptions& o, Problems& problems) {
 
 void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
   // Everything else: scalar keys against trainSchema(), then the sections with their own shape.
-  static const std::vector<std::string> kSections{"epochs",        "batch_size", "seed",
-                                                  "optimizer",     "schedule",   "device",
-                                                  "class_weights", "plateau",    "early_stopping"};
+  static const std::vector<std::string> kSections{
+      "epochs", "batch_size",    "seed",    "optimizer",      "schedule",
+      "device", "class_weights", "plateau", "early_stopping", "unfreeze"};
   std::vector<std::string> known = kSections;
   Json scalars = Json::object();
   for (const auto& spec : trainSchema()) {
@@ -344,6 +344,51 @@ void readClassWeights(const Json& train, TrainOptions& o, Problems& problems) {
   }
 }
 
+// train.unfreeze: [{"epoch": 3, "from": "layer4_0_conv1"}, {"epoch": 5}]
+void readUnfreeze(const Json& train, TrainOptions& o, Problems& problems) {
+  if (!train.contains("unfreeze")) return;
+  const Json& list = train["unfreeze"];
+  if (!list.is_array() || list.size() > 1000) {
+    problems.push_back(
+        {"train.unfreeze",
+         "must be a list of {\"epoch\": N, \"from\": \"node\"} steps, got " + jsonBrief(list),
+         {},
+         {}});
+    return;
+  }
+  for (std::size_t i = 0; i < list.size(); ++i) {
+    const std::string at = "train.unfreeze[" + std::to_string(i) + "]";
+    const Json& e = list[i];
+    if (!e.is_object()) {
+      problems.push_back(
+          {at, "must be an object like {\"epoch\": 3, \"from\": \"conv4\"}", {}, {}});
+      continue;
+    }
+    schema::reportUnknownKeys(e, {"epoch", "from"}, at, problems);
+    UnfreezeStep step;
+    if (!e.contains("epoch") || !e["epoch"].is_number_integer() ||
+        e["epoch"].get<std::int64_t>() < 1 || e["epoch"].get<std::int64_t>() > 1000000) {
+      problems.push_back({at + ".epoch",
+                          "must be a whole number >= 1 (the epoch, counted from 0, at whose start "
+                          "the nodes unfreeze)",
+                          {},
+                          {}});
+      continue;
+    }
+    step.epoch = e["epoch"].get<std::int64_t>();
+    if (e.contains("from")) {
+      if (!e["from"].is_string()) {
+        problems.push_back({at + ".from", "must be a node id", {}, {}});
+        continue;
+      }
+      step.from = e["from"].get<std::string>();
+    }
+    o.unfreeze.push_back(step);
+  }
+  std::stable_sort(o.unfreeze.begin(), o.unfreeze.end(),
+                   [](const UnfreezeStep& a, const UnfreezeStep& b) { return a.epoch < b.epoch; });
+}
+
 void readMetricSections(const Json& train, TrainOptions& o, Problems& problems) {
   const auto es = readMetricSection(train, "early_stopping", earlyStoppingSchema(),
                                     o.earlyStopping.metric, o.earlyStopping.enabled, problems);
@@ -382,6 +427,7 @@ TrainOptions parseTrainOptions(const Json& train, const ScheduleRegistry& schedu
   readScalars(train, o, problems);
   readDevice(train, o, problems);
   readClassWeights(train, o, problems);
+  readUnfreeze(train, o, problems);
   readMetricSections(train, o, problems);
   return o;
 }

@@ -41,6 +41,13 @@ struct PlateauOptions {
 
 /// The `train` section of a project file. Every key has a schema (trainSchema()); unknown keys
 /// are reported with a did-you-mean.
+/// Gradual unfreezing: at the start of `epoch` (0-based), the frozen nodes from `from` on (that
+/// node and every node that depends on it; all frozen nodes when empty) start to train.
+struct UnfreezeStep {
+  std::int64_t epoch = 0;
+  std::string from;
+};
+
 struct TrainOptions {
   std::int64_t epochs = 5;
   std::int64_t batchSize = 128;
@@ -68,7 +75,8 @@ struct TrainOptions {
   /// BatchNorm layers of frozen nodes stay in evaluation mode while training (fine-tuning: a
   /// small batch would otherwise overwrite the statistics the backbone was trained with).
   bool frozenBatchNormEval = true;
-  std::string nanPolicy = "stop";  ///< stop, skip
+  std::vector<UnfreezeStep> unfreeze;  ///< train.unfreeze, by epoch
+  std::string nanPolicy = "stop";      ///< stop, skip
   bool dropLast = false;
   std::int64_t overfitBatches = 0;   ///< train (and validate) on the first K batches only
   bool fastDevRun = false;           ///< one training and one validation batch, then stop

@@ -1,14 +1,20 @@
 // Fine-tuning edits and behaviour: the head found and replaced, freezing a node and everything
-// before it, BatchNorm of frozen nodes kept in evaluation mode, and a project's init_from.
+// before it, BatchNorm of frozen nodes kept in evaluation mode, a project's init_from, and
+// gradual unfreezing.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
 #include <set>
 
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/safetensors.h"
+#include "common/file_util.h"
 #include "graph/graph_module.h"
 #include "graph/model_edits.h"
 #include "project/project.h"
 #include "test_support.h"
+#include "train/trainer.h"
+#include "train_fixtures.h"
 
 using namespace netsmith;
 
@@ -99,4 +105,68 @@ TEST(FineTune, InitFromRoundTripsAndIsChecked) {
   EXPECT_NE(formatProblems(bad.problems).find("init_from: must be a string (a weights file)"),
             std::string::npos)
       << formatProblems(bad.problems);
+}
+
+// Gradual unfreezing (train.unfreeze): frozen nodes from `from` on start to train at the start
+// of the given epoch, and the run's events say so; nodes before `from` stay frozen. Checked
+// against the weights the run started from (its init_from file) and its last checkpoint.
+TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
+  testutil::TempDir dir;
+  const auto path = testutil::writeTrainProject(dir, {{"epochs", 2}});
+  for (const int at : {1, 5}) {
+    SCOPED_TRACE("unfreeze at epoch " + std::to_string(at));
+    auto loaded = project::loadProject(path);
+    auto& model = loaded.project.model;
+    model.find("conv")->frozen = true;
+    model.find("bn")->frozen = true;
+    loaded.project.train["unfreeze"] = Json::array({Json{{"epoch", at}, {"from", "bn"}}});
+    const std::string start = dir.file("start" + std::to_string(at) + ".safetensors");
+    {
+      torch::manual_seed(7);
+      graph::GraphModule net(model, ops::OpRegistry::withBuiltins());
+      checkpoint::writeSafetensors(start, checkpoint::moduleState(*net));
+    }
+    train::TrainerConfig config;
+    config.project = loaded.project;
+    config.baseDir = loaded.baseDir();
+    config.runsRoot = dir.file("runs" + std::to_string(at));
+    config.initFromPath = start;
+    train::Trainer trainer(config);
+    trainer.start();
+    trainer.wait();
+    const auto result = trainer.result();
+    ASSERT_EQ(result.state, train::FinishState::Completed) << result.reason;
+    const auto before = checkpoint::readSafetensors(start).tensors;
+    const auto after =
+        checkpoint::readCheckpoint(result.runDir + "/checkpoints/last.safetensors").model;
+    const auto tensor = [](const checkpoint::NamedTensors& t, const std::string& name) {
+      for (const auto& [n, v] : t)
+        if (n == name) return v;
+      ADD_FAILURE() << "no " << name;
+      return torch::Tensor();
+    };
+    EXPECT_TRUE(torch::equal(tensor(before, "conv.weight"), tensor(after, "conv.weight")));
+    EXPECT_EQ(torch::equal(tensor(before, "bn.weight"), tensor(after, "bn.weight")), at != 1);
+    EXPECT_EQ(torch::equal(tensor(before, "bn.running_mean"), tensor(after, "bn.running_mean")),
+              at != 1);
+    EXPECT_FALSE(torch::equal(tensor(before, "fc.weight"), tensor(after, "fc.weight")));
+    const std::string events = readTextFile(result.runDir + "/events.jsonl");
+    EXPECT_EQ(events.find("epoch 2: unfroze 1 nodes from \\\"bn\\\"") != std::string::npos, at == 1)
+        << events.substr(0, 2000);
+  }
+  // A node that is not in the model is named, with a suggestion.
+  auto loaded = project::loadProject(path);
+  loaded.project.train["unfreeze"] = Json::array({Json{{"epoch", 1}, {"from", "bnn"}}});
+  train::TrainerConfig config;
+  config.project = loaded.project;
+  config.baseDir = loaded.baseDir();
+  config.runsRoot = dir.file("runs-bad");
+  train::Trainer trainer(config);
+  trainer.start();
+  trainer.wait();
+  EXPECT_EQ(trainer.result().state, train::FinishState::Failed);
+  EXPECT_NE(trainer.result().reason.find(
+                "train.unfreeze[0].from: no node \"bnn\" in the model; did you mean \"bn\"?"),
+            std::string::npos)
+      << trainer.result().reason;
 }

@@ -113,3 +113,47 @@ TEST(Optimizers, NoDecayForNormAndBiasAndSkipsFrozen) {
   for (auto& g : opt->param_groups())
     EXPECT_DOUBLE_EQ(g.options().get_lr(), 0.001);
 }
+
+// Per-node learning-rate multipliers (a node's lr_mult): their own groups, scaled at every
+// setLearningRate; an SGD step moves each parameter by its own rate times its gradient.
+TEST(Optimizers, NodeMultipliersScaleTheirGroupsRates) {
+  auto backbone = torch::zeros({3}).requires_grad_(true);
+  auto head = torch::zeros({2}).requires_grad_(true);
+  torch::OrderedDict<std::string, torch::Tensor> named;
+  named.insert("conv.weight", backbone);
+  named.insert("fc.weight", head);
+  std::vector<double> scales;
+  auto opt = makeOptimizer(options(R"({"optimizer": {"type": "sgd", "lr": 0.1, "momentum": 0}})"),
+                           named, {{"conv", 0.25}}, &scales);
+  ASSERT_EQ(opt->param_groups().size(), 2u);
+  EXPECT_EQ(scales, (std::vector<double>{1.0, 0.25}));  // x1 first
+  EXPECT_DOUBLE_EQ(opt->param_groups()[0].options().get_lr(), 0.1);
+  EXPECT_DOUBLE_EQ(opt->param_groups()[1].options().get_lr(), 0.025);
+  setLearningRate(*opt, 0.4, scales);
+  backbone.mutable_grad() = torch::ones({3});
+  head.mutable_grad() = torch::ones({2});
+  opt->step();
+  // x -= lr * grad: 0.4 for the head, 0.1 for the backbone.
+  EXPECT_TRUE(torch::allclose(head.detach(), torch::full({2}, -0.4)));
+  EXPECT_TRUE(torch::allclose(backbone.detach(), torch::full({3}, -0.1)));
+}
+
+TEST(Optimizers, LrMultIsReadCheckedAndWrittenBack) {
+  auto loaded = testutil::parseModel(R"({"input": {"channels": 1, "height": 4, "width": 4},
+    "nodes": [{"id": "input", "op": "Input"}, {"id": "f", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["f"], "lr_mult": 0.1}]})");
+  ASSERT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  EXPECT_DOUBLE_EQ(loaded.project.model.find("fc")->lrMult, 0.1);
+  EXPECT_EQ(lrMultipliers(loaded.project.model), (std::map<std::string, double>{{"fc", 0.1}}));
+  const auto again = project::parseProject(project::serialiseProject(loaded.project), "again.json");
+  EXPECT_DOUBLE_EQ(again.project.model.find("fc")->lrMult, 0.1);
+  for (const char* bad : {"0", "-1", "\"fast\"", "5000"}) {
+    const auto b = testutil::parseModel(
+        std::string(
+            R"({"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [{"id": "input", "op": "Input", "lr_mult": )") +
+        bad + "}]}");
+    EXPECT_NE(formatProblems(b.problems).find("lr_mult: must be a number in (0, 1000]"),
+              std::string::npos)
+        << bad << ": " << formatProblems(b.problems);
+  }
+}

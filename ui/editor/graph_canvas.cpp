@@ -478,6 +478,9 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
                       [this, id] { selectNodes(m_editor->insertBlock("residual", id)); });
     menu.addAction(tr("Freeze up to here"), this, [this, id] { m_editor->freezeUpTo(id); })
         ->setToolTip(tr("Freeze this node and every node before it (fine-tuning)"));
+    QMenu* lr = menu.addMenu(tr("Learning rate up to here"));
+    for (const double m : {0.01, 0.1, 0.5, 1.0})
+      lr->addAction(tr("x%1").arg(m), this, [this, id, m] { m_editor->setLrMultUpTo(id, m); });
     menu.addAction(tr("Duplicate"), this,
                    [this] { selectNodes(m_editor->duplicate(selectedIds())); });
     menu.addAction(tr("Delete"), this, [this] { m_editor->removeNodes(selectedIds()); });

@@ -247,6 +247,23 @@ void ModelEditor::setFrozen(const QString& id, bool frozen) {
   commit(g, frozen ? tr("Freeze %1").arg(id) : tr("Unfreeze %1").arg(id));
 }
 
+void ModelEditor::setLrMult(const QString& id, double mult) {
+  graph::ModelGraph g = model();
+  graph::Node* n = g.find(id.toStdString());
+  if (!n || !(mult > 0) || mult > 1000 || n->lrMult == mult) return;
+  n->lrMult = mult;
+  commit(g, tr("Learning rate x%1 for %2").arg(mult).arg(id));
+}
+
+void ModelEditor::setLrMultUpTo(const QString& id, double mult) {
+  graph::ModelGraph g = model();
+  try {
+    const auto set = graph::setLrMultUpTo(g, id.toStdString(), mult);
+    commit(g, tr("Learning rate x%1 for %2 nodes up to %3").arg(mult).arg(set.size()).arg(id));
+  } catch (const std::exception&) {
+  }
+}
+
 void ModelEditor::freezeUpTo(const QString& id) {
   graph::ModelGraph g = model();
   try {

@@ -41,6 +41,10 @@ class ModelEditor : public QObject {
   void setParam(const QString& id, const QString& key, const Json& value);
   void setInit(const QString& id, const QString& scheme);
   void setFrozen(const QString& id, bool frozen);
+  /// The learning-rate multiplier of `id` (one undo step).
+  void setLrMult(const QString& id, double mult);
+  /// The same multiplier for `id` and every node it depends on (e.g. a backbone at 0.1).
+  void setLrMultUpTo(const QString& id, double mult);
   /// Freezes `id` and every node it depends on (the backbone up to it), one undo step.
   void freezeUpTo(const QString& id);
   /// The last Linear gets the data's class count as out_features and starts anew (one undo

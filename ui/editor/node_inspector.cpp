@@ -99,6 +99,18 @@ void NodeInspector::rebuild() {
   freezeUp->setObjectName(QStringLiteral("nodeFreezeUpTo"));
   freezeUp->setToolTip(tr("Freeze this node and every node before it (fine-tuning)"));
   QObject::connect(freezeUp, &QPushButton::clicked, this, [this, id] { m_editor->freezeUpTo(id); });
+  auto* lrMult = new QDoubleSpinBox(m_formHost);
+  lrMult->setObjectName(QStringLiteral("nodeLrMult"));
+  lrMult->setRange(0.001, 1000);
+  lrMult->setDecimals(3);
+  lrMult->setSingleStep(0.1);
+  lrMult->setPrefix(QStringLiteral("x"));
+  lrMult->setToolTip(tr("This node's parameters train at this multiple of the learning rate"));
+  if (const auto* n = m_editor->document()->project().model.find(id.toStdString()))
+    lrMult->setValue(n->lrMult);
+  QObject::connect(lrMult, &QDoubleSpinBox::editingFinished, this,
+                   [this, id, lrMult] { m_editor->setLrMult(id, lrMult->value()); });
+  m_form->addRow(tr("learning rate"), lrMult);
   auto* frozenRow = new QHBoxLayout;
   frozenRow->addWidget(m_frozen);
   frozenRow->addWidget(freezeUp);

@@ -475,10 +475,18 @@ void TrainingPage::updateChart() {
   m_chart->rescaleAxes();
   m_chart->yAxis->scaleRange(1.1, m_chart->yAxis->range().center());
   m_chart->replot(QCustomPlot::rpQueuedReplot);
-  m_planLabel->setText(tr("%1: %2 (%3 training samples)")
+  // Nodes that train at a multiple of the rate (lr_mult, e.g. a backbone at x0.1).
+  std::map<double, int> multiples;
+  for (const auto& n : m_document->project().model.nodes)
+    if (n.lrMult != 1.0) ++multiples[n.lrMult];
+  QString scaled;
+  for (const auto& [m, count] : multiples)
+    scaled += tr("; x%1 for %2 nodes").arg(m).arg(count);
+  m_planLabel->setText(tr("%1: %2 (%3 training samples)%4")
                            .arg(QString::fromStdString(p->schedule().type()))
                            .arg(QString::fromStdString(p->describe()))
-                           .arg(p->trainSamples()));
+                           .arg(p->trainSamples())
+                           .arg(scaled));
 }
 
 QVector<double> TrainingPage::plottedLr() const {
