@@ -122,6 +122,8 @@ class MainWindow : public QMainWindow {
   void newBlankWithDialog();
   void newFromDataWithDialog();
   void importModelWithDialog();
+  /// Opens a project file just written (new, from a folder, imported) on the Model page.
+  bool openCreatedProject(const QString& target);
   /// Saves `project` as `target` and opens it as a new document.
   bool openNewProject(const project::Project& project, const QString& target);
   bool save();

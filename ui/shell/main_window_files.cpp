@@ -152,15 +152,7 @@ bool MainWindow::importModel(const QString& onnx, const QString& target, const Q
     m_lastError = QString::fromStdString(e.what());
     return false;
   }
-  if (!m_document->load(target)) {
-    m_lastError = m_document->errorString();
-    return false;
-  }
-  addRecent(QFileInfo(target).absoluteFilePath());
-  forgetRun();
-  updateActions();
-  m_pages->showPage(ProjectPages::ModelPage);
-  return true;
+  return openCreatedProject(target);
 }
 
 bool MainWindow::createBlankProject(const QString& target) {
@@ -200,6 +192,11 @@ bool MainWindow::openNewProject(const project::Project& project, const QString& 
     m_lastError = QString::fromStdString(e.what());
     return false;
   }
+  spdlog::info("new project {}", target.toStdString());
+  return openCreatedProject(target);
+}
+
+bool MainWindow::openCreatedProject(const QString& target) {
   if (!m_document->load(target)) {
     m_lastError = m_document->errorString();
     return false;
@@ -208,7 +205,6 @@ bool MainWindow::openNewProject(const project::Project& project, const QString& 
   forgetRun();
   updateActions();
   m_pages->showPage(ProjectPages::ModelPage);
-  spdlog::info("new project {}", target.toStdString());
   return true;
 }
 
