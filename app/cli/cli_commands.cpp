@@ -8,6 +8,7 @@
 #include "cli/cli_args.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
+#include "experiment/sweep_spec.h"
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "ops/op_registry.h"
@@ -83,8 +84,7 @@ exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 
 std::vector<std::string> commandNames() {
   return {"validate",    "summary", "env",   "ops",  "transforms", "data-stats", "preview-aug",
-          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export",
-          "import"};
+          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export",     "import"};
 }
 
 std::string commandHelp(const std::string& command) {
@@ -132,6 +132,8 @@ bool loadValid(const std::string& path, const ops::OpRegistry& registry,
   const auto dataProblems = data::validateDataSections(out.project, out.baseDir(),
                                                        augment::TransformRegistry::withBuiltins());
   problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
+  if (out.project.extra.contains("sweep"))  // checked here too, though only `sweep` runs it
+    experiment::parseSweep(out.project.extra["sweep"], out.project, problems);
   if (problems.empty()) return true;
   std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
             << ":\n";

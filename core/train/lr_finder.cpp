@@ -34,7 +34,8 @@ bool restore(RunSetup& s, const SavedState& saved) {
     torch::NoGradGuard noGrad;
     checkpoint::loadModuleState(*s.net, saved.weights);
   }
-  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters(), s.lrMult, &s.lrScales);
+  s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters(), s.lrMult, &s.lrScales,
+                              /*includeFrozen=*/!s.opt.unfreeze.empty());
   checkpoint::restoreOptimizerState(*s.optimizer, s.opt.optimizer.type, *s.net, saved.optimizer);
   for (const auto& entry : checkpoint::moduleState(*s.net)) {
     const auto it = std::find_if(saved.weights.begin(), saved.weights.end(),

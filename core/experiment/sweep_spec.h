@@ -1,0 +1,63 @@
+#pragma once
+
+// The `sweep` section of a project file (issue 21): which settings vary, over what, how trials
+// are chosen and judged. Settings are addressed by path into the project:
+//   train.optimizer.lr, train.batch_size, train.schedule.type,
+//   augment[RandomCrop].padding, model.nodes[conv1].out_channels
+// Each path is checked against the project and its schemas, with did-you-mean suggestions.
+// No LibTorch here.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+#include "project/project.h"
+
+namespace netsmith::experiment {
+
+/// One swept setting.
+struct SweepParam {
+  enum class Kind { Uniform, LogUniform, IntUniform, Choice };
+  std::string path;
+  Kind kind = Kind::Choice;
+  double low = 0, high = 0;  ///< ranges
+  std::vector<Json> values;  ///< choices
+  int gridPoints = 3;        ///< a range's points in a grid (log-spaced for log_uniform)
+
+  /// The values a grid takes: the choices, or `gridPoints` evenly (log-)spaced in the range.
+  std::vector<Json> gridValues() const;
+};
+
+struct AshaOptions {
+  bool enabled = false;
+  std::int64_t minEpochs = 1;  ///< the first rung
+  std::int64_t reduction = 3;  ///< eta: rungs at minEpochs * eta^k; the top 1/eta go on
+};
+
+struct SweepSpec {
+  std::string name = "sweep";
+  std::string method = "random";  ///< grid, random
+  std::vector<SweepParam> params;
+  std::string objective = "val_accuracy";
+  bool maximize = true;
+  std::int64_t trials = 10;   ///< at most (a grid: at most its size)
+  double maxSeconds = 0;      ///< 0: no wall-time budget
+  std::int64_t parallel = 1;  ///< trials at once
+  std::uint64_t seed = 0;
+  AshaOptions asha;
+};
+
+/// Reads and checks `project.extra["sweep"]` (or the given JSON): every problem is added with
+/// its path (`sweep.params[1].path: no key "lrr" in train.optimizer; did you mean "lr"?`).
+SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems);
+
+/// The trial's settings: path -> value.
+using Assignment = std::map<std::string, Json>;
+
+/// The project with `values` set at their paths (a trial's project). Throws netsmith::Error for
+/// a path that does not resolve (parseSweep has checked them).
+project::Project applyAssignment(const project::Project& base, const Assignment& values);
+
+}  // namespace netsmith::experiment
