@@ -230,7 +230,7 @@ void Fit::run() {
 
 void Fit::applyUnfreezes() {
   auto& s = m_setup;
-  const auto& model = m_ctx.config.project.model;
+  const auto& model = s.project.model;
   while (m_unfreezesDone < s.opt.unfreeze.size() &&
          s.opt.unfreeze[m_unfreezesDone].epoch <= m_state.epoch) {
     const auto& step = s.opt.unfreeze[m_unfreezesDone++];

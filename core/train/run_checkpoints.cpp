@@ -48,7 +48,7 @@ std::string RunCheckpoints::write(const std::string& tag, const Json& metrics) {
   checkpoint::CheckpointData data;
   data.meta = Json{
       {"project_name", config.project.name},
-      {"project", project::projectToJson(config.project)},
+      {"project", project::projectToJson(s.project)},
       {"base_dir",
        fs::absolute(config.baseDir.empty() ? "." : config.baseDir).lexically_normal().string()},
       {"model_signature", s.signature},

@@ -1,5 +1,6 @@
 #include "train/run_setup.h"
 
+#include "graph/model_edits.h"
 #include "schema/param_schema.h"
 
 #include <algorithm>
@@ -107,13 +108,13 @@ std::string formatMultiplier(double m) {
 }
 
 /// train.unfreeze names nodes of this model and runs in one process.
-void checkUnfreeze(RunContext& ctx, const RunSetup& s) {
+void checkUnfreeze(const RunSetup& s) {
   std::vector<std::string> ids;
-  for (const auto& n : ctx.config.project.model.nodes)
+  for (const auto& n : s.project.model.nodes)
     ids.push_back(n.id);
   for (std::size_t i = 0; i < s.opt.unfreeze.size(); ++i) {
     const auto& from = s.opt.unfreeze[i].from;
-    if (from.empty() || ctx.config.project.model.find(from)) continue;
+    if (from.empty() || s.project.model.find(from)) continue;
     const std::string guess = schema::closestName(from, ids);
     throw Error("train.unfreeze[" + std::to_string(i) + "].from: no node \"" + from +
                 "\" in the model" + (guess.empty() ? "" : "; did you mean \"" + guess + "\"?"));
@@ -157,7 +158,7 @@ void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
 
 void buildModel(RunContext& ctx, RunSetup& s) {
   torch::manual_seed(s.opt.seed);
-  s.net = graph::GraphModule(ctx.config.project.model, s.registry);
+  s.net = graph::GraphModule(s.project.model, s.registry);
   if (const auto p = outputClassProblem(s.net->analysis(), s.numClasses))
     throw Error(p->toString());
   s.numClasses = std::max<std::int64_t>(s.numClasses, s.net->analysis().outputShape.at(0));
@@ -177,8 +178,8 @@ void buildModel(RunContext& ctx, RunSetup& s) {
     s.params.push_back(item.value());
     s.paramNodes.push_back(item.key().substr(0, item.key().find('.')));
   }
-  s.lrMult = lrMultipliers(ctx.config.project.model);
-  checkUnfreeze(ctx, s);
+  s.lrMult = lrMultipliers(s.project.model);
+  checkUnfreeze(s);
   s.optimizer = makeOptimizer(s.opt.optimizer, s.net->named_parameters(), s.lrMult, &s.lrScales,
                               /*includeFrozen=*/!s.opt.unfreeze.empty());
   if (!s.lrMult.empty()) {
@@ -190,7 +191,7 @@ void buildModel(RunContext& ctx, RunSetup& s) {
       text += (text.empty() ? "" : ", ") + std::to_string(n) + " nodes at x" + formatMultiplier(m);
     ctx.log("learning-rate multipliers: " + text + " (the others x1)");
   }
-  s.signature = modelSignature(ctx.config.project.model);
+  s.signature = modelSignature(s.project.model);
 }
 
 void makeLoaders(RunSetup& s, int workers) {
@@ -275,6 +276,12 @@ void prepareRun(RunContext& ctx, RunSetup& s) {
   }
   const int workers = configureRunThreads(ctx, s);
   openData(ctx, s);
+  s.project = ctx.config.project;
+  if (s.opt.replaceHead) {
+    const auto head = graph::replaceHead(s.project.model, s.numClasses);
+    ctx.log("train.replace_head: \"" + head + "\" now has " + std::to_string(s.numClasses) +
+            " outputs, one per class, and new weights");
+  }
   buildModel(ctx, s);
   makeLoaders(s, workers);
   makeClassWeights(s);
@@ -286,8 +293,8 @@ std::string openRunFolder(RunContext& ctx, const RunSetup& s,
   if (!config.writeRun || config.lrFind || s.group->rank() != 0) return {};
   std::string runDir = config.runDir;
   if (runDir.empty()) {
-    runDir = createRunFolder(config.runsRoot, config.project.name,
-                             project::projectToJson(config.project));
+    runDir =
+        createRunFolder(config.runsRoot, config.project.name, project::projectToJson(s.project));
   } else {
     std::error_code ec;
     fs::create_directories(fs::path(runDir) / "checkpoints", ec);

@@ -16,6 +16,7 @@
 #include "data/project_data.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
+#include "project/project.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/run_plan.h"
@@ -25,6 +26,9 @@
 namespace netsmith::train {
 
 struct RunSetup {
+  /// The project the run trains: the config's, with train.replace_head applied to its model.
+  /// Checkpoints and the run folder record this one.
+  project::Project project;
   TrainOptions opt;
   torch::Device device{torch::kCPU};
   std::unique_ptr<ProcessGroup> group;

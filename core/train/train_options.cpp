@@ -167,6 +167,9 @@ const schema::ParamSchema& trainSchema() {
       ParamSpec::choice("amp", "off", {"off", "bf16", "fp16"},
                         "mixed precision: bf16 (CPU or CUDA) or fp16 with loss scaling (CUDA)"),
       ParamSpec::boolean("channels_last", false, "channels-last memory format"),
+      ParamSpec::boolean("replace_head", false,
+                         "give the last Linear one output per class of the data, with new "
+                         "weights (fine-tuning an imported model)"),
       ParamSpec::choice("frozen_batchnorm", "eval", {"eval", "train"},
                         "BatchNorm of frozen nodes: keep its statistics (eval) or update them "
                         "from the fine-tuning batches (train)"),
@@ -295,6 +298,7 @@ void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
     o.amp = p.text("amp");
     o.channelsLast = p.flag("channels_last");
     o.frozenBatchNormEval = p.text("frozen_batchnorm") == "eval";
+    o.replaceHead = p.flag("replace_head");
     o.nanPolicy = p.text("nan_policy");
     o.dropLast = p.flag("drop_last");
     o.overfitBatches = p.integer("overfit_batches");

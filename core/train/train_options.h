@@ -76,7 +76,9 @@ struct TrainOptions {
   /// small batch would otherwise overwrite the statistics the backbone was trained with).
   bool frozenBatchNormEval = true;
   std::vector<UnfreezeStep> unfreeze;  ///< train.unfreeze, by epoch
-  std::string nanPolicy = "stop";      ///< stop, skip
+  /// The model's last Linear gets one output per class of the data, and new weights.
+  bool replaceHead = false;
+  std::string nanPolicy = "stop";  ///< stop, skip
   bool dropLast = false;
   std::int64_t overfitBatches = 0;   ///< train (and validate) on the first K batches only
   bool fastDevRun = false;           ///< one training and one validation batch, then stop

@@ -7,6 +7,11 @@
 
 namespace netsmith::train {
 
+bool replacesHead(const Json& train) {
+  return train.is_object() && train.contains("replace_head") &&
+         train["replace_head"].is_boolean() && train["replace_head"].get<bool>();
+}
+
 std::optional<Problem> outputClassProblem(const graph::GraphAnalysis& a, std::int64_t numClasses) {
   if (!a.ok() || numClasses <= 0) return std::nullopt;
   const std::string classes = std::to_string(numClasses) + " classes";
@@ -61,7 +66,9 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.push_back({"data.test", "the test split has no samples", {}, {}});
   if (config.validation && module.validation.empty())
     problems.push_back({"data.validation", "the validation split has no samples", {}, {}});
-  if (const auto p = outputClassProblem(analysis, module.numClasses())) problems.push_back(*p);
+  if (const auto p = outputClassProblem(analysis, module.numClasses());
+      p && !replacesHead(project.train))
+    problems.push_back(*p);
   return problems;
 }
 

@@ -19,6 +19,10 @@ namespace netsmith::train {
 
 /// A classifier's output must be one score per class: a problem naming the node to change and
 /// the fix ("set fc2.out_features to 10"), or nothing when the output fits `numClasses`.
+/// Whether the project's train section asks for the head to be replaced (train.replace_head):
+/// then the output need not fit the classes before training.
+bool replacesHead(const Json& train);
+
 std::optional<Problem> outputClassProblem(const graph::GraphAnalysis& analysis,
                                           std::int64_t numClasses);
 

@@ -13,6 +13,7 @@
 #include "graph/model_edits.h"
 #include "project/project.h"
 #include "test_support.h"
+#include "train/trainability.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
 
@@ -169,4 +170,42 @@ TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
                 "train.unfreeze[0].from: no node \"bnn\" in the model; did you mean \"bn\"?"),
             std::string::npos)
       << trainer.result().reason;
+}
+
+// train.replace_head: a head of the wrong width is given one output per class of the data and
+// new weights; the checkpoint records the replaced model. Without it, the run is refused.
+TEST(FineTune, ReplaceHeadAtTrainTimeFitsTheHeadToTheData) {
+  testutil::TempDir dir;
+  const auto path = testutil::writeTrainProject(dir, {{"epochs", 1}});  // 4 classes
+  for (const bool replace : {true, false}) {
+    auto loaded = project::loadProject(path);
+    loaded.project.model.find("fc")->params["out_features"] = 2;  // fewer than the classes
+    loaded.project.train["replace_head"] = replace;
+    const auto problems =
+        train::checkTrainable(loaded.project, loaded.baseDir(), ops::OpRegistry::withBuiltins());
+    EXPECT_EQ(formatProblems(problems).find("set fc.out_features to 4") != std::string::npos,
+              !replace)
+        << formatProblems(problems);
+    train::TrainerConfig config;
+    config.project = loaded.project;
+    config.baseDir = loaded.baseDir();
+    config.runsRoot = dir.file(replace ? "runs-replace" : "runs-keep");
+    train::Trainer trainer(config);
+    trainer.start();
+    trainer.wait();
+    const auto result = trainer.result();
+    if (!replace) {
+      EXPECT_EQ(result.state, train::FinishState::Failed);
+      continue;
+    }
+    ASSERT_EQ(result.state, train::FinishState::Completed) << result.reason;
+    const auto ckpt = checkpoint::readCheckpoint(result.runDir + "/checkpoints/last.safetensors");
+    for (const auto& [name, t] : ckpt.model) {
+      if (name == "fc.weight") {
+        EXPECT_EQ(t.size(0), 4);
+      }
+    }
+    const auto recorded = project::parseProject(ckpt.meta["project"].dump(), "snapshot");
+    EXPECT_EQ(recorded.project.model.find("fc")->params["out_features"], 4);
+  }
 }

@@ -134,7 +134,10 @@ void ProjectDocument::composeProblems() {
   m_problems = m_loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
   // What train would refuse: an output that does not fit the data's classes.
-  if (const auto p = train::outputClassProblem(m_analysis, m_dataClasses)) m_problems.push_back(*p);
+  // (Unless training replaces the head: train.replace_head.)
+  if (const auto p = train::outputClassProblem(m_analysis, m_dataClasses);
+      p && !train::replacesHead(m_project.train))
+    m_problems.push_back(*p);
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
 }
 
