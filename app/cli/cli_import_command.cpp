@@ -82,7 +82,7 @@ int runImport(const std::vector<std::string>& words) {
       (long long)s.opset, (long long)s.nodes, (long long)s.params, (long long)s.trainable,
       inputText.c_str(), (long long)s.outputs);
   for (const auto& n : s.notes)
-    std::printf("  rewritten: %s\n", n.c_str());
+    std::printf("  - %s\n", n.c_str());
   std::printf("wrote %s\n  and its weights %s (init_from)\n", s.projectPath.c_str(),
               s.weightsPath.c_str());
   std::printf("next: point data.train at your images, then\n  netsmith-cli train %s\n",

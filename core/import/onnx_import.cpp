@@ -592,6 +592,20 @@ ImportResult Importer::run() {
   graph::layoutRows(m_model, 190.0, 80.0);
 
   ImportResult r;
+  // An eval-mode export folds BatchNorm into the convolutions: say so, since it changes what
+  // fine-tuning can do.
+  bool anyBatchNorm = false, anyConvBias = false;
+  for (const auto& n : m_model.nodes) {
+    anyBatchNorm = anyBatchNorm || n.op == "BatchNorm2d";
+    anyConvBias = anyConvBias || (n.op == "Conv2d" && n.params.value("bias", false));
+  }
+  if (!anyBatchNorm && anyConvBias) {
+    r.notes.push_back(
+        "no BatchNormalization: an exporter in eval mode folds it into the convolutions' weights "
+        "and biases, which are imported as they are (export with BatchNorm kept, e.g. "
+        "torch.onnx.export(..., training=TrainingMode.PRESERVE, do_constant_folding=False), to "
+        "fine-tune with it)");
+  }
   r.model = m_model;
   r.weights = std::move(m_weights);
   for (const auto& [what, count] : m_notes)

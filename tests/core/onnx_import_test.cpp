@@ -59,6 +59,10 @@ for name, make in nets.items():
         if mode == 'bn':
             kw.update(do_constant_folding=False, training=torch.onnx.TrainingMode.PRESERVE)
         torch.onnx.export(m, x, out + '/' + name + '_' + mode + '.onnx', **kw)
+    if name == 'mobilenet_v3_small':  # the opset range's ends: Clip bounds, HardSwish, axes
+        for opset in (11, 17):
+            torch.onnx.export(m, x, out + '/' + name + '_opset%d.onnx' % opset,
+                              opset_version=opset, input_names=['x'], output_names=['y'])
     print(name, sum(p.numel() for p in m.parameters()))
 # refused: an upsampling (Resize) and an LSTM
 class Up(torch.nn.Module):
@@ -169,6 +173,23 @@ TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
         ADD_FAILURE() << "OpenCV DNN: " << e.what();
       }
     }
+  }
+}
+
+TEST_F(OnnxImport, OpsetsElevenAndSeventeenImportAlike) {
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  const auto x = readFloats(dir_->file("x.bin"), {2, 3, 64, 64});
+  const auto expected = readFloats(dir_->file("mobilenet_v3_small.y.bin"), {2, 10});
+  for (const int opset : {11, 17}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    const auto r = import::importOnnx(
+        dir_->file("mobilenet_v3_small_opset" + std::to_string(opset) + ".onnx"), {}, registry);
+    EXPECT_EQ(r.opset, opset);
+    graph::GraphModule module(r.model, registry);
+    EXPECT_TRUE(checkpoint::loadModuleState(*module, r.weights).complete());
+    module->eval();
+    torch::NoGradGuard noGrad;
+    EXPECT_LT((module->forward(x) - expected).abs().max().item<double>(), 1e-4);
   }
 }
 
