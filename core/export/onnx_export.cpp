@@ -99,6 +99,17 @@ class ProtoEmitter : public ops::OnnxEmitter {
     return name;
   }
 
+  std::string constantInts(const std::vector<std::int64_t>& values) override {
+    const std::string name = m_prefix + "_const" + std::to_string(m_constants++);
+    auto* t = m_graph.add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    t->add_dims(static_cast<std::int64_t>(values.size()));
+    for (const auto v : values)
+      t->add_int64_data(v);
+    return name;
+  }
+
  private:
   onnx::GraphProto& m_graph;
   int m_opset;

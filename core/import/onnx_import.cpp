@@ -215,8 +215,25 @@ void Importer::conv(const OnnxNode& n) {
     throw Refusal{"auto_pad " + autoPad};
   }
   if (pads.empty()) pads = {0, 0, 0, 0};
-  if (pads.size() != 4 || pads[0] != pads[2] || pads[1] != pads[3])
-    throw Refusal{"asymmetric padding (pads " + Json(pads).dump() + ")"};
+  if (pads.size() != 4) throw Refusal{"pads of other than 2-D (" + Json(pads).dump() + ")"};
+  std::string input = n.inputs[0];
+  if (pads[0] != pads[2] || pads[1] != pads[3]) {
+    // Asymmetric (TensorFlow's SAME at a stride): zeros first, then an unpadded convolution.
+    if (!m_node.count(input)) throw Unfed{input};
+    graph::Node pad;
+    pad.id = idFromName(n) + "_pad";
+    for (int k = 2; m_usedIds.count(pad.id); ++k)
+      pad.id = idFromName(n) + "_pad_" + std::to_string(k);
+    m_usedIds.insert(pad.id);
+    pad.op = "ZeroPad2d";
+    pad.params = Json{{"left", pads[1]}, {"right", pads[3]}, {"top", pads[0]}, {"bottom", pads[2]}};
+    pad.inputs = {m_node.at(input)};
+    m_model.nodes.push_back(pad);
+    input = n.outputs[0] + "#padded";
+    produces(input, pad.id);
+    pads = {0, 0, 0, 0};
+    note("asymmetric Conv pads -> ZeroPad2d + Conv");
+  }
   const std::int64_t groups = intAttr(n, "group", 1);
   Json p{{"out_channels", w->dims[0]},
          {"kernel_size", Json::array({kh, kw})},
@@ -225,7 +242,7 @@ void Importer::conv(const OnnxNode& n) {
          {"dilation", Json::array({dh, dw})},
          {"groups", groups},
          {"bias", b != nullptr}};
-  auto& node = add(n, "Conv2d", p, {n.inputs[0]});
+  auto& node = add(n, "Conv2d", p, {input});
   weight(node.id + ".weight", toTensor(*w));
   if (b) weight(node.id + ".bias", toTensor(*b));
   produces(n.outputs[0], node.id);
@@ -427,6 +444,24 @@ void Importer::convert(const OnnxNode& n, std::size_t index) {
   if (op == "Mul") return mul(n);
   if (op == "Clip") return clip(n);
   if (op == "Flatten" || op == "Reshape" || op == "Squeeze") return flattenLike(n);
+  if (op == "Pad") {
+    const std::string mode = stringAttr(n, "mode");
+    if (!mode.empty() && mode != "constant") throw Refusal{"mode \"" + mode + "\" (only zeros)"};
+    const auto pads = intsOf(n, 1, "pads");
+    if (!pads || pads->size() != 8) throw Refusal{"pads that are not constant for N, C, H and W"};
+    const auto& v = *pads;
+    if (v[0] || v[1] || v[4] || v[5]) throw Refusal{"padding of the batch or channels"};
+    for (const auto x : v)
+      if (x < 0) throw Refusal{"negative pads (a crop)"};
+    if (const auto c = scalarOf(n, 2); c && *c != 0.0f) throw Refusal{"a value other than 0"};
+    if (n.attributes.count("value") && floatAttr(n, "value", 0.0f) != 0.0f)
+      throw Refusal{"a value other than 0"};
+    auto& node =
+        add(n, "ZeroPad2d", Json{{"left", v[3]}, {"right", v[7]}, {"top", v[2]}, {"bottom", v[6]}},
+            {n.inputs[0]});
+    produces(n.outputs[0], node.id);
+    return;
+  }
   static const std::map<std::string, std::string> unary{{"Relu", "ReLU"},
                                                         {"Tanh", "Tanh"},
                                                         {"Identity", "Identity"},

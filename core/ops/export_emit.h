@@ -72,6 +72,8 @@ class OnnxEmitter {
   /// A float constant initializer (a scalar when `dims` is empty).
   virtual std::string constant(const std::vector<float>& values,
                                const std::vector<std::int64_t>& dims = {}) = 0;
+  /// An int64 constant initializer, one dimension (Pad's pads, Reshape's shape).
+  virtual std::string constantInts(const std::vector<std::int64_t>& values) = 0;
 };
 
 /// A node in generated PyTorch code: the module built in __init__ ("" for none) and the

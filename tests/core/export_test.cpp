@@ -100,6 +100,10 @@ INSTANTIATE_TEST_SUITE_P(
             R"({"id": "a", "op": "GELU", "params": {"approximate": "tanh"}, "inputs": ["input"]})"},
         OpCase{"silu", R"({"id": "a", "op": "SiLU", "inputs": ["input"]})"},
         OpCase{"relu6", R"({"id": "a", "op": "ReLU6", "inputs": ["input"]})"},
+        OpCase{
+            "zeropad_conv",
+            R"({"id": "z", "op": "ZeroPad2d", "params": {"left": 0, "right": 1, "top": 2, "bottom": 0}, "inputs": ["input"]},
+               {"id": "c", "op": "Conv2d", "params": {"out_channels": 4, "stride": 2}, "inputs": ["z"]})"},
         OpCase{"hardsigmoid", R"({"id": "a", "op": "Hardsigmoid", "inputs": ["input"]})"},
         OpCase{"hardswish", R"({"id": "a", "op": "Hardswish", "inputs": ["input"]})"},
         OpCase{"sigmoid", R"({"id": "a", "op": "Sigmoid", "inputs": ["input"]})"},

@@ -64,6 +64,34 @@ for name, make in nets.items():
             torch.onnx.export(m, x, out + '/' + name + '_opset%d.onnx' % opset,
                               opset_version=opset, input_names=['x'], output_names=['y'])
     print(name, sum(p.numel() for p in m.parameters()))
+# asymmetric padding: a convolution whose pads ONNX gives as [top, left, bottom, right] =
+# [0, 0, 1, 1] (TensorFlow's SAME at stride 2), and a ZeroPad2d (an ONNX Pad)
+import onnx
+conv = torch.nn.Conv2d(3, 4, 3, stride=2).eval()
+torch.onnx.export(conv, x, out + '/asym.onnx', opset_version=13, input_names=['x'], output_names=['y'])
+model = onnx.load(out + '/asym.onnx')
+for node in model.graph.node:
+    if node.op_type == 'Conv':
+        for a in node.attribute:
+            if a.name == 'pads':
+                del a.ints[:]
+                a.ints.extend([0, 0, 1, 1])
+onnx.save(model, out + '/asym.onnx')
+with torch.no_grad():
+    conv(torch.nn.functional.pad(x, (0, 1, 0, 1))).numpy().tofile(out + '/asym.y.bin')
+    padded = torch.nn.Sequential(torch.nn.ZeroPad2d((2, 0, 1, 3)), torch.nn.Conv2d(3, 2, 3)).eval()
+    padded(x).numpy().tofile(out + '/pad.y.bin')
+# torch.onnx writes ZeroPad2d as a subgraph that computes the pads: the plain Pad form by hand
+from onnx import helper, numpy_helper, TensorProto
+w, b = padded[1].weight.detach().numpy(), padded[1].bias.detach().numpy()
+graph = helper.make_graph(
+    [helper.make_node('Pad', ['x', 'pads'], ['p'], name='pad'),
+     helper.make_node('Conv', ['p', 'w', 'b'], ['y'], name='conv', kernel_shape=[3, 3])],
+    'pad', [helper.make_tensor_value_info('x', TensorProto.FLOAT, [2, 3, 64, 64])],
+    [helper.make_tensor_value_info('y', TensorProto.FLOAT, [2, 2, 66, 64])],
+    [numpy_helper.from_array(__import__('numpy').array([0, 0, 1, 2, 0, 0, 3, 0], dtype='int64'), 'pads'),
+     numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
+onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)]), out + '/pad.onnx')
 # refused: an upsampling (Resize) and an LSTM
 class Up(torch.nn.Module):
     def __init__(self):
@@ -190,6 +218,29 @@ TEST_F(OnnxImport, OpsetsElevenAndSeventeenImportAlike) {
     module->eval();
     torch::NoGradGuard noGrad;
     EXPECT_LT((module->forward(x) - expected).abs().max().item<double>(), 1e-4);
+  }
+}
+
+TEST_F(OnnxImport, AsymmetricPaddingImportsAsZeroPad2d) {
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  const auto x = readFloats(dir_->file("x.bin"), {2, 3, 64, 64});
+  for (const auto& [file, shape] :
+       {std::pair<std::string, std::vector<std::int64_t>>{"asym", {2, 4, 32, 32}},
+        {"pad", {2, 2, 66, 64}}}) {
+    SCOPED_TRACE(file);
+    const auto r = import::importOnnx(dir_->file(file + ".onnx"), {}, registry);
+    int pads = 0;
+    for (const auto& n : r.model.nodes)
+      pads += n.op == "ZeroPad2d";
+    EXPECT_EQ(pads, 1);
+    graph::GraphModule module(r.model, registry);
+    EXPECT_TRUE(checkpoint::loadModuleState(*module, r.weights).complete());
+    module->eval();
+    torch::NoGradGuard noGrad;
+    const auto y = module->forward(x);
+    ASSERT_EQ(y.sizes().vec(), shape);
+    EXPECT_LT((y - readFloats(dir_->file(file + ".y.bin"), shape)).abs().max().item<double>(),
+              1e-4);
   }
 }
 

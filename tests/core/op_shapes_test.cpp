@@ -107,6 +107,10 @@ Case randomCase(const std::string& op, Gen& g) {
   } else if (op == "Add") {
     const Shape s = g.anyShape();
     c.inputs.assign(static_cast<std::size_t>(g.integer(2, 4)), s);
+  } else if (op == "ZeroPad2d") {
+    c.inputs = {g.coin() ? g.image() : Shape{g.integer(1, 40)}};  // a vector is refused
+    for (const char* side : {"left", "right", "top", "bottom"})
+      c.params[side] = g.integer(0, 3);
   } else if (op == "Mul") {
     // One shape twice, or a C x 1 x 1 gate and a C x H x W map (either order); sometimes a gate
     // of other channels (>= 2, so that LibTorch cannot broadcast it either).

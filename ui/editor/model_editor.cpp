@@ -19,29 +19,15 @@ constexpr double kRowGap = 80.0;
 constexpr double kColumnGap = 190.0;
 
 const std::map<std::string, std::string>& idPrefixes() {
-  static const std::map<std::string, std::string> m = {{"Input", "input"},
-                                                       {"Conv2d", "conv"},
-                                                       {"BatchNorm2d", "bn"},
-                                                       {"ReLU", "relu"},
-                                                       {"LeakyReLU", "lrelu"},
-                                                       {"GELU", "gelu"},
-                                                       {"SiLU", "silu"},
-                                                       {"ReLU6", "relu6"},
-                                                       {"Hardsigmoid", "hsigmoid"},
-                                                       {"Hardswish", "hswish"},
-                                                       {"Sigmoid", "sigmoid"},
-                                                       {"Tanh", "tanh"},
-                                                       {"Softmax", "softmax"},
-                                                       {"MaxPool2d", "pool"},
-                                                       {"AvgPool2d", "avgpool"},
-                                                       {"Linear", "fc"},
-                                                       {"Dropout", "drop"},
-                                                       {"Dropout2d", "drop"},
-                                                       {"Flatten", "flatten"},
-                                                       {"Add", "add"},
-                                                       {"Concat", "concat"},
-                                                       {"GlobalAvgPool2d", "gap"},
-                                                       {"AdaptiveAvgPool2d", "gap"}};
+  static const std::map<std::string, std::string> m = {
+      {"Input", "input"},       {"Conv2d", "conv"},         {"BatchNorm2d", "bn"},
+      {"ReLU", "relu"},         {"LeakyReLU", "lrelu"},     {"GELU", "gelu"},
+      {"SiLU", "silu"},         {"ReLU6", "relu6"},         {"Hardsigmoid", "hsigmoid"},
+      {"Hardswish", "hswish"},  {"ZeroPad2d", "pad"},       {"Sigmoid", "sigmoid"},
+      {"Tanh", "tanh"},         {"Softmax", "softmax"},     {"MaxPool2d", "pool"},
+      {"AvgPool2d", "avgpool"}, {"Linear", "fc"},           {"Dropout", "drop"},
+      {"Dropout2d", "drop"},    {"Flatten", "flatten"},     {"Add", "add"},
+      {"Concat", "concat"},     {"GlobalAvgPool2d", "gap"}, {"AdaptiveAvgPool2d", "gap"}};
   return m;
 }
 
