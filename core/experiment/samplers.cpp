@@ -3,21 +3,17 @@
 #include <algorithm>
 #include <cmath>
 
+#include "augment/sample_rng.h"
+
 namespace netsmith::experiment {
 
 namespace {
 
-std::uint64_t mix64(std::uint64_t x) {
-  x += 0x9E3779B97F4A7C15ull;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
-  return x ^ (x >> 31);
-}
-
 /// A uniform double in [0, 1) from (seed, trial, param).
 double unitDraw(std::uint64_t seed, std::int64_t trial, std::size_t param) {
-  const std::uint64_t h = mix64(mix64(mix64(seed) ^ static_cast<std::uint64_t>(trial)) ^
-                                   static_cast<std::uint64_t>(param));
+  // The augmentation's per-sample seed mix, with (trial, parameter) for (epoch, sample).
+  const std::uint64_t h =
+      augment::mixSeed(seed, static_cast<std::uint64_t>(trial), static_cast<std::uint64_t>(param));
   return double(h >> 11) * (1.0 / 9007199254740992.0);  // 53 bits
 }
 

@@ -60,7 +60,7 @@ std::vector<std::string> namesOf(const schema::ParamSchema& s) {
 
 /// `where` has no `what` "name"; did you mean "guess"? (`where` empty: unknown what "name")
 std::string missingName(const std::string& what, const std::string& name,
-                    const std::vector<std::string>& known, const std::string& where = {}) {
+                        const std::vector<std::string>& known, const std::string& where = {}) {
   const auto guess = schema::closestName(name, known);
   return (where.empty() ? "unknown " + what : where + " has no " + what) + " \"" + name + "\"" +
          (guess.empty() ? "" : "; did you mean \"" + guess + "\"?");

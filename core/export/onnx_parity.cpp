@@ -51,7 +51,8 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
     throw Error(std::string("OpenCV DNN cannot read the exported model: ") + e.what());
   }
   bool oneAtATime = false;
-  for (const auto& node : model.project.model.nodes) oneAtATime = oneAtATime || node.op == "Mul";
+  for (const auto& node : model.project.model.nodes)
+    oneAtATime = oneAtATime || node.op == "Mul";
   std::int64_t agree = 0;
   for (const auto& batch : batches) {
     const auto x = batch.input.to(torch::kCPU, torch::kFloat).contiguous();
