@@ -41,10 +41,13 @@ commands:
                                       chrome://tracing file and the ops by time per batch
   train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
-        [--init-from CKPT] [--max-batches N] [--nproc N] [--dist-timeout S] [--json]
+        [--init-from CKPT] [--max-batches N] [--stop-at-epoch N] [--no-test] [--nproc N]
+        [--dist-timeout S] [--json]
                                       train; progress on the terminal (--json: one event a line);
                                       Ctrl-C stops after writing a checkpoint; the last line gives
-                                      the test accuracy and the run folder. --nproc N: N local
+                                      the test accuracy and the run folder. --stop-at-epoch N:
+                                      stop with a checkpoint after epoch N of the planned run
+                                      (--resume goes on exactly); --no-test: skip the test split. --nproc N: N local
                                       data-parallel processes (torch.distributed, Gloo on CPU,
                                       NCCL on CUDA; --batch-size is per process). Under torchrun,
                                       srun or mpirun each process runs this same command
@@ -73,6 +76,15 @@ commands:
                                       last Linear gets N outputs and new weights; --freeze-to
                                       NODE: that node and all before it are frozen;
                                       --lr-mult NODE=X: they train at X times the rate
+  sweep PROJECT [--parallel N] [--threads N] [--out DIR] [--limit-train N] [--limit-val N]
+        [--apply-best OUT.netsmith.json] [--force] [--json]
+  sweep --resume DIR [--parallel N] [--apply-best OUT.netsmith.json] [--force] [--json]
+                                      the project's sweep section: each trial a train run of its
+                                      own project under DIR (sweeps/NAME-TIME/trials/tNNNN), N at
+                                      once with cores/N threads each; ASHA stops poor trials at
+                                      its rungs; sweep.json records every trial and decision.
+                                      Ctrl-C (or a kill) stops; --resume DIR goes on exactly.
+                                      --apply-best: the best trial's project, written to OUT
 
 options:
   --help                              this text
@@ -83,8 +95,9 @@ exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
 }
 
 std::vector<std::string> commandNames() {
-  return {"validate",    "summary", "env",   "ops",  "transforms", "data-stats", "preview-aug",
-          "lr-schedule", "bench",   "train", "eval", "lr-find",    "export",     "import"};
+  return {"validate",   "summary",     "env",         "ops",    "transforms",
+          "data-stats", "preview-aug", "lr-schedule", "bench",  "train",
+          "eval",       "lr-find",     "export",      "import", "sweep"};
 }
 
 std::string commandHelp(const std::string& command) {
@@ -107,7 +120,9 @@ std::string commandHelp(const std::string& command) {
       {"lr-find",
        "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
       {"export", "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
-      {"import", "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"}};
+      {"import", "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"},
+      {"sweep",
+       "netsmith-cli sweep resources/examples/fashion_mnist_lr_sweep.netsmith.json --parallel 2"}};
   const auto example = kExamples.find(command);
   if (example == kExamples.end()) return {};
   // The command's lines of the usage text: its own, and those indented under it.

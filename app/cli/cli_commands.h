@@ -32,6 +32,7 @@ int runGradCam(const Args& args);
 int runLrFind(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 int runImport(const std::vector<std::string>& words);
+int runSweep(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 
@@ -67,6 +68,9 @@ void applyTrainOverrides(const Args& args, Json& train);
 
 /// A trainer configuration for `loaded` that writes no run folder (lr-find, bench).
 train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded);
+
+/// This program's path, for starting more ranks of a local job and a sweep's trials.
+std::string selfExecutable();
 
 /// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
 /// checkpoint first). Returns the result.

@@ -161,13 +161,6 @@ class ConsoleProgress : public train::EventSink {
   std::int64_t m_firstDone = 0;
 };
 
-/// This program's path, for starting more ranks of a local job.
-std::string selfExecutable() {
-  std::error_code ec;
-  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.string();
-}
-
 /// --json: one object per event on stdout.
 class JsonLines : public train::EventSink {
  public:
@@ -199,11 +192,19 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
 
 }  // namespace
 
+std::string selfExecutable() {
+  std::error_code ec;
+  const auto p = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.string();
+}
+
 /// Runs a trainer to its end on this thread's watch: Ctrl-C asks it to stop (it writes a
 /// checkpoint first). Returns the result.
 train::TrainResult runWithInterrupts(train::Trainer& trainer) {
   g_interrupts = 0;
+  // SIGTERM too (a scheduler's preemption, a sweep that stops or dies): the same checkpoint.
   auto previous = std::signal(SIGINT, onInterrupt);
+  auto previousTerm = std::signal(SIGTERM, onInterrupt);
   trainer.start();
   bool asked = false;
   while (trainer.state() != train::RunState::Finished) {
@@ -217,14 +218,15 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
   }
   trainer.wait();
   std::signal(SIGINT, previous);
+  std::signal(SIGTERM, previousTerm);
   return trainer.result();
 }
 
 int runTrain(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
+  const Args args(words, {"--json", "--no-test"},
                   {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
                    "--limit-train", "--limit-val", "--limit-test", "--out", "--resume",
-                   "--init-from", "--max-batches", "--nproc", "--dist-timeout"});
+                   "--init-from", "--max-batches", "--stop-at-epoch", "--nproc", "--dist-timeout"});
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -253,6 +255,8 @@ int runTrain(const std::vector<std::string>& words) {
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
   config.limitTest = args.integer("--limit-test", 0, 1, 1LL << 40);
   config.stopAfterBatches = args.integer("--max-batches", 0, 1, 1LL << 40);
+  config.stopAtEpoch = args.integer("--stop-at-epoch", 0, 1, 100000);
+  config.skipTest = args.has("--no-test");
   config.dist = distributed::distEnvFromEnvironment();
   config.workerProgram = selfExecutable();
 

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
     if (command == "lr-find") return runLrFind(words);
     if (command == "export") return runExport(words);
     if (command == "import") return runImport(words);
+    if (command == "sweep") return runSweep(words);
     const std::string guess = netsmith::schema::closestName(command, commandNames());
     throw UsageError{"unknown command \"" + command + "\"" +
                      (guess.empty() ? std::string() : "; did you mean \"" + guess + "\"?")};

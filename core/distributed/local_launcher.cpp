@@ -11,72 +11,21 @@
 #include <thread>
 
 #include "common/error.h"
-
-extern char** environ;
+#include "common/subprocess.h"
 
 namespace netsmith::distributed {
 
-namespace {
-
-bool overridden(const char* entry, const std::vector<std::string>& ours) {
-  static const char* const kDropped[] = {"SLURM_PROCID",     "SLURM_NTASKS",
-                                         "OMPI_COMM_WORLD_", "PMI_RANK",
-                                         "PMI_SIZE",         "TORCHELASTIC_USE_AGENT_STORE"};
-  for (const char* prefix : kDropped) {
-    if (std::strncmp(entry, prefix, std::strlen(prefix)) == 0) return true;
-  }
-  for (const auto& e : ours) {
-    const auto eq = e.find('=');
-    if (std::strncmp(entry, e.c_str(), eq + 1) == 0) return true;
-  }
-  return false;
-}
-
-std::string describeStatus(int status) {
-  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
-  }
-  return "ended";
-}
-
-}  // namespace
-
 void LocalLauncher::start(const std::string& program, const std::vector<std::string>& args,
                           const DistEnv& job) {
-  const pid_t parent = ::getpid();
   for (int rank = 1; rank < job.worldSize; ++rank) {
-    // Everything the child needs is built before fork(): after it only async-signal-safe calls.
-    const auto ours = rankEnvironment(job, rank);
-    std::vector<std::string> envStrings;
-    for (char** e = environ; e && *e; ++e) {
-      if (!overridden(*e, ours)) envStrings.emplace_back(*e);
-    }
-    envStrings.insert(envStrings.end(), ours.begin(), ours.end());
-    std::vector<char*> envp;
-    for (auto& s : envStrings)
-      envp.push_back(s.data());
-    envp.push_back(nullptr);
-    std::vector<std::string> argStrings{program};
-    argStrings.insert(argStrings.end(), args.begin(), args.end());
-    std::vector<char*> argv;
-    for (auto& s : argStrings)
-      argv.push_back(s.data());
-    argv.push_back(nullptr);
-
-    const pid_t pid = ::fork();
-    if (pid < 0)
-      throw Error("cannot start rank " + std::to_string(rank) + ": " + std::strerror(errno));
-    if (pid == 0) {
-      ::prctl(PR_SET_PDEATHSIG, SIGTERM);
-      if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
-      ::execve(program.c_str(), argv.data(), envp.data());
-      const char msg[] = "netsmith: cannot run the rank program\n";
-      (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
-      ::_exit(127);
-    }
-    m_children.push_back({rank, pid, true, 0});
+    SpawnSpec spec;
+    spec.program = program;
+    spec.args = args;
+    spec.env = rankEnvironment(job, rank);
+    spec.dropPrefixes = {"SLURM_PROCID", "SLURM_NTASKS", "OMPI_COMM_WORLD_",
+                         "PMI_RANK",     "PMI_SIZE",     "TORCHELASTIC_USE_AGENT_STORE"};
+    spec.what = "rank " + std::to_string(rank);
+    m_children.push_back({rank, spawnChild(spec), true, 0});
   }
 }
 
@@ -107,7 +56,7 @@ std::string LocalLauncher::failures(double grace) {
   for (const auto& c : m_children) {
     if (c.running || (WIFEXITED(c.status) && WEXITSTATUS(c.status) == 0)) continue;
     out += (out.empty() ? "" : "; ") + std::string("rank ") + std::to_string(c.rank) + " (pid " +
-           std::to_string(c.pid) + ") " + describeStatus(c.status);
+           std::to_string(c.pid) + ") " + describeWaitStatus(c.status);
   }
   return out;
 }
@@ -133,7 +82,7 @@ bool LocalLauncher::finish(double seconds) {
   }
   if (clean) {
     for (const auto& c : m_children)
-      if (!WIFEXITED(c.status) || WEXITSTATUS(c.status) != 0) clean = false;
+      if (!exitedWell(c.status)) clean = false;
   }
   return clean;
 }

@@ -95,9 +95,8 @@ std::vector<std::int64_t> ashaRungs(const AshaOptions& asha, std::int64_t maxEpo
   return rungs;
 }
 
-bool ashaContinues(const std::vector<double>& rungScores, double score, std::int64_t reduction,
-                   bool maximize) {
-  if (rungScores.empty()) return true;
+double ashaCutoff(const std::vector<double>& rungScores, std::int64_t reduction, bool maximize) {
+  if (rungScores.empty()) return std::nan("");
   std::vector<double> sorted = rungScores;
   // Best first; a NaN (a diverged trial) ranks last.
   std::sort(sorted.begin(), sorted.end(), [maximize](double a, double b) {
@@ -105,10 +104,17 @@ bool ashaContinues(const std::vector<double>& rungScores, double score, std::int
     if (std::isnan(b)) return true;
     return maximize ? a > b : a < b;
   });
-  if (std::isnan(score)) return false;
   const std::size_t keep =
       std::max<std::size_t>(1, sorted.size() / std::size_t(std::max<std::int64_t>(2, reduction)));
-  const double cutoff = sorted[keep - 1];
+  return sorted[keep - 1];
+}
+
+bool ashaContinues(const std::vector<double>& rungScores, double score, std::int64_t reduction,
+                   bool maximize) {
+  if (rungScores.empty()) return true;
+  if (std::isnan(score)) return false;
+  const double cutoff = ashaCutoff(rungScores, reduction, maximize);
+  if (std::isnan(cutoff)) return true;
   return maximize ? score >= cutoff : score <= cutoff;
 }
 

@@ -31,5 +31,8 @@ std::vector<std::int64_t> ashaRungs(const AshaOptions& asha, std::int64_t maxEpo
 /// max(1, n / reduction) of the `n` scores recorded at that rung so far (its own included).
 bool ashaContinues(const std::vector<double>& rungScores, double score, std::int64_t reduction,
                    bool maximize);
+/// The score a trial must reach (or beat) at that rung: the max(1, n / reduction)-th best of
+/// `rungScores`; NaN when none of them is a number.
+double ashaCutoff(const std::vector<double>& rungScores, std::int64_t reduction, bool maximize);
 
 }  // namespace netsmith::experiment

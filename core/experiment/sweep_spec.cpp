@@ -291,14 +291,15 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
   }
   schema::reportUnknownKeys(sweep,
                             {"name", "method", "params", "objective", "mode", "trials",
-                             "max_minutes", "parallel", "seed", "asha"},
+                             "max_minutes", "parallel", "seed", "asha", "startup_trials"},
                             "sweep", problems);
   if (sweep.contains("name") && sweep["name"].is_string())
     s.name = sweep["name"].get<std::string>();
   if (sweep.contains("method")) {
     const Json& m = sweep["method"];
-    if (!m.is_string() || (m != "grid" && m != "random"))
-      problems.push_back({"sweep.method", "must be \"grid\" or \"random\"", {}, {}});
+    if (!m.is_string() || (m != "grid" && m != "random" && m != "tpe"))
+      problems.push_back(
+          {"sweep.method", "must be \"grid\", \"random\" or \"tpe\" (model-based)", {}, {}});
     else
       s.method = m.get<std::string>();
   }
@@ -347,6 +348,7 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
   };
   integer("trials", 1, 100000, s.trials);
   integer("parallel", 1, 64, s.parallel);
+  integer("startup_trials", 1, 1000, s.startupTrials);
   std::int64_t seed = 0;
   integer("seed", 0, std::int64_t(1) << 53, seed);
   s.seed = static_cast<std::uint64_t>(seed);

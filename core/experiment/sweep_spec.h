@@ -38,7 +38,8 @@ struct AshaOptions {
 
 struct SweepSpec {
   std::string name = "sweep";
-  std::string method = "random";  ///< grid, random
+  std::string method = "random";   ///< grid, random, tpe
+  std::int64_t startupTrials = 5;  ///< tpe: random trials before the model is used
   std::vector<SweepParam> params;
   std::string objective = "val_accuracy";
   bool maximize = true;

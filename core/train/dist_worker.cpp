@@ -50,7 +50,9 @@ void writeWorkerSpec(const TrainerConfig& config, const std::string& path) {
                   {"limit_train", config.limitTrain},
                   {"limit_val", config.limitVal},
                   {"limit_test", config.limitTest},
-                  {"stop_after_batches", config.stopAfterBatches}};
+                  {"stop_after_batches", config.stopAfterBatches},
+                  {"stop_at_epoch", config.stopAtEpoch},
+                  {"skip_test", config.skipTest}};
   writeFileAtomically(path, spec.dump(1) + "\n");
 }
 
@@ -73,6 +75,8 @@ TrainerConfig readWorkerSpec(const std::string& path) {
     config.limitVal = spec.value("limit_val", std::int64_t(0));
     config.limitTest = spec.value("limit_test", std::int64_t(0));
     config.stopAfterBatches = spec.value("stop_after_batches", std::int64_t(0));
+    config.stopAtEpoch = spec.value("stop_at_epoch", std::int64_t(0));
+    config.skipTest = spec.value("skip_test", false);
   } catch (const Error& e) {
     throw Error(path + ": not a worker spec: " + e.what());
   } catch (const std::exception& e) {

@@ -210,7 +210,9 @@ void Fit::run() {
     }
     endReason = endEpoch();
     if (!endReason.empty()) break;
-    const bool asked = m_ctx.controls.stopAfterEpoch || m_ctx.controls.stopNow;
+    const auto stopAt = m_ctx.config.stopAtEpoch;
+    const bool asked = m_ctx.controls.stopAfterEpoch || m_ctx.controls.stopNow ||
+                       (stopAt > 0 && m_state.epoch >= stopAt && m_state.epoch < s.plan.epochs());
     if (s.group->anyRank(asked, "the stop-after-epoch flag")) {
       endState = FinishState::Stopped;
       endReason = "stopped after epoch " + std::to_string(m_state.epoch);
@@ -223,7 +225,7 @@ void Fit::run() {
   }
   m_result.state = endState;
   m_result.reason = endReason;
-  if (endState == FinishState::Completed) evaluateTest();
+  if (endState == FinishState::Completed && !m_ctx.config.skipTest) evaluateTest();
   s.group->finish(s.opt.distTimeout);
   m_callbacks.runEnd(endState, endReason);
 }

@@ -62,6 +62,12 @@ struct TrainerConfig {
   /// Stop (as by stop(), with a checkpoint) after this many training batches in this session;
   /// 0: no limit. For tests of exact resume, and for budgeted runs.
   std::int64_t stopAfterBatches = 0;
+  /// Stop (with a checkpoint) once this many epochs are done, as stopAfterEpoch() would; the
+  /// run's schedule still plans train.epochs, so a resumed run goes on exactly. 0: no limit.
+  /// Sweeps use it to pause trials at their early-stopping rungs.
+  std::int64_t stopAtEpoch = 0;
+  /// Skip the test split at the end (a sweep's trials are judged on validation only).
+  bool skipTest = false;
   /// Run the LR range test instead of training (no run folder); see TrainResult::lrFind.
   bool lrFind = false;
   LrFindOptions lrFindOptions;

@@ -146,7 +146,7 @@ TEST(Sweep, PathsAreCheckedWithSuggestions) {
        "sweep.params[6].log_uniform: must be [low, high] with low < high and low > 0",
        "sweep.params[7]: give exactly one of uniform, log_uniform, int_uniform or choice",
        R"(sweep.objective: unknown objective "val_acuracy"; did you mean "val_accuracy"?)",
-       R"(sweep.method: must be "grid" or "random")"}) {
+       R"(sweep.method: must be "grid", "random" or "tpe" (model-based))"}) {
     EXPECT_NE(bad.find(expected), std::string::npos) << "missing: " << expected << "\nin:\n" << bad;
   }
 }

@@ -1,0 +1,243 @@
+// sweep: a project's sweep section run as trials in child processes (core/experiment).
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/cli_args.h"
+#include "cli/cli_commands.h"
+#include "common/error.h"
+#include "common/file_util.h"
+#include "experiment/samplers.h"
+#include "experiment/sweep_runner.h"
+#include "experiment/sweep_schedule.h"
+#include "ops/op_registry.h"
+#include "train/train_options.h"
+
+namespace netsmith::cli {
+
+namespace {
+
+std::atomic<bool> g_sweepInterrupted{false};
+
+extern "C" void onSweepInterrupt(int) {
+  if (g_sweepInterrupted.exchange(true)) std::_Exit(130);  // a second Ctrl-C ends at once
+}
+
+std::string paramsText(const Json& params) {
+  std::string out;
+  for (const auto& [path, v] : params.items()) {
+    std::string value = v.dump();
+    if (v.is_number_float()) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.4g", v.get<double>());
+      value = buf;
+    }
+    out += (out.empty() ? "" : ", ") + path + "=" + value;
+  }
+  return out;
+}
+
+std::string score(const Json& v) {
+  if (!v.is_number()) return "n/a";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", v.get<double>());
+  return buf;
+}
+
+std::string duration(double seconds) {
+  const auto s = static_cast<long long>(std::llround(seconds));
+  char buf[32];
+  if (s >= 3600)
+    std::snprintf(buf, sizeof buf, "%lldh%02lldm", s / 3600, (s / 60) % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%lldm%02llds", s / 60, s % 60);
+  return buf;
+}
+
+/// One line per event on the terminal.
+void printEvent(const Json& e) {
+  const std::string kind = e.value("event", std::string());
+  const auto trial = "trial " + std::to_string(e.value("trial", std::int64_t(0)));
+  if (kind == "trial_started") {
+    const auto from = e.value("from_epoch", std::int64_t(0));
+    std::printf("%s %s: %s (epochs %lld-%lld of %lld)\n", trial.c_str(),
+                e.value("resumed", false) ? "resumed" : "started", paramsText(e["params"]).c_str(),
+                static_cast<long long>(from + 1),
+                static_cast<long long>(e.value("stop_at_epoch", std::int64_t(0))),
+                static_cast<long long>(e.value("epochs", std::int64_t(0))));
+  } else if (kind == "epoch") {
+    std::printf("%s epoch %lld/%lld: %s %s\n", trial.c_str(),
+                static_cast<long long>(e.value("epoch", std::int64_t(0))),
+                static_cast<long long>(e.value("epochs", std::int64_t(0))),
+                e.value("objective", std::string()).c_str(), score(e["value"]).c_str());
+  } else if (kind == "rung") {
+    std::printf("%s at the epoch-%lld rung: %s %s the cutoff %s (best of %lld)\n", trial.c_str(),
+                static_cast<long long>(e.value("epoch", std::int64_t(0))),
+                score(e["score"]).c_str(), e.value("continues", false) ? "reaches" : "misses",
+                score(e["cutoff"]).c_str(), static_cast<long long>(e.value("compared", 0LL)));
+  } else if (kind == "trial_ended") {
+    const std::string status = e.value("status", std::string());
+    std::string why = e.value(status == "failed" ? "error" : "note", std::string());
+    std::printf("%s %s after %lld epochs: %s %s%s\n", trial.c_str(), status.c_str(),
+                static_cast<long long>(e.value("epochs_done", std::int64_t(0))), "objective",
+                score(e["objective"]).c_str(), why.empty() ? "" : ("; " + why).c_str());
+  }
+  std::fflush(stdout);
+}
+
+void printTable(const experiment::SweepRunner& runner) {
+  const auto& state = runner.state();
+  const auto& spec = runner.spec();
+  std::vector<const experiment::Trial*> order;
+  for (const auto& t : state.trials)
+    order.push_back(&t);
+  std::stable_sort(order.begin(), order.end(), [&](const auto* a, const auto* b) {
+    const double x = a->objective(), y = b->objective();
+    if (std::isnan(x)) return false;
+    if (std::isnan(y)) return true;
+    return spec.maximize ? x > y : x < y;
+  });
+  std::printf("%-6s %-10s %-7s %-10s %-8s %s\n", "trial", "status", "epochs", "objective", "time",
+              "settings");
+  for (const auto* t : order) {
+    Json params = Json::object();
+    for (const auto& [path, v] : t->params)
+      params[path] = v;
+    std::printf("%-6lld %-10s %-7s %-10s %-8s %s\n", static_cast<long long>(t->id),
+                experiment::trialStatusName(t->status).c_str(),
+                (std::to_string(t->epochsDone) + "/" + std::to_string(t->maxEpochs)).c_str(),
+                score(std::isfinite(t->objective()) ? Json(t->objective()) : Json()).c_str(),
+                duration(t->seconds).c_str(), paramsText(params).c_str());
+  }
+}
+
+}  // namespace
+
+int runSweep(const std::vector<std::string>& words) {
+  const Args args(words, {"--json", "--force"},
+                  {"--parallel", "--threads", "--out", "--limit-train", "--limit-val", "--resume",
+                   "--apply-best"});
+  const bool json = args.has("--json");
+  experiment::SweepOptions options;
+  options.program = selfExecutable();
+  if (options.program.empty()) throw Error("cannot find this program's path to start trials");
+  options.outRoot = args.option("--out", "sweeps");
+  options.parallel = args.integer("--parallel", 0, 1, 64);
+  options.threadsPerTrial = static_cast<int>(args.integer("--threads", 0, 1, 4096));
+  const std::string applyBest = args.option("--apply-best");
+  if (!applyBest.empty() && std::filesystem::exists(applyBest) && !args.has("--force"))
+    throw UsageError{applyBest + " exists; give --force to replace it"};
+
+  std::string dir = args.option("--resume");
+  if (dir.empty()) {
+    const std::string& path = args.one("PROJECT");
+    if (args.option("--limit-train") != "") {
+      options.trainArgs.push_back("--limit-train");
+      options.trainArgs.push_back(std::to_string(args.integer("--limit-train", 0, 1, 1LL << 40)));
+    }
+    if (args.option("--limit-val") != "") {
+      options.trainArgs.push_back("--limit-val");
+      options.trainArgs.push_back(std::to_string(args.integer("--limit-val", 0, 1, 1LL << 40)));
+    }
+    const auto registry = ops::OpRegistry::withBuiltins();
+    project::LoadedProject loaded;
+    train::TrainOptions trainOptions;
+    if (!loadTrainable(path, registry, loaded, trainOptions)) return kExitInvalid;
+    if (!loaded.project.extra.contains("sweep"))
+      throw Error(path + ": the project has no sweep section (see README, Experiments)");
+    Problems problems;
+    const auto spec =
+        experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, problems);
+    if (!problems.empty()) throw Error(path + ": " + formatProblems(problems));
+    dir = experiment::SweepRunner::create(loaded, spec, options);
+  } else {
+    if (!args.positional().empty())
+      throw UsageError{"--resume DIR continues a sweep; give no project with it"};
+    if (args.option("--limit-train") != "" || args.option("--limit-val") != "" ||
+        args.option("--out") != "")
+      throw UsageError{"--resume keeps the sweep's own limits and folder"};
+  }
+
+  experiment::SweepRunner runner(dir, options);
+  const auto& spec = runner.spec();
+  if (!json) {
+    const auto rungs = experiment::ashaRungs(
+        spec.asha, runner.baseProject().train.value("epochs", train::TrainOptions{}.epochs));
+    std::string rungText;
+    for (const auto r : rungs)
+      rungText += (rungText.empty() ? "" : ", ") + std::to_string(r);
+    std::printf(
+        "sweep %s: %lld trials (%s%s), %lld at a time, %d threads each; objective %s "
+        "(%s)\nfolder %s\n",
+        spec.name.c_str(), static_cast<long long>(experiment::plannedTrials(spec)),
+        spec.method.c_str(), rungs.empty() ? "" : (", ASHA rungs at epochs " + rungText).c_str(),
+        static_cast<long long>(runner.state().parallel), runner.state().threadsPerTrial,
+        spec.objective.c_str(), spec.maximize ? "max" : "min", dir.c_str());
+    std::fflush(stdout);
+  }
+  g_sweepInterrupted = false;
+  auto previousInt = std::signal(SIGINT, onSweepInterrupt);
+  auto previousTerm = std::signal(SIGTERM, onSweepInterrupt);
+  bool finished = false;
+  try {
+    finished = runner.run(
+        [json](const Json& e) {
+          if (json) {
+            std::fputs((e.dump() + "\n").c_str(), stdout);
+            std::fflush(stdout);
+          } else {
+            printEvent(e);
+          }
+        },
+        &g_sweepInterrupted);
+  } catch (...) {
+    std::signal(SIGINT, previousInt);
+    std::signal(SIGTERM, previousTerm);
+    throw;
+  }
+  std::signal(SIGINT, previousInt);
+  std::signal(SIGTERM, previousTerm);
+
+  const auto& state = runner.state();
+  const auto* best = experiment::bestTrial(state, spec);
+  if (!json) {
+    std::int64_t epochs = 0, completed = 0, stopped = 0, failed = 0;
+    for (const auto& t : state.trials) {
+      epochs += t.epochsDone;
+      completed += t.status == experiment::TrialStatus::Completed;
+      stopped += t.status == experiment::TrialStatus::Stopped;
+      failed += t.status == experiment::TrialStatus::Failed;
+    }
+    std::printf("\n");
+    printTable(runner);
+    std::printf(
+        "\nsweep %s in %s: %zu trials (%lld completed, %lld stopped early, %lld failed), "
+        "%lld epochs trained in all\n",
+        finished ? "finished" : "interrupted", duration(state.elapsedSeconds).c_str(),
+        state.trials.size(), static_cast<long long>(completed), static_cast<long long>(stopped),
+        static_cast<long long>(failed), static_cast<long long>(epochs));
+    if (best) {
+      Json params = Json::object();
+      for (const auto& [path, v] : best->params)
+        params[path] = v;
+      std::printf("best: trial %lld, %s %.4f after %lld epochs: %s\n",
+                  static_cast<long long>(best->id), spec.objective.c_str(), best->objective(),
+                  static_cast<long long>(best->epochsDone), paramsText(params).c_str());
+    }
+    if (!finished) std::printf("resume with: netsmith-cli sweep --resume %s\n", dir.c_str());
+  }
+  if (!applyBest.empty()) {
+    if (!best) throw Error("no trial has a score yet; nothing to write to " + applyBest);
+    writeFileAtomically(applyBest, runner.trialProjectJson(best->id).dump(2) + "\n");
+    if (!json)
+      std::printf("wrote %s (trial %lld's settings)\n", applyBest.c_str(),
+                  static_cast<long long>(best->id));
+  }
+  return finished ? kExitOk : 130;
+}
+
+}  // namespace netsmith::cli

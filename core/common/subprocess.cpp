@@ -1,0 +1,101 @@
+#include "common/subprocess.h"
+
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+
+#include "common/error.h"
+
+extern char** environ;
+
+namespace netsmith {
+
+namespace {
+
+bool replaced(const char* entry, const SpawnSpec& spec) {
+  for (const auto& prefix : spec.dropPrefixes) {
+    if (std::strncmp(entry, prefix.c_str(), prefix.size()) == 0) return true;
+  }
+  for (const auto& e : spec.env) {
+    const auto eq = e.find('=');
+    if (std::strncmp(entry, e.c_str(), eq + 1) == 0) return true;
+  }
+  return false;
+}
+
+int openForAppend(const std::string& path, const std::string& what) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) throw Error("cannot start " + what + ": " + path + ": " + std::strerror(errno));
+  return fd;
+}
+
+}  // namespace
+
+pid_t spawnChild(const SpawnSpec& spec) {
+  // Everything the child needs is built before fork(): after it only async-signal-safe calls.
+  std::vector<std::string> envStrings;
+  for (char** e = environ; e && *e; ++e) {
+    if (!replaced(*e, spec)) envStrings.emplace_back(*e);
+  }
+  envStrings.insert(envStrings.end(), spec.env.begin(), spec.env.end());
+  std::vector<char*> envp;
+  for (auto& s : envStrings)
+    envp.push_back(s.data());
+  envp.push_back(nullptr);
+  std::vector<std::string> argStrings{spec.program};
+  argStrings.insert(argStrings.end(), spec.args.begin(), spec.args.end());
+  std::vector<char*> argv;
+  for (auto& s : argStrings)
+    argv.push_back(s.data());
+  argv.push_back(nullptr);
+  const int outFd = spec.stdoutPath.empty() ? -1 : openForAppend(spec.stdoutPath, spec.what);
+  int errFd = -1;
+  try {
+    errFd = spec.stderrPath.empty() ? -1 : openForAppend(spec.stderrPath, spec.what);
+  } catch (...) {
+    if (outFd >= 0) ::close(outFd);
+    throw;
+  }
+
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int err = errno;
+    if (outFd >= 0) ::close(outFd);
+    if (errFd >= 0) ::close(errFd);
+    throw Error("cannot start " + spec.what + ": " + std::strerror(err));
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    if (::getppid() != parent) ::_exit(127);  // the parent died before prctl took effect
+    if (outFd >= 0 && ::dup2(outFd, STDOUT_FILENO) < 0) ::_exit(127);
+    if (errFd >= 0 && ::dup2(errFd, STDERR_FILENO) < 0) ::_exit(127);
+    ::execve(spec.program.c_str(), argv.data(), envp.data());
+    const char msg[] = "netsmith: cannot run the child program\n";
+    (void)!::write(STDERR_FILENO, msg, sizeof msg - 1);
+    ::_exit(127);
+  }
+  if (outFd >= 0) ::close(outFd);
+  if (errFd >= 0) ::close(errFd);
+  return pid;
+}
+
+std::string describeWaitStatus(int status) {
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    return "was killed by signal " + std::to_string(sig) + " (" + strsignal(sig) + ")";
+  }
+  return "ended";
+}
+
+bool exitedWell(int status) {
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+}  // namespace netsmith

@@ -1,0 +1,466 @@
+#include "experiment/sweep_runner.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include "common/error.h"
+#include "common/file_util.h"
+#include "common/subprocess.h"
+#include "experiment/sweep_schedule.h"
+#include "train/train_options.h"
+
+namespace netsmith::experiment {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+double nowSeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+std::string localTime(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, format, &tm);
+  return buf;
+}
+
+std::string folderSafe(const std::string& name) {
+  std::string out;
+  for (const char c : name)
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  return out.empty() ? "sweep" : out.substr(0, 64);
+}
+
+Json paramsJson(const Assignment& a) {
+  Json j = Json::object();
+  for (const auto& [path, v] : a)
+    j[path] = v;
+  return j;
+}
+
+Json trialJson(const Trial& t) {
+  SweepState one;
+  one.trials.push_back(t);
+  return sweepStateToJson(one)["trials"][0];
+}
+
+/// The process's own words on failure: the last "netsmith-cli:" line of its standard error
+/// (else its last line), read from the file's end.
+std::string failureText(const std::string& stderrPath) {
+  std::ifstream in(stderrPath, std::ios::binary | std::ios::ate);
+  if (!in) return {};
+  const std::streamoff size = in.tellg();
+  const std::streamoff from = std::max<std::streamoff>(0, size - 8192);
+  in.seekg(from);
+  std::string tail((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  std::string last, own;
+  std::size_t start = 0;
+  while (start < tail.size()) {
+    auto end = tail.find('\n', start);
+    if (end == std::string::npos) end = tail.size();
+    std::string line = tail.substr(start, end - start);
+    if (!line.empty() && line.find_first_not_of(" \t\r") != std::string::npos) {
+      last = line;
+      if (line.rfind("netsmith-cli:", 0) == 0) own = line;
+    }
+    start = end + 1;
+  }
+  const std::string& text = own.empty() ? last : own;
+  return text.substr(0, 2000);
+}
+
+/// Holds `dir`/sweep.lock. The file stays open in the trials (no close-on-exec), so a sweep
+/// started again waits until the trials of one that was killed have written their checkpoints.
+int lockSweepFolder(const std::string& dir) {
+  const std::string path = (fs::path(dir) / "sweep.lock").string();
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
+  if (fd < 0) throw Error(path + ": cannot open the sweep's lock file");
+  const double until = nowSeconds() + 120;
+  while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    if (nowSeconds() > until) {
+      ::close(fd);
+      throw Error(dir + ": in use by another sweep (or its trials) for over 2 minutes");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return fd;
+}
+
+int g_lockFd = -1;  // one sweep per process
+
+}  // namespace
+
+std::string SweepRunner::create(const project::LoadedProject& loaded, const SweepSpec& spec,
+                                const SweepOptions& options) {
+  std::error_code ec;
+  fs::create_directories(options.outRoot, ec);
+  if (ec) throw Error(options.outRoot + ": cannot create (" + ec.message() + ")");
+  const std::string stem =
+      (fs::path(options.outRoot) / (folderSafe(spec.name) + "-" + localTime("%Y%m%d-%H%M%S")))
+          .string();
+  std::string dir = stem;
+  for (int n = 2; !fs::create_directory(dir, ec); ++n) {
+    if (ec || n > 100) throw Error(dir + ": cannot create the sweep folder");
+    dir = stem + "-" + std::to_string(n);
+  }
+  fs::create_directory(fs::path(dir) / "trials", ec);
+  Json base = withAbsolutePaths(project::projectToJson(loaded.project), loaded.baseDir());
+  writeFileAtomically((fs::path(dir) / "base.netsmith.json").string(), base.dump(2) + "\n");
+  SweepState s;
+  s.name = spec.name;
+  s.created = localTime("%Y-%m-%dT%H:%M:%S");
+  s.baseProject = loaded.path;
+  s.parallel = options.parallel > 0 ? options.parallel : spec.parallel;
+  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  s.threadsPerTrial = options.threadsPerTrial > 0
+                          ? options.threadsPerTrial
+                          : std::max(1, cores / static_cast<int>(s.parallel));
+  s.samplerLag = s.parallel;
+  s.trainArgs = options.trainArgs;
+  saveSweepState(dir, s);
+  return dir;
+}
+
+SweepRunner::SweepRunner(const std::string& sweepDir, const SweepOptions& options)
+    : m_dir(sweepDir), m_options(options) {
+  m_state = loadSweepState(sweepDir);
+  const std::string basePath = (fs::path(sweepDir) / "base.netsmith.json").string();
+  auto loaded = project::loadProject(basePath);
+  Problems problems = loaded.problems;
+  if (!loaded.project.extra.contains("sweep"))
+    problems.push_back({"sweep", "missing: the base project has no sweep section", {}, {}});
+  else
+    m_spec = parseSweep(loaded.project.extra["sweep"], loaded.project, problems);
+  if (!problems.empty()) throw Error(basePath + ": " + formatProblems(problems));
+  m_base = loaded.project;
+  if (options.parallel > 0) m_state.parallel = options.parallel;
+  if (options.threadsPerTrial > 0) m_state.threadsPerTrial = options.threadsPerTrial;
+  for (const auto& t : m_state.trials) {
+    for (const auto& p : m_spec.params)
+      if (!t.params.count(p.path))
+        throw Error(sweepDir + "/sweep.json: trial " + std::to_string(t.id) + " has no value for " +
+                    p.path);
+  }
+  if (g_lockFd < 0) g_lockFd = lockSweepFolder(sweepDir);
+}
+
+SweepRunner::~SweepRunner() {
+  for (auto& p : m_running) {
+    ::kill(p.pid, SIGTERM);
+    int status = 0;
+    ::waitpid(p.pid, &status, 0);
+  }
+  if (g_lockFd >= 0) {
+    ::close(g_lockFd);
+    g_lockFd = -1;
+  }
+}
+
+Json SweepRunner::trialProjectJson(std::int64_t id) const {
+  const auto& t = m_state.trials.at(static_cast<std::size_t>(id));
+  auto project = applyAssignment(m_base, t.params);
+  project.extra.erase("sweep");
+  project.name = m_base.name + "-" + fs::path(trialFolderName(id)).filename().string();
+  return project::projectToJson(project);
+}
+
+void SweepRunner::save() {
+  saveSweepState(m_dir, m_state);
+}
+
+std::string SweepRunner::findRunDir(const Trial& trial) const {
+  const fs::path trialDir = fs::path(m_dir) / trialFolderName(trial.id);
+  std::string best;
+  std::error_code ec;
+  for (fs::directory_iterator it(trialDir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_directory() && fs::exists(it->path() / "events.jsonl")) {
+      const std::string name = it->path().filename().string();
+      if (name > best) best = name;
+    }
+  }
+  return best.empty() ? std::string() : (fs::path(trialFolderName(trial.id)) / best).string();
+}
+
+std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) const {
+  std::map<std::int64_t, double> scores;
+  if (trial.runDir.empty()) return scores;
+  std::ifstream in(fs::path(m_dir) / trial.runDir / "events.jsonl", std::ios::binary);
+  std::string line;
+  std::uint64_t read = 0;
+  while (std::getline(in, line) && read < (1ull << 30)) {
+    read += line.size() + 1;
+    if (line.size() > (1u << 20) || line.find("\"epoch_end\"") == std::string::npos) continue;
+    try {
+      const Json ev = Json::parse(line);
+      if (ev.value("event", std::string()) != "epoch_end" || !ev.contains("epoch") ||
+          !ev["epoch"].is_number_integer())
+        continue;
+      // epoch_end's "epoch" counts from 0; scores are kept by epochs done.
+      scores[ev["epoch"].get<std::int64_t>() + 1] = objectiveFromEpochEvent(ev, m_spec.objective);
+    } catch (const std::exception&) {
+      // a line cut short by a kill
+    }
+  }
+  return scores;
+}
+
+void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
+  if (trial.runDir.empty()) trial.runDir = findRunDir(trial);
+  auto& reported = m_epochsReported[trial.id];
+  for (const auto& [epoch, value] : readScores(trial)) {
+    if (epoch <= reported) continue;
+    reported = epoch;
+    if (listener)
+      listener(Json{{"event", "epoch"},
+                    {"trial", trial.id},
+                    {"epoch", epoch},
+                    {"epochs", trial.maxEpochs},
+                    {"objective", m_spec.objective},
+                    {"value", std::isfinite(value) ? Json(value) : Json()}});
+  }
+}
+
+void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
+  const fs::path trialDir = fs::path(m_dir) / trialFolderName(trial.id);
+  std::error_code ec;
+  fs::create_directories(trialDir, ec);
+  if (ec) throw Error(trialDir.string() + ": cannot create (" + ec.message() + ")");
+  const fs::path projectPath = trialDir / "project.netsmith.json";
+  if (!fs::exists(projectPath))
+    writeFileAtomically(projectPath.string(), trialProjectJson(trial.id).dump(2) + "\n");
+  // Where the trial stands on disk: its run folder and its last checkpoint, if any.
+  trial.runDir = findRunDir(trial);
+  std::string resume;
+  if (!trial.runDir.empty()) {
+    const fs::path ckpt = fs::path(m_dir) / trial.runDir / "checkpoints" / "last.safetensors";
+    if (fs::exists(ckpt)) {
+      resume = ckpt.string();
+    } else {  // killed before its first checkpoint: start it again
+      fs::remove_all(fs::path(m_dir) / trial.runDir, ec);
+      trial.runDir.clear();
+    }
+  }
+  trial.scores = readScores(trial);
+  trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+  m_epochsReported[trial.id] = trial.epochsDone;
+  const std::int64_t stopAt = segmentStop(trial, m_spec);
+  const std::string threads = std::to_string(m_state.threadsPerTrial);
+  SpawnSpec spawn;
+  spawn.program = m_options.program;
+  spawn.args = {"train", projectPath.string(), "--json",    "--no-test",
+                "--out", trialDir.string(),    "--threads", threads};
+  spawn.args.insert(spawn.args.end(), m_state.trainArgs.begin(), m_state.trainArgs.end());
+  if (stopAt > 0) {
+    spawn.args.push_back("--stop-at-epoch");
+    spawn.args.push_back(std::to_string(stopAt));
+  }
+  if (!resume.empty()) {
+    spawn.args.push_back("--resume");
+    spawn.args.push_back(resume);
+  }
+  spawn.env = {"OMP_NUM_THREADS=" + threads, "OPENBLAS_NUM_THREADS=" + threads};
+  spawn.stdoutPath = (trialDir / "stdout.jsonl").string();
+  spawn.stderrPath = (trialDir / "stderr.log").string();
+  spawn.what = "trial " + std::to_string(trial.id);
+  Process p;
+  p.trial = trial.id;
+  p.stopAt = stopAt;
+  p.started = nowSeconds();
+  p.pid = spawnChild(spawn);
+  m_running.push_back(p);
+  trial.status = TrialStatus::Running;
+  ++trial.segments;
+  save();
+  if (listener)
+    listener(Json{{"event", "trial_started"},
+                  {"trial", trial.id},
+                  {"params", paramsJson(trial.params)},
+                  {"resumed", !resume.empty()},
+                  {"from_epoch", trial.epochsDone},
+                  {"stop_at_epoch", stopAt > 0 ? stopAt : trial.maxEpochs},
+                  {"epochs", trial.maxEpochs},
+                  {"folder", trialFolderName(trial.id)}});
+}
+
+void SweepRunner::finishSegment(Process& p, int status, const SweepListener& listener) {
+  auto& trial = m_state.trials.at(static_cast<std::size_t>(p.trial));
+  trial.seconds += nowSeconds() - p.started;
+  trial.runDir = findRunDir(trial);
+  reportNewEpochs(trial, listener);
+  SegmentEnd end = SegmentEnd::Failed;
+  // 130: stopped by SIGINT/SIGTERM after writing a checkpoint.
+  const bool stoppedBySignal =
+      (WIFEXITED(status) && WEXITSTATUS(status) == 130) || (WIFSIGNALED(status) && p.signalled);
+  if (exitedWell(status))
+    end = SegmentEnd::Exited;
+  else if (stoppedBySignal || p.signalled)
+    end = SegmentEnd::Interrupted;
+  std::string error;
+  if (end == SegmentEnd::Failed) {
+    const auto own =
+        failureText((fs::path(m_dir) / trialFolderName(trial.id) / "stderr.log").string());
+    error = (own.empty() ? "" : own + " ") + "(" + describeWaitStatus(status) + ")";
+  }
+  endSegment(trial, readScores(trial), end, p.stopAt, error);
+  save();
+  if (listener && trial.ended()) {
+    Json j = trialJson(trial);
+    j["event"] = "trial_ended";
+    j["trial"] = trial.id;
+    listener(j);
+  }
+}
+
+bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* interrupt) {
+  const double start = nowSeconds();
+  const double elapsedBefore = m_state.elapsedSeconds;
+  double lastTail = start;
+  const auto ended = [&](const char* how) {
+    const Trial* best = bestTrial(m_state, m_spec);
+    if (listener) {
+      Json b;
+      if (best) {
+        b = trialJson(*best);
+      }
+      listener(Json{{"event", "sweep_ended"},
+                    {"state", how},
+                    {"folder", m_dir},
+                    {"best", b},
+                    {"elapsed_seconds", m_state.elapsedSeconds}});
+    }
+  };
+  if (m_state.finished) {
+    ended("finished");
+    return true;
+  }
+  for (;;) {
+    const double now = nowSeconds();
+    m_state.elapsedSeconds = elapsedBefore + (now - start);
+    // Trials whose process ended.
+    for (std::size_t i = 0; i < m_running.size();) {
+      int status = 0;
+      if (::waitpid(m_running[i].pid, &status, WNOHANG) == m_running[i].pid) {
+        Process p = m_running[i];
+        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
+        finishSegment(p, status, listener);
+      } else {
+        ++i;
+      }
+    }
+    if (now - lastTail >= 1.0) {
+      lastTail = now;
+      for (const auto& p : m_running)
+        reportNewEpochs(m_state.trials.at(static_cast<std::size_t>(p.trial)), listener);
+    }
+    const bool overBudget = m_spec.maxSeconds > 0 && m_state.elapsedSeconds >= m_spec.maxSeconds;
+    if ((interrupt && interrupt->load() && !m_interrupting) || (overBudget && !m_budgetSpent)) {
+      if (overBudget)
+        m_budgetSpent = true;
+      else
+        m_interrupting = true;
+      for (auto& p : m_running) {
+        ::kill(p.pid, SIGTERM);  // each trial writes a checkpoint and exits
+        p.signalled = true;
+      }
+    }
+    if (m_interrupting) {
+      if (m_running.empty()) {
+        save();
+        ended("interrupted");
+        return false;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      continue;
+    }
+    bool progressed = false;
+    for (const auto& d : decideRungs(m_state, m_spec)) {
+      progressed = true;
+      if (listener)
+        listener(Json{{"event", "rung"},
+                      {"trial", d.trial},
+                      {"epoch", d.rung},
+                      {"continues", d.continues},
+                      {"score", std::isfinite(d.score) ? Json(d.score) : Json()},
+                      {"cutoff", std::isfinite(d.cutoff) ? Json(d.cutoff) : Json()},
+                      {"compared", d.compared}});
+      const auto& t = m_state.trials.at(static_cast<std::size_t>(d.trial));
+      if (!d.continues && listener) {
+        Json j = trialJson(t);
+        j["event"] = "trial_ended";
+        j["trial"] = t.id;
+        listener(j);
+      }
+    }
+    if (progressed) save();
+    if (m_budgetSpent) {
+      std::vector<std::int64_t> underWay;
+      for (const auto& p : m_running)
+        underWay.push_back(p.trial);
+      const auto before = sweepStateToJson(m_state);
+      stopWaitingTrials(m_state, underWay,
+                        "the sweep's time budget of " +
+                            std::to_string(static_cast<long long>(m_spec.maxSeconds / 60)) +
+                            " min ran out");
+      if (sweepStateToJson(m_state) != before) save();
+    }
+    while (!m_budgetSpent && static_cast<std::int64_t>(m_running.size()) < m_state.parallel) {
+      Trial* ready = nullptr;
+      for (auto& t : m_state.trials) {
+        const bool underWay = std::any_of(m_running.begin(), m_running.end(),
+                                          [&](const Process& p) { return p.trial == t.id; });
+        if (t.status == TrialStatus::Running && !underWay) {
+          ready = &t;
+          break;
+        }
+      }
+      if (!ready) {
+        Assignment settings;
+        if (!nextTrialSettings(m_state, m_spec, settings)) break;
+        Trial t;
+        t.id = static_cast<std::int64_t>(m_state.trials.size());
+        t.params = settings;
+        m_state.trials.push_back(t);
+        const Json project = trialProjectJson(t.id);
+        const Json train = project.value("train", Json::object());
+        m_state.trials.back().maxEpochs =
+            train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer()
+                ? std::max<std::int64_t>(1, train["epochs"].get<std::int64_t>())
+                : train::TrainOptions{}.epochs;
+        ready = &m_state.trials.back();
+      }
+      startSegment(*ready, listener);
+      progressed = true;
+    }
+    if (m_running.empty()) {
+      if (sweepDone(m_state, m_spec, m_budgetSpent)) {
+        m_state.finished = true;
+        save();
+        ended("finished");
+        return true;
+      }
+      if (!progressed)
+        throw Error(m_dir +
+                    "/sweep.json: the sweep cannot go on (no trial can start or be "
+                    "judged); its record may have been edited");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+}
+
+}  // namespace netsmith::experiment

@@ -1,0 +1,91 @@
+#pragma once
+
+// Runs a sweep (issue 21): each trial is a normal `netsmith-cli train` run of its own project
+// file under sweeps/<name>-<timestamp>/trials/tNNNN/, started as a child process, `parallel`
+// of them at once with cores/parallel threads each. Trials with ASHA run in segments that stop
+// at the rungs (train --stop-at-epoch, then --resume); what happens next is decided by
+// sweep_schedule.h and written to sweep.json after every change, so a killed sweep resumes
+// (`open` + `run`). No LibTorch here.
+#include <sys/types.h>
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+#include "experiment/sweep_spec.h"
+#include "experiment/sweep_state.h"
+#include "project/project.h"
+
+namespace netsmith::experiment {
+
+struct SweepOptions {
+  std::string program;                 ///< netsmith-cli, by absolute path
+  std::string outRoot = "sweeps";      ///< the sweep folder is made inside
+  std::int64_t parallel = 0;           ///< 0: the spec's
+  int threadsPerTrial = 0;             ///< 0: the machine's cores / parallel
+  std::vector<std::string> trainArgs;  ///< passed to each trial: --limit-train N, --limit-val N
+};
+
+/// What the sweep reports as it goes, one JSON object each:
+///   {"event": "trial_started", "trial": 3, "params": {...}, "resumed": false}
+///   {"event": "epoch", "trial": 3, "epoch": 2, "epochs": 9, "objective": "val_accuracy", "value":
+///   0.81}
+///   {"event": "rung", "trial": 3, "epoch": 3, "continues": false, "score": ..., "cutoff": ...}
+///   {"event": "trial_ended", "trial": 3, "status": "completed", ...the trial's record}
+///   {"event": "sweep_ended", "state": "finished" | "interrupted", "best": {...} | null}
+using SweepListener = std::function<void(const Json& event)>;
+
+class SweepRunner {
+ public:
+  /// Makes the sweep folder for `loaded`'s sweep section (already parsed into `spec`).
+  static std::string create(const project::LoadedProject& loaded, const SweepSpec& spec,
+                            const SweepOptions& options);
+  /// Opens a sweep folder (a new one, or one to resume). Throws netsmith::Error.
+  SweepRunner(const std::string& sweepDir, const SweepOptions& options);
+  ~SweepRunner();
+  SweepRunner(const SweepRunner&) = delete;
+  SweepRunner& operator=(const SweepRunner&) = delete;
+
+  /// Runs to the end, or until `*interrupt` is set: then the running trials are stopped
+  /// (SIGTERM: each writes a checkpoint) and the record says where to go on. Returns true when
+  /// the sweep has finished.
+  bool run(const SweepListener& listener, const std::atomic<bool>* interrupt);
+
+  const SweepState& state() const { return m_state; }
+  const SweepSpec& spec() const { return m_spec; }
+  const std::string& dir() const { return m_dir; }
+  /// The base project (the sweep's copy), for --apply-best.
+  const project::Project& baseProject() const { return m_base; }
+  /// The project of trial `id`: the base with the trial's settings, its sweep section removed.
+  Json trialProjectJson(std::int64_t id) const;
+
+ private:
+  struct Process {
+    std::int64_t trial = 0;
+    pid_t pid = -1;
+    std::int64_t stopAt = 0;
+    double started = 0;
+    bool signalled = false;
+  };
+  void startSegment(Trial& trial, const SweepListener& listener);
+  void finishSegment(Process& p, int status, const SweepListener& listener);
+  void reportNewEpochs(Trial& trial, const SweepListener& listener);
+  std::map<std::int64_t, double> readScores(const Trial& trial) const;
+  std::string findRunDir(const Trial& trial) const;
+  void save();
+
+  std::string m_dir;
+  SweepOptions m_options;
+  SweepState m_state;
+  SweepSpec m_spec;
+  project::Project m_base;
+  std::vector<Process> m_running;
+  std::map<std::int64_t, std::int64_t> m_epochsReported;
+  bool m_interrupting = false;
+  bool m_budgetSpent = false;
+};
+
+}  // namespace netsmith::experiment

@@ -1,0 +1,223 @@
+#include "experiment/sweep_state.h"
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+
+#include "common/error.h"
+#include "common/file_util.h"
+
+namespace netsmith::experiment {
+
+namespace {
+
+constexpr std::uint64_t kMaxStateBytes = 64ull << 20;
+constexpr std::int64_t kMaxTrials = 100000;
+
+const std::pair<TrialStatus, const char*> kStatusNames[] = {{TrialStatus::Running, "running"},
+                                                            {TrialStatus::Paused, "paused"},
+                                                            {TrialStatus::Completed, "completed"},
+                                                            {TrialStatus::Stopped, "stopped"},
+                                                            {TrialStatus::Failed, "failed"}};
+
+Json scoreJson(double v) {
+  return std::isfinite(v) ? Json(v) : Json();
+}
+
+/// Reads `j[key]` as T, or throws naming the place.
+template <typename T>
+T field(const Json& j, const char* key, const std::string& at, bool required, T fallback) {
+  if (!j.contains(key)) {
+    if (required) throw Error(at + "." + key + ": missing");
+    return fallback;
+  }
+  try {
+    return j.at(key).get<T>();
+  } catch (const std::exception&) {
+    throw Error(at + "." + key + ": has the wrong type (" + jsonTypeName(j.at(key)) + ")");
+  }
+}
+
+Trial trialFromJson(const Json& j, const std::string& at) {
+  if (!j.is_object()) throw Error(at + ": must be an object");
+  Trial t;
+  t.id = field<std::int64_t>(j, "id", at, true, 0);
+  if (t.id < 0 || t.id >= kMaxTrials) throw Error(at + ".id: out of range");
+  const Json params = j.value("params", Json::object());
+  if (!params.is_object()) throw Error(at + ".params: must be an object");
+  for (const auto& [path, value] : params.items())
+    t.params[path] = value;
+  const auto status = field<std::string>(j, "status", at, true, "");
+  bool known = false;
+  for (const auto& [s, name] : kStatusNames) {
+    if (status == name) {
+      t.status = s;
+      known = true;
+    }
+  }
+  if (!known) throw Error(at + ".status: unknown status \"" + status + "\"");
+  t.maxEpochs = field<std::int64_t>(j, "max_epochs", at, true, 1);
+  if (t.maxEpochs < 1 || t.maxEpochs > 100000) throw Error(at + ".max_epochs: out of range");
+  const Json scores = j.value("scores", Json::object());
+  if (!scores.is_object()) throw Error(at + ".scores: must be an object of epoch: score");
+  for (const auto& [epoch, v] : scores.items()) {
+    std::int64_t e = 0;
+    try {
+      std::size_t used = 0;
+      e = std::stoll(epoch, &used);
+      if (used != epoch.size()) throw std::invalid_argument(epoch);
+    } catch (const std::exception&) {
+      throw Error(at + ".scores: \"" + epoch + "\" is not an epoch number");
+    }
+    if (e < 1 || e > t.maxEpochs) throw Error(at + ".scores." + epoch + ": out of range");
+    if (!v.is_null() && !v.is_number()) throw Error(at + ".scores." + epoch + ": not a number");
+    t.scores[e] = v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
+  }
+  t.epochsDone = t.scores.empty() ? 0 : t.scores.rbegin()->first;
+  t.runDir = field<std::string>(j, "run_dir", at, false, "");
+  t.error = field<std::string>(j, "error", at, false, "");
+  t.note = field<std::string>(j, "note", at, false, "");
+  t.seconds = field<double>(j, "seconds", at, false, 0.0);
+  t.segments = field<std::int64_t>(j, "segments", at, false, 0);
+  return t;
+}
+
+}  // namespace
+
+std::string trialStatusName(TrialStatus s) {
+  for (const auto& [status, name] : kStatusNames)
+    if (status == s) return name;
+  return "running";
+}
+
+double Trial::objective() const {
+  return scores.empty() ? std::numeric_limits<double>::quiet_NaN() : scores.rbegin()->second;
+}
+
+Json sweepStateToJson(const SweepState& s) {
+  Json trials = Json::array();
+  for (const auto& t : s.trials) {
+    Json params = Json::object();
+    for (const auto& [path, v] : t.params)
+      params[path] = v;
+    Json scores = Json::object();
+    for (const auto& [e, v] : t.scores)
+      scores[std::to_string(e)] = scoreJson(v);
+    Json tj{{"id", t.id},
+            {"params", params},
+            {"status", trialStatusName(t.status)},
+            {"max_epochs", t.maxEpochs},
+            {"epochs_done", t.epochsDone},
+            {"objective", scoreJson(t.objective())},
+            {"scores", scores},
+            {"seconds", t.seconds},
+            {"segments", t.segments}};
+    if (!t.runDir.empty()) tj["run_dir"] = t.runDir;
+    if (!t.error.empty()) tj["error"] = t.error;
+    if (!t.note.empty()) tj["note"] = t.note;
+    trials.push_back(tj);
+  }
+  return Json{{"format", "netsmith-sweep"},
+              {"version", 1},
+              {"name", s.name},
+              {"created", s.created},
+              {"base_project", s.baseProject},
+              {"parallel", s.parallel},
+              {"threads_per_trial", s.threadsPerTrial},
+              {"sampler_lag", s.samplerLag},
+              {"train_args", s.trainArgs},
+              {"elapsed_seconds", s.elapsedSeconds},
+              {"finished", s.finished},
+              {"trials", trials}};
+}
+
+SweepState sweepStateFromJson(const Json& j, const std::string& source) {
+  if (!j.is_object() || j.value("format", std::string()) != "netsmith-sweep")
+    throw Error(source + ": not a Netsmith sweep record (no \"format\": \"netsmith-sweep\")");
+  if (j.value("version", 0) != 1)
+    throw Error(source + ": sweep record version " + j.value("version", Json()).dump() +
+                " is not one this Netsmith reads (1)");
+  SweepState s;
+  s.name = field<std::string>(j, "name", source, true, "");
+  s.created = field<std::string>(j, "created", source, false, "");
+  s.baseProject = field<std::string>(j, "base_project", source, false, "");
+  s.parallel = field<std::int64_t>(j, "parallel", source, true, 1);
+  if (s.parallel < 1 || s.parallel > 64) throw Error(source + ".parallel: must be 1 to 64");
+  s.threadsPerTrial = field<int>(j, "threads_per_trial", source, false, 1);
+  if (s.threadsPerTrial < 1 || s.threadsPerTrial > 4096)
+    throw Error(source + ".threads_per_trial: must be 1 to 4096");
+  s.samplerLag = field<std::int64_t>(j, "sampler_lag", source, false, s.parallel);
+  if (s.samplerLag < 1 || s.samplerLag > 64) throw Error(source + ".sampler_lag: must be 1 to 64");
+  s.trainArgs = field<std::vector<std::string>>(j, "train_args", source, false, {});
+  for (const auto& a : s.trainArgs) {
+    static const char* const kAllowed[] = {"--limit-train", "--limit-val", "--device",
+                                           "--init-from"};
+    bool flag = a.rfind("--", 0) == 0, ok = !flag;
+    for (const char* k : kAllowed)
+      ok = ok || a == k;
+    if (!ok) throw Error(source + ".train_args: \"" + a + "\" is not a flag a sweep passes on");
+  }
+  s.elapsedSeconds = field<double>(j, "elapsed_seconds", source, false, 0.0);
+  s.finished = field<bool>(j, "finished", source, false, false);
+  if (!j.contains("trials") || !j["trials"].is_array())
+    throw Error(source + ".trials: missing or not a list");
+  if (j["trials"].size() > std::size_t(kMaxTrials)) throw Error(source + ".trials: too many");
+  for (std::size_t i = 0; i < j["trials"].size(); ++i) {
+    auto t = trialFromJson(j["trials"][i], source + ".trials[" + std::to_string(i) + "]");
+    if (t.id != static_cast<std::int64_t>(i))
+      throw Error(source + ".trials[" + std::to_string(i) +
+                  "].id: trials must be numbered 0, 1, ...");
+    s.trials.push_back(std::move(t));
+  }
+  return s;
+}
+
+SweepState loadSweepState(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "sweep.json").string();
+  if (!std::filesystem::exists(path))
+    throw Error(dir + ": not a sweep folder (no sweep.json in it)");
+  const std::string text = readTextFile(path, kMaxStateBytes);
+  checkJsonNesting(text, path);
+  Json j;
+  try {
+    j = Json::parse(text);
+  } catch (const std::exception& e) {
+    throw Error(path + ": not valid JSON (" + e.what() + ")");
+  }
+  return sweepStateFromJson(j, path);
+}
+
+void saveSweepState(const std::string& dir, const SweepState& s) {
+  writeFileAtomically((std::filesystem::path(dir) / "sweep.json").string(),
+                      sweepStateToJson(s).dump(1) + "\n");
+}
+
+std::string trialFolderName(std::int64_t id) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "t%04lld", static_cast<long long>(id));
+  return std::string("trials/") + buf;
+}
+
+Json withAbsolutePaths(Json project, const std::string& baseDir) {
+  namespace fs = std::filesystem;
+  const auto absolute = [&](Json& v) {
+    if (!v.is_string()) return;
+    fs::path p(v.get<std::string>());
+    if (p.is_relative()) v = (fs::absolute(fs::path(baseDir)) / p).lexically_normal().string();
+  };
+  if (project.contains("init_from")) absolute(project["init_from"]);
+  if (!project.contains("data") || !project["data"].is_object()) return project;
+  for (const char* split : {"train", "validation", "test"}) {
+    if (!project["data"].contains(split) || !project["data"][split].is_object()) continue;
+    Json& source = project["data"][split];
+    for (const char* key : {"images", "labels", "root", "manifest"})
+      if (source.contains(key)) absolute(source[key]);
+    if (source.contains("files") && source["files"].is_array())
+      for (auto& f : source["files"])
+        absolute(f);
+  }
+  return project;
+}
+
+}  // namespace netsmith::experiment
