@@ -9,6 +9,7 @@
 #include "augment/transform.h"
 #include "common/error.h"
 #include "data/project_data.h"
+#include "experiment/sweep_spec.h"
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "project/project.h"
@@ -30,6 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         data::validateDataSections(loaded.project, "/nonexistent-netsmith-fuzz", transforms);
     Problems trainProblems;
     train::parseTrainOptions(loaded.project.train, schedules, trainProblems);
+    if (loaded.project.extra.contains("sweep"))
+      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, trainProblems);
     for (const auto& p : problems)
       (void)p.toString();
     if (problems.empty() && dataProblems.empty()) {

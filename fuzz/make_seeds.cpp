@@ -11,6 +11,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
+#include "experiment/sweep_state.h"
 #include "export/export_model.h"
 #include "export/onnx_export.h"
 #include "graph/graph_module.h"
@@ -21,8 +22,39 @@ using namespace netsmith;
 
 namespace {
 
-const char* const kTargets[] = {"project",     "idx",        "csv", "cifar",
-                                "safetensors", "checkpoint", "onnx"};
+const char* const kTargets[] = {"project",     "idx",        "csv",  "cifar",
+                                "safetensors", "checkpoint", "onnx", "sweep"};
+
+void put(const fs::path& file, const std::string& bytes);
+
+// A sweep record as the runner writes it: trials completed, stopped at a rung, failed, paused
+// and running.
+void sweepSeeds(const fs::path& dir) {
+  experiment::SweepState s;
+  s.name = "seed";
+  s.parallel = 2;
+  s.samplerLag = 2;
+  s.trainArgs = {"--limit-train", "600"};
+  const experiment::TrialStatus statuses[] = {
+      experiment::TrialStatus::Completed, experiment::TrialStatus::Stopped,
+      experiment::TrialStatus::Failed, experiment::TrialStatus::Paused,
+      experiment::TrialStatus::Running};
+  for (int i = 0; i < 5; ++i) {
+    experiment::Trial t;
+    t.id = i;
+    t.params = {{"train.optimizer.lr", 0.001 * (i + 1)}};
+    t.status = statuses[i];
+    t.maxEpochs = 4;
+    for (int e = 1; e <= (i == 0 ? 4 : 1 + i % 2); ++e)
+      t.scores[e] = 0.5 + 0.1 * i + 0.01 * e;
+    t.epochsDone = t.scores.rbegin()->first;
+    if (i == 2) t.error = "netsmith-cli: failed (exited with status 1)";
+    s.trials.push_back(t);
+  }
+  put(dir / "sweep.json", experiment::sweepStateToJson(s).dump(1));
+  s.trials.resize(1);
+  put(dir / "one.json", experiment::sweepStateToJson(s).dump());
+}
 
 void put(const fs::path& file, const std::string& bytes) {
   std::ofstream out(file, std::ios::binary | std::ios::trunc);
@@ -157,6 +189,7 @@ int main(int argc, char** argv) {
     safetensorsSeeds(out / "seeds/safetensors");
     onnxSeeds(source, out / "seeds/onnx");
     checkpointSeeds(source, out / "seeds/checkpoint");
+    sweepSeeds(out / "seeds/sweep");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());
     return 1;

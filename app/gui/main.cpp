@@ -6,11 +6,14 @@
 #include <QIcon>
 #include <QTimer>
 
+#include <QDir>
 #include "env/env_report.h"
+#include "monitor/experiments_page.h"
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
 #include "screenshots.h"
 #include "shell/main_window.h"
+#include "shell/project_pages.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -46,7 +49,12 @@ int main(int argc, char** argv) {
                      "after the run (dashboard, runs, evaluation); without, the Model, Data, "
                      "Augment and Training pages"),
       QStringLiteral("DIR"));
-  parser.addOptions({train, limitTrain, limitVal, shots});
+  const QCommandLineOption sweep(
+      QStringLiteral("sweep"),
+      QStringLiteral("show the sweep in DIR (a sweeps/NAME-TIME folder) on the Experiments page; "
+                     "with --screenshots, save it as experiments.png, then quit"),
+      QStringLiteral("DIR"));
+  parser.addOptions({train, limitTrain, limitVal, shots, sweep});
   parser.process(app);
 
   netsmith::env::configureThreads();
@@ -59,7 +67,17 @@ int main(int argc, char** argv) {
     opened = window.openProject(parser.positionalArguments().first());
   window.show();
 
-  if (opened && parser.isSet(shots)) {
+  if (opened && parser.isSet(sweep)) {
+    window.pages()->showPage(netsmith::ui::ProjectPages::ExperimentsPage);
+    window.pages()->experimentsPage()->openSweep(parser.value(sweep));
+    if (parser.isSet(shots)) {
+      QTimer::singleShot(1000, &window, [&window, dir = parser.value(shots)] {
+        QDir().mkpath(dir);
+        window.grab().save(QDir(dir).filePath(QStringLiteral("experiments.png")));
+        window.close();
+      });
+    }
+  } else if (opened && parser.isSet(shots)) {
     scheduleScreenshots(window, parser.value(shots), parser.isSet(train));
   } else if (opened && parser.isSet(train)) {
     QTimer::singleShot(0, &window, [&window] {

@@ -59,7 +59,8 @@ void takeTour(MainWindow& window, const QString& dir, std::function<void()> done
       {ProjectPages::TrainingPage, QStringLiteral("training")},
       {ProjectPages::DashboardPage, QStringLiteral("dashboard")},
       {ProjectPages::RunsPage, QStringLiteral("runs")},
-      {ProjectPages::EvalPage, QStringLiteral("evaluation")}};
+      {ProjectPages::EvalPage, QStringLiteral("evaluation")},
+      {ProjectPages::ExperimentsPage, QStringLiteral("experiments")}};
   auto shots = std::make_shared<QList<TourShot>>();
   for (const QSize size : {QSize(1280, 720), QSize(1920, 1080)})
     for (const QString& theme : {QStringLiteral("light"), QStringLiteral("dark")})

@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/subprocess.h"
+#include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "train/train_options.h"
 
@@ -223,7 +224,16 @@ std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) const
 void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
   if (trial.runDir.empty()) trial.runDir = findRunDir(trial);
   auto& reported = m_epochsReported[trial.id];
-  for (const auto& [epoch, value] : readScores(trial)) {
+  const auto scores = readScores(trial);
+  if (!scores.empty() && scores.rbegin()->first > reported &&
+      trial.status == TrialStatus::Running) {
+    // The record follows a running trial epoch by epoch (the studio's table reads it).
+    for (const auto& [e, v] : scores)
+      if (e >= 1 && e <= trial.maxEpochs) trial.scores[e] = v;
+    trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+    save();
+  }
+  for (const auto& [epoch, value] : scores) {
     if (epoch <= reported) continue;
     reported = epoch;
     if (listener)
@@ -345,6 +355,14 @@ bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* in
                     {"elapsed_seconds", m_state.elapsedSeconds}});
     }
   };
+  if (listener)
+    listener(Json{{"event", "sweep_started"},
+                  {"folder", m_dir},
+                  {"name", m_state.name},
+                  {"planned_trials", plannedTrials(m_spec)},
+                  {"trials", m_state.trials.size()},
+                  {"parallel", m_state.parallel},
+                  {"threads_per_trial", m_state.threadsPerTrial}});
   if (m_state.finished) {
     ended("finished");
     return true;

@@ -30,6 +30,7 @@ struct SweepOptions {
 };
 
 /// What the sweep reports as it goes, one JSON object each:
+///   {"event": "sweep_started", "folder": "sweeps/lr-20261201-101500", "planned_trials": 12, ...}
 ///   {"event": "trial_started", "trial": 3, "params": {...}, "resumed": false}
 ///   {"event": "epoch", "trial": 3, "epoch": 2, "epochs": 9, "objective": "val_accuracy", "value":
 ///   0.81}

@@ -84,8 +84,8 @@ void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, Segm
 std::vector<RungDecision> decideRungs(SweepState& state, const SweepSpec& spec) {
   std::vector<RungDecision> out;
   for (auto& t : state.trials) {
-    if (t.status != TrialStatus::Paused) continue;
-    const std::int64_t r = t.epochsDone;
+    if (t.status != TrialStatus::Paused || t.scores.empty()) continue;
+    const std::int64_t r = t.scores.rbegin()->first;
     std::vector<double> rungScores;
     bool judgeable = true;
     for (const auto& j : state.trials) {
@@ -101,7 +101,7 @@ std::vector<RungDecision> decideRungs(SweepState& state, const SweepSpec& spec) 
     RungDecision d;
     d.trial = t.id;
     d.rung = r;
-    d.score = t.scores.at(r);
+    d.score = t.scores.rbegin()->second;
     d.compared = static_cast<std::int64_t>(rungScores.size());
     d.cutoff = ashaCutoff(rungScores, spec.asha.reduction, spec.maximize);
     d.continues = ashaContinues(rungScores, d.score, spec.asha.reduction, spec.maximize);

@@ -385,6 +385,57 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
   return s;
 }
 
+Json suggestSweepParam(const std::string& path, const schema::ParamSpec& spec,
+                       const Json& current) {
+  using schema::ParamType;
+  const double lo = spec.min ? *spec.min : -1e300, hi = spec.max ? *spec.max : 1e300;
+  const Json value = current.is_null() ? spec.defaultValue : current;
+  switch (spec.type) {
+    case ParamType::Enum: {
+      Json choices = Json::array();
+      for (const auto& c : spec.choices)
+        choices.push_back(c);
+      return Json{{"path", path}, {"choice", choices}};
+    }
+    case ParamType::Bool:
+      return Json{{"path", path}, {"choice", {true, false}}};
+    case ParamType::Int: {
+      const auto v = value.is_number() ? value.get<std::int64_t>() : std::int64_t(1);
+      if (v >= 2 && (v & (v - 1)) == 0) {  // a power of two: half, same, twice
+        Json choices = Json::array();
+        for (const auto c : {v / 2, v, v * 2})
+          if (double(c) >= lo && double(c) <= hi) choices.push_back(c);
+        return Json{{"path", path}, {"choice", choices}};
+      }
+      auto a = static_cast<std::int64_t>(std::max(lo, double(v / 2)));
+      auto b =
+          static_cast<std::int64_t>(std::min(hi, double(std::max<std::int64_t>(v * 2, v + 2))));
+      if (spec.minExclusive && double(a) <= lo) ++a;
+      if (a >= b) b = a + 1;
+      return Json{{"path", path}, {"int_uniform", {a, b}}};
+    }
+    case ParamType::Float: {
+      const double v = value.is_number() ? value.get<double>() : 0.0;
+      const bool rate = path.find("lr") != std::string::npos ||
+                        path.find("decay") != std::string::npos ||
+                        path.find("eps") != std::string::npos;
+      const bool wide = spec.min && spec.max && *spec.min > 0 && *spec.max / *spec.min >= 100;
+      if ((rate || wide) && lo >= 0) {
+        const double centre = v > 0 ? v : 1e-4;  // e.g. weight_decay 0: 1e-5 .. 1e-3
+        double a = std::max(centre / 10, lo > 0 ? lo : 1e-12), b = std::min(centre * 10, hi);
+        if (a < b) return Json{{"path", path}, {"log_uniform", {a, b}}};
+      }
+      double a = std::max(lo, v > 0 ? v / 2 : (v < 0 ? v * 2 : 0.0));
+      double b = std::min(hi, v > 0 ? v * 2 : (v < 0 ? v / 2 : 1.0));
+      if (spec.minExclusive && a <= lo) a = lo + (b - lo) * 1e-3;
+      if (!(a < b)) return Json();
+      return Json{{"path", path}, {"uniform", {a, b}}};
+    }
+    default:
+      return Json();
+  }
+}
+
 project::Project applyAssignment(const project::Project& base, const Assignment& values) {
   Json root = project::projectToJson(base);
   for (const auto& [path, value] : values)

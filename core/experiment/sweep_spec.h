@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "project/project.h"
+#include "schema/param_schema.h"
 
 namespace netsmith::experiment {
 
@@ -53,6 +54,14 @@ struct SweepSpec {
 /// Reads and checks `project.extra["sweep"]` (or the given JSON): every problem is added with
 /// its path (`sweep.params[1].path: no key "lrr" in train.optimizer; did you mean "lr"?`).
 SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems);
+
+/// A sweep entry for a form field (the studio's "Sweep this"): a range around `current` that
+/// respects the field's bounds. Enums and booleans: every choice. Positive reals: log-uniform
+/// over a decade either side for rates and decays (names with "lr", "decay", "eps") or where
+/// the bounds span 100x, else uniform over half to twice the value; an integer: int_uniform
+/// over half to twice (powers of two such as batch sizes: a choice of half, same, twice).
+/// Null for fields a sweep cannot vary (pairs, lists).
+Json suggestSweepParam(const std::string& path, const schema::ParamSpec& spec, const Json& current);
 
 /// The trial's settings: path -> value.
 using Assignment = std::map<std::string, Json>;

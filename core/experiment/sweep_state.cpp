@@ -173,19 +173,23 @@ SweepState sweepStateFromJson(const Json& j, const std::string& source) {
   return s;
 }
 
-SweepState loadSweepState(const std::string& dir) {
-  const std::string path = (std::filesystem::path(dir) / "sweep.json").string();
-  if (!std::filesystem::exists(path))
-    throw Error(dir + ": not a sweep folder (no sweep.json in it)");
-  const std::string text = readTextFile(path, kMaxStateBytes);
-  checkJsonNesting(text, path);
+SweepState parseSweepState(const std::string& text, const std::string& source) {
+  if (text.size() > kMaxStateBytes) throw Error(source + ": larger than a sweep record can be");
+  checkJsonNesting(text, source);
   Json j;
   try {
     j = Json::parse(text);
   } catch (const std::exception& e) {
-    throw Error(path + ": not valid JSON (" + e.what() + ")");
+    throw Error(source + ": not valid JSON (" + e.what() + ")");
   }
-  return sweepStateFromJson(j, path);
+  return sweepStateFromJson(j, source);
+}
+
+SweepState loadSweepState(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "sweep.json").string();
+  if (!std::filesystem::exists(path))
+    throw Error(dir + ": not a sweep folder (no sweep.json in it)");
+  return parseSweepState(readTextFile(path, kMaxStateBytes), path);
 }
 
 void saveSweepState(const std::string& dir, const SweepState& s) {

@@ -65,6 +65,8 @@ Json sweepStateToJson(const SweepState& s);
 /// Reads a sweep.json; throws netsmith::Error naming the file and the place of any problem.
 SweepState sweepStateFromJson(const Json& j, const std::string& source);
 
+/// Reads a sweep record's text (bounded size and nesting); throws netsmith::Error.
+SweepState parseSweepState(const std::string& text, const std::string& source);
 /// Reads `dir`/sweep.json (bounded size and nesting); throws netsmith::Error.
 SweepState loadSweepState(const std::string& dir);
 /// Writes `dir`/sweep.json atomically.

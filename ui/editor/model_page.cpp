@@ -29,22 +29,11 @@
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "session/project_document.h"
+#include "util/number_item.h"
 
 namespace netsmith::ui {
 
 namespace {
-
-/// Sorts by a number kept in UserRole while showing formatted text.
-class NumberItem : public QTableWidgetItem {
- public:
-  NumberItem(const QString& text, double value) : QTableWidgetItem(text) {
-    setData(Qt::UserRole, value);
-    setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-  }
-  bool operator<(const QTableWidgetItem& other) const override {
-    return data(Qt::UserRole).toDouble() < other.data(Qt::UserRole).toDouble();
-  }
-};
 
 QString bytes(double b) {
   return QLocale().formattedDataSize(qint64(b), 1);

@@ -1,5 +1,7 @@
 #include "editor/node_inspector.h"
 
+#include "experiment/sweep_spec.h"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -78,6 +80,11 @@ void NodeInspector::rebuild() {
   m_params->setObjectName(QStringLiteral("nodeParams"));
   m_params->setOnChange(
       [this, id](const QString& key, const Json& v) { m_editor->setParam(id, key, v); });
+  m_params->setOnSweep(
+      [this, id](const QString& key, const schema::ParamSpec& spec, const Json& v) {
+        m_editor->document()->addSweepParam(experiment::suggestSweepParam(
+            "model.nodes[" + id.toStdString() + "]." + key.toStdString(), spec, v));
+      });
   m_params->setSchema(def->schema, n->params);
   m_form->addRow(m_params);
   if (!def->initSchemes.empty()) {

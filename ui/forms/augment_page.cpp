@@ -1,5 +1,7 @@
 #include "forms/augment_page.h"
 
+#include "experiment/sweep_spec.h"
+
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -180,6 +182,12 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(split);
 
+  m_form->setOnSweep([this](const QString& key, const schema::ParamSpec& spec, const Json& v) {
+    const QString name = m_formTitle->property("transform").toString();
+    if (name.isEmpty()) return;
+    m_document->addSweepParam(experiment::suggestSweepParam(
+        "augment[" + name.toStdString() + "]." + key.toStdString(), spec, v));
+  });
   m_form->setOnChange([this](const QString& key, const Json& v) {
     const int row = m_formRow;
     Json a = augment();

@@ -1,5 +1,7 @@
 #include "forms/schema_form.h"
 
+#include <QMenu>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDoubleSpinBox>
@@ -230,6 +232,19 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
     auto* label = new QLabel(key + (spec.required() ? QStringLiteral(" *") : QString()), this);
     label->setToolTip(help);
     m_form->addRow(label, row);
+    // "Sweep this setting" on the field's label (right-click), where the page allows it.
+    label->setContextMenuPolicy(Qt::CustomContextMenu);
+    QObject::connect(label, &QWidget::customContextMenuRequested, this,
+                     [this, label, spec, key](const QPoint& at) {
+                       if (!m_sweep) return;
+                       QMenu menu(label);
+                       QAction* sweep = menu.addAction(tr("Sweep this setting"));
+                       sweep->setEnabled(spec.type != schema::ParamType::IntPair &&
+                                         spec.type != schema::ParamType::FloatPair &&
+                                         spec.type != schema::ParamType::FloatList);
+                       if (menu.exec(label->mapToGlobal(at)) == sweep) requestSweep(key);
+                     });
+    field.spec = spec;
     field.widget->setObjectName(QStringLiteral("param_") + key);
     field.row = row;
     field.help = help;
@@ -239,7 +254,16 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
   setValues(values);
 }
 
+void SchemaForm::requestSweep(const QString& key) {
+  const auto it = m_fields.find(key);
+  if (!m_sweep || it == m_fields.end()) return;
+  const std::string k = key.toStdString();
+  m_sweep(key, it->spec,
+          m_values.is_object() && m_values.contains(k) ? m_values[k] : it->defaultValue);
+}
+
 void SchemaForm::setValues(const Json& values, const Json& autoValues) {
+  m_values = values;
   for (auto it = m_fields.begin(); it != m_fields.end(); ++it) {
     const std::string key = it.key().toStdString();
     const bool inferred = autoValues.is_object() && autoValues.contains(key);

@@ -32,6 +32,13 @@ class SchemaForm : public QWidget {
   /// A field set to a keyword ("auto") shows its value from `autoValues` when there is one.
   void setValues(const Json& values, const Json& autoValues = Json());
   void setOnChange(ChangeFn fn) { m_onChange = std::move(fn); }
+  /// Called by a field's "Sweep this setting" (right-click on its label) with the field's key,
+  /// spec and shown value; without one the action is not offered.
+  using SweepFn =
+      std::function<void(const QString& key, const schema::ParamSpec& spec, const Json& value)>;
+  void setOnSweep(SweepFn fn) { m_sweep = std::move(fn); }
+  /// What the action does, for tests and keyboard use.
+  void requestSweep(const QString& key);
   /// Marks a field invalid (red, the reason as tooltip); an empty reason clears it.
   void setProblem(const QString& key, const QString& reason);
   void clearProblems();
@@ -47,6 +54,7 @@ class SchemaForm : public QWidget {
     QString help;
     QString problem;
     Json defaultValue;
+    schema::ParamSpec spec;
     /// Puts a value in the widgets (signals blocked); the second is what a keyword stands for.
     std::function<void(const Json& value, const Json& inferred)> show;
   };
@@ -55,6 +63,8 @@ class SchemaForm : public QWidget {
   QFormLayout* m_form;
   QHash<QString, Field> m_fields;
   ChangeFn m_onChange;
+  SweepFn m_sweep;
+  Json m_values;
 };
 
 }  // namespace netsmith::ui

@@ -1,5 +1,7 @@
 #include "forms/training_page.h"
 
+#include "experiment/sweep_spec.h"
+
 #include <qcustomplot.h>
 #include <QCheckBox>
 #include <QComboBox>
@@ -204,6 +206,19 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
     f->setOnChange([this](const QString& key, const Json& v) {
       setTrainKey(key.toStdString(), v, QStringLiteral("train:") + key);
     });
+  // "Sweep this setting": the field's path in the project, with a range around its value.
+  const auto sweepFrom = [this](SchemaForm* form, const std::string& prefix) {
+    form->setOnSweep(
+        [this, prefix](const QString& key, const schema::ParamSpec& spec, const Json& value) {
+          m_document->addSweepParam(
+              experiment::suggestSweepParam(prefix + key.toStdString(), spec, value));
+        });
+  };
+  sweepFrom(m_basics, "train.");
+  sweepFrom(m_optimizer, "train.optimizer.");
+  sweepFrom(m_schedule, "train.schedule.");
+  for (auto* f : m_groups)
+    sweepFrom(f, "train.");
   connect(m_optimizerType, &QComboBox::textActivated, this, [this](const QString& type) {
     Json train = m_document->project().train;
     Json opt = train.contains("optimizer") && train["optimizer"].is_object() ? train["optimizer"]

@@ -62,6 +62,8 @@ class Dashboard : public QWidget {
   /// Past runs drawn dashed on the loss and accuracy charts.
   void addOverlay(const RunHistory& run);
   void clearOverlays();
+  /// Removes the overlay named `name` (a sweep's trial that ended), if shown.
+  void removeOverlay(const QString& name);
   QStringList overlayNames() const;
 
   // Controls (also reachable from the dashboard's own widgets).

@@ -119,6 +119,19 @@ void Dashboard::clearOverlays() {
   refit();
 }
 
+void Dashboard::removeOverlay(const QString& name) {
+  for (int i = 0; i < m_overlays.size(); ++i) {
+    if (m_overlays[i].name != name) continue;
+    for (auto* g : m_overlays[i].graphs)
+      g->parentPlot()->removeGraph(g);
+    m_overlays.removeAt(i);
+    for (const auto& c : m_charts)
+      c->plot()->legend->setVisible(c->plot()->graphCount() > 1);
+    refit();
+    return;
+  }
+}
+
 QStringList Dashboard::overlayNames() const {
   QStringList names;
   for (const auto& o : m_overlays)

@@ -1,5 +1,7 @@
 #include "session/project_document.h"
 
+#include "experiment/sweep_spec.h"
+
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
@@ -120,6 +122,8 @@ void ProjectDocument::validateSections(bool dataToo) {
   m_sectionProblems = m_dataProblems;
   train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
                            m_sectionProblems);
+  if (m_project.extra.contains("sweep"))
+    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems);
 }
 
 void ProjectDocument::reanalyseModel() {
@@ -193,11 +197,23 @@ void ProjectDocument::editModel(const graph::ModelGraph& model, const QString& t
 static Json& sectionRef(project::Project& p, const QString& section) {
   if (section == QLatin1String("data")) return p.data;
   if (section == QLatin1String("augment")) return p.augment;
+  if (section == QLatin1String("sweep")) {
+    static Json none;  // no sweep section: null
+    none = Json();
+    return p.extra.contains("sweep") ? p.extra["sweep"] : none;
+  }
   return p.train;
 }
 
 void ProjectDocument::setSection(const QString& section, const Json& value) {
-  sectionRef(m_project, section) = value;
+  if (section == QLatin1String("sweep")) {
+    if (value.is_null())
+      m_project.extra.erase("sweep");
+    else
+      m_project.extra["sweep"] = value;
+  } else {
+    sectionRef(m_project, section) = value;
+  }
   // Only what the section affects: no model analysis, no file checks for a train edit.
   validateSections(section != QLatin1String("train"));
   composeProblems();
@@ -230,6 +246,28 @@ class SectionEditCommand : public QUndoCommand {
   Json m_before, m_after;
   QString m_key;
 };
+
+void ProjectDocument::addSweepParam(const Json& param) {
+  if (!param.is_object() || !param.contains("path")) return;
+  Json sweep = m_project.extra.contains("sweep") && m_project.extra["sweep"].is_object()
+                   ? m_project.extra["sweep"]
+                   : Json{{"name", m_project.name + "-sweep"},
+                          {"method", "random"},
+                          {"trials", 10},
+                          {"objective", "val_accuracy"},
+                          {"params", Json::array()}};
+  if (!sweep.contains("params") || !sweep["params"].is_array()) sweep["params"] = Json::array();
+  bool replaced = false;
+  for (auto& p : sweep["params"]) {
+    if (p.is_object() && p.value("path", std::string()) == param["path"].get<std::string>()) {
+      p = param;
+      replaced = true;
+    }
+  }
+  if (!replaced) sweep["params"].push_back(param);
+  editSection(QStringLiteral("sweep"), sweep,
+              tr("Sweep %1").arg(QString::fromStdString(param["path"].get<std::string>())));
+}
 
 void ProjectDocument::editSection(const QString& section, const Json& value, const QString& text,
                                   const QString& mergeKey) {

@@ -44,7 +44,11 @@ class ProjectDocument : public QObject {
   /// Replaces the model as one undoable edit named `text`. Consecutive edits with the same
   /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.
   void editModel(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
-  /// Replaces a section ("data", "augment" or "train") as one undoable edit; consecutive edits
+  /// Adds (or replaces, by path) one setting of the sweep section, making the section when
+  /// there is none: an undoable edit ("Sweep this" on a form field).
+  void addSweepParam(const Json& param);
+  /// Replaces a section ("data", "augment", "train" or "sweep"; a null sweep removes it) as
+  /// one undoable edit; consecutive edits
   /// with the same non-empty `mergeKey` merge. That section's problems are found again and
   /// sectionChanged() follows (not projectChanged(): the model is untouched).
   void editSection(const QString& section, const Json& value, const QString& text,

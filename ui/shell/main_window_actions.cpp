@@ -129,8 +129,9 @@ void MainWindow::buildEditMenu() {
 
 void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList pageNames = {tr("&Model"),     tr("&Data"), tr("&Augment"),   tr("&Training"),
-                                 tr("Dash&board"), tr("&Runs"), tr("&Evaluation")};
+  const QStringList pageNames = {tr("&Model"),      tr("&Data"),       tr("&Augment"),
+                                 tr("&Training"),   tr("Dash&board"),  tr("&Runs"),
+                                 tr("&Evaluation"), tr("E&xperiments")};
   for (int i = 0; i < pageNames.size(); ++i)
     setUp(view->addAction(pageNames[i], this,
                           [this, i] { m_pages->showPage(ProjectPages::Page(i)); }),

@@ -10,6 +10,7 @@
 #include "forms/data_page.h"
 #include "forms/training_page.h"
 #include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
 #include "monitor/runs_page.h"
 #include "session/project_document.h"
 
@@ -24,9 +25,9 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
       m_dataPage(new ::netsmith::ui::DataPage(document, this)) {
   m_navigator->setObjectName(QStringLiteral("navigator"));
   m_navigator->addItems({tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"),
-                         tr("Runs"), tr("Evaluation")});
+                         tr("Runs"), tr("Evaluation"), tr("Experiments")});
   m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
-  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+7)"));
+  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+8)"));
   m_stack->setObjectName(QStringLiteral("pages"));
   m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
   m_stack->addWidget(m_modelPage);
@@ -44,6 +45,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   m_stack->addWidget(m_runsPage);
   m_evaluationPage = new ::netsmith::ui::EvaluationPage(this);
   m_stack->addWidget(m_evaluationPage);
+  m_experimentsPage = new ::netsmith::ui::ExperimentsPage(m_document, m_dashboard, this);
+  m_stack->addWidget(m_experimentsPage);
 
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

@@ -24,6 +24,7 @@ class Dashboard;
 class AugmentPage;
 class DataPage;
 class EvaluationPage;
+class ExperimentsPage;
 class ModelPage;
 class RunsPage;
 class TrainingPage;
@@ -33,7 +34,16 @@ class ProjectPages : public QWidget {
   Q_OBJECT
 
  public:
-  enum Page { ModelPage, DataPage, AugmentPage, TrainingPage, DashboardPage, RunsPage, EvalPage };
+  enum Page {
+    ModelPage,
+    DataPage,
+    AugmentPage,
+    TrainingPage,
+    DashboardPage,
+    RunsPage,
+    EvalPage,
+    ExperimentsPage
+  };
 
   ProjectPages(ProjectDocument* document, QWidget* parent = nullptr);
 
@@ -44,6 +54,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::TrainingPage* trainingPage() const { return m_trainingPage; }
   ::netsmith::ui::AugmentPage* augmentPage() const { return m_augmentPage; }
   ::netsmith::ui::EvaluationPage* evaluationPage() const { return m_evaluationPage; }
+  ::netsmith::ui::ExperimentsPage* experimentsPage() const { return m_experimentsPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -73,6 +84,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::TrainingPage* m_trainingPage = nullptr;
   ::netsmith::ui::AugmentPage* m_augmentPage = nullptr;
   ::netsmith::ui::EvaluationPage* m_evaluationPage = nullptr;
+  ::netsmith::ui::ExperimentsPage* m_experimentsPage = nullptr;
   // Data
   ::netsmith::ui::DataPage* m_dataPage = nullptr;
   ::netsmith::ui::RunsPage* m_runsPage = nullptr;

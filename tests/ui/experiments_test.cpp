@@ -1,0 +1,225 @@
+// The Experiments page on the offscreen platform, with the real netsmith-cli: "Sweep this
+// setting" on form fields, a sweep run from the page, stopped and resumed, its table and charts
+// checked against the sweep's own record (sweep.json), and "Apply best" undone.
+#include <qcustomplot.h>
+#include <QDir>
+#include <QFile>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+#include <cmath>
+#include <fstream>
+#include <random>
+
+#include "forms/schema_form.h"
+#include "forms/training_page.h"
+#include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
+#include "ops/op_registry.h"
+#include "session/project_document.h"
+
+using netsmith::Json;
+using namespace netsmith::ui;
+
+namespace {
+
+/// 4 classes of 28x28 images (a brighter square in a class's quadrant), as IDX files.
+void writeData(const QString& dir, int n) {
+  std::mt19937 rng(7);
+  std::string images, labels;
+  const auto be32 = [](std::string& s, std::uint32_t v) {
+    for (int sh = 24; sh >= 0; sh -= 8)
+      s += char((v >> sh) & 0xFF);
+  };
+  be32(images, 0x803);
+  be32(images, std::uint32_t(n));
+  be32(images, 28);
+  be32(images, 28);
+  be32(labels, 0x801);
+  be32(labels, std::uint32_t(n));
+  for (int i = 0; i < n; ++i) {
+    const int c = i % 4;
+    std::string img(28 * 28, 0);
+    for (auto& px : img)
+      px = char(rng() % 160);
+    const int y0 = (c / 2) * 14 + int(rng() % 5), x0 = (c % 2) * 14 + int(rng() % 5);
+    for (int y = y0; y < y0 + 8; ++y)
+      for (int x = x0; x < x0 + 8; ++x)
+        img[std::size_t(y * 28 + x)] =
+            char(std::min(255, int((unsigned char)img[std::size_t(y * 28 + x)]) + int(rng() % 70)));
+    images += img;
+    labels += char(c);
+  }
+  std::ofstream(QDir(dir).filePath("images.idx").toStdString(), std::ios::binary) << images;
+  std::ofstream(QDir(dir).filePath("labels.idx").toStdString(), std::ios::binary) << labels;
+}
+
+Json project(const Json& sweep, int epochs) {
+  const auto node = [](const char* id, const char* op, Json params, Json inputs) {
+    return Json{{"id", id}, {"op", op}, {"params", params}, {"inputs", inputs}};
+  };
+  Json p{{"format", "netsmith-project"},
+         {"version", 1},
+         {"name", "experiments"},
+         {"model",
+          {{"input", {{"channels", 1}, {"height", 28}, {"width", 28}}},
+           {"nodes",
+            {node("input", "Input", Json::object(), Json::array()),
+             node("conv1", "Conv2d", {{"out_channels", 6}, {"kernel_size", 3}, {"padding", 1}},
+                  {"input"}),
+             node("relu1", "ReLU", Json::object(), {"conv1"}),
+             node("pool1", "MaxPool2d", {{"kernel_size", 4}}, {"relu1"}),
+             node("flatten", "Flatten", Json::object(), {"pool1"}),
+             node("fc", "Linear", {{"out_features", 4}}, {"flatten"})}}}},
+         {"data",
+          {{"train", {{"format", "idx"}, {"images", "images.idx"}, {"labels", "labels.idx"}}},
+           {"validation", {{"fraction", 0.25}, {"seed", 0}, {"stratified", true}}},
+           {"normalize", {{"mean", {0.3}}, {"std", {0.3}}}}}},
+         {"train",
+          {{"epochs", epochs},
+           {"batch_size", 16},
+           {"seed", 0},
+           {"optimizer", {{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.9}}},
+           {"schedule", {{"type", "cosine"}}}}}};
+  if (!sweep.is_null()) p["sweep"] = sweep;
+  return p;
+}
+
+QString writeProject(const QString& dir, const Json& sweep, int epochs = 3) {
+  const QString path = QDir(dir).filePath("experiments.netsmith.json");
+  std::ofstream(path.toStdString()) << project(sweep, epochs).dump(2);
+  return path;
+}
+
+Json readRecord(const QString& dir) {
+  QFile f(QDir(dir).filePath("sweep.json"));
+  if (!f.open(QIODevice::ReadOnly)) return Json();
+  return Json::parse(f.readAll().toStdString());
+}
+
+}  // namespace
+
+class ExperimentsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void sweepThisAddsARangeAroundTheValue() {
+    QTemporaryDir dir;
+    writeData(dir.path(), 64);
+    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
+    ProjectDocument doc(registry);
+    TrainingPage page(&doc);
+    QVERIFY(doc.load(writeProject(dir.path(), Json())));
+    page.form(QStringLiteral("optimizer"))->requestSweep(QStringLiteral("lr"));
+    const Json& extra = doc.project().extra;
+    QVERIFY(extra.contains("sweep"));
+    const Json lr = extra["sweep"]["params"][0];
+    QCOMPARE(QString::fromStdString(lr["path"].get<std::string>()),
+             QStringLiteral("train.optimizer.lr"));
+    QVERIFY(std::abs(lr["log_uniform"][0].get<double>() - 0.001) < 1e-12);  // 0.01 / 10
+    QVERIFY(std::abs(lr["log_uniform"][1].get<double>() - 0.1) < 1e-12);    // 0.01 x 10
+    page.form(QStringLiteral("basics"))->requestSweep(QStringLiteral("batch_size"));
+    QCOMPARE(extra["sweep"]["params"][1],
+             (Json{{"path", "train.batch_size"}, {"choice", {8, 16, 32}}}));
+    // The sweep section is checked like every other: the page shows no problem.
+    ExperimentsPage experiments(&doc, nullptr);
+    QVERIFY(experiments.findChild<QLabel*>(QStringLiteral("sweepProblems"))->text().isEmpty());
+    QCOMPARE(experiments.findChild<QTableWidget*>(QStringLiteral("sweepParams"))->rowCount(), 2);
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QVERIFY(!doc.project().extra.contains("sweep"));
+  }
+
+  void aSweepRunsStopsResumesAndItsBestIsApplied() {
+    QTemporaryDir dir;
+    writeData(dir.path(), 2400);
+    const Json sweep{{"name", "ui"},
+                     {"method", "random"},
+                     {"seed", 1},
+                     {"trials", 4},
+                     {"parallel", 2},
+                     {"objective", "val_accuracy"},
+                     {"asha", {{"min_epochs", 1}, {"reduction", 2}}},
+                     {"params", {{{"path", "train.optimizer.lr"}, {"log_uniform", {1e-3, 0.3}}}}}};
+    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
+    ProjectDocument doc(registry);
+    // 4 epochs, rungs at 1 and 2: a trial that goes on runs epochs 3-4 in one segment, long
+    // enough to be stopped in.
+    QVERIFY(doc.load(writeProject(dir.path(), sweep, 4)));
+    Dashboard dashboard;
+    ExperimentsPage page(&doc, &dashboard);
+    page.setCliProgram(QStringLiteral(NETSMITH_CLI));
+    QSignalSpy ended(&page, &ExperimentsPage::sweepEnded);
+    QVERIFY(page.runSweep());
+    // Stop once a trial is under way with an epoch done; the trials write checkpoints.
+    const auto underWay = [&page] {
+      for (const auto& t : page.state().trials)
+        if (t.status == netsmith::experiment::TrialStatus::Running && t.epochsDone >= 2 &&
+            !t.runDir.empty())
+          return true;
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(underWay(), 60000);
+    page.stopSweep();
+    QVERIFY(ended.wait(60000));
+    QCOMPARE(ended.takeFirst().at(0).toBool(), false);
+    const QString sweepDir = page.sweepDir();
+    const Json stopped = readRecord(sweepDir);
+    QVERIFY(!stopped["finished"].get<bool>());
+    // The trials left running (to resume) are the ones overlaid on the dashboard.
+    QStringList running;
+    for (const auto& t : stopped["trials"])
+      if (t["status"] == "running" && t.contains("run_dir"))
+        running << QStringLiteral("trial %1").arg(t["id"].get<int>());
+    QVERIFY(!running.isEmpty());
+    QStringList overlays = dashboard.overlayNames();
+    overlays.sort();
+    running.sort();
+    QCOMPARE(overlays, running);
+    QVERIFY(page.resumeSweep(sweepDir));
+    QVERIFY(ended.wait(180000));
+    QCOMPARE(ended.takeFirst().at(0).toBool(), true);
+    QVERIFY(dashboard.overlayNames().isEmpty());  // no trial runs any more
+
+    // The table against the record.
+    const Json record = readRecord(sweepDir);
+    QVERIFY(record["finished"].get<bool>());
+    const auto& trials = record["trials"];
+    QCOMPARE(trials.size(), std::size_t(4));
+    QTableWidget* table = page.trialsTable();
+    QCOMPARE(table->rowCount(), 4);
+    table->sortByColumn(0, Qt::AscendingOrder);
+    for (int row = 0; row < 4; ++row) {
+      const Json& t = trials[std::size_t(row)];
+      QCOMPARE(table->item(row, 0)->text().toInt(), t["id"].get<int>());
+      QCOMPARE(table->item(row, 1)->text().toStdString(), t["status"].get<std::string>());
+      QCOMPARE(table->item(row, 2)->text(),
+               QStringLiteral("%1/4").arg(t["epochs_done"].get<int>()));
+      QCOMPARE(table->item(row, 3)->text(), QString::number(t["objective"].get<double>(), 'f', 4));
+    }
+    // One line per trial in the parallel coordinates; one point per scored trial in the scatter.
+    QCOMPARE(page.parallelPlot()->plottableCount(), 4);
+    int points = 0;
+    for (int g = 0; g < page.scatterPlot()->graphCount(); ++g)
+      points += page.scatterPlot()->graph(g)->dataCount();
+    QCOMPARE(points, 4);
+    // The best completed trial, found here from the record, is what Apply best sets.
+    double bestScore = -1, bestLr = 0;
+    for (const auto& t : trials)
+      if (t["status"] == "completed" && t["objective"].get<double>() > bestScore) {
+        bestScore = t["objective"].get<double>();
+        bestLr = t["params"]["train.optimizer.lr"].get<double>();
+      }
+    QVERIFY(bestScore >= 0);
+    QVERIFY(page.applyBest());
+    QCOMPARE(doc.project().train["optimizer"]["lr"].get<double>(), bestLr);
+    QCOMPARE(doc.project().train["optimizer"]["type"], Json("sgd"));
+    doc.undoStack()->undo();
+    QCOMPARE(doc.project().train["optimizer"]["lr"].get<double>(), 0.01);
+  }
+};
+
+QTEST_MAIN(ExperimentsTest)
+#include "experiments_test.moc"

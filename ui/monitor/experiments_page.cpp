@@ -1,0 +1,520 @@
+#include "monitor/experiments_page.h"
+
+#include <qcustomplot.h>
+#include <QCheckBox>
+#include <QComboBox>
+#include <QCoreApplication>
+#include <QDir>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFormLayout>
+#include <QGridLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QProcess>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardPaths>
+#include <QTableWidget>
+#include <QTimer>
+#include <QUndoStack>
+#include <QVBoxLayout>
+
+#include "experiment/samplers.h"
+#include "experiment/sweep_schedule.h"
+#include "monitor/dashboard.h"
+#include "monitor/run_history.h"
+#include "session/project_document.h"
+#include "util/theme_colors.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+QString defaultCli() {
+  const QString beside =
+      QDir(QCoreApplication::applicationDirPath()).filePath(QStringLiteral("netsmith-cli"));
+  if (QFileInfo(beside).isExecutable()) return beside;
+  return QStandardPaths::findExecutable(QStringLiteral("netsmith-cli"));
+}
+
+QString rangeText(const Json& p) {
+  for (const char* k : {"log_uniform", "uniform", "int_uniform"})
+    if (p.contains(k) && p[k].is_array() && p[k].size() == 2)
+      return QStringLiteral("%1 %2 .. %3")
+          .arg(QString::fromLatin1(k), QString::fromStdString(p[k][0].dump()),
+               QString::fromStdString(p[k][1].dump()));
+  if (p.contains("choice"))
+    return QStringLiteral("choice ") + QString::fromStdString(p["choice"].dump());
+  return QStringLiteral("?");
+}
+
+}  // namespace
+
+ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_dashboard(dashboard),
+      m_cli(defaultCli()),
+      m_method(new QComboBox(this)),
+      m_trials(new QSpinBox(this)),
+      m_parallelTrials(new QSpinBox(this)),
+      m_objective(new QComboBox(this)),
+      m_asha(new QCheckBox(tr("stop poor trials early (ASHA)"), this)),
+      m_minEpochs(new QSpinBox(this)),
+      m_reduction(new QSpinBox(this)),
+      m_params(new QTableWidget(0, 2, this)),
+      m_removeParam(new QPushButton(tr("Remove"), this)),
+      m_problems(new QLabel(this)),
+      m_run(new QPushButton(tr("Run sweep"), this)),
+      m_stop(new QPushButton(tr("Stop"), this)),
+      m_open(new QPushButton(tr("Open / resume..."), this)),
+      m_applyBest(new QPushButton(tr("Apply best to project"), this)),
+      m_status(new QLabel(this)),
+      m_table(new QTableWidget(this)),
+      m_parallel(new QCustomPlot(this)),
+      m_scatter(new QCustomPlot(this)),
+      m_scatterParam(new QComboBox(this)),
+      m_log(new QPlainTextEdit(this)),
+      m_poll(new QTimer(this)) {
+  setObjectName(QStringLiteral("experimentsPage"));
+  m_method->setObjectName(QStringLiteral("sweepMethod"));
+  m_method->addItems({QStringLiteral("random"), QStringLiteral("grid"), QStringLiteral("tpe")});
+  m_method->setToolTip(
+      tr("random: seeded draws; grid: every combination; tpe: model-based "
+         "(learns from the trials so far)"));
+  m_trials->setObjectName(QStringLiteral("sweepTrials"));
+  m_trials->setRange(1, 100000);
+  m_parallelTrials->setObjectName(QStringLiteral("sweepParallel"));
+  m_parallelTrials->setRange(1, 64);
+  m_parallelTrials->setToolTip(tr("Trials at once; each gets the cores divided by this"));
+  m_objective->setObjectName(QStringLiteral("sweepObjective"));
+  m_objective->addItems({QStringLiteral("val_accuracy"), QStringLiteral("val_loss"),
+                         QStringLiteral("train_loss"), QStringLiteral("train_accuracy")});
+  m_asha->setObjectName(QStringLiteral("sweepAsha"));
+  m_minEpochs->setRange(1, 1000);
+  m_minEpochs->setPrefix(tr("first rung at epoch "));
+  m_reduction->setRange(2, 1000);
+  m_reduction->setPrefix(tr("keep 1/"));
+  m_params->setObjectName(QStringLiteral("sweepParams"));
+  m_params->setHorizontalHeaderLabels({tr("Setting"), tr("Values")});
+  m_params->horizontalHeader()->setStretchLastSection(true);
+  m_params->verticalHeader()->hide();
+  m_params->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_params->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_params->setMaximumHeight(140);
+  m_problems->setObjectName(QStringLiteral("sweepProblems"));
+  m_problems->setWordWrap(true);
+  m_run->setObjectName(QStringLiteral("sweepRun"));
+  m_run->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
+  m_run->setToolTip(tr("Run the sweep: each trial trains in its own process (Ctrl+Shift+E)"));
+  m_stop->setObjectName(QStringLiteral("sweepStop"));
+  m_stop->setToolTip(tr("Stop: running trials write a checkpoint; Open / resume goes on"));
+  m_applyBest->setObjectName(QStringLiteral("sweepApplyBest"));
+  m_applyBest->setToolTip(
+      tr("Set the best trial's settings in the project (Edit > Undo "
+         "takes them back)"));
+  m_status->setObjectName(QStringLiteral("sweepStatus"));
+  m_status->setWordWrap(true);
+  m_table->setObjectName(QStringLiteral("sweepTrialsTable"));
+  m_table->verticalHeader()->hide();
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSortingEnabled(true);
+  m_parallel->setObjectName(QStringLiteral("sweepParallelCoordinates"));
+  m_scatter->setObjectName(QStringLiteral("sweepScatter"));
+  for (auto* plot : {m_parallel, m_scatter}) {
+    plot->setMinimumSize(260, 180);
+    followTheme(plot);
+  }
+  m_scatterParam->setObjectName(QStringLiteral("sweepScatterParam"));
+  m_log->setObjectName(QStringLiteral("sweepLog"));
+  m_log->setReadOnly(true);
+  m_log->setMaximumBlockCount(2000);
+  m_log->setMaximumHeight(120);
+
+  // The definition, left.
+  auto* form = new QFormLayout;
+  form->addRow(tr("method"), m_method);
+  form->addRow(tr("trials"), m_trials);
+  form->addRow(tr("at once"), m_parallelTrials);
+  form->addRow(tr("objective"), m_objective);
+  form->addRow(m_asha);
+  auto* ashaRow = new QHBoxLayout;
+  ashaRow->addWidget(m_minEpochs);
+  ashaRow->addWidget(m_reduction);
+  form->addRow(ashaRow);
+  auto* definition = new QGroupBox(tr("Sweep"), this);
+  auto* dl = new QVBoxLayout(definition);
+  dl->addLayout(form);
+  dl->addWidget(new QLabel(tr("Settings swept (right-click a setting's name on the Training, "
+                              "Augment or Model page: Sweep this setting):"),
+                           definition));
+  dl->itemAt(dl->count() - 1)->widget()->setProperty("wordWrap", true);
+  dl->addWidget(m_params);
+  dl->addWidget(m_removeParam, 0, Qt::AlignLeft);
+  dl->addWidget(m_problems);
+  auto* buttons = new QGridLayout;
+  buttons->addWidget(m_run, 0, 0);
+  buttons->addWidget(m_stop, 0, 1);
+  buttons->addWidget(m_open, 1, 0);
+  buttons->addWidget(m_applyBest, 1, 1);
+  dl->addLayout(buttons);
+  dl->addWidget(m_status);
+  dl->addWidget(m_log, 1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(definition);
+  scroll->setWidgetResizable(true);
+  scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  scroll->setMinimumWidth(340);
+
+  // The results, right.
+  auto* results = new QSplitter(Qt::Vertical, this);
+  results->addWidget(m_table);
+  auto* charts = new QWidget(results);
+  auto* cl = new QHBoxLayout(charts);
+  cl->setContentsMargins(0, 0, 0, 0);
+  cl->addWidget(m_parallel, 3);
+  auto* scatterBox = new QWidget(charts);
+  auto* sl = new QVBoxLayout(scatterBox);
+  sl->setContentsMargins(0, 0, 0, 0);
+  sl->addWidget(m_scatterParam);
+  sl->addWidget(m_scatter, 1);
+  cl->addWidget(scatterBox, 2);
+  results->addWidget(charts);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(scroll);
+  split->addWidget(results);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connect(m_method, &QComboBox::textActivated, this,
+          [this](const QString& m) { editSweep("method", m.toStdString(), tr("Sweep method")); });
+  connect(m_trials, &QSpinBox::editingFinished, this,
+          [this] { editSweep("trials", std::int64_t(m_trials->value()), tr("Sweep trials")); });
+  connect(m_parallelTrials, &QSpinBox::editingFinished, this, [this] {
+    editSweep("parallel", std::int64_t(m_parallelTrials->value()), tr("Sweep trials at once"));
+  });
+  connect(m_objective, &QComboBox::textActivated, this, [this](const QString& o) {
+    editSweep("objective", o.toStdString(), tr("Sweep objective"));
+  });
+  const auto ashaValue = [this] {
+    return m_asha->isChecked()
+               ? Json{{"min_epochs", m_minEpochs->value()}, {"reduction", m_reduction->value()}}
+               : Json();
+  };
+  connect(m_asha, &QCheckBox::toggled, this,
+          [this, ashaValue] { editSweep("asha", ashaValue(), tr("Sweep early stopping")); });
+  for (auto* s : {m_minEpochs, m_reduction})
+    connect(s, &QSpinBox::editingFinished, this,
+            [this, ashaValue] { editSweep("asha", ashaValue(), tr("Sweep early stopping")); });
+  connect(m_removeParam, &QPushButton::clicked, this, [this] {
+    const int row = m_params->currentRow();
+    const Json& project = m_document->project().extra;
+    if (row < 0 || !project.contains("sweep")) return;
+    Json params = project["sweep"].value("params", Json::array());
+    if (row >= int(params.size())) return;
+    params.erase(params.begin() + row);
+    editSweep("params", params, tr("Remove a swept setting"));
+  });
+  connect(m_run, &QPushButton::clicked, this, [this] { runSweep(); });
+  connect(m_stop, &QPushButton::clicked, this, [this] { stopSweep(); });
+  connect(m_open, &QPushButton::clicked, this, [this] {
+    const QString base = QFileInfo(m_document->filePath()).absoluteDir().filePath("sweeps");
+    const QString dir = QFileDialog::getExistingDirectory(this, tr("Open a sweep folder"), base);
+    if (dir.isEmpty() || !openSweep(dir)) return;
+    if (!m_state.finished) resumeSweep(dir);
+  });
+  connect(m_applyBest, &QPushButton::clicked, this, [this] { applyBest(); });
+  connect(m_scatterParam, &QComboBox::currentIndexChanged, this, [this] { drawScatter(); });
+  connect(m_poll, &QTimer::timeout, this, [this] { reload(); });
+  m_poll->setInterval(1000);
+  connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
+    if (section == QLatin1String("sweep")) refreshDefinition();
+  });
+  connect(m_document, &ProjectDocument::projectChanged, this, [this] { refreshDefinition(); });
+  refreshDefinition();
+  m_stop->setEnabled(false);
+  m_applyBest->setEnabled(false);
+}
+
+ExperimentsPage::~ExperimentsPage() {
+  if (m_process && m_process->state() != QProcess::NotRunning) {
+    m_process->terminate();  // the trials write checkpoints; the sweep can be resumed
+    m_process->waitForFinished(30000);
+  }
+}
+
+void ExperimentsPage::say(const QString& text) {
+  m_log->appendPlainText(text);
+}
+
+QString ExperimentsPage::statusText() const {
+  return m_status->text();
+}
+
+bool ExperimentsPage::isRunning() const {
+  return m_process && m_process->state() != QProcess::NotRunning;
+}
+
+void ExperimentsPage::refreshDefinition() {
+  m_refreshing = true;
+  const auto& project = m_document->project();
+  const Json sweep = project.extra.contains("sweep") ? project.extra["sweep"] : Json::object();
+  const auto text = [&](const char* key, const char* fallback) {
+    return QString::fromStdString(sweep.is_object() && sweep.contains(key) && sweep[key].is_string()
+                                      ? sweep[key].get<std::string>()
+                                      : fallback);
+  };
+  const auto number = [&](const char* key, int fallback) {
+    return sweep.is_object() && sweep.contains(key) && sweep[key].is_number_integer()
+               ? sweep[key].get<int>()
+               : fallback;
+  };
+  m_method->setCurrentText(text("method", "random"));
+  m_trials->setValue(number("trials", 10));
+  m_parallelTrials->setValue(number("parallel", 1));
+  m_objective->setCurrentText(text("objective", "val_accuracy"));
+  const Json asha = sweep.is_object() ? sweep.value("asha", Json()) : Json();
+  m_asha->setChecked(asha.is_object());
+  m_minEpochs->setValue(asha.is_object() ? asha.value("min_epochs", 1) : 1);
+  m_reduction->setValue(asha.is_object() ? asha.value("reduction", 3) : 3);
+  m_minEpochs->setEnabled(asha.is_object());
+  m_reduction->setEnabled(asha.is_object());
+  const Json params = sweep.is_object() ? sweep.value("params", Json::array()) : Json::array();
+  m_params->setRowCount(0);
+  for (const auto& p : params) {
+    const int row = m_params->rowCount();
+    m_params->insertRow(row);
+    m_params->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(p.value("path", ""))));
+    m_params->setItem(row, 1, new QTableWidgetItem(rangeText(p)));
+  }
+  m_params->resizeColumnToContents(0);
+  Problems problems;
+  if (sweep.is_object() && !sweep.empty()) experiment::parseSweep(sweep, project, problems);
+  m_problems->setText(problems.empty() ? QString()
+                                       : QString::fromStdString(formatProblems(problems)));
+  m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());
+  m_run->setEnabled(!isRunning() && !params.empty() && problems.empty());
+  m_removeParam->setEnabled(!params.empty());
+  m_refreshing = false;
+}
+
+void ExperimentsPage::editSweep(const char* key, const Json& value, const QString& text) {
+  if (m_refreshing) return;
+  const auto& extra = m_document->project().extra;
+  Json sweep =
+      extra.contains("sweep") && extra["sweep"].is_object()
+          ? extra["sweep"]
+          : Json{{"name", m_document->project().name + "-sweep"}, {"params", Json::array()}};
+  if (value.is_null())
+    sweep.erase(key);
+  else
+    sweep[key] = value;
+  m_document->editSection(QStringLiteral("sweep"), sweep, text);
+}
+
+bool ExperimentsPage::runSweep() {
+  if (isRunning()) return false;
+  if (m_document->filePath().isEmpty()) {
+    m_status->setText(tr("Save the project first: each trial runs a copy of its file."));
+    return false;
+  }
+  if (m_document->isModified() && !m_document->save()) {
+    m_status->setText(tr("Could not save the project: %1").arg(m_document->errorString()));
+    return false;
+  }
+  const QString out = QFileInfo(m_document->filePath()).absoluteDir().filePath("sweeps");
+  return start({QStringLiteral("sweep"), m_document->filePath(), QStringLiteral("--out"), out,
+                QStringLiteral("--json")});
+}
+
+bool ExperimentsPage::resumeSweep(const QString& dir) {
+  if (isRunning()) return false;
+  return start(
+      {QStringLiteral("sweep"), QStringLiteral("--resume"), dir, QStringLiteral("--json")});
+}
+
+bool ExperimentsPage::start(const QStringList& args) {
+  if (m_cli.isEmpty()) {
+    m_status->setText(
+        tr("netsmith-cli was not found beside the studio or on PATH; sweeps run "
+           "their trials with it."));
+    return false;
+  }
+  delete m_process;
+  m_process = new QProcess(this);
+  m_hasSpec = false;  // read again from the sweep's folder
+  if (args.size() > 2 && args[1] == QLatin1String("--resume")) m_dir = args[2];
+  m_outputBuffer.clear();
+  connect(m_process, &QProcess::readyReadStandardOutput, this, &ExperimentsPage::readOutput);
+  connect(m_process, &QProcess::readyReadStandardError, this, [this] {
+    const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
+    if (!text.isEmpty()) say(text);
+  });
+  connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
+    readOutput();
+    m_poll->stop();
+    reload();
+    m_stop->setEnabled(false);
+    refreshDefinition();
+    const bool finished = code == 0 && m_state.finished;
+    m_status->setText(finished ? tr("Sweep finished: %1").arg(m_status->text())
+                      : code == 130
+                          ? tr("Sweep stopped; Open / resume goes on from its checkpoints.")
+                          : tr("The sweep ended with status %1 (see the log below).").arg(code));
+    emit sweepEnded(finished);
+  });
+  m_log->clear();
+  say(QStringLiteral("$ netsmith-cli ") + args.join(QLatin1Char(' ')));
+  m_process->start(m_cli, args);
+  if (!m_process->waitForStarted(10000)) {
+    m_status->setText(tr("Could not start %1: %2").arg(m_cli, m_process->errorString()));
+    return false;
+  }
+  m_run->setEnabled(false);
+  m_stop->setEnabled(true);
+  m_status->setText(tr("Starting the sweep..."));
+  m_poll->start();
+  return true;
+}
+
+void ExperimentsPage::stopSweep() {
+  if (!isRunning()) return;
+  say(tr("Stopping: the running trials write checkpoints..."));
+  m_process->terminate();
+}
+
+void ExperimentsPage::readOutput() {
+  if (!m_process) return;
+  m_outputBuffer += QString::fromUtf8(m_process->readAllStandardOutput());
+  int nl;
+  while ((nl = m_outputBuffer.indexOf(QLatin1Char('\n'))) >= 0) {
+    const QString line = m_outputBuffer.left(nl);
+    m_outputBuffer.remove(0, nl + 1);
+    Json e;
+    try {
+      e = Json::parse(line.toStdString());
+    } catch (const std::exception&) {
+      say(line);
+      continue;
+    }
+    const std::string kind = e.value("event", std::string());
+    const QString trial = tr("trial %1").arg(e.value("trial", std::int64_t(0)));
+    if (kind == "sweep_started") {
+      m_dir = QString::fromStdString(e.value("folder", std::string()));
+      say(tr("sweep folder %1").arg(m_dir));
+    } else if (kind == "trial_started") {
+      say(tr("%1 %2 (epochs %3-%4)")
+              .arg(trial, e.value("resumed", false) ? tr("resumed") : tr("started"))
+              .arg(e.value("from_epoch", std::int64_t(0)) + 1)
+              .arg(e.value("stop_at_epoch", std::int64_t(0))));
+    } else if (kind == "rung") {
+      say(tr("%1 at the epoch-%2 rung: %3")
+              .arg(trial)
+              .arg(e.value("epoch", std::int64_t(0)))
+              .arg(e.value("continues", false) ? tr("goes on") : tr("stopped")));
+    } else if (kind == "trial_ended") {
+      const std::string why =
+          e.value(e.value("status", std::string()) == "failed" ? "error" : "note", std::string());
+      say(tr("%1 %2%3").arg(
+          trial, QString::fromStdString(e.value("status", std::string())),
+          why.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(why)));
+    }
+    if (kind != "epoch") reload();
+  }
+}
+
+bool ExperimentsPage::openSweep(const QString& dir) {
+  try {
+    m_state = experiment::loadSweepState(dir.toStdString());
+    const auto base = project::loadProject(QDir(dir).filePath("base.netsmith.json").toStdString());
+    Problems problems;
+    if (!base.project.extra.contains("sweep")) throw Error("its base project has no sweep");
+    m_spec = experiment::parseSweep(base.project.extra["sweep"], base.project, problems);
+    if (!problems.empty()) throw Error(formatProblems(problems));
+    m_hasSpec = true;
+  } catch (const Error& e) {
+    m_status->setText(tr("Cannot read the sweep: %1").arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  m_dir = dir;
+  fillTable();
+  drawParallel();
+  drawScatter();
+  overlayRunningTrials();
+  return true;
+}
+
+void ExperimentsPage::reload() {
+  if (m_dir.isEmpty()) return;
+  const QString dir = m_dir;
+  // sweep.json is replaced atomically: a read sees one whole version.
+  if (!QFileInfo::exists(QDir(dir).filePath("sweep.json"))) return;
+  if (!m_hasSpec) {
+    openSweep(dir);
+    return;
+  }
+  try {
+    m_state = experiment::loadSweepState(dir.toStdString());
+  } catch (const Error&) {
+    return;  // the next poll reads it again
+  }
+  fillTable();
+  drawParallel();
+  drawScatter();
+  overlayRunningTrials();
+}
+
+void ExperimentsPage::overlayRunningTrials() {
+  if (!m_dashboard) return;
+  for (const auto& name : m_overlaid)
+    m_dashboard->removeOverlay(name);
+  m_overlaid.clear();
+  for (const auto& t : m_state.trials) {
+    if (t.status != experiment::TrialStatus::Running || t.runDir.empty()) continue;
+    RunHistory run;
+    if (!RunHistory::read(QDir(m_dir).filePath(QString::fromStdString(t.runDir)), run)) continue;
+    run.name = tr("trial %1").arg(t.id);
+    m_dashboard->addOverlay(run);
+    m_overlaid << run.name;
+  }
+}
+
+bool ExperimentsPage::applyBest() {
+  const auto* best = m_hasSpec ? experiment::bestTrial(m_state, m_spec) : nullptr;
+  if (!best) {
+    m_status->setText(tr("No trial has a score yet."));
+    return false;
+  }
+  project::Project next;
+  try {
+    next = experiment::applyAssignment(m_document->project(), best->params);
+  } catch (const Error& e) {
+    m_status->setText(
+        tr("Cannot apply trial %1: %2").arg(best->id).arg(QString::fromUtf8(e.what())));
+    return false;
+  }
+  const auto& now = m_document->project();
+  auto* undo = m_document->undoStack();
+  undo->beginMacro(tr("Apply best trial %1").arg(best->id));
+  if (next.train != now.train) m_document->editSection(QStringLiteral("train"), next.train, {});
+  if (next.augment != now.augment)
+    m_document->editSection(QStringLiteral("augment"), next.augment, {});
+  if (project::projectToJson(next)["model"] != project::projectToJson(now)["model"])
+    m_document->editModel(next.model, tr("Apply best trial %1").arg(best->id));
+  undo->endMacro();
+  m_status->setText(tr("Applied trial %1's settings (%2 %3). Edit > Undo takes them back.")
+                        .arg(best->id)
+                        .arg(QString::fromStdString(m_spec.objective))
+                        .arg(best->objective(), 0, 'f', 4));
+  return true;
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,114 @@
+#pragma once
+
+// The Experiments page (issue 21): the project's sweep section edited from a form (settings are
+// added with "Sweep this setting" on the Training, Augment and Model pages' fields), a sweep run
+// as `netsmith-cli sweep` in a child process (stopped with a checkpoint, resumed later), its
+// trials in a sortable live table, a parallel-coordinates plot of the settings against the
+// objective and a scatter of the objective against one setting, the running trials' curves on
+// the Dashboard, and "Apply best" (one undoable edit). Everything shown is read from the
+// sweep's own record (sweep.json).
+#include <QString>
+#include <QWidget>
+
+#include "experiment/sweep_spec.h"
+#include "experiment/sweep_state.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QPlainTextEdit;
+class QProcess;
+class QPushButton;
+class QSpinBox;
+class QTableWidget;
+class QTimer;
+
+namespace netsmith::ui {
+
+class Dashboard;
+class ProjectDocument;
+
+class ExperimentsPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  ExperimentsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent = nullptr);
+  ~ExperimentsPage() override;
+
+  /// Runs the project's sweep (saving the project first); false with a message when it cannot.
+  bool runSweep();
+  /// Goes on with the sweep in `dir` (a killed or stopped one).
+  bool resumeSweep(const QString& dir);
+  /// Asks the running sweep to stop: its trials write checkpoints; Resume goes on.
+  void stopSweep();
+  bool isRunning() const;
+  /// Shows the sweep in `dir` (its sweep.json); false with a message when it cannot be read.
+  bool openSweep(const QString& dir);
+  /// The best trial's settings applied to the project, as one undoable edit.
+  bool applyBest();
+  QString sweepDir() const { return m_dir; }
+  const experiment::SweepState& state() const { return m_state; }
+  QString statusText() const;
+  /// The program run for sweeps (default: netsmith-cli beside the studio, else on PATH).
+  void setCliProgram(const QString& program) { m_cli = program; }
+
+  QTableWidget* trialsTable() const { return m_table; }
+  QCustomPlot* parallelPlot() const { return m_parallel; }
+  QCustomPlot* scatterPlot() const { return m_scatter; }
+
+ Q_SIGNALS:
+  /// The sweep process ended: `finished` when the sweep did (not stopped or failed).
+  void sweepEnded(bool finished);
+
+ private:
+  void refreshDefinition();
+  void editSweep(const char* key, const Json& value, const QString& text);
+  bool start(const QStringList& args);
+  void readOutput();
+  void reload();
+  void fillTable();
+  void drawParallel();
+  void drawScatter();
+  void overlayRunningTrials();
+  void say(const QString& text);
+
+  ProjectDocument* m_document;
+  Dashboard* m_dashboard;
+  QString m_cli;
+  // The sweep section's form.
+  QComboBox* m_method;
+  QSpinBox* m_trials;
+  QSpinBox* m_parallelTrials;
+  QComboBox* m_objective;
+  QCheckBox* m_asha;
+  QSpinBox* m_minEpochs;
+  QSpinBox* m_reduction;
+  QTableWidget* m_params;
+  QPushButton* m_removeParam;
+  QLabel* m_problems;
+  // Running and results.
+  QPushButton* m_run;
+  QPushButton* m_stop;
+  QPushButton* m_open;
+  QPushButton* m_applyBest;
+  QLabel* m_status;
+  QTableWidget* m_table;
+  QCustomPlot* m_parallel;
+  QCustomPlot* m_scatter;
+  QComboBox* m_scatterParam;
+  QPlainTextEdit* m_log;
+  QProcess* m_process = nullptr;
+  QTimer* m_poll;
+  QString m_dir;
+  QString m_outputBuffer;
+  experiment::SweepState m_state;
+  experiment::SweepSpec m_spec;
+  bool m_hasSpec = false;
+  QStringList m_overlaid;
+  bool m_refreshing = false;
+  bool m_tableSorted = false;
+  bool m_scatterLegendPlaced = false;
+};
+
+}  // namespace netsmith::ui
