@@ -165,8 +165,11 @@ int runSweep(const std::vector<std::string>& words) {
   experiment::SweepRunner runner(dir, options);
   const auto& spec = runner.spec();
   if (!json) {
+    const Json& train = runner.baseProject().train;
+    const bool given =
+        train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer();
     const auto rungs = experiment::ashaRungs(
-        spec.asha, runner.baseProject().train.value("epochs", train::TrainOptions{}.epochs));
+        spec.asha, given ? train["epochs"].get<std::int64_t>() : train::TrainOptions{}.epochs);
     std::string rungText;
     for (const auto r : rungs)
       rungText += (rungText.empty() ? "" : ", ") + std::to_string(r);

@@ -251,9 +251,10 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   std::error_code ec;
   fs::create_directories(trialDir, ec);
   if (ec) throw Error(trialDir.string() + ": cannot create (" + ec.message() + ")");
+  // Written again at every segment: what runs is always the base with the trial's settings,
+  // whatever a folder from elsewhere holds.
   const fs::path projectPath = trialDir / "project.netsmith.json";
-  if (!fs::exists(projectPath))
-    writeFileAtomically(projectPath.string(), trialProjectJson(trial.id).dump(2) + "\n");
+  writeFileAtomically(projectPath.string(), trialProjectJson(trial.id).dump(2) + "\n");
   // Where the trial stands on disk: its run folder and its last checkpoint, if any.
   trial.runDir = findRunDir(trial);
   std::string resume;

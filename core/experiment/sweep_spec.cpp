@@ -239,7 +239,7 @@ void setAt(Json& root, const std::string& path, const Json& value) {
   }
   if (top == "augment") {
     for (auto& e : root["augment"]) {
-      if (e.is_object() && e.value("transform", std::string()) == parts[0].selector) {
+      if (e.is_object() && e.contains("transform") && e["transform"] == parts[0].selector) {
         e[parts[1].key] = value;
         return;
       }
@@ -248,7 +248,7 @@ void setAt(Json& root, const std::string& path, const Json& value) {
   }
   if (top == "model") {
     for (auto& n : root["model"]["nodes"]) {
-      if (n.is_object() && n.value("id", std::string()) == parts[1].selector) {
+      if (n.is_object() && n.contains("id") && n["id"] == parts[1].selector) {
         if (parts[2].key == "lr_mult")
           n["lr_mult"] = value;
         else

@@ -2,8 +2,10 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <limits>
+#include <type_traits>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -32,11 +34,25 @@ T field(const Json& j, const char* key, const std::string& at, bool required, T 
     if (required) throw Error(at + "." + key + ": missing");
     return fallback;
   }
-  try {
-    return j.at(key).get<T>();
-  } catch (const std::exception&) {
-    throw Error(at + "." + key + ": has the wrong type (" + jsonTypeName(j.at(key)) + ")");
+  const Json& v = j.at(key);
+  bool ok = false;
+  if constexpr (std::is_same_v<T, bool>)
+    ok = v.is_boolean();
+  else if constexpr (std::is_integral_v<T>)  // whole numbers only: no float converted
+    ok = v.is_number_integer() &&
+         (v.is_number_unsigned() ? v.get<std::uint64_t>() <= std::uint64_t(1) << 53
+                                 : std::llabs(v.get<std::int64_t>()) <= std::int64_t(1) << 53);
+  else if constexpr (std::is_floating_point_v<T>)
+    ok = v.is_number();
+  else if constexpr (std::is_same_v<T, std::string>)
+    ok = v.is_string();
+  else {  // a list of strings
+    ok = v.is_array() && v.size() <= 64;
+    for (const auto& e : v)
+      ok = ok && e.is_string();
   }
+  if (!ok) throw Error(at + "." + key + ": has the wrong type or size (" + jsonTypeName(v) + ")");
+  return v.get<T>();
 }
 
 Trial trialFromJson(const Json& j, const std::string& at) {
@@ -133,9 +149,9 @@ Json sweepStateToJson(const SweepState& s) {
 }
 
 SweepState sweepStateFromJson(const Json& j, const std::string& source) {
-  if (!j.is_object() || j.value("format", std::string()) != "netsmith-sweep")
+  if (!j.is_object() || !j.contains("format") || j["format"] != "netsmith-sweep")
     throw Error(source + ": not a Netsmith sweep record (no \"format\": \"netsmith-sweep\")");
-  if (j.value("version", 0) != 1)
+  if (!j.contains("version") || j["version"] != 1)
     throw Error(source + ": sweep record version " + j.value("version", Json()).dump() +
                 " is not one this Netsmith reads (1)");
   SweepState s;
@@ -144,9 +160,9 @@ SweepState sweepStateFromJson(const Json& j, const std::string& source) {
   s.baseProject = field<std::string>(j, "base_project", source, false, "");
   s.parallel = field<std::int64_t>(j, "parallel", source, true, 1);
   if (s.parallel < 1 || s.parallel > 64) throw Error(source + ".parallel: must be 1 to 64");
-  s.threadsPerTrial = field<int>(j, "threads_per_trial", source, false, 1);
-  if (s.threadsPerTrial < 1 || s.threadsPerTrial > 4096)
-    throw Error(source + ".threads_per_trial: must be 1 to 4096");
+  const auto threads = field<std::int64_t>(j, "threads_per_trial", source, false, 1);
+  if (threads < 1 || threads > 4096) throw Error(source + ".threads_per_trial: must be 1 to 4096");
+  s.threadsPerTrial = static_cast<int>(threads);
   s.samplerLag = field<std::int64_t>(j, "sampler_lag", source, false, s.parallel);
   if (s.samplerLag < 1 || s.samplerLag > 64) throw Error(source + ".sampler_lag: must be 1 to 64");
   s.trainArgs = field<std::vector<std::string>>(j, "train_args", source, false, {});

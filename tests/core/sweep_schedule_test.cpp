@@ -268,6 +268,10 @@ TEST(SweepState, TheRecordRoundTripsAndIsChecked) {
     }
   };
   refused([](Json& b) { b["format"] = "x"; }, "dir/sweep.json: not a Netsmith sweep record");
+  // Keys of the wrong kind are refused, not thrown raw (found by fuzz_sweep).
+  refused([](Json& b) { b["format"] = Json::array({Json::object()}); },
+          "dir/sweep.json: not a Netsmith sweep record");
+  refused([](Json& b) { b["version"] = "1"; }, "is not one this Netsmith reads");
   refused([](Json& b) { b["trials"][0]["status"] = "sleeping"; },
           "dir/sweep.json.trials[0].status: unknown status \"sleeping\"");
   refused([](Json& b) { b["trials"][0]["id"] = 3; }, "trials must be numbered 0, 1");

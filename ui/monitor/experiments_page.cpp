@@ -1,6 +1,7 @@
 #include "monitor/experiments_page.h"
 
 #include <qcustomplot.h>
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
@@ -24,6 +25,7 @@
 #include <QTimer>
 #include <QUndoStack>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
@@ -283,8 +285,13 @@ void ExperimentsPage::refreshDefinition() {
   m_objective->setCurrentText(text("objective", "val_accuracy"));
   const Json asha = sweep.is_object() ? sweep.value("asha", Json()) : Json();
   m_asha->setChecked(asha.is_object());
-  m_minEpochs->setValue(asha.is_object() ? asha.value("min_epochs", 1) : 1);
-  m_reduction->setValue(asha.is_object() ? asha.value("reduction", 3) : 3);
+  const auto ashaNumber = [&](const char* key, int fallback) {
+    return asha.is_object() && asha.contains(key) && asha[key].is_number_integer()
+               ? int(std::clamp<std::int64_t>(asha[key].get<std::int64_t>(), 1, 1000))
+               : fallback;
+  };
+  m_minEpochs->setValue(ashaNumber("min_epochs", 1));
+  m_reduction->setValue(ashaNumber("reduction", 3));
   m_minEpochs->setEnabled(asha.is_object());
   m_reduction->setEnabled(asha.is_object());
   const Json params = sweep.is_object() ? sweep.value("params", Json::array()) : Json::array();
@@ -292,7 +299,11 @@ void ExperimentsPage::refreshDefinition() {
   for (const auto& p : params) {
     const int row = m_params->rowCount();
     m_params->insertRow(row);
-    m_params->setItem(row, 0, new QTableWidgetItem(QString::fromStdString(p.value("path", ""))));
+    const bool named = p.is_object() && p.contains("path") && p["path"].is_string();
+    m_params->setItem(
+        row, 0,
+        new QTableWidgetItem(named ? QString::fromStdString(p["path"].get<std::string>())
+                                   : QStringLiteral("?")));
     m_params->setItem(row, 1, new QTableWidgetItem(rangeText(p)));
   }
   m_params->resizeColumnToContents(0);
@@ -401,33 +412,38 @@ void ExperimentsPage::readOutput() {
     Json e;
     try {
       e = Json::parse(line.toStdString());
+      if (!e.is_object()) throw std::runtime_error("not an event");
     } catch (const std::exception&) {
       say(line);
       continue;
     }
-    const std::string kind = e.value("event", std::string());
-    const QString trial = tr("trial %1").arg(e.value("trial", std::int64_t(0)));
-    if (kind == "sweep_started") {
-      m_dir = QString::fromStdString(e.value("folder", std::string()));
-      say(tr("sweep folder %1").arg(m_dir));
-    } else if (kind == "trial_started") {
-      say(tr("%1 %2 (epochs %3-%4)")
-              .arg(trial, e.value("resumed", false) ? tr("resumed") : tr("started"))
-              .arg(e.value("from_epoch", std::int64_t(0)) + 1)
-              .arg(e.value("stop_at_epoch", std::int64_t(0))));
-    } else if (kind == "rung") {
-      say(tr("%1 at the epoch-%2 rung: %3")
-              .arg(trial)
-              .arg(e.value("epoch", std::int64_t(0)))
-              .arg(e.value("continues", false) ? tr("goes on") : tr("stopped")));
-    } else if (kind == "trial_ended") {
-      const std::string why =
-          e.value(e.value("status", std::string()) == "failed" ? "error" : "note", std::string());
-      say(tr("%1 %2%3").arg(
-          trial, QString::fromStdString(e.value("status", std::string())),
-          why.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(why)));
+    try {
+      const std::string kind = e.value("event", std::string());
+      const QString trial = tr("trial %1").arg(e.value("trial", std::int64_t(0)));
+      if (kind == "sweep_started") {
+        m_dir = QString::fromStdString(e.value("folder", std::string()));
+        say(tr("sweep folder %1").arg(m_dir));
+      } else if (kind == "trial_started") {
+        say(tr("%1 %2 (epochs %3-%4)")
+                .arg(trial, e.value("resumed", false) ? tr("resumed") : tr("started"))
+                .arg(e.value("from_epoch", std::int64_t(0)) + 1)
+                .arg(e.value("stop_at_epoch", std::int64_t(0))));
+      } else if (kind == "rung") {
+        say(tr("%1 at the epoch-%2 rung: %3")
+                .arg(trial)
+                .arg(e.value("epoch", std::int64_t(0)))
+                .arg(e.value("continues", false) ? tr("goes on") : tr("stopped")));
+      } else if (kind == "trial_ended") {
+        const std::string why =
+            e.value(e.value("status", std::string()) == "failed" ? "error" : "note", std::string());
+        say(tr("%1 %2%3").arg(
+            trial, QString::fromStdString(e.value("status", std::string())),
+            why.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(why)));
+      }
+      if (kind != "epoch") reload();
+    } catch (const std::exception&) {
+      say(line);  // not an event of this Netsmith's sweep: shown as it is
     }
-    if (kind != "epoch") reload();
   }
 }
 

@@ -259,7 +259,7 @@ void ProjectDocument::addSweepParam(const Json& param) {
   if (!sweep.contains("params") || !sweep["params"].is_array()) sweep["params"] = Json::array();
   bool replaced = false;
   for (auto& p : sweep["params"]) {
-    if (p.is_object() && p.value("path", std::string()) == param["path"].get<std::string>()) {
+    if (p.is_object() && p.contains("path") && p["path"] == param["path"]) {
       p = param;
       replaced = true;
     }
