@@ -194,15 +194,18 @@ void ProjectDocument::editModel(const graph::ModelGraph& model, const QString& t
   m_undo->push(new ModelEditCommand(this, m_project.model, model, text, mergeKey));
 }
 
+/// The train, data or augment section (the sweep section lives in `extra` and may be absent).
 static Json& sectionRef(project::Project& p, const QString& section) {
   if (section == QLatin1String("data")) return p.data;
   if (section == QLatin1String("augment")) return p.augment;
-  if (section == QLatin1String("sweep")) {
-    static Json none;  // no sweep section: null
-    none = Json();
-    return p.extra.contains("sweep") ? p.extra["sweep"] : none;
-  }
   return p.train;
+}
+
+/// A section's value; the sweep section is null when absent.
+static Json sectionValue(const project::Project& p, const QString& section) {
+  if (section == QLatin1String("sweep"))
+    return p.extra.contains("sweep") ? p.extra["sweep"] : Json();
+  return sectionRef(const_cast<project::Project&>(p), section);
 }
 
 void ProjectDocument::setSection(const QString& section, const Json& value) {
@@ -271,7 +274,7 @@ void ProjectDocument::addSweepParam(const Json& param) {
 
 void ProjectDocument::editSection(const QString& section, const Json& value, const QString& text,
                                   const QString& mergeKey) {
-  const Json& current = sectionRef(m_project, section);
+  const Json current = sectionValue(m_project, section);
   if (current == value) return;
   m_undo->push(new SectionEditCommand(this, section, current, value, text, mergeKey));
 }
