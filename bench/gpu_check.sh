@@ -7,7 +7,9 @@
 #
 # Steps, each printed with its figures (and all of them in $OUT/gpu_check.json):
 #  1. the device: cuda where torch.cuda.is_available(), else cpu;
-#  2. unpacks the .deb files in $DEBS (apt-get download here, dpkg -x there) into a sysroot;
+#  2. unpacks the .deb files in $DEBS (apt-get download here, dpkg -x there) into a sysroot:
+#     OpenCV's core/imgproc/imgcodecs/dnn, spdlog, fmt, nlohmann-json, ONNX, protobuf, gtest and
+#     libjpeg62-turbo(-dev) (the loader's JPEG decoder), with what they link;
 #  3. builds core + CLI + core tests (headless) against the LibTorch in that Python's PyTorch,
 #     unless $BUILD names an existing build;
 #  4. the core tests, trainer tests on the device (NETSMITH_TEST_DEVICE);

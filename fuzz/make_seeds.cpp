@@ -17,15 +17,38 @@
 #include "graph/graph_module.h"
 #include "project/project.h"
 
+#include <opencv2/core.hpp>
+#include <opencv2/imgcodecs.hpp>
+
 namespace fs = std::filesystem;
 using namespace netsmith;
 
 namespace {
 
-const char* const kTargets[] = {"project",     "idx",        "csv",  "cifar",
-                                "safetensors", "checkpoint", "onnx", "sweep"};
+const char* const kTargets[] = {"project",    "idx",  "csv",   "cifar", "safetensors",
+                                "checkpoint", "onnx", "sweep", "jpeg"};
 
 void put(const fs::path& file, const std::string& bytes);
+
+// JPEGs as OpenCV writes them (baseline 4:2:0, progressive, grey, odd sizes), each after the
+// four bytes that choose a region.
+void jpegSeeds(const fs::path& dir) {
+  cv::Mat colour(37, 53, CV_8UC3), grey(20, 9, CV_8UC1);
+  cv::randu(colour, 0, 255);
+  cv::randu(grey, 0, 255);
+  const std::string regions[] = {std::string("\0\0\xff\xff", 4), "\x40\x20\x80\xc0"};
+  int n = 0;
+  for (const auto& [img, params] :
+       {std::pair{colour, std::vector<int>{}},
+        std::pair{colour, std::vector<int>{cv::IMWRITE_JPEG_PROGRESSIVE, 1}},
+        std::pair{grey, std::vector<int>{cv::IMWRITE_JPEG_QUALITY, 50}}}) {
+    std::vector<unsigned char> bytes;
+    cv::imencode(".jpg", img, bytes, params);
+    for (const auto& region : regions)
+      put(dir / ("seed" + std::to_string(n++) + ".bin"),
+          region + std::string(bytes.begin(), bytes.end()));
+  }
+}
 
 // A sweep record as the runner writes it: trials completed, stopped at a rung, failed, paused
 // and running.
@@ -190,6 +213,7 @@ int main(int argc, char** argv) {
     onnxSeeds(source, out / "seeds/onnx");
     checkpointSeeds(source, out / "seeds/checkpoint");
     sweepSeeds(out / "seeds/sweep");
+    jpegSeeds(out / "seeds/jpeg");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());
     return 1;

@@ -14,7 +14,7 @@ packages=(
   # UI
   qt6-base-dev libqcustomplot-dev libgl-dev xvfb xauth
   # core libraries
-  libopencv-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
+  libopencv-dev libjpeg-dev zlib1g-dev libspdlog-dev nlohmann-json3-dev libonnx-dev protobuf-compiler libprotobuf-dev
   # tests (desktop-file-validate and dpkg-deb check the Debian package)
   # (CPack's DEB generator runs `file` and dpkg-shlibdeps)
   libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev file

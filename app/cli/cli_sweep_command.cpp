@@ -104,14 +104,12 @@ void printTable(const experiment::SweepRunner& runner) {
   std::printf("%-6s %-10s %-7s %-10s %-8s %s\n", "trial", "status", "epochs", "objective", "time",
               "settings");
   for (const auto* t : order) {
-    Json params = Json::object();
-    for (const auto& [path, v] : t->params)
-      params[path] = v;
     std::printf("%-6lld %-10s %-7s %-10s %-8s %s\n", static_cast<long long>(t->id),
                 experiment::trialStatusName(t->status).c_str(),
                 (std::to_string(t->epochsDone) + "/" + std::to_string(t->maxEpochs)).c_str(),
                 score(std::isfinite(t->objective()) ? Json(t->objective()) : Json()).c_str(),
-                duration(t->seconds).c_str(), paramsText(params).c_str());
+                duration(t->seconds).c_str(),
+                paramsText(experiment::assignmentJson(t->params)).c_str());
   }
 }
 
@@ -224,12 +222,10 @@ int runSweep(const std::vector<std::string>& words) {
         state.trials.size(), static_cast<long long>(completed), static_cast<long long>(stopped),
         static_cast<long long>(failed), static_cast<long long>(epochs));
     if (best) {
-      Json params = Json::object();
-      for (const auto& [path, v] : best->params)
-        params[path] = v;
       std::printf("best: trial %lld, %s %.4f after %lld epochs: %s\n",
                   static_cast<long long>(best->id), spec.objective.c_str(), best->objective(),
-                  static_cast<long long>(best->epochsDone), paramsText(params).c_str());
+                  static_cast<long long>(best->epochsDone),
+                  paramsText(experiment::assignmentJson(best->params)).c_str());
     }
     if (!finished) std::printf("resume with: netsmith-cli sweep --resume %s\n", dir.c_str());
   }

@@ -79,6 +79,7 @@ TransformDef resizeDef() {
   };
   def.deterministic = true;
   def.setsSize = true;
+  def.anyDepth = true;
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     const int interpolation = interpolationFlag(p.text("interpolation"));
@@ -96,6 +97,7 @@ TransformDef centerCropDef() {
   def.schema = {sizeSpec("crop size [height, width]; one number for a square")};
   def.deterministic = true;
   def.setsSize = true;
+  def.anyDepth = true;  // pads with 0, black at any depth
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     return std::make_unique<FunctionTransform>(
@@ -174,10 +176,10 @@ TransformDef randomCropDef() {
 }
 
 /// torchvision RandomResizedCrop.get_params: the region (x, y, w, h) to cut.
-cv::Rect resizedCropRegion(const cv::Mat& img, std::array<double, 2> scale,
-                           std::array<double, 2> ratio, SampleRng& rng) {
-  const int height = img.rows;
-  const int width = img.cols;
+cv::Rect resizedCropRegion(cv::Size image, std::array<double, 2> scale, std::array<double, 2> ratio,
+                           SampleRng& rng) {
+  const int height = image.height;
+  const int width = image.width;
   const double area = static_cast<double>(height) * width;
   const double logLo = std::log(ratio[0]);
   const double logHi = std::log(ratio[1]);
@@ -204,6 +206,35 @@ cv::Rect resizedCropRegion(const cv::Mat& img, std::array<double, 2> scale,
   return {(width - w) / 2, (height - h) / 2, w, h};
 }
 
+/// RandomResizedCrop as a cut (the region, drawn from the image size alone) and what follows it
+/// (the resize), so a loader can decode just the region: Transform::cutsRegion.
+class ResizedCrop : public Transform {
+ public:
+  ResizedCrop(cv::Size size, std::array<double, 2> scale, std::array<double, 2> ratio)
+      : m_size(size), m_scale(scale), m_ratio(ratio) {}
+  void apply(cv::Mat& image, SampleRng& rng) const override {
+    cv::Mat cut = image(regionOf(image.size(), rng));
+    finishCut(cut, rng);
+    image = cut;
+  }
+  bool cutsRegion() const override { return true; }
+  cv::Rect regionOf(cv::Size image, SampleRng& rng) const override {
+    return resizedCropRegion(image, m_scale, m_ratio, rng);
+  }
+  void finishCut(cv::Mat& region, SampleRng&) const override {
+    if (region.size() == m_size) {
+      region = region.clone();  // an image of its own for the in-place steps after it
+      return;
+    }
+    resizeTo(region, m_size, cv::INTER_LINEAR);
+  }
+
+ private:
+  cv::Size m_size;
+  std::array<double, 2> m_scale;
+  std::array<double, 2> m_ratio;
+};
+
 TransformDef randomResizedCropDef() {
   TransformDef def;
   def.name = "RandomResizedCrop";
@@ -220,15 +251,12 @@ TransformDef randomResizedCropDef() {
           .above(0),
   };
   def.setsSize = true;
+  def.anyDepth = true;
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     const auto scale = p.range("scale");
     const auto ratio = p.range("ratio");
-    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
-      const cv::Rect region = resizedCropRegion(img, scale, ratio, rng);
-      cropTo(img, region.y, region.x, region.size());
-      resizeTo(img, size, cv::INTER_LINEAR);
-    });
+    return std::make_unique<ResizedCrop>(size, scale, ratio);
   };
   return def;
 }
@@ -239,6 +267,7 @@ TransformDef flipDef(const std::string& name, const std::string& help, int flipC
   def.group = "Geometry";
   def.help = help;
   def.defaultProbability = 0.5;
+  def.anyDepth = true;
   def.build = [flipCode](const Params&, const TransformContext&) -> std::unique_ptr<Transform> {
     return std::make_unique<FunctionTransform>(
         [flipCode](cv::Mat& img, SampleRng&) { cv::flip(img, img, flipCode); });

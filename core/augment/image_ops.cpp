@@ -56,6 +56,7 @@ cv::Mat luma(const cv::Mat& image) {
 }
 
 void clampUnit(cv::Mat& image) {
+  if (image.depth() != CV_32F) return;  // 8-bit images saturate by themselves
   cv::threshold(image, image, 1.0, 1.0, cv::THRESH_TRUNC);
   cv::threshold(image, image, 0.0, 0.0, cv::THRESH_TOZERO);
 }

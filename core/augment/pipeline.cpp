@@ -84,26 +84,84 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
     step.deterministic = def->deterministic;
     step.setsSize = def->setsSize;
     step.isNormalize = name == "Normalize";
+    step.anyDepth = def->anyDepth;
     step.transform = def->build(resolved, context);
     p.m_steps.push_back(std::move(step));
   }
   return p;
 }
 
-void Pipeline::apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize) const {
-  for (const auto& step : m_steps) {
-    if (stopBeforeNormalize && step.isNormalize) break;
-    if (!rng) {
-      if (!step.deterministic) continue;
-      SampleRng unused(0);
-      step.transform->apply(image, unused);
-      continue;
-    }
-    // The draw happens even when p == 1 so that later steps see the same random stream
-    // whatever the probabilities of earlier ones are set to.
-    const bool fire = rng->uniform(0.0, 1.0) < step.probability;
-    if (fire) step.transform->apply(image, *rng);
+namespace {
+
+/// One step as apply() runs it: evaluation runs deterministic steps only, always; training
+/// draws the step's chance first, even when p == 1, so that later steps see the same random
+/// stream whatever the probabilities of earlier ones are set to.
+template <typename Step>
+void runStep(const Step& step, cv::Mat& image, SampleRng* rng) {
+  if (!rng) {
+    if (!step.deterministic) return;
+    SampleRng unused(0);
+    step.transform->apply(image, unused);
+    return;
   }
+  const bool fire = rng->uniform(0.0, 1.0) < step.probability;
+  if (fire) step.transform->apply(image, *rng);
+}
+
+}  // namespace
+
+void Pipeline::apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize,
+                     std::size_t from) const {
+  for (std::size_t i = from; i < m_steps.size(); ++i) {
+    if (stopBeforeNormalize && m_steps[i].isNormalize) break;
+    runStep(m_steps[i], image, rng);
+  }
+}
+
+std::size_t Pipeline::applyLeading(cv::Mat& image, SampleRng* rng) const {
+  return applyLeadingFrom(image, rng, 0);
+}
+
+std::size_t Pipeline::applyLeadingFrom(cv::Mat& image, SampleRng* rng, std::size_t start) const {
+  std::size_t i = start;
+  for (; i < m_steps.size(); ++i) {
+    const auto& step = m_steps[i];
+    if (!rng && !step.deterministic) continue;  // not run in evaluation at all
+    if (!step.anyDepth) break;
+    runStep(step, image, rng);
+  }
+  return i;
+}
+
+std::size_t Pipeline::firstRunning(bool training) const {
+  std::size_t i = 0;
+  while (!training && i < m_steps.size() && !m_steps[i].deterministic)
+    ++i;
+  return i;
+}
+
+bool Pipeline::startsWithCut(bool training) const {
+  const std::size_t i = firstRunning(training);
+  return i < m_steps.size() && m_steps[i].anyDepth && m_steps[i].transform->cutsRegion();
+}
+
+Pipeline::LeadingCut Pipeline::drawLeadingCut(cv::Size size, SampleRng* rng) const {
+  LeadingCut cut;
+  const std::size_t i = firstRunning(rng != nullptr);
+  if (i >= m_steps.size()) return cut;
+  const auto& step = m_steps[i];
+  SampleRng unused(0);
+  cut.fired = !rng || rng->uniform(0.0, 1.0) < step.probability;  // as runStep draws
+  if (cut.fired) cut.region = step.transform->regionOf(size, rng ? *rng : unused);
+  return cut;
+}
+
+std::size_t Pipeline::applyLeading(cv::Mat& region, SampleRng* rng, const LeadingCut& cut) const {
+  const std::size_t i = firstRunning(rng != nullptr);
+  if (i >= m_steps.size()) return i;
+  SampleRng unused(0);
+  if (cut.fired) m_steps[i].transform->finishCut(region, rng ? *rng : unused);
+  return applyLeadingFrom(region, rng, i + 1);
 }
 
 bool Pipeline::setsSize(bool training) const {

@@ -34,7 +34,26 @@ class Pipeline {
 
   /// Runs the steps on a CV_32F image. `rng` null: evaluation (deterministic steps only, always
   /// applied). `stopBeforeNormalize`: for previews a person looks at.
-  void apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize = false) const;
+  /// `from`: the index of the first step to run (after applyLeading()).
+  void apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize = false,
+             std::size_t from = 0) const;
+  /// Runs the steps at the start of the pipeline that work on any depth (TransformDef::anyDepth)
+  /// on `image` as it is (CV_8U from a decoder), drawing from `rng` exactly as apply() would;
+  /// returns the index of the first step left for apply().
+  std::size_t applyLeading(cv::Mat& image, SampleRng* rng) const;
+
+  /// For a loader that can decode part of an image: whether the first step that runs (in
+  /// training with `rng`, in evaluation without) cuts a region (Transform::cutsRegion).
+  bool startsWithCut(bool training) const;
+  /// That step's chance and region for an image of `size`, drawn as apply() would draw them.
+  struct LeadingCut {
+    bool fired = false;  ///< false: the step does not run, the whole image is wanted
+    cv::Rect region;
+  };
+  LeadingCut drawLeadingCut(cv::Size size, SampleRng* rng) const;
+  /// applyLeading() on the region decoded for `cut`: finishes the cutting step (its resize),
+  /// then runs the byte steps after it; returns the index of the first step left for apply().
+  std::size_t applyLeading(cv::Mat& region, SampleRng* rng, const LeadingCut& cut) const;
 
   /// Whether a step of the (training or evaluation) pipeline sets the image size itself.
   bool setsSize(bool training) const;
@@ -50,8 +69,13 @@ class Pipeline {
     bool deterministic = false;
     bool setsSize = false;
     bool isNormalize = false;
+    bool anyDepth = false;
     std::shared_ptr<const Transform> transform;
   };
+  /// The index of the first step that runs (evaluation: the first deterministic one).
+  std::size_t firstRunning(bool training) const;
+  std::size_t applyLeadingFrom(cv::Mat& image, SampleRng* rng, std::size_t start) const;
+
   std::vector<Step> m_steps;
   std::vector<BatchMix> m_mixes;
 };

@@ -14,12 +14,20 @@
 namespace netsmith::augment {
 
 /// A per-sample transform. Images are CV_32FC1 or CV_32FC3 (RGB order), values in [0, 1]
-/// (until Normalize runs), of any size. A transform may change the size (crops, resizes) but
-/// never the channel count. It must draw randomness only from `rng`.
+/// (until Normalize runs), of any size; transforms whose def says `anyDepth` also get CV_8U
+/// images (0..255) when they lead the pipeline. A transform may change the size (crops,
+/// resizes) but never the channel count. It must draw randomness only from `rng`.
 class Transform {
  public:
   virtual ~Transform() = default;
   virtual void apply(cv::Mat& image, SampleRng& rng) const = 0;
+
+  /// Transforms that start by cutting out a region chosen from the image size alone
+  /// (RandomResizedCrop) say so; for them apply() is regionOf(), the cut, then finishCut(), with
+  /// the same draws, so a loader can decode only the region (data/jpeg_decode.h).
+  virtual bool cutsRegion() const { return false; }
+  virtual cv::Rect regionOf(cv::Size image, SampleRng&) const { return {{0, 0}, image}; }
+  virtual void finishCut(cv::Mat&, SampleRng&) const {}
 };
 
 /// What a transform may depend on besides its parameters.
@@ -48,6 +56,11 @@ struct TransformDef {
   bool deterministic = false;
   /// Produces an explicit output size, so images are not fitted to the model size before it.
   bool setsSize = false;
+  /// Pure geometry that works on CV_8U images as on floats (crops, flips, linear resizes): at
+  /// the start of a pipeline the loader runs it on the decoded bytes, before the conversion to
+  /// floats, as torchvision does on PIL images (a 400x300 JPEG cut to 224x224 is converted at
+  /// 224x224, not at 400x300).
+  bool anyDepth = false;
   /// Works on whole batches of tensors (MixUp, CutMix): handled by the loader, `build` unused.
   bool batchLevel = false;
   /// Optional context checks (crop larger than the image...); empty when fine.

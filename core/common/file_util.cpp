@@ -4,9 +4,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <mutex>
@@ -129,6 +131,25 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
     ::fsync(dfd);
     ::close(dfd);
   }
+}
+
+std::string fileNameSafe(const std::string& name, const std::string& fallback,
+                         std::size_t maxLength) {
+  std::string out;
+  for (const char c : name) {
+    if (out.size() == maxLength) break;
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
+  }
+  return out.empty() ? fallback : out;
+}
+
+std::string localTimeText(const char* format) {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&now, &tm);
+  char buf[64];
+  if (std::strftime(buf, sizeof buf, format, &tm) == 0) return {};
+  return buf;
 }
 
 }  // namespace netsmith

@@ -28,4 +28,12 @@ void writeFileAtomically(const std::string& path, const std::string& content);
 /// paths. An empty `pathPart` turns the fault off.
 void setWriteFaultForTesting(const std::string& pathPart, int allowedWrites);
 
+/// `name` as one path component for run and sweep folders: letters, digits, '-' and '_' kept,
+/// anything else '_', at most `maxLength` characters; `fallback` when nothing is left.
+std::string fileNameSafe(const std::string& name, const std::string& fallback,
+                         std::size_t maxLength = 64);
+
+/// The local time now, formatted by strftime (e.g. "%Y%m%d-%H%M%S" for folder names).
+std::string localTimeText(const char* format);
+
 }  // namespace netsmith

@@ -40,6 +40,17 @@ cv::Mat FileListSource::load(std::int64_t i) const {
   return decodeImageFile(m_files.at(static_cast<std::size_t>(i)));
 }
 
+cv::Mat FileListSource::loadRegion(std::int64_t i, const RegionChooser& choose) const {
+  return decodeImageFile(m_files.at(static_cast<std::size_t>(i)), choose);
+}
+
+cv::Mat DatasetSource::loadRegion(std::int64_t i, const RegionChooser& choose) const {
+  const cv::Mat image = load(i);
+  const cv::Rect whole({0, 0}, image.size());
+  const cv::Rect region = choose(image.size()) & whole;
+  return region.empty() ? image : image(region);
+}
+
 std::string FileListSource::describe(std::int64_t i) const {
   return m_files.at(static_cast<std::size_t>(i));
 }
@@ -83,7 +94,7 @@ std::uint64_t pngPixels(const std::vector<uchar>& b) {
 
 }  // namespace
 
-cv::Mat decodeImageFile(const std::string& path) {
+cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
   // OpenCV's decoders print their own warnings ("PNG input buffer is incomplete") straight to
   // stderr, where they break progress bars; the SampleError below names the file and the reason.
   static std::once_flag quiet;
@@ -118,6 +129,11 @@ cv::Mat decodeImageFile(const std::string& path) {
   }
   if (!pngComplete(bytes))
     throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
+  if (looksLikeJpeg(bytes)) {
+    // Straight to RGB, and only the region asked for; CMYK and 12-bit files go to OpenCV.
+    auto jpeg = decodeJpeg(bytes, path, kMaxImagePixels, choose);
+    if (jpeg.handled) return jpeg.image;
+  }
   cv::Mat img;
   try {
     img = cv::imdecode(bytes, cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH);
@@ -150,6 +166,11 @@ cv::Mat decodeImageFile(const std::string& path) {
     }
     default:
       throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
+  }
+  if (choose) {
+    const cv::Rect whole({0, 0}, out.size());
+    const cv::Rect region = choose(out.size()) & whole;
+    if (!region.empty()) return out(region);
   }
   return out;
 }

@@ -9,6 +9,7 @@
 
 #include "common/error.h"
 #include "data/data_config.h"
+#include "data/jpeg_decode.h"
 
 namespace netsmith::data {
 
@@ -41,6 +42,9 @@ class DatasetSource {
   virtual std::int64_t label(std::int64_t i) const = 0;
   /// The decoded image: CV_8UC1 (grey) or CV_8UC3 (RGB order). Throws SampleError.
   virtual cv::Mat load(std::int64_t i) const = 0;
+  /// The part of image i that `choose` picks from its size, as load(i) cut to it (a view is
+  /// fine). Sources that can decode part of a file (JPEG) decode only that part.
+  virtual cv::Mat loadRegion(std::int64_t i, const RegionChooser& choose) const;
   /// Names sample i for messages: a file path, or "FILE #i" for packed formats.
   virtual std::string describe(std::int64_t i) const = 0;
   /// Class names in label order (may be generated: "0", "1", ...).
@@ -61,6 +65,7 @@ class FileListSource : public DatasetSource {
   std::int64_t size() const override;
   std::int64_t label(std::int64_t i) const override;
   cv::Mat load(std::int64_t i) const override;
+  cv::Mat loadRegion(std::int64_t i, const RegionChooser& choose) const override;
   std::string describe(std::int64_t i) const override;
 
  protected:
@@ -95,8 +100,8 @@ std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
 constexpr std::uint64_t kMaxImagePixels = 100'000'000;
 
 /// Throws SampleError naming the file when it is empty, missing, larger than kMaxImagePixels
-/// or not a readable image.
-cv::Mat decodeImageFile(const std::string& path);
+/// or not a readable image. With `choose`: only the region it picks (see RegionChooser).
+cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose = {});
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);

@@ -10,7 +10,9 @@
 
 namespace netsmith::data {
 
-cv::Mat toModelChannels(const cv::Mat& decoded, int channels) {
+namespace {
+
+cv::Mat withChannels(const cv::Mat& decoded, int channels) {
   cv::Mat converted;
   if (decoded.channels() == channels) {
     converted = decoded;
@@ -19,9 +21,19 @@ cv::Mat toModelChannels(const cv::Mat& decoded, int channels) {
   } else {
     cv::cvtColor(decoded, converted, cv::COLOR_GRAY2RGB);
   }
+  return converted;
+}
+
+cv::Mat toUnitFloats(const cv::Mat& image) {
   cv::Mat out;
-  converted.convertTo(out, CV_32F, decoded.depth() == CV_8U ? 1.0 / 255.0 : 1.0);
+  image.convertTo(out, CV_32F, image.depth() == CV_8U ? 1.0 / 255.0 : 1.0);
   return out;
+}
+
+}  // namespace
+
+cv::Mat toModelChannels(const cv::Mat& decoded, int channels) {
+  return toUnitFloats(withChannels(decoded, channels));
 }
 
 cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit) {
@@ -56,18 +68,31 @@ bool SampleProcessor::meanApplies() const {
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
                              std::uint64_t seed, std::int64_t epoch, bool forDisplay) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
-  cv::Mat img = toModelChannels(set.source->load(index), m_format.channels);
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
-  if (!pipelineSizes) img = fitImage(img, m_format.height, m_format.width, m_format.fit);
-  if (m_pipeline) {
-    if (training) {
-      augment::SampleRng rng(
-          augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
-      m_pipeline->apply(img, &rng, forDisplay);
-    } else {
-      m_pipeline->apply(img, nullptr, forDisplay);
-    }
+  augment::SampleRng rng(
+      augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
+  augment::SampleRng* const draws = training ? &rng : nullptr;
+  // Where the pipeline sizes the image, its leading crops, flips and resizes run on the decoded
+  // bytes and the rest on floats in [0, 1]; otherwise the image is fitted as floats first. A
+  // leading RandomResizedCrop draws its region from the image's size before the decode, so only
+  // that region is decoded (JPEG) or kept.
+  cv::Mat img;
+  std::size_t next = 0;
+  if (pipelineSizes && m_pipeline->startsWithCut(training)) {
+    augment::Pipeline::LeadingCut cut;
+    img = set.source->loadRegion(index, [&](cv::Size size) {
+      cut = m_pipeline->drawLeadingCut(size, draws);
+      return cut.fired ? cut.region : cv::Rect({0, 0}, size);
+    });
+    img = withChannels(img, m_format.channels);
+    next = m_pipeline->applyLeading(img, draws, cut);
+  } else {
+    img = withChannels(set.source->load(index), m_format.channels);
+    if (pipelineSizes && img.depth() == CV_8U) next = m_pipeline->applyLeading(img, draws);
   }
+  img = toUnitFloats(img);
+  if (!pipelineSizes) img = fitImage(img, m_format.height, m_format.width, m_format.fit);
+  if (m_pipeline) m_pipeline->apply(img, draws, forDisplay, next);
   img = fitImage(img, m_format.height, m_format.width, m_format.fit);
   return img;
 }

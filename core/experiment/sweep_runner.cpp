@@ -32,29 +32,6 @@ double nowSeconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-std::string localTime(const char* format) {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[64];
-  std::strftime(buf, sizeof buf, format, &tm);
-  return buf;
-}
-
-std::string folderSafe(const std::string& name) {
-  std::string out;
-  for (const char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
-  return out.empty() ? "sweep" : out.substr(0, 64);
-}
-
-Json paramsJson(const Assignment& a) {
-  Json j = Json::object();
-  for (const auto& [path, v] : a)
-    j[path] = v;
-  return j;
-}
-
 Json trialJson(const Trial& t) {
   SweepState one;
   one.trials.push_back(t);
@@ -112,9 +89,9 @@ std::string SweepRunner::create(const project::LoadedProject& loaded, const Swee
   std::error_code ec;
   fs::create_directories(options.outRoot, ec);
   if (ec) throw Error(options.outRoot + ": cannot create (" + ec.message() + ")");
-  const std::string stem =
-      (fs::path(options.outRoot) / (folderSafe(spec.name) + "-" + localTime("%Y%m%d-%H%M%S")))
-          .string();
+  const std::string stem = (fs::path(options.outRoot) / (fileNameSafe(spec.name, "sweep") + "-" +
+                                                         localTimeText("%Y%m%d-%H%M%S")))
+                               .string();
   std::string dir = stem;
   for (int n = 2; !fs::create_directory(dir, ec); ++n) {
     if (ec || n > 100) throw Error(dir + ": cannot create the sweep folder");
@@ -125,7 +102,7 @@ std::string SweepRunner::create(const project::LoadedProject& loaded, const Swee
   writeFileAtomically((fs::path(dir) / "base.netsmith.json").string(), base.dump(2) + "\n");
   SweepState s;
   s.name = spec.name;
-  s.created = localTime("%Y-%m-%dT%H:%M:%S");
+  s.created = localTimeText("%Y-%m-%dT%H:%M:%S");
   s.baseProject = loaded.path;
   s.parallel = options.parallel > 0 ? options.parallel : spec.parallel;
   const int cores = std::max(1u, std::thread::hardware_concurrency());
@@ -198,27 +175,40 @@ std::string SweepRunner::findRunDir(const Trial& trial) const {
   return best.empty() ? std::string() : (fs::path(trialFolderName(trial.id)) / best).string();
 }
 
-std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) const {
-  std::map<std::int64_t, double> scores;
-  if (trial.runDir.empty()) return scores;
-  std::ifstream in(fs::path(m_dir) / trial.runDir / "events.jsonl", std::ios::binary);
-  std::string line;
+std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) {
+  if (trial.runDir.empty()) {
+    m_scoreTails.erase(trial.id);
+    return {};
+  }
+  // Polled every second while a trial runs: only what was appended since the last poll is read.
+  const std::string path = (fs::path(m_dir) / trial.runDir / "events.jsonl").string();
+  auto it = m_scoreTails.find(trial.id);
+  if (it == m_scoreTails.end() || it->second.tail.path() != path)
+    it = m_scoreTails.insert_or_assign(trial.id, ScoreTail{LineTail(path), {}}).first;
+  auto& st = it->second;
   std::uint64_t read = 0;
-  while (std::getline(in, line) && read < (1ull << 30)) {
-    read += line.size() + 1;
-    if (line.size() > (1u << 20) || line.find("\"epoch_end\"") == std::string::npos) continue;
-    try {
-      const Json ev = Json::parse(line);
-      if (ev.value("event", std::string()) != "epoch_end" || !ev.contains("epoch") ||
-          !ev["epoch"].is_number_integer())
-        continue;
-      // epoch_end's "epoch" counts from 0; scores are kept by epochs done.
-      scores[ev["epoch"].get<std::int64_t>() + 1] = objectiveFromEpochEvent(ev, m_spec.objective);
-    } catch (const std::exception&) {
-      // a line cut short by a kill
+  for (std::uint64_t before = ~std::uint64_t(0);
+       st.tail.offset() != before && read < (1ull << 30);) {
+    before = st.tail.offset();
+    const auto lines = st.tail.readNew();
+    if (st.tail.restarted()) st.scores.clear();
+    read += st.tail.restarted() ? st.tail.offset() : st.tail.offset() - before;
+    for (const auto& line : lines) {
+      if (line.find("\"epoch_end\"") == std::string::npos) continue;
+      try {
+        const Json ev = Json::parse(line);
+        if (ev.value("event", std::string()) != "epoch_end" || !ev.contains("epoch") ||
+            !ev["epoch"].is_number_integer())
+          continue;
+        // epoch_end's "epoch" counts from 0; scores are kept by epochs done.
+        st.scores[ev["epoch"].get<std::int64_t>() + 1] =
+            objectiveFromEpochEvent(ev, m_spec.objective);
+      } catch (const std::exception&) {
+        // a line cut short by a kill
+      }
     }
   }
-  return scores;
+  return st.scores;
 }
 
 void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
@@ -301,7 +291,7 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   if (listener)
     listener(Json{{"event", "trial_started"},
                   {"trial", trial.id},
-                  {"params", paramsJson(trial.params)},
+                  {"params", assignmentJson(trial.params)},
                   {"resumed", !resume.empty()},
                   {"from_epoch", trial.epochsDone},
                   {"stop_at_epoch", stopAt > 0 ? stopAt : trial.maxEpochs},

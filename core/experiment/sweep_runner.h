@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "common/line_tail.h"
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
 #include "project/project.h"
@@ -74,7 +75,7 @@ class SweepRunner {
   void startSegment(Trial& trial, const SweepListener& listener);
   void finishSegment(Process& p, int status, const SweepListener& listener);
   void reportNewEpochs(Trial& trial, const SweepListener& listener);
-  std::map<std::int64_t, double> readScores(const Trial& trial) const;
+  std::map<std::int64_t, double> readScores(const Trial& trial);
   std::string findRunDir(const Trial& trial) const;
   void save();
 
@@ -85,6 +86,12 @@ class SweepRunner {
   project::Project m_base;
   std::vector<Process> m_running;
   std::map<std::int64_t, std::int64_t> m_epochsReported;
+  /// Per trial: its events.jsonl followed from where the last poll stopped, and the scores so far.
+  struct ScoreTail {
+    LineTail tail;
+    std::map<std::int64_t, double> scores;
+  };
+  std::map<std::int64_t, ScoreTail> m_scoreTails;
   bool m_interrupting = false;
   bool m_budgetSpent = false;
 };

@@ -436,6 +436,13 @@ Json suggestSweepParam(const std::string& path, const schema::ParamSpec& spec,
   }
 }
 
+Json assignmentJson(const Assignment& values) {
+  Json j = Json::object();
+  for (const auto& [path, value] : values)
+    j[path] = value;
+  return j;
+}
+
 project::Project applyAssignment(const project::Project& base, const Assignment& values) {
   Json root = project::projectToJson(base);
   for (const auto& [path, value] : values)

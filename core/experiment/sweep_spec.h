@@ -66,6 +66,9 @@ Json suggestSweepParam(const std::string& path, const schema::ParamSpec& spec, c
 /// The trial's settings: path -> value.
 using Assignment = std::map<std::string, Json>;
 
+/// The settings as one JSON object (path -> value), as sweep.json and the events record them.
+Json assignmentJson(const Assignment& values);
+
 /// The project with `values` set at their paths (a trial's project). Throws netsmith::Error for
 /// a path that does not resolve (parseSweep has checked them).
 project::Project applyAssignment(const project::Project& base, const Assignment& values);

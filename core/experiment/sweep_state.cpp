@@ -114,14 +114,11 @@ double Trial::objective() const {
 Json sweepStateToJson(const SweepState& s) {
   Json trials = Json::array();
   for (const auto& t : s.trials) {
-    Json params = Json::object();
-    for (const auto& [path, v] : t.params)
-      params[path] = v;
     Json scores = Json::object();
     for (const auto& [e, v] : t.scores)
       scores[std::to_string(e)] = scoreJson(v);
     Json tj{{"id", t.id},
-            {"params", params},
+            {"params", assignmentJson(t.params)},
             {"status", trialStatusName(t.status)},
             {"max_epochs", t.maxEpochs},
             {"epochs_done", t.epochsDone},

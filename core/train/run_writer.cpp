@@ -25,22 +25,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string timestamp() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  localtime_r(&now, &tm);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y%m%d-%H%M%S", &tm);
-  return buf;
-}
-
-std::string safeName(const std::string& name) {
-  std::string out;
-  for (char c : name)
-    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_') ? c : '_';
-  return out.empty() ? "run" : out;
-}
-
 std::FILE* openAppend(const fs::path& path) {
   std::FILE* f = std::fopen(path.c_str(), "a");
   if (!f) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
@@ -61,7 +45,9 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) throw Error(root + ": cannot create the runs folder (" + ec.message() + ")");
-  const std::string base = (fs::path(root) / (safeName(projectName) + "-" + timestamp())).string();
+  const std::string base =
+      (fs::path(root) / (fileNameSafe(projectName, "run") + "-" + localTimeText("%Y%m%d-%H%M%S")))
+          .string();
   std::string dir = base;
   for (int i = 2; fs::exists(dir); ++i)
     dir = base + "-" + std::to_string(i);

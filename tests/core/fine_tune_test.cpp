@@ -21,7 +21,7 @@ using namespace netsmith;
 
 namespace {
 
-project::LoadedProject defaultProject() {
+project::LoadedProject loadedDefaultProject() {
   return project::loadProject(
       testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"));
 }
@@ -29,7 +29,7 @@ project::LoadedProject defaultProject() {
 }  // namespace
 
 TEST(FineTune, TheHeadIsTheLastLinearAndIsReplaced) {
-  auto p = defaultProject().project;
+  auto p = loadedDefaultProject().project;
   EXPECT_EQ(graph::headNode(p.model), "fc2");
   const auto& registry = ops::OpRegistry::withBuiltins();
   EXPECT_EQ(graph::replaceHead(p.model, 5), "fc2");
@@ -51,7 +51,7 @@ TEST(FineTune, TheHeadIsTheLastLinearAndIsReplaced) {
 }
 
 TEST(FineTune, FreezeUpToFreezesTheNodeAndEverythingBeforeIt) {
-  auto p = defaultProject().project;
+  auto p = loadedDefaultProject().project;
   const auto frozen = graph::freezeUpTo(p.model, "pool1");
   // The default model's first stage, by hand: input, two conv-BN-ReLU, the pool.
   EXPECT_EQ(frozen, (std::vector<std::string>{"input", "conv1_1", "bn1_1", "relu1_1", "conv1_2",

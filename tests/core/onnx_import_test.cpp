@@ -22,7 +22,7 @@
 using namespace netsmith;
 using netsmith::testutil::TempDir;
 
-namespace {
+namespace onnx_import_test {
 
 struct Exported {
   std::string name;
@@ -151,7 +151,9 @@ TempDir* OnnxImport::dir_ = nullptr;
 std::vector<Exported> OnnxImport::nets_;
 std::string OnnxImport::failure_;
 
-}  // namespace
+}  // namespace onnx_import_test
+
+using onnx_import_test::OnnxImport;
 
 TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
   const auto& registry = ops::OpRegistry::withBuiltins();

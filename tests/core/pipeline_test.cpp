@@ -104,3 +104,54 @@ TEST(Pipeline, ProjectValidationCoversDataAndAugment) {
   EXPECT_TRUE(
       data::validateDataSections(design.project, "", TransformRegistry::withBuiltins()).empty());
 }
+
+// The loader runs leading crops, flips and resizes on the decoded bytes (as torchvision does on
+// PIL images) and the rest on floats. The draws must be the very same as on the float path: a
+// different crop or flip would differ by far more than the bytes' rounding.
+TEST(Pipeline, LeadingGeometryOnBytesDrawsAsTheFloatPathDoes) {
+  Problems problems;
+  TransformContext ctx;
+  ctx.channels = 3;
+  ctx.height = ctx.width = 24;
+  const auto p = Pipeline::fromJson(Json::parse(R"([
+      {"transform": "RandomResizedCrop"},
+      {"transform": "HorizontalFlip"},
+      {"transform": "ColorJitter", "brightness": 0.4, "contrast": 0.4, "saturation": 0.4},
+      {"transform": "VerticalFlip"}])"),
+                                    TransformRegistry::withBuiltins(), ctx, problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  cv::Mat bytes(40, 60, CV_8UC3);
+  for (int y = 0; y < bytes.rows; ++y) {
+    for (int x = 0; x < bytes.cols; ++x)
+      bytes.at<cv::Vec3b>(y, x) = cv::Vec3b(uchar(4 * x), uchar(6 * y), uchar(2 * (x + y)));
+  }
+  for (std::uint64_t seed = 1; seed <= 30; ++seed) {
+    cv::Mat floats;
+    bytes.convertTo(floats, CV_32F, 1.0 / 255.0);
+    SampleRng rngFloat(seed);
+    p.apply(floats, &rngFloat);
+
+    cv::Mat lead = bytes.clone();
+    SampleRng rngBytes(seed);
+    const std::size_t next = p.applyLeading(lead, &rngBytes);
+    EXPECT_EQ(next, 2u);  // ColorJitter works on floats only: the flip after it waits too
+    EXPECT_EQ(lead.type(), CV_8UC3);
+    EXPECT_EQ(lead.size(), cv::Size(24, 24));
+    cv::Mat rest;
+    lead.convertTo(rest, CV_32F, 1.0 / 255.0);
+    p.apply(rest, &rngBytes, false, next);
+    ASSERT_EQ(rest.size(), floats.size());
+    // Bilinear resampling in bytes rounds to 1/255; jitter can stretch that a little.
+    EXPECT_LT(cv::norm(rest, floats, cv::NORM_INF), 3.0 / 255.0) << "seed " << seed;
+  }
+  // Evaluation: non-deterministic steps are skipped, so a leading Resize still runs on bytes.
+  const auto eval = Pipeline::fromJson(Json::parse(R"([
+      {"transform": "RandomResizedCrop"}, {"transform": "CenterCrop", "size": 20},
+      {"transform": "Normalize", "mean": 0.5, "std": 0.5}])"),
+                                       TransformRegistry::withBuiltins(), ctx, problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  cv::Mat centre = bytes.clone();
+  EXPECT_EQ(eval.applyLeading(centre, nullptr), 2u);
+  EXPECT_EQ(centre.size(), cv::Size(20, 20));
+  EXPECT_EQ(centre.at<cv::Vec3b>(0, 0), bytes.at<cv::Vec3b>(10, 20));
+}

@@ -15,7 +15,7 @@ using namespace netsmith::experiment;
 
 namespace {
 
-project::Project defaultProject() {
+project::Project sweepBaseProject() {
   return project::loadProject(
              testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"))
       .project;
@@ -23,14 +23,14 @@ project::Project defaultProject() {
 
 SweepSpec spec(const std::string& json) {
   Problems problems;
-  auto s = parseSweep(Json::parse(json), defaultProject(), problems);
+  auto s = parseSweep(Json::parse(json), sweepBaseProject(), problems);
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   return s;
 }
 
 std::string problemsOf(const std::string& json) {
   Problems problems;
-  parseSweep(Json::parse(json), defaultProject(), problems);
+  parseSweep(Json::parse(json), sweepBaseProject(), problems);
   return formatProblems(problems);
 }
 
@@ -152,7 +152,7 @@ TEST(Sweep, PathsAreCheckedWithSuggestions) {
 }
 
 TEST(Sweep, AnAssignmentMakesTheTrialsProject) {
-  const auto base = defaultProject();
+  const auto base = sweepBaseProject();
   const auto trial = applyAssignment(base, {{"train.optimizer.lr", 0.01},
                                             {"train.batch_size", 64},
                                             {"model.nodes[conv1_1].out_channels", 16},

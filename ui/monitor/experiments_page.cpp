@@ -477,15 +477,37 @@ void ExperimentsPage::reload() {
     openSweep(dir);
     return;
   }
+  // The poll runs every second: files are read again only when sweep.json or a running
+  // trial's metrics.csv has changed since the last read (stat calls only otherwise).
+  const QString seen = changeSignature();
+  if (seen == m_seen) return;
   try {
     m_state = experiment::loadSweepState(dir.toStdString());
   } catch (const Error&) {
     return;  // the next poll reads it again
   }
+  m_seen = changeSignature();
   fillTable();
   drawParallel();
   drawScatter();
   overlayRunningTrials();
+}
+
+QString ExperimentsPage::changeSignature() const {
+  QString sig;
+  const auto stamp = [&sig](const QString& path) {
+    const QFileInfo info(path);
+    sig += QStringLiteral("%1:%2:%3;")
+               .arg(path)
+               .arg(info.size())
+               .arg(info.exists() ? info.lastModified().toMSecsSinceEpoch() : -1);
+  };
+  stamp(QDir(m_dir).filePath(QStringLiteral("sweep.json")));
+  for (const auto& t : m_state.trials)
+    if (t.status == experiment::TrialStatus::Running && !t.runDir.empty())
+      stamp(QDir(QDir(m_dir).filePath(QString::fromStdString(t.runDir)))
+                .filePath(QStringLiteral("metrics.csv")));
+  return sig;
 }
 
 void ExperimentsPage::overlayRunningTrials() {

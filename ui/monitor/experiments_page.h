@@ -71,6 +71,7 @@ class ExperimentsPage : public QWidget {
   void drawParallel();
   void drawScatter();
   void overlayRunningTrials();
+  QString changeSignature() const;
   void say(const QString& text);
 
   ProjectDocument* m_document;
@@ -106,6 +107,8 @@ class ExperimentsPage : public QWidget {
   experiment::SweepSpec m_spec;
   bool m_hasSpec = false;
   QStringList m_overlaid;
+  // What the last reload() saw: sweep.json and the running trials' metrics.csv (size, mtime).
+  QString m_seen;
   bool m_refreshing = false;
   bool m_tableSorted = false;
   bool m_scatterLegendPlaced = false;
