@@ -130,7 +130,7 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
   if (!pngComplete(bytes))
     throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
   if (looksLikeJpeg(bytes)) {
-    // Straight to RGB, and only the region asked for; CMYK and 12-bit files go to OpenCV.
+    // Straight to RGB, and only the region asked for; CMYK and YCCK files go to OpenCV.
     auto jpeg = decodeJpeg(bytes, path, kMaxImagePixels, choose);
     if (jpeg.handled) return jpeg.image;
   }

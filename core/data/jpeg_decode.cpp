@@ -122,7 +122,13 @@ JpegResult decodeJpeg(const std::vector<unsigned char>& bytes, const std::string
   job.errors.pub.error_exit = jpegErrorExit;
   job.errors.pub.emit_message = jpegQuiet;
   jpeg_create_decompress(&job.cinfo);
-  const bool ok = runJpegJob(job);
+  bool ok = false;
+  try {
+    ok = runJpegJob(job);
+  } catch (...) {  // an allocation that failed, or the chooser: libjpeg's memory is freed first
+    jpeg_destroy_decompress(&job.cinfo);
+    throw;
+  }
   jpeg_destroy_decompress(&job.cinfo);
   JpegResult result;
   if (job.unhandled) return result;

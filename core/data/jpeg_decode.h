@@ -19,7 +19,7 @@ using RegionChooser = std::function<cv::Rect(cv::Size)>;
 bool looksLikeJpeg(const std::vector<unsigned char>& bytes);
 
 /// The outcome of decodeJpeg: `handled` false for JPEGs this path leaves to OpenCV (CMYK and
-/// YCCK, 12-bit); otherwise `image` is CV_8UC3 (RGB) or CV_8UC1, exactly `region` of the image.
+/// YCCK, which libjpeg-turbo does not turn into RGB); otherwise `image` is CV_8UC3 (RGB) or CV_8UC1, exactly `region` of the image.
 struct JpegResult {
   bool handled = false;
   cv::Mat image;
