@@ -14,6 +14,10 @@
 #include "data_fixtures.h"
 #include "test_support.h"
 
+namespace netsmith::testutil {
+std::vector<unsigned char> cmykJpeg(int width, int height);  // cmyk_jpeg_writer.cpp
+}
+
 using namespace netsmith;
 using testutil::TempDir;
 
@@ -170,4 +174,24 @@ TEST(JpegDecode, TheLoaderDecodesTheCropRegionAndGetsTheSameSample) {
       EXPECT_LT(cv::norm(sample, whole, cv::NORM_INF), 3.0 / 255.0) << k << " " << epoch;
     }
   }
+}
+
+// CMYK JPEGs are left to OpenCV (libjpeg-turbo does not turn CMYK into RGB); a region is then
+// cut from OpenCV's whole decode.
+TEST(JpegDecode, CmykFilesFallBackToOpenCvRegionsIncluded) {
+  const auto bytes = testutil::cmykJpeg(45, 30);
+  EXPECT_FALSE(data::decodeJpeg(bytes, "cmyk.jpg", data::kMaxImagePixels, {}).handled);
+  TempDir dir;
+  const std::string path = dir.file("cmyk.jpg");
+  std::ofstream(path, std::ios::binary)
+      .write(reinterpret_cast<const char*>(bytes.data()), std::streamsize(bytes.size()));
+  const cv::Mat whole = data::decodeImageFile(path);
+  ASSERT_EQ(whole.type(), CV_8UC3);
+  ASSERT_EQ(whole.size(), cv::Size(45, 30));
+  cv::Mat expected = cv::imread(path, cv::IMREAD_COLOR);
+  cv::cvtColor(expected, expected, cv::COLOR_BGR2RGB);
+  EXPECT_EQ(maxDifference(whole, expected), 0.0);
+  const cv::Rect r(7, 5, 20, 11);
+  const cv::Mat region = data::decodeImageFile(path, [r](cv::Size) { return r; });
+  EXPECT_EQ(maxDifference(region, expected(r)), 0.0);
 }
