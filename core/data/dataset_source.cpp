@@ -46,9 +46,7 @@ cv::Mat FileListSource::loadRegion(std::int64_t i, const RegionChooser& choose) 
 
 cv::Mat DatasetSource::loadRegion(std::int64_t i, const RegionChooser& choose) const {
   const cv::Mat image = load(i);
-  const cv::Rect whole({0, 0}, image.size());
-  const cv::Rect region = choose(image.size()) & whole;
-  return region.empty() ? image : image(region);
+  return image(chosenRegion(choose, image.size()));
 }
 
 std::string FileListSource::describe(std::int64_t i) const {
@@ -167,12 +165,7 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
     default:
       throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
   }
-  if (choose) {
-    const cv::Rect whole({0, 0}, out.size());
-    const cv::Rect region = choose(out.size()) & whole;
-    if (!region.empty()) return out(region);
-  }
-  return out;
+  return choose ? out(chosenRegion(choose, out.size())) : out;
 }
 
 }  // namespace netsmith::data

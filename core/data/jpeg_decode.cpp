@@ -80,9 +80,7 @@ bool runJpegJob(JpegJob& job) {
   job.progress.progress_monitor = jpegProgress;
   jpeg_start_decompress(c);
   const cv::Rect whole(0, 0, int(c->output_width), int(c->output_height));
-  cv::Rect region = whole;
-  if (job.choose && *job.choose) region = (*job.choose)(whole.size()) & whole;
-  if (region.empty()) region = whole;
+  const cv::Rect region = chosenRegion(*job.choose, whole.size());
   job.region = region;
   // One column more on each side: fancy chroma upsampling repeats the edge column of a cropped
   // window where a whole decode reads the neighbour, so the window's own edges may differ.
@@ -107,6 +105,12 @@ bool runJpegJob(JpegJob& job) {
 }
 
 }  // namespace
+
+cv::Rect chosenRegion(const RegionChooser& choose, cv::Size size) {
+  const cv::Rect whole({0, 0}, size);
+  const cv::Rect region = choose ? choose(size) & whole : whole;
+  return region.empty() ? whole : region;
+}
 
 bool looksLikeJpeg(const std::vector<unsigned char>& bytes) {
   return bytes.size() >= 3 && bytes[0] == 0xFF && bytes[1] == 0xD8 && bytes[2] == 0xFF;

@@ -15,11 +15,16 @@ namespace netsmith::data {
 /// pixel is decoded. Returning the whole image is always allowed.
 using RegionChooser = std::function<cv::Rect(cv::Size)>;
 
+/// What `choose` picks for an image of `size`, kept inside the image; the whole image when
+/// there is no chooser or nothing of the pick is inside.
+cv::Rect chosenRegion(const RegionChooser& choose, cv::Size size);
+
 /// True when `bytes` start as a JPEG file does (SOI marker then another marker).
 bool looksLikeJpeg(const std::vector<unsigned char>& bytes);
 
 /// The outcome of decodeJpeg: `handled` false for JPEGs this path leaves to OpenCV (CMYK and
-/// YCCK, which libjpeg-turbo does not turn into RGB); otherwise `image` is CV_8UC3 (RGB) or CV_8UC1, exactly `region` of the image.
+/// YCCK, which libjpeg-turbo does not turn into RGB); otherwise `image` is CV_8UC3 (RGB) or
+/// CV_8UC1, exactly `region` of the image.
 struct JpegResult {
   bool handled = false;
   cv::Mat image;

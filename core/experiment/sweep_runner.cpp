@@ -186,13 +186,11 @@ std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) {
   if (it == m_scoreTails.end() || it->second.tail.path() != path)
     it = m_scoreTails.insert_or_assign(trial.id, ScoreTail{LineTail(path), {}}).first;
   auto& st = it->second;
-  std::uint64_t read = 0;
-  for (std::uint64_t before = ~std::uint64_t(0);
-       st.tail.offset() != before && read < (1ull << 30);) {
-    before = st.tail.offset();
+  // At most 16 reads of 64 MiB per poll; a longer backlog is read on the next polls.
+  for (int chunk = 0; chunk < 16; ++chunk) {
+    const std::uint64_t before = st.tail.offset();
     const auto lines = st.tail.readNew();
     if (st.tail.restarted()) st.scores.clear();
-    read += st.tail.restarted() ? st.tail.offset() : st.tail.offset() - before;
     for (const auto& line : lines) {
       if (line.find("\"epoch_end\"") == std::string::npos) continue;
       try {
@@ -207,6 +205,7 @@ std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) {
         // a line cut short by a kill
       }
     }
+    if (st.tail.offset() == before) break;
   }
   return st.scores;
 }
