@@ -14,7 +14,12 @@ Rounds alternate between the two (this machine's figures drift by ~15%), and the
 their ratio are printed. Needs Debian's python3-torch: run it with /usr/bin/python3.
 
     /usr/bin/python3 bench/pytorch_compare.py [--cli build/release/app/netsmith-cli]
-        [--rounds 5] [--steps 30] [--threads 2] [--batch-size 128] [PROJECT ...]
+        [--rounds 5] [--steps 30] [--threads 2] [--batch-size 128]
+        [--python-channels-last no|as-project|yes] [PROJECT ...]
+
+Netsmith runs in the memory format the project names (`train.channels_last`; the small ResNet
+template uses channels-last). The Python side runs model.py as it is written (NCHW) unless
+--python-channels-last says otherwise; the table names both.
 
 With no PROJECT: the default project and the small ResNet template (trained on a generated
 CIFAR-10 batch of random images, since the template names no data that exists here).
@@ -90,14 +95,17 @@ def make_optimizer(params, train):
     return torch.optim.Adam(params, lr=lr, weight_decay=wd)
 
 
-def python_rate(module, train, batch, steps, warmup=2):
+def python_rate(module, train, batch, steps, channels_last=False, warmup=2):
     torch.manual_seed(0)
     model = module.Model()
     model.train()
-    params = [p for p in model.parameters() if p.requires_grad]
-    optimizer = make_optimizer(params, train)
     c, h, w = module.INPUT_SIZE
     x = torch.randn(batch, c, h, w)
+    if channels_last:
+        model = model.to(memory_format=torch.channels_last)
+        x = x.contiguous(memory_format=torch.channels_last)
+    params = [p for p in model.parameters() if p.requires_grad]
+    optimizer = make_optimizer(params, train)
     classes = model(x[:2]).shape[1]
     y = torch.randint(0, classes, (batch,))
     clip = train.get("clip_grad_norm", 0) or float("inf")
@@ -131,6 +139,9 @@ def main():
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--batch-size", type=int, default=128)
+    ap.add_argument("--python-channels-last", choices=["no", "as-project", "yes"], default="no",
+                    help="Python's memory format: NCHW as model.py is written (no), the "
+                         "project's train.channels_last (as-project), or channels-last (yes)")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
     projects = args.projects or [
@@ -153,15 +164,20 @@ def main():
                 path = with_generated_cifar(path, work)
             module = exported_model(args.cli, path, work, args.threads)
             train = copy.deepcopy(project.get("train", {}))
+            ours_cl = bool(train.get("channels_last", False))
+            theirs_cl = {"no": False, "yes": True, "as-project": ours_cl}[args.python_channels_last]
             ours, theirs = [], []
             for _ in range(args.rounds):
                 ours.append(netsmith_rate(args.cli, path, args.batch_size, args.steps, args.threads))
-                theirs.append(python_rate(module, train, args.batch_size, args.steps))
+                theirs.append(python_rate(module, train, args.batch_size, args.steps, theirs_cl))
             rows.append((project.get("name", path), statistics.median(ours),
-                         statistics.median(theirs), ours, theirs))
-    print("\n%-16s %14s %14s %7s" % ("model", "Netsmith img/s", "PyTorch img/s", "ratio"))
-    for name, ours, theirs, all_ours, all_theirs in rows:
-        print("%-16s %14.1f %14.1f %6.2fx" % (name, ours, theirs, ours / theirs))
+                         statistics.median(theirs), ours, theirs, ours_cl, theirs_cl))
+    print("\n%-16s %14s %14s %7s  %s" % ("model", "Netsmith img/s", "PyTorch img/s", "ratio",
+                                         "memory format (Netsmith / PyTorch)"))
+    fmt = lambda cl: "channels-last" if cl else "NCHW"
+    for name, ours, theirs, all_ours, all_theirs, ours_cl, theirs_cl in rows:
+        print("%-16s %14.1f %14.1f %6.2fx  %s / %s" % (name, ours, theirs, ours / theirs,
+                                                      fmt(ours_cl), fmt(theirs_cl)))
         print("  rounds: Netsmith %s | PyTorch %s" % (" ".join("%.0f" % v for v in all_ours),
                                                        " ".join("%.0f" % v for v in all_theirs)))
 

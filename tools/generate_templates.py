@@ -142,7 +142,8 @@ add("flatten", "Flatten", ["gap"], y=y); y += 80
 add("fc", "Linear", ["flatten"], O(out_features=10), y=y)
 resnet = project("small_resnet", "A small ResNet (3 residual stages, 16-32-64 channels) for 32x32 colour images.",
                  O(channels=3, height=32, width=32), rn, cifar_data,
-                 O(default_train, optimizer=O(type="sgd", lr=0.1, momentum=0.9, weight_decay=0.0005)), cifar_augment)
+                 O(default_train, optimizer=O(type="sgd", lr=0.1, momentum=0.9, weight_decay=0.0005),
+                   channels_last=True), cifar_augment)
 
 vgg_specs = [("input", "Input", {})]
 for stage, ch in enumerate([32, 64, 128], start=1):

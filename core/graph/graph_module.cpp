@@ -38,6 +38,27 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
   for (const auto& [value, stepIndex] : lastUse) {
     if (value != m_outputSlot) m_steps[stepIndex].release.push_back(value);
   }
+  foldRelus(graph);
+}
+
+/// A ReLU whose input is a node that fuses ReLUs (BatchNorm2d) and is that node's only consumer
+/// runs inside that node's step: one pass over the values instead of two, the same results.
+void GraphModuleImpl::foldRelus(const ModelGraph& graph) {
+  std::map<std::string, int> consumers;
+  for (const auto& step : m_steps)
+    for (const auto& in : graph.find(step.id)->inputs)
+      ++consumers[in];
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < m_steps.size(); ++i)
+    index[m_steps[i].id] = i;
+  for (auto& step : m_steps) {
+    const Node* node = graph.find(step.id);
+    if (node->op != "ReLU" || node->inputs.size() != 1) continue;
+    Step& before = m_steps[index.at(node->inputs[0])];
+    if (consumers[before.id] != 1 || !before.layer->fusesRelu() || before.thenRelu) continue;
+    before.thenRelu = true;
+    step.passThrough = true;
+  }
 }
 
 int GraphModuleImpl::keepFrozenBatchNormInEval(bool keep) {
@@ -93,6 +114,8 @@ torch::Tensor GraphModuleImpl::run(torch::Tensor x, std::size_t tap, torch::Tens
   }
   std::vector<torch::Tensor> values(m_steps.size());
   std::vector<torch::Tensor> args;
+  // Tapping a node whose ReLU is folded in needs its own output: that run keeps them apart.
+  const bool fold = !tapped || !m_steps[tap].thenRelu;
   for (std::size_t i = 0; i < m_steps.size(); ++i) {
     Step& step = m_steps[i];
     args.clear();
@@ -102,7 +125,13 @@ torch::Tensor GraphModuleImpl::run(torch::Tensor x, std::size_t tap, torch::Tens
       for (auto s : step.inputSlots)
         args.push_back(values[s]);
     }
-    values[i] = step.layer->forward(args);
+    if (fold && step.passThrough) {
+      values[i] = args.at(0);
+    } else if (fold && step.thenRelu) {
+      values[i] = step.layer->forwardThenRelu(args);
+    } else {
+      values[i] = step.layer->forward(args);
+    }
     if (i == tap) *tapped = values[i];
     for (auto s : step.release)
       values[s] = torch::Tensor();

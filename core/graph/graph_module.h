@@ -53,6 +53,8 @@ class GraphModuleImpl : public torch::nn::Module {
     std::shared_ptr<ops::NodeLayerImpl> layer;
     std::vector<std::size_t> inputSlots;  ///< indices into the value table
     std::vector<std::size_t> release;     ///< values no longer needed after this step
+    bool thenRelu = false;                ///< runs as forwardThenRelu(): the next ReLU is folded in
+    bool passThrough = false;             ///< a ReLU folded into the step before it
   };
   GraphAnalysis m_analysis;
   InputSpec m_input;
@@ -61,6 +63,7 @@ class GraphModuleImpl : public torch::nn::Module {
   std::vector<std::string> m_frozenBatchNorm;  ///< ids of frozen BatchNorm2d nodes
   bool m_frozenBatchNormEval = false;
   torch::Tensor run(torch::Tensor x, std::size_t tap, torch::Tensor* tapped);
+  void foldRelus(const ModelGraph& graph);
 };
 TORCH_MODULE(GraphModule);
 

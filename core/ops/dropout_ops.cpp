@@ -1,4 +1,5 @@
 // Regularisation family: Dropout and Dropout2d (whole channels).
+#include "ops/cpu_kernels.h"
 #include "ops/node_layer.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
@@ -25,8 +26,12 @@ void registerDropoutOps(OpRegistry& registry) {
   dropout.inferShape = [](const std::vector<Shape>& in, const schema::Params&) { return in[0]; };
   dropout.build = [](const LayerSpec& spec) {
     const double p = spec.params.real("p");
-    return unaryLayer(
-        [p](const torch::Tensor& x, bool training) { return torch::dropout(x, p, training); });
+    return unaryLayer([p](const torch::Tensor& x, bool training) {
+      // Float32 on the CPU: a hashed mask, recomputed in backward (not LibTorch's per-element
+      // Bernoulli draws under a lock).
+      if (training && p > 0 && p < 1 && kernels::dropoutTakes(x)) return kernels::dropout(x, p);
+      return torch::dropout(x, p, training);
+    });
   };
   dropout.toOnnx = onnxPassThrough;  // inference graph: dropout does nothing
   dropout.toPyTorch = [](const EmitNode& n) {

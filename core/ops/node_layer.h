@@ -22,6 +22,13 @@ class NodeLayerImpl : public torch::nn::Module {
   /// A differentiable sum over the processes of a data-parallel job, for layers whose training
   /// statistics span the whole global batch (synchronised BatchNorm). Empty: per process.
   /// Returns true when the layer uses it.
+  /// Whether forwardThenRelu() does better than forward() followed by a ReLU layer: the graph
+  /// module then runs a node and the ReLU that alone consumes it as one step.
+  virtual bool fusesRelu() const { return false; }
+  /// relu(forward(inputs)), in one pass where the layer can.
+  virtual torch::Tensor forwardThenRelu(const std::vector<torch::Tensor>& inputs) {
+    return torch::relu(forward(inputs));
+  }
   using CrossProcessSum = std::function<torch::Tensor(const torch::Tensor&)>;
   virtual bool setCrossProcessSum(CrossProcessSum sum) {
     (void)sum;

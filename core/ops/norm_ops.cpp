@@ -1,4 +1,5 @@
 // Normalisation family: BatchNorm2d.
+#include "ops/cpu_kernels.h"
 #include "ops/node_layer.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
@@ -36,13 +37,30 @@ class BatchNorm2dLayerImpl : public NodeLayerImpl {
   }
 
   torch::Tensor forward(const std::vector<torch::Tensor>& inputs) override {
+    return run(inputs.at(0), false);
+  }
+  bool fusesRelu() const override { return true; }
+  torch::Tensor forwardThenRelu(const std::vector<torch::Tensor>& inputs) override {
+    return run(inputs.at(0), true);
+  }
+
+  torch::Tensor run(const torch::Tensor& x, bool relu) {
     if (is_training()) {
       torch::NoGradGuard noGrad;
       num_batches_tracked.add_(1);
     }
-    if (m_sum && is_training()) return synchronised(inputs.at(0));
-    return torch::batch_norm(inputs.at(0), weight, bias, running_mean, running_var, is_training(),
-                             m_momentum, m_eps, /*cudnn_enabled=*/true);
+    torch::Tensor y;
+    if (m_sum && is_training()) {
+      y = synchronised(x);
+    } else if (is_training() && kernels::imageTakes(x)) {
+      // Float32 on the CPU: statistics, normalisation and the ReLU in two passes each way.
+      return kernels::batchNormTrain(x, weight, bias, running_mean, running_var, m_momentum, m_eps,
+                                     relu);
+    } else {
+      y = torch::batch_norm(x, weight, bias, running_mean, running_var, is_training(), m_momentum,
+                            m_eps, /*cudnn_enabled=*/true);
+    }
+    return relu ? torch::relu(y) : y;
   }
 
   bool setCrossProcessSum(CrossProcessSum sum) override {
