@@ -6,8 +6,8 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
-#include <string>
 #include <limits>
+#include <string>
 #include <tuple>
 #include <vector>
 
@@ -187,8 +187,8 @@ class BatchNormFn : public torch::autograd::Function<BatchNormFn> {
     auto opts = x.options();
     auto mean = torch::empty({d.c}, opts), invstd = torch::empty({d.c}, opts);
     auto scale = torch::empty({d.c}, opts), offset = torch::empty({d.c}, opts);
-    const float* wp = weight.defined() ? weight.data_ptr<float>() : nullptr;
-    const float* bp = bias.defined() ? bias.data_ptr<float>() : nullptr;
+    const float* wp = weight.data_ptr<float>();  // always defined: see batchNormTrain()
+    const float* bp = bias.data_ptr<float>();
     float* rm = runningMean.data_ptr<float>();
     float* rv = runningVar.data_ptr<float>();
     for (std::int64_t ch = 0; ch < d.c; ++ch) {
@@ -199,9 +199,9 @@ class BatchNormFn : public torch::autograd::Function<BatchNormFn> {
       const double is = 1.0 / std::sqrt(var + eps);
       mean.data_ptr<float>()[ch] = static_cast<float>(m);
       invstd.data_ptr<float>()[ch] = static_cast<float>(is);
-      const float sc = static_cast<float>((wp ? wp[ch] : 1.0) * is);
+      const float sc = static_cast<float>(wp[ch] * is);
       scale.data_ptr<float>()[ch] = sc;
-      offset.data_ptr<float>()[ch] = static_cast<float>((bp ? bp[ch] : 0.0) - m * sc);
+      offset.data_ptr<float>()[ch] = static_cast<float>(bp[ch] - m * sc);
       rm[ch] = static_cast<float>((1 - momentum) * rm[ch] + momentum * m);
       rv[ch] = static_cast<float>((1 - momentum) * rv[ch] + momentum * var * count / (count - 1));
     }
