@@ -22,6 +22,8 @@ struct EnvReport {
   std::string blasName;     ///< "OpenBLAS (pthread)", "reference BLAS", ...
   std::string blasConfig;   ///< OpenBLAS's own config string, when it is OpenBLAS
   bool blasIsReference = false;
+  int blasThreads = 0;  ///< the BLAS's own thread count where it tells (OpenBLAS); 0: unknown
+  std::string blasThreadsNote;  ///< why it is what it is, when Netsmith set it
   /// The malloc in use: "tcmalloc" (the programs link Debian's libtcmalloc-minimal4 where it
   /// was found at build time) or "glibc malloc", and the file that provides malloc.
   std::string allocatorName;
@@ -37,7 +39,9 @@ std::string formatEnvReport(const EnvReport& report);
 
 /// Sets LibTorch's intra-op thread count (0: one per hardware thread; at most maxThreads()).
 /// Debian's LibTorch starts with 1 thread; every program calls this once at start-up. Returns
-/// the count set.
+/// the count set. OpenBLAS's pthread build is held to one thread of its own unless
+/// OPENBLAS_NUM_THREADS is set: its pool and LibTorch's OpenMP pool both spin between jobs, and
+/// on the same cores they take turns (the default project's step ran at 0.72x).
 int configureThreads(int threads = 0);
 
 /// The most compute threads worth starting here: 4 x the hardware threads (a project from a

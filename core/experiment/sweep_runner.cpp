@@ -136,6 +136,16 @@ SweepRunner::SweepRunner(const std::string& sweepDir, const SweepOptions& option
                     p.path);
   }
   if (g_lockFd < 0) g_lockFd = lockSweepFolder(sweepDir);
+  // The trials of a sweep that was killed have ended now (the lock waited for them): one that
+  // ended at a rung is judged there before it goes on, as it would have been.
+  bool changed = false;
+  for (auto& t : m_state.trials) {
+    if (t.status != TrialStatus::Running) continue;
+    t.runDir = findRunDir(t);
+    pauseAtReachedRung(t, readScores(t), m_spec);
+    changed = changed || t.status != TrialStatus::Running;
+  }
+  if (changed) save();
 }
 
 SweepRunner::~SweepRunner() {
@@ -274,7 +284,8 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
     spawn.args.push_back("--resume");
     spawn.args.push_back(resume);
   }
-  spawn.env = {"OMP_NUM_THREADS=" + threads, "OPENBLAS_NUM_THREADS=" + threads};
+  // OpenBLAS holds itself to one thread in each trial (env::configureThreads).
+  spawn.env = {"OMP_NUM_THREADS=" + threads};
   spawn.stdoutPath = (trialDir / "stdout.jsonl").string();
   spawn.stderrPath = (trialDir / "stderr.log").string();
   spawn.what = "trial " + std::to_string(trial.id);

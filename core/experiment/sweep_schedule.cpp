@@ -59,7 +59,9 @@ void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, Segm
   trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
   switch (end) {
     case SegmentEnd::Interrupted:
-      trial.status = TrialStatus::Running;
+      // Stopped after its segment's last epoch: the rung is still to be judged.
+      trial.status =
+          stopAt > 0 && trial.epochsDone >= stopAt ? TrialStatus::Paused : TrialStatus::Running;
       return;
     case SegmentEnd::Failed:
       trial.status = TrialStatus::Failed;
@@ -79,6 +81,19 @@ void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, Segm
     trial.status = TrialStatus::Failed;
     trial.error = "its run ended without recording an epoch";
   }
+}
+
+void pauseAtReachedRung(Trial& trial, const std::map<std::int64_t, double>& scores,
+                        const SweepSpec& spec) {
+  if (trial.status != TrialStatus::Running) return;
+  trial.scores.clear();
+  for (const auto& [e, v] : scores)
+    if (e >= 1 && e <= trial.maxEpochs) trial.scores[e] = v;
+  trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+  if (trial.epochsDone <= 0 || trial.epochsDone >= trial.maxEpochs) return;
+  const auto rungs = ashaRungs(spec.asha, trial.maxEpochs);
+  if (std::find(rungs.begin(), rungs.end(), trial.epochsDone) != rungs.end())
+    trial.status = TrialStatus::Paused;
 }
 
 std::vector<RungDecision> decideRungs(SweepState& state, const SweepSpec& spec) {

@@ -34,6 +34,14 @@ enum class SegmentEnd {
 void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, SegmentEnd end,
                 std::int64_t stopAt, const std::string& error);
 
+/// A trial that was under way when its sweep stopped (killed, or interrupted after its segment's
+/// last epoch), with `scores` read from its run: when its last epoch is one of its rungs (short
+/// of its last epoch), it becomes Paused, so the rung is judged before it goes on. A rung it had
+/// already been judged at is judged again, with the same result: decideRungs reads only the
+/// record, and the scores it reads at a rung do not change.
+void pauseAtReachedRung(Trial& trial, const std::map<std::int64_t, double>& scores,
+                        const SweepSpec& spec);
+
 struct RungDecision {
   std::int64_t trial = 0;
   std::int64_t rung = 0;  ///< epochs done

@@ -198,6 +198,52 @@ TEST(SweepSchedule, ARungWaitsForTheTrialsBeforeIt) {
   EXPECT_TRUE(sweepDone(state, spec, true));
 }
 
+TEST(SweepSchedule, ATrialStoppedAtItsRungIsJudgedThereWhenTheSweepResumes) {
+  // Rungs at epochs 1 and 2 of 4. A sweep killed (or interrupted) just after a trial's segment
+  // reached its rung must not carry the trial past that rung unjudged.
+  auto spec = specOf(R"({"method": "random", "trials": 2, "asha": {"min_epochs": 1, "reduction": 2},
+      "params": [
+      {"path": "train.optimizer.lr", "log_uniform": [1e-4, 1]}]})");
+  SweepState state;
+  for (int i = 0; i < 2; ++i) {
+    Trial t;
+    t.id = i;
+    t.maxEpochs = 4;
+    state.trials.push_back(t);
+  }
+  endSegment(state.trials[0], {{1, 0.8}}, SegmentEnd::Exited, 1, "");
+  ASSERT_EQ(decideRungs(state, spec).size(), 1u);  // alone at its rung: it goes on
+  // Interrupted after its segment's last epoch: paused at the rung, not running past it.
+  state.trials[1].status = TrialStatus::Running;
+  endSegment(state.trials[1], {{1, 0.3}}, SegmentEnd::Interrupted, 1, "");
+  EXPECT_EQ(state.trials[1].status, TrialStatus::Paused);
+  // Killed: the record says running; the run on disk has reached the rung.
+  state.trials[1].status = TrialStatus::Running;
+  state.trials[1].scores.clear();
+  pauseAtReachedRung(state.trials[1], {{1, 0.3}}, spec);
+  EXPECT_EQ(state.trials[1].status, TrialStatus::Paused);
+  EXPECT_EQ(state.trials[1].epochsDone, 1);
+  auto d = decideRungs(state, spec);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_FALSE(d[0].continues);  // 0.3 is below the best half of {0.8, 0.3}
+  EXPECT_EQ(state.trials[1].status, TrialStatus::Stopped);
+  // Between rungs (epoch 3 of 4, past the last rung) it runs on; a rung it was already judged
+  // at is judged again with the same result.
+  state.trials[0].status = TrialStatus::Running;
+  pauseAtReachedRung(state.trials[0], {{1, 0.8}, {2, 0.85}, {3, 0.86}}, spec);
+  EXPECT_EQ(state.trials[0].status, TrialStatus::Running);
+  EXPECT_EQ(state.trials[0].epochsDone, 3);
+  pauseAtReachedRung(state.trials[0], {{1, 0.8}}, spec);
+  EXPECT_EQ(state.trials[0].status, TrialStatus::Paused);
+  d = decideRungs(state, spec);
+  ASSERT_EQ(d.size(), 1u);
+  EXPECT_TRUE(d[0].continues);
+  EXPECT_EQ(state.trials[0].status, TrialStatus::Running);
+  // At its last epoch it is left for the segment's end to complete.
+  pauseAtReachedRung(state.trials[0], {{1, 0.8}, {2, 0.85}, {3, 0.86}, {4, 0.87}}, spec);
+  EXPECT_EQ(state.trials[0].status, TrialStatus::Running);
+}
+
 TEST(SweepSchedule, AModelBasedTrialLearnsOnlyFromTrialsALagBehind) {
   auto spec = specOf(R"({"method": "tpe", "trials": 20, "startup_trials": 2, "params": [
       {"path": "train.optimizer.lr", "log_uniform": [1e-4, 1]}]})");
