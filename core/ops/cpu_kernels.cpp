@@ -11,6 +11,10 @@
 #include <tuple>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 // Backward recomputes forward's x * scale + shift to find where the ReLU let the gradient
 // through, so both must round alike: the file is built without FMA contraction under GCC
 // (core/CMakeLists.txt), and clang contracts only within one expression, here one per lambda.
@@ -354,6 +358,168 @@ class DropoutFn : public torch::autograd::Function<DropoutFn> {
   }
 };
 
+// ---- 2x2 max pooling, stride 2, NCHW ------------------------------------------------------------
+
+/// The value LibTorch's max pooling picks in a 2x2 window and its place (0-3, row-major): a value
+/// replaces the one so far when greater or NaN, so the first maximum wins, or the last NaN.
+inline float pick4(float a, float b, float c, float d, int& k) {
+  float m = a;
+  k = 0;
+  if (b > m || b != b) m = b, k = 1;
+  if (c > m || c != c) m = c, k = 2;
+  if (d > m || d != d) m = d, k = 3;
+  return m;
+}
+
+#if defined(__SSE2__)
+/// Four windows at once: a, b (top row's even and odd columns), c, d (bottom row's). m gets the
+/// picked values, k the places (as 32-bit integers), with pick4()'s rule.
+inline void pick4x4(__m128 a, __m128 b, __m128 c, __m128 d, __m128& m, __m128i& k) {
+  m = a;
+  k = _mm_setzero_si128();
+  const __m128 vs[3] = {b, c, d};
+  for (int i = 0; i < 3; ++i) {
+    const __m128 v = vs[i];
+    const __m128 take = _mm_or_ps(_mm_cmpgt_ps(v, m), _mm_cmpunord_ps(v, v));
+    m = _mm_or_ps(_mm_and_ps(take, v), _mm_andnot_ps(take, m));
+    const __m128i ti = _mm_castps_si128(take);
+    k = _mm_or_si128(_mm_and_si128(ti, _mm_set1_epi32(i + 1)), _mm_andnot_si128(ti, k));
+  }
+}
+
+/// Even and odd elements of p[0..7].
+inline void evenOdd(const float* p, __m128& even, __m128& odd) {
+  const __m128 lo = _mm_loadu_ps(p), hi = _mm_loadu_ps(p + 4);
+  even = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
+  odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
+}
+#endif
+
+struct PoolDims {
+  std::int64_t planes, h, w, oh, ow;
+};
+
+PoolDims poolDimsOf(const torch::Tensor& x) {
+  const auto h = x.size(2), w = x.size(3);
+  return {x.size(0) * x.size(1), h, w, h / 2, w / 2};
+}
+
+/// One output row from input rows a0 (top) and a1.
+void maxPoolRow(const float* a0, const float* a1, float* o, std::int64_t ow) {
+  std::int64_t j = 0;
+#if defined(__SSE2__)
+  const auto four = [&](std::int64_t at) {
+    __m128 a, b, c, d, m;
+    __m128i k;
+    evenOdd(a0 + 2 * at, a, b);
+    evenOdd(a1 + 2 * at, c, d);
+    pick4x4(a, b, c, d, m, k);
+    _mm_storeu_ps(o + at, m);
+  };
+  for (; j + 4 <= ow; j += 4)
+    four(j);
+  if (j < ow && ow >= 4) {  // the last four again, overlapping: the same values
+    four(ow - 4);
+    j = ow;
+  }
+#endif
+  for (; j < ow; ++j) {
+    int k;
+    o[j] = pick4(a0[2 * j], a0[2 * j + 1], a1[2 * j], a1[2 * j + 1], k);
+  }
+}
+
+/// The gradient of one output row into input rows d0 (top) and d1: each window's pick (found
+/// again from a0 and a1) gets the output's gradient, the other three places zero.
+void maxPoolGradRow(const float* a0, const float* a1, const float* g, float* d0, float* d1,
+                    std::int64_t ow) {
+  std::int64_t j = 0;
+#if defined(__SSE2__)
+  const auto four = [&](std::int64_t at) {
+    __m128 a, b, c, d, m;
+    __m128i k;
+    evenOdd(a0 + 2 * at, a, b);
+    evenOdd(a1 + 2 * at, c, d);
+    pick4x4(a, b, c, d, m, k);
+    const __m128 v = _mm_loadu_ps(g + at);
+    __m128 to[4];
+    for (int i = 0; i < 4; ++i)
+      to[i] = _mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, _mm_set1_epi32(i))), v);
+    _mm_storeu_ps(d0 + 2 * at, _mm_unpacklo_ps(to[0], to[1]));
+    _mm_storeu_ps(d0 + 2 * at + 4, _mm_unpackhi_ps(to[0], to[1]));
+    _mm_storeu_ps(d1 + 2 * at, _mm_unpacklo_ps(to[2], to[3]));
+    _mm_storeu_ps(d1 + 2 * at + 4, _mm_unpackhi_ps(to[2], to[3]));
+  };
+  for (; j + 4 <= ow; j += 4)
+    four(j);
+  if (j < ow && ow >= 4) {  // the last four again, overlapping: the same values
+    four(ow - 4);
+    j = ow;
+  }
+#endif
+  for (; j < ow; ++j) {
+    int k;
+    pick4(a0[2 * j], a0[2 * j + 1], a1[2 * j], a1[2 * j + 1], k);
+    const float v = g[j];
+    d0[2 * j] = k == 0 ? v : 0.f;
+    d0[2 * j + 1] = k == 1 ? v : 0.f;
+    d1[2 * j] = k == 2 ? v : 0.f;
+    d1[2 * j + 1] = k == 3 ? v : 0.f;
+  }
+}
+
+std::int64_t poolGrain(const PoolDims& d) {
+  return std::max<std::int64_t>(1, 16384 / (4 * d.ow));
+}
+
+void maxPoolForward(const float* x, float* out, const PoolDims& d) {
+  at::parallel_for(0, d.planes * d.oh, poolGrain(d), [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t p = r / d.oh, i = r % d.oh;
+      const float* a0 = x + (p * d.h + 2 * i) * d.w;
+      maxPoolRow(a0, a0 + d.w, out + r * d.ow, d.ow);
+    }
+  });
+}
+
+/// dx from x and the output's gradient; an odd last row or column gets zero.
+void maxPoolBackward(const float* x, const float* g, float* dx, const PoolDims& d) {
+  at::parallel_for(0, d.planes * d.oh, poolGrain(d), [&](std::int64_t r0, std::int64_t r1) {
+    for (std::int64_t r = r0; r < r1; ++r) {
+      const std::int64_t p = r / d.oh, i = r % d.oh;
+      const std::int64_t top = (p * d.h + 2 * i) * d.w;
+      float* d0 = dx + top;
+      float* d1 = d0 + d.w;
+      maxPoolGradRow(x + top, x + top + d.w, g + r * d.ow, d0, d1, d.ow);
+      if (d.w > 2 * d.ow) d0[d.w - 1] = d1[d.w - 1] = 0.f;
+      if (i == d.oh - 1 && d.h > 2 * d.oh)
+        std::fill(d1 + d.w, d1 + 2 * d.w, 0.f);  // the plane's odd last row
+    }
+  });
+}
+
+class MaxPoolFn : public torch::autograd::Function<MaxPoolFn> {
+ public:
+  static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
+    const auto d = poolDimsOf(x);
+    auto out = torch::empty({x.size(0), x.size(1), d.oh, d.ow}, x.options());
+    maxPoolForward(x.data_ptr<float>(), out.data_ptr<float>(), d);
+    ctx->save_for_backward({x});
+    return out;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    variable_list result(1);
+    if (!grads[0].defined()) return result;
+    const auto x = ctx->get_saved_variables()[0];
+    const auto g = grads[0].contiguous();
+    auto dx = torch::empty_like(x, torch::MemoryFormat::Contiguous);
+    maxPoolBackward(x.data_ptr<float>(), g.data_ptr<float>(), dx.data_ptr<float>(), poolDimsOf(x));
+    result[0] = dx;
+    return result;
+  }
+};
+
 }  // namespace
 
 bool enabled() {
@@ -400,6 +566,15 @@ bool dropoutTakes(const torch::Tensor& x) {
 torch::Tensor dropout(const torch::Tensor& x, double p) {
   if (!dropoutTakes(x) || !(p > 0.0 && p < 1.0)) return torch::dropout(x, p, true);
   return DropoutFn::apply(x, p);
+}
+
+bool maxPool2x2Takes(const torch::Tensor& x) {
+  return imageTakes(x) && x.is_contiguous() && x.size(2) >= 2 && x.size(3) >= 2;
+}
+
+torch::Tensor maxPool2x2(const torch::Tensor& x) {
+  if (!maxPool2x2Takes(x)) return torch::max_pool2d(x, {2, 2}, {2, 2});
+  return MaxPoolFn::apply(x);
 }
 
 }  // namespace netsmith::ops::kernels

@@ -1,9 +1,9 @@
 #pragma once
 
 // Float32 CPU training kernels for the layers that dominate a small CNN's step once the
-// convolutions are done: batch norm with its ReLU in two passes each way (LibTorch: five), and
+// convolutions are done: batch norm with its ReLU in two passes each way (LibTorch: five),
 // dropout whose mask is a hash recomputed in backward (LibTorch: a Bernoulli draw per value under
-// the generator's lock, and a stored mask). Each is a
+// the generator's lock, and a stored mask), and 2x2 max pooling in NCHW. Each is a
 // torch::autograd::Function with its own backward; the layers call them when the *Takes() check
 // passes and use LibTorch's ops otherwise (CUDA, other dtypes, strided views, evaluation).
 // Results match LibTorch's ops (tests/core/cpu_kernels_test.cpp) and do not depend on the number
@@ -35,5 +35,13 @@ bool dropoutTakes(const torch::Tensor& x);
 /// 1 / (1 - p). The mask comes from a counter-based hash of a seed drawn from LibTorch's default
 /// CPU generator (so torch::manual_seed reproduces it), and backward recomputes it.
 torch::Tensor dropout(const torch::Tensor& x, double p);
+
+/// Whether maxPool2x2() takes `x`: imageTakes(x), contiguous as NCHW, at least 2x2.
+bool maxPool2x2Takes(const torch::Tensor& x);
+
+/// torch::max_pool2d(x, 2) (stride 2, no padding, rounding down), the same picks among equal
+/// values and NaNs. Backward finds the picks again from x, which it keeps instead of indices.
+/// LibTorch's NCHW max pooling walks each window with a scalar loop; this one vectorises.
+torch::Tensor maxPool2x2(const torch::Tensor& x);
 
 }  // namespace netsmith::ops::kernels

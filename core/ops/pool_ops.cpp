@@ -1,4 +1,5 @@
 // Pooling family: MaxPool2d, AvgPool2d, GlobalAvgPool.
+#include "ops/cpu_kernels.h"
 #include "ops/node_layer.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
@@ -98,7 +99,14 @@ void registerPoolOps(OpRegistry& registry) {
   maxPool.autoValues = poolAutoValues;
   maxPool.build = [](const LayerSpec& spec) {
     const auto g = poolGeometry(spec.params, true);
-    return unaryLayer([g](const torch::Tensor& x, bool) {
+    using Pair = std::array<std::int64_t, 2>;
+    const bool halves = g.kernel == Pair{2, 2} && g.stride == Pair{2, 2} &&
+                        g.padding == Pair{0, 0} && g.dilation == Pair{1, 1};
+    return unaryLayer([g, halves](const torch::Tensor& x, bool) {
+      // Rounding up adds a window only where a side is odd.
+      if (halves && kernels::maxPool2x2Takes(x) &&
+          (!g.ceilMode || (x.size(2) % 2 == 0 && x.size(3) % 2 == 0)))
+        return kernels::maxPool2x2(x);
       return torch::max_pool2d(x, g.kernel, g.stride, g.padding, g.dilation, g.ceilMode);
     });
   };

@@ -2,6 +2,9 @@
 // statistics and gradients, in both memory formats; dropout's mask by its statistics.
 #include "ops/cpu_kernels.h"
 
+#include <limits>
+#include <vector>
+
 #include "graph/graph_module.h"
 #include "test_support.h"
 
@@ -107,6 +110,45 @@ TEST(CpuKernels, BatchNormNotTakenFallsBackToLibTorch) {
   auto rm2 = torch::zeros({3}), rv2 = torch::ones({3});
   const auto ref = torch::batch_norm(view, {}, {}, rm2, rv2, true, 0.1, 1e-5, false);
   EXPECT_TRUE(torch::allclose(y, ref, 1e-5, 1e-5));
+}
+
+TEST(CpuKernels, MaxPoolMatchesLibTorchWithTiesNaNsAndOddSides) {
+  // Odd and even sides, rows of 1-14 windows (four at a time, the last four overlapping, or one
+  // by one); values from {0, 1, 2} so most windows hold ties; -inf and NaN windows.
+  for (const auto& size : std::vector<std::vector<std::int64_t>>{{3, 4, 8, 8},
+                                                                 {2, 5, 7, 9},
+                                                                 {1, 2, 2, 3},
+                                                                 {4, 3, 28, 28},
+                                                                 {2, 3, 11, 14},
+                                                                 {1, 2, 6, 6}}) {
+    torch::manual_seed(size[3]);
+    auto base = torch::randint(0, 3, size).to(torch::kFloat);
+    base.view(-1)[0] = std::numeric_limits<float>::quiet_NaN();
+    base.view(-1)[1] = -std::numeric_limits<float>::infinity();
+    base.index_put_({0, 0, 1, 0}, std::numeric_limits<float>::quiet_NaN());
+    base.index_put_({0, 0, 1, 1}, std::numeric_limits<float>::quiet_NaN());  // two NaNs: last wins
+    if (size[2] >= 4)
+      base.index_put_(
+          {torch::indexing::Slice(), 0, torch::indexing::Slice(2, 4), torch::indexing::Slice(0, 2)},
+          -std::numeric_limits<float>::infinity());  // a window of -inf only
+    const auto grad = torch::randn({size[0], size[1], size[2] / 2, size[3] / 2});
+    ASSERT_TRUE(ops::kernels::maxPool2x2Takes(base));
+    auto x = base.clone().requires_grad_(true);
+    auto y = ops::kernels::maxPool2x2(x);
+    y.backward(grad);
+    auto xr = base.clone().requires_grad_(true);
+    auto yr = torch::max_pool2d(xr, {2, 2}, {2, 2});
+    yr.backward(grad);
+    EXPECT_TRUE(torch::equal(y.isnan(), yr.isnan()));
+    EXPECT_TRUE(torch::equal(torch::nan_to_num(y), torch::nan_to_num(yr)));
+    EXPECT_TRUE(torch::equal(x.grad(), xr.grad())) << size;
+    // Each output's gradient lands on exactly one input, the rest are zero.
+    EXPECT_EQ((x.grad() != 0).sum().item<std::int64_t>(), (grad != 0).sum().item<std::int64_t>());
+  }
+  // Channels-last and strided views are left to LibTorch (and still right).
+  const auto cl = torch::randn({2, 3, 6, 6}).contiguous(torch::MemoryFormat::ChannelsLast);
+  EXPECT_FALSE(ops::kernels::maxPool2x2Takes(cl));
+  EXPECT_TRUE(torch::equal(ops::kernels::maxPool2x2(cl), torch::max_pool2d(cl, {2, 2}, {2, 2})));
 }
 
 TEST(CpuKernels, DropoutKeepsOneMinusPScalesAndIsReproducible) {
