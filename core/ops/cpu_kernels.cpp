@@ -1,6 +1,7 @@
 #include "ops/cpu_kernels.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 
 #include <algorithm>
 #include <cmath>
@@ -172,6 +173,7 @@ class BatchNormFn : public torch::autograd::Function<BatchNormFn> {
                                const torch::Tensor& weight, const torch::Tensor& bias,
                                torch::Tensor runningMean, torch::Tensor runningVar, double momentum,
                                double eps, bool relu) {
+    RECORD_USER_SCOPE("netsmith::batch_norm");  // named in profiles
     const ImageDims d = dimsOf(x);
     const std::int64_t hw = d.h * d.w;
     const double count = static_cast<double>(d.n * hw);
@@ -329,6 +331,7 @@ void maskedScale(const float* in, float* out, std::int64_t n, std::uint64_t seed
 class DropoutFn : public torch::autograd::Function<DropoutFn> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x, double p) {
+    RECORD_USER_SCOPE("netsmith::dropout");  // named in profiles
     // One draw from the default generator per call: torch::manual_seed reproduces the masks.
     const auto seed = static_cast<std::uint64_t>(
         torch::randint(std::numeric_limits<std::int64_t>::max(), {1}, torch::kLong)
@@ -501,6 +504,7 @@ void maxPoolBackward(const float* x, const float* g, float* dx, const PoolDims& 
 class MaxPoolFn : public torch::autograd::Function<MaxPoolFn> {
  public:
   static torch::Tensor forward(AutogradContext* ctx, const torch::Tensor& x) {
+    RECORD_USER_SCOPE("netsmith::max_pool2x2");  // named in profiles
     const auto d = poolDimsOf(x);
     auto out = torch::empty({x.size(0), x.size(1), d.oh, d.ow}, x.options());
     maxPoolForward(x.data_ptr<float>(), out.data_ptr<float>(), d);
