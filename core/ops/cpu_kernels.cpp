@@ -396,6 +396,14 @@ inline void evenOdd(const float* p, __m128& even, __m128& odd) {
   even = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(2, 0, 2, 0));
   odd = _mm_shuffle_ps(lo, hi, _MM_SHUFFLE(3, 1, 3, 1));
 }
+
+/// Windows j0..j0+3 of the output row over input rows a0 (top) and a1: their picks and places.
+inline void windows4(const float* a0, const float* a1, std::int64_t j0, __m128& m, __m128i& k) {
+  __m128 a, b, c, d;
+  evenOdd(a0 + 2 * j0, a, b);
+  evenOdd(a1 + 2 * j0, c, d);
+  pick4x4(a, b, c, d, m, k);
+}
 #endif
 
 struct PoolDims {
@@ -411,13 +419,11 @@ PoolDims poolDimsOf(const torch::Tensor& x) {
 void maxPoolRow(const float* a0, const float* a1, float* o, std::int64_t ow) {
   std::int64_t j = 0;
 #if defined(__SSE2__)
-  const auto four = [&](std::int64_t at) {
-    __m128 a, b, c, d, m;
+  const auto four = [&](std::int64_t j0) {
+    __m128 m;
     __m128i k;
-    evenOdd(a0 + 2 * at, a, b);
-    evenOdd(a1 + 2 * at, c, d);
-    pick4x4(a, b, c, d, m, k);
-    _mm_storeu_ps(o + at, m);
+    windows4(a0, a1, j0, m, k);
+    _mm_storeu_ps(o + j0, m);
   };
   for (; j + 4 <= ow; j += 4)
     four(j);
@@ -438,20 +444,18 @@ void maxPoolGradRow(const float* a0, const float* a1, const float* g, float* d0,
                     std::int64_t ow) {
   std::int64_t j = 0;
 #if defined(__SSE2__)
-  const auto four = [&](std::int64_t at) {
-    __m128 a, b, c, d, m;
+  const auto four = [&](std::int64_t j0) {
+    __m128 m;
     __m128i k;
-    evenOdd(a0 + 2 * at, a, b);
-    evenOdd(a1 + 2 * at, c, d);
-    pick4x4(a, b, c, d, m, k);
-    const __m128 v = _mm_loadu_ps(g + at);
+    windows4(a0, a1, j0, m, k);
+    const __m128 v = _mm_loadu_ps(g + j0);
     __m128 to[4];
     for (int i = 0; i < 4; ++i)
       to[i] = _mm_and_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(k, _mm_set1_epi32(i))), v);
-    _mm_storeu_ps(d0 + 2 * at, _mm_unpacklo_ps(to[0], to[1]));
-    _mm_storeu_ps(d0 + 2 * at + 4, _mm_unpackhi_ps(to[0], to[1]));
-    _mm_storeu_ps(d1 + 2 * at, _mm_unpacklo_ps(to[2], to[3]));
-    _mm_storeu_ps(d1 + 2 * at + 4, _mm_unpackhi_ps(to[2], to[3]));
+    _mm_storeu_ps(d0 + 2 * j0, _mm_unpacklo_ps(to[0], to[1]));
+    _mm_storeu_ps(d0 + 2 * j0 + 4, _mm_unpackhi_ps(to[0], to[1]));
+    _mm_storeu_ps(d1 + 2 * j0, _mm_unpacklo_ps(to[2], to[3]));
+    _mm_storeu_ps(d1 + 2 * j0 + 4, _mm_unpackhi_ps(to[2], to[3]));
   };
   for (; j + 4 <= ow; j += 4)
     four(j);

@@ -33,6 +33,18 @@ SweepSpec specOf(const std::string& json) {
   return s;
 }
 
+/// A record with trials 0..n-1 of `epochs` epochs each, none started.
+SweepState trialsOf(int n, std::int64_t epochs) {
+  SweepState state;
+  for (int i = 0; i < n; ++i) {
+    Trial t;
+    t.id = i;
+    t.maxEpochs = epochs;
+    state.trials.push_back(t);
+  }
+  return state;
+}
+
 /// A made-up objective: best at lr = 1e-2, falling with the distance in decades.
 double fakeAccuracy(double lr) {
   return 0.9 - 0.1 * std::pow(std::log10(lr) + 2, 2);
@@ -158,13 +170,7 @@ TEST(SweepSchedule, AnAshaSweepOnAMadeUpObjective) {
 TEST(SweepSchedule, ARungWaitsForTheTrialsBeforeIt) {
   auto spec = specOf(R"({"method": "random", "trials": 3, "asha": {"min_epochs": 2}, "params": [
       {"path": "train.optimizer.lr", "log_uniform": [1e-4, 1]}]})");
-  SweepState state;
-  for (int i = 0; i < 2; ++i) {
-    Trial t;
-    t.id = i;
-    t.maxEpochs = 6;
-    state.trials.push_back(t);
-  }
+  SweepState state = trialsOf(2, 6);
   // Trial 1 reaches the rung at epoch 2 first; trial 0 is still on its way: no decision yet.
   endSegment(state.trials[1], {{1, 0.5}, {2, 0.6}}, SegmentEnd::Exited, 2, "");
   EXPECT_EQ(state.trials[1].status, TrialStatus::Paused);
@@ -204,13 +210,7 @@ TEST(SweepSchedule, ATrialStoppedAtItsRungIsJudgedThereWhenTheSweepResumes) {
   auto spec = specOf(R"({"method": "random", "trials": 2, "asha": {"min_epochs": 1, "reduction": 2},
       "params": [
       {"path": "train.optimizer.lr", "log_uniform": [1e-4, 1]}]})");
-  SweepState state;
-  for (int i = 0; i < 2; ++i) {
-    Trial t;
-    t.id = i;
-    t.maxEpochs = 4;
-    state.trials.push_back(t);
-  }
+  SweepState state = trialsOf(2, 4);
   endSegment(state.trials[0], {{1, 0.8}}, SegmentEnd::Exited, 1, "");
   ASSERT_EQ(decideRungs(state, spec).size(), 1u);  // alone at its rung: it goes on
   // Interrupted after its segment's last epoch: paused at the rung, not running past it.
