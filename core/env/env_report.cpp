@@ -94,14 +94,11 @@ int maxThreads() {
 }
 
 namespace {
-// openblas_get_parallel(): 0 sequential, 1 its own pthread pool, 2 OpenMP (LibTorch's pool).
-using BlasParallelFn = int (*)();
-using BlasSetThreadsFn = void (*)(int);
-
-bool blasHasOwnPool() {
-  const auto parallel =
-      reinterpret_cast<BlasParallelFn>(::dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
-  return parallel && parallel() == 1;
+/// openblas_get_parallel(): 0 a sequential build, 1 its own pthread pool, 2 OpenMP (LibTorch's
+/// pool); -1 where the BLAS is not OpenBLAS.
+int openBlasParallelMode() {
+  const auto parallel = reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
+  return parallel ? parallel() : -1;
 }
 
 bool blasThreadsChosenByUser() {
@@ -119,9 +116,9 @@ int configureThreads(int threads) {
   // same cores each waits for the other's spinning to end: measured on the default project,
   // its Linear layers took ~3x their time alone and the whole step 1.35x longer than with one
   // BLAS thread. One BLAS thread loses little: LibTorch's products here are small.
-  if (blasHasOwnPool() && !blasThreadsChosenByUser()) {
+  if (openBlasParallelMode() == 1 && !blasThreadsChosenByUser()) {
     if (const auto set =
-            reinterpret_cast<BlasSetThreadsFn>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
+            reinterpret_cast<void (*)(int)>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads")))
       set(1);
   }
   return at::get_num_threads();
@@ -171,9 +168,7 @@ EnvReport collectEnvReport(bool measure) {
   r.hardwareThreads = static_cast<int>(std::thread::hardware_concurrency());
   detectBlas(r);
   if (r.blasThreads > 0) {
-    const auto parallel =
-        reinterpret_cast<int (*)()>(::dlsym(RTLD_DEFAULT, "openblas_get_parallel"));
-    const int mode = parallel ? parallel() : -1;
+    const int mode = openBlasParallelMode();
     r.blasThreadsNote = mode == 2   ? "OpenMP: LibTorch's pool"
                         : mode == 0 ? "sequential build"
                         : blasThreadsChosenByUser()

@@ -227,9 +227,7 @@ void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
   if (!scores.empty() && scores.rbegin()->first > reported &&
       trial.status == TrialStatus::Running) {
     // The record follows a running trial epoch by epoch (the studio's table reads it).
-    for (const auto& [e, v] : scores)
-      if (e >= 1 && e <= trial.maxEpochs) trial.scores[e] = v;
-    trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+    takeScores(trial, scores);
     save();
   }
   for (const auto& [epoch, value] : scores) {
@@ -266,8 +264,7 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
       trial.runDir.clear();
     }
   }
-  trial.scores = readScores(trial);
-  trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+  takeScores(trial, readScores(trial));
   m_epochsReported[trial.id] = trial.epochsDone;
   const std::int64_t stopAt = segmentStop(trial, m_spec);
   const std::string threads = std::to_string(m_state.threadsPerTrial);

@@ -51,12 +51,16 @@ bool nextTrialSettings(const SweepState& state, const SweepSpec& spec, Assignmen
   return true;
 }
 
-void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, SegmentEnd end,
-                std::int64_t stopAt, const std::string& error) {
+void takeScores(Trial& trial, const std::map<std::int64_t, double>& scores) {
   trial.scores.clear();
   for (const auto& [e, v] : scores)
     if (e >= 1 && e <= trial.maxEpochs) trial.scores[e] = v;
   trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+}
+
+void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, SegmentEnd end,
+                std::int64_t stopAt, const std::string& error) {
+  takeScores(trial, scores);
   switch (end) {
     case SegmentEnd::Interrupted:
       // Stopped after its segment's last epoch: the rung is still to be judged.
@@ -86,10 +90,7 @@ void endSegment(Trial& trial, const std::map<std::int64_t, double>& scores, Segm
 void pauseAtReachedRung(Trial& trial, const std::map<std::int64_t, double>& scores,
                         const SweepSpec& spec) {
   if (trial.status != TrialStatus::Running) return;
-  trial.scores.clear();
-  for (const auto& [e, v] : scores)
-    if (e >= 1 && e <= trial.maxEpochs) trial.scores[e] = v;
-  trial.epochsDone = trial.scores.empty() ? 0 : trial.scores.rbegin()->first;
+  takeScores(trial, scores);
   if (trial.epochsDone <= 0 || trial.epochsDone >= trial.maxEpochs) return;
   const auto rungs = ashaRungs(spec.asha, trial.maxEpochs);
   if (std::find(rungs.begin(), rungs.end(), trial.epochsDone) != rungs.end())

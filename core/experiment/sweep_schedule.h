@@ -24,6 +24,10 @@ std::int64_t segmentStop(const Trial& trial, const SweepSpec& spec);
 /// from (trial k learns from trials 0..k-lag-1, each of which must have ended).
 bool nextTrialSettings(const SweepState& state, const SweepSpec& spec, Assignment& settings);
 
+/// The trial's scores and epochs done from `scores` (the objective after each epoch its run
+/// recorded): epochs 1..maxEpochs, the rest ignored.
+void takeScores(Trial& trial, const std::map<std::int64_t, double>& scores);
+
 enum class SegmentEnd {
   Exited,       ///< the process exited with status 0
   Interrupted,  ///< stopped by the sweep (Ctrl-C, a kill of the sweep): resumes later

@@ -415,9 +415,26 @@ PoolDims poolDimsOf(const torch::Tensor& x) {
   return {x.size(0) * x.size(1), h, w, h / 2, w / 2};
 }
 
+/// Covers the windows 0..ow-1 of a row: four(j0) does windows j0..j0+3 (SSE2), the last four
+/// overlapping the ones before when ow is no multiple of four (they are written again with the
+/// same values); one(j) does window j, for rows under four windows or without SSE2.
+template <typename Four, typename One>
+void walkRow(std::int64_t ow, [[maybe_unused]] const Four& four, const One& one) {
+#if defined(__SSE2__)
+  if (ow >= 4) {
+    std::int64_t j = 0;
+    for (; j + 4 <= ow; j += 4)
+      four(j);
+    if (j < ow) four(ow - 4);
+    return;
+  }
+#endif
+  for (std::int64_t j = 0; j < ow; ++j)
+    one(j);
+}
+
 /// One output row from input rows a0 (top) and a1.
 void maxPoolRow(const float* a0, const float* a1, float* o, std::int64_t ow) {
-  std::int64_t j = 0;
 #if defined(__SSE2__)
   const auto four = [&](std::int64_t j0) {
     __m128 m;
@@ -425,24 +442,19 @@ void maxPoolRow(const float* a0, const float* a1, float* o, std::int64_t ow) {
     windows4(a0, a1, j0, m, k);
     _mm_storeu_ps(o + j0, m);
   };
-  for (; j + 4 <= ow; j += 4)
-    four(j);
-  if (j < ow && ow >= 4) {  // the last four again, overlapping: the same values
-    four(ow - 4);
-    j = ow;
-  }
+#else
+  const auto four = [](std::int64_t) {};
 #endif
-  for (; j < ow; ++j) {
+  walkRow(ow, four, [&](std::int64_t j) {
     int k;
     o[j] = pick4(a0[2 * j], a0[2 * j + 1], a1[2 * j], a1[2 * j + 1], k);
-  }
+  });
 }
 
 /// The gradient of one output row into input rows d0 (top) and d1: each window's pick (found
 /// again from a0 and a1) gets the output's gradient, the other three places zero.
 void maxPoolGradRow(const float* a0, const float* a1, const float* g, float* d0, float* d1,
                     std::int64_t ow) {
-  std::int64_t j = 0;
 #if defined(__SSE2__)
   const auto four = [&](std::int64_t j0) {
     __m128 m;
@@ -457,14 +469,10 @@ void maxPoolGradRow(const float* a0, const float* a1, const float* g, float* d0,
     _mm_storeu_ps(d1 + 2 * j0, _mm_unpacklo_ps(to[2], to[3]));
     _mm_storeu_ps(d1 + 2 * j0 + 4, _mm_unpackhi_ps(to[2], to[3]));
   };
-  for (; j + 4 <= ow; j += 4)
-    four(j);
-  if (j < ow && ow >= 4) {  // the last four again, overlapping: the same values
-    four(ow - 4);
-    j = ow;
-  }
+#else
+  const auto four = [](std::int64_t) {};
 #endif
-  for (; j < ow; ++j) {
+  walkRow(ow, four, [&](std::int64_t j) {
     int k;
     pick4(a0[2 * j], a0[2 * j + 1], a1[2 * j], a1[2 * j + 1], k);
     const float v = g[j];
@@ -472,7 +480,7 @@ void maxPoolGradRow(const float* a0, const float* a1, const float* g, float* d0,
     d0[2 * j + 1] = k == 1 ? v : 0.f;
     d1[2 * j] = k == 2 ? v : 0.f;
     d1[2 * j + 1] = k == 3 ? v : 0.f;
-  }
+  });
 }
 
 std::int64_t poolGrain(const PoolDims& d) {

@@ -19,9 +19,6 @@ class NodeLayerImpl : public torch::nn::Module {
   virtual torch::Tensor forward(const std::vector<torch::Tensor>& inputs) = 0;
   /// Re-initialises the weights. `Default` reproduces PyTorch's reset_parameters().
   virtual void initialise(InitScheme scheme) { (void)scheme; }
-  /// A differentiable sum over the processes of a data-parallel job, for layers whose training
-  /// statistics span the whole global batch (synchronised BatchNorm). Empty: per process.
-  /// Returns true when the layer uses it.
   /// Whether forwardThenRelu() does better than forward() followed by a ReLU layer: the graph
   /// module then runs a node and the ReLU that alone consumes it as one step.
   virtual bool fusesRelu() const { return false; }
@@ -29,6 +26,9 @@ class NodeLayerImpl : public torch::nn::Module {
   virtual torch::Tensor forwardThenRelu(const std::vector<torch::Tensor>& inputs) {
     return torch::relu(forward(inputs));
   }
+  /// A differentiable sum over the processes of a data-parallel job, for layers whose training
+  /// statistics span the whole global batch (synchronised BatchNorm). Empty: per process.
+  /// Returns true when the layer uses it.
   using CrossProcessSum = std::function<torch::Tensor(const torch::Tensor&)>;
   virtual bool setCrossProcessSum(CrossProcessSum sum) {
     (void)sum;
