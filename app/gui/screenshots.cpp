@@ -113,7 +113,16 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
     if (nodes.size() > 1)  // the inspector shows the first layer's form
       pages->modelPage()->canvas()->selectNodes({QString::fromStdString(nodes[1].id)});
     QTimer::singleShot(500, &window, [&window, pages, grab] {
-      grab(QStringLiteral("editor-") + QString::fromStdString(window.document()->project().name));
+      const QString name = QString::fromStdString(window.document()->project().name);
+      auto* canvas = pages->modelPage()->canvas();
+      canvas->fitToView();
+      grab(QStringLiteral("editor-") + name);
+      if (!canvas->groups().isEmpty()) {  // an imported network: its stages as blocks
+        canvas->setAllGroupsCollapsed(true);
+        canvas->fitToView();
+        grab(QStringLiteral("editor-") + name + QStringLiteral("-collapsed"));
+        canvas->setAllGroupsCollapsed(false);
+      }
       pages->showPage(ProjectPages::DataPage);  // starts the scan
       onceOr(pages->dataPage(), &netsmith::ui::DataPage::scanned, 120000, [&window, pages, grab] {
         grab(QStringLiteral("data"));

@@ -48,6 +48,32 @@ Problems validateDataSections(const project::Project& project, const std::string
   return problems;
 }
 
+Problems missingDataPaths(const project::Project& project, const std::string& baseDir) {
+  Problems problems;
+  if (!hasData(project)) return problems;
+  Problems parseProblems;  // validateDataSections reports these
+  const auto config = parseDataConfig(project.data, baseDir, parseProblems);
+  const auto check = [&problems](const std::string& place, const std::string& path) {
+    if (path.empty()) return;
+    std::error_code ec;
+    if (!std::filesystem::exists(path, ec))
+      problems.push_back(
+          {place, "\"" + path + "\" does not exist", {}, "choose it on the Data page"});
+  };
+  std::vector<const SourceSpec*> sources = {&config.train};
+  if (config.validation) sources.push_back(&*config.validation);
+  if (config.test) sources.push_back(&*config.test);
+  for (const auto* s : sources) {
+    check(s->path + ".images", s->images);
+    check(s->path + ".labels", s->labels);
+    check(s->path + ".root", s->root);
+    check(s->path + ".manifest", s->manifest);
+    for (const auto& f : s->files)
+      check(s->path + ".files", f);
+  }
+  return problems;
+}
+
 std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
                                              const std::string& baseDir,
                                              const augment::TransformRegistry& transforms,
@@ -70,17 +96,26 @@ std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
   auto norm = resolveNormalization(out->data, out->format, cacheDir, progress);
   if (!norm) return nullptr;
   out->normalization = *norm;
-  context.mean = norm->mean;
-  context.std = norm->std;
+  rebuildPipeline(*out, project, transforms);
+  return out;
+}
+
+void rebuildPipeline(ProjectData& data, const project::Project& project,
+                     const augment::TransformRegistry& transforms) {
+  auto context = transformContext(project);
+  context.mean = data.normalization.mean;
+  context.std = data.normalization.std;
   if (context.mean.empty()) {
     context.mean.assign(static_cast<std::size_t>(context.channels), 0.0);
     context.std.assign(static_cast<std::size_t>(context.channels), 1.0);
   }
-  Problems unused;
-  out->pipeline = augment::Pipeline::fromJson(project.augment, transforms, context, unused);
-  out->processor =
-      std::make_unique<SampleProcessor>(out->format, &out->pipeline, norm->mean, norm->std);
-  return out;
+  Problems problems;
+  auto pipeline = augment::Pipeline::fromJson(project.augment, transforms, context, problems);
+  if (!problems.empty()) throw Error(formatProblems(problems));
+  data.processor.reset();  // it refers to the pipeline being replaced
+  data.pipeline = std::move(pipeline);
+  data.processor = std::make_unique<SampleProcessor>(
+      data.format, &data.pipeline, data.normalization.mean, data.normalization.std);
 }
 
 std::string userCacheDir() {

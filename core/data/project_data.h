@@ -30,6 +30,11 @@ augment::TransformContext transformContext(const project::Project& project);
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
                               const augment::TransformRegistry& transforms);
 
+/// The data paths (IDX files, image folders, manifests, CIFAR batches) that do not exist, one
+/// problem each with its place (`data.train.root: "/x" does not exist`). Only looks the paths up:
+/// the studio checks this on every data edit, so Start is off before a press would fail.
+Problems missingDataPaths(const project::Project& project, const std::string& baseDir);
+
 /// Opens the project's data: sources, splits, normalisation ("auto" computed over the training
 /// split, cached in `cacheDir` when given), pipeline. Throws netsmith::Error with every problem.
 /// Returns nullptr when `progress` cancels the statistics.
@@ -38,6 +43,12 @@ std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
                                              const augment::TransformRegistry& transforms,
                                              const std::string& cacheDir,
                                              const ProgressFn& progress = {});
+
+/// Replaces the augmentation pipeline (and the processor that refers to it) of opened data with
+/// the project's augment section, without reading the data again: the Augment page's preview
+/// follows every edit this way. Throws netsmith::Error with the augment section's problems.
+void rebuildPipeline(ProjectData& data, const project::Project& project,
+                     const augment::TransformRegistry& transforms);
 
 /// Netsmith's per-user cache folder ($XDG_CACHE_HOME/netsmith or ~/.cache/netsmith).
 std::string userCacheDir();

@@ -262,8 +262,9 @@ class ModelEditorTest : public QObject {
                             .arg(dropAt.y())
                             .arg(landed.x())
                             .arg(landed.y())));
+    // (On screen: within 2 pixels, whatever the zoom.)
     QVERIFY(
-        (canvas->mapToScene(canvas->viewport()->rect().center()) - viewCentre).manhattanLength() <
+        (viewPoint(canvas, viewCentre) - canvas->viewport()->rect().center()).manhattanLength() <=
         2);
     QCOMPARE(canvas->selectedIds(), QStringList{QStringLiteral("gelu1")});
     // A merge node takes several inputs.
@@ -347,9 +348,10 @@ class ModelEditorTest : public QObject {
     QVERIFY(!doc.project().model.find(block[0].toStdString()));
   }
 
-  // Fit on a laptop-sized page: node text is drawn at the application font's size or larger,
-  // the model's top is in view, and the minimap (the model is taller than the view) is shown.
-  void fitKeepsNodeTextAtTheApplicationFontSize() {
+  // Fit on a laptop-sized page shows the whole default model (every node inside the view),
+  // drawn as compact blocks below readable size; zoomed in, the minimap appears and a click low
+  // in it brings the output into view; an edit does not move the view.
+  void fitShowsTheWholeModel() {
     ProjectDocument doc(m_registry);
     ModelPage page(&doc);
     page.resize(1280, 640);
@@ -359,17 +361,21 @@ class ModelEditorTest : public QObject {
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json")));
     auto* canvas = page.canvas();
     canvas->fitToView();
+    QVERIFY(canvas->zoom() < 1.0);  // 21 nodes in one column do not fit at 100% here
+    for (const auto& n : doc.project().model.nodes) {
+      const QString id = QString::fromStdString(n.id);
+      const QRect box(
+          viewPoint(canvas, canvas->inputPort(id) - QPointF(GraphCanvas::kNodeWidth / 2, 0)),
+          QSize(int(GraphCanvas::kNodeWidth * canvas->zoom()),
+                int(GraphCanvas::kNodeHeight * canvas->zoom())));
+      QVERIFY2(canvas->viewport()->rect().contains(box), qPrintable(id));
+    }
+    QVERIFY(!canvas->minimap()->isVisible());
+    // Zoomed in to readable text, the model no longer fits: the minimap takes over.
+    canvas->zoomBy(1.0 / canvas->zoom());
     const int appPixels = QFontInfo(QApplication::font()).pixelSize();
-    const double nodePixels = QFontInfo(GraphCanvas::nodeFont()).pixelSize() * canvas->zoom();
-    QVERIFY2(nodePixels >= appPixels,
-             qPrintable(QStringLiteral("%1 px < %2 px").arg(nodePixels).arg(appPixels)));
-    const QRect inputBox(viewPoint(canvas, canvas->inputPort(QStringLiteral("input")) -
-                                               QPointF(GraphCanvas::kNodeWidth / 2, 0)),
-                         QSize(int(GraphCanvas::kNodeWidth * canvas->zoom()),
-                               int(GraphCanvas::kNodeHeight * canvas->zoom())));
-    QVERIFY(canvas->viewport()->rect().contains(inputBox));
+    QVERIFY(QFontInfo(GraphCanvas::nodeFont()).pixelSize() * canvas->zoom() >= appPixels);
     QVERIFY(canvas->minimap()->isVisible());
-    // A click low in the minimap brings the model's output into view.
     QWidget* map = canvas->minimap();
     QTest::mouseClick(map, Qt::LeftButton, {}, QPoint(map->width() / 2, map->height() - 8));
     const QPoint out =
@@ -380,6 +386,77 @@ class ModelEditorTest : public QObject {
     page.editor()->setParam(QStringLiteral("conv1"), QStringLiteral("out_channels"), Json(40));
     QVERIFY((canvas->mapToScene(canvas->viewport()->rect().center()) - centre).manhattanLength() <
             2);
+    // Zoom to selection: the selected node fills the view at up to 150%.
+    canvas->selectNodes({QStringLiteral("fc1")});
+    canvas->zoomToSelection();
+    QVERIFY(canvas->viewport()->rect().contains(
+        viewPoint(canvas, canvas->inputPort(QStringLiteral("fc1")))));
+    QVERIFY(canvas->zoom() > 1.0);
+  }
+
+  // The imported ResNet-18 fits whole; with its stages collapsed (layer1 to layer4 each one
+  // block with its totals) it fits at a readable size, and a double click expands a stage.
+  void groupsCollapseAndExpand() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1280, 640);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(doc.load(
+        QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/resnet18.netsmith.json")));
+    auto* canvas = page.canvas();
+    const QStringList stages = {QStringLiteral("layer1"), QStringLiteral("layer2"),
+                                QStringLiteral("layer3"), QStringLiteral("layer4")};
+    QCOMPARE(canvas->groups(), stages);
+    canvas->fitToView();
+    const double wholeZoom = canvas->zoom();
+    QCOMPARE(canvas->visibleNodeCount(), int(doc.project().model.nodes.size()));
+    const QRectF all = canvas->scene()->itemsBoundingRect();
+    QVERIFY(canvas->mapToScene(canvas->viewport()->rect()).boundingRect().contains(all));
+    // Collapsed: 4 blocks instead of their members, the rest moved up; still fits, larger.
+    auto* collapse = page.findChild<QAction*>(QStringLiteral("actionCollapseGroups"));
+    QVERIFY(collapse && collapse->isEnabled());
+    collapse->trigger();
+    int members = 0;
+    for (const auto& n : doc.project().model.nodes)
+      if (QString::fromStdString(n.id).startsWith(QLatin1String("layer"))) ++members;
+    QCOMPARE(canvas->visibleNodeCount(), int(doc.project().model.nodes.size()) - members);
+    for (const auto& stage : stages)
+      QVERIFY2(!canvas->groupRect(stage).isEmpty(), qPrintable(stage));
+    QVERIFY(canvas->zoom() > 2 * wholeZoom);
+    QVERIFY(canvas->mapToScene(canvas->viewport()->rect())
+                .boundingRect()
+                .contains(canvas->scene()->itemsBoundingRect()));
+    // The stages stay in order, top to bottom, and the head follows them.
+    for (int i = 0; i + 1 < stages.size(); ++i)
+      QVERIFY(canvas->groupRect(stages[i]).top() < canvas->groupRect(stages[i + 1]).top());
+    QVERIFY(canvas->inputPort(QString::fromStdString(doc.analysis().outputId)).y() >
+            canvas->groupRect(QStringLiteral("layer4")).bottom());
+    // The model's positions did not change (nothing to undo, nothing to save).
+    QCOMPARE(doc.undoStack()->count(), 0);
+    // A double click on layer2's block expands it alone.
+    const QPoint at = viewPoint(canvas, canvas->groupRect(QStringLiteral("layer2")).center());
+    QTest::mouseDClick(canvas->viewport(), Qt::LeftButton, {}, at);
+    QVERIFY(!canvas->isGroupCollapsed(QStringLiteral("layer2")));
+    QVERIFY(canvas->isGroupCollapsed(QStringLiteral("layer3")));
+    QVERIFY(!canvas->inputPort(QStringLiteral("layer2_0_conv1")).isNull());
+    // Dragging a node below a collapsed group saves it where it stands with all expanded.
+    const auto* fc = doc.project().model.find(doc.analysis().outputId);
+    const QPointF before(fc->x, fc->y);
+    const QString fcId = QString::fromStdString(fc->id);
+    canvas->centerOn(canvas->inputPort(fcId));
+    const QPoint grab = viewPoint(canvas, canvas->inputPort(fcId) + QPointF(-40, 20));
+    QTest::mousePress(canvas->viewport(), Qt::LeftButton, {}, grab);
+    QTest::mouseMove(canvas->viewport(), grab + QPoint(20, 0));
+    QTest::mouseMove(canvas->viewport(), grab + QPoint(40, 0));
+    QTest::mouseRelease(canvas->viewport(), Qt::LeftButton, {}, grab + QPoint(40, 0));
+    const auto* moved = doc.project().model.find(fc->id);
+    QVERIFY(moved->x > before.x());
+    QCOMPARE(moved->y, before.y());
+    // Selecting a hidden node expands its group.
+    canvas->selectNodes({QStringLiteral("layer3_0_conv1")});
+    QVERIFY(!canvas->isGroupCollapsed(QStringLiteral("layer3")));
+    QCOMPARE(canvas->selectedIds(), QStringList{QStringLiteral("layer3_0_conv1")});
   }
 
   // Inserting on an edge, a quick fix's Flatten and a block push what is below down: no two

@@ -17,6 +17,7 @@
 #include <cmath>
 #include <map>
 
+#include "editor/graph_groups.h"
 #include "editor/graph_items.h"
 #include "editor/model_editor.h"
 #include "graph/graph_analysis.h"
@@ -207,6 +208,9 @@ void GraphCanvas::rebuild() {
   scene()->clear();
   m_nodes.clear();
   m_edges.clear();
+  m_groupItems.clear();
+  m_hiddenIn.clear();
+  m_shift.clear();
   const auto& model = m_editor->model();
   const auto& analysis = m_editor->document()->analysis();
   std::map<std::string, QString> problems;
@@ -216,26 +220,107 @@ void GraphCanvas::rebuild() {
       if (!text.isEmpty()) text += "\n";
       text += QString::fromStdString(p.message + (p.fix.empty() ? "" : "; " + p.fix));
     }
+  // Collapsed groups: where their members lie (rows top..bottom), so that what is below them
+  // moves up by the rows they no longer take.
+  struct Span {
+    NodeGroup group;
+    double top = 0, bottom = 0, x = 0;
+  };
+  std::vector<Span> spans;
+  QSet<QString> present;
+  for (const auto& g : scopeGroups(model)) {
+    present.insert(g.name);
+    if (!m_collapsed.contains(g.name)) continue;
+    Span span{g, 1e300, -1e300, 0};
+    for (const auto& id : g.members) {
+      const auto* n = model.find(id.toStdString());
+      span.top = std::min(span.top, n->y);
+      span.bottom = std::max(span.bottom, n->y);
+      if (id == g.members.front()) span.x = n->x;
+      m_hiddenIn.insert(id, g.name);
+    }
+    spans.push_back(std::move(span));
+  }
+  m_collapsed.intersect(present);  // groups that an edit removed
+  const auto shiftAt = [&spans](double y) {
+    double shift = 0;
+    for (const auto& sp : spans)
+      if (sp.bottom < y) shift += sp.bottom - sp.top;
+    return shift;
+  };
   for (const auto& n : model.nodes) {
+    const QString id = QString::fromStdString(n.id);
+    if (m_hiddenIn.contains(id)) continue;
     const auto* info = analysis.find(n.id);
     const Json params = info && info->valid ? info->params.values() : n.params;
     const QString shape = info && !info->outputShape.empty()
                               ? QString::fromStdString(formatShape(info->outputShape))
                               : QStringLiteral("?");
-    const QString id = QString::fromStdString(n.id);
     const bool bad = problems.count(n.id) > 0;
     auto* item =
         new NodeItem(this, id, describe(n.op, params), shape, bad ? problems[n.id] : QString(),
                      n.frozen, bad && !m_editor->fixFor(id).isEmpty());
-    item->setPos(n.x, n.y);
+    if (const auto* def = m_editor->document()->registry().find(n.op))
+      item->setCategory(QString::fromStdString(def->group));
+    const double shift = shiftAt(n.y);
+    item->setPos(n.x, n.y - shift);
+    if (shift != 0) m_shift.insert(id, shift);
     scene()->addItem(item);
     m_nodes.insert(item->id(), item);
   }
+  for (const auto& sp : spans) {
+    // The block: its totals, and the output of the member that feeds the rest of the model.
+    std::int64_t params = 0;
+    int bad = 0;
+    bool frozen = true;
+    QString exitId = sp.group.members.back();
+    for (const auto& id : sp.group.members) {
+      const auto* info = analysis.find(id.toStdString());
+      if (info) params += info->paramCount;
+      if (problems.count(id.toStdString())) ++bad;
+      frozen = frozen && model.find(id.toStdString())->frozen;
+    }
+    for (const auto& n : model.nodes)
+      if (!m_hiddenIn.contains(QString::fromStdString(n.id)) ||
+          m_hiddenIn.value(QString::fromStdString(n.id)) != sp.group.name)
+        for (const auto& in : n.inputs)
+          if (m_hiddenIn.value(QString::fromStdString(in)) == sp.group.name)
+            exitId = QString::fromStdString(in);
+    const auto* exitInfo = analysis.find(exitId.toStdString());
+    const QString shape = exitInfo && !exitInfo->outputShape.empty()
+                              ? QString::fromStdString(formatShape(exitInfo->outputShape))
+                              : QStringLiteral("?");
+    const QString title =
+        tr("%n nodes", nullptr, int(sp.group.members.size())) + ", " + tr("%L1 params").arg(params);
+    auto* item = new NodeItem(
+        this, sp.group.name, title, shape,
+        bad ? tr("%n node(s) with a problem inside: double-click to expand", nullptr, bad)
+            : QString(),
+        frozen, false);
+    item->setGroup(int(sp.group.members.size()));
+    item->setToolTip(
+        tr("%1: %2\noutput %3\nDouble-click to expand").arg(sp.group.name, title, shape));
+    // On the column of the node that leaves the group (a side branch may start it).
+    const auto* exitNode = model.find(exitId.toStdString());
+    item->setPos(exitNode ? exitNode->x : sp.x, sp.top - shiftAt(sp.top));
+    scene()->addItem(item);
+    m_groupItems.insert(sp.group.name, item);
+  }
+  // Edges between what is shown: a hidden node's edges meet its group's block.
+  const auto shown = [this](const std::string& id) -> NodeItem* {
+    const QString q = QString::fromStdString(id);
+    if (const auto it = m_hiddenIn.constFind(q); it != m_hiddenIn.constEnd())
+      return m_groupItems.value(*it);
+    return m_nodes.value(q);
+  };
+  QSet<QPair<NodeItem*, NodeItem*>> drawn;
   for (const auto& n : model.nodes)
     for (const auto& in : n.inputs) {
-      NodeItem* from = m_nodes.value(QString::fromStdString(in));
-      NodeItem* to = m_nodes.value(QString::fromStdString(n.id));
-      if (!from || !to) continue;
+      NodeItem* from = shown(in);
+      NodeItem* to = shown(n.id);
+      const QPair<NodeItem*, NodeItem*> pair(from, to);
+      if (!from || !to || from == to || drawn.contains(pair)) continue;
+      drawn.insert(pair);
       const auto* info = analysis.find(in);
       const QString label = info && !info->outputShape.empty()
                                 ? QString::fromStdString(formatShape(info->outputShape))
@@ -266,6 +351,12 @@ QStringList GraphCanvas::selectedIds() const {
 }
 
 void GraphCanvas::selectNodes(const QStringList& ids, bool center) {
+  // A node inside a collapsed group is shown by expanding the group.
+  bool expanded = false;
+  for (const auto& id : ids)
+    if (const auto it = m_hiddenIn.constFind(id); it != m_hiddenIn.constEnd())
+      expanded = m_collapsed.remove(*it) || expanded;
+  if (expanded) rebuild();
   scene()->clearSelection();
   for (const auto& id : ids)
     if (auto* n = m_nodes.value(id)) {
@@ -283,12 +374,15 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
 void GraphCanvas::fitToView() {
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
-  const QRectF r = scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30);
+  fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30));
+}
+
+void GraphCanvas::fitRect(const QRectF& r) {
   if (r.isEmpty()) return;
-  // Fit, but never so small that node text is below the application font's size: a long
-  // network shows its top and scrolls (the minimap shows the rest).
+  // The whole rectangle, down to 3% (nodes below readable size draw compact); a graph
+  // that would need less shows its top and scrolls, with the minimap for the rest.
   const double s = std::clamp(
-      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 1.0, 1.5);
+      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 0.03, 1.5);
   setTransform(QTransform::fromScale(s, s));
   const double visibleHeight = viewport()->height() / s;
   centerOn(r.height() <= visibleHeight ? r.center()
@@ -296,9 +390,67 @@ void GraphCanvas::fitToView() {
   updateMinimap();
 }
 
+void GraphCanvas::zoomToSelection() {
+  QRectF r;
+  for (const auto& id : selectedIds())
+    if (auto* n = m_nodes.value(id)) r = r.united(n->sceneBoundingRect());
+  if (r.isEmpty()) {
+    fitToView();
+    return;
+  }
+  // Some room around it, and never closer than 150%.
+  fitRect(r.adjusted(-kNodeWidth / 2, -kNodeHeight, kNodeWidth / 2, kNodeHeight));
+}
+
+QStringList GraphCanvas::groups() const {
+  QStringList out;
+  for (const auto& g : scopeGroups(m_editor->model()))
+    out << g.name;
+  return out;
+}
+
+bool GraphCanvas::isGroupCollapsed(const QString& name) const {
+  return m_collapsed.contains(name);
+}
+
+void GraphCanvas::setGroupCollapsed(const QString& name, bool collapsed) {
+  if (collapsed == m_collapsed.contains(name) || (collapsed && !groups().contains(name))) return;
+  if (collapsed)
+    m_collapsed.insert(name);
+  else
+    m_collapsed.remove(name);
+  rebuild();
+}
+
+void GraphCanvas::setAllGroupsCollapsed(bool collapsed) {
+  const QStringList all = groups();
+  if (collapsed)
+    m_collapsed = QSet<QString>(all.begin(), all.end());
+  else
+    m_collapsed.clear();
+  rebuild();
+}
+
+QRectF GraphCanvas::groupRect(const QString& name) const {
+  const auto* item = m_groupItems.value(name);
+  return item ? item->sceneBoundingRect() : QRectF();
+}
+
+void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
+  for (auto* item : items(event->pos()))
+    if (auto* n = dynamic_cast<NodeItem*>(item); n && n->isGroup()) {
+      const QPointF at = n->scenePos();
+      setGroupCollapsed(n->id(), false);
+      centerOn(at);
+      event->accept();
+      return;
+    }
+  QGraphicsView::mouseDoubleClickEvent(event);
+}
+
 void GraphCanvas::zoomBy(double factor) {
   const double s = transform().m11() * factor;
-  if (s < 0.05 || s > 6) return;
+  if (s < 0.03 || s > 6) return;
   scale(factor, factor);
   updateMinimap();
 }
@@ -417,8 +569,10 @@ void GraphCanvas::commitMoves() {
   const auto& model = m_editor->model();
   for (auto* n : m_nodes) {
     const auto* node = model.find(n->id().toStdString());
-    if (node && (node->x != n->pos().x() || node->y != n->pos().y()))
-      moved.insert(n->id(), QPointF(std::round(n->pos().x()), std::round(n->pos().y())));
+    // Below a collapsed group the node is drawn higher than it stands in the model.
+    const double y = n->pos().y() + m_shift.value(n->id());
+    if (node && (node->x != n->pos().x() || node->y != y))
+      moved.insert(n->id(), QPointF(std::round(n->pos().x()), std::round(y)));
   }
   if (!moved.isEmpty()) m_editor->moveNodes(moved);
 }
@@ -481,10 +635,22 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
     QMenu* lr = menu.addMenu(tr("Learning rate up to here"));
     for (const double m : {0.01, 0.1, 0.5, 1.0})
       lr->addAction(tr("x%1").arg(m), this, [this, id, m] { m_editor->setLrMultUpTo(id, m); });
+    if (const QString group = scopeOf(id); groups().contains(group))
+      menu.addAction(tr("Collapse group %1").arg(group), this,
+                     [this, group] { setGroupCollapsed(group, true); });
     menu.addAction(tr("Duplicate"), this,
                    [this] { selectNodes(m_editor->duplicate(selectedIds())); });
     menu.addAction(tr("Delete"), this, [this] { m_editor->removeNodes(selectedIds()); });
-  } else if (EdgeItem* e = edgeAt(event->pos())) {
+  } else if (auto* block = [&]() -> NodeItem* {
+               for (auto* item : items(event->pos()))
+                 if (auto* n = dynamic_cast<NodeItem*>(item); n && n->isGroup()) return n;
+               return nullptr;
+             }()) {
+    const QString group = block->id();
+    menu.addAction(tr("Expand group %1").arg(group), this,
+                   [this, group] { setGroupCollapsed(group, false); });
+  } else if (EdgeItem* e = edgeAt(event->pos());
+             e && !e->from()->isGroup() && !e->to()->isGroup()) {
     const QString from = e->from()->id(), to = e->to()->id();
     addOpMenu(menu.addMenu(tr("Insert on this edge")), [this, from, to](const QString& op) {
       QString why;
@@ -507,6 +673,10 @@ void GraphCanvas::contextMenuEvent(QContextMenuEvent* event) {
     menu.addAction(tr("Replace head (one output per class)"), this,
                    [this] { m_editor->replaceHead(); });
     menu.addAction(tr("Fit to view"), this, &GraphCanvas::fitToView);
+    if (!groups().isEmpty()) {
+      menu.addAction(tr("Collapse all groups"), this, [this] { setAllGroupsCollapsed(true); });
+      menu.addAction(tr("Expand all groups"), this, [this] { setAllGroupsCollapsed(false); });
+    }
   }
   menu.exec(event->globalPos());
 }

@@ -11,6 +11,8 @@
 #include <QGraphicsView>
 #include <QHash>
 #include <QPointer>
+#include <QRectF>
+#include <QSet>
 #include <QString>
 #include <QStringList>
 
@@ -41,10 +43,25 @@ class GraphCanvas : public QGraphicsView {
   void rebuild();
   QStringList selectedIds() const;
   void selectNodes(const QStringList& ids, bool center = false);
-  /// Fits the graph in the view, between 100% (node text at the application font's size) and
-  /// 150%; a graph taller than the view fits its width and shows its top (scroll, or use the
-  /// minimap). Before the view has its size, on first show.
+  /// Fits the whole graph in the view (at most 150%). Below the scale where node text reads at
+  /// the application's size, nodes draw as compact blocks with their op (and shape while it
+  /// fits); collapsing groups makes a long network readable whole. Before the view has its
+  /// size, on first show.
   void fitToView();
+  /// Zooms to the selected nodes (the whole graph when none is selected).
+  void zoomToSelection();
+  /// The model's collapsible groups: the scopes its ids share (an imported "layer1").
+  QStringList groups() const;
+  bool isGroupCollapsed(const QString& name) const;
+  /// Draws a group as one block with its node count, parameters and output shape (a double
+  /// click expands it again). Nodes below it move up on screen; the model's positions are
+  /// kept, and a node dragged there is saved where it would be with every group expanded.
+  void setGroupCollapsed(const QString& name, bool collapsed);
+  void setAllGroupsCollapsed(bool collapsed);
+  /// The scene rectangle of a collapsed group's block (empty when expanded).
+  QRectF groupRect(const QString& name) const;
+  /// Nodes drawn one by one (members of collapsed groups are not).
+  int visibleNodeCount() const { return int(m_nodes.size()); }
   /// The view's scale (1 = node text at the application font's size).
   double zoom() const;
   /// The minimap (shown only while the graph does not fit the view).
@@ -75,6 +92,7 @@ class GraphCanvas : public QGraphicsView {
   void mousePressEvent(QMouseEvent* event) override;
   void mouseMoveEvent(QMouseEvent* event) override;
   void mouseReleaseEvent(QMouseEvent* event) override;
+  void mouseDoubleClickEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
@@ -90,9 +108,15 @@ class GraphCanvas : public QGraphicsView {
   /// The node whose "Fix" button is at a scene point ("" for none).
   QString fixButtonAt(QPointF scenePos) const;
   void updateMinimap();
+  /// Shows `r` (scene) whole, between 3% and 150%.
+  void fitRect(const QRectF& r);
 
   ModelEditor* m_editor;
   QHash<QString, NodeItem*> m_nodes;
+  QHash<QString, NodeItem*> m_groupItems;  ///< collapsed groups' blocks, by group name
+  QHash<QString, QString> m_hiddenIn;      ///< a hidden node's collapsed group
+  QHash<QString, double> m_shift;          ///< how far a shown node moved up on screen
+  QSet<QString> m_collapsed;
   QList<EdgeItem*> m_edges;
   // connecting by drag
   QString m_connectFrom;

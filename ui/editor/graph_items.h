@@ -7,6 +7,7 @@
 #include <QGraphicsPathItem>
 #include <QPainter>
 #include <QString>
+#include <QStyleOptionGraphicsItem>
 #include <cmath>
 #include <vector>
 
@@ -34,23 +35,66 @@ class NodeItem : public QGraphicsItem {
     setZValue(1);
   }
   QRectF boundingRect() const override {
-    return {-GraphCanvas::kNodeWidth / 2 - 4, -4, GraphCanvas::kNodeWidth + 8,
-            GraphCanvas::kNodeHeight + 8};
+    return {-GraphCanvas::kNodeWidth / 2 - 4, -4, GraphCanvas::kNodeWidth + 14,
+            GraphCanvas::kNodeHeight + 14};
   }
-  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+  /// Makes this item the block of a collapsed group of `members` nodes: drawn doubled, not
+  /// moved or selected (a double click expands it).
+  void setGroup(int members) {
+    m_groupSize = members;
+    setFlags(ItemSendsGeometryChanges);
+  }
+  bool isGroup() const { return m_groupSize > 0; }
+  /// The op's palette group ("Convolution", "Activation"): compact blocks are tinted by it,
+  /// so that a network's structure shows when it is too small to read.
+  void setCategory(const QString& category) { m_category = category; }
+
+  static QColor categoryTint(const QString& category, const QColor& base) {
+    static const std::pair<const char*, int> hues[] = {
+        {"Convolution", 210}, {"Normalisation", 120}, {"Activation", 30}, {"Pooling", 280},
+        {"Linear", 0},        {"Merge", 180},         {"Reshape", 55},    {"Regularisation", 320}};
+    for (const auto& [name, hue] : hues)
+      if (category == QLatin1String(name)) {
+        const bool dark = base.lightness() < 128;
+        const QColor tint = QColor::fromHsl(hue, 140, dark ? 70 : 200);
+        return QColor((base.red() + 2 * tint.red()) / 3, (base.green() + 2 * tint.green()) / 3,
+                      (base.blue() + 2 * tint.blue()) / 3);
+      }
+    return base;
+  }
+
+  /// Below this scale the text of a full node is too small to read: a compact block is drawn.
+  static constexpr double kReadableScale = 0.6;
+
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const QRectF r(-GraphCanvas::kNodeWidth / 2, 0, GraphCanvas::kNodeWidth,
                    GraphCanvas::kNodeHeight);
     const bool bad = !m_problem.isEmpty();
     const QPalette pal = QApplication::palette();
     const ThemeColors theme = themeColors();
     QColor fill = bad ? theme.errorFill : pal.color(QPalette::Base);
+    if (isGroup()) fill = pal.color(QPalette::AlternateBase);
     QColor border = bad ? theme.errorBorder : pal.color(QPalette::Mid);
     if (isSelected()) border = pal.color(QPalette::Highlight);
     p->setRenderHint(QPainter::Antialiasing);
+    if (isGroup()) {  // a stack of cards: the group holds several nodes
+      p->setPen(QPen(border, 1.2));
+      p->setBrush(fill);
+      p->drawRoundedRect(r.translated(5, 5), 6, 6);
+    }
     p->setPen(
         QPen(border, isSelected() || bad ? 2.2 : 1.2, m_frozen ? Qt::DashLine : Qt::SolidLine));
     p->setBrush(fill);
     p->drawRoundedRect(r, 6, 6);
+    const double lod = option->levelOfDetailFromTransform(p->worldTransform());
+    if (lod < kReadableScale) {
+      if (!bad && !isGroup()) {
+        p->setBrush(categoryTint(m_category, fill));
+        p->drawRoundedRect(r, 6, 6);
+      }
+      paintCompact(p, r, lod, bad ? theme.errorText : pal.color(QPalette::Text));
+      return;
+    }
     const QColor text = bad ? theme.errorText : pal.color(QPalette::Text);
     p->setPen(text);
     // Three lines at the application's font size: id, op and key parameters, output shape.
@@ -87,6 +131,34 @@ class NodeItem : public QGraphicsItem {
   }
   QVariant itemChange(GraphicsItemChange change, const QVariant& value) override;
 
+  /// A node too small to read in full: its op (or a group's name) and its output shape, in
+  /// letters kept at a readable size on screen, as many lines as the box holds at this scale.
+  void paintCompact(QPainter* p, const QRectF& r, double lod, const QColor& text) const {
+    QFont f = GraphCanvas::nodeFont();
+    f.setPointSizeF(f.pointSizeF() * 0.85);
+    const double screenPx = QFontMetricsF(f).height();   // a small line of text, on screen
+    const double line = screenPx / std::max(lod, 1e-3);  // the same line, in scene units
+    if (line > r.height()) return;                       // a plain block
+    f.setPointSizeF(f.pointSizeF() / std::max(lod, 1e-3));
+    f.setBold(true);
+    p->setFont(f);
+    p->setPen(text);
+    const QString name = isGroup() ? m_id : m_title.section(QLatin1Char(' '), 0, 0);
+    const QRectF inner = r.adjusted(4, 0, -4, 0);
+    if (2 * line <= r.height()) {
+      p->drawText(QRectF(inner.left(), r.center().y() - line, inner.width(), line), Qt::AlignCenter,
+                  QFontMetricsF(f).elidedText(name, Qt::ElideRight, inner.width()));
+      f.setBold(false);
+      p->setFont(f);
+      const QString second = isGroup() ? m_title.section(QLatin1Char(','), 0, 0) : m_shape;
+      p->drawText(QRectF(inner.left(), r.center().y(), inner.width(), line), Qt::AlignCenter,
+                  QFontMetricsF(f).elidedText(second, Qt::ElideRight, inner.width()));
+    } else {
+      p->drawText(inner, Qt::AlignCenter,
+                  QFontMetricsF(f).elidedText(name, Qt::ElideRight, inner.width()));
+    }
+  }
+
   QString id() const { return m_id; }
   QString title() const { return m_title; }
   bool invalid() const { return !m_problem.isEmpty(); }
@@ -105,6 +177,8 @@ class NodeItem : public QGraphicsItem {
   QString m_id, m_title, m_shape, m_problem;
   bool m_frozen;
   bool m_hasFix;
+  int m_groupSize = 0;
+  QString m_category;
 };
 
 /// An edge from an output port to an input port, labelled with the tensor shape.
@@ -140,7 +214,7 @@ class EdgeItem : public QGraphicsPathItem {
     stroker.setWidth(8);
     return stroker.createStroke(path());
   }
-  void paint(QPainter* p, const QStyleOptionGraphicsItem*, QWidget*) override {
+  void paint(QPainter* p, const QStyleOptionGraphicsItem* option, QWidget*) override {
     const QPalette pal = QApplication::palette();
     p->setRenderHint(QPainter::Antialiasing);
     p->setPen(QPen(pal.color(QPalette::Mid), 1.4));
@@ -150,7 +224,9 @@ class EdgeItem : public QGraphicsPathItem {
     const QPointF tip = path().pointAtPercent(1.0);
     p->setBrush(pal.color(QPalette::Mid));
     p->drawPolygon(QPolygonF({tip, tip + QPointF(-4, -8), tip + QPointF(4, -8)}));
-    if (!m_label.isEmpty()) {
+    // Shapes on edges only where they can be read; the compact blocks show them.
+    if (!m_label.isEmpty() &&
+        option->levelOfDetailFromTransform(p->worldTransform()) >= NodeItem::kReadableScale) {
       QFont f = GraphCanvas::nodeFont();
       f.setPointSizeF(f.pointSizeF() * 0.9);
       p->setFont(f);

@@ -168,6 +168,9 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   add(
       tr("Fit to view"), QKeySequence(Qt::CTRL | Qt::Key_0), [this] { m_canvas->fitToView(); },
       "actionModelFit");
+  add(
+      tr("Zoom to selection"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
+      [this] { m_canvas->zoomToSelection(); }, "actionModelZoomSelection");
 }
 
 QWidget* ModelPage::buildGraphTab() {
@@ -178,6 +181,19 @@ QWidget* ModelPage::buildGraphTab() {
       ->setToolTip(tr("Fit to view (Ctrl+0)"));
   bar->addAction(tr("Zoom in"), m_canvas, [this] { m_canvas->zoomBy(1.25); });
   bar->addAction(tr("Zoom out"), m_canvas, [this] { m_canvas->zoomBy(0.8); });
+  bar->addAction(tr("Selection"), m_canvas, [this] { m_canvas->zoomToSelection(); })
+      ->setToolTip(tr("Zoom to the selected nodes (Ctrl+Shift+F)"));
+  // Groups: the scopes an imported network names its layers by ("layer1"), one block each.
+  auto* collapse = bar->addAction(tr("Collapse groups"));
+  collapse->setObjectName(QStringLiteral("actionCollapseGroups"));
+  collapse->setCheckable(true);
+  collapse->setToolTip(
+      tr("Draw each group of layers (an imported stage such as layer1) as one block with its "
+         "totals; double-click a block to expand it"));
+  connect(collapse, &QAction::toggled, this, [this](bool on) {
+    m_canvas->setAllGroupsCollapsed(on);
+    m_canvas->fitToView();
+  });
   bar->addAction(tr("Auto layout"), this, [this] { m_editor->autoLayout(); })
       ->setToolTip(tr("Layered, top to bottom (Ctrl+Shift+L)"));
   bar->addSeparator();
@@ -271,6 +287,8 @@ void ModelPage::modelChanged() {
                               doc.filePath().toHtmlEscaped()));
   }
   m_canvas->rebuild();
+  if (auto* collapse = findChild<QAction*>(QStringLiteral("actionCollapseGroups")))
+    collapse->setEnabled(!m_canvas->groups().isEmpty());
   m_inspector->refreshValues();
   refreshTable();
   refreshTotals();

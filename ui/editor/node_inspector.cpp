@@ -22,6 +22,7 @@
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "session/project_document.h"
+#include "util/widget_retire.h"
 
 namespace netsmith::ui {
 
@@ -56,8 +57,9 @@ void NodeInspector::setNode(const QString& id) {
 }
 
 void NodeInspector::rebuild() {
+  // Retired, not deleted: an edit from one of these fields may be what asked for the rebuild.
   delete m_formHost->layout();
-  qDeleteAll(m_formHost->findChildren<QWidget*>(QString(), Qt::FindDirectChildrenOnly));
+  retireChildWidgets(m_formHost);
   m_params = nullptr;
   m_init = nullptr;
   m_frozen = nullptr;

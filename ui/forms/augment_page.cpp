@@ -14,7 +14,9 @@
 #include <QSplitter>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <atomic>
 #include <map>
+#include <mutex>
 
 #include "augment/transform.h"
 #include "data/preview_grid.h"
@@ -44,14 +46,43 @@ struct PreviewImage {
   QString info;
 };
 
+}  // namespace
+
+/// The opened data behind the preview, kept while the project's data section and model input
+/// are unchanged: an edit of a transform rebuilds only the pipeline, it does not read and
+/// decompress the data set again. Previews run one at a time (the lock); a superseded one's
+/// result is dropped by the job.
+struct AugmentPreviewSource {
+  std::mutex lock;
+  std::string key;  ///< the data section, the folder and the model input it was opened for
+  std::unique_ptr<data::ProjectData> data;
+  std::atomic<int> opens{0};
+};
+
+namespace {
+
 /// The preview grid: `samples` training images with `draws` draws of the pipeline each, then
 /// the batch mixes of a pair. Runs on a worker thread.
-PreviewImage drawPreview(const project::Project& project, const std::string& baseDir, int samples,
-                         int draws, std::uint64_t seed) {
+PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& project,
+                         const std::string& baseDir, int samples, int draws, std::uint64_t seed) {
   PreviewImage out;
-  auto pd = data::openProjectData(project, baseDir, augment::TransformRegistry::withBuiltins(),
-                                  data::userCacheDir());
-  if (!pd) return out;
+  const std::lock_guard<std::mutex> hold(source.lock);
+  const auto registry = augment::TransformRegistry::withBuiltins();
+  const std::string key = project.data.dump() + '\n' + baseDir + '\n' +
+                          std::to_string(project.model.input.channels) + 'x' +
+                          std::to_string(project.model.input.height) + 'x' +
+                          std::to_string(project.model.input.width);
+  if (!source.data || source.key != key) {
+    source.data.reset();
+    source.key.clear();
+    source.data = data::openProjectData(project, baseDir, registry, data::userCacheDir());
+    if (!source.data) return out;
+    source.key = key;
+    ++source.opens;
+  } else {
+    data::rebuildPipeline(*source.data, project, registry);
+  }
+  const data::ProjectData* pd = source.data.get();
   const auto rows = data::makePreview(*pd, samples, draws, seed);
   out.image = toQImage(data::renderPreviewGrid(rows, 96), /*bgr=*/true);
   out.info = QObject::tr("%1 images x %2 draws, seed %3").arg(rows.size()).arg(draws).arg(seed);
@@ -93,7 +124,8 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
       m_seed(new QSpinBox(this)),
       m_samples(new QSpinBox(this)),
       m_draws(new QSpinBox(this)),
-      m_previewJob(new BackgroundJob(this)) {
+      m_previewJob(new BackgroundJob(this)),
+      m_previewSource(std::make_shared<AugmentPreviewSource>()) {
   setObjectName(QStringLiteral("augmentPage"));
   m_list->setObjectName(QStringLiteral("transformList"));
   m_list->setDragDropMode(QAbstractItemView::InternalMove);
@@ -199,7 +231,11 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
     write(a, tr("Set %1 %2").arg(entryName(a[std::size_t(row)]), key),
           QStringLiteral("augment:%1:%2").arg(row).arg(key));
   });
-  connect(m_list, &QListWidget::currentRowChanged, this, [this] { showForm(); });
+  // Not while refresh() rebuilds the list: its clear() selects no row, and a form rebuilt then
+  // would delete the field whose edit started the refresh, inside that field's own event.
+  connect(m_list, &QListWidget::currentRowChanged, this, [this] {
+    if (!m_refreshing) showForm();
+  });
   connect(m_list, &QListWidget::itemChanged, this, [this](QListWidgetItem* item) {
     if (m_refreshing) return;
     setEnabled(m_list->row(item), item->checkState() == Qt::Checked);
@@ -342,13 +378,17 @@ void AugmentPage::updatePreview() {
   m_previewInfo->setText(tr("Drawing..."));
   // A newer preview supersedes a running one: its result is dropped.
   m_previewJob->start(
-      [project = m_document->project(), baseDir = m_document->baseDir().toStdString(),
-       samples = m_samples->value(), draws = m_draws->value(),
-       seed = std::uint64_t(m_seed->value())](const JobContext&) {
-        return drawPreview(project, baseDir, samples, draws, seed);
+      [source = m_previewSource, project = m_document->project(),
+       baseDir = m_document->baseDir().toStdString(), samples = m_samples->value(),
+       draws = m_draws->value(), seed = std::uint64_t(m_seed->value())](const JobContext&) {
+        return drawPreview(*source, project, baseDir, samples, draws, seed);
       },
       [this](const PreviewImage& preview) { showPreview(preview.image, preview.info, {}); },
       [this](const QString& error) { showPreview({}, {}, error); });
+}
+
+int AugmentPage::previewDataOpens() const {
+  return m_previewSource->opens.load();
 }
 
 void AugmentPage::showPreview(const QImage& image, const QString& info, const QString& error) {

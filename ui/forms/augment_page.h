@@ -7,6 +7,7 @@
 #include <QImage>
 #include <QString>
 #include <QWidget>
+#include <memory>
 
 #include "common/json.h"
 
@@ -16,6 +17,7 @@ class QSpinBox;
 
 namespace netsmith::ui {
 
+struct AugmentPreviewSource;
 class BackgroundJob;
 class ProjectDocument;
 class SchemaForm;
@@ -41,6 +43,9 @@ class AugmentPage : public QWidget {
   QImage previewImage() const { return m_preview; }
   int previewCount() const { return m_previews; }
   QString previewError() const { return m_previewError; }
+  /// How many times the preview has opened (read) the data: once while the data section stays
+  /// the same.
+  int previewDataOpens() const;
   /// Recomputes the preview now (it also follows every change).
   void updatePreview();
 
@@ -69,6 +74,7 @@ class AugmentPage : public QWidget {
   int m_formRow = -1;
   bool m_refreshing = false;
   BackgroundJob* m_previewJob;
+  std::shared_ptr<AugmentPreviewSource> m_previewSource;
 };
 
 }  // namespace netsmith::ui

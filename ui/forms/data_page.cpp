@@ -244,9 +244,13 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   w.labels = new QLineEdit(box);
   w.labels->setObjectName(split + QStringLiteral("Labels"));
   auto* pick = new QToolButton(box);
-  pick->setText(QStringLiteral("..."));
+  pick->setText(tr("Browse..."));
+  pick->setObjectName(split + QStringLiteral("Browse"));
+  pick->setToolTip(tr("Choose the %1 data's folder or file").arg(split));
   auto* pickLabels = new QToolButton(box);
-  pickLabels->setText(QStringLiteral("..."));
+  pickLabels->setText(tr("Browse..."));
+  pickLabels->setObjectName(split + QStringLiteral("BrowseLabels"));
+  pickLabels->setToolTip(tr("Choose the %1 labels file (IDX)").arg(split));
   auto row = [box](QLineEdit* e, QToolButton* b) {
     auto* r = new QWidget(box);
     auto* l = new QHBoxLayout(r);

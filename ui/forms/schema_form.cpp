@@ -16,6 +16,7 @@
 #include <optional>
 
 #include "util/theme_colors.h"
+#include "util/widget_retire.h"
 
 namespace netsmith::ui {
 
@@ -62,9 +63,17 @@ void SchemaForm::changed(const QString& key, const Json& value) {
 }
 
 void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values) {
-  while (m_form->rowCount() > 0)
-    m_form->removeRow(0);
+  // The old rows are retired, not deleted: this may run inside a signal of one of them.
+  while (m_form->rowCount() > 0) {
+    const QFormLayout::TakeRowResult taken = m_form->takeRow(0);
+    for (QLayoutItem* item : {taken.labelItem, taken.fieldItem}) {
+      if (item) retireWidget(item->widget());
+      delete item;
+    }
+  }
+  retireChildWidgets(this);
   m_fields.clear();
+  m_order.clear();
   for (const auto& spec : schema) {
     const QString key = QString::fromStdString(spec.name);
     const QString help = QString::fromStdString(spec.help);
@@ -162,13 +171,40 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         s->setSuffix(unit);
         s->setToolTip(help);
         s->setKeyboardTracking(false);
+        QWidget* host = s;
+        if (keywordBox) {  // "auto" or a number (one_cycle's max_lr)
+          host = new QWidget(this);
+          auto* row = new QHBoxLayout(host);
+          row->setContentsMargins(0, 0, 0, 0);
+          row->addWidget(keywordBox);
+          row->addWidget(s, 1);
+        }
         QObject::connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
                          [set](double v) { set(Json(v)); });
-        field.show = [s](const Json& v, const Json&) {
+        if (keywordBox)
+          QObject::connect(
+              keywordBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
+              [s, keywordBox, set](int index) {
+                s->setEnabled(index == 0);
+                set(index > 0 ? Json(keywordBox->currentText().toStdString()) : Json(s->value()));
+              });
+        field.show = [s, keywordBox](const Json& given, const Json& inferred) {
           const QSignalBlocker block(s);
+          std::optional<QSignalBlocker> bk;
+          if (keywordBox) bk.emplace(keywordBox);
+          const bool keyword = given.is_string();
+          if (keywordBox) {
+            const int i =
+                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
+                        : 0;
+            keywordBox->setCurrentIndex(std::max(0, i));
+          }
+          s->setEnabled(!keyword);
+          // A keyword shows the value it stands for when known, so "value" starts from it.
+          const Json& v = keyword && inferred.is_number() ? inferred : given;
           if (v.is_number()) s->setValue(v.get<double>());
         };
-        editor = s;
+        editor = host;
         field.widget = s;
         break;
       }
@@ -202,6 +238,27 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
       default: {  // FloatPair, FloatList: JSON text
         auto* e = new QLineEdit(this);
         e->setToolTip(help + tr(" (a number or a JSON list)"));
+        QWidget* host = e;
+        if (keywordBox) {  // "auto" or a list (Normalize's mean and std)
+          host = new QWidget(this);
+          auto* row = new QHBoxLayout(host);
+          row->setContentsMargins(0, 0, 0, 0);
+          row->addWidget(keywordBox);
+          row->addWidget(e, 1);
+          QObject::connect(keywordBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
+                           [e, keywordBox, set](int index) {
+                             e->setEnabled(index == 0);
+                             if (index > 0) {
+                               set(Json(keywordBox->currentText().toStdString()));
+                               return;
+                             }
+                             try {  // back to "value": the list shown, when there is one
+                               const Json v = Json::parse(e->text().toStdString());
+                               if (!v.is_string()) set(v);
+                             } catch (const std::exception&) {
+                             }
+                           });
+        }
         QObject::connect(e, &QLineEdit::editingFinished, this, [e, set] {
           try {
             set(Json::parse(e->text().toStdString()));
@@ -210,14 +267,30 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
             e->setStyleSheet(errorFieldStyle());
           }
         });
-        field.show = [e](const Json& v, const Json&) {
+        field.show = [e, keywordBox](const Json& given, const Json& inferred) {
           const QSignalBlocker block(e);
+          std::optional<QSignalBlocker> bk;
+          if (keywordBox) bk.emplace(keywordBox);
+          const bool keyword = keywordBox && given.is_string();
+          if (keywordBox) {
+            const int i =
+                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
+                        : 0;
+            keywordBox->setCurrentIndex(std::max(0, i));
+          }
+          e->setEnabled(!keyword);
+          const Json& v = keyword ? inferred : given;
           e->setText(v.is_null() ? QString() : QString::fromStdString(v.dump()));
         };
-        editor = e;
+        editor = host;
         field.widget = e;
         break;
       }
+    }
+    if (keywordBox && keywordBox->parentWidget() == this) {
+      // A field type that offers no keyword choice: no stray box over the label.
+      delete keywordBox;
+      keywordBox = nullptr;
     }
     auto* reset = new QToolButton(this);
     reset->setText(QStringLiteral("\u21BA"));
@@ -250,6 +323,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
     field.help = help;
     field.defaultValue = spec.defaultValue;
     m_fields.insert(key, field);
+    m_order << key;
   }
   setValues(values);
 }

@@ -6,6 +6,7 @@
 // use it, so a new op, transform, optimizer or schedule needs no UI code.
 #include <QHash>
 #include <QString>
+#include <QStringList>
 #include <QWidget>
 #include <functional>
 
@@ -45,6 +46,9 @@ class SchemaForm : public QWidget {
   QWidget* field(const QString& key) const { return m_fields.value(key).widget; }
   QString problem(const QString& key) const { return m_fields.value(key).problem; }
   bool isEmpty() const { return m_fields.isEmpty(); }
+  /// The fields' keys in the schema's order, and one field's description.
+  QStringList keys() const { return m_order; }
+  schema::ParamSpec spec(const QString& key) const { return m_fields.value(key).spec; }
   QFormLayout* formLayout() const { return m_form; }
 
  private:
@@ -62,6 +66,7 @@ class SchemaForm : public QWidget {
 
   QFormLayout* m_form;
   QHash<QString, Field> m_fields;
+  QStringList m_order;
   ChangeFn m_onChange;
   SweepFn m_sweep;
   Json m_values;

@@ -62,6 +62,15 @@ Json without(Json j, const char* key) {
   return j.is_object() ? j : Json::object();
 }
 
+/// What the schedule's keywords stand for, shown in their disabled fields: one_cycle's
+/// max_lr "auto" is the optimizer's lr.
+Json scheduleKeywordValues(const Json& optimizer) {
+  Json out = Json::object();
+  if (optimizer.is_object() && optimizer.contains("lr") && optimizer["lr"].is_number())
+    out["max_lr"] = optimizer["lr"];
+  return out;
+}
+
 }  // namespace
 
 TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
@@ -241,6 +250,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   connect(m_document, &ProjectDocument::loaded, this, &TrainingPage::projectLoaded);
   connect(m_document, &ProjectDocument::projectChanged, this, &TrainingPage::refresh);
   connect(m_document, &ProjectDocument::problemsChanged, this, &TrainingPage::showProblems);
+  connect(m_document, &ProjectDocument::modelChanged, this, &TrainingPage::showProblems);
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
     refresh();
     if (section == QLatin1String("data")) readTrainSize();  // a new training split size
@@ -255,6 +265,23 @@ SchemaForm* TrainingPage::form(const QString& name) const {
     if (name.toStdString() == sec.key) return sec.form;
   for (auto* f : m_groups)
     if (f->field(name)) return f;  // the group holding that option
+  return nullptr;
+}
+
+QVector<QPair<QString, SchemaForm*>> TrainingPage::forms() const {
+  QVector<QPair<QString, SchemaForm*>> out = {{QStringLiteral("train."), m_basics},
+                                              {QStringLiteral("train.optimizer."), m_optimizer},
+                                              {QStringLiteral("train.schedule."), m_schedule}};
+  for (auto* f : m_groups)
+    out.push_back({QStringLiteral("train."), f});
+  for (const auto& sec : m_sections)
+    out.push_back({QStringLiteral("train.%1.").arg(QString::fromStdString(sec.key)), sec.form});
+  return out;
+}
+
+QCheckBox* TrainingPage::sectionSwitch(const QString& key) const {
+  for (const auto& sec : m_sections)
+    if (key.toStdString() == sec.key) return sec.enabled;
   return nullptr;
 }
 
@@ -319,6 +346,7 @@ void TrainingPage::rebuildForms() {
   for (const auto& w : train::warmupSchema())
     schedSchema.push_back(w);
   m_schedule->setSchema(schedSchema, without(sched, "type"));
+  m_schedule->setValues(without(sched, "type"), scheduleKeywordValues(opt));
   m_basics->setSchema(basicsSchema(), train);
   // The trainer options, by group.
   std::map<std::string, const ParamSpec*> specs;
@@ -362,7 +390,7 @@ void TrainingPage::refresh() {
   }
   m_basics->setValues(train);
   m_optimizer->setValues(without(opt, "type"));
-  m_schedule->setValues(without(sched, "type"));
+  m_schedule->setValues(without(sched, "type"), scheduleKeywordValues(opt));
   for (auto* f : m_groups)
     f->setValues(train);
   for (auto& sec : m_sections) {

@@ -4,6 +4,7 @@
 // schemas) with a live chart of the LR at every step of the planned run; every trainer option
 // in groups; the device; the LR finder. Invalid values are marked at their field with the
 // reason (the same validation as the CLI).
+#include <QPair>
 #include <QString>
 #include <QVector>
 #include <QWidget>
@@ -39,6 +40,11 @@ class TrainingPage : public QWidget {
   /// "basics" (epochs, batch size, seed), "optimizer", "schedule", "early_stopping", "plateau",
   /// or the name of a trainer option (the group holding it).
   SchemaForm* form(const QString& name) const;
+  /// Every form on the page with where its fields live in the project ("train.",
+  /// "train.optimizer.", "train.plateau.", ...), in the page's order.
+  QVector<QPair<QString, SchemaForm*>> forms() const;
+  /// The switch of an optional section ("early_stopping", "plateau").
+  QCheckBox* sectionSwitch(const QString& key) const;
   QComboBox* optimizerType() const { return m_optimizerType; }
   QComboBox* scheduleType() const { return m_scheduleType; }
   QCustomPlot* lrChart() const { return m_chart; }

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <QAction>
 #include <QActionGroup>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QCoreApplication>
 #include <QDir>
@@ -43,6 +44,7 @@
 #include "train/train_options.h"
 #include "util/background_job.h"
 #include "util/theme_colors.h"
+#include "util/wheel_guard.h"
 
 namespace netsmith::ui {
 
@@ -82,6 +84,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   setWindowTitle(tr("Netsmith"));
   resizeWithinScreen(QSize(1360, 860));
   m_templatesDir = findTemplatesDir();
+  qApp->installEventFilter(new WheelGuard(this));
 
   // Central: the error banner over the project's pages.
   auto* central = new QWidget(this);
@@ -122,6 +125,8 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
           &MainWindow::runLrFinder);
   connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
   connect(m_document, &ProjectDocument::problemsChanged, this, &MainWindow::updateActions);
+  // A model edit changes the problems too (a valid model enables Start before any save).
+  connect(m_document, &ProjectDocument::modelChanged, this, &MainWindow::updateActions);
 
   m_defaultState = saveState();
   restoreSettings();
@@ -359,6 +364,10 @@ void MainWindow::togglePause() {
     m_session->resume();
     m_runState->setText(tr("Training"));
   }
+  // The action says what it will do next.
+  m_pause->setText(m_pause->isChecked() ? tr("&Resume") : tr("&Pause"));
+  m_pause->setToolTip(m_pause->isChecked() ? tr("Resume training (F6)")
+                                           : tr("Pause training (F6)"));
 }
 
 void MainWindow::setCurrentCheckpoint(const QString& path) {

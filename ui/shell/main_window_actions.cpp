@@ -171,9 +171,16 @@ void MainWindow::buildTrainMenu() {
   m_pause->setCheckable(true);
   m_stop = setUp(trainMenu->addAction(tr("S&top"), this, [this] { m_session->stop(); }),
                  "actionTrainStop", QKeySequence(Qt::SHIFT | Qt::Key_F5));
-  m_stopAfterEpoch = setUp(trainMenu->addAction(tr("Stop after this &epoch"), this,
-                                                [this] { m_session->stopAfterEpoch(); }),
-                           "actionTrainStopAfterEpoch");
+  m_stopAfterEpoch =
+      setUp(trainMenu->addAction(tr("Stop after this &epoch"), this,
+                                 [this] {
+                                   m_session->stopAfterEpoch();
+                                   // Armed: said on the action and in the bar.
+                                   m_stopAfterEpoch->setText(tr("Stop after this &epoch (armed)"));
+                                   m_stopAfterEpoch->setEnabled(false);
+                                   m_runState->setText(tr("Stopping after this epoch"));
+                                 }),
+            "actionTrainStopAfterEpoch");
   trainMenu->addSeparator();
   m_resume = setUp(trainMenu->addAction(tr("&Resume from checkpoint..."), this,
                                         [this] {
@@ -243,9 +250,14 @@ void MainWindow::updateActions() {
   m_resume->setEnabled(!running && open);
   m_lrFind->setEnabled(!running && open);
   m_pause->setEnabled(running);
-  if (!running) m_pause->setChecked(false);
+  if (!running) {
+    m_pause->setChecked(false);
+    m_pause->setText(tr("&Pause"));
+    m_stopAfterEpoch->setText(tr("Stop after this &epoch"));
+  }
   m_stop->setEnabled(running);
-  m_stopAfterEpoch->setEnabled(running);
+  m_stopAfterEpoch->setEnabled(running &&
+                               !m_stopAfterEpoch->text().endsWith(QLatin1String("(armed)")));
   for (auto* a : m_exportActions)
     a->setEnabled(!m_checkpoint.isEmpty() && !m_exportJob->isRunning());
   m_checkpointInfo->setText(m_checkpoint.isEmpty()
