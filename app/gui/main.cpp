@@ -12,6 +12,7 @@
 #include "netsmith/version.h"
 #include "ops/op_registry.h"
 #include "screenshots.h"
+#include "shell/dialogs.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 
@@ -54,7 +55,16 @@ int main(int argc, char** argv) {
       QStringLiteral("show the sweep in DIR (a sweeps/NAME-TIME folder) on the Experiments page; "
                      "with --screenshots, save it as experiments.png, then quit"),
       QStringLiteral("DIR"));
-  parser.addOptions({train, limitTrain, limitVal, shots, sweep});
+  const QCommandLineOption theme(QStringLiteral("theme"),
+                                 QStringLiteral("light, dark or system for this start (the "
+                                                "preference is kept)"),
+                                 QStringLiteral("NAME"));
+  const QCommandLineOption runSweep(
+      QStringLiteral("run-sweep"),
+      QStringLiteral("with --screenshots: run the project's sweep from the Experiments page, "
+                     "grab the page and the dashboard with the running trials overlaid "
+                     "(experiments-running.png, dashboard-sweep.png), stop it, then quit"));
+  parser.addOptions({train, limitTrain, limitVal, shots, sweep, theme, runSweep});
   parser.process(app);
 
   netsmith::env::configureThreads();
@@ -65,6 +75,7 @@ int main(int argc, char** argv) {
   bool opened = false;
   if (!parser.positionalArguments().isEmpty())
     opened = window.openProject(parser.positionalArguments().first());
+  if (parser.isSet(theme)) netsmith::ui::applyTheme(parser.value(theme));
   window.show();
 
   if (opened && parser.isSet(sweep)) {
@@ -77,6 +88,19 @@ int main(int argc, char** argv) {
         window.close();
       });
     }
+  } else if (!opened && parser.isSet(shots)) {
+    // No project: the start page, light and dark.
+    QTimer::singleShot(700, &window, [&window, dir = parser.value(shots)] {
+      QDir().mkpath(dir);
+      for (const QString theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
+        netsmith::ui::applyTheme(theme);
+        QApplication::processEvents();
+        window.grab().save(QDir(dir).filePath(QStringLiteral("start-%1.png").arg(theme)));
+      }
+      window.close();
+    });
+  } else if (opened && parser.isSet(shots) && parser.isSet(runSweep)) {
+    scheduleSweepScreenshots(window, parser.value(shots));
   } else if (opened && parser.isSet(shots)) {
     scheduleScreenshots(window, parser.value(shots), parser.isSet(train));
   } else if (opened && parser.isSet(train)) {

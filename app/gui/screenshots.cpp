@@ -2,10 +2,12 @@
 
 #include <QAction>
 #include <QDir>
+#include <QElapsedTimer>
 #include <QGroupBox>
 #include <QScrollArea>
 #include <QTableWidget>
 #include <QTimer>
+#include <memory>
 
 #include "editor/graph_canvas.h"
 #include "editor/model_page.h"
@@ -14,6 +16,8 @@
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "forms/training_page.h"
+#include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -199,5 +203,40 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
                    });
   QTimer::singleShot(0, &window, [&window] {
     window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+  });
+}
+
+void scheduleSweepScreenshots(MainWindow& window, const QString& dir) {
+  QDir().mkpath(dir);
+  auto* pages = window.pages();
+  auto* experiments = pages->experimentsPage();
+  QTimer::singleShot(500, &window, [&window, pages, experiments, dir] {
+    pages->showPage(ProjectPages::ExperimentsPage);
+    if (!experiments->runSweep()) {
+      window.close();
+      return;
+    }
+    // Every 2 s: once a running trial has 8 or more steps drawn, the grabs (10 minutes at most).
+    auto* poll = new QTimer(&window);
+    auto started = std::make_shared<QElapsedTimer>();
+    started->start();
+    QObject::connect(
+        poll, &QTimer::timeout, &window, [&window, pages, experiments, dir, poll, started] {
+          auto* dash = window.dashboard();
+          int points = 0;
+          for (const auto& name : dash->overlayNames())
+            points = std::max(points, dash->overlayPointCount(name));
+          if (points < 8 && started->elapsed() < 600000) return;
+          poll->stop();
+          window.grab().save(QDir(dir).filePath(QStringLiteral("experiments-running.png")));
+          pages->showPage(ProjectPages::DashboardPage);
+          QTimer::singleShot(800, &window, [&window, experiments, dir] {
+            window.grab().save(QDir(dir).filePath(QStringLiteral("dashboard-sweep.png")));
+            QObject::connect(experiments, &netsmith::ui::ExperimentsPage::sweepEnded, &window,
+                             [&window] { window.close(); });
+            experiments->stopSweep();
+          });
+        });
+    poll->start(2000);
   });
 }

@@ -60,29 +60,30 @@ cv::Mat toDisplay(const cv::Mat& img, int cell) {
   return out;
 }
 
-void text(cv::Mat& canvas, const std::string& s, int x, int y, int maxWidth) {
+void text(cv::Mat& canvas, const std::string& s, int x, int y, int maxWidth,
+          const cv::Scalar& colour) {
   std::string t = s;
   int baseline = 0;
   while (t.size() > 1 &&
          cv::getTextSize(t, cv::FONT_HERSHEY_SIMPLEX, 0.4, 1, &baseline).width > maxWidth)
     t.pop_back();
-  cv::putText(canvas, t, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, 0.4, cv::Scalar(30, 30, 30), 1,
-              cv::LINE_AA);
+  cv::putText(canvas, t, cv::Point(x, y), cv::FONT_HERSHEY_SIMPLEX, 0.4, colour, 1, cv::LINE_AA);
 }
 
 }  // namespace
 
-cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell) {
+cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell,
+                          const PreviewColors& colors) {
   const int pad = 6, caption = 16, header = 20;
   std::size_t cols = 1;
   for (const auto& r : rows)
     cols = std::max(cols, 1 + r.draws.size());
   const int width = pad + static_cast<int>(cols) * (cell + pad);
   const int height = header + static_cast<int>(rows.size()) * (cell + caption + pad) + pad;
-  cv::Mat canvas(std::max(height, header + pad), width, CV_8UC3, cv::Scalar(245, 245, 245));
-  text(canvas, "original", pad, 14, cell);
+  cv::Mat canvas(std::max(height, header + pad), width, CV_8UC3, colors.background);
+  text(canvas, "original", pad, 14, cell, colors.text);
   for (std::size_t c = 1; c < cols; ++c)
-    text(canvas, "draw " + std::to_string(c), pad + int(c) * (cell + pad), 14, cell);
+    text(canvas, "draw " + std::to_string(c), pad + int(c) * (cell + pad), 14, cell, colors.text);
   for (std::size_t r = 0; r < rows.size(); ++r) {
     const int y = header + static_cast<int>(r) * (cell + caption + pad);
     std::vector<cv::Mat> images{rows[r].original};
@@ -92,7 +93,7 @@ cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell) {
       const int x = pad + static_cast<int>(c) * (cell + pad);
       shown.copyTo(canvas(cv::Rect(x, y, shown.cols, shown.rows)));
     }
-    text(canvas, rows[r].caption, pad, y + cell + 12, cell + pad + cell);
+    text(canvas, rows[r].caption, pad, y + cell + 12, cell + pad + cell, colors.text);
   }
   return canvas;
 }

@@ -25,7 +25,14 @@ std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int dr
 
 /// A readable grid (8-bit BGR, for cv::imwrite): one row per sample, the original first, each
 /// image scaled to `cell` pixels, class names under the originals, a header row.
-cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell = 96);
+/// The grid's background and caption colours (BGR): light grey and near black by default; the
+/// studio passes its theme's.
+struct PreviewColors {
+  cv::Scalar background{245, 245, 245};
+  cv::Scalar text{30, 30, 30};
+};
+cv::Mat renderPreviewGrid(const std::vector<PreviewRow>& rows, int cell = 96,
+                          const PreviewColors& colors = {});
 
 /// What a batch mix (MixUp / CutMix) of the augment list does to a pair of training images of
 /// different classes: both originals, the mixed first image and its soft label.

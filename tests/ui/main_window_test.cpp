@@ -10,6 +10,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QPushButton>
 #include <QScreen>
 #include <QSettings>
 #include <QSignalSpy>
@@ -40,6 +41,7 @@
 #include "shell/log_panel.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "shell/start_page.h"
 #include "ui_test_support.h"
 
 using netsmith::Json;
@@ -80,6 +82,13 @@ T* waitForDialog(const MainWindow& window, const char* name, int ms = 10000) {
 
 }  // namespace
 
+/// Trains the open project for its epochs through the Start action.
+void trainOneEpochHere(MainWindow& window) {
+  QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+  window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
+  QVERIFY(finished.wait(60000));
+}
+
 class MainWindowTest : public QObject {
   Q_OBJECT
 
@@ -119,6 +128,47 @@ class MainWindowTest : public QObject {
              QStringLiteral("adam"));
     // The recent files list keeps it.
     QCOMPARE(window.recentFiles().value(0), QFileInfo(example()).absoluteFilePath());
+  }
+
+  // With no project open the window shows the start page: New / Open / Import, the examples and
+  // templates by name with a line each, the recent projects; Return on a recent one opens it,
+  // and the model's newest run checkpoint is offered again.
+  void startPageListsExamplesAndOpensARecentProject() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    {
+      MainWindow first(m_registry);
+      QVERIFY(first.openProject(path, true));
+      trainOneEpochHere(first);
+    }
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* start = window.startPage();
+    QVERIFY(start && start->isVisible());
+    QVERIFY(!window.pages()->isVisible());
+    for (const char* button : {"startNew", "startFromData", "startOpen", "startImport"})
+      QVERIFY2(start->findChild<QPushButton*>(QLatin1String(button)), button);
+    QStringList titles;
+    for (int i = 0; i < start->examplesList()->count(); ++i)
+      titles << start->examplesList()->item(i)->text().section(QLatin1Char('\n'), 0, 0);
+    QVERIFY2(titles.contains(QStringLiteral("The default network on Fashion-MNIST")),
+             qPrintable(titles.join(QLatin1String(" | "))));
+    QVERIFY(titles.contains(QStringLiteral("ResNet-18 in torchvision's layout")));
+    QVERIFY(!start->examplesList()->item(0)->icon().isNull());
+    // Recent: the project opened above; Return on it opens it.
+    auto* recent = start->recentList();
+    QCOMPARE(recent->item(0)->data(Qt::UserRole).toString(), QFileInfo(path).absoluteFilePath());
+    recent->setFocus();
+    recent->setCurrentRow(0);
+    QTest::keyClick(recent->viewport(), Qt::Key_Return);
+    QTRY_COMPARE(window.document()->filePath(), QFileInfo(path).absoluteFilePath());
+    QVERIFY(window.pages()->isVisible() && !start->isVisible());
+    // Its run's checkpoint is the current one again: Export is on without training.
+    QVERIFY2(window.currentCheckpoint().endsWith(QStringLiteral(".safetensors")),
+             qPrintable(window.currentCheckpoint()));
+    QVERIFY(action(window, "actionExport_onnx")->isEnabled());
   }
 
   void dataPageReadsSplitsAndClassCounts() {
@@ -194,8 +244,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.pages()->currentPage(), ProjectPages::DashboardPage);
     QVERIFY(finished.wait(60000));
     auto* dash = window.dashboard();
-    for (const char* series :
-         {"train_loss", "train_loss_ema", "lr", "grad_norm", "memory", "throughput"})
+    for (const char* series : {"train_loss", "train_loss_ema", "train_accuracy_step", "lr",
+                               "grad_norm", "memory", "throughput"})
       QCOMPARE(dash->pointCount(QLatin1String(series)), 12);  // 2 epochs x 6 steps
     for (const char* series : {"val_loss", "train_accuracy", "val_accuracy"})
       QCOMPARE(dash->pointCount(QLatin1String(series)), 2);

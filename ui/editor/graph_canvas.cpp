@@ -107,7 +107,10 @@ class Minimap : public QWidget {
     p.drawRect(rect().adjusted(0, 0, -1, -1));
   }
   void changeEvent(QEvent* e) override {
-    if (e->type() == QEvent::PaletteChange) stale = true;
+    if (e->type() == QEvent::PaletteChange) {
+      stale = true;
+      if (isVisible()) refresh();  // drawn again in the new theme now, not after the next edit
+    }
     QWidget::changeEvent(e);
   }
   void mousePressEvent(QMouseEvent* e) override { m_canvas->centerOn(toScene(e->position())); }

@@ -49,20 +49,6 @@ class NodeItem : public QGraphicsItem {
   /// so that a network's structure shows when it is too small to read.
   void setCategory(const QString& category) { m_category = category; }
 
-  static QColor categoryTint(const QString& category, const QColor& base) {
-    static const std::pair<const char*, int> hues[] = {
-        {"Convolution", 210}, {"Normalisation", 120}, {"Activation", 30}, {"Pooling", 280},
-        {"Linear", 0},        {"Merge", 180},         {"Reshape", 55},    {"Regularisation", 320}};
-    for (const auto& [name, hue] : hues)
-      if (category == QLatin1String(name)) {
-        const bool dark = base.lightness() < 128;
-        const QColor tint = QColor::fromHsl(hue, 140, dark ? 70 : 200);
-        return QColor((base.red() + 2 * tint.red()) / 3, (base.green() + 2 * tint.green()) / 3,
-                      (base.blue() + 2 * tint.blue()) / 3);
-      }
-    return base;
-  }
-
   /// Below this scale the text of a full node is too small to read: a compact block is drawn.
   static constexpr double kReadableScale = 0.6;
 
@@ -89,7 +75,7 @@ class NodeItem : public QGraphicsItem {
     const double lod = option->levelOfDetailFromTransform(p->worldTransform());
     if (lod < kReadableScale) {
       if (!bad && !isGroup()) {
-        p->setBrush(categoryTint(m_category, fill));
+        p->setBrush(opGroupTint(m_category, fill));
         p->drawRoundedRect(r, 6, 6);
       }
       paintCompact(p, r, lod, bad ? theme.errorText : pal.color(QPalette::Text));

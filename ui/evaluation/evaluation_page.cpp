@@ -23,6 +23,7 @@
 #include "data/named_paths.h"
 #include "evaluation/sample_dialog.h"
 #include "util/background_job.h"
+#include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
 
@@ -148,6 +149,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_bars->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   legendBelow(m_bars);
   followTheme(m_bars);
+  fitTicksToSize(m_bars);
   for (auto* list : {m_cell, m_misclassified}) {
     list->setViewMode(QListView::IconMode);
     list->setIconSize(QSize(kThumbWidth, kThumb + 3 * kBarHeight + 4));

@@ -2,6 +2,8 @@
 
 #include "experiment/sweep_spec.h"
 
+#include <QApplication>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -64,7 +66,8 @@ namespace {
 /// The preview grid: `samples` training images with `draws` draws of the pipeline each, then
 /// the batch mixes of a pair. Runs on a worker thread.
 PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& project,
-                         const std::string& baseDir, int samples, int draws, std::uint64_t seed) {
+                         const std::string& baseDir, int samples, int draws, std::uint64_t seed,
+                         const data::PreviewColors& colors) {
   PreviewImage out;
   const std::lock_guard<std::mutex> hold(source.lock);
   const auto registry = augment::TransformRegistry::withBuiltins();
@@ -84,7 +87,7 @@ PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& p
   }
   const data::ProjectData* pd = source.data.get();
   const auto rows = data::makePreview(*pd, samples, draws, seed);
-  out.image = toQImage(data::renderPreviewGrid(rows, 96), /*bgr=*/true);
+  out.image = toQImage(data::renderPreviewGrid(rows, 96, colors), /*bgr=*/true);
   out.info = QObject::tr("%1 images x %2 draws, seed %3").arg(rows.size()).arg(draws).arg(seed);
   // Batch mixes on a pair: both images and the mix, with the mixed label's weights.
   for (const auto& m : data::makeMixPreview(*pd, seed)) {
@@ -92,10 +95,11 @@ PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& p
     row.caption = m.mix;
     row.original = m.first;
     row.draws = {m.second, m.mixed};
-    const QImage strip = toQImage(data::renderPreviewGrid({row}, 96), /*bgr=*/true);
+    const QImage strip = toQImage(data::renderPreviewGrid({row}, 96, colors), /*bgr=*/true);
     QImage joined(std::max(out.image.width(), strip.width()), out.image.height() + strip.height(),
                   QImage::Format_RGB888);
-    joined.fill(Qt::white);
+    joined.fill(
+        QColor(int(colors.background[2]), int(colors.background[1]), int(colors.background[0])));
     QPainter painter(&joined);
     painter.drawImage(0, 0, out.image);
     painter.drawImage(0, out.image.height(), strip);
@@ -109,6 +113,17 @@ PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& p
                     .arg(QString::fromStdString(m.secondClass));
   }
   return out;
+}
+
+/// The preview's background and captions in the theme's colours (BGR), so that a dark theme
+/// gets a dark grid.
+data::PreviewColors themedPreviewColors() {
+  const QPalette pal = QApplication::palette();
+  const QColor base = pal.color(QPalette::Base), text = pal.color(QPalette::Text);
+  data::PreviewColors c;
+  c.background = cv::Scalar(base.blue(), base.green(), base.red());
+  c.text = cv::Scalar(text.blue(), text.green(), text.red());
+  return c;
 }
 
 }  // namespace
@@ -380,8 +395,9 @@ void AugmentPage::updatePreview() {
   m_previewJob->start(
       [source = m_previewSource, project = m_document->project(),
        baseDir = m_document->baseDir().toStdString(), samples = m_samples->value(),
-       draws = m_draws->value(), seed = std::uint64_t(m_seed->value())](const JobContext&) {
-        return drawPreview(*source, project, baseDir, samples, draws, seed);
+       draws = m_draws->value(), seed = std::uint64_t(m_seed->value()),
+       colors = themedPreviewColors()](const JobContext&) {
+        return drawPreview(*source, project, baseDir, samples, draws, seed, colors);
       },
       [this](const PreviewImage& preview) { showPreview(preview.image, preview.info, {}); },
       [this](const QString& error) { showPreview({}, {}, error); });
@@ -389,6 +405,11 @@ void AugmentPage::updatePreview() {
 
 int AugmentPage::previewDataOpens() const {
   return m_previewSource->opens.load();
+}
+
+void AugmentPage::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::PaletteChange) updatePreview();  // the theme's colours
+  QWidget::changeEvent(event);
 }
 
 void AugmentPage::showPreview(const QImage& image, const QString& info, const QString& error) {

@@ -52,6 +52,9 @@ class AugmentPage : public QWidget {
  Q_SIGNALS:
   void previewUpdated();
 
+ protected:
+  void changeEvent(QEvent* event) override;
+
  private:
   void refresh();
   void showForm();

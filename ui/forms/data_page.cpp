@@ -28,6 +28,7 @@
 #include "data/project_data.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
+#include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
 
@@ -110,6 +111,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_histogram->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   legendBelow(m_histogram);
   followTheme(m_histogram);
+  fitTicksToSize(m_histogram);
   m_skipped->setObjectName(QStringLiteral("skippedList"));
   m_grid->setObjectName(QStringLiteral("sampleGrid"));
   m_grid->setViewMode(QListView::IconMode);

@@ -12,7 +12,9 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSignalBlocker>
+#include <QSpinBox>
 #include <QVBoxLayout>
+#include <tuple>
 
 #include <algorithm>
 #include <map>
@@ -24,6 +26,7 @@
 #include "train/project_plan.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
+#include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -86,6 +89,8 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
       m_planLabel(new QLabel(this)),
       m_blocked(new QLabel(this)),
       m_lrFind(new QPushButton(tr("Run the LR finder"), this)),
+      m_trainLimit(new QSpinBox(this)),
+      m_validationLimit(new QSpinBox(this)),
       m_sizeJob(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("trainingPage"));
   m_basics->setObjectName(QStringLiteral("trainBasics"));
@@ -126,6 +131,30 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
     return box;
   };
   group(tr("Run"), m_basics);
+  // A quick check on a subset before the full run (netsmith-cli's --limit-train/--limit-val).
+  auto* quick = new QWidget(forms);
+  auto* qf = new QFormLayout(quick);
+  qf->setContentsMargins(0, 0, 0, 0);
+  for (auto [field, name, what] :
+       {std::tuple{m_trainLimit, "quickRunTrain", tr("training samples")},
+        std::tuple{m_validationLimit, "quickRunValidation", tr("validation samples")}}) {
+    field->setObjectName(QLatin1String(name));
+    field->setRange(0, 1000000000);
+    field->setSingleStep(500);
+    field->setSpecialValueText(tr("all"));
+    field->setKeyboardTracking(false);
+    field->setToolTip(
+        tr("Train and sweep on a seeded, stratified subset of this many %1 (all: 0); not "
+           "saved in the project")
+            .arg(what));
+    qf->addRow(what, field);
+    connect(field, qOverload<int>(&QSpinBox::valueChanged), this, [this] {
+      m_limitTrain = m_trainLimit->value();
+      updateChart();
+      Q_EMIT sampleLimitsChanged(m_trainLimit->value(), m_validationLimit->value());
+    });
+  }
+  group(tr("Quick run (a subset)"), quick);
   auto* optimizerHead = new QWidget(forms);
   auto* oh = new QFormLayout(optimizerHead);
   oh->setContentsMargins(0, 0, 0, 0);
@@ -192,6 +221,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   m_chart->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_chart->setMinimumSize(320, 200);
   followTheme(m_chart);
+  fitTicksToSize(m_chart);
   auto* right = new QWidget(this);
   auto* rl = new QVBoxLayout(right);
   rl->addWidget(new QLabel(tr("<b>Planned learning rate</b>"), right));
@@ -486,6 +516,14 @@ std::optional<train::RunPlan> TrainingPage::plan() const {
 std::int64_t TrainingPage::stepsPerEpoch() const {
   const auto p = plan();
   return p ? p->stepsPerEpoch() : 0;
+}
+
+void TrainingPage::setSampleLimits(std::int64_t train, std::int64_t validation) {
+  const QSignalBlocker blockTrain(m_trainLimit), blockValidation(m_validationLimit);
+  m_trainLimit->setValue(int(std::clamp<std::int64_t>(train, 0, m_trainLimit->maximum())));
+  m_validationLimit->setValue(
+      int(std::clamp<std::int64_t>(validation, 0, m_validationLimit->maximum())));
+  setTrainLimit(train);
 }
 
 void TrainingPage::setTrainLimit(std::int64_t limit) {

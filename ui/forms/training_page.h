@@ -19,6 +19,7 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPushButton;
+class QSpinBox;
 
 namespace netsmith::ui {
 
@@ -55,6 +56,11 @@ class TrainingPage : public QWidget {
   std::int64_t stepsPerEpoch() const;
   /// --limit-train of the runs the studio starts (0: all), so the plan counts what they train.
   void setTrainLimit(std::int64_t limit);
+  /// A quick run on a subset: the "Quick run" fields (0: all samples), which the studio's runs
+  /// and sweeps use as netsmith-cli's --limit-train and --limit-val. Not saved in the project.
+  void setSampleLimits(std::int64_t train, std::int64_t validation);
+  QSpinBox* trainLimitField() const { return m_trainLimit; }
+  QSpinBox* validationLimitField() const { return m_validationLimit; }
   /// The LR of every planned step, as plotted.
   QVector<double> plottedLr() const;
   QString blockedReason() const;
@@ -63,6 +69,8 @@ class TrainingPage : public QWidget {
   void lrFinderRequested();
   /// The training split's size is known (the chart shows the whole run).
   void planReady();
+  /// The user changed the quick-run limits (0: all).
+  void sampleLimitsChanged(qint64 train, qint64 validation);
 
  private:
   void rebuildForms();
@@ -90,6 +98,8 @@ class TrainingPage : public QWidget {
   QLabel* m_planLabel;
   QLabel* m_blocked;
   QPushButton* m_lrFind;
+  QSpinBox* m_trainLimit;
+  QSpinBox* m_validationLimit;
   std::int64_t m_trainSize = -1;  ///< -1: not read yet
   std::int64_t m_limitTrain = 0;
   BackgroundJob* m_sizeJob;  ///< reads the training split's size

@@ -65,6 +65,8 @@ class Dashboard : public QWidget {
   /// Removes the overlay named `name` (a sweep's trial that ended), if shown.
   void removeOverlay(const QString& name);
   QStringList overlayNames() const;
+  /// Steps drawn for the overlay `name` (its smoothed training loss); 0 when there is none.
+  int overlayPointCount(const QString& name) const;
 
   // Controls (also reachable from the dashboard's own widgets).
   void setXAxisMode(XAxisMode mode);

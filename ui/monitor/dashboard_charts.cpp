@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -91,6 +92,8 @@ DashboardChart::DashboardChart(const QString& id, const QString& title, const QS
   m_plot->xAxis->setTickLabels(false);
   m_plot->yAxis->setTickLabels(false);
   followTheme(m_plot);
+  fitTicksToSize(m_plot);
+  legendTooltips(m_plot);
   m_plot->setNoAntialiasingOnDrag(true);
   m_plot->setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
   m_plot->setContextMenuPolicy(Qt::CustomContextMenu);
@@ -194,9 +197,13 @@ bool DashboardChart::saveCsv(const QString& path, const QString& xName, QString*
   return true;
 }
 
-QCPGraph* DashboardChart::addOverlayGraph(const QString& name, const QColor& color, bool markers) {
+QCPGraph* DashboardChart::addOverlayGraph(const QString& run, const QString& series,
+                                          const QColor& color, bool markers) {
   QCPGraph* g = m_plot->addGraph();
-  g->setName(name);
+  // Runs of one project share their name up to the time: the legend keeps the time.
+  const QString tail = series.isEmpty() ? QString() : QStringLiteral(": ") + series;
+  g->setName(elideMiddle(run, 22) + tail);
+  g->setProperty("netsmithFullName", run + tail);
   g->setPen(QPen(color, 1.2, Qt::DashLine));
   g->setAdaptiveSampling(true);
   if (markers) g->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, color, 5));
@@ -274,6 +281,16 @@ AccuracyChart::AccuracyChart(QWidget* parent)
     : DashboardChart(QStringLiteral("accuracy"), tr("Accuracy"), tr("accuracy"), parent) {
   addSeries(QStringLiteral("train_accuracy"), tr("train"), kBlue, true, true);
   addSeries(QStringLiteral("val_accuracy"), tr("validation"), kRed, true, true);
+  // Step by step during an epoch: the running accuracy of the epoch so far, as the loss has.
+  addSeries(QStringLiteral("train_accuracy_step"), tr("train (this epoch so far)"), faint(kBlue),
+            false, false);
+}
+
+void AccuracyChart::addBatches(const QVector<train::BatchMetrics>& batches,
+                               const QVector<double>& keys) {
+  auto& running = series()[2];
+  for (int i = 0; i < batches.size(); ++i)
+    running.append(keys[i], batches[i].epochAccuracy);
 }
 
 void AccuracyChart::addEpoch(const train::EpochMetrics& e, double key) {

@@ -94,8 +94,10 @@ class DashboardChart {
   void updateHint();
   bool hintShown() const;
   /// A dashed line of a past run, drawn over this chart's series; its points are set by the
-  /// caller.
-  QCPGraph* addOverlayGraph(const QString& name, const QColor& color, bool markers);
+  /// caller. The legend says "<run>: <series>" with the run's name elided in the middle (its
+  /// time kept) and the whole name in the tooltip.
+  QCPGraph* addOverlayGraph(const QString& run, const QString& series, const QColor& color,
+                            bool markers);
 
  protected:
   DashboardSeries& addSeries(const QString& id, const QString& name, const QColor& color,
@@ -125,10 +127,13 @@ class LossChart : public DashboardChart {
   LossEma m_ema;
 };
 
-/// Training and validation accuracy of every epoch.
+/// Training and validation accuracy of every epoch, and the training accuracy of the epoch so
+/// far at every step.
 class AccuracyChart : public DashboardChart {
  public:
   explicit AccuracyChart(QWidget* parent);
+  void addBatches(const QVector<train::BatchMetrics>& batches,
+                  const QVector<double>& keys) override;
   void addEpoch(const train::EpochMetrics& epoch, double key) override;
 };
 

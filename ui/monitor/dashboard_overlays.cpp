@@ -72,18 +72,23 @@ void Dashboard::addOverlay(const RunHistory& run) {
   o.name = run.name;
   o.run = run;
   const QColor color = runColor(run.name);
-  const QString prefix = run.name + QStringLiteral(": ");
-  o.graphs = {m_lossChart->addOverlayGraph(prefix + tr("train (smoothed)"), color, false),
-              m_lossChart->addOverlayGraph(prefix + tr("validation"), color, true),
+  o.graphs = {m_lossChart->addOverlayGraph(run.name, tr("train (smoothed)"), color, false),
+              m_lossChart->addOverlayGraph(run.name, tr("validation"), color, true),
               findChart(QStringLiteral("accuracy"))
-                  ->addOverlayGraph(prefix + tr("validation"), color, true),
-              findChart(QStringLiteral("lr"))->addOverlayGraph(run.name, color, false),
-              findChart(QStringLiteral("grad_norm"))->addOverlayGraph(run.name, color, false),
-              findChart(QStringLiteral("memory"))->addOverlayGraph(run.name, color, false),
-              findChart(QStringLiteral("throughput"))->addOverlayGraph(run.name, color, false)};
+                  ->addOverlayGraph(run.name, tr("validation"), color, true),
+              findChart(QStringLiteral("lr"))->addOverlayGraph(run.name, {}, color, false),
+              findChart(QStringLiteral("grad_norm"))->addOverlayGraph(run.name, {}, color, false),
+              findChart(QStringLiteral("memory"))->addOverlayGraph(run.name, {}, color, false),
+              findChart(QStringLiteral("throughput"))->addOverlayGraph(run.name, {}, color, false)};
   m_overlays.push_back(o);
   redrawOverlay(m_overlays.back());
   refit();
+}
+
+int Dashboard::overlayPointCount(const QString& name) const {
+  for (const auto& o : m_overlays)
+    if (o.name == name && !o.graphs.isEmpty() && o.graphs[0]) return o.graphs[0]->data()->size();
+  return 0;
 }
 
 void Dashboard::redrawOverlay(OverlayData& o) {

@@ -214,9 +214,9 @@ void ExperimentsPage::drawScatter() {
   }
   const bool log = p.kind == experiment::SweepParam::Kind::LogUniform;
   plot->xAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
-  if (log)
+  if (log) {
     plot->xAxis->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
-  else if (choice) {
+  } else if (choice) {
     QSharedPointer<QCPAxisTickerText> t(new QCPAxisTickerText);
     for (std::size_t i = 0; i < p.values.size(); ++i)
       t->addTick(double(i), valueText(p.values[i]));
@@ -224,6 +224,8 @@ void ExperimentsPage::drawScatter() {
   } else {
     plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
   }
+  // Choices are all labelled: slanted when there are many, so that they do not run together.
+  plot->xAxis->setTickLabelRotation(choice && p.values.size() > 4 ? 30 : 0);
   plot->xAxis->setLabel(QString::fromStdString(p.path));
   plot->yAxis->setLabel(QString::fromStdString(m_spec.objective));
   plot->rescaleAxes();

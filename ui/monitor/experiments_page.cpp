@@ -5,6 +5,7 @@
 #include <QCheckBox>
 #include <QComboBox>
 #include <QCoreApplication>
+#include <QDateTime>
 #include <QDir>
 #include <QFileDialog>
 #include <QFileInfo>
@@ -32,6 +33,7 @@
 #include "monitor/dashboard.h"
 #include "monitor/run_history.h"
 #include "session/project_document.h"
+#include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -133,6 +135,7 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   for (auto* plot : {m_parallel, m_scatter}) {
     plot->setMinimumSize(260, 180);
     followTheme(plot);
+    fitTicksToSize(plot);
   }
   m_scatterParam->setObjectName(QStringLiteral("sweepScatterParam"));
   m_log->setObjectName(QStringLiteral("sweepLog"));
@@ -241,6 +244,11 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
     if (section == QLatin1String("sweep")) refreshDefinition();
   });
   connect(m_document, &ProjectDocument::projectChanged, this, [this] { refreshDefinition(); });
+  // A project opened again shows its last sweep (read only: Open resumes an unfinished one).
+  connect(m_document, &ProjectDocument::loaded, this, [this] {
+    if (isRunning()) return;
+    if (const QString dir = latestSweepDir(); !dir.isEmpty()) openSweep(dir);
+  });
   refreshDefinition();
   m_stop->setEnabled(false);
   m_applyBest->setEnabled(false);
@@ -342,8 +350,12 @@ bool ExperimentsPage::runSweep() {
     return false;
   }
   const QString out = QFileInfo(m_document->filePath()).absoluteDir().filePath("sweeps");
-  return start({QStringLiteral("sweep"), m_document->filePath(), QStringLiteral("--out"), out,
-                QStringLiteral("--json")});
+  QStringList args = {QStringLiteral("sweep"), m_document->filePath(), QStringLiteral("--out"), out,
+                      QStringLiteral("--json")};
+  if (m_limitTrain > 0) args << QStringLiteral("--limit-train") << QString::number(m_limitTrain);
+  if (m_limitValidation > 0)
+    args << QStringLiteral("--limit-val") << QString::number(m_limitValidation);
+  return start(args);
 }
 
 bool ExperimentsPage::resumeSweep(const QString& dir) {
@@ -445,6 +457,31 @@ void ExperimentsPage::readOutput() {
       say(line);  // not an event of this Netsmith's sweep: shown as it is
     }
   }
+}
+
+QString ExperimentsPage::latestSweepDir() const {
+  const Json& extra = m_document->project().extra;
+  if (m_document->filePath().isEmpty() || !extra.contains("sweep") || !extra["sweep"].is_object())
+    return {};
+  const Json& sweep = extra["sweep"];
+  const QString name =
+      sweep.contains("name") && sweep["name"].is_string()
+          ? QString::fromStdString(sweep["name"].get<std::string>())
+          : QString::fromStdString(m_document->project().name) + QStringLiteral("-sweep");
+  // sweeps/<name>-<time>: the newest record of this sweep (a real folder and file, no links).
+  const QDir sweeps(QFileInfo(m_document->filePath()).absoluteDir().filePath("sweeps"));
+  QString best;
+  QDateTime newest;
+  for (const QFileInfo& folder :
+       sweeps.entryInfoList({name + QStringLiteral("-*")}, QDir::Dirs | QDir::NoDotAndDotDot)) {
+    const QFileInfo record(QDir(folder.absoluteFilePath()).filePath("sweep.json"));
+    if (folder.isSymLink() || !record.isFile() || record.isSymLink()) continue;
+    if (best.isEmpty() || record.lastModified() > newest) {
+      best = folder.absoluteFilePath();
+      newest = record.lastModified();
+    }
+  }
+  return best;
 }
 
 bool ExperimentsPage::openSweep(const QString& dir) {

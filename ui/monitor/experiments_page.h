@@ -45,6 +45,8 @@ class ExperimentsPage : public QWidget {
   bool isRunning() const;
   /// Shows the sweep in `dir` (its sweep.json); false with a message when it cannot be read.
   bool openSweep(const QString& dir);
+  /// The newest record of the project's sweep under its folder's sweeps/ ("" for none).
+  QString latestSweepDir() const;
   /// The best trial's settings applied to the project, as one undoable edit.
   bool applyBest();
   QString sweepDir() const { return m_dir; }
@@ -52,6 +54,12 @@ class ExperimentsPage : public QWidget {
   QString statusText() const;
   /// The program run for sweeps (default: netsmith-cli beside the studio, else on PATH).
   void setCliProgram(const QString& program) { m_cli = program; }
+  /// Trials train and validate on subsets of this many samples (0: all): the Training page's
+  /// quick run, passed to netsmith-cli sweep as --limit-train and --limit-val.
+  void setSampleLimits(qint64 train, qint64 validation) {
+    m_limitTrain = train;
+    m_limitValidation = validation;
+  }
 
   QTableWidget* trialsTable() const { return m_table; }
   QCustomPlot* parallelPlot() const { return m_parallel; }
@@ -112,6 +120,8 @@ class ExperimentsPage : public QWidget {
   bool m_refreshing = false;
   bool m_tableSorted = false;
   bool m_scatterLegendPlaced = false;
+  qint64 m_limitTrain = 0;
+  qint64 m_limitValidation = 0;
 };
 
 }  // namespace netsmith::ui

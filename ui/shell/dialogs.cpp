@@ -10,8 +10,10 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QPainter>
 #include <QPalette>
 #include <QPlainTextEdit>
+#include <QProxyStyle>
 #include <QPushButton>
 #include <QSettings>
 #include <QSpinBox>
@@ -24,16 +26,45 @@
 #include "env/env_report.h"
 #include "export/export_job.h"
 #include "train/trainer.h"
+#include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
+
+namespace {
+
+/// Fusion on the dark palette draws a check box's frame in a colour close to its fill (the
+/// window colour darkened): the boxes nearly vanish. This style draws the frame again, visibly.
+class DarkFusionStyle : public QProxyStyle {
+ public:
+  DarkFusionStyle() : QProxyStyle(QStyleFactory::create(QStringLiteral("Fusion"))) {}
+  void drawPrimitive(PrimitiveElement element, const QStyleOption* option, QPainter* painter,
+                     const QWidget* widget) const override {
+    QProxyStyle::drawPrimitive(element, option, painter, widget);
+    if (element != PE_IndicatorCheckBox && element != PE_IndicatorRadioButton) return;
+    painter->save();
+    painter->setRenderHint(QPainter::Antialiasing, element == PE_IndicatorRadioButton);
+    QColor frame = option->palette.color(QPalette::WindowText);
+    frame.setAlpha(option->state & State_Enabled ? 150 : 70);
+    painter->setPen(QPen(frame, 1));
+    painter->setBrush(Qt::NoBrush);
+    const QRectF r = QRectF(option->rect).adjusted(0.5, 0.5, -0.5, -0.5);
+    if (element == PE_IndicatorRadioButton)
+      painter->drawEllipse(r);
+    else
+      painter->drawRect(r);
+    painter->restore();
+  }
+};
+
+}  // namespace
 
 void applyTheme(const QString& theme) {
   // The platform's own palette and style, remembered the first time round.
   static const QPalette systemPalette = QApplication::palette();
   static const QString systemStyle = QApplication::style()->name();
   if (theme == QLatin1String("dark")) {
-    QApplication::setStyle(QStyleFactory::create(QStringLiteral("Fusion")));
+    QApplication::setStyle(new DarkFusionStyle);
     QPalette p;
     const QColor window(45, 45, 48), base(30, 30, 32), text(220, 220, 220), highlight(42, 130, 218);
     p.setColor(QPalette::Window, window);
@@ -245,6 +276,7 @@ LrFinderDialog::LrFinderDialog(const train::LrFindResult& result, QWidget* paren
   plot->legend->setVisible(true);
   legendBelow(plot);
   followTheme(plot);
+  fitTicksToSize(plot);
   plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
   m_summary =
       tr("Suggested learning rate: %1 (red: the steepest fall of the smoothed loss before its "

@@ -20,6 +20,7 @@
 #include <QResizeEvent>
 #include <QScreen>
 #include <QSettings>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QToolBar>
@@ -35,14 +36,17 @@
 #include "export/export_job.h"
 #include "forms/training_page.h"
 #include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
 #include "netsmith/version.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
 #include "shell/log_panel.h"
 #include "shell/project_pages.h"
+#include "shell/start_page.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
+#include "util/elided_label.h"
 #include "util/theme_colors.h"
 #include "util/wheel_guard.h"
 
@@ -106,8 +110,21 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   bannerLayout->addWidget(bannerClose, 0, Qt::AlignTop);
   m_banner->hide();
   m_pages = new ProjectPages(m_document, central);
+  // While no project is open: the start page (recent projects, examples, New / Open / Import).
+  m_startPage = new StartPage(registry, m_templatesDir, central);
+  m_centralStack = new QStackedWidget(central);
+  m_centralStack->addWidget(m_startPage);
+  m_centralStack->addWidget(m_pages);
   layout->addWidget(m_banner);
-  layout->addWidget(m_pages, 1);
+  layout->addWidget(m_centralStack, 1);
+  connect(m_startPage, &StartPage::openRequested, this, [this](const QString& path) {
+    if (maybeSave()) openProject(path);
+  });
+  connect(m_startPage, &StartPage::templateChosen, this, &MainWindow::newFromTemplate);
+  connect(m_startPage, &StartPage::newBlankRequested, this, &MainWindow::newBlankWithDialog);
+  connect(m_startPage, &StartPage::newFromDataRequested, this, &MainWindow::newFromDataWithDialog);
+  connect(m_startPage, &StartPage::openDialogRequested, this, &MainWindow::openWithDialog);
+  connect(m_startPage, &StartPage::importRequested, this, &MainWindow::importModelWithDialog);
   setCentralWidget(central);
 
   buildDocks();
@@ -123,6 +140,12 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   connect(m_pages, &ProjectPages::checkpointChosen, this, &MainWindow::setCurrentCheckpoint);
   connect(m_pages->trainingPage(), &TrainingPage::lrFinderRequested, this,
           &MainWindow::runLrFinder);
+  connect(m_pages->trainingPage(), &TrainingPage::sampleLimitsChanged, this,
+          [this](qint64 train, qint64 validation) {
+            m_limitTrain = train;
+            m_limitValidation = validation;
+            m_pages->experimentsPage()->setSampleLimits(train, validation);
+          });
   connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
   connect(m_document, &ProjectDocument::problemsChanged, this, &MainWindow::updateActions);
   // A model edit changes the problems too (a valid model enables Start before any save).
@@ -142,7 +165,8 @@ Dashboard* MainWindow::dashboard() const {
 void MainWindow::setSampleLimits(std::int64_t train, std::int64_t validation) {
   m_limitTrain = train;
   m_limitValidation = validation;
-  m_pages->trainingPage()->setTrainLimit(train);
+  m_pages->trainingPage()->setSampleLimits(train, validation);
+  m_pages->experimentsPage()->setSampleLimits(train, validation);
 }
 
 void MainWindow::buildDocks() {
@@ -170,14 +194,25 @@ void MainWindow::buildStatusBar() {
           : tr("CPU, %1 threads%2")
                 .arg(env.intraOpThreads)
                 .arg(env.blasIsReference ? tr(" (reference BLAS: slow)") : QString()));
-  m_runState = new QLabel(tr("Idle"), this);
+  m_runState = new ElidedLabel(tr("Idle"), this);
   m_runState->setObjectName(QStringLiteral("runState"));
+  // After a run: a link to where its figures are, instead of a command to type.
+  m_toEvaluation = new QToolButton(this);
+  m_toEvaluation->setObjectName(QStringLiteral("showEvaluation"));
+  m_toEvaluation->setText(tr("Show the evaluation"));
+  m_toEvaluation->setToolTip(
+      tr("The Evaluation page: confusion matrix, per-class figures, samples"));
+  m_toEvaluation->setAutoRaise(true);
+  m_toEvaluation->hide();
+  connect(m_toEvaluation, &QToolButton::clicked, this,
+          [this] { m_pages->showPage(ProjectPages::EvalPage); });
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("runProgress"));
   m_progress->setMaximumWidth(260);
   m_progress->setFormat(QStringLiteral("%p%"));
   m_progress->setValue(0);
-  statusBar()->addPermanentWidget(m_runState);
+  statusBar()->addPermanentWidget(m_runState, 1);
+  statusBar()->addPermanentWidget(m_toEvaluation);
   statusBar()->addPermanentWidget(m_progress);
   statusBar()->addPermanentWidget(m_device);
 }
@@ -192,7 +227,7 @@ void MainWindow::connectSession() {
             m_firstStep = -1;
             spdlog::info("{}", description.toStdString());
             if (!runDir.isEmpty()) spdlog::info("run folder: {}", runDir.toStdString());
-            m_runState->setText(m_lrFindRun ? tr("LR finder running") : tr("Training"));
+            m_runState->setFullText(m_lrFindRun ? tr("LR finder running") : tr("Training"));
           });
   connect(m_session, &TrainerSession::batches, this, &MainWindow::showBatches);
   connect(m_session, &TrainerSession::batchWarning, this,
@@ -236,27 +271,30 @@ void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
   m_progress->setValue(int(b.step));
   m_progress->setFormat(tr("%p% (ETA %1)").arg(formatDuration(eta)));
   if (m_session->state() != train::RunState::Paused)
-    m_runState->setText(tr("Training: epoch %1, batch %2/%3, %4 images/s")
-                            .arg(b.epoch + 1)
-                            .arg(b.batch + 1)
-                            .arg(b.batchesPerEpoch)
-                            .arg(b.imagesPerSecond, 0, 'f', 0));
+    m_runState->setFullText(tr("Training: epoch %1, batch %2/%3, %4 images/s")
+                                .arg(b.epoch + 1)
+                                .arg(b.batch + 1)
+                                .arg(b.batchesPerEpoch)
+                                .arg(b.imagesPerSecond, 0, 'f', 0));
 }
 
 void MainWindow::runFinished(train::FinishState state, const QString& reason) {
   const auto& r = m_session->lastResult();
   QString text = QString::fromStdString(train::finishStateName(state)) + ": " + reason;
-  const std::string test = train::describeTestFigure(r);
-  if (!test.empty()) text += QStringLiteral("; ") + QString::fromStdString(test);
+  if (r.hasTest)
+    text += QStringLiteral("; ") + QString::fromStdString(train::describeTestFigure(r));
+  else if (r.testSplitSize > 0)  // the Evaluation page evaluates it (the link beside)
+    text += tr("; the test split (%1 images) was not evaluated").arg(r.testSplitSize);
   if (state == train::FinishState::Failed) {
     spdlog::error("{}", text.toStdString());
     showBanner(tr("Training failed: %1").arg(reason));
   } else {
     spdlog::info("{}", text.toStdString());
   }
-  m_runState->setText(text);
+  m_runState->setFullText(text);
   m_progress->setFormat(QStringLiteral("%p%"));
   const bool lrFind = m_lrFindRun;
+  m_toEvaluation->setVisible(!lrFind && state != train::FinishState::Failed);
   m_lrFindRun = false;
   updateActions();
   if (lrFind && state != train::FinishState::Failed && !r.lrFind.lrs.empty()) {
@@ -322,7 +360,7 @@ bool MainWindow::startRun(train::TrainerConfig& config, const QString& what) {
     statusBar()->showMessage(error, 5000);
     return false;
   }
-  m_runState->setText(what);
+  m_runState->setFullText(what);
   m_progress->setValue(0);
   updateActions();
   return true;
@@ -359,10 +397,10 @@ void MainWindow::togglePause() {
   if (!m_session->isRunning()) return;
   if (m_pause->isChecked()) {
     m_session->pause();
-    m_runState->setText(tr("Paused"));
+    m_runState->setFullText(tr("Paused"));
   } else {
     m_session->resume();
-    m_runState->setText(tr("Training"));
+    m_runState->setFullText(tr("Training"));
   }
   // The action says what it will do next.
   m_pause->setText(m_pause->isChecked() ? tr("&Resume") : tr("&Pause"));
@@ -382,7 +420,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     return;
   }
   if (m_session->isRunning()) {
-    m_runState->setText(tr("Stopping: writing a checkpoint"));
+    m_runState->setFullText(tr("Stopping: writing a checkpoint"));
     m_session->stopAndWait(2000);
   }
   saveSettings();
@@ -433,7 +471,10 @@ void MainWindow::showExportReport(ExportReportDialog* dialog, const QString& err
   Q_EMIT exportFinished(ok, report);
 }
 
-void MainWindow::showBanner(const QString& text) {
+void MainWindow::showBanner(const QString& text, bool error) {
+  m_bannerIsError = error;
+  m_banner->setStyleSheet(error ? errorBannerStyle(m_banner->objectName())
+                                : noticeBannerStyle(m_banner->objectName()));
   m_bannerText->setText(text);
   m_banner->show();
 }
@@ -444,7 +485,7 @@ void MainWindow::hideBanner() {
 }
 
 QString MainWindow::runStateText() const {
-  return m_runState->text();
+  return m_runState->fullText();
 }
 
 QString MainWindow::bannerText() const {
@@ -453,7 +494,8 @@ QString MainWindow::bannerText() const {
 
 void MainWindow::setTheme(const QString& theme) {
   applyTheme(theme);
-  m_banner->setStyleSheet(errorBannerStyle(m_banner->objectName()));
+  m_banner->setStyleSheet(m_bannerIsError ? errorBannerStyle(m_banner->objectName())
+                                          : noticeBannerStyle(m_banner->objectName()));
   styleCharts(this);  // hidden pages' charts too, before they are next shown
   for (auto* a : m_themeGroup->actions())
     a->setChecked(a->data().toString() == theme);
@@ -547,6 +589,9 @@ void MainWindow::updateTitle() {
 void MainWindow::refresh() {
   updateTitle();
   m_pages->refresh();
+  const bool open = !m_document->filePath().isEmpty();
+  if (!open) m_startPage->setRecent(recentFiles());
+  m_centralStack->setCurrentWidget(open ? static_cast<QWidget*>(m_pages) : m_startPage);
   updateActions();
 }
 

@@ -15,7 +15,9 @@ class QFrame;
 class QLabel;
 class QMenu;
 class QProgressBar;
+class QStackedWidget;
 class QToolBar;
+class QToolButton;
 
 namespace netsmith::train {
 struct BatchMetrics;
@@ -35,6 +37,8 @@ class ExportReportDialog;
 class LogPanel;
 class ProjectDocument;
 class ProjectPages;
+class StartPage;
+class ElidedLabel;
 class TrainerSession;
 
 /// The studio's main window: the project's pages behind a navigator, training on a background
@@ -67,6 +71,8 @@ class MainWindow : public QMainWindow {
   ProjectDocument* document() const { return m_document; }
   TrainerSession* session() const { return m_session; }
   ProjectPages* pages() const { return m_pages; }
+  /// The page shown while no project is open.
+  StartPage* startPage() const { return m_startPage; }
   Dashboard* dashboard() const;
   LogPanel* logPanel() const { return m_logPanel; }
   /// Train on at most this many training / validation samples (0: all); for quick runs.
@@ -132,10 +138,14 @@ class MainWindow : public QMainWindow {
   bool maybeSave();
   void addRecent(const QString& path);
   void rebuildRecentMenu();
-  void showBanner(const QString& text);
+  /// The banner over the pages: an error (red), or a notice to read (neutral, e.g. what an
+  /// import changed).
+  void showBanner(const QString& text, bool error = true);
   void hideBanner();
   /// Another project: the last run's figures (charts, evaluation, status bar) no longer apply.
   void forgetRun();
+  /// The best (else last) checkpoint of the project's newest run under its runs/ ("" for none).
+  QString latestCheckpoint() const;
   void setTheme(const QString& theme);
   void showPreferences();
   void showEnvironment();
@@ -159,7 +169,11 @@ class MainWindow : public QMainWindow {
   QFrame* m_banner = nullptr;
   QLabel* m_bannerText = nullptr;
   QLabel* m_device = nullptr;
-  QLabel* m_runState = nullptr;
+  ElidedLabel* m_runState = nullptr;
+  QToolButton* m_toEvaluation = nullptr;
+  bool m_bannerIsError = true;
+  StartPage* m_startPage = nullptr;
+  QStackedWidget* m_centralStack = nullptr;
   QProgressBar* m_progress = nullptr;
   QMenu* m_recentMenu = nullptr;
   QMenu* m_exportMenu = nullptr;

@@ -20,6 +20,7 @@
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 #include "util/background_job.h"
+#include "util/elided_label.h"
 
 namespace netsmith::ui {
 
@@ -178,7 +179,7 @@ void MainWindow::buildTrainMenu() {
                                    // Armed: said on the action and in the bar.
                                    m_stopAfterEpoch->setText(tr("Stop after this &epoch (armed)"));
                                    m_stopAfterEpoch->setEnabled(false);
-                                   m_runState->setText(tr("Stopping after this epoch"));
+                                   m_runState->setFullText(tr("Stopping after this epoch"));
                                  }),
             "actionTrainStopAfterEpoch");
   trainMenu->addSeparator();

@@ -18,6 +18,7 @@
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "util/elided_label.h"
 
 namespace netsmith::ui {
 
@@ -34,6 +35,11 @@ bool MainWindow::openProject(const QString& path, bool quiet) {
     spdlog::info("opened {}", path.toStdString());
     addRecent(QFileInfo(path).absoluteFilePath());
     forgetRun();
+    // Its newest run's checkpoint is offered again (Evaluation, Export) without a new run.
+    if (const QString checkpoint = latestCheckpoint(); !checkpoint.isEmpty()) {
+      setCurrentCheckpoint(checkpoint);
+      spdlog::info("the latest run's checkpoint: {}", checkpoint.toStdString());
+    }
     updateActions();
     return true;
   }
@@ -142,17 +148,26 @@ bool MainWindow::importModel(const QString& onnx, const QString& target, const Q
     }
     request.input = graph::InputSpec{v[0], v[1], v[2]};
   }
+  QStringList notes;
   try {
     const auto summary = import::runImportJob(request, m_document->registry());
-    for (const auto& note : summary.notes)
+    for (const auto& note : summary.notes) {
       spdlog::info("import: {}", note);
+      notes << QString::fromStdString(note);
+    }
     spdlog::info("imported {}: {} nodes, {} parameters, weights {}", request.model, summary.nodes,
                  summary.params, summary.weightsPath);
   } catch (const std::exception& e) {
     m_lastError = QString::fromStdString(e.what());
     return false;
   }
-  return openCreatedProject(target);
+  if (!openCreatedProject(target)) return false;
+  // What the import changed is said where the user looks, not only in the log.
+  if (!notes.isEmpty())
+    showBanner(tr("Imported %1. Notes:").arg(QFileInfo(onnx).fileName()) + QStringLiteral("\n") +
+                   notes.join(QLatin1Char('\n')),
+               false);
+  return true;
 }
 
 bool MainWindow::createBlankProject(const QString& target) {
@@ -208,12 +223,28 @@ bool MainWindow::openCreatedProject(const QString& target) {
   return true;
 }
 
+QString MainWindow::latestCheckpoint() const {
+  // runs/<project>-<yyyyMMdd-HHmmss>: the newest name is the newest run. Only real files count
+  // (a folder from elsewhere may hold links).
+  const QDir runs(m_document->baseDir() + QStringLiteral("/runs"));
+  const QString prefix = QString::fromStdString(m_document->project().name) + QLatin1Char('-');
+  QStringList names = runs.entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::NoDotAndDotDot,
+                                     QDir::Name | QDir::Reversed);
+  for (const auto& name : names) {
+    for (const char* file : {"best.safetensors", "last.safetensors"}) {
+      const QFileInfo info(runs.filePath(name + QStringLiteral("/checkpoints/") + file));
+      if (info.isFile() && !info.isSymLink()) return info.absoluteFilePath();
+    }
+  }
+  return {};
+}
+
 void MainWindow::forgetRun() {
   setCurrentCheckpoint({});  // the Evaluation page's result goes with it
   dashboard()->clear();
   dashboard()->clearOverlays();
   hideBanner();
-  m_runState->setText(tr("Idle"));
+  m_runState->setFullText(tr("Idle"));
   m_progress->reset();
 }
 

@@ -1,5 +1,7 @@
 #include "util/theme_colors.h"
 
+#include <utility>
+
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QEvent>
@@ -111,9 +113,31 @@ QString errorBannerStyle(const QString& objectName) {
       .arg(objectName, c.errorFill.name(), c.errorBorder.name(), c.errorText.name());
 }
 
+QString noticeBannerStyle(const QString& objectName) {
+  const QPalette pal = QApplication::palette();
+  return QStringLiteral(
+             "#%1 { background: %2; border: 1px solid %3; border-radius: 3px; }"
+             "#%1 QLabel { color: %4; }")
+      .arg(objectName, pal.color(QPalette::AlternateBase).name(),
+           pal.color(QPalette::Highlight).name(), pal.color(QPalette::WindowText).name());
+}
+
 QString errorFieldStyle() {
   const ThemeColors c = themeColors();
   return QStringLiteral("background: %1; color: %2;").arg(c.errorFill.name(), c.errorText.name());
+}
+
+QColor opGroupTint(const QString& group, const QColor& base) {
+  static const std::pair<const char*, int> hues[] = {
+      {"Convolution", 210}, {"Normalisation", 120}, {"Activation", 30}, {"Pooling", 280},
+      {"Linear", 0},        {"Merge", 180},         {"Reshape", 55},    {"Regularisation", 320}};
+  for (const auto& [name, hue] : hues)
+    if (group == QLatin1String(name)) {
+      const QColor tint = QColor::fromHsl(hue, 140, base.lightness() < 128 ? 70 : 200);
+      return QColor((base.red() + 2 * tint.red()) / 3, (base.green() + 2 * tint.green()) / 3,
+                    (base.blue() + 2 * tint.blue()) / 3);
+    }
+  return base;
 }
 
 }  // namespace netsmith::ui

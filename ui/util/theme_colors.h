@@ -36,7 +36,13 @@ void legendBelow(QCustomPlot* plot, int columns = 4);
 /// The style sheet of the error banner (a frame named `objectName` holding labels) in the
 /// current theme.
 QString errorBannerStyle(const QString& objectName);
+/// The style sheet of a notice banner (something to read, not an error) in the current theme.
+QString noticeBannerStyle(const QString& objectName);
 /// The style sheet of a field with a problem, in the current theme.
 QString errorFieldStyle();
+/// `base` tinted by an op's palette group ("Convolution", "Activation", ...): the canvas's
+/// compact blocks and the start page's network pictures, lighter in a light theme, darker in a
+/// dark one. Unknown groups keep `base`.
+QColor opGroupTint(const QString& group, const QColor& base);
 
 }  // namespace netsmith::ui

@@ -1,0 +1,180 @@
+#include "shell/start_page.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QEvent>
+#include <QFileInfo>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QPushButton>
+#include <QVBoxLayout>
+
+#include "graph/graph_analysis.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+#include "util/theme_colors.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr QSize kPicture(150, 44);
+
+/// A picture of a network: one block per layer in order, tinted by its op's group (convolution
+/// blue, normalisation green, activation orange, ...), wrapped into rows.
+QPixmap networkPicture(const graph::ModelGraph& model, const ops::OpRegistry& registry) {
+  QPixmap out(kPicture);
+  out.fill(Qt::transparent);
+  QPainter p(&out);
+  p.setRenderHint(QPainter::Antialiasing);
+  const int n = std::max<int>(1, int(model.nodes.size()));
+  const int rows = n <= 24 ? 1 : n <= 60 ? 2 : 3;
+  const int perRow = (n + rows - 1) / rows;
+  const double w = double(kPicture.width()) / perRow;
+  const double h = double(kPicture.height()) / rows;
+  const QColor base = QApplication::palette().color(QPalette::Base);
+  const QColor border = QApplication::palette().color(QPalette::Mid);
+  for (int i = 0; i < int(model.nodes.size()); ++i) {
+    const auto* def = registry.find(model.nodes[std::size_t(i)].op);
+    const QColor fill = opGroupTint(def ? QString::fromStdString(def->group) : QString(), base);
+    const QRectF r((i % perRow) * w + 0.5, (i / perRow) * h + 2, std::max(1.0, w - 1.5), h - 4);
+    p.setPen(w > 4 ? QPen(border, 0.6) : Qt::NoPen);
+    p.setBrush(fill.darker(110));
+    p.drawRoundedRect(r, 1.5, 1.5);
+  }
+  return out;
+}
+
+/// "ResNet-18 in torchvision's layout" from its description, else the file's name.
+QString titleOf(const QString& description, const QString& fallback) {
+  QString t = description.section(QLatin1String(" ("), 0, 0).section(QLatin1Char(':'), 0, 0);
+  t = t.section(QLatin1String(". "), 0, 0).trimmed();
+  if (t.endsWith(QLatin1Char('.'))) t.chop(1);
+  return t.isEmpty() || t.size() > 90 ? fallback : t;
+}
+
+}  // namespace
+
+StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDir, QWidget* parent)
+    : QWidget(parent),
+      m_registry(registry),
+      m_recent(new QListWidget(this)),
+      m_examples(new QListWidget(this)) {
+  setObjectName(QStringLiteral("startPage"));
+  auto* title = new QLabel(tr("<h2>Netsmith</h2>Build a convolutional network, point it at "
+                              "images, train it, export it."),
+                           this);
+  auto* buttons = new QHBoxLayout;
+  const auto button = [&](const QString& text, const char* name, const QString& tip,
+                          void (StartPage::*signal)()) {
+    auto* b = new QPushButton(text, this);
+    b->setObjectName(QLatin1String(name));
+    b->setToolTip(tip);
+    connect(b, &QPushButton::clicked, this, signal);
+    buttons->addWidget(b);
+  };
+  button(tr("New project..."), "startNew", tr("A blank model with the default data and settings"),
+         &StartPage::newBlankRequested);
+  button(tr("New from a data folder..."), "startFromData",
+         tr("A folder with one sub-folder of images per class"), &StartPage::newFromDataRequested);
+  button(tr("Open..."), "startOpen", tr("Open a *.netsmith.json project (Ctrl+O)"),
+         &StartPage::openDialogRequested);
+  button(tr("Import ONNX..."), "startImport", tr("Import a network to fine-tune it"),
+         &StartPage::importRequested);
+  buttons->addStretch(1);
+
+  m_recent->setObjectName(QStringLiteral("startRecent"));
+  m_examples->setObjectName(QStringLiteral("startExamples"));
+  m_examples->setIconSize(kPicture);
+  m_examples->setSpacing(2);
+  m_examples->setWordWrap(true);
+  connect(m_recent, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    Q_EMIT openRequested(item->data(Qt::UserRole).toString());
+  });
+  connect(m_examples, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
+    Q_EMIT templateChosen(item->data(Qt::UserRole).toString());
+  });
+
+  auto* left = new QVBoxLayout;
+  left->addWidget(new QLabel(tr("<b>Recent projects</b> (double-click to open)"), this));
+  left->addWidget(m_recent, 1);
+  auto* right = new QVBoxLayout;
+  right->addWidget(new QLabel(
+      tr("<b>Examples and templates</b> (double-click to start a project from one)"), this));
+  right->addWidget(m_examples, 1);
+  auto* lists = new QHBoxLayout;
+  lists->addLayout(left, 2);
+  lists->addLayout(right, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(24, 16, 24, 16);
+  layout->addWidget(title);
+  layout->addLayout(buttons);
+  layout->addSpacing(8);
+  layout->addLayout(lists, 1);
+
+  m_templatesDir = templatesDir;
+  fillExamples();
+  setRecent({});
+}
+
+void StartPage::fillExamples() {
+  m_examples->clear();
+  if (m_templatesDir.isEmpty()) return;
+  addProjects(QFileInfo(m_templatesDir).dir().filePath(QStringLiteral("examples")), tr("example"));
+  addProjects(m_templatesDir, tr("template"));
+}
+
+void StartPage::changeEvent(QEvent* event) {
+  // The pictures are drawn in the theme's colours: again after a theme change.
+  if (event->type() == QEvent::PaletteChange) fillExamples();
+  QWidget::changeEvent(event);
+}
+
+void StartPage::addProjects(const QString& dir, const QString& kind) {
+  for (const QFileInfo& info :
+       QDir(dir).entryInfoList({QStringLiteral("*.netsmith.json")}, QDir::Files, QDir::Name)) {
+    try {
+      const auto loaded = project::loadProject(info.absoluteFilePath().toStdString());
+      const auto& p = loaded.project;
+      const QString description = QString::fromStdString(p.description);
+      const auto analysis = graph::analyseGraph(p.model, m_registry);
+      const auto& in = p.model.input;
+      const QString line = tr("%1: %2x%3x%4 input, %L5 parameters")
+                               .arg(kind)
+                               .arg(in.channels)
+                               .arg(in.height)
+                               .arg(in.width)
+                               .arg(analysis.totalParams);
+      auto* item = new QListWidgetItem(
+          QIcon(networkPicture(p.model, m_registry)),
+          titleOf(description, QString::fromStdString(p.name)) + QLatin1Char('\n') + line,
+          m_examples);
+      item->setToolTip(description + QLatin1Char('\n') + info.absoluteFilePath());
+      item->setData(Qt::UserRole, info.absoluteFilePath());
+    } catch (const std::exception&) {
+      // A damaged file in the templates folder is left out of the list.
+    }
+  }
+}
+
+void StartPage::setRecent(const QStringList& paths) {
+  m_recent->clear();
+  for (const auto& path : paths) {
+    const QFileInfo info(path);
+    if (!info.isFile()) continue;
+    QString name = info.fileName();
+    name.chop(int(qstrlen(".netsmith.json")));
+    auto* item = new QListWidgetItem(
+        name + QLatin1Char('\n') + QDir::toNativeSeparators(info.absolutePath()), m_recent);
+    item->setToolTip(QDir::toNativeSeparators(path));
+    item->setData(Qt::UserRole, path);
+  }
+  if (m_recent->count() == 0) {
+    auto* none = new QListWidgetItem(tr("(none yet)"), m_recent);
+    none->setFlags(Qt::NoItemFlags);
+  }
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,52 @@
+#pragma once
+
+// What the studio shows while no project is open: New / Open / Import, the recent projects,
+// and the example projects and templates by name, each with a picture of its network and a
+// line saying what it is.
+#include <QString>
+#include <QStringList>
+#include <QWidget>
+
+class QListWidget;
+
+namespace netsmith::ops {
+class OpRegistry;
+}
+
+namespace netsmith::ui {
+
+class StartPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  /// `templatesDir` holds the templates; the example projects are in its sibling `examples`.
+  StartPage(const ops::OpRegistry& registry, const QString& templatesDir,
+            QWidget* parent = nullptr);
+
+  /// The recent projects, newest first (missing files are left out).
+  void setRecent(const QStringList& paths);
+  QListWidget* recentList() const { return m_recent; }
+  QListWidget* examplesList() const { return m_examples; }
+
+ Q_SIGNALS:
+  void openRequested(const QString& path);   ///< a recent project
+  void templateChosen(const QString& path);  ///< an example or template, to copy and open
+  void newBlankRequested();
+  void newFromDataRequested();
+  void openDialogRequested();
+  void importRequested();
+
+ protected:
+  void changeEvent(QEvent* event) override;
+
+ private:
+  void fillExamples();
+  void addProjects(const QString& dir, const QString& kind);
+
+  const ops::OpRegistry& m_registry;
+  QListWidget* m_recent;
+  QListWidget* m_examples;
+  QString m_templatesDir;
+};
+
+}  // namespace netsmith::ui
