@@ -197,7 +197,9 @@ class ExperimentsTest : public QObject {
       QCOMPARE(table->item(row, 1)->text().toStdString(), t["status"].get<std::string>());
       QCOMPARE(table->item(row, 2)->text(),
                QStringLiteral("%1/4").arg(t["epochs_done"].get<int>()));
-      QCOMPARE(table->item(row, 3)->text(), QString::number(t["objective"].get<double>(), 'f', 4));
+      // val_accuracy in percent, as everywhere in the studio, from the record's fraction.
+      QCOMPARE(table->item(row, 3)->text(),
+               QString::number(100 * t["objective"].get<double>(), 'f', 2) + QLatin1Char('%'));
     }
     // One line per trial in the parallel coordinates; one point per scored trial in the scatter.
     QCOMPARE(page.parallelPlot()->plottableCount(), 4);

@@ -394,6 +394,53 @@ class ModelEditorTest : public QObject {
     QVERIFY(canvas->zoom() > 1.0);
   }
 
+  // An op dropped while one node is selected reads that node's output (and takes over its
+  // consumers); dropped on top of a node with nothing selected, it lands beside it. A Linear
+  // without out_features gets a Fix that sets the data's class count.
+  void dropsConnectAndLandClearAndLinearGetsItsFix() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    page.resize(1280, 900);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QVERIFY(doc.load(example()));
+    doc.setDataClasses(10);
+    auto* canvas = page.canvas();
+    canvas->fitToView();
+    const auto drop = [&](const char* op, QPointF scene) {
+      QMimeData mime;
+      mime.setData(QLatin1String(GraphCanvas::kOpMime), op);
+      const QPoint at = viewPoint(canvas, scene);
+      QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
+      QApplication::sendEvent(canvas->viewport(), &enter);
+      QDropEvent dropped(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
+      QApplication::sendEvent(canvas->viewport(), &dropped);
+    };
+    canvas->selectNodes({QStringLiteral("relu1")});
+    drop("GELU", canvas->outputPort(QStringLiteral("fc2")) + QPointF(300, 200));
+    const auto* gelu = doc.project().model.find("gelu1");
+    QVERIFY(gelu);
+    QCOMPARE(gelu->inputs, std::vector<std::string>{"relu1"});
+    QCOMPARE(doc.project().model.find("pool1")->inputs, std::vector<std::string>{"gelu1"});
+    QVERIFY2(overlappingNodes(doc.project().model).isEmpty(),
+             qPrintable(overlappingNodes(doc.project().model).join(QLatin1Char(' '))));
+    // Nothing selected, dropped onto conv2's box: it lands clear of every node.
+    canvas->selectNodes({});
+    drop("SiLU", canvas->inputPort(QStringLiteral("conv2")) + QPointF(0, 28));
+    QVERIFY(doc.project().model.find("silu1"));
+    QVERIFY2(overlappingNodes(doc.project().model).isEmpty(),
+             qPrintable(overlappingNodes(doc.project().model).join(QLatin1Char(' '))));
+    // fc2 without out_features: a problem with a Fix that sets the 10 classes.
+    page.editor()->setParam(QStringLiteral("fc2"), QStringLiteral("out_features"), Json());
+    QVERIFY(!doc.project().model.find("fc2")->params.contains("out_features"));
+    QCOMPARE(page.editor()->fixFor(QStringLiteral("fc2")),
+             QStringLiteral("Set out_features to 10 (the data's classes)"));
+    QVERIFY(canvas->nodeIsInvalid(QStringLiteral("fc2")));
+    page.editor()->applyFix(QStringLiteral("fc2"));
+    QCOMPARE(doc.project().model.find("fc2")->params["out_features"], Json(10));
+    QVERIFY(!canvas->nodeIsInvalid(QStringLiteral("fc2")));
+  }
+
   // The imported ResNet-18 fits whole; with its stages collapsed (layer1 to layer4 each one
   // block with its totals) it fits at a readable size, and a double click expands a stage.
   void groupsCollapseAndExpand() {

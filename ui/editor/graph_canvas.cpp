@@ -704,12 +704,26 @@ void GraphCanvas::dropEvent(QDropEvent* event) {
     return;
   }
   const QString op = QString::fromUtf8(event->mimeData()->data(QLatin1String(kOpMime)));
-  // The node's centre lands on the drop point (a node's position is its input port, top
-  // centre).
-  const QPointF at = mapToScene(event->position().toPoint()) - QPointF(0, kNodeHeight / 2);
   QString why;
-  const QString id =
-      m_editor->addNode(op, QPointF(std::round(at.x()), std::round(at.y())), {}, &why);
+  QString id;
+  if (const QStringList selected = selectedIds(); selected.size() == 1) {
+    // Dropped while one node is selected: appended after it (it reads that node's output),
+    // placed below it with what follows moved down, as the palette's double click does.
+    id = m_editor->addNode(op, {}, selected.front(), &why);
+  } else {
+    // The node's centre lands on the drop point (a node's position is its input port, top
+    // centre), moved right until it covers no other node.
+    QPointF at = mapToScene(event->position().toPoint()) - QPointF(0, kNodeHeight / 2);
+    const auto covers = [this](QPointF p) {
+      for (const auto& n : m_editor->model().nodes)
+        if (std::abs(n.x - p.x()) < kNodeWidth + 8 && std::abs(n.y - p.y()) < kNodeHeight + 8)
+          return true;
+      return false;
+    };
+    for (int i = 0; i < 64 && covers(at); ++i)
+      at.rx() += 24;
+    id = m_editor->addNode(op, QPointF(std::round(at.x()), std::round(at.y())), {}, &why);
+  }
   if (id.isEmpty())
     refuse(why, event->position().toPoint());
   else

@@ -487,8 +487,19 @@ QString ModelEditor::fixFor(const QString& nodeId) const {
     if (auto m = setOut.match(fix); m.hasMatch())
       return tr("Set out_features to %1 (the data's classes)").arg(m.captured(1));
     if (fix.contains(QStringLiteral("insert a Flatten"))) return tr("Insert a Flatten before it");
+    if (const auto classes = missingOutFeatures(p); classes > 0)
+      return tr("Set out_features to %1 (the data's classes)").arg(classes);
   }
   return {};
+}
+
+std::int64_t ModelEditor::missingOutFeatures(const Problem& p) const {
+  // A Linear without out_features: the number of classes is the usual answer (the head).
+  const graph::Node* n = model().find(p.nodeId);
+  if (!n || n->op != "Linear" || n->params.contains("out_features") ||
+      p.message.find("out_features") == std::string::npos)
+    return 0;
+  return m_document->dataClasses();
 }
 
 QString ModelEditor::applyFix(const QString& nodeId) {
@@ -511,6 +522,10 @@ QString ModelEditor::applyFix(const QString& nodeId) {
       const QString id =
           insertOnEdge(QString::fromStdString(n->inputs[0]), nodeId, QStringLiteral("Flatten"));
       return id.isEmpty() ? QString() : tr("inserted %1 before %2").arg(id, nodeId);
+    }
+    if (const auto classes = missingOutFeatures(p); classes > 0) {
+      setParam(nodeId, QStringLiteral("out_features"), Json(classes));
+      return tr("set %1.out_features to %2").arg(nodeId).arg(classes);
     }
   }
   return {};

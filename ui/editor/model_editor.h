@@ -76,6 +76,9 @@ class ModelEditor : public QObject {
   QString freshId(const QString& op) const;
 
  private:
+  /// The classes to set as out_features when `p` is a Linear's missing out_features and the
+  /// data's class count is known; 0 otherwise.
+  std::int64_t missingOutFeatures(const Problem& p) const;
   void commit(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
   bool reachable(const graph::ModelGraph& g, const std::string& from, const std::string& to) const;
 

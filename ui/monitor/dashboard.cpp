@@ -331,6 +331,10 @@ void Dashboard::markBest() {
 }
 
 void Dashboard::refit() {
+  // An overlaid run (a past run, a sweep's trial) fills a chart too: no "Press F5" hint over
+  // it, and its axes keep their numbers.
+  for (auto& c : m_charts)
+    c->updateHint();
   // x: everything drawn so far; y: each chart's series ranges, tracked as points arrive (no
   // pass over a million points per update).
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;

@@ -282,8 +282,8 @@ AccuracyChart::AccuracyChart(QWidget* parent)
   addSeries(QStringLiteral("train_accuracy"), tr("train"), kBlue, true, true);
   addSeries(QStringLiteral("val_accuracy"), tr("validation"), kRed, true, true);
   // Step by step during an epoch: the running accuracy of the epoch so far, as the loss has.
-  addSeries(QStringLiteral("train_accuracy_step"), tr("train (this epoch so far)"), faint(kBlue),
-            false, false);
+  addSeries(QStringLiteral("train_accuracy_step"), tr("train (running)"), faint(kBlue), false,
+            false);
 }
 
 void AccuracyChart::addBatches(const QVector<train::BatchMetrics>& batches,

@@ -44,6 +44,11 @@ QString shortName(const std::string& path) {
   return QString::fromStdString(dot == std::string::npos ? path : path.substr(dot + 1));
 }
 
+/// Accuracies read as percentages here, as on the dashboard and the Evaluation page.
+bool inPercent(const std::string& objective) {
+  return objective.size() >= 8 && objective.compare(objective.size() - 8, 8, "accuracy") == 0;
+}
+
 /// Low (0) to high (1) objective: blue to orange.
 QColor scoreColor(double t) {
   t = std::clamp(std::isnan(t) ? 0.0 : t, 0.0, 1.0);
@@ -51,6 +56,12 @@ QColor scoreColor(double t) {
 }
 
 }  // namespace
+
+QString ExperimentsPage::objectiveText(double v, const std::string& objective) {
+  if (std::isnan(v)) return QStringLiteral("-");
+  return inPercent(objective) ? QString::number(100 * v, 'f', 2) + QLatin1Char('%')
+                              : QString::number(v, 'f', 4);
+}
 
 void ExperimentsPage::fillTable() {
   const auto& spec = m_spec;
@@ -80,9 +91,7 @@ void ExperimentsPage::fillTable() {
                      new NumberItem(QStringLiteral("%1/%2").arg(t.epochsDone).arg(t.maxEpochs),
                                     double(t.epochsDone)));
     const double obj = t.objective();
-    m_table->setItem(
-        row, 3,
-        new NumberItem(std::isnan(obj) ? QStringLiteral("-") : QString::number(obj, 'f', 4), obj));
+    m_table->setItem(row, 3, new NumberItem(objectiveText(obj, spec.objective), obj));
     m_table->setItem(
         row, 4, new NumberItem(QStringLiteral("%1 s").arg(std::llround(t.seconds)), t.seconds));
     for (int c = 0; c < int(spec.params.size()); ++c) {
@@ -116,7 +125,7 @@ void ExperimentsPage::fillTable() {
     text += tr(". Best: trial %1, %2 %3")
                 .arg(best->id)
                 .arg(QString::fromStdString(spec.objective))
-                .arg(best->objective(), 0, 'f', 4);
+                .arg(objectiveText(best->objective(), spec.objective));
   m_status->setText(text);
   const QString chosen = m_scatterParam->currentText();
   QSignalBlocker block(m_scatterParam);
@@ -173,8 +182,28 @@ void ExperimentsPage::drawParallel() {
   }
   ticker->addTick(axes - 1,
                   QString::fromStdString(m_spec.objective) + QLatin1Char('\n') +
-                      (hi >= lo ? QStringLiteral("%1..%2").arg(lo, 0, 'f', 3).arg(hi, 0, 'f', 3)
+                      (hi >= lo ? objectiveText(lo, m_spec.objective) + QStringLiteral("..") +
+                                      objectiveText(hi, m_spec.objective)
                                 : QStringLiteral("-")));
+  // The colour key: what blue and orange stand for, and the line styles.
+  if (hi >= lo) {
+    const auto key = [plot](const QString& text, const QColor& colour, double y) {
+      auto* label = new QCPItemText(plot);
+      label->position->setType(QCPItemPosition::ptAxisRectRatio);
+      label->position->setCoords(0.01, y);
+      label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
+      label->setText(text);
+      label->setColor(colour);
+      label->setClipToAxisRect(false);
+    };
+    const QString name = QString::fromStdString(m_spec.objective);
+    key(tr("\u25A0 %1 %2 (lowest)").arg(name, objectiveText(lo, m_spec.objective)), scoreColor(0),
+        0.0);
+    key(tr("\u25A0 %1 %2 (highest)").arg(name, objectiveText(hi, m_spec.objective)), scoreColor(1),
+        0.07);
+    key(tr("thick: completed; dashed: stopped early or failed; grey: failed"), themeColors().text,
+        0.14);
+  }
   plot->xAxis->setTicker(ticker);
   plot->xAxis->setNumberFormat(QStringLiteral("g"));  // the labels' "1e-05" as written
   plot->xAxis->setRange(-0.3, axes - 1 + 0.3);
@@ -195,13 +224,17 @@ void ExperimentsPage::drawScatter() {
   const auto& p = m_spec.params[std::size_t(index)];
   auto* done = plot->addGraph();
   auto* early = plot->addGraph();
+  auto* running = plot->addGraph();
   done->setName(tr("completed"));
   early->setName(tr("stopped early"));
-  for (auto* g : {done, early}) {
+  running->setName(tr("running (so far)"));
+  for (auto* g : {done, early, running}) {
     g->setLineStyle(QCPGraph::lsNone);
   }
   done->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(31, 119, 180), 7));
   early->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(255, 127, 14), 7));
+  running->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, QColor(44, 160, 44), 8));
+  const double scale = inPercent(m_spec.objective) ? 100.0 : 1.0;
   const bool choice = p.kind == experiment::SweepParam::Kind::Choice;
   for (const auto& t : m_state.trials) {
     const auto it = t.params.find(p.path);
@@ -210,7 +243,11 @@ void ExperimentsPage::drawScatter() {
     const double x =
         choice ? axisPosition(p, it->second) * double(std::max<std::size_t>(1, p.values.size() - 1))
                : it->second.get<double>();
-    (t.status == experiment::TrialStatus::Completed ? done : early)->addData(x, y);
+    using S = experiment::TrialStatus;
+    (t.status == S::Completed                          ? done
+     : t.status == S::Running || t.status == S::Paused ? running
+                                                       : early)
+        ->addData(x, scale * y);
   }
   const bool log = p.kind == experiment::SweepParam::Kind::LogUniform;
   plot->xAxis->setScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
@@ -227,7 +264,8 @@ void ExperimentsPage::drawScatter() {
   // Choices are all labelled: slanted when there are many, so that they do not run together.
   plot->xAxis->setTickLabelRotation(choice && p.values.size() > 4 ? 30 : 0);
   plot->xAxis->setLabel(QString::fromStdString(p.path));
-  plot->yAxis->setLabel(QString::fromStdString(m_spec.objective));
+  plot->yAxis->setLabel(QString::fromStdString(m_spec.objective) +
+                        (scale != 1.0 ? QStringLiteral(" (%)") : QString()));
   plot->rescaleAxes();
   plot->xAxis->scaleRange(log ? 1.3 : 1.1);  // no point on the frame
   plot->yAxis->scaleRange(1.1);

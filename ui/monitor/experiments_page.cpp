@@ -405,6 +405,7 @@ bool ExperimentsPage::start(const QStringList& args) {
   m_stop->setEnabled(true);
   m_status->setText(tr("Starting the sweep..."));
   m_poll->start();
+  emit sweepStarted();
   return true;
 }
 
@@ -588,7 +589,7 @@ bool ExperimentsPage::applyBest() {
   m_status->setText(tr("Applied trial %1's settings (%2 %3). Edit > Undo takes them back.")
                         .arg(best->id)
                         .arg(QString::fromStdString(m_spec.objective))
-                        .arg(best->objective(), 0, 'f', 4));
+                        .arg(objectiveText(best->objective(), m_spec.objective)));
   return true;
 }
 

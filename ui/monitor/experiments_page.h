@@ -68,9 +68,14 @@ class ExperimentsPage : public QWidget {
  Q_SIGNALS:
   /// The sweep process ended: `finished` when the sweep did (not stopped or failed).
   void sweepEnded(bool finished);
+  /// A sweep's process started (run or resumed from this page).
+  void sweepStarted();
 
  private:
   void refreshDefinition();
+  /// An objective's value as the rest of the studio writes it: "68.80%" for an accuracy,
+  /// "0.4123" for a loss.
+  static QString objectiveText(double value, const std::string& objective);
   void editSweep(const char* key, const Json& value, const QString& text);
   bool start(const QStringList& args);
   void readOutput();

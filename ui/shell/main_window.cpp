@@ -146,6 +146,14 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
             m_limitValidation = validation;
             m_pages->experimentsPage()->setSampleLimits(train, validation);
           });
+  // A sweep runs in its own processes: the status bar says so while it runs.
+  connect(m_pages->experimentsPage(), &ExperimentsPage::sweepStarted, this, [this] {
+    if (!m_session->isRunning()) m_runState->setFullText(tr("Sweep running (Experiments page)"));
+  });
+  connect(m_pages->experimentsPage(), &ExperimentsPage::sweepEnded, this, [this](bool finished) {
+    if (!m_session->isRunning())
+      m_runState->setFullText(finished ? tr("Sweep finished") : tr("Sweep stopped"));
+  });
   connect(m_document, &ProjectDocument::sectionChanged, this, &MainWindow::updateActions);
   connect(m_document, &ProjectDocument::problemsChanged, this, &MainWindow::updateActions);
   // A model edit changes the problems too (a valid model enables Start before any save).

@@ -13,6 +13,30 @@ constexpr const char* kFullName = "netsmithFullName";
 
 void fitTicksToSize(QCustomPlot* plot) {
   QObject::connect(plot, &QCustomPlot::beforeReplot, plot, [plot] {
+    // A legend laid out below the plot (legendBelow): as many columns as its longest entry
+    // leaves room for, so that no name is cut.
+    if (QCPLegend* legend = plot->legend;
+        legend && legend->visible() && legend->layout() != plot->axisRect()->insetLayout()) {
+      // Only what is drawn is named: a live series without points yet leaves room to the rest.
+      for (int i = 0; i < plot->graphCount(); ++i) {
+        QCPGraph* g = plot->graph(i);
+        const bool listed = legend->hasItemWithPlottable(g);
+        if (g->dataCount() == 0 && listed) g->removeFromLegend(legend);
+        if (g->dataCount() > 0 && !listed) g->addToLegend(legend);
+      }
+      const QFontMetrics metrics(legend->font());
+      int widest = 0;
+      for (int i = 0; i < legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i)))
+          widest = std::max(widest, metrics.horizontalAdvance(item->plottable()->name()));
+      const int entry = widest + legend->iconSize().width() + legend->iconTextPadding() +
+                        legend->columnSpacing() + 12;
+      const int columns = std::max(1, (plot->width() - 16) / std::max(1, entry));
+      if (legend->wrap() != columns) {
+        legend->setWrap(columns);
+        legend->setFillOrder(QCPLayoutGrid::foColumnsFirst, true);
+      }
+    }
     for (QCPAxisRect* rect : plot->axisRects())
       for (QCPAxis* axis : rect->axes()) {
         const bool vertical = axis->orientation() == Qt::Vertical;

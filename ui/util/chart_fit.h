@@ -10,7 +10,8 @@ class QCustomPlot;
 namespace netsmith::ui {
 
 /// Before every replot, sets each axis's wanted tick count from its length in pixels (a label
-/// every ~40 px up an axis, ~100 px along one). Call once, when the chart is made.
+/// every ~40 px up an axis, ~100 px along one), and gives a legend laid out below the plot as
+/// many columns as its longest entry leaves room for. Call once, when the chart is made.
 void fitTicksToSize(QCustomPlot* plot);
 
 /// `text` cut to at most `maxChars` by an ellipsis in the middle ("fashion_mnist…-153012").
