@@ -115,17 +115,16 @@ cv::Mat gradCamOverlay(const GradCam& cam, int side) {
     cv::cvtColor(cam.input, base, cv::COLOR_GRAY2BGR);
   else
     cv::cvtColor(cam.input, base, cv::COLOR_RGB2BGR);
-  cv::Mat heat8, colours;
-  cam.heat.convertTo(heat8, CV_8U, 255.0);
+  const double scale = double(std::max(1, side)) / double(std::max(base.rows, base.cols));
+  const cv::Size size(std::max(1, int(base.cols * scale)), std::max(1, int(base.rows * scale)));
+  // The image keeps its pixels; the map is smooth (cubic, clamped to [0, 1] by the 8-bit
+  // conversion), as Grad-CAM's coarse map is an estimate, not a per-pixel fact.
+  cv::Mat image, heat, heat8, colours, out;
+  cv::resize(base, image, size, 0, 0, scale >= 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
+  cv::resize(cam.heat, heat, size, 0, 0, cv::INTER_CUBIC);
+  heat.convertTo(heat8, CV_8U, 255.0);
   cv::applyColorMap(heat8, colours, cv::COLORMAP_JET);
-  cv::Mat blended;
-  cv::addWeighted(base, 0.5, colours, 0.5, 0.0, blended);
-  const double scale = double(std::max(1, side)) / double(std::max(blended.rows, blended.cols));
-  cv::Mat out;
-  cv::resize(
-      blended, out,
-      cv::Size(std::max(1, int(blended.cols * scale)), std::max(1, int(blended.rows * scale))), 0,
-      0, scale >= 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
+  cv::addWeighted(image, 0.5, colours, 0.5, 0.0, out);
   return out;
 }
 

@@ -136,15 +136,18 @@ class DashboardTest : public QObject {
     QVERIFY(hintShown("loss"));
   }
 
-  // Two runs' settings: what differs, by its path in the project, missing keys as "(unset)".
+  // Two runs' settings: what differs, by its path in the project, missing keys as "(unset)";
+  // what changes results first (the optimizer before the epochs), the sweep's record last,
+  // numbers to 4 significant digits.
   void settingDifferencesListWhatChanged() {
     const Json a = Json::parse(
-        R"({"name": "a", "train": {"epochs": 5, "optimizer": {"type": "adam", "lr": 0.001}}})");
-    const Json b =
-        Json::parse(R"({"name": "b", "train": {"optimizer": {"type": "adam", "lr": 0.01}}})");
+        R"({"name": "a", "sweep": {"trials": 4}, "train": {"epochs": 5, "optimizer": {"type": "adam", "lr": 0.001}}})");
+    const Json b = Json::parse(
+        R"({"name": "b", "sweep": {"trials": 8}, "train": {"optimizer": {"type": "adam", "lr": 0.0123456789}}})");
     QCOMPARE(netsmith::ui::settingDifferences(a, b),
-             QStringList({QStringLiteral("train.epochs: 5 -> (unset)"),
-                          QStringLiteral("train.optimizer.lr: 0.001 -> 0.01")}));
+             QStringList({QStringLiteral("train.optimizer.lr: 0.001 -> 0.01235"),
+                          QStringLiteral("train.epochs: 5 -> (unset)"),
+                          QStringLiteral("sweep.trials: 4 -> 8")}));
     QVERIFY(netsmith::ui::settingDifferences(a, a).isEmpty());
   }
 

@@ -4,6 +4,7 @@
 #include <qcustomplot.h>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -220,6 +221,14 @@ class ExperimentsTest : public QObject {
     QCOMPARE(doc.project().train["optimizer"]["type"], Json("sgd"));
     doc.undoStack()->undo();
     QCOMPARE(doc.project().train["optimizer"]["lr"].get<double>(), 0.01);
+    // The project opened again (a new studio) shows this sweep and its trials.
+    ProjectDocument again(registry);
+    Dashboard dashboard2;
+    ExperimentsPage page2(&again, &dashboard2);
+    QVERIFY(again.load(doc.filePath()));
+    QCOMPARE(QFileInfo(page2.sweepDir()).canonicalFilePath(),
+             QFileInfo(sweepDir).canonicalFilePath());
+    QCOMPARE(page2.trialsTable()->rowCount(), 4);
   }
 };
 

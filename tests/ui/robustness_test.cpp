@@ -7,6 +7,7 @@
 #include <QAbstractButton>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QDoubleSpinBox>
 #include <QLineEdit>
 #include <QListWidget>
@@ -15,6 +16,7 @@
 #include <QRandomGenerator>
 #include <QScrollArea>
 #include <QScrollBar>
+#include <QSignalSpy>
 #include <QSpinBox>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -25,6 +27,7 @@
 #include <cmath>
 #include <set>
 
+#include "../core/train_fixtures.h"
 #include "augment/transform.h"
 #include "editor/graph_canvas.h"
 #include "editor/model_editor.h"
@@ -492,6 +495,37 @@ class RobustnessTest : public QObject {
              qPrintable(start->toolTip()));
     doc->undoStack()->undo();
     QVERIFY(start->isEnabled());
+  }
+
+  // The Training page's quick run: 64 training samples typed into its field, then Start: the
+  // plan and the run's own records count 2 steps an epoch (64 / batch 32), not the 6 of the
+  // whole split (192); the field is not saved in the project.
+  void quickRunTrainsOnTheTypedSubset() {
+    netsmith::testutil::TempDir dir;
+    const QString path =
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}}));
+    auto window = openWindow(path);
+    auto* page = window->pages()->trainingPage();
+    window->pages()->showPage(ProjectPages::TrainingPage);
+    QVERIFY(QTest::qWaitFor([&] { return page->stepsPerEpoch() > 0; }, 30000));
+    QCOMPARE(page->stepsPerEpoch(), std::int64_t(6));
+    auto* field = page->trainLimitField();
+    page->findChild<QScrollArea*>()->ensureWidgetVisible(field);
+    typeInto(field, QStringLiteral("64"), Qt::Key_Return);
+    QCOMPARE(page->stepsPerEpoch(), std::int64_t(2));
+    QSignalSpy finished(window->session(), &netsmith::ui::TrainerSession::finished);
+    action(*window, "actionTrainStart")->trigger();
+    QVERIFY(finished.wait(60000));
+    const QDir runsDir(QString::fromStdString(dir.file("runs")));
+    const QStringList runs = runsDir.entryList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(runs.size(), 1);
+    QFile csv(runsDir.filePath(runs[0] + QStringLiteral("/metrics.csv")));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    int steps = 0;
+    while (!csv.atEnd())
+      if (csv.readLine().startsWith("step,")) ++steps;
+    QCOMPARE(steps, 2);
+    QVERIFY(!window->document()->isModified());
   }
 
   void everyFieldTakesRealInput_data() {

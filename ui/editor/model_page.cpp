@@ -93,6 +93,9 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   m_totals->setObjectName(QStringLiteral("modelTotals"));
   m_totals->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_totals->setWordWrap(true);  // wraps on a narrow window instead of widening it
+  // Two lines' height whatever the text: the canvas above does not jump as figures change.
+  m_totals->setFixedHeight(2 * m_totals->fontMetrics().lineSpacing() + 4);
+  m_totals->setAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   m_batch = new QSpinBox(this);
   m_batch->setObjectName(QStringLiteral("memoryBatch"));
   m_batch->setRange(1, 1 << 20);

@@ -120,11 +120,9 @@ void NodeInspector::rebuild() {
   QObject::connect(lrMult, &QDoubleSpinBox::editingFinished, this,
                    [this, id, lrMult] { m_editor->setLrMult(id, lrMult->value()); });
   m_form->addRow(tr("learning rate"), lrMult);
-  auto* frozenRow = new QHBoxLayout;
-  frozenRow->addWidget(m_frozen);
-  frozenRow->addWidget(freezeUp);
-  frozenRow->addStretch();
-  m_form->addRow(QString(), frozenRow);
+  // One row each: side by side, the check box's label was cut in a narrow inspector.
+  m_form->addRow(QString(), m_frozen);
+  m_form->addRow(QString(), freezeUp);
   refreshValues();
 }
 

@@ -16,6 +16,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTableWidget>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -133,6 +134,11 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   // header's tooltip has them whole).
   m_confusion->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   m_confusion->horizontalHeader()->setMinimumSectionSize(36);
+  // Rows share the height too, down to two lines of text: on a large screen the matrix fills
+  // its area with its axis titles beside it instead of leaving most of it empty.
+  m_confusion->verticalHeader()->setSectionResizeMode(QHeaderView::Stretch);
+  m_confusion->verticalHeader()->setMinimumSectionSize(
+      2 * m_confusion->fontMetrics().lineSpacing() + 6);
   m_confusion->horizontalHeader()->setTextElideMode(Qt::ElideRight);
   m_confusion->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   connect(m_confusion->horizontalHeader(), &QHeaderView::sectionResized, this,
@@ -414,7 +420,6 @@ void EvaluationPage::showResult() {
       m_confusion->setItem(r, c, item);
     }
   }
-  m_confusion->resizeRowsToContents();
 
   m_perClass->setRowCount(int(e.perClass.size()));
   QVector<double> ticks, precision, recall, f1;
@@ -471,6 +476,11 @@ SampleDialog* EvaluationPage::openSample(qint64 position) {
     return dialog;
   }
   return nullptr;
+}
+
+void EvaluationPage::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  QTimer::singleShot(0, this, &EvaluationPage::elideClassNames);  // after the sections stretch
 }
 
 void EvaluationPage::elideClassNames() {

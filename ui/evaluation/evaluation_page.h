@@ -11,6 +11,7 @@
 
 #include "train/evaluation.h"
 
+class QResizeEvent;
 class QComboBox;
 class QCustomPlot;
 class QLabel;
@@ -57,6 +58,11 @@ class EvaluationPage : public QWidget {
 
  Q_SIGNALS:
   void evaluated();
+
+ protected:
+  /// Class names in the matrix's header are elided again for the columns' new width (stretched
+  /// sections do not always report their resize).
+  void resizeEvent(QResizeEvent* event) override;
 
  private:
   void evaluationDone(train::Evaluation result, const QString& error);

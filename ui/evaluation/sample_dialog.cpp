@@ -14,6 +14,8 @@
 #include "train/evaluation.h"
 #include "util/image_convert.h"
 
+#include <opencv2/imgproc.hpp>
+
 namespace netsmith::ui {
 
 namespace {
@@ -96,6 +98,7 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   auto* grid = new QGridLayout;
   grid->addWidget(m_picture, 0, 0);
   grid->addWidget(m_map, 0, 1);
+  grid->addLayout(colourScale(), 0, 2);
   grid->addWidget(m_ofPredicted, 1, 1);
   grid->addWidget(ofTrue, 2, 1);
   grid->addLayout(nodeRow, 3, 1);
@@ -104,6 +107,26 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   layout->addLayout(grid);
   layout->addWidget(buttons);
   showPredicted(true);
+}
+
+QLayout* SampleDialog::colourScale() {
+  // The map's colours from low (bottom) to high (top), as the overlay draws them (JET).
+  cv::Mat ramp(256, 1, CV_8U), colours;
+  for (int i = 0; i < 256; ++i)
+    ramp.at<std::uint8_t>(i, 0) = std::uint8_t(255 - i);
+  cv::applyColorMap(ramp, colours, cv::COLORMAP_JET);
+  auto* bar = new QLabel(this);
+  bar->setObjectName(QStringLiteral("gradCamScale"));
+  bar->setPixmap(QPixmap::fromImage(toQImage(colours, true))
+                     .scaled(14, kSide - 40, Qt::IgnoreAspectRatio, Qt::SmoothTransformation));
+  bar->setToolTip(
+      tr("How much each region raised the class's score (Grad-CAM, scaled to the "
+         "map's highest value)"));
+  auto* column = new QVBoxLayout;
+  column->addWidget(new QLabel(tr("high"), this), 0, Qt::AlignHCenter);
+  column->addWidget(bar, 1, Qt::AlignHCenter);
+  column->addWidget(new QLabel(tr("low"), this), 0, Qt::AlignHCenter);
+  return column;
 }
 
 void SampleDialog::compute(const std::string& node) {

@@ -11,6 +11,7 @@
 
 class QComboBox;
 class QLabel;
+class QLayout;
 class QRadioButton;
 
 namespace netsmith::train {
@@ -39,6 +40,8 @@ class SampleDialog : public QDialog {
   QPixmap overlay() const;
 
  private:
+  /// The colour scale beside the map.
+  QLayout* colourScale();
   explain::GradCam m_predicted, m_true;
   QString m_error;
   QLabel* m_picture;

@@ -5,6 +5,7 @@
 #include <QFileInfo>
 #include <QHash>
 #include <QTextStream>
+#include <algorithm>
 #include <cmath>
 #include <functional>
 #include <limits>
@@ -118,14 +119,31 @@ QStringList settingDifferences(const Json& a, const Json& b) {
     keys.insert(k);
   for (const auto& [k, v] : fb)
     keys.insert(k);
+  // The settings that change results first (optimizer, schedule, epochs and batch, the rest
+  // of training, augmentation, model, data); the sweep's own record last.
+  const auto rank = [](const std::string& k) {
+    static const char* order[] = {
+        "train.optimizer", "train.schedule", "train.epochs", "train.batch_size",
+        "train.",          "augment",        "model",        "data"};
+    if (k.rfind("sweep", 0) == 0) return int(std::size(order)) + 1;
+    for (int i = 0; i < int(std::size(order)); ++i)
+      if (k.rfind(order[i], 0) == 0) return i;
+    return int(std::size(order));
+  };
+  std::vector<std::string> sorted(keys.begin(), keys.end());
+  std::stable_sort(
+      sorted.begin(), sorted.end(),
+      [&rank](const std::string& x, const std::string& y) { return rank(x) < rank(y); });
   QStringList out;
-  for (const auto& k : keys) {
+  for (const auto& k : sorted) {
     if (k == "name") continue;  // the run folder says it
     const auto ia = fa.find(k), ib = fb.find(k);
     const Json va = ia == fa.end() ? Json() : ia->second, vb = ib == fb.end() ? Json() : ib->second;
     if (va == vb) continue;
     auto text = [](const Json& v) {
-      return v.is_null() ? QStringLiteral("(unset)") : QString::fromStdString(jsonBrief(v, 60));
+      if (v.is_null()) return QStringLiteral("(unset)");
+      if (v.is_number_float()) return QString::number(v.get<double>(), 'g', 4);  // rounded
+      return QString::fromStdString(jsonBrief(v, 60));
     };
     out << QStringLiteral("%1: %2 -> %3").arg(QString::fromStdString(k), text(va), text(vb));
   }

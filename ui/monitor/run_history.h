@@ -48,7 +48,8 @@ struct RunHistory {
 QColor runColor(const QString& runName);
 
 /// The settings two runs differ in, one line each: "train.optimizer.lr: 0.001 -> 0.01"
-/// (a missing key reads "(unset)").
+/// (a missing key reads "(unset)"), what changes results first (optimizer, schedule, epochs,
+/// batch, then the rest) and the sweep's record last; numbers to 4 significant digits.
 QStringList settingDifferences(const Json& a, const Json& b);
 
 /// The runs of `project` under `runsRoot` (folders whose project.json names it), newest first.

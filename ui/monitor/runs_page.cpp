@@ -99,11 +99,13 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
       m_differences->clear();
       return;
     }
-    const auto& a = m_runs[m_runsTable->indexOfTopLevelItem(selected[0])];
-    const auto& b = m_runs[m_runsTable->indexOfTopLevelItem(selected[1])];
-    const QStringList diff = settingDifferences(a.settings, b.settings);
+    // Oldest to newest, whichever was selected first.
+    const RunHistory* a = &m_runs[m_runsTable->indexOfTopLevelItem(selected[0])];
+    const RunHistory* b = &m_runs[m_runsTable->indexOfTopLevelItem(selected[1])];
+    if (a->started.isValid() && b->started.isValid() && b->started < a->started) std::swap(a, b);
+    const QStringList diff = settingDifferences(a->settings, b->settings);
     m_differences->setPlainText(
-        tr("%1 -> %2\n").arg(a.name, b.name) +
+        tr("%1 -> %2\n").arg(a->name, b->name) +
         (diff.isEmpty() ? tr("Same settings.") : diff.join(QLatin1Char('\n'))));
   });
   connect(m_checkpoints, &QTreeWidget::itemActivated, this, [this](QTreeWidgetItem* item) {

@@ -223,7 +223,9 @@ void ExportReportDialog::build(const QString& title, const QString& text) {
   auto* heading = new QLabel(QStringLiteral("<b>%1</b>").arg(title.toHtmlEscaped()), this);
   m_text = new QPlainTextEdit(this);
   m_text->setReadOnly(true);
-  m_text->setLineWrapMode(QPlainTextEdit::NoWrap);
+  // Long paths and parity lines wrap at the window's width (no sideways scrolling).
+  m_text->setLineWrapMode(QPlainTextEdit::WidgetWidth);
+  m_text->setWordWrapMode(QTextOption::WrapAtWordBoundaryOrAnywhere);
   m_text->setPlainText(text);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);

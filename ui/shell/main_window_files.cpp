@@ -99,8 +99,10 @@ void MainWindow::newFromDataWithDialog() {
 
 void MainWindow::importModelWithDialog() {
   if (!maybeSave()) return;
-  const QString onnx = QFileDialog::getOpenFileName(this, tr("Import an ONNX model"),
-                                                    QDir::homePath(), tr("ONNX models (*.onnx)"));
+  // From the open project's folder (models usually sit beside it), else home.
+  const QString start = m_document->filePath().isEmpty() ? QDir::homePath() : m_document->baseDir();
+  const QString onnx = QFileDialog::getOpenFileName(this, tr("Import an ONNX model"), start,
+                                                    tr("ONNX models (*.onnx)"));
   if (onnx.isEmpty()) return;
   const QFileInfo info(onnx);
   const QString target = QFileDialog::getSaveFileName(
