@@ -95,7 +95,10 @@ double valueToType(double lo, double hi, double shown, bool integer) {
 /// The keyword drop-down beside a number or list field ("value", "auto", ...), if any.
 QComboBox* keywordBox(QWidget* field) {
   QWidget* host = field->parentWidget();
-  return host ? host->findChild<QComboBox*>(QString(), Qt::FindDirectChildrenOnly) : nullptr;
+  if (!host) return nullptr;
+  for (auto* combo : host->findChildren<QComboBox*>(QString(), Qt::FindDirectChildrenOnly))
+    if (combo != field) return combo;  // a drop-down field is not its own keyword box
+  return nullptr;
 }
 
 }  // namespace

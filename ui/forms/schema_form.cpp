@@ -52,6 +52,33 @@ class RealSpinBox : public QDoubleSpinBox {
   }
 };
 
+/// The editor (and a second one: a pair's) with its keyword drop-down ("value", "auto", ...) on
+/// its left, in one row; the editor alone when it takes no keyword and has no second.
+QWidget* besideKeywords(QWidget* parent, QComboBox* keywordBox, QWidget* editor,
+                        QWidget* second = nullptr) {
+  if (!keywordBox && !second) return editor;
+  auto* host = new QWidget(parent);
+  auto* row = new QHBoxLayout(host);
+  row->setContentsMargins(0, 0, 0, 0);
+  if (keywordBox) row->addWidget(keywordBox);
+  row->addWidget(editor, 1);
+  if (second) row->addWidget(second, 1);
+  return host;
+}
+
+/// Shows `given` in the keyword drop-down (its keyword, or "value" for anything else) with the
+/// box's signals blocked; true when a keyword is in force.
+bool showKeyword(QComboBox* keywordBox, const Json& given) {
+  const bool keyword = keywordBox && given.is_string();
+  if (keywordBox) {
+    const QSignalBlocker block(keywordBox);
+    const int i =
+        keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>())) : 0;
+    keywordBox->setCurrentIndex(std::max(0, i));
+  }
+  return keyword;
+}
+
 }  // namespace
 
 SchemaForm::SchemaForm(QWidget* parent) : QWidget(parent), m_form(new QFormLayout(this)) {
@@ -107,12 +134,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
           s->setToolTip(help);
           s->setKeyboardTracking(false);
         }
-        auto* host = new QWidget(this);
-        auto* row = new QHBoxLayout(host);
-        row->setContentsMargins(0, 0, 0, 0);
-        if (keywordBox) row->addWidget(keywordBox);
-        row->addWidget(a, 1);
-        if (b) row->addWidget(b, 1);
+        QWidget* host = besideKeywords(this, keywordBox, a, b);
         auto emitValue = [a, b, keywordBox, set, required] {
           if (keywordBox && keywordBox->currentIndex() > 0) {
             set(Json(keywordBox->currentText().toStdString()));
@@ -133,19 +155,11 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
           const QSignalBlocker ba(a);
           std::optional<QSignalBlocker> bb;
           if (b) bb.emplace(b);
-          std::optional<QSignalBlocker> bk;
-          if (keywordBox) bk.emplace(keywordBox);
-          const bool keyword = given.is_string();
+          const bool keyword = showKeyword(keywordBox, given) || given.is_string();
           // A keyword field shows the value the keyword stands for, so that switching to
           // "value" starts from it.
           const Json& v =
               keyword && (inferred.is_number() || inferred.is_array()) ? inferred : given;
-          if (keywordBox) {
-            const int i =
-                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
-                        : 0;
-            keywordBox->setCurrentIndex(std::max(0, i));
-          }
           a->setEnabled(!keyword);
           if (b) b->setEnabled(!keyword);
           if (v.is_array() && v.size() == 2) {
@@ -171,14 +185,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         s->setSuffix(unit);
         s->setToolTip(help);
         s->setKeyboardTracking(false);
-        QWidget* host = s;
-        if (keywordBox) {  // "auto" or a number (one_cycle's max_lr)
-          host = new QWidget(this);
-          auto* row = new QHBoxLayout(host);
-          row->setContentsMargins(0, 0, 0, 0);
-          row->addWidget(keywordBox);
-          row->addWidget(s, 1);
-        }
+        QWidget* host = besideKeywords(this, keywordBox, s);  // one_cycle's max_lr: "auto"
         QObject::connect(s, qOverload<double>(&QDoubleSpinBox::valueChanged), this,
                          [set](double v) { set(Json(v)); });
         if (keywordBox)
@@ -190,15 +197,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
               });
         field.show = [s, keywordBox](const Json& given, const Json& inferred) {
           const QSignalBlocker block(s);
-          std::optional<QSignalBlocker> bk;
-          if (keywordBox) bk.emplace(keywordBox);
-          const bool keyword = given.is_string();
-          if (keywordBox) {
-            const int i =
-                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
-                        : 0;
-            keywordBox->setCurrentIndex(std::max(0, i));
-          }
+          const bool keyword = showKeyword(keywordBox, given);
           s->setEnabled(!keyword);
           // A keyword shows the value it stands for when known, so "value" starts from it.
           const Json& v = keyword && inferred.is_number() ? inferred : given;
@@ -238,13 +237,8 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
       default: {  // FloatPair, FloatList: JSON text
         auto* e = new QLineEdit(this);
         e->setToolTip(help + tr(" (a number or a JSON list)"));
-        QWidget* host = e;
-        if (keywordBox) {  // "auto" or a list (Normalize's mean and std)
-          host = new QWidget(this);
-          auto* row = new QHBoxLayout(host);
-          row->setContentsMargins(0, 0, 0, 0);
-          row->addWidget(keywordBox);
-          row->addWidget(e, 1);
+        QWidget* host = besideKeywords(this, keywordBox, e);  // Normalize's mean: "auto"
+        if (keywordBox) {
           QObject::connect(keywordBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
                            [e, keywordBox, set](int index) {
                              e->setEnabled(index == 0);
@@ -269,15 +263,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         });
         field.show = [e, keywordBox](const Json& given, const Json& inferred) {
           const QSignalBlocker block(e);
-          std::optional<QSignalBlocker> bk;
-          if (keywordBox) bk.emplace(keywordBox);
-          const bool keyword = keywordBox && given.is_string();
-          if (keywordBox) {
-            const int i =
-                keyword ? keywordBox->findText(QString::fromStdString(given.get<std::string>()))
-                        : 0;
-            keywordBox->setCurrentIndex(std::max(0, i));
-          }
+          const bool keyword = showKeyword(keywordBox, given);
           e->setEnabled(!keyword);
           const Json& v = keyword ? inferred : given;
           e->setText(v.is_null() ? QString() : QString::fromStdString(v.dump()));
