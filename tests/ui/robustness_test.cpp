@@ -467,12 +467,18 @@ class RobustnessTest : public QObject {
   void startFollowsTheDocumentOnEveryChange() {
     QTemporaryDir dir;
     const QString path = dir.filePath("p.netsmith.json");
-    auto project = netsmith::project::loadProject(example().toStdString()).project;
+    // The default project with its learning-rate sweep: Start and the sweep's Run alike.
+    auto project =
+        netsmith::project::loadProject(NETSMITH_SOURCE_DIR
+                                       "/resources/examples/fashion_mnist_lr_sweep.netsmith.json")
+            .project;
     netsmith::project::saveProject(project, path.toStdString());
     auto window = openWindow(path);
     auto* start = action(*window, "actionTrainStart");
     auto* doc = window->document();
+    auto* runSweep = window->findChild<QPushButton*>(QStringLiteral("sweepRun"));
     QVERIFY(start->isEnabled());
+    QVERIFY(runSweep && runSweep->isEnabled());
     // The data's class count is read in the background; the head is checked against it.
     QVERIFY(QTest::qWaitFor([&] { return doc->dataClasses() > 0; }, 60000));
     auto* editor = window->pages()->modelPage()->editor();
@@ -482,12 +488,14 @@ class RobustnessTest : public QObject {
     editor->removeNodes({QString::fromStdString(middle)});
     QVERIFY2(!doc->problems().empty(), "no problem after deleting a node");
     QVERIFY(!start->isEnabled());
+    QVERIFY(!runSweep->isEnabled());
     QVERIFY(!window->pages()->trainingPage()->blockedReason().isEmpty());
     // Undo (a model edit, not a save) makes it valid again: Start follows.
     doc->undoStack()->undo();
     QCOMPARE(doc->project().model, before);
     QVERIFY(doc->problems().empty());
     QVERIFY2(start->isEnabled(), qPrintable(start->toolTip()));
+    QVERIFY(runSweep->isEnabled());
     QVERIFY(doc->isModified() == false);
     // A data folder that is not there: Start is off with the place named.
     Json data = doc->project().data;
@@ -496,8 +504,10 @@ class RobustnessTest : public QObject {
     QVERIFY(!start->isEnabled());
     QVERIFY2(start->toolTip().contains(QStringLiteral("data.train.images")),
              qPrintable(start->toolTip()));
+    QVERIFY(!runSweep->isEnabled());
     doc->undoStack()->undo();
     QVERIFY(start->isEnabled());
+    QVERIFY(runSweep->isEnabled());
   }
 
   // The Training page's quick run: 64 training samples typed into its field, then Start: the

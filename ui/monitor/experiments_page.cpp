@@ -244,6 +244,10 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
     if (section == QLatin1String("sweep")) refreshDefinition();
   });
   connect(m_document, &ProjectDocument::projectChanged, this, [this] { refreshDefinition(); });
+  // Run follows every change of the project's problems, not only of the sweep section.
+  connect(m_document, &ProjectDocument::modelChanged, this, &ExperimentsPage::updateRunButton);
+  connect(m_document, &ProjectDocument::problemsChanged, this, &ExperimentsPage::updateRunButton);
+  connect(m_document, &ProjectDocument::sectionChanged, this, &ExperimentsPage::updateRunButton);
   // A project opened again shows its last sweep (read only: Open resumes an unfinished one).
   connect(m_document, &ProjectDocument::loaded, this, [this] {
     if (isRunning()) return;
@@ -320,9 +324,25 @@ void ExperimentsPage::refreshDefinition() {
   m_problems->setText(problems.empty() ? QString()
                                        : QString::fromStdString(formatProblems(problems)));
   m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());
-  m_run->setEnabled(!isRunning() && !params.empty() && problems.empty());
+  m_sweepProblems = !problems.empty();
   m_removeParam->setEnabled(!params.empty());
   m_refreshing = false;
+  updateRunButton();
+}
+
+void ExperimentsPage::updateRunButton() {
+  // As Start: the trials train this project, so its problems (model, data, training) stop it
+  // too, and the button says which.
+  const Json& extra = m_document->project().extra;
+  const bool hasParams = extra.contains("sweep") && extra["sweep"].is_object() &&
+                         extra["sweep"].contains("params") && extra["sweep"]["params"].is_array() &&
+                         !extra["sweep"]["params"].empty();
+  const auto& problems = m_document->problems();
+  m_run->setEnabled(!isRunning() && hasParams && !m_sweepProblems && problems.empty());
+  m_run->setToolTip(problems.empty()
+                        ? tr("Run the sweep: each trial trains a copy of the project")
+                        : tr("The project has problems: %1")
+                              .arg(QString::fromStdString(problems.front().toString())));
 }
 
 void ExperimentsPage::editSweep(const char* key, const Json& value, const QString& text) {

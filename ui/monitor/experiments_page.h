@@ -73,6 +73,8 @@ class ExperimentsPage : public QWidget {
 
  private:
   void refreshDefinition();
+  /// Run's state and reason from the sweep section's and the project's problems.
+  void updateRunButton();
   /// An objective's value as the rest of the studio writes it: "68.80%" for an accuracy,
   /// "0.4123" for a loss.
   static QString objectiveText(double value, const std::string& objective);
@@ -125,6 +127,7 @@ class ExperimentsPage : public QWidget {
   bool m_refreshing = false;
   bool m_tableSorted = false;
   bool m_scatterLegendPlaced = false;
+  bool m_sweepProblems = false;
   qint64 m_limitTrain = 0;
   qint64 m_limitValidation = 0;
 };
