@@ -267,6 +267,7 @@ void EvaluationPage::clearResult() {
   m_confusion->setColumnCount(0);
   m_perClass->setRowCount(0);
   m_cell->clear();
+  m_cellRow = m_cellColumn = -1;
   m_misclassified->clear();
   m_progress->setValue(0);
   m_cancelButton->setEnabled(false);
@@ -464,6 +465,7 @@ void EvaluationPage::showResult() {
 
   fillMisclassified();
   m_cell->clear();
+  m_cellRow = m_cellColumn = -1;
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
 }
 
@@ -506,7 +508,16 @@ void EvaluationPage::fillMisclassified() {
   fillGallery(m_misclassified, wrong);
 }
 
+void EvaluationPage::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange || !m_result) return;
+  fillMisclassified();
+  if (m_cellRow >= 0) fillGallery(m_cell, m_result->cell(m_cellRow, m_cellColumn));
+}
+
 void EvaluationPage::showCell(int row, int column) {
+  m_cellRow = row;
+  m_cellColumn = column;
   const auto samples = m_result->cell(row, column);
   const auto name = [this](std::int64_t c) {
     return c < std::int64_t(m_result->classes.size())

@@ -11,6 +11,7 @@
 
 #include "train/evaluation.h"
 
+class QEvent;
 class QResizeEvent;
 class QComboBox;
 class QCustomPlot;
@@ -63,6 +64,8 @@ class EvaluationPage : public QWidget {
   /// Class names in the matrix's header are elided again for the columns' new width (stretched
   /// sections do not always report their resize).
   void resizeEvent(QResizeEvent* event) override;
+  /// The galleries' thumbnails (top-3 bars and their names) are drawn again in a new theme.
+  void changeEvent(QEvent* event) override;
 
  private:
   void evaluationDone(train::Evaluation result, const QString& error);
@@ -94,6 +97,8 @@ class EvaluationPage : public QWidget {
   std::unique_ptr<train::Evaluation> m_result;
   QString m_error;
   BackgroundJob* m_job;
+  int m_cellRow = -1;  ///< the matrix cell whose samples the Cell tab lists (-1: none)
+  int m_cellColumn = -1;
 };
 
 }  // namespace netsmith::ui
