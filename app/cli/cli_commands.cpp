@@ -52,6 +52,8 @@ commands:
                                       NCCL on CUDA; --batch-size is per process). Under torchrun,
                                       srun or mpirun each process runs this same command
   eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
+       [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
+       [--out FILE]
                                       accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix. Without --data, the
                                       checkpoint's own data, read only where a project file

@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "common/error.h"
+#include "common/file_util.h"
 #include "import/onnx_graph.h"
 
 namespace netsmith::import {
@@ -292,6 +293,8 @@ OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
 }
 
 OnnxGraph readOnnxGraph(const std::string& path) {
+  // A FIFO would block the open below for ever, a device read without end.
+  requireRegularFile(path);
   std::ifstream in(path, std::ios::binary | std::ios::ate);
   if (!in) throw Error(path + ": cannot open");
   const auto size = static_cast<std::int64_t>(in.tellg());

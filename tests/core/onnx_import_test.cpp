@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <sys/stat.h>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -258,5 +260,20 @@ TEST_F(OnnxImport, UnsupportedOpsAreListedByNameAndNothingIsWritten) {
       EXPECT_NE(std::string(e.what()).find(op), std::string::npos) << e.what();
       EXPECT_NE(std::string(e.what()).find("nothing was written"), std::string::npos);
     }
+  }
+}
+
+// A FIFO given as the model is refused by name before it is opened: opening it would block
+// until something wrote to it (`import pipe.onnx` hung for ever).
+TEST(OnnxImportInput, AFifoIsRefusedWithoutBlocking) {
+  TempDir dir;
+  const std::string fifo = dir.file("pipe.onnx");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  try {
+    import::importOnnx(fifo, {}, registry);
+    ADD_FAILURE() << "a FIFO was read as a model";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("pipe.onnx: is a FIFO"), std::string::npos) << e.what();
   }
 }
