@@ -288,11 +288,14 @@ int runTrain(const std::vector<std::string>& words) {
   if (!result.lastCheckpoint.empty())
     std::printf("checkpoint: %s\n", result.lastCheckpoint.c_str());
   std::string last = train::describeTestFigure(result);
+  // Here the project has no test split (a skipped one is described above); say why there is
+  // no validation figure either instead of claiming there is no validation split.
   if (last.empty() && result.hasValidation) {
     last = "validation accuracy " + percent(result.lastValidation.accuracy) + " on " +
            std::to_string(result.lastValidation.samples) + " images (no test split)";
   } else if (last.empty()) {
-    last = "no test or validation split to measure accuracy";
+    last = std::string("no accuracy measured: no test split, and no validation pass ran") +
+           (result.state == train::FinishState::Completed ? "" : " before the run stopped");
   }
   std::printf("%s; run folder %s\n", last.c_str(),
               result.runDir.empty() ? "(none)" : result.runDir.c_str());

@@ -12,6 +12,7 @@
 #include <csignal>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <regex>
 #include <sstream>
 #include <thread>
@@ -197,6 +198,24 @@ TEST(CliTrain, ResumeContinuesAStoppedRun) {
   ASSERT_EQ(resumed.exitCode, 0) << resumed.output;
   EXPECT_NE(resumed.output.find("resumed from"), std::string::npos) << resumed.output;
   EXPECT_NE(lastLine(resumed.output).find("test accuracy"), std::string::npos) << resumed.output;
+}
+
+// A project with a validation split and no test split, stopped before its first validation:
+// the last line says no validation pass ran, not that the project has no validation split.
+TEST(CliTrain, AStopBeforeValidationIsNotAMissingSplit) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir);
+  auto json = netsmith::Json::parse(netsmith::readTextFile(project));
+  json["data"].erase("test");
+  std::ofstream(project) << json.dump();
+  const auto r =
+      runCli("train " + project + " --max-batches 1 --no-test --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(lastLine(r.output).find("no accuracy measured: no test split, and no validation "
+                                    "pass ran before the run stopped"),
+            std::string::npos)
+      << r.output;
+  EXPECT_EQ(r.output.find("no test or validation split"), std::string::npos) << r.output;
 }
 
 TEST(CliTrain, LrFindPrintsASuggestion) {
