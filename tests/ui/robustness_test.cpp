@@ -2,8 +2,8 @@
 // drop-downs, wheel turns over fields that do not have focus, on every form of every page, for the
 // default project, the imported ResNet-18 and a blank project. The studio must stay alive and the
 // project must hold exactly the value the person entered. Then a seeded random-input ("monkey")
-// run per page; NETSMITH_MONKEY_EVENTS sets its length (the seed is printed on failure,
-// NETSMITH_MONKEY_SEED replays one).
+// run per page; NETSMITH_MONKEY_EVENTS sets its length, NETSMITH_MONKEY_SEED its seed (1 by
+// default, "random" for a new one; the seed is printed).
 #include <QAbstractButton>
 #include <QCheckBox>
 #include <QComboBox>
@@ -589,15 +589,19 @@ class RobustnessTest : public QObject {
     const int events = qEnvironmentVariableIsSet("NETSMITH_MONKEY_EVENTS")
                            ? qEnvironmentVariableIntValue("NETSMITH_MONKEY_EVENTS")
                            : 400;
-    const quint32 seed = qEnvironmentVariableIsSet("NETSMITH_MONKEY_SEED")
-                             ? quint32(qEnvironmentVariableIntValue("NETSMITH_MONKEY_SEED"))
-                             : quint32(QDateTime::currentMSecsSinceEpoch() & 0x7fffffff);
+    // CI replays one seed (a landing never depends on the luck of the draw);
+    // NETSMITH_MONKEY_SEED=N replays N, NETSMITH_MONKEY_SEED=random draws one.
+    const QByteArray chosen = qgetenv("NETSMITH_MONKEY_SEED");
+    const quint32 seed = chosen.isEmpty() ? 1u
+                         : chosen == "random"
+                             ? quint32(QDateTime::currentMSecsSinceEpoch() & 0x7fffffff)
+                             : quint32(chosen.toUInt());
     qInfo("monkey: seed %u, %d events per page (NETSMITH_MONKEY_SEED=%u replays it)", seed, events,
           seed);
-    QTemporaryDir dir;
-    const QString path = dir.filePath("p.netsmith.json");
-    QVERIFY(QFile::copy(example(), path));
-    auto window = openWindow(path);
+    // Small generated data (256 images): the scans, previews and statistics the monkey sets off
+    // finish in moments, so the run stays short and its length does not hang on the seed.
+    netsmith::testutil::TempDir dir;
+    auto window = openWindow(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)));
     // Dialogs and menus that a click opens are closed again, as a person would.
     QTimer closer;
     connect(&closer, &QTimer::timeout, [] {
