@@ -17,13 +17,35 @@ namespace {
 bool hasData(const project::Project& project) {
   return !(project.data.is_object() && project.data.empty());
 }
+
+/// A problem for each of the sources' paths that does not exist (only looked up).
+void addMissingPaths(const DataConfig& config, Problems& problems) {
+  const auto check = [&problems](const std::string& place, const std::string& path) {
+    std::error_code ec;
+    if (!path.empty() && !std::filesystem::exists(path, ec))
+      problems.push_back(
+          {place, "\"" + path + "\" does not exist", {}, "choose it on the Data page"});
+  };
+  std::vector<const SourceSpec*> sources = {&config.train};
+  if (config.validation) sources.push_back(&*config.validation);
+  if (config.test) sources.push_back(&*config.test);
+  for (const auto* s : sources) {
+    check(s->path + ".images", s->images);
+    check(s->path + ".labels", s->labels);
+    check(s->path + ".root", s->root);
+    check(s->path + ".manifest", s->manifest);
+    for (const auto& f : s->files)
+      check(s->path + ".files", f);
+  }
+}
 }  // namespace
 
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
-                              const augment::TransformRegistry& transforms) {
+                              const augment::TransformRegistry& transforms, bool pathsMustExist) {
   Problems problems;
   if (hasData(project)) {
     const auto config = parseDataConfig(project.data, baseDir, problems);
+    if (pathsMustExist) addMissingPaths(config, problems);
     const auto c = static_cast<std::size_t>(project.model.input.channels);
     if (config.normalization == DataConfig::Normalization::Explicit) {
       if (!config.mean.empty() && config.mean.size() != 1 && config.mean.size() != c) {
@@ -45,32 +67,6 @@ Problems validateDataSections(const project::Project& project, const std::string
     }
   }
   augment::Pipeline::fromJson(project.augment, transforms, transformContext(project), problems);
-  return problems;
-}
-
-Problems missingDataPaths(const project::Project& project, const std::string& baseDir) {
-  Problems problems;
-  if (!hasData(project)) return problems;
-  Problems parseProblems;  // validateDataSections reports these
-  const auto config = parseDataConfig(project.data, baseDir, parseProblems);
-  const auto check = [&problems](const std::string& place, const std::string& path) {
-    if (path.empty()) return;
-    std::error_code ec;
-    if (!std::filesystem::exists(path, ec))
-      problems.push_back(
-          {place, "\"" + path + "\" does not exist", {}, "choose it on the Data page"});
-  };
-  std::vector<const SourceSpec*> sources = {&config.train};
-  if (config.validation) sources.push_back(&*config.validation);
-  if (config.test) sources.push_back(&*config.test);
-  for (const auto* s : sources) {
-    check(s->path + ".images", s->images);
-    check(s->path + ".labels", s->labels);
-    check(s->path + ".root", s->root);
-    check(s->path + ".manifest", s->manifest);
-    for (const auto& f : s->files)
-      check(s->path + ".files", f);
-  }
   return problems;
 }
 

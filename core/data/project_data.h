@@ -26,14 +26,13 @@ struct ProjectData {
 augment::TransformContext transformContext(const project::Project& project);
 
 /// Checks the data and augment sections without opening any file. A project with an empty
-/// data section (a model design) has no data problems.
+/// data section (a model design) has no data problems. With `pathsMustExist`, a data path
+/// (IDX file, image folder, manifest, CIFAR batch) that does not exist is a problem too
+/// (`data.train.root: "/x" does not exist`): the studio checks this on every data edit, so
+/// Start is off before a press would fail; `validate` checks a design without its data.
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
-                              const augment::TransformRegistry& transforms);
-
-/// The data paths (IDX files, image folders, manifests, CIFAR batches) that do not exist, one
-/// problem each with its place (`data.train.root: "/x" does not exist`). Only looks the paths up:
-/// the studio checks this on every data edit, so Start is off before a press would fail.
-Problems missingDataPaths(const project::Project& project, const std::string& baseDir);
+                              const augment::TransformRegistry& transforms,
+                              bool pathsMustExist = false);
 
 /// Opens the project's data: sources, splits, normalisation ("auto" computed over the training
 /// split, cached in `cacheDir` when given), pipeline. Throws netsmith::Error with every problem.

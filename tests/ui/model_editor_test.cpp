@@ -98,6 +98,26 @@ QStringList overlappingNodes(const netsmith::graph::ModelGraph& model) {
   return pairs;
 }
 
+/// A Model page shown at `size` on its own document.
+struct ShownPage {
+  ProjectDocument doc;
+  ModelPage page;
+  ShownPage(const netsmith::ops::OpRegistry& registry, QSize size) : doc(registry), page(&doc) {
+    page.resize(size);
+    page.show();
+  }
+};
+
+/// An op dragged from the palette and dropped at `at` (view coordinates) on the canvas.
+void dropOp(GraphCanvas* canvas, const char* op, QPoint at) {
+  QMimeData mime;
+  mime.setData(QLatin1String(GraphCanvas::kOpMime), op);
+  QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
+  QApplication::sendEvent(canvas->viewport(), &enter);
+  QDropEvent drop(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
+  QApplication::sendEvent(canvas->viewport(), &drop);
+}
+
 }  // namespace
 
 class ModelEditorTest : public QObject {
@@ -244,14 +264,9 @@ class ModelEditorTest : public QObject {
     // An op dropped from the palette lands where it is dropped (its centre within a few
     // pixels of the drop point), and the view does not move.
     const QPointF viewCentre = canvas->mapToScene(canvas->viewport()->rect().center());
-    QMimeData mime;
-    mime.setData(QLatin1String(GraphCanvas::kOpMime), "GELU");
     const QPoint dropAt =
         viewPoint(canvas, canvas->outputPort(QStringLiteral("fc2")) + QPointF(0, 100));
-    QDragEnterEvent enter(dropAt, Qt::CopyAction, &mime, Qt::LeftButton, {});
-    QApplication::sendEvent(canvas->viewport(), &enter);
-    QDropEvent drop(dropAt, Qt::CopyAction, &mime, Qt::LeftButton, {});
-    QApplication::sendEvent(canvas->viewport(), &drop);
+    dropOp(canvas, "GELU", dropAt);
     const auto* gelu = doc.project().model.find("gelu1");
     QVERIFY(gelu);
     const QPoint landed =
@@ -352,10 +367,8 @@ class ModelEditorTest : public QObject {
   // drawn as compact blocks below readable size; zoomed in, the minimap appears and a click low
   // in it brings the output into view; an edit does not move the view.
   void fitShowsTheWholeModel() {
-    ProjectDocument doc(m_registry);
-    ModelPage page(&doc);
-    page.resize(1280, 640);
-    page.show();
+    ShownPage shown(m_registry, QSize(1280, 640));
+    auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json")));
@@ -398,23 +411,15 @@ class ModelEditorTest : public QObject {
   // consumers); dropped on top of a node with nothing selected, it lands beside it. A Linear
   // without out_features gets a Fix that sets the data's class count.
   void dropsConnectAndLandClearAndLinearGetsItsFix() {
-    ProjectDocument doc(m_registry);
-    ModelPage page(&doc);
-    page.resize(1280, 900);
-    page.show();
+    ShownPage shown(m_registry, QSize(1280, 900));
+    auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(example()));
     doc.setDataClasses(10);
     auto* canvas = page.canvas();
     canvas->fitToView();
-    const auto drop = [&](const char* op, QPointF scene) {
-      QMimeData mime;
-      mime.setData(QLatin1String(GraphCanvas::kOpMime), op);
-      const QPoint at = viewPoint(canvas, scene);
-      QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
-      QApplication::sendEvent(canvas->viewport(), &enter);
-      QDropEvent dropped(at, Qt::CopyAction, &mime, Qt::LeftButton, {});
-      QApplication::sendEvent(canvas->viewport(), &dropped);
+    const auto drop = [canvas](const char* op, QPointF scene) {
+      dropOp(canvas, op, viewPoint(canvas, scene));
     };
     canvas->selectNodes({QStringLiteral("relu1")});
     drop("GELU", canvas->outputPort(QStringLiteral("fc2")) + QPointF(300, 200));
@@ -444,10 +449,8 @@ class ModelEditorTest : public QObject {
   // The imported ResNet-18 fits whole; with its stages collapsed (layer1 to layer4 each one
   // block with its totals) it fits at a readable size, and a double click expands a stage.
   void groupsCollapseAndExpand() {
-    ProjectDocument doc(m_registry);
-    ModelPage page(&doc);
-    page.resize(1280, 640);
-    page.show();
+    ShownPage shown(m_registry, QSize(1280, 640));
+    auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/resnet18.netsmith.json")));

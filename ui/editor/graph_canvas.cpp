@@ -227,19 +227,18 @@ void GraphCanvas::rebuild() {
   // moves up by the rows they no longer take.
   struct Span {
     NodeGroup group;
-    double top = 0, bottom = 0, x = 0;
+    double top = 0, bottom = 0;
   };
   std::vector<Span> spans;
   QSet<QString> present;
   for (const auto& g : scopeGroups(model)) {
     present.insert(g.name);
     if (!m_collapsed.contains(g.name)) continue;
-    Span span{g, 1e300, -1e300, 0};
+    Span span{g, 1e300, -1e300};
     for (const auto& id : g.members) {
       const auto* n = model.find(id.toStdString());
       span.top = std::min(span.top, n->y);
       span.bottom = std::max(span.bottom, n->y);
-      if (id == g.members.front()) span.x = n->x;
       m_hiddenIn.insert(id, g.name);
     }
     spans.push_back(std::move(span));
@@ -284,8 +283,7 @@ void GraphCanvas::rebuild() {
       frozen = frozen && model.find(id.toStdString())->frozen;
     }
     for (const auto& n : model.nodes)
-      if (!m_hiddenIn.contains(QString::fromStdString(n.id)) ||
-          m_hiddenIn.value(QString::fromStdString(n.id)) != sp.group.name)
+      if (m_hiddenIn.value(QString::fromStdString(n.id)) != sp.group.name)
         for (const auto& in : n.inputs)
           if (m_hiddenIn.value(QString::fromStdString(in)) == sp.group.name)
             exitId = QString::fromStdString(in);
@@ -304,8 +302,7 @@ void GraphCanvas::rebuild() {
     item->setToolTip(
         tr("%1: %2\noutput %3\nDouble-click to expand").arg(sp.group.name, title, shape));
     // On the column of the node that leaves the group (a side branch may start it).
-    const auto* exitNode = model.find(exitId.toStdString());
-    item->setPos(exitNode ? exitNode->x : sp.x, sp.top - shiftAt(sp.top));
+    item->setPos(model.find(exitId.toStdString())->x, sp.top - shiftAt(sp.top));
     scene()->addItem(item);
     m_groupItems.insert(sp.group.name, item);
   }

@@ -117,12 +117,10 @@ void ProjectDocument::reanalyse(const Problems& loadProblems) {
 
 void ProjectDocument::validateSections(bool dataToo) {
   // The data and augment sections look at files; the train section is only parsed.
-  if (dataToo) {
-    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms);
-    // What a press of Start would fail on: a data folder or file that is not there.
-    const auto missing = data::missingDataPaths(m_project, m_baseDir.toStdString());
-    m_dataProblems.insert(m_dataProblems.end(), missing.begin(), missing.end());
-  }
+  // Data paths that are not there too: what a press of Start would fail on.
+  if (dataToo)
+    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms,
+                                                /*pathsMustExist=*/true);
   m_sectionProblems = m_dataProblems;
   train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
                            m_sectionProblems);

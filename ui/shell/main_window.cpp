@@ -141,11 +141,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   connect(m_pages->trainingPage(), &TrainingPage::lrFinderRequested, this,
           &MainWindow::runLrFinder);
   connect(m_pages->trainingPage(), &TrainingPage::sampleLimitsChanged, this,
-          [this](qint64 train, qint64 validation) {
-            m_limitTrain = train;
-            m_limitValidation = validation;
-            m_pages->experimentsPage()->setSampleLimits(train, validation);
-          });
+          &MainWindow::setSampleLimits);
   // A sweep runs in its own processes: the status bar says so while it runs.
   connect(m_pages->experimentsPage(), &ExperimentsPage::sweepStarted, this, [this] {
     if (!m_session->isRunning()) m_runState->setFullText(tr("Sweep running (Experiments page)"));

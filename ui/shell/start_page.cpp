@@ -115,20 +115,38 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
   layout->addLayout(lists, 1);
 
   m_templatesDir = templatesDir;
-  fillExamples();
   setRecent({});
+}
+
+void StartPage::showEvent(QShowEvent* event) {
+  // Read the example files the first time the page is seen, not at every start: a studio
+  // opened on a project never shows it.
+  if (!m_loaded) {
+    m_loaded = true;
+    if (!m_templatesDir.isEmpty()) {
+      addProjects(QFileInfo(m_templatesDir).dir().filePath(QStringLiteral("examples")),
+                  tr("example"));
+      addProjects(m_templatesDir, tr("template"));
+    }
+    fillExamples();
+  }
+  QWidget::showEvent(event);
 }
 
 void StartPage::fillExamples() {
   m_examples->clear();
-  if (m_templatesDir.isEmpty()) return;
-  addProjects(QFileInfo(m_templatesDir).dir().filePath(QStringLiteral("examples")), tr("example"));
-  addProjects(m_templatesDir, tr("template"));
+  for (const auto& e : m_entries) {
+    auto* item = new QListWidgetItem(QIcon(networkPicture(e.model, m_registry)),
+                                     e.title + QLatin1Char('\n') + e.line, m_examples);
+    item->setToolTip(e.tooltip);
+    item->setData(Qt::UserRole, e.path);
+  }
 }
 
 void StartPage::changeEvent(QEvent* event) {
-  // The pictures are drawn in the theme's colours: again after a theme change.
-  if (event->type() == QEvent::PaletteChange) fillExamples();
+  // The pictures are drawn in the theme's colours: again after a theme change (from the
+  // files read once).
+  if (event->type() == QEvent::PaletteChange && m_loaded) fillExamples();
   QWidget::changeEvent(event);
 }
 
@@ -141,18 +159,15 @@ void StartPage::addProjects(const QString& dir, const QString& kind) {
       const QString description = QString::fromStdString(p.description);
       const auto analysis = graph::analyseGraph(p.model, m_registry);
       const auto& in = p.model.input;
-      const QString line = tr("%1: %2x%3x%4 input, %L5 parameters")
+      m_entries.push_back({info.absoluteFilePath(),
+                           titleOf(description, QString::fromStdString(p.name)),
+                           tr("%1: %2x%3x%4 input, %L5 parameters")
                                .arg(kind)
                                .arg(in.channels)
                                .arg(in.height)
                                .arg(in.width)
-                               .arg(analysis.totalParams);
-      auto* item = new QListWidgetItem(
-          QIcon(networkPicture(p.model, m_registry)),
-          titleOf(description, QString::fromStdString(p.name)) + QLatin1Char('\n') + line,
-          m_examples);
-      item->setToolTip(description + QLatin1Char('\n') + info.absoluteFilePath());
-      item->setData(Qt::UserRole, info.absoluteFilePath());
+                               .arg(analysis.totalParams),
+                           description + QLatin1Char('\n') + info.absoluteFilePath(), p.model});
     } catch (const std::exception&) {
       // A damaged file in the templates folder is left out of the list.
     }

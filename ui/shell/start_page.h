@@ -6,6 +6,9 @@
 #include <QString>
 #include <QStringList>
 #include <QWidget>
+#include <vector>
+
+#include "graph/model_graph.h"
 
 class QListWidget;
 
@@ -37,9 +40,15 @@ class StartPage : public QWidget {
   void importRequested();
 
  protected:
+  void showEvent(QShowEvent* event) override;
   void changeEvent(QEvent* event) override;
 
  private:
+  /// An example or template as listed: read once, its picture drawn again per theme.
+  struct Entry {
+    QString path, title, line, tooltip;
+    graph::ModelGraph model;
+  };
   void fillExamples();
   void addProjects(const QString& dir, const QString& kind);
 
@@ -47,6 +56,8 @@ class StartPage : public QWidget {
   QListWidget* m_recent;
   QListWidget* m_examples;
   QString m_templatesDir;
+  std::vector<Entry> m_entries;
+  bool m_loaded = false;
 };
 
 }  // namespace netsmith::ui
