@@ -92,7 +92,9 @@ options:
   --help                              this text
   --version                           the Netsmith version
 
-exit status: 0 success, 1 runtime failure, 2 invalid input (flags or project)
+exit status: 0 success, 1 runtime failure (training diverged, a check failed), 2 invalid input
+(flags, project, data, checkpoint, a folder or model from elsewhere), 3 input/output failure
+(disk full, permission denied), 130 stopped by Ctrl-C
 )";
 }
 

@@ -14,6 +14,7 @@ class Args;
 constexpr int kExitOk = 0;
 constexpr int kExitFailure = 1;
 constexpr int kExitInvalid = 2;
+constexpr int kExitIo = 3;  ///< the machine failed: disk full, permission denied
 
 int runValidate(const std::vector<std::string>& words);
 int runSummary(const std::vector<std::string>& words);

@@ -270,7 +270,7 @@ int runTrain(const std::vector<std::string>& words) {
     return kExitOk;
   }
   if (json)
-    trainer.addSink(std::make_shared<JsonLines>());
+    trainer.addSink(std::make_shared<JsonLines>(), train::Overflow::Wait);  // every line
   else
     trainer.addSink(std::make_shared<ConsoleProgress>(::isatty(STDOUT_FILENO) != 0,
                                                       options.fastDevRun ? 1 : options.epochs));
@@ -279,6 +279,10 @@ int runTrain(const std::vector<std::string>& words) {
   if (result.state == train::FinishState::Failed) {
     std::cerr << "netsmith-cli: training failed: " << result.reason << '\n';
     if (!result.runDir.empty()) std::cerr << "run folder: " << result.runDir << '\n';
+    using Failure = train::TrainResult::Failure;
+    if (result.failure == Failure::Io) return kExitIo;
+    if (result.failure == Failure::Input) return kExitInvalid;
+    // A library failure before the first step is the project's (a shape LibTorch refused).
     return result.runDir.empty() && result.steps == 0 ? kExitInvalid : kExitFailure;
   }
   const int exitCode =

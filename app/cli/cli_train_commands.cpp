@@ -62,7 +62,8 @@ int runLrSchedule(const std::vector<std::string>& words) {
     head["lr_multipliers"] = groups;
     std::string text = head.dump();
     text.pop_back();  // the closing brace: the LR list follows
-    std::fputs((text + ",\"lr\":[").c_str(), stdout);
+    // lr[0] is step 1: steps are numbered from 1, as metrics.csv's step column numbers them.
+    std::fputs((text + ",\"first_step\":1,\"lr\":[").c_str(), stdout);
     for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
       std::fputs(((s ? "," : "") + Json(plan.lrAt(s)).dump()).c_str(), stdout);
     std::fputs("]}\n", stdout);
@@ -75,9 +76,10 @@ int runLrSchedule(const std::vector<std::string>& words) {
               << ids.size() << " nodes: " << ids.front()
               << (ids.size() > 1 ? " ... " + ids.back() : "") << "\n";
   }
+  // Numbered as metrics.csv numbers them: step from 1, epoch from 0.
   std::cout << "# step epoch lr" << (multiples.empty() ? "" : " (x1 nodes)") << "\n" << std::flush;
   for (std::int64_t s = 0; s < plan.totalSteps(); ++s)
-    std::printf("%lld %lld %.8g\n", static_cast<long long>(s),
+    std::printf("%lld %lld %.8g\n", static_cast<long long>(s + 1),
                 static_cast<long long>(s / plan.stepsPerEpoch()), plan.lrAt(s));
   return kExitOk;
 }

@@ -1,5 +1,5 @@
 // netsmith-cli: the headless twin of the studio. Thin: parse the command, run it, map errors
-// to exit codes (0 ok, 1 runtime failure, 2 invalid input).
+// to exit codes (0 ok, 1 runtime failure, 2 invalid input, 3 input/output failure).
 #include <iostream>
 #include <string>
 #include <vector>
@@ -11,6 +11,24 @@
 #include "schema/param_schema.h"
 
 using namespace netsmith::cli;
+
+namespace {
+
+/// A message as the terminal shows it: its own lines kept, every other control character (a
+/// terminal escape from a file name) written as an escape.
+std::string shownMessage(const std::string& text) {
+  std::string out;
+  std::size_t start = 0;
+  while (true) {
+    const auto end = text.find('\n', start);
+    out += netsmith::printable(text.substr(start, end == std::string::npos ? end : end - start));
+    if (end == std::string::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   std::vector<std::string> words(argv + 1, argv + argc);
@@ -57,11 +75,14 @@ int main(int argc, char** argv) {
     const std::string help = commandHelp(command);
     std::cerr << "netsmith-cli: " << e.message << "\n\n" << (help.empty() ? usageText() : help);
     return kExitInvalid;
+  } catch (const netsmith::IoError& e) {
+    std::cerr << "netsmith-cli: input/output failure: " << shownMessage(e.what()) << '\n';
+    return kExitIo;
   } catch (const netsmith::Error& e) {
-    std::cerr << "netsmith-cli: " << e.what() << '\n';
+    std::cerr << "netsmith-cli: " << shownMessage(e.what()) << '\n';
     return kExitInvalid;
   } catch (const std::exception& e) {
-    std::cerr << "netsmith-cli: failed: " << e.what() << '\n';
+    std::cerr << "netsmith-cli: failed: " << shownMessage(e.what()) << '\n';
     return kExitFailure;
   }
 }

@@ -1,6 +1,11 @@
 #include "checkpoint/checkpoint_model.h"
 
+#include <filesystem>
+#include <fstream>
+
+#include "checkpoint/safetensors.h"
 #include "common/error.h"
+#include "common/file_util.h"
 #include "graph/graph_analysis.h"
 
 namespace netsmith::checkpoint {
@@ -26,6 +31,46 @@ graph::GraphModule modelFromCheckpoint(const project::Project& project, const Ch
   if (!report.complete())
     throw Error(path + ": the weights do not fit the model: " + report.summary());
   return net;
+}
+
+NamedTensors readWeights(const std::string& path) {
+  try {
+    return readCheckpoint(path).model;
+  } catch (const Error&) {
+    // A plain safetensors file of weights (an export, an import) is fine too.
+    return readSafetensors(path).tensors;
+  }
+}
+
+bool isProjectFile(const std::string& path) {
+  requireRegularFile(path);
+  // A safetensors file starts with its header's length (8 bytes), a project with '{'.
+  std::ifstream in(path, std::ios::binary);
+  char c = 0;
+  while (in.get(c))
+    if (c != ' ' && c != '\n' && c != '\r' && c != '\t') return c == '{';
+  return false;
+}
+
+ProjectWithWeights modelFromProjectWeights(const std::string& path,
+                                           const ops::OpRegistry& registry) {
+  ProjectWithWeights out;
+  out.loaded = project::loadProject(path);
+  if (!out.loaded.problems.empty())
+    throw Error(path + ": the project has problems:\n" + formatProblems(out.loaded.problems));
+  const std::string& from = out.loaded.project.initFrom;
+  if (from.empty()) {
+    throw Error(path +
+                ": the project has no weights to use: give a checkpoint of a run of it, or an "
+                "init_from (an imported model has one)");
+  }
+  const std::filesystem::path p(from);
+  out.weightsPath =
+      p.is_absolute() ? from : (std::filesystem::path(out.loaded.baseDir()) / p).string();
+  CheckpointData data;
+  data.model = readWeights(out.weightsPath);
+  out.net = modelFromCheckpoint(out.loaded.project, data, out.weightsPath, registry);
+  return out;
 }
 
 }  // namespace netsmith::checkpoint

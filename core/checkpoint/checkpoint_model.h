@@ -17,4 +17,25 @@ namespace netsmith::checkpoint {
 graph::GraphModule modelFromCheckpoint(const project::Project& project, const CheckpointData& data,
                                        const std::string& path, const ops::OpRegistry& registry);
 
+/// The weights in `path`: a Netsmith checkpoint's model, or a plain safetensors file of weights
+/// (an export, an import's weights). Throws netsmith::Error naming the file.
+NamedTensors readWeights(const std::string& path);
+
+/// True when `path` holds a project file (JSON) rather than a checkpoint: `eval`, `export` and
+/// Grad-CAM take either.
+bool isProjectFile(const std::string& path);
+
+/// A project whose weights come from its init_from (an imported model, not trained yet).
+struct ProjectWithWeights {
+  project::LoadedProject loaded;
+  std::string weightsPath;  ///< init_from, resolved against the project's folder
+  graph::GraphModule net{nullptr};
+};
+
+/// Loads the project at `path` and builds its model with the weights of its init_from, every
+/// weight matched (as from a checkpoint). Throws netsmith::Error naming the project when it is
+/// not valid, has no init_from, or the weights do not fit.
+ProjectWithWeights modelFromProjectWeights(const std::string& path,
+                                           const ops::OpRegistry& registry);
+
 }  // namespace netsmith::checkpoint

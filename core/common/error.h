@@ -13,6 +13,22 @@ class Error : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+/// A failure of the machine rather than of the input: a disk full, a permission denied, a folder
+/// that cannot be created. The CLI exits with its own code (3) for it.
+class IoError : public Error {
+ public:
+  using Error::Error;
+};
+
+/// `text` with every control character written as an escape (`\n`, `\t`, `\x1b`): a path or
+/// name from a file quoted into a message or a log never starts a line of its own or sends a
+/// terminal sequence.
+std::string printable(const std::string& text);
+
+/// Where the first control character (a newline, a tab, an escape) in `text` is, or
+/// std::string::npos when there is none.
+std::size_t controlCharacterAt(const std::string& text);
+
 /// One problem found while validating user input. `path` names the place in the project file
 /// (`model.input.channels`) or the node (`node "fc1"`); `fix` is an optional suggestion.
 struct Problem {

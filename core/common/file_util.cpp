@@ -1,6 +1,7 @@
 #include "common/file_util.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -62,6 +63,80 @@ std::string readTextFile(const std::string& path, std::uint64_t maxBytes) {
 }
 
 namespace {
+
+[[noreturn]] void refuseLink(const std::string& path) {
+  throw Error(printable(path) +
+              ": is a symbolic link where Netsmith writes a file or folder of its own; it does "
+              "not write through links in a run or sweep folder (remove the link)");
+}
+
+int openNoFollow(const std::string& path, int flags, bool closeOnExec) {
+  // O_NONBLOCK: a FIFO planted here must not block the open; cleared again below.
+  const int fd =
+      ::open(path.c_str(),
+             flags | O_CREAT | O_NOFOLLOW | O_NONBLOCK | (closeOnExec ? O_CLOEXEC : 0), 0644);
+  if (fd < 0) {
+    const int err = errno;
+    if (err == ELOOP) refuseLink(path);
+    if (err == ENXIO || err == EISDIR)
+      throw Error(printable(path) +
+                  ": is not a regular file; Netsmith writes only to its own files");
+    throw IoError(printable(path) + ": cannot write (" + std::strerror(err) + ")");
+  }
+  struct stat st {};
+  std::string refusal;
+  if (::fstat(fd, &st) != 0)
+    refusal = std::string("cannot be examined (") + std::strerror(errno) + ")";
+  else if (!S_ISREG(st.st_mode))
+    refusal = "is not a regular file; Netsmith writes only to its own files";
+  else if (st.st_nlink > 1)
+    refusal = "has other hard links; Netsmith does not write to a file shared with another place";
+  if (!refusal.empty()) {
+    ::close(fd);
+    throw Error(printable(path) + ": " + refusal);
+  }
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  return fd;
+}
+
+}  // namespace
+
+int openForAppendNoFollow(const std::string& path, bool closeOnExec) {
+  return openNoFollow(path, O_WRONLY | O_APPEND, closeOnExec);
+}
+
+int openForUpdateNoFollow(const std::string& path, bool closeOnExec) {
+  return openNoFollow(path, O_RDWR, closeOnExec);
+}
+
+std::FILE* fopenAppendNoFollow(const std::string& path) {
+  const int fd = openForAppendNoFollow(path);
+  std::FILE* f = ::fdopen(fd, "a");
+  if (!f) {
+    const int err = errno;
+    ::close(fd);
+    throw IoError(printable(path) + ": cannot write (" + std::strerror(err) + ")");
+  }
+  return f;
+}
+
+void requireRealFolder(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0)
+    throw Error(printable(path) + ": cannot open the folder (" + std::strerror(errno) + ")");
+  if (S_ISLNK(st.st_mode)) refuseLink(path);
+  if (!S_ISDIR(st.st_mode)) throw Error(printable(path) + ": is not a folder");
+}
+
+void makeRealFolder(const std::string& path) {
+  if (::mkdir(path.c_str(), 0755) == 0) return;
+  const int err = errno;
+  if (err != EEXIST)
+    throw IoError(printable(path) + ": cannot create the folder (" + std::strerror(err) + ")");
+  requireRealFolder(path);
+}
+
+namespace {
 std::mutex g_faultMutex;
 std::string g_faultPath;
 int g_faultAllowed = 0;
@@ -78,6 +153,10 @@ bool injectDiskFull(const std::string& path) {
 }
 }  // namespace
 
+bool writeFaultForTesting(const std::string& path) {
+  return injectDiskFull(path);
+}
+
 void setWriteFaultForTesting(const std::string& pathPart, int allowedWrites) {
   std::lock_guard<std::mutex> lock(g_faultMutex);
   g_faultPath = pathPart;
@@ -92,12 +171,12 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
   std::random_device rd;
   const fs::path tmp = dir / ("." + target.filename().string() + ".tmp-" + std::to_string(rd()));
   const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error(path + ": cannot write (" + std::strerror(errno) + ")");
+  if (fd < 0) throw IoError(path + ": cannot write (" + std::strerror(errno) + ")");
   auto fail = [&](const std::string& what) {
     const std::string reason = std::strerror(errno);
     ::close(fd);
     ::unlink(tmp.c_str());
-    throw Error(path + ": " + what + " failed (" + reason + "); the existing file is unchanged");
+    throw IoError(path + ": " + what + " failed (" + reason + "); the existing file is unchanged");
   };
   std::size_t done = 0;
   while (done < content.size()) {
@@ -118,12 +197,12 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
   if (::close(fd) != 0) {
     const std::string reason = std::strerror(errno);
     ::unlink(tmp.c_str());
-    throw Error(path + ": close failed (" + reason + ")");
+    throw IoError(path + ": close failed (" + reason + ")");
   }
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const std::string reason = std::strerror(errno);
     ::unlink(tmp.c_str());
-    throw Error(path + ": cannot replace the file (" + reason + ")");
+    throw IoError(path + ": cannot replace the file (" + reason + ")");
   }
   // Make the rename itself durable.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "common/error.h"
+#include "common/file_util.h"
 
 extern char** environ;
 
@@ -29,9 +30,13 @@ bool replaced(const char* entry, const SpawnSpec& spec) {
 }
 
 int openForAppend(const std::string& path, const std::string& what) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) throw Error("cannot start " + what + ": " + path + ": " + std::strerror(errno));
-  return fd;
+  try {
+    return openForAppendNoFollow(path);  // a link planted in a sweep folder is refused
+  } catch (const IoError& e) {
+    throw IoError("cannot start " + what + ": " + e.what());
+  } catch (const Error& e) {
+    throw Error("cannot start " + what + ": " + e.what());
+  }
 }
 
 }  // namespace

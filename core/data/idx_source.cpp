@@ -17,6 +17,10 @@ constexpr std::uint32_t kLabelMagic = 0x00000801;  // unsigned bytes, 1 dimensio
 
 /// The most pixel bytes an IDX images file may announce (the whole of EMNIST is ~0.6 GB).
 constexpr std::uint64_t kMaxIdxBytes = std::uint64_t(16) << 30;
+/// The most records an IDX file may announce: 20x EMNIST's 0.8 million. Every sample costs
+/// index and split entries beyond its pixels, so 2^28 images of 1x1 (a 0.5 MB gzip) would
+/// cost gigabytes of bookkeeping for 256 MiB of data.
+constexpr std::int64_t kMaxIdxRecords = std::int64_t(1) << 24;
 
 // Reads at most `limit` bytes of a file, inflating it when gzipped (zlib reads plain files
 // unchanged): a header first, then exactly what the header announced, so a file that
@@ -86,6 +90,11 @@ class IdxSource : public DatasetSource {
       throw Error(imgWhere + ": implausible image size " + std::to_string(m_rows) + "x" +
                   std::to_string(m_cols));
     }
+    if (count > kMaxIdxRecords) {
+      throw Error(imgWhere + ": the header announces " + std::to_string(count) +
+                  " images; an IDX file may hold at most " + std::to_string(kMaxIdxRecords) +
+                  " (split larger data into several files, or use an image folder)");
+    }
     // count < 2^32 and rows, cols < 2^16: the product fits in 64 bits unsigned.
     const std::uint64_t announced =
         std::uint64_t(count) * std::uint64_t(m_rows) * std::uint64_t(m_cols);
@@ -120,51 +129,78 @@ class IdxSource : public DatasetSource {
       throw Error(lblWhere + ": truncated: the header announces " + std::to_string(labelCount) +
                   " labels but only " + std::to_string(labels.size() - 8) + " bytes follow");
     }
+    m_labels = std::move(labels);
+    const unsigned char* label = m_labels.data() + 8;
     std::int64_t maxLabel = 0;
     for (std::int64_t i = 0; i < count; ++i)
-      maxLabel = std::max<std::int64_t>(maxLabel, labels[8 + i]);
+      maxLabel = std::max<std::int64_t>(maxLabel, label[i]);
     if (classes.empty()) {
       for (std::int64_t k = 0; k <= maxLabel; ++k)
         m_classes.push_back(std::to_string(k));
     } else {
       m_classes = classes;
     }
+    // Records are their own index unless some are skipped: the file's bytes are all the memory
+    // a source of 2^28 records takes (no 16 bytes of index and label a record).
+    bool indexed = false;
+    std::size_t skipped = 0;
     for (std::int64_t i = 0; i < count; ++i) {
-      const std::int64_t label = labels[8 + i];
-      if (label >= numClasses()) {
-        const std::string item = spec.labels + " record " + std::to_string(i);
-        const std::string reason = "label " + std::to_string(label) + " is out of range for " +
-                                   std::to_string(numClasses()) + " classes";
-        if (policy == ErrorPolicy::Fail) throw Error(spec.path + ": " + item + ": " + reason);
-        m_skipped.push_back({item, reason});
+      if (label[i] < numClasses()) {
+        if (indexed) m_index.push_back(static_cast<std::uint32_t>(i));
         continue;
       }
-      m_index.push_back(i);
-      m_labels.push_back(label);
+      if (!indexed) {  // the first one skipped: from here on the usable records are listed
+        indexed = true;
+        m_index.reserve(static_cast<std::size_t>(count));
+        for (std::int64_t k = 0; k < i; ++k)
+          m_index.push_back(static_cast<std::uint32_t>(k));
+      }
+      const std::string item = spec.labels + " record " + std::to_string(i);
+      const std::string reason = "label " + std::to_string(label[i]) + " is out of range for " +
+                                 std::to_string(numClasses()) + " classes";
+      if (policy == ErrorPolicy::Fail) throw Error(spec.path + ": " + item + ": " + reason);
+      if (++skipped <= kMaxSkippedListed) m_skipped.push_back({item, reason});
     }
+    if (skipped > kMaxSkippedListed) {
+      m_skipped.push_back({spec.labels, "and " + std::to_string(skipped - kMaxSkippedListed) +
+                                            " more records with labels out of range (" +
+                                            std::to_string(skipped) + " in all)"});
+    }
+    m_index.shrink_to_fit();
+    m_indexed = indexed;
+    m_size = indexed ? static_cast<std::int64_t>(m_index.size()) : count;
   }
 
-  std::int64_t size() const override { return static_cast<std::int64_t>(m_index.size()); }
+  std::int64_t size() const override { return m_size; }
   std::int64_t label(std::int64_t i) const override {
-    return m_labels.at(static_cast<std::size_t>(i));
+    return m_labels[8 + static_cast<std::size_t>(record(i))];
   }
   cv::Mat load(std::int64_t i) const override {
-    const std::int64_t record = m_index.at(static_cast<std::size_t>(i));
+    const std::int64_t record = this->record(i);
     const unsigned char* p = m_pixels.data() + 16 + record * m_rows * m_cols;
     return cv::Mat(static_cast<int>(m_rows), static_cast<int>(m_cols), CV_8UC1,
                    const_cast<unsigned char*>(p))
         .clone();
   }
   std::string describe(std::int64_t i) const override {
-    return m_imagesPath + " #" + std::to_string(m_index.at(static_cast<std::size_t>(i)));
+    return m_imagesPath + " #" + std::to_string(record(i));
   }
 
  private:
+  static constexpr std::size_t kMaxSkippedListed = 10000;
+
+  std::int64_t record(std::int64_t i) const {
+    if (i < 0 || i >= m_size) throw Error(m_imagesPath + ": no sample " + std::to_string(i));
+    return m_indexed ? std::int64_t(m_index[static_cast<std::size_t>(i)]) : i;
+  }
+
   std::string m_imagesPath;
-  std::vector<unsigned char> m_pixels;
+  std::vector<unsigned char> m_pixels;  // the file: 16 bytes of header, then the images
+  std::vector<unsigned char> m_labels;  // the file: 8 bytes of header, then a byte a label
   std::int64_t m_rows = 0, m_cols = 0;
-  std::vector<std::int64_t> m_index;  // usable records
-  std::vector<std::int64_t> m_labels;
+  std::int64_t m_size = 0;
+  bool m_indexed = false;              // some records skipped: m_index lists the usable ones
+  std::vector<std::uint32_t> m_index;  // usable records, when some are skipped (else: all)
 };
 
 }  // namespace

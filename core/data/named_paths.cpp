@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <set>
 
 #include "data/data_config.h"
-#include "project/project.h"
 
 namespace netsmith::data {
 
@@ -13,8 +11,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The most project files looked at in a checkpoint's folder (a Downloads folder may hold many).
-constexpr int kMaxProjectFilesLooked = 64;
+/// Data that packages install for everyone (Debian's dataset packages): read-only, public,
+/// readable whatever a checkpoint says.
+const char* const kPublicDataFolders[] = {"/usr/share/datasets"};
 
 std::string canonicalPath(const std::string& path) {
   std::error_code ec;
@@ -37,30 +36,6 @@ void addSpecPaths(const SourceSpec& s, std::vector<std::string>& out) {
   for (const auto* p : {&s.images, &s.labels, &s.root, &s.manifest})
     if (!p->empty()) out.push_back(*p);
   out.insert(out.end(), s.files.begin(), s.files.end());
-}
-
-/// The data paths of the project files directly in `home` (each read within the project size
-/// limit; one that cannot be read names nothing).
-std::set<std::string> pathsNamedIn(const std::string& home) {
-  std::set<std::string> named;
-  std::error_code ec;
-  int looked = 0;
-  for (fs::directory_iterator it(home, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    const std::string suffix = project::kFileSuffix;
-    if (name.size() <= suffix.size() ||
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-      continue;
-    if (++looked > kMaxProjectFilesLooked) break;
-    try {
-      const auto loaded = project::loadProject(it->path().string());
-      for (const auto& p : dataSectionPaths(loaded.project.data, loaded.baseDir()))
-        named.insert(canonicalPath(p));
-    } catch (const std::exception&) {
-      // not a readable project: it names nothing
-    }
-  }
-  return named;
 }
 
 }  // namespace
@@ -87,16 +62,14 @@ std::vector<std::string> unnamedDataPaths(const Json& data, const std::string& b
   const std::string homeReal = canonicalPath(home);
   std::vector<std::string> outside;
   for (const auto& p : dataSectionPaths(data, baseDir)) {
+    // Links followed: one inside the folder that leads out of it is outside.
     const std::string real = canonicalPath(p);
-    if (!isInside(real, homeReal) && std::find(outside.begin(), outside.end(), p) == outside.end())
+    bool fine = isInside(real, homeReal);
+    for (const char* folder : kPublicDataFolders)
+      fine = fine || isInside(real, folder);
+    if (!fine && std::find(outside.begin(), outside.end(), p) == outside.end())
       outside.push_back(p);
   }
-  if (outside.empty()) return outside;
-  auto named = pathsNamedIn(home);
-  if (canonicalPath(baseDir) != homeReal) named.merge(pathsNamedIn(baseDir));
-  outside.erase(std::remove_if(outside.begin(), outside.end(),
-                               [&](const std::string& p) { return named.count(canonicalPath(p)); }),
-                outside.end());
   return outside;
 }
 
@@ -116,9 +89,9 @@ std::string unnamedDataMessage(const std::string& checkpointPath, const std::str
   if (paths.size() > 4) list += " and " + std::to_string(paths.size() - 4) + " more";
   return checkpointPath + ": its project reads data from " + list +
          ", outside the checkpoint's folder " + home +
-         " and read by no project file there or in the folder it records; name the data with "
-         "--data (a project file or a "
-         "folder of class folders), or pass --data-from-checkpoint to read these paths";
+         " (a checkpoint, or a project file beside it, may have come from someone else); name "
+         "the data with --data (your project file, or a folder of class folders), or pass "
+         "--data-from-checkpoint to read these paths";
 }
 
 }  // namespace netsmith::data

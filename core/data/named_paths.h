@@ -3,10 +3,10 @@
 // Which data a checkpoint may send `eval` and `export` to read. A checkpoint carries a snapshot
 // of its project and the folder its relative paths were resolved from (`base_dir`): true on the
 // machine that wrote it, but a file from someone else must not make us read wherever it says.
-// Its data is read only from paths the user named: inside the folder the checkpoint was found
-// in, or read by a project file (`*.netsmith.json`) in that folder or in the recorded one (so a
-// run of the user's own project reads what that project names, wherever its runs folder is);
-// anything else needs --data, or an explicit yes.
+// Its data is read without asking only inside the folder the checkpoint was found in (links out
+// of it count as outside) or from the data packages install for everyone (/usr/share/datasets).
+// A project file beside the checkpoint names nothing: it may have come with it. Anything else
+// needs --data (the user's own project or folder), or an explicit yes.
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,8 +26,8 @@ std::string checkpointHome(const std::string& checkpointPath);
 std::vector<std::string> dataSectionPaths(const Json& data, const std::string& baseDir);
 
 /// The paths of `data` (resolved against `baseDir`) that the user did not name: outside `home`
-/// and read by no project file directly in `home` or `baseDir`. Symbolic links are followed, so
-/// a link inside `home` that leads out counts as outside.
+/// and outside /usr/share/datasets. Symbolic links are followed, so a link inside `home` that
+/// leads out counts as outside.
 std::vector<std::string> unnamedDataPaths(const Json& data, const std::string& baseDir,
                                           const std::string& home);
 

@@ -11,8 +11,10 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <optional>
 
 #include "common/error.h"
+#include "distributed/bind_address.h"
 
 namespace netsmith::distributed {
 
@@ -129,7 +131,10 @@ Comm::Comm(DistEnv env, const std::string& backend, const torch::Device& device,
   o.waitWorkers = false;
   o.timeout = millis(m_timeout);
   try {
-    auto tcp = c10::make_intrusive<c10d::TCPStore>(serve ? "0.0.0.0" : m_env.masterAddr, o);
+    // Served on MASTER_ADDR's interface only (LibTorch would listen on every interface).
+    std::optional<ScopedBindAddress> onMasterAddr;
+    if (serve) onMasterAddr.emplace(m_env.masterAddr);
+    auto tcp = c10::make_intrusive<c10d::TCPStore>(m_env.masterAddr, o);
     if (serve && m_env.pickFreePort) m_env.masterPort = tcp->getPort();
     m_store->store = tcp;
   } catch (const std::exception& e) {
@@ -156,6 +161,8 @@ void Comm::connect() {
         o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForInterface(iface));
       else if (isLoopback(m_env.masterAddr))
         o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1"));
+      else if (m_env.rank == 0)  // MASTER_ADDR is this host's: listen on that interface
+        o->devices.push_back(c10d::ProcessGroupGloo::createDeviceForHostname(m_env.masterAddr));
       else
         o->devices.push_back(c10d::ProcessGroupGloo::createDefaultDevice());
       o->threads = 2;

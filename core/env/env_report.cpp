@@ -93,6 +93,16 @@ int maxThreads() {
   return 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
 }
 
+int maxProcesses() {
+  return std::max(8, 4 * static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+}
+
+std::string describeMaxProcesses() {
+  return std::to_string(maxProcesses()) + " processes at once on this machine (" +
+         std::to_string(std::max(1u, std::thread::hardware_concurrency())) +
+         " hardware threads; 4 a thread, at least 8)";
+}
+
 namespace {
 /// openblas_get_parallel(): 0 a sequential build, 1 its own pthread pool, 2 OpenMP (LibTorch's
 /// pool); -1 where the BLAS is not OpenBLAS.

@@ -48,4 +48,12 @@ int configureThreads(int threads = 0);
 /// bigger machine, or "threads": 4096, would otherwise spend minutes starting and switching).
 int maxThreads();
 
+/// The most training processes worth running here at once (local data-parallel ranks, a
+/// sweep's trials times their ranks): 4 x the hardware threads, at least 8. Each loads
+/// LibTorch and its data; 16,000 of them would stall the machine.
+int maxProcesses();
+
+/// "8 processes at once on this machine (2 hardware threads; 4 a thread, at least 8)".
+std::string describeMaxProcesses();
+
 }  // namespace netsmith::env

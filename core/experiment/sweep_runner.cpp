@@ -18,6 +18,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/subprocess.h"
+#include "env/env_report.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "train/train_options.h"
@@ -67,8 +68,7 @@ std::string failureText(const std::string& stderrPath) {
 /// started again waits until the trials of one that was killed have written their checkpoints.
 int lockSweepFolder(const std::string& dir) {
   const std::string path = (fs::path(dir) / "sweep.lock").string();
-  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT, 0644);
-  if (fd < 0) throw Error(path + ": cannot open the sweep's lock file");
+  const int fd = openForUpdateNoFollow(path, /*closeOnExec=*/false);
   const double until = nowSeconds() + 120;
   while (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (nowSeconds() > until) {
@@ -97,7 +97,7 @@ std::string SweepRunner::create(const project::LoadedProject& loaded, const Swee
     if (ec || n > 100) throw Error(dir + ": cannot create the sweep folder");
     dir = stem + "-" + std::to_string(n);
   }
-  fs::create_directory(fs::path(dir) / "trials", ec);
+  makeRealFolder((fs::path(dir) / "trials").string());
   Json base = withAbsolutePaths(project::projectToJson(loaded.project), loaded.baseDir());
   writeFileAtomically((fs::path(dir) / "base.netsmith.json").string(), base.dump(2) + "\n");
   SweepState s;
@@ -177,7 +177,8 @@ std::string SweepRunner::findRunDir(const Trial& trial) const {
   std::string best;
   std::error_code ec;
   for (fs::directory_iterator it(trialDir, ec), end; !ec && it != end; it.increment(ec)) {
-    if (it->is_directory() && fs::exists(it->path() / "events.jsonl")) {
+    // A link is not a run of this trial (it would send the trial's writes elsewhere).
+    if (!it->is_symlink() && it->is_directory() && fs::exists(it->path() / "events.jsonl")) {
       const std::string name = it->path().filename().string();
       if (name > best) best = name;
     }
@@ -246,12 +247,26 @@ void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
 void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   const fs::path trialDir = fs::path(m_dir) / trialFolderName(trial.id);
   std::error_code ec;
-  fs::create_directories(trialDir, ec);
-  if (ec) throw Error(trialDir.string() + ": cannot create (" + ec.message() + ")");
+  // A sweep folder from elsewhere: the trial's files stay inside it (no folder links).
+  makeRealFolder((fs::path(m_dir) / "trials").string());
+  makeRealFolder(trialDir.string());
   // Written again at every segment: what runs is always the base with the trial's settings,
   // whatever a folder from elsewhere holds.
   const fs::path projectPath = trialDir / "project.netsmith.json";
-  writeFileAtomically(projectPath.string(), trialProjectJson(trial.id).dump(2) + "\n");
+  const Json trialProject = trialProjectJson(trial.id);
+  // Trials at once times each trial's processes, bounded by the machine.
+  const Json processes =
+      trialProject.value("train", Json::object()).value("local_processes", Json(1));
+  const std::int64_t perTrial = processes.is_number_integer() ? processes.get<std::int64_t>() : 1;
+  const std::int64_t atOnce =
+      std::max<std::int64_t>(1, std::min<std::int64_t>(m_state.parallel, plannedTrials(m_spec)));
+  if (atOnce * std::max<std::int64_t>(1, perTrial) > env::maxProcesses()) {
+    throw Error("sweep: " + std::to_string(atOnce) + " trials at once, each with " +
+                "train.local_processes " + std::to_string(perTrial) + ", would start " +
+                std::to_string(atOnce * perTrial) + " training processes: more than the " +
+                env::describeMaxProcesses() + "; lower --parallel or train.local_processes");
+  }
+  writeFileAtomically(projectPath.string(), trialProject.dump(2) + "\n");
   // Where the trial stands on disk: its run folder and its last checkpoint, if any.
   trial.runDir = findRunDir(trial);
   std::string resume;

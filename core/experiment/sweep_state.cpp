@@ -92,6 +92,16 @@ Trial trialFromJson(const Json& j, const std::string& at) {
   }
   t.epochsDone = t.scores.empty() ? 0 : t.scores.rbegin()->first;
   t.runDir = field<std::string>(j, "run_dir", at, false, "");
+  // A trial's run lies in its own folder: trials/tNNNN/NAME, nothing else (a record from
+  // elsewhere must not point the sweep at files outside it).
+  if (!t.runDir.empty()) {
+    const std::string own = trialFolderName(t.id) + "/";
+    const std::string name = t.runDir.substr(std::min(own.size(), t.runDir.size()));
+    if (t.runDir.rfind(own, 0) != 0 || name.empty() || name == "." || name == ".." ||
+        name.find('/') != std::string::npos || controlCharacterAt(name) != std::string::npos)
+      throw Error(at + ".run_dir: \"" + printable(t.runDir.substr(0, 200)) +
+                  "\" is not a folder of this trial (" + own + "NAME)");
+  }
   t.error = field<std::string>(j, "error", at, false, "");
   t.note = field<std::string>(j, "note", at, false, "");
   t.seconds = field<double>(j, "seconds", at, false, 0.0);

@@ -41,8 +41,8 @@ GradCamMap gradCamMap(graph::GraphModuleImpl& net, const torch::Tensor& input,
   if (out.targetClass >= classes)
     throw Error("Grad-CAM: class " + std::to_string(out.targetClass) +
                 " is out of range (the model has " + std::to_string(classes) + " classes)");
-  if (!features.requires_grad())
-    throw Error("Grad-CAM: node \"" + node + "\" does not depend on trained weights");
+  // The tap starts a graph of its own where the part before it is frozen (forwardTapping).
+  if (!features.requires_grad()) throw Error("Grad-CAM: no gradient reaches node \"" + node + "\"");
   const auto grads = torch::autograd::grad({logits[0][out.targetClass]}, {features})[0];
   const auto weights = grads.mean({2, 3}, /*keepdim=*/true);
   auto cam = torch::relu((weights * features).sum(1, /*keepdim=*/true)).detach();

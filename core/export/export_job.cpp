@@ -23,7 +23,7 @@ std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t coun
     why = count <= 0 ? "not asked" : "the project has no data section";
     return {};
   }
-  if (!dataFromCheckpoint) {
+  if (!dataFromCheckpoint && !model.dataNamed) {
     const std::string home = data::checkpointHome(model.source);
     const auto unnamed = data::unnamedDataPaths(model.project.data, model.baseDir, home);
     if (!unnamed.empty()) {

@@ -46,6 +46,29 @@ ExportModel exportModelFrom(const project::Project& project, graph::GraphModule 
 }
 
 ExportModel loadExportModel(const std::string& checkpointPath) {
+  if (checkpoint::isProjectFile(checkpointPath)) {
+    // An imported project before any training: its model with the weights of its init_from.
+    auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+    auto pw = checkpoint::modelFromProjectWeights(checkpointPath, *registry);
+    auto m = exportModelFrom(pw.loaded.project, std::move(pw.net), std::move(registry));
+    m.source = checkpointPath;
+    m.dataNamed = true;
+    m.baseDir = pw.loaded.baseDir();
+    const Json& norm = pw.loaded.project.data.is_object()
+                           ? pw.loaded.project.data.value("normalize", Json())
+                           : Json();
+    if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array() &&
+        norm.contains("std") && norm["std"].is_array()) {
+      try {
+        m.mean = norm["mean"].get<std::vector<double>>();
+        m.std = norm["std"].get<std::vector<double>>();
+      } catch (const std::exception&) {  // validated with the project: not numbers, none
+        m.mean.clear();
+        m.std.clear();
+      }
+    }
+    return m;
+  }
   const auto ckpt = checkpoint::readCheckpoint(checkpointPath);
   if (!ckpt.meta.contains("project"))
     throw Error(checkpointPath + ": the checkpoint carries no project snapshot");

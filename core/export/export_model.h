@@ -25,7 +25,8 @@ struct ExportModel {
   checkpoint::NamedTensors weights;         ///< moduleState(net)
   std::vector<std::string> classes;
   std::vector<double> mean, std;  ///< empty when unknown
-  std::string source;             ///< the checkpoint path
+  std::string source;             ///< the checkpoint path (or the project's)
+  bool dataNamed = false;         ///< loaded from a project file the user named: so is its data
 
   /// LibTorch's output for `input` (N x C x H x W), no gradients.
   torch::Tensor forward(const torch::Tensor& input) const;
@@ -33,7 +34,8 @@ struct ExportModel {
   std::vector<std::pair<std::string, std::string>> metadata() const;
 };
 
-/// Loads a checkpoint for export; throws netsmith::Error naming the file.
+/// Loads a checkpoint for export, or a project whose weights come from its init_from (an
+/// imported model, before any training); throws netsmith::Error naming the file.
 ExportModel loadExportModel(const std::string& checkpointPath);
 /// Wraps a project's model with its current weights (e.g. a freshly built module).
 ExportModel exportModelFrom(const project::Project& project, graph::GraphModule net,

@@ -121,7 +121,7 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     if (!isValidNodeId(id)) {
       a.problems.push_back(
           {path,
-           "\"" + id +
+           "\"" + printable(id) +
                "\" is not a valid id: use letters, digits and _ , starting with a letter or _",
            id,
            {}});
@@ -145,6 +145,7 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
   std::vector<const ops::OpDef*> defs(g.nodes.size(), nullptr);
   std::vector<bool> structurallyOk(g.nodes.size(), true);
   int inputNodes = 0;
+  int suggested = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
     if (n.id.empty() || badIds.count(n.id)) {
@@ -165,9 +166,11 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     }
     for (const auto& in : n.inputs) {
       if (!firstIndex.count(in) && !badIds.count(in)) {
-        const auto guess = schema::closestName(in, ids);
+        // Suggestions for the first few only: a file with thousands of dangling inputs is
+        // answered in bounded time.
+        const auto guess = ++suggested <= 16 ? schema::closestName(in, ids) : std::string();
         problem(
-            n.id, "input \"" + in + "\" does not exist",
+            n.id, "input \"" + printable(in) + "\" does not exist",
             guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
         structurallyOk[i] = false;
       }
@@ -246,8 +249,9 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     a.outputId = sinks[0];
   } else if (sinks.size() > 1) {
     std::string list;
-    for (const auto& s : sinks)
-      list += (list.empty() ? "\"" : ", \"") + s + "\"";
+    for (std::size_t k = 0; k < sinks.size() && k < 8; ++k)
+      list += (list.empty() ? "\"" : ", \"") + sinks[k] + "\"";
+    if (sinks.size() > 8) list += " and " + std::to_string(sinks.size() - 8) + " more";
     a.problems.push_back({"model",
                           "the graph has " + std::to_string(sinks.size()) + " outputs (" + list +
                               "); Netsmith models have one",

@@ -132,7 +132,13 @@ torch::Tensor GraphModuleImpl::run(torch::Tensor x, std::size_t tap, torch::Tens
     } else {
       values[i] = step.layer->forward(args);
     }
-    if (i == tap) *tapped = values[i];
+    if (i == tap) {
+      // Below a frozen part the activation has no graph: Grad-CAM needs gradients with respect
+      // to the activation itself, not to weights, so the tap starts one.
+      if (torch::GradMode::is_enabled() && !values[i].requires_grad())
+        values[i] = values[i].detach().requires_grad_(true).clone();
+      *tapped = values[i];
+    }
     for (auto s : step.release)
       values[s] = torch::Tensor();
   }

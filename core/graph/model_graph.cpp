@@ -33,7 +33,7 @@ std::vector<std::string> ModelGraph::consumers(const std::string& id) const {
 }
 
 bool isValidNodeId(const std::string& id) {
-  if (id.empty() || id.size() > 128) return false;
+  if (id.empty() || id.size() > kMaxNodeIdLength) return false;
   auto alpha = [](char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; };
   if (!alpha(id[0])) return false;
   return std::all_of(id.begin(), id.end(),
@@ -41,6 +41,12 @@ bool isValidNodeId(const std::string& id) {
 }
 
 namespace {
+
+std::string tooLongId(const std::string& id) {
+  return "an id of " + std::to_string(id.size()) + " characters (\"" + printable(id.substr(0, 24)) +
+         "...\"); ids have at most " + std::to_string(kMaxNodeIdLength) +
+         " (letters, digits and _)";
+}
 
 void readDimension(const Json& input, const char* key, std::int64_t maxValue, std::int64_t& out,
                    Problems& problems) {
@@ -77,6 +83,10 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
                             path, problems);
   if (!j.contains("id") || !j["id"].is_string()) {
     problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
+  } else if (j["id"].get_ref<const std::string&>().size() > kMaxNodeIdLength) {
+    // Checked before anything uses it: a million-character id would be copied into every
+    // message and compared with every other id.
+    problems.push_back({path + ".id", tooLongId(j["id"].get_ref<const std::string&>()), {}, {}});
   } else {
     n.id = j["id"].get<std::string>();
   }
@@ -105,6 +115,9 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
         if (!item.is_string()) {
           problems.push_back(
               {where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
+        } else if (item.get_ref<const std::string&>().size() > kMaxNodeIdLength) {
+          problems.push_back(
+              {where, "\"inputs\": " + tooLongId(item.get_ref<const std::string&>()), n.id, {}});
         } else {
           n.inputs.push_back(item.get<std::string>());
         }

@@ -64,6 +64,9 @@ class ModelGraph {
 /// True for ids usable as parameter-name prefixes: [A-Za-z_][A-Za-z0-9_]*.
 bool isValidNodeId(const std::string& id);
 
+/// The longest node id; a longer one (or a longer input name) is refused when the file is read.
+constexpr std::size_t kMaxNodeIdLength = 128;
+
 /// Reads the `model` section. Every structural problem (wrong type, missing field, unknown key)
 /// is added to `problems` with its path, e.g. `model.nodes[2].inputs`.
 ModelGraph modelFromJson(const Json& model, Problems& problems);

@@ -4,6 +4,7 @@
 // (onnx_graph_reader.cpp) that is the only one to see the protobuf classes.
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +12,15 @@
 #include "common/error.h"
 
 namespace netsmith::import {
+
+/// At most this many bytes of tensor values are held while a model is read (floats at 4 bytes
+/// each, integers at 8): a model whose constants would need more is refused by name first.
+constexpr std::int64_t kMaxOnnxTensorBytes = std::int64_t(1) << 30;
+/// Integer tensors are read as shapes, axes and settings: one with more elements than this is
+/// kept as its shape only (`undecoded`), never widened to 64 bits.
+constexpr std::int64_t kMaxOnnxIntElements = std::int64_t(1) << 16;
+/// Nodes a model may have (ResNet-152 has ~500, a large ViT ~3,000).
+constexpr std::size_t kMaxOnnxNodes = 100000;
 
 /// A constant: an initializer or a Constant node's value. Floats (float, double, float16 read
 /// as float) or integers (int64, int32, ...), never both.
@@ -20,8 +30,9 @@ struct OnnxTensor {
   bool isFloat = true;
   std::vector<float> floats;
   std::vector<std::int64_t> ints;
+  bool undecoded = false;  ///< an integer tensor over kMaxOnnxIntElements: `ints` left empty
 
-  std::int64_t numel() const;
+  std::int64_t numel() const;  ///< the product of `dims`
 };
 
 struct OnnxAttribute {
@@ -57,7 +68,9 @@ struct OnnxGraph {
   std::int64_t opset = 0;  ///< of the default domain
   std::string producer;    ///< "pytorch 2.1.0"
   std::vector<OnnxNode> nodes;
-  std::map<std::string, OnnxTensor> constants;  ///< initializers and Constant node outputs
+  /// Initializers and Constant node outputs, by value name. An Identity of a constant shares
+  /// its tensor (no copy).
+  std::map<std::string, std::shared_ptr<const OnnxTensor>> constants;
   std::vector<OnnxValue> inputs;
   std::vector<std::string> outputs;
   std::vector<std::pair<std::string, std::string>> metadata;
@@ -72,7 +85,8 @@ struct UnsupportedOps : Error {
 
 /// Reads `path`. Throws netsmith::Error naming the file for anything that is not a readable
 /// ONNX model: too large (over 1 GiB), not a ModelProto, tensors whose data does not match
-/// their shape, external data, no graph output. Bounded in time and memory by the file size.
+/// their shape or exceed kMaxOnnxTensorBytes together, more than kMaxOnnxNodes nodes, external
+/// data, no graph output. Bounded in time and memory by the file size.
 OnnxGraph readOnnxGraph(const std::string& path);
 /// The same from bytes (the fuzz target); `source` names them in messages.
 OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source);

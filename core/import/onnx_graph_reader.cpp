@@ -50,7 +50,9 @@ std::vector<T> fromRaw(const std::string& raw, std::int64_t n) {
   return v;
 }
 
-OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where) {
+/// `budget`: the bytes of tensor values the model may still hold; what this tensor takes is
+/// counted, and a tensor that would pass it is refused before its values are read.
+OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where, std::int64_t& budget) {
   OnnxTensor out;
   out.name = t.name();
   std::int64_t n = 1;
@@ -65,6 +67,23 @@ OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where) {
                 "\" keeps its data in an external file, which is not read; save the model with "
                 "its weights inside (onnx.save(model, path, save_as_external_data=False))");
   }
+  const bool isInteger =
+      t.data_type() == onnx::TensorProto::INT64 || t.data_type() == onnx::TensorProto::INT32 ||
+      t.data_type() == onnx::TensorProto::INT8 || t.data_type() == onnx::TensorProto::UINT8 ||
+      t.data_type() == onnx::TensorProto::BOOL;
+  if (isInteger && n > kMaxOnnxIntElements) {
+    // Not a shape or a setting: its values are never needed, so they are not widened.
+    out.isFloat = false;
+    out.undecoded = true;
+    return out;
+  }
+  const std::int64_t bytes = n * (isInteger ? 8 : 4);
+  if (bytes > budget) {
+    throw Error(where + ": tensor \"" + printable(t.name()) + "\" (" + std::to_string(n) +
+                " elements) would bring the model's tensors past the " +
+                std::to_string(kMaxOnnxTensorBytes >> 20) + " MiB read here");
+  }
+  budget -= bytes;
   const bool raw = t.has_raw_data();
   const auto rawSize = static_cast<std::int64_t>(t.raw_data().size());
   const auto checkRaw = [&](std::int64_t bytesPerElement) {
@@ -160,7 +179,8 @@ OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where) {
   return out;
 }
 
-OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& where) {
+OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& where,
+                            std::int64_t& budget) {
   OnnxAttribute out;
   switch (a.type()) {
     case onnx::AttributeProto::INT:
@@ -185,7 +205,7 @@ OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& wh
       break;
     case onnx::AttributeProto::TENSOR:
       out.kind = OnnxAttribute::Kind::Tensor;
-      out.t = readTensor(a.t(), where);
+      out.t = readTensor(a.t(), where, budget);
       break;
     default:
       out.kind = OnnxAttribute::Kind::Other;  // graphs, sparse tensors: the op is refused
@@ -197,7 +217,10 @@ OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& wh
 }  // namespace
 
 std::int64_t OnnxTensor::numel() const {
-  return static_cast<std::int64_t>(isFloat ? floats.size() : ints.size());
+  std::int64_t n = 1;
+  for (const auto d : dims)
+    n *= d;  // bounded when read (kMaxTensorElements)
+  return n;
 }
 
 std::string OnnxNode::label(std::size_t index) const {
@@ -221,9 +244,15 @@ OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
   for (const auto& p : proto.metadata_props())
     g.metadata.emplace_back(p.key(), p.value());
   const auto& graph = proto.graph();
+  if (static_cast<std::size_t>(graph.node_size()) > kMaxOnnxNodes) {
+    throw Error(source + ": has " + std::to_string(graph.node_size()) + " nodes; at most " +
+                std::to_string(kMaxOnnxNodes) + " are imported");
+  }
+  std::int64_t budget = kMaxOnnxTensorBytes;
   for (const auto& t : graph.initializer()) {
-    auto tensor = readTensor(t, source);
-    g.constants[tensor.name] = std::move(tensor);
+    auto tensor = std::make_shared<OnnxTensor>(readTensor(t, source, budget));
+    const std::string name = tensor->name;
+    g.constants[name] = std::move(tensor);
   }
   for (const auto& in : graph.input()) {
     if (g.constants.count(in.name())) continue;  // older exporters list initializers as inputs
@@ -247,23 +276,22 @@ OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
     node.outputs.assign(n.output().begin(), n.output().end());
     const std::string where = source + ": node " + node.label(index);
     for (const auto& a : n.attribute())
-      node.attributes[a.name()] = readAttribute(a, where);
-    // torch.onnx shares equal initializers through Identity nodes: the output is that constant.
+      node.attributes[a.name()] = readAttribute(a, where, budget);
+    // torch.onnx shares equal initializers through Identity nodes: the output is that constant,
+    // the same tensor (200 Identities of one initializer hold it once).
     if (node.opType == "Identity" && node.domain.empty() && node.inputs.size() == 1 &&
         node.outputs.size() == 1 && g.constants.count(node.inputs[0])) {
-      OnnxTensor t = g.constants.at(node.inputs[0]);
-      t.name = node.outputs[0];
-      g.constants[t.name] = std::move(t);
+      g.constants[node.outputs[0]] = g.constants.at(node.inputs[0]);
       ++index;
       continue;
     }
     if (node.opType == "Constant" && node.domain.empty() && node.outputs.size() == 1) {
       // A constant's value becomes a constant like an initializer.
       OnnxTensor t;
-      const auto& attrs = node.attributes;
+      auto& attrs = node.attributes;
       if (auto it = attrs.find("value");
           it != attrs.end() && it->second.kind == OnnxAttribute::Kind::Tensor) {
-        t = it->second.t;
+        t = std::move(it->second.t);
       } else if (auto f = attrs.find("value_float"); f != attrs.end()) {
         t.floats = {f->second.f};
       } else if (auto fs = attrs.find("value_floats"); fs != attrs.end()) {
@@ -282,7 +310,8 @@ OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
         continue;
       }
       t.name = node.outputs[0];
-      g.constants[t.name] = std::move(t);
+      auto shared = std::make_shared<OnnxTensor>(std::move(t));
+      g.constants[shared->name] = std::move(shared);
       ++index;
       continue;
     }

@@ -37,7 +37,7 @@ class Importer {
   // Helpers over ONNX values.
   const OnnxTensor* constant(const std::string& value) const {
     auto it = m_g.constants.find(value);
-    return it == m_g.constants.end() ? nullptr : &it->second;
+    return it == m_g.constants.end() ? nullptr : it->second.get();
   }
   std::int64_t intAttr(const OnnxNode& n, const std::string& name, std::int64_t def) const {
     auto it = n.attributes.find(name);
@@ -60,7 +60,7 @@ class Importer {
                                                   const std::string& attr) const {
     if (n.inputs.size() > input && !n.inputs[input].empty()) {
       const auto* t = constant(n.inputs[input]);
-      if (!t || t->isFloat) return std::nullopt;
+      if (!t || t->isFloat || t->undecoded) return std::nullopt;
       return t->ints;
     }
     if (n.attributes.count(attr)) return intsAttr(n, attr);
@@ -74,11 +74,16 @@ class Importer {
   }
 
   std::string uniqueId(const OnnxNode& n) {
-    std::string base = idFromName(n);
-    std::string id = base;
-    for (int k = 2; m_usedIds.count(id); ++k)
-      id = base + "_" + std::to_string(k);
-    m_usedIds.insert(id);
+    const std::string base = idFromName(n);
+    if (m_usedIds.insert(base).second) return base;
+    // Each base remembers the suffix it reached (every one below it is taken): 300,000 unnamed
+    // Relu nodes take one try each, not k tries for the k-th.
+    int& k = m_nextSuffix[base];
+    k = std::max(k, 2);
+    std::string id;
+    do {
+      id = base + "_" + std::to_string(k++);
+    } while (!m_usedIds.insert(id).second);
     return id;
   }
   /// Adds a Netsmith node reading the given ONNX values (or Netsmith ids when `ids`).
@@ -120,6 +125,7 @@ class Importer {
   checkpoint::NamedTensors m_weights;
   std::map<std::string, std::string> m_node;  // ONNX value -> Netsmith node id
   std::set<std::string> m_usedIds;
+  std::map<std::string, int> m_nextSuffix;  // id base -> the next suffix to try
   std::map<std::string, int> m_notes;
   std::map<std::string, int> m_uses;                          // ONNX value -> nodes reading it
   std::map<std::string, std::vector<std::size_t>> m_readers;  // ONNX value -> node indices
@@ -259,18 +265,17 @@ void Importer::matMul(const OnnxNode& n, std::size_t index) {
   // MatMul followed by Add of a constant vector: one Linear with a bias.
   const OnnxTensor* bias = nullptr;
   std::size_t addIndex = 0;
-  if (m_uses[n.outputs[0]] == 1) {
-    for (std::size_t k = index + 1; k < m_g.nodes.size(); ++k) {
-      const auto& a = m_g.nodes[k];
-      if (a.opType != "Add" || a.inputs.size() != 2) continue;
-      const int at = a.inputs[0] == n.outputs[0] ? 1 : (a.inputs[1] == n.outputs[0] ? 0 : -1);
-      if (at < 0) continue;
-      const auto* c = constant(a.inputs[std::size_t(at)]);
-      if (c && c->numel() == weightT.size(0)) {
-        bias = c;
-        addIndex = k;
-      }
-      break;
+  // Its one reader (indexed before: no scan of the rest of the graph per MatMul).
+  if (const auto& readers = m_readers[n.outputs[0]]; readers.size() == 1 && readers[0] > index) {
+    const std::size_t k = readers[0];
+    const auto& a = m_g.nodes[k];
+    const int at = a.opType != "Add" || a.inputs.size() != 2
+                       ? -1
+                       : (a.inputs[0] == n.outputs[0] ? 1 : (a.inputs[1] == n.outputs[0] ? 0 : -1));
+    const auto* c = at < 0 ? nullptr : constant(a.inputs[std::size_t(at)]);
+    if (c && c->isFloat && c->numel() == weightT.size(0)) {
+      bias = c;
+      addIndex = k;
     }
   }
   auto& node = add(n, "Linear", Json{{"out_features", weightT.size(0)}, {"bias", bias != nullptr}},
@@ -545,6 +550,8 @@ ImportResult Importer::run() {
       convert(n, k);
     } catch (const Refusal& r) {
       m_refused.push_back(n.label(k) + ": " + r.reason);
+    } catch (const Error& e) {  // a constant it reads cannot be used (integer weights)
+      m_refused.push_back(n.label(k) + ": " + e.what());
     } catch (const Unfed& u) {
       // After a refusal, its readers follow from it: only the refused node is listed.
       if (m_refused.empty())

@@ -62,6 +62,10 @@ torch::Tensor toTensor(const OnnxTensor& t) {
   if (t.isFloat) {
     return torch::from_blob(const_cast<float*>(t.floats.data()), dims, torch::kFloat32).clone();
   }
+  if (t.undecoded) {
+    throw Error("tensor \"" + printable(t.name) + "\": integer weights of " +
+                std::to_string(t.numel()) + " elements are not imported (weights are floats)");
+  }
   std::vector<float> f(t.ints.begin(), t.ints.end());
   return torch::from_blob(f.data(), dims, torch::kFloat32).clone();
 }

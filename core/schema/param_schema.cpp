@@ -289,9 +289,19 @@ std::string schemaToText(const ParamSchema& schema, const std::string& indent) {
 }
 
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates) {
+  // Bounded work, whatever a file holds: names of up to 128 characters are compared, and at
+  // most ~4 million table cells are filled in all (a few milliseconds).
+  constexpr std::size_t kLongest = 128, kCells = std::size_t(1) << 22;
   std::string best;
+  if (name.size() > kLongest) return best;
   std::size_t bestDist = std::max<std::size_t>(2, name.size() / 3) + 1;
+  std::size_t cells = 0;
   for (const auto& c : candidates) {
+    const std::size_t lengthGap =
+        c.size() > name.size() ? c.size() - name.size() : name.size() - c.size();
+    if (c.size() > kLongest || lengthGap >= bestDist) continue;  // it cannot be closer
+    cells += (name.size() + 1) * (c.size() + 1);
+    if (cells > kCells) break;
     const auto d = editDistance(name, c);
     if (d < bestDist) {
       bestDist = d;

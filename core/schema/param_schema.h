@@ -109,6 +109,8 @@ std::string schemaToText(const ParamSchema& schema, const std::string& indent);
 std::string describeValue(const Json& value);
 
 /// The closest name in `candidates` to `name` (edit distance), or "" when none is close.
+/// Names longer than 128 characters get no suggestion, and the search stops after a bounded
+/// amount of work (a list of 100,000 candidates is not compared in full).
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates);
 
 }  // namespace netsmith::schema

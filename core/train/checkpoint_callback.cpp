@@ -27,19 +27,24 @@ std::string CheckpointCallback::onEpochEnd(const EpochMetrics& epoch) {
   const std::int64_t finished = epoch.epoch + 1;
   if (m_options.every > 0 && finished % m_options.every == 0) {
     m_write("epoch-" + std::to_string(finished), metrics);
-    pruneEpochCheckpoints();
+    pruneEpochCheckpoints(finished);
   }
   return {};
 }
 
-void CheckpointCallback::pruneEpochCheckpoints() const {
+void CheckpointCallback::pruneEpochCheckpoints(std::int64_t finished) const {
   std::vector<std::pair<std::int64_t, fs::path>> found;
-  const std::regex pattern("epoch-([0-9]+)\\.safetensors");
+  // At most 18 digits: a planted "epoch-99999999999999999999" is not a number of this run.
+  const std::regex pattern("epoch-([0-9]{1,18})\\.safetensors");
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m_options.directory, ec)) {
     std::smatch m;
     const std::string name = entry.path().filename().string();
-    if (std::regex_match(name, m, pattern)) found.emplace_back(std::stoll(m[1]), entry.path());
+    if (!std::regex_match(name, m, pattern)) continue;
+    // Only the epochs this run has reached are its own: a file from elsewhere numbered beyond
+    // them is left alone, and does not push this run's own files out.
+    const std::int64_t epoch = std::stoll(m[1]);
+    if (epoch <= finished) found.emplace_back(epoch, entry.path());
   }
   std::sort(found.begin(), found.end());
   const auto keep = static_cast<std::size_t>(std::max<std::int64_t>(0, m_options.keep));

@@ -29,7 +29,7 @@ class CheckpointCallback : public Callback {
   std::string onEpochEnd(const EpochMetrics& epoch) override;
 
  private:
-  void pruneEpochCheckpoints() const;
+  void pruneEpochCheckpoints(std::int64_t finished) const;
 
   Options m_options;
   Writer m_write;

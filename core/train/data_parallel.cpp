@@ -13,6 +13,7 @@
 #include "distributed/comm.h"
 #include "distributed/grad_buckets.h"
 #include "distributed/local_launcher.h"
+#include "env/env_report.h"
 #include "train/dist_worker.h"
 #include "train/process_group.h"
 #include "train/train_options.h"
@@ -211,6 +212,9 @@ distributed::DistEnv jobEnvironment(RunContext& ctx, const TrainOptions& opt, bo
     return env;
   }
   if (opt.processes > 1 && !env.distributed()) {
+    if (opt.processes > netsmith::env::maxProcesses())
+      throw Error("train.local_processes is " + std::to_string(opt.processes) + ": more than the " +
+                  netsmith::env::describeMaxProcesses());
     env.worldSize = env.localWorldSize = opt.processes;
     env.rank = env.localRank = 0;
     env.masterAddr = "127.0.0.1";

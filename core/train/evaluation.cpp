@@ -211,24 +211,36 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
 
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   const std::string& ckptPath = options.checkpoint;
-  const auto ckpt = checkpoint::readCheckpoint(ckptPath);
-  if (!ckpt.meta.contains("project"))
-    throw Error(ckptPath + ": the checkpoint carries no project snapshot");
-  auto loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
+  const auto registry = ops::OpRegistry::withBuiltins();
+  checkpoint::CheckpointData ckpt;
+  project::LoadedProject loaded;
+  std::string baseDir;
+  graph::GraphModule net{nullptr};
+  if (checkpoint::isProjectFile(ckptPath)) {
+    // A project whose weights come from its init_from (an imported model, before training):
+    // the user named the project, so its data is named too.
+    auto pw = checkpoint::modelFromProjectWeights(ckptPath, registry);
+    loaded = std::move(pw.loaded);
+    baseDir = loaded.baseDir();
+    net = std::move(pw.net);
+  } else {
+    ckpt = checkpoint::readCheckpoint(ckptPath);
+    if (!ckpt.meta.contains("project"))
+      throw Error(ckptPath + ": the checkpoint carries no project snapshot");
+    loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
+    baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
+  }
   // The checkpoint's own data is read only from paths the user named (see data/named_paths.h).
-  std::string baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
-  if (options.data.empty() && !options.dataFromCheckpoint) {
+  if (!net && options.data.empty() && !options.dataFromCheckpoint) {
     const std::string home = data::checkpointHome(ckptPath);
     const auto unnamed = data::unnamedDataPaths(loaded.project.data, baseDir, home);
     if (!unnamed.empty())
       throw data::UnnamedDataError(data::unnamedDataMessage(ckptPath, home, unnamed), unnamed);
   }
-  const auto registry = ops::OpRegistry::withBuiltins();
-
   resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
 
   torch::manual_seed(0);
-  auto net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
+  if (!net) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
   auto pd = data::openProjectData(loaded.project, baseDir,
                                   augment::TransformRegistry::withBuiltins(), "");
   if (!pd) throw Error("cancelled");

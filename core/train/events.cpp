@@ -1,5 +1,6 @@
 #include "train/events.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -62,9 +63,12 @@ std::string describeEpoch(const EpochMetrics& m) {
     std::snprintf(buf, sizeof buf, format, v);
     return std::string(buf);
   };
-  std::string text = "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) +
-                     ": train loss " + num(m.trainLoss, "%.4f") + " acc " +
-                     num(100 * m.trainAccuracy, "%.2f%%");
+  std::string text =
+      "epoch " + std::to_string(m.epoch + 1) + "/" + std::to_string(m.epochs) + ": train loss " +
+      num(m.trainLoss, "%.4f") +
+      (m.trainLabelSmoothing > 0 ? " (label smoothing " + num(m.trainLabelSmoothing, "%g") + ")"
+                                 : std::string()) +
+      " acc " + num(100 * m.trainAccuracy, "%.2f%%");
   if (m.hasValidation) {
     text += " | validation loss " + num(m.validation.loss, "%.4f") + " acc " +
             num(100 * m.validation.accuracy, "%.2f%%");
@@ -106,6 +110,7 @@ Json epochJson(const EpochMetrics& e) {
                 {"train_accuracy", number(e.trainAccuracy)},
                 {"lr", e.lr},
                 {"seconds", e.seconds}});
+  if (e.trainLabelSmoothing > 0) j["train_label_smoothing"] = e.trainLabelSmoothing;
   if (e.hasValidation) j["validation"] = evalMetricsToJson(e.validation);
   Json norms = Json::object();
   for (const auto& [name, v] : e.layerGradNorms)
@@ -157,8 +162,11 @@ Json TrainingEvent::toJson() const {
   return j;
 }
 
-AsyncSink::AsyncSink(std::shared_ptr<EventSink> target, std::size_t maxQueuedBatches)
-    : m_target(std::move(target)), m_maxBatches(std::max<std::size_t>(1, maxQueuedBatches)) {
+AsyncSink::AsyncSink(std::shared_ptr<EventSink> target, Overflow overflow,
+                     std::size_t maxQueuedBatches)
+    : m_target(std::move(target)),
+      m_overflow(overflow),
+      m_maxBatches(std::max<std::size_t>(1, maxQueuedBatches)) {
   m_thread = std::thread([this] { loop(); });
 }
 
@@ -173,14 +181,20 @@ AsyncSink::~AsyncSink() {
 
 void AsyncSink::onEvent(const TrainingEvent& event) {
   {
-    std::lock_guard<std::mutex> lock(m_mutex);
+    std::unique_lock<std::mutex> lock(m_mutex);
     if (event.type == EventType::BatchEnd) {
-      if (m_queuedBatches >= m_maxBatches) {
+      if (m_queuedBatches >= m_maxBatches && m_overflow == Overflow::Wait) {
+        const auto t0 = std::chrono::steady_clock::now();
+        m_roomCv.wait(lock, [&] { return m_queuedBatches < m_maxBatches; });
+        m_waitedSeconds +=
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      } else if (m_queuedBatches >= m_maxBatches) {
         for (auto it = m_queue.begin(); it != m_queue.end(); ++it) {
           if (it->type == EventType::BatchEnd) {
             m_queue.erase(it);
             --m_queuedBatches;
             ++m_dropped;
+            ++m_droppedSinceDelivery;
             break;
           }
         }
@@ -202,6 +216,11 @@ std::int64_t AsyncSink::droppedBatchEvents() const {
   return m_dropped;
 }
 
+double AsyncSink::waitedSeconds() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_waitedSeconds;
+}
+
 void AsyncSink::loop() {
   std::unique_lock<std::mutex> lock(m_mutex);
   for (;;) {
@@ -212,7 +231,12 @@ void AsyncSink::loop() {
     }
     TrainingEvent event = std::move(m_queue.front());
     m_queue.pop_front();
-    if (event.type == EventType::BatchEnd) --m_queuedBatches;
+    if (event.type == EventType::BatchEnd) {
+      --m_queuedBatches;
+      event.batch.skippedBefore = m_droppedSinceDelivery;
+      m_droppedSinceDelivery = 0;
+      m_roomCv.notify_one();
+    }
     m_busy = true;
     lock.unlock();
     try {

@@ -32,7 +32,9 @@ struct BatchMetrics {
   std::int64_t epoch = 0;  ///< 0-based
   std::int64_t batch = 0;  ///< 0-based within the epoch
   std::int64_t batchesPerEpoch = 0;
-  std::int64_t step = 0;  ///< optimizer steps taken so far (after this batch)
+  /// The optimizer step this batch belongs to, from 1 (the batches of an accumulation group
+  /// share it; `lr-schedule` numbers its steps the same way).
+  std::int64_t step = 0;
   std::int64_t totalSteps = 0;
   double loss = 0;
   double accuracy = 0;       ///< of this batch
@@ -41,8 +43,11 @@ struct BatchMetrics {
   double lr = 0;
   double gradNorm = 0;  ///< global L2 norm before clipping (of the last optimizer step)
   double imagesPerSecond = 0;
-  double lossScale = 0;   ///< fp16 loss scale (0 when not scaling)
-  bool skipped = false;   ///< the optimizer step was skipped (non-finite values)
+  double lossScale = 0;  ///< fp16 loss scale (0 when not scaling)
+  bool skipped = false;  ///< the optimizer step was skipped (non-finite values)
+  /// Display sinks only: BatchEnd events their queue dropped just before this one (a chart that
+  /// could not keep up says how many points it skipped). Always 0 in the run's records.
+  std::int64_t skippedBefore = 0;
   double seconds = 0;     ///< since the run started (wall time axis of charts)
   double runSeconds = 0;  ///< training time so far, paused time left out (for ETAs)
   MemoryFigure memory;
@@ -61,10 +66,13 @@ struct EpochMetrics {
   std::int64_t epoch = 0;
   std::int64_t epochs = 0;
   double trainLoss = 0;
+  /// The train loss's label smoothing (0: none). Validation's loss has none, so the two differ
+  /// by more than overfitting: messages say which loss is smoothed.
+  double trainLabelSmoothing = 0;
   double trainAccuracy = 0;
   bool hasValidation = false;
   EvalMetrics validation;
-  double lr = 0;
+  double lr = 0;  ///< the LR of the epoch's last optimizer step
   double seconds = 0;
   std::map<std::string, double> layerGradNorms;  ///< mean per node over the epoch's steps
 };
@@ -100,28 +108,46 @@ class EventSink {
   virtual void onEvent(const TrainingEvent& event) = 0;
 };
 
-/// Delivers events to a sink on its own thread, so a slow sink never slows the trainer.
-/// The queue is unbounded for everything but BatchEnd: past `maxQueuedBatches` pending
-/// BatchEnd events, the oldest pending BatchEnd is dropped (and counted).
+/// What an AsyncSink does when its sink falls `maxQueuedBatches` BatchEnd events behind.
+enum class Overflow {
+  /// Drop the oldest pending BatchEnd (a display: the trainer never waits for it). The next
+  /// BatchEnd delivered carries the count in `skippedBefore`.
+  DropOldestBatch,
+  /// Make the trainer wait for room (records: the run writer, --json lines; nothing is lost).
+  /// The time it waited is measured (waitedSeconds()).
+  Wait,
+};
+
+/// Delivers events to a sink on its own thread, so a slow sink does not slow the trainer until
+/// it falls `maxQueuedBatches` BatchEnd events behind; then `overflow` decides. Events other
+/// than BatchEnd are always queued.
 class AsyncSink : public EventSink {
  public:
-  explicit AsyncSink(std::shared_ptr<EventSink> target, std::size_t maxQueuedBatches = 10000);
-  ~AsyncSink() override;                              ///< delivers what is queued, then joins
-  void onEvent(const TrainingEvent& event) override;  ///< never blocks on the target
+  explicit AsyncSink(std::shared_ptr<EventSink> target,
+                     Overflow overflow = Overflow::DropOldestBatch,
+                     std::size_t maxQueuedBatches = 10000);
+  ~AsyncSink() override;  ///< delivers what is queued, then joins
+  /// Queues the event; with Overflow::Wait it blocks while the queue is full.
+  void onEvent(const TrainingEvent& event) override;
   /// Waits until every queued event has been delivered.
   void flush();
   std::int64_t droppedBatchEvents() const;
+  double waitedSeconds() const;  ///< time onEvent() spent waiting for room (Overflow::Wait)
 
  private:
   void loop();
   std::shared_ptr<EventSink> m_target;
+  Overflow m_overflow;
   std::size_t m_maxBatches;
   mutable std::mutex m_mutex;
   std::condition_variable m_cv;
   std::condition_variable m_idleCv;
+  std::condition_variable m_roomCv;
   std::deque<TrainingEvent> m_queue;
   std::size_t m_queuedBatches = 0;
   std::int64_t m_dropped = 0;
+  std::int64_t m_droppedSinceDelivery = 0;
+  double m_waitedSeconds = 0;
   bool m_busy = false;
   bool m_closing = false;
   std::thread m_thread;

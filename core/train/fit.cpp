@@ -290,6 +290,9 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
   const std::int64_t b = m_state.nextBatch;
   const BatchGroup group = s.plan.groupOf(b);
   const double lr = currentLr();
+  // The optimizer step this batch belongs to, from 1 (the batches of a group share it):
+  // lr-schedule numbers its steps the same way, so the two join on `step`.
+  const std::int64_t step = m_state.step + 1;
   // Dropout draws from (seed, epoch, batch), and from the rank in a data-parallel job.
   torch::manual_seed(
       augment::mixSeed(s.opt.seed ^ kDropoutStream ^ (std::uint64_t(s.group->rank()) << 32),
@@ -322,7 +325,7 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
   }
   m_state.nextBatch = b + 1;
   ++m_batchesThisSession;
-  publishBatch(b, f, lr, skipped);
+  publishBatch(b, step, f, lr, skipped);
   if (const auto failed = m_ctx.recordsFailure ? m_ctx.recordsFailure() : std::string();
       !failed.empty()) {
     failRecords(failed);
@@ -371,10 +374,12 @@ void Fit::failRecords(const std::string& failure) {
   } catch (const Error& e) {
     m_ctx.log(std::string("could not write the checkpoint either: ") + e.what(), "warning");
   }
-  throw RunEnd{FinishState::Failed, "the run's records could not be written (" + failure +
-                                        "); stopped at epoch " + std::to_string(m_state.epoch + 1) +
-                                        ", batch " + std::to_string(m_state.nextBatch) +
-                                        (where.empty() ? "" : ", the position is in " + where)};
+  throw RunEnd{FinishState::Failed,
+               "the run's records could not be written (" + failure + "); stopped at epoch " +
+                   std::to_string(m_state.epoch + 1) + ", batch " +
+                   std::to_string(m_state.nextBatch) +
+                   (where.empty() ? "" : ", the position is in " + where),
+               /*ioFailure=*/true};
 }
 
 void Fit::warnDivergence(const std::string& message) {
@@ -403,14 +408,15 @@ void Fit::failNonFinite(const std::string& message) {
                message + (where.empty() ? "" : "; the state before this step is in " + where)};
 }
 
-void Fit::publishBatch(std::int64_t batch, const BatchFigures& f, double lr, bool skipped) {
+void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures& f, double lr,
+                       bool skipped) {
   TrainingEvent e;
   e.type = EventType::BatchEnd;
   auto& m = e.batch;
   m.epoch = m_state.epoch;
   m.batch = batch;
   m.batchesPerEpoch = m_setup.plan.batchesPerEpoch();
-  m.step = m_state.step;
+  m.step = step;
   m.totalSteps = m_setup.plan.totalSteps();
   m.loss = f.loss;
   m.accuracy = f.seen ? double(f.correct) / double(f.seen) : 0;
@@ -466,8 +472,10 @@ std::string Fit::endEpoch() {
   e.epoch = m_state.epoch;
   e.epochs = s.plan.epochs();
   e.trainLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
+  e.trainLabelSmoothing = s.opt.labelSmoothing;
   e.trainAccuracy = m_state.seen ? double(m_state.correct) / double(m_state.seen) : std::nan("");
-  e.lr = currentLr();
+  // The LR the epoch ended with: its last optimizer step's (not the next epoch's first).
+  e.lr = m_plateau->apply(s.plan.lrAt(std::max<std::int64_t>(0, m_state.step - 1)));
   for (const auto& [node, sum] : m_state.normSums)
     e.layerGradNorms[node] = m_state.normSteps ? sum / double(m_state.normSteps) : 0.0;
   if (s.valLoader) {

@@ -36,6 +36,9 @@ class Fit {
   /// The run's outcome so far, with its steps, folder and time filled in.
   TrainResult result() const;
   bool deterministic() const { return m_setup.opt.deterministic; }
+  /// True once a batch was trained in this process (a failure after that is the run's, not the
+  /// input's).
+  bool trainedABatch() const { return m_batchesThisSession > 0; }
 
  private:
   void prepare();
@@ -51,7 +54,8 @@ class Fit {
   void applyUnfreezes();
   bool trainBatch(const data::Batch& batch, bool& groupHasBadBatch);
   void takeStep(double lr, std::int64_t batch, bool& skipped);
-  void publishBatch(std::int64_t batch, const BatchFigures& figures, double lr, bool skipped);
+  void publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures& figures, double lr,
+                    bool skipped);
   std::string endEpoch();
   EvalMetrics evaluate(data::DataLoader& loader);
   EvalMetrics validate();

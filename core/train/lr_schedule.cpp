@@ -191,15 +191,24 @@ LrSchedule LrSchedule::fromJson(const Json& json, double baseLr, const ScheduleR
   return s;
 }
 
+double LrSchedule::warmupSteps(const StepSpan& plan) const {
+  return m_warmupEpochs > 0 ? m_warmupEpochs * double(plan.stepsPerEpoch) : double(m_warmupSteps);
+}
+
 double LrSchedule::lrAt(std::int64_t step, const StepSpan& plan) const {
-  double lr = m_def.lrAt ? m_def.lrAt(m_params, m_baseLr, step, plan) : m_baseLr;
-  const double warmup =
-      m_warmupEpochs > 0 ? m_warmupEpochs * double(plan.stepsPerEpoch) : double(m_warmupSteps);
+  const double warmup = warmupSteps(plan);
+  // The schedule proper starts where the warmup ends (the first whole step at or after it).
+  const auto start = static_cast<std::int64_t>(std::ceil(warmup));
+  StepSpan rest = plan;
+  rest.lessSteps += start;
+  const auto scheduled = [&](std::int64_t s) {
+    return m_def.lrAt ? m_def.lrAt(m_params, m_baseLr, s, rest) : m_baseLr;
+  };
   if (warmup > 0 && double(step) < warmup) {
     const double t = double(step) / warmup;
-    lr *= m_warmupStartFactor + (1.0 - m_warmupStartFactor) * t;
+    return scheduled(0) * (m_warmupStartFactor + (1.0 - m_warmupStartFactor) * t);
   }
-  return lr;
+  return scheduled(step - start);
 }
 
 std::vector<double> LrSchedule::curve(const StepSpan& plan) const {

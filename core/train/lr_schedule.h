@@ -1,5 +1,6 @@
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -16,7 +17,12 @@ namespace netsmith::train {
 struct StepSpan {
   std::int64_t epochs = 1;
   std::int64_t stepsPerEpoch = 1;
-  std::int64_t totalSteps() const { return epochs * stepsPerEpoch; }
+  /// Steps taken off the end: the span a schedule runs over after a warmup of this many.
+  std::int64_t lessSteps = 0;
+  std::int64_t totalSteps() const {
+    const std::int64_t all = epochs * stepsPerEpoch;
+    return lessSteps > 0 ? std::max<std::int64_t>(1, all - lessSteps) : all;
+  }
 };
 
 /// One LR schedule type: a pure function of the step, so a form can plot it before training.
@@ -50,9 +56,13 @@ class LrSchedule {
   static LrSchedule fromJson(const Json& json, double baseLr, const ScheduleRegistry& registry,
                              Problems& problems);
 
-  /// The LR at optimizer step `step` of `plan`. Warmup ramps linearly from
-  /// warmup_start_factor x the scheduled LR to the scheduled LR.
+  /// The LR at optimizer step `step` of `plan`. A warmup of W steps ramps linearly from
+  /// warmup_start_factor x the schedule's first LR and reaches that LR (the base LR) at step W;
+  /// the schedule then runs over the remaining steps, its step 0 at step W (as in timm and
+  /// transformers: the peak is the base LR, not a fraction of it).
   double lrAt(std::int64_t step, const StepSpan& plan) const;
+  /// The warmup's length in steps of `plan` (0: none).
+  double warmupSteps(const StepSpan& plan) const;
   /// Every step's LR: what `netsmith-cli lr-schedule` prints and the training page plots.
   std::vector<double> curve(const StepSpan& plan) const;
 

@@ -42,6 +42,7 @@ struct RunControls {
 struct RunEnd {
   FinishState state;
   std::string reason;
+  bool ioFailure = false;  ///< the machine failed (a full disk), not the input
 };
 
 /// The run's link to its Trainer.

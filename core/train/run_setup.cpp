@@ -10,8 +10,10 @@
 
 #include "augment/sample_rng.h"
 #include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_model.h"
 #include "checkpoint/safetensors.h"
 #include "common/error.h"
+#include "common/file_util.h"
 #include "env/env_report.h"
 #include "train/metrics.h"
 #include "train/optimizer_factory.h"
@@ -140,13 +142,7 @@ std::string initFromPathOf(const TrainerConfig& config) {
 }
 
 void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
-  checkpoint::NamedTensors tensors;
-  try {
-    tensors = checkpoint::readCheckpoint(path).model;
-  } catch (const Error&) {
-    // A plain safetensors file of weights (an export) is fine too.
-    tensors = checkpoint::readSafetensors(path).tensors;
-  }
+  const checkpoint::NamedTensors tensors = checkpoint::readWeights(path);
   torch::NoGradGuard noGrad;
   const auto report = checkpoint::loadModuleState(*s.net, tensors);
   s.initReport = report.summary();
@@ -297,9 +293,11 @@ std::string openRunFolder(RunContext& ctx, const RunSetup& s,
         createRunFolder(config.runsRoot, config.project.name, project::projectToJson(s.project));
   } else {
     std::error_code ec;
-    fs::create_directories(fs::path(runDir) / "checkpoints", ec);
-    fs::create_directories(fs::path(runDir) / "exports", ec);
-    if (ec) throw Error(runDir + ": cannot create the run folder (" + ec.message() + ")");
+    fs::create_directories(runDir, ec);
+    if (ec) throw IoError(runDir + ": cannot create the run folder (" + ec.message() + ")");
+    // A run folder from elsewhere: what is written in it stays in it (no folder links).
+    for (const char* sub : {"checkpoints", "exports"})
+      makeRealFolder((fs::path(runDir) / sub).string());
   }
   lock = std::make_unique<RunFolderLock>(runDir);
   if (const int n = removeStaleTemporaries((fs::path(runDir) / "checkpoints").string()))

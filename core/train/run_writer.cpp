@@ -1,6 +1,6 @@
 #include "train/run_writer.h"
 
-#include <spdlog/sinks/basic_file_sink.h>
+#include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
 #include <fcntl.h>
@@ -25,11 +25,23 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::FILE* openAppend(const fs::path& path) {
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (!f) throw Error(path.string() + ": cannot write (" + std::strerror(errno) + ")");
-  return f;
-}
+/// train.log, opened without following a link (spdlog's own file sink opens by name).
+class LogFileSink final : public spdlog::sinks::base_sink<std::mutex> {
+ public:
+  explicit LogFileSink(std::FILE* file) : m_file(file) {}
+  ~LogFileSink() override { std::fclose(m_file); }
+
+ protected:
+  void sink_it_(const spdlog::details::log_msg& msg) override {
+    spdlog::memory_buf_t line;
+    formatter_->format(msg, line);
+    std::fwrite(line.data(), 1, line.size(), m_file);
+  }
+  void flush_() override { std::fflush(m_file); }
+
+ private:
+  std::FILE* m_file;
+};
 
 std::string csvNumber(double v) {
   if (!std::isfinite(v)) return "";
@@ -55,34 +67,40 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
     throw Error(dir + ": cannot create the run folder (" +
                 (ec ? ec.message() : std::string("it exists")) + ")");
   }
-  for (const char* sub : {"checkpoints", "exports"}) {
-    fs::create_directory(fs::path(dir) / sub, ec);
-    if (ec) throw Error(dir + "/" + sub + ": cannot create (" + ec.message() + ")");
-  }
+  for (const char* sub : {"checkpoints", "exports"})
+    makeRealFolder((fs::path(dir) / sub).string());
   writeFileAtomically((fs::path(dir) / "project.json").string(), projectSnapshot.dump(2) + "\n");
   return dir;
 }
 
 RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
   const fs::path dir(runDir);
-  const bool newMetrics = !fs::exists(dir / "metrics.csv");
-  m_metrics = openAppend(dir / "metrics.csv");
-  m_events = openAppend(dir / "events.jsonl");
+  std::error_code ec;
+  const bool newMetrics = !fs::exists(fs::symlink_status(dir / "metrics.csv", ec));
+  m_metrics = fopenAppendNoFollow((dir / "metrics.csv").string());
+  try {
+    m_events = fopenAppendNoFollow((dir / "events.jsonl").string());
+  } catch (...) {
+    std::fclose(m_metrics);
+    throw;
+  }
   if (newMetrics) {
     std::fputs(
         "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
         "memory_bytes,val_loss,val_accuracy,seconds\n",
         m_metrics);
   }
+  std::FILE* log = nullptr;
   try {
-    auto sink =
-        std::make_shared<spdlog::sinks::basic_file_sink_mt>((dir / "train.log").string(), false);
-    m_log = std::make_shared<spdlog::logger>("run", sink);
-    m_log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
-    m_log->flush_on(spdlog::level::info);
-  } catch (const spdlog::spdlog_ex& e) {
-    throw Error((dir / "train.log").string() + ": cannot write (" + e.what() + ")");
+    log = fopenAppendNoFollow((dir / "train.log").string());
+  } catch (...) {
+    std::fclose(m_metrics);
+    std::fclose(m_events);
+    throw;
   }
+  m_log = std::make_shared<spdlog::logger>("run", std::make_shared<LogFileSink>(log));
+  m_log->set_pattern("%Y-%m-%d %H:%M:%S.%e %l %v");
+  m_log->flush_on(spdlog::level::info);
 }
 
 RunWriter::~RunWriter() {
@@ -96,6 +114,10 @@ std::string RunWriter::failure() const {
 }
 
 void RunWriter::check(std::FILE* file, const char* name, bool ok) {
+  if (writeFaultForTesting((fs::path(m_dir) / name).string())) {
+    ok = false;
+    errno = ENOSPC;
+  }
   if (ok && std::ferror(file) == 0) return;
   const int err = errno;
   std::lock_guard<std::mutex> lock(m_failureMutex);
@@ -134,26 +156,27 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       break;
     }
     case EventType::Started:
-      m_log->info("Netsmith {}: run started in {}: {}", NETSMITH_VERSION, e.path, e.message);
+      m_log->info("Netsmith {}: run started in {}: {}", NETSMITH_VERSION, printable(e.path),
+                  printable(e.message));
       break;
     case EventType::Checkpoint:
-      m_log->info("checkpoint {} written: {}", e.tag, e.path);
+      m_log->info("checkpoint {} written: {}", printable(e.tag), printable(e.path));
       break;
     case EventType::Log:
       if (e.level == "debug")
-        m_log->debug(e.message);
+        m_log->debug(printable(e.message));
       else
-        m_log->info(e.message);
+        m_log->info(printable(e.message));
       break;
     case EventType::Warning:
-      m_log->warn(e.message);
+      m_log->warn(printable(e.message));
       break;
     case EventType::Finished:
       check(m_metrics, "metrics.csv", std::fflush(m_metrics) == 0);
       if (e.state == FinishState::Failed)
-        m_log->error("run failed: {}", e.message);
+        m_log->error("run failed: {}", printable(e.message));
       else
-        m_log->info("run {}: {}", finishStateName(e.state), e.message);
+        m_log->info("run {}: {}", finishStateName(e.state), printable(e.message));
       m_log->flush();
       break;
   }
@@ -161,15 +184,15 @@ void RunWriter::onEvent(const TrainingEvent& e) {
 
 RunFolderLock::RunFolderLock(const std::string& runDir) {
   const std::string path = (fs::path(runDir) / ".lock").string();
-  m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (m_fd < 0) throw Error(path + ": cannot create the run's lock (" + std::strerror(errno) + ")");
+  m_fd = openForUpdateNoFollow(path);
   if (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
     char buf[32] = {};
     const auto n = ::pread(m_fd, buf, sizeof buf - 1, 0);
     ::close(m_fd);
     m_fd = -1;
     const std::string pid = n > 0 ? std::string(buf, std::size_t(n)) : std::string("?");
-    throw Error(runDir + ": the run is in use by process " + pid.substr(0, pid.find('\n')) +
+    throw Error(runDir + ": the run is in use by process " +
+                printable(pid.substr(0, pid.find('\n'))) +
                 " (another training of this run); wait for it to end, or stop it");
   }
   const std::string pid = std::to_string(::getpid()) + "\n";
@@ -188,6 +211,7 @@ int removeStaleTemporaries(const std::string& folder) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(folder, ec)) {
     if (!std::regex_match(entry.path().filename().string(), pattern)) continue;
+    // A link of that name is removed itself (remove never follows it), not what it names.
     if (fs::remove(entry.path(), ec)) ++removed;
   }
   return removed;

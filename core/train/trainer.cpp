@@ -43,8 +43,8 @@ Trainer::~Trainer() {
   m_sinks.clear();
 }
 
-void Trainer::addSink(std::shared_ptr<EventSink> sink) {
-  m_sinks.push_back(std::make_shared<AsyncSink>(std::move(sink)));
+void Trainer::addSink(std::shared_ptr<EventSink> sink, Overflow overflow) {
+  m_sinks.push_back(std::make_shared<AsyncSink>(std::move(sink), overflow));
 }
 
 void Trainer::attachRunWriter(const std::string& runDir) {
@@ -54,11 +54,12 @@ void Trainer::attachRunWriter(const std::string& runDir) {
   }
   // First in line; it also gets the events sent before the folder existed.
   m_runWriter = std::make_shared<RunWriter>(runDir);
-  auto writer = std::make_shared<AsyncSink>(m_runWriter);
+  auto writer = std::make_shared<AsyncSink>(m_runWriter, Overflow::Wait);
   for (const auto& e : m_beforeRunDir)
     writer->onEvent(e);
   m_beforeRunDir.clear();
   m_sinks.insert(m_sinks.begin(), writer);
+  m_runWriterQueue = writer;
 }
 
 void Trainer::publish(TrainingEvent event) {
@@ -128,11 +129,23 @@ void Trainer::run() {
     Fit fit(ctx);
     FinishState state = FinishState::Completed;
     std::string reason;
+    auto failure = TrainResult::Failure::Run;
     try {
       fit.run();
     } catch (const RunEnd& end) {
       state = end.state;
       reason = end.reason;
+      if (end.ioFailure) failure = TrainResult::Failure::Io;
+    } catch (const IoError& e) {
+      state = FinishState::Failed;
+      reason = e.what();
+      failure = TrainResult::Failure::Io;
+    } catch (const Error& e) {
+      state = FinishState::Failed;
+      reason = e.what();
+      // Before the first batch: the project, the data or the run folder was refused. After:
+      // the run failed (another rank ended, a sample that cannot be decoded).
+      failure = fit.trainedABatch() ? TrainResult::Failure::Run : TrainResult::Failure::Input;
     } catch (const c10::Error& e) {
       state = FinishState::Failed;
       reason = std::string("LibTorch: ") + e.what_without_backtrace();
@@ -144,9 +157,20 @@ void Trainer::run() {
     if (!reason.empty()) {
       result.state = state;
       result.reason = reason;
+      if (state == FinishState::Failed) result.failure = failure;
     }
     if (fit.deterministic()) at::globalContext().setDeterministicAlgorithms(false, false);
   }  // the run's resources (loaders, other ranks) are released before Finished goes out
+  if (m_runWriterQueue) {
+    // The records are never thinned: a disk slower than training makes training wait.
+    if (const double waited = m_runWriterQueue->waitedSeconds(); waited >= 0.1) {
+      TrainingEvent e;
+      e.type = EventType::Log;
+      e.message = "training waited " + brief(waited, 3) +
+                  " s in all for the run's records to be written (a slow disk)";
+      publish(std::move(e));
+    }
+  }
   TrainingEvent finished;
   finished.type = EventType::Finished;
   finished.state = result.state;

@@ -86,6 +86,10 @@ struct TrainerConfig {
 struct TrainResult {
   FinishState state = FinishState::Completed;
   std::string reason;
+  /// What ended a Failed run: the input (a project, data, a folder from elsewhere refused
+  /// before the first batch), the machine (a full disk, a permission: netsmith::IoError), or
+  /// the run itself (divergence, another rank ending, a library failure).
+  enum class Failure { None, Input, Io, Run } failure = Failure::None;
   std::string runDir;
   std::int64_t epochsDone = 0;
   std::int64_t steps = 0;
@@ -121,8 +125,10 @@ class Trainer {
   Trainer(const Trainer&) = delete;
   Trainer& operator=(const Trainer&) = delete;
 
-  /// Before start(). Every sink gets its own delivery thread: a slow sink never slows training.
-  void addSink(std::shared_ptr<EventSink> sink);
+  /// Before start(). Every sink gets its own delivery thread. A display (the default) that
+  /// falls far behind skips step events and says so in BatchMetrics::skippedBefore; a sink
+  /// given Overflow::Wait (records, such as --json lines) makes training wait instead.
+  void addSink(std::shared_ptr<EventSink> sink, Overflow overflow = Overflow::DropOldestBatch);
 
   void start();
   void wait();  ///< joins the thread and flushes every sink
@@ -153,6 +159,7 @@ class Trainer {
   double m_startTime = 0;
   std::vector<TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
   std::shared_ptr<RunWriter> m_runWriter;
+  std::shared_ptr<AsyncSink> m_runWriterQueue;  // never drops: training waits for the disk
 };
 
 }  // namespace netsmith::train

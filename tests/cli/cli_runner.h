@@ -2,6 +2,7 @@
 
 // Runs the real netsmith-cli binary (NETSMITH_CLI) and captures its output.
 #include <fcntl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -56,6 +57,46 @@ inline pid_t startCli(const std::vector<std::string>& args, const std::string& l
   argv.push_back(nullptr);
   ::execv(NETSMITH_CLI, argv.data());
   ::_exit(127);
+}
+
+struct MeasuredRun {
+  int exitCode = -1;   ///< -1 when killed by a signal
+  std::string output;  ///< stdout and stderr together
+  double seconds = 0;  ///< wall time
+  long peakKiB = 0;    ///< the child's peak resident set (its own, not this process's)
+};
+
+/// Runs netsmith-cli with `args` (no shell), killed after `limitSeconds`, and measures its wall
+/// time and peak resident memory (wait4's rusage of that child alone).
+inline MeasuredRun runCliMeasured(const std::vector<std::string>& args, double limitSeconds) {
+  MeasuredRun r;
+  char log[] = "/tmp/netsmith-cli-run-XXXXXX";
+  const int fd = ::mkstemp(log);
+  if (fd < 0) return r;
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    ::dup2(fd, STDOUT_FILENO);
+    ::dup2(fd, STDERR_FILENO);
+    std::vector<char*> argv{const_cast<char*>(NETSMITH_CLI)};
+    for (const auto& a : args)
+      argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    ::alarm(static_cast<unsigned>(limitSeconds) + 1);  // SIGALRM ends it past the limit
+    ::execv(NETSMITH_CLI, argv.data());
+    ::_exit(127);
+  }
+  int status = 0;
+  struct rusage usage {};
+  ::wait4(pid, &status, 0, &usage);
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  r.peakKiB = usage.ru_maxrss;
+  r.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  std::ifstream in(log, std::ios::binary);
+  r.output.assign(std::istreambuf_iterator<char>(in), {});
+  ::close(fd);
+  ::unlink(log);
+  return r;
 }
 
 /// Waits until `log` contains `text` (true) or `seconds` pass (false).

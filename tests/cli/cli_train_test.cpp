@@ -372,3 +372,36 @@ TEST(CliExport, WritesAllThreeWithAPassingParityReport) {
   const auto bad = runCli("export " + ckpt + " --opset 9");
   EXPECT_EQ(bad.exitCode, 2) << bad.output;
 }
+
+// An imported network is evaluated and exported before any training: its project's weights
+// come from init_from. The figures are the same as the checkpoint it was exported from.
+TEST(CliExport, AnImportedProjectIsEvaluatedAndExportedWithoutTraining) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}});
+  ASSERT_EQ(runCli("train " + project + " --out " + dir.file("runs")).exitCode, 0);
+  std::string runDir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("runs")))
+    runDir = entry.path().string();
+  const std::string ckpt = runDir + "/checkpoints/last.safetensors";
+  ASSERT_EQ(runCli("export " + ckpt + " --onnx " + dir.file("m.onnx")).exitCode, 0);
+  const std::string imported = dir.file("imported.netsmith.json");
+  const auto im = runCli("import " + dir.file("m.onnx") + " --out " + imported);
+  ASSERT_EQ(im.exitCode, 0) << im.output;
+
+  const auto fromCheckpoint = runCli("eval " + ckpt + " --data " + project + " --json");
+  const auto fromImport = runCli("eval " + imported + " --data " + project + " --json");
+  ASSERT_EQ(fromCheckpoint.exitCode, 0) << fromCheckpoint.output;
+  ASSERT_EQ(fromImport.exitCode, 0) << fromImport.output;
+  const Json a = Json::parse(fromCheckpoint.output), b = Json::parse(fromImport.output);
+  EXPECT_EQ(a["samples"], b["samples"]);
+  EXPECT_EQ(a["confusion"], b["confusion"]);
+  EXPECT_NEAR(a["accuracy"].get<double>(), b["accuracy"].get<double>(), 1e-12);
+
+  const auto ex = runCli("export " + imported + " --onnx " + dir.file("again.onnx"));
+  EXPECT_EQ(ex.exitCode, 0) << ex.output;
+  EXPECT_NE(ex.output.find("parity passed"), std::string::npos) << ex.output;
+  // A project without weights is refused by name.
+  const auto none = runCli("export " + project);
+  EXPECT_EQ(none.exitCode, 2) << none.output;
+  EXPECT_NE(none.output.find("has no weights to use"), std::string::npos) << none.output;
+}

@@ -309,6 +309,39 @@ TEST(Distributed, ALocalJobListensOnlyOnLoopback) {
   EXPECT_FALSE(std::filesystem::exists(m[1].str())) << "the private folder is removed";
 }
 
+// Under a torchrun- or Slurm-style launch (RANK, WORLD_SIZE, MASTER_ADDR in the environment,
+// no launcher-hosted store) rank 0 serves the job's TCPStore. With a loopback MASTER_ADDR it
+// listens on loopback only (LibTorch alone would listen on 0.0.0.0).
+TEST(Distributed, ALaunchWithALoopbackMasterAddrListensOnlyOnLoopback) {
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 500}});
+  const std::string port = std::to_string(freePort());
+  std::vector<pid_t> ranks;
+  for (int rank = 0; rank < 2; ++rank) {
+    ranks.push_back(startCli(
+        {"train", project, "--threads", "1", "--dist-timeout", "20", "--out",
+         dir.file("runs" + std::to_string(rank))},
+        dir.file("out" + std::to_string(rank) + ".txt"),
+        {"RANK=" + std::to_string(rank), "WORLD_SIZE=2", "LOCAL_RANK=" + std::to_string(rank),
+         "LOCAL_WORLD_SIZE=2", "MASTER_ADDR=127.0.0.1", "MASTER_PORT=" + port}));
+  }
+  const bool training = waitForText(dir.file("out0.txt"), "epoch 2/500", 120);
+  std::set<std::string> inodes;
+  for (const pid_t pid : ranks)
+    for (const auto& i : socketInodes(pid))
+      inodes.insert(i);
+  const auto listening = listeningAddresses(inodes);
+  for (const pid_t pid : ranks)
+    ::kill(pid, SIGKILL);
+  for (const pid_t pid : ranks)
+    ::waitpid(pid, nullptr, 0);
+  const std::string out = netsmith::readTextFile(dir.file("out0.txt"));
+  ASSERT_TRUE(training) << out << netsmith::readTextFile(dir.file("out1.txt"));
+  EXPECT_FALSE(listening.empty()) << "rank 0 serves the store";
+  for (const auto& address : listening)
+    EXPECT_TRUE(loopback(address)) << "listening on " << address << "\n" << out;
+}
+
 TEST(Distributed, AKilledRankStopsTheOtherWithAClearMessage) {
   TempDir dir;
   const auto job = startLongJob(dir, "10", "epoch 2/500");

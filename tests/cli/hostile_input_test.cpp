@@ -78,9 +78,22 @@ TEST(HostileInput, AnIdxHeaderAnnouncingTooMuchIsRefusedBeforeAnythingIsAllocate
       runCli("data-stats " + projectWithData(dir, R"({"train": {"format": "idx", "images": "i.idx",
                                                  "labels": "l.idx"}})"));
   EXPECT_EQ(r.exitCode, 2) << r.output;
-  EXPECT_NE(r.output.find("i.idx: the header announces 2147483648 images of 65535x65535"),
+  EXPECT_NE(r.output.find("i.idx: the header announces 2147483648 images; an IDX file may hold "
+                          "at most 16777216"),
             std::string::npos)
       << r.output;
+  // Within the record count, the pixel bytes are bounded too (65535x65535 images).
+  images.replace(4, 4, std::string("\0\0\x10\0", 4));  // 4096 images
+  std::ofstream(dir.file("i.idx"), std::ios::binary) << images;
+  labels.replace(4, 4, std::string("\0\0\x10\0", 4));
+  std::ofstream(dir.file("l.idx"), std::ios::binary) << labels;
+  const auto big =
+      runCli("data-stats " + projectWithData(dir, R"({"train": {"format": "idx", "images": "i.idx",
+                                                 "labels": "l.idx"}})"));
+  EXPECT_EQ(big.exitCode, 2) << big.output;
+  EXPECT_NE(big.output.find("i.idx: the header announces 4096 images of 65535x65535"),
+            std::string::npos)
+      << big.output;
 }
 
 TEST(HostileInput, DevicesAndFifosAreRefusedWithoutBlocking) {
@@ -312,13 +325,14 @@ TEST(HostileInput, ACheckpointReadsOnlyDataTheUserNamed) {
   EXPECT_NE(r.output.find("random inputs only: no real samples, its data (" + secret.string()),
             std::string::npos)
       << r.output;
-  // Named by the user: with --data, with --data-from-checkpoint, or by a project file in the
-  // checkpoint's folder that reads the same folder.
+  // Named by the user: with --data, or with --data-from-checkpoint.
   r = runCli("eval " + hostile + " --data " + project);
   EXPECT_EQ(r.exitCode, 0) << r.output;
   r = runCli("eval " + hostile + " --data-from-checkpoint");
   EXPECT_EQ(r.exitCode, 0) << r.output;
   EXPECT_NE(r.output.find("train split"), std::string::npos) << r.output;
+  // A project file shipped beside the checkpoint names nothing: it came from the same sender.
+  // Nor does a link in the checkpoint's folder that leads out of it.
   std::ofstream(inbox / "mine.netsmith.json")
       << netsmith::readTextFile(netsmith::testutil::writeClassifierProject(
              elsewhere,
@@ -326,7 +340,19 @@ TEST(HostileInput, ACheckpointReadsOnlyDataTheUserNamed) {
                  R"("}, "normalize": "none"})",
              2));
   r = runCli("eval " + hostile);
-  EXPECT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("outside the checkpoint's folder " + inbox.string()), std::string::npos)
+      << r.output;
+  std::filesystem::create_directory_symlink(secret, inbox / "imgs");
+  const auto linked = withMeta(ckpt, (inbox / "linked.safetensors").string(), [&](Json& m) {
+    m["project"]["data"]["train"]["root"] = "imgs";
+    m["base_dir"] = inbox.string();
+  });
+  r = runCli("eval " + linked);
+  EXPECT_EQ(r.exitCode, 2) << r.output;
+  EXPECT_NE(r.output.find("its project reads data from " + (inbox / "imgs").string()),
+            std::string::npos)
+      << r.output;
 }
 
 TEST(HostileInput, AnOnnxFileThatIsNotAModelIsRefusedAndNothingIsWritten) {

@@ -3,9 +3,12 @@
 // warmup, two processes and a stopped-then-resumed run.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "../core/train_fixtures.h"
@@ -160,4 +163,91 @@ TEST(LrPlan, AResumeWhoseRunWasSetUpDifferentlyIsRefusedWithTheDifferences) {
   // The same settings resume; more epochs are fine.
   const auto ok = runCli("train " + project + " --limit-train 150 --epochs 4 --resume " + ckpt);
   EXPECT_EQ(ok.exitCode, 0) << ok.output;
+}
+
+// Warmup reaches the base LR, and the schedule then runs over the remaining steps: the plan of
+// 3 epochs x 10 steps with 1 epoch of warmup is PyTorch's LinearLR then CosineAnnealingLR over
+// the other 20 steps (SequentialLR), step for step. (Before, the warmup multiplied a cosine of
+// the whole run and peaked at 0.78x the base LR.)
+TEST(LrPlan, WarmupReachesTheBaseLrAsInPyTorch) {
+  if (std::system("/usr/bin/python3 -c 'import torch' >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "SKIPPED: /usr/bin/python3 has no torch";
+  TempDir dir;
+  const auto project = writeProject(dir, 2);  // 10 batches, 5 steps an epoch
+  Json plan;
+  const auto planned = plannedLr(project, "--steps-per-epoch 10", &plan);
+  ASSERT_EQ(planned.size(), 30u);
+  EXPECT_EQ(plan["first_step"], 1);
+  std::ofstream(dir.file("lr.py")) << R"(import torch
+p = torch.nn.Parameter(torch.zeros(1))
+opt = torch.optim.SGD([p], lr=0.05, momentum=0.9)
+S = torch.optim.lr_scheduler
+warm = S.LinearLR(opt, start_factor=0.2, end_factor=1.0, total_iters=10)
+cos = S.CosineAnnealingLR(opt, T_max=20, eta_min=0.001)
+sched = S.SequentialLR(opt, [warm, cos], milestones=[10])
+for _ in range(30):
+    print(repr(opt.param_groups[0]["lr"]))
+    opt.step()
+    sched.step()
+)";
+  const auto py = netsmith::testutil::runShell("/usr/bin/python3 -W ignore " + dir.file("lr.py"));
+  ASSERT_EQ(py.exitCode, 0) << py.output;
+  std::istringstream lines(py.output);
+  double peak = 0;
+  for (std::size_t s = 0; s < planned.size(); ++s) {
+    double expected = 0;
+    ASSERT_TRUE(lines >> expected) << py.output;
+    EXPECT_NEAR(std::stod(planned[s]), expected, 1e-8 + 1e-7 * expected) << "step " << s + 1;
+    peak = std::max(peak, std::stod(planned[s]));
+  }
+  EXPECT_DOUBLE_EQ(peak, 0.05);  // the base LR, at step 11
+  EXPECT_EQ(planned[10], "0.05");
+}
+
+// One numbering everywhere: every step row of metrics.csv joins lr-schedule's text output on
+// `step` (steps from 1; the batches of an accumulation group share their step), and each
+// epoch row's lr is its epoch's last step's.
+TEST(LrPlan, MetricsAndThePlanJoinOnStep) {
+  TempDir dir;
+  const auto project = writeProject(dir, 3);  // 10 batches, 4 steps an epoch
+  const auto text = runCli("lr-schedule " + project);
+  ASSERT_EQ(text.exitCode, 0) << text.output;
+  std::map<long long, double> planByStep;
+  std::istringstream in(text.output);
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    long long step = 0, epoch = 0;
+    double lr = 0;
+    std::istringstream row(line);
+    ASSERT_TRUE(row >> step >> epoch >> lr) << line;
+    planByStep[step] = lr;  // printed with 8 significant digits
+  }
+  ASSERT_EQ(planByStep.size(), 12u);
+  EXPECT_EQ(planByStep.begin()->first, 1);
+  const auto r = runCli("train " + project + " --out " + dir.file("runs"));
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  std::ifstream csv(onlyRun(dir.file("runs")) + "/metrics.csv");
+  std::string line;
+  std::getline(csv, line);
+  int joined = 0, epochs = 0;
+  while (std::getline(csv, line)) {
+    std::vector<std::string> cells;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');)
+      cells.push_back(cell);
+    if (cells.at(0) == "step") {
+      const auto it = planByStep.find(std::stoll(cells.at(3)));
+      ASSERT_NE(it, planByStep.end()) << line;
+      EXPECT_NEAR(std::stod(cells.at(6)), it->second, 1e-7 * it->second) << line;
+      ++joined;
+    } else if (cells.at(0) == "epoch") {
+      ++epochs;
+      // Steps 4, 8, 12 end the epochs (10 batches in groups of 3: the last group has one).
+      EXPECT_NEAR(std::stod(cells.at(6)), planByStep.at(4LL * epochs),
+                  1e-7 * planByStep.at(4LL * epochs))
+          << line;
+    }
+  }
+  EXPECT_EQ(joined, 30);  // every batch row
+  EXPECT_EQ(epochs, 3);
 }

@@ -363,3 +363,18 @@ TEST(Export, GeneratedPyTorchMatchesLibTorch) {
   EXPECT_NE(py.find("self.add_module(\"for\", nn.GELU(approximate='none'))"), std::string::npos)
       << py;
 }
+
+// OpenCV DNN 4.6 runs a Mul of a gate and a feature map only for a batch of one: the parity
+// check then feeds the samples one at a time, and its report says so instead of "random x7".
+TEST(Export, AParityCheckRunOneSampleAtATimeSaysSo) {
+  const auto model = randomModel(R"({"id": "g", "op": "GlobalAvgPool", "inputs": ["input"]},
+      {"id": "s", "op": "Sigmoid", "inputs": ["g"]},
+      {"id": "m", "op": "Mul", "inputs": ["input", "s"]})");
+  const auto report = parity(model);
+  EXPECT_TRUE(report.passed()) << report.summary();
+  ASSERT_FALSE(report.batches.empty());
+  EXPECT_EQ(report.batches[0],
+            "random x7 (7 samples one at a time: a batch of 2 or more with Mul does not run in "
+            "OpenCV DNN 4.6)");
+  EXPECT_EQ(report.batches[1], "random x1");
+}

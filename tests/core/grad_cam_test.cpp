@@ -82,25 +82,33 @@ TEST(GradCam, MatchesPyTorchOnTheExportedModel) {
   const std::string cmd = "/usr/bin/python3 " + dir.file("cam.py") + " " + dir.path().string() +
                           " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
   ASSERT_EQ(std::system(cmd.c_str()), 0) << readTextFile(dir.file("err.txt"));
-  std::istringstream lines(readTextFile(dir.file("out.txt")));
-  for (const auto& [node, target] : {std::pair<std::string, int>{"conv2", -1}, {"conv1", 2}}) {
-    const auto cam = explain::gradCamMap(*model.net, x, node, target);
-    std::string line;
-    ASSERT_TRUE(std::getline(lines, line));
-    std::istringstream in(line);
-    std::int64_t cls = -1;
-    in >> cls;
-    EXPECT_EQ(cls, cam.targetClass) << node;
-    ASSERT_EQ(cam.heat.sizes(), (std::vector<std::int64_t>{12, 12}));
-    const auto heat = cam.heat.flatten();
-    double peak = 0;
-    for (std::int64_t i = 0; i < heat.numel(); ++i) {
-      double v = -1;
-      ASSERT_TRUE(in >> v) << line;
-      EXPECT_NEAR(heat[i].item<double>(), v, 1e-4) << node << " pixel " << i;
-      peak = std::max(peak, v);
+  const std::string python = readTextFile(dir.file("out.txt"));
+  // Trainable, then frozen as a fine-tuned backbone is (no parameter needs a gradient): the
+  // map is of gradients with respect to the activation, so it is the same.
+  for (const bool frozen : {false, true}) {
+    SCOPED_TRACE(frozen ? "frozen" : "trainable");
+    for (auto& p : model.net->parameters())
+      p.requires_grad_(!frozen);
+    std::istringstream lines(python);
+    for (const auto& [node, target] : {std::pair<std::string, int>{"conv2", -1}, {"conv1", 2}}) {
+      const auto cam = explain::gradCamMap(*model.net, x, node, target);
+      std::string line;
+      ASSERT_TRUE(std::getline(lines, line));
+      std::istringstream in(line);
+      std::int64_t cls = -1;
+      in >> cls;
+      EXPECT_EQ(cls, cam.targetClass) << node;
+      ASSERT_EQ(cam.heat.sizes(), (std::vector<std::int64_t>{12, 12}));
+      const auto heat = cam.heat.flatten();
+      double peak = 0;
+      for (std::int64_t i = 0; i < heat.numel(); ++i) {
+        double v = -1;
+        ASSERT_TRUE(in >> v) << line;
+        EXPECT_NEAR(heat[i].item<double>(), v, 1e-4) << node << " pixel " << i;
+        peak = std::max(peak, v);
+      }
+      EXPECT_NEAR(peak, 1.0, 1e-6) << node;  // normalised by its maximum
     }
-    EXPECT_NEAR(peak, 1.0, 1e-6) << node;  // normalised by its maximum
   }
 }
 

@@ -681,6 +681,31 @@ TEST(Trainer, KeepsEveryNthEpochCheckpointUpToALimit) {
                                              "epoch-5.safetensors", "last.safetensors"}));
 }
 
+// Files planted in a received run folder under epoch checkpoint names neither end the run (a
+// number past 64 bits) nor push the run's own checkpoints out (a number it has not reached).
+TEST(Trainer, PlantedEpochCheckpointNamesAreLeftAlone) {
+  TempDir dir;
+  const std::string runDir = dir.file("run");
+  fs::create_directories(runDir + "/checkpoints");
+  for (const char* name : {"epoch-99999999999999999999.safetensors", "epoch-999.safetensors"})
+    std::ofstream(runDir + "/checkpoints/" + name) << "planted";
+  auto config =
+      configFor(testutil::writeTrainProject(
+                    dir, {{"epochs", 4}, {"checkpoint_every", 1}, {"keep_checkpoints", 2}}),
+                dir);
+  config.runDir = runDir;
+  const auto run = trainRun(config);
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  std::vector<std::string> names;
+  for (const auto& entry : fs::directory_iterator(runDir + "/checkpoints"))
+    names.push_back(entry.path().filename().string());
+  std::sort(names.begin(), names.end());
+  EXPECT_EQ(names, (std::vector<std::string>{"best.safetensors", "epoch-3.safetensors",
+                                             "epoch-4.safetensors", "epoch-999.safetensors",
+                                             "epoch-99999999999999999999.safetensors",
+                                             "last.safetensors"}));
+}
+
 // ReduceLROnPlateau: with a threshold no epoch can meet, every epoch after the first is a
 // plateau and (patience 0) halves the LR; the state survives in the checkpoint.
 TEST(Trainer, PlateauCutsTheLearningRate) {
@@ -743,15 +768,18 @@ TEST(RunFolder, TemporariesOfKilledCheckpointWritesAreRemoved) {
 }
 
 TEST(RunFolder, ARecordThatCannotBeWrittenStopsTheRunWithACheckpoint) {
-  if (!fs::exists("/dev/full")) GTEST_SKIP() << "no /dev/full";
   TempDir dir;
   const std::string runDir = dir.file("run");
   fs::create_directories(runDir);
-  fs::create_symlink("/dev/full", runDir + "/metrics.csv");  // every flush: ENOSPC
+  // The disk is full from the fourth write of metrics.csv on (a link to /dev/full would be
+  // refused: the writer does not follow links).
+  setWriteFaultForTesting(runDir + "/metrics.csv", 3);
   auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 3}}), dir);
   config.runDir = runDir;
   const auto run = trainRun(config);
+  setWriteFaultForTesting("", 0);
   EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.failure, TrainResult::Failure::Io);
   EXPECT_NE(run.result.reason.find("the run's records could not be written (" + runDir +
                                    "/metrics.csv: No space left on device)"),
             std::string::npos)

@@ -2,6 +2,7 @@
 // PNG/CSV export, the epoch table and run overlays; and reading a run folder back.
 #include <QCheckBox>
 #include <QComboBox>
+#include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -9,6 +10,8 @@
 #include <QtTest>
 
 #include <qcustomplot.h>
+#include <sys/stat.h>
+
 #include <cmath>
 
 #include "monitor/dashboard.h"
@@ -322,6 +325,27 @@ class DashboardTest : public QObject {
     QVERIFY(!netsmith::ui::RunHistory::read(run, bad, &error));
     QVERIFY2(error.contains(QStringLiteral("metrics.csv:8: expected 14 fields, found 3")),
              qPrintable(error));
+
+    // A run folder from someone else with a FIFO, or a link to /dev/zero, where the records
+    // are: refused at once by name (reading them blocked the studio, or filled its memory).
+    for (const char* planted : {"fifo", "zero"}) {
+      const QString other = dir.filePath(QStringLiteral("runs/planted-") + QLatin1String(planted));
+      QVERIFY(QDir().mkpath(other));
+      const QString metrics = QDir(other).filePath(QStringLiteral("metrics.csv"));
+      if (QLatin1String(planted) == QLatin1String("fifo"))
+        QCOMPARE(::mkfifo(metrics.toLocal8Bit().constData(), 0644), 0);
+      else
+        QVERIFY(QFile::link(QStringLiteral("/dev/zero"), metrics));
+      QVERIFY(QFile::link(QStringLiteral("/dev/zero"),
+                          QDir(other).filePath(QStringLiteral("events.jsonl"))));
+      QElapsedTimer timer;
+      timer.start();
+      netsmith::ui::RunHistory planted2;
+      QString why;
+      QVERIFY(!netsmith::ui::RunHistory::read(other, planted2, &why));
+      QVERIFY2(why.contains(QStringLiteral("metrics.csv: is ")), qPrintable(why));
+      QVERIFY(timer.elapsed() < 5000);
+    }
   }
 };
 

@@ -344,7 +344,8 @@ void EvaluationPage::askToReadData(const std::vector<std::string>& paths) {
   auto* box = new QMessageBox(
       QMessageBox::Question, tr("Read the checkpoint's data?"),
       tr("This checkpoint's project reads its data from:%1\n\nThese paths are outside the "
-         "checkpoint's folder, and no project file there names them. Read them to evaluate?")
+         "checkpoint's folder (a checkpoint, or a project file beside it, may have come from "
+         "someone else). Read them to evaluate?")
           .arg(list),
       QMessageBox::Yes | QMessageBox::No, this);
   box->setDefaultButton(QMessageBox::No);

@@ -133,6 +133,11 @@ QHBoxLayout* Dashboard::buildControls() {
       tr("Keep the newest points in view; zooming or panning a chart turns this off"));
   controls->addWidget(m_followBox);
   controls->addStretch(1);
+  // Shown once the charts fell behind and skipped step points (the run's files have them all).
+  m_skippedLabel = new QLabel(this);
+  m_skippedLabel->setObjectName(QStringLiteral("skippedPoints"));
+  m_skippedLabel->hide();
+  controls->addWidget(m_skippedLabel);
   return controls;
 }
 
@@ -226,6 +231,8 @@ void Dashboard::clear() {
     if (w.line) m_lossChart->plot()->removeItem(w.line);
   m_warnings.clear();
   m_batchIds.clear();
+  m_skippedPoints = 0;
+  m_skippedLabel->hide();
   m_bestRow = -1;
   m_lastBatchSeconds = 0;
   m_lastStep = 0;
@@ -259,6 +266,15 @@ void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
     keys.push_back(modeKeys[modeIndex(m_mode)]);
     m_lastBatchSeconds = b.seconds;
     m_lastStep = b.step;
+    m_skippedPoints += b.skippedBefore;
+  }
+  if (m_skippedPoints > 0) {
+    m_skippedLabel->setText(tr("%n step point(s) not drawn", nullptr,
+                               int(std::min<std::int64_t>(m_skippedPoints, 1 << 30))));
+    m_skippedLabel->setToolTip(
+        tr("The charts fell behind training and skipped these steps; the run's metrics.csv and "
+           "events.jsonl hold every step"));
+    m_skippedLabel->show();
   }
   for (auto& c : m_charts) {
     c->addBatches(batches, keys);
@@ -291,11 +307,18 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   auto* row = new QTreeWidgetItem(m_table);
   auto percent = [](double v) { return QString::number(100.0 * v, 'f', 2) + QLatin1Char('%'); };
   row->setText(0, QString::number(e.epoch + 1));
-  row->setText(1, QString::number(e.trainLoss, 'f', 4));
+  row->setText(1, QString::number(e.trainLoss, 'f', 4) +
+                      (e.trainLabelSmoothing > 0 ? QStringLiteral(" *") : QString()));
+  if (e.trainLabelSmoothing > 0) {
+    row->setToolTip(1, tr("With label smoothing %1: validation's loss has none, so it reads "
+                          "lower for the same predictions")
+                           .arg(e.trainLabelSmoothing));
+  }
   row->setText(2, percent(e.trainAccuracy));
   row->setText(3, e.hasValidation ? QString::number(e.validation.loss, 'f', 4) : QString());
   row->setText(4, e.hasValidation ? percent(e.validation.accuracy) : QString());
   row->setText(5, formatChartValue(e.lr));
+  row->setToolTip(5, tr("The LR of the epoch's last optimizer step"));
   row->setText(6, QString::number(e.seconds, 'f', 1));
   for (int c = 1; c < 7; ++c)
     row->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);

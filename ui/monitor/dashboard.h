@@ -168,6 +168,8 @@ class Dashboard : public QWidget {
   QComboBox* m_axisBox = nullptr;
   QSlider* m_smoothSlider = nullptr;
   QLabel* m_smoothLabel = nullptr;
+  QLabel* m_skippedLabel = nullptr;
+  std::int64_t m_skippedPoints = 0;  ///< step events the display queue dropped
   QCheckBox* m_logBox = nullptr;
   QCheckBox* m_followBox = nullptr;
   QTreeWidget* m_table = nullptr;

@@ -13,6 +13,7 @@
 #include <set>
 
 #include "common/error.h"
+#include "common/file_util.h"
 
 namespace netsmith::ui {
 
@@ -26,11 +27,28 @@ double number(const QString& text) {
 
 constexpr qint64 kMaxProjectBytes = 16 << 20;  // a run's project.json
 constexpr qint64 kEventsWindow = 64 << 10;     // events.jsonl is read at its two ends only
+/// metrics.csv: ~150 bytes a row, so a million steps; a larger file is read no further.
+constexpr qint64 kMaxMetricsBytes = qint64(256) << 20;
+
+/// Opens a file of a run folder for reading: only a regular file (a FIFO planted there would
+/// block the studio, /dev/zero fill its memory). False, with the reason in `error`, otherwise.
+bool openRegular(QFile& f, const QString& path, QString* error = nullptr) {
+  try {
+    requireRegularFile(path.toStdString());
+  } catch (const Error& e) {
+    if (error) *error = QString::fromStdString(printable(e.what()));
+    return false;
+  }
+  f.setFileName(path);
+  if (f.open(QIODevice::ReadOnly)) return true;
+  if (error) *error = path + QStringLiteral(": cannot open");
+  return false;
+}
 
 /// A JSON file from a run folder, bounded in size and depth; null when it cannot be read.
 Json readBoundedJson(const QString& path) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly) || f.size() > kMaxProjectBytes) return Json();
+  QFile f;
+  if (!openRegular(f, path) || f.size() > kMaxProjectBytes) return Json();
   const std::string text = f.readAll().toStdString();
   try {
     checkJsonNesting(text, path.toStdString());
@@ -58,8 +76,8 @@ std::vector<Json> jsonLines(const QByteArray& bytes) {
 
 /// Device, duration, end state and test figure from the first and last 64 KiB of events.jsonl.
 void readEvents(const QString& path, RunHistory& out) {
-  QFile f(path);
-  if (!f.open(QIODevice::ReadOnly)) return;
+  QFile f;
+  if (!openRegular(f, path)) return;
   const QByteArray head = f.read(kEventsWindow);
   QByteArray tail;
   if (f.size() > kEventsWindow) {
@@ -179,11 +197,8 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
   readEvents(QDir(dir).filePath(QStringLiteral("events.jsonl")), out);
 
   const QString csvPath = QDir(dir).filePath(QStringLiteral("metrics.csv"));
-  QFile csv(csvPath);
-  if (!csv.open(QIODevice::ReadOnly | QIODevice::Text)) {
-    if (error) *error = csvPath + QStringLiteral(": cannot open");
-    return false;
-  }
+  QFile csv;
+  if (!openRegular(csv, csvPath, error)) return false;
   QTextStream in(&csv);
   const QStringList header = in.readLine().split(QLatin1Char(','));
   auto column = [&](const char* name) { return header.indexOf(QLatin1String(name)); };
@@ -205,7 +220,14 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
   int lineNo = 1;
   double lastStep = 0, lastSeconds = 0;
   while (!in.atEnd()) {
-    const QString line = in.readLine();
+    if (csv.pos() > kMaxMetricsBytes) {
+      if (error)
+        *error = csvPath + QStringLiteral(": read up to %1 MiB (line %2); the rest is not shown")
+                               .arg(kMaxMetricsBytes >> 20)
+                               .arg(lineNo);
+      break;
+    }
+    const QString line = in.readLine(4096);  // a row is ~150 characters
     ++lineNo;
     if (line.trimmed().isEmpty()) continue;
     const QStringList f = line.split(QLatin1Char(','));
