@@ -68,6 +68,7 @@ class ImageFolderSource : public FileListSource {
       }
     }
     m_classes = folders;
+    std::vector<std::string> empty;  // reported together, with what was skipped, at the end
     for (std::size_t k = 0; k < folders.size(); ++k) {
       const fs::path dir = fs::path(spec.root) / folders[k];
       std::vector<std::string> files;
@@ -113,9 +114,8 @@ class ImageFolderSource : public FileListSource {
         }
       }
       if (files.empty()) {
-        throw Error(where + ": class folder \"" + folders[k] +
-                    "\" has no images (png, jpg, jpeg, bmp, webp, tif); "
-                    "add images or remove the folder");
+        empty.push_back(folders[k]);
+        continue;
       }
       std::sort(files.begin(), files.end());
       for (auto& f : files) {
@@ -123,6 +123,31 @@ class ImageFolderSource : public FileListSource {
         m_labels.push_back(static_cast<std::int64_t>(k));
       }
     }
+    if (!empty.empty()) throw Error(emptyFoldersMessage(where, empty, m_skipped));
+  }
+
+ private:
+  /// Every class folder without images, and what the listing skipped (often the reason: files
+  /// of another extension), in one message.
+  static std::string emptyFoldersMessage(const std::string& where,
+                                         const std::vector<std::string>& empty,
+                                         const std::vector<SkippedItem>& skipped) {
+    std::string names;
+    for (std::size_t i = 0; i < empty.size() && i < 8; ++i)
+      names += (i ? ", \"" : "\"") + printable(empty[i]) + "\"";
+    if (empty.size() > 8) names += " and " + std::to_string(empty.size() - 8) + " more";
+    std::string text = where + (empty.size() == 1 ? ": class folder " : ": class folders ") +
+                       names + (empty.size() == 1 ? " has" : " have") +
+                       " no images (png, jpg, jpeg, bmp, webp, tif); add images or remove " +
+                       (empty.size() == 1 ? "the folder" : "the folders");
+    if (!skipped.empty()) {
+      text += "; " + std::to_string(skipped.size()) + " file" + (skipped.size() == 1 ? "" : "s") +
+              " skipped while listing:";
+      for (std::size_t i = 0; i < skipped.size() && i < 5; ++i)
+        text += "\n  " + printable(skipped[i].item) + ": " + skipped[i].reason;
+      if (skipped.size() > 5) text += "\n  and " + std::to_string(skipped.size() - 5) + " more";
+    }
+    return text;
   }
 };
 

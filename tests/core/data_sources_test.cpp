@@ -154,6 +154,17 @@ TEST(ImageFolderSource, BadFolders) {
   EXPECT_CONTAINS(
       errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); }),
       "class folder \"dog\" has no images");
+  // Every problem in one pass: both empty folders, and the files the listing skipped (here the
+  // reason: images saved as .gif).
+  std::filesystem::create_directories(dir.path() / "emu");
+  std::ofstream(dir.path() / "emu" / "a.gif") << "GIF89a";
+  const std::string all =
+      errorOf([&] { openSource(folderSpec(dir.path().string()), {}, ErrorPolicy::Skip); });
+  EXPECT_CONTAINS(all, "class folders \"dog\", \"emu\" have no images");
+  EXPECT_CONTAINS(all, "1 file skipped while listing:\n  " +
+                           (dir.path() / "emu" / "a.gif").string() +
+                           ": not an image file (extension)");
+  std::filesystem::remove_all(dir.path() / "emu");
   testutil::writeImageFolder(dir.path(), {"dog"}, 1, 8, 8, 1);
   EXPECT_CONTAINS(errorOf([&] {
                     openSource(folderSpec(dir.path().string()), {"dog", "cat"}, ErrorPolicy::Skip);

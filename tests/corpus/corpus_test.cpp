@@ -222,6 +222,133 @@ void addDataCases(std::vector<Case>& cases) {
   }
 }
 
+/// Received-folder cases: a run folder and a sweep folder from someone else, each with a link
+/// planted where Netsmith writes; ids and counts built to exhaust memory or time; a control
+/// character in a path. (received_folders_test and bomb_input_test check that nothing outside
+/// changes and the time and memory each takes.)
+void addReceivedCases(std::vector<Case>& cases) {
+  for (const std::string planted :
+       {"metrics.csv", "events.jsonl", "train.log", ".lock", "checkpoints", "exports"}) {
+    cases.push_back(
+        {"received_run_link_" + planted,
+         [planted](const TempDir& dir, const std::string& base) {
+           runCli("train " + base + " --stop-at-epoch 1 --no-test --out " + dir.file("runs"));
+           std::string run;
+           for (const auto& e : fs::directory_iterator(dir.file("runs")))
+             run = e.path().string();
+           fs::create_directories(dir.file("victim-folder"));
+           std::ofstream(dir.file("victim")) << "precious\n";
+           if (fs::exists(run + "/checkpoints/last.safetensors"))
+             fs::copy_file(run + "/checkpoints/last.safetensors",
+                           dir.file("victim-folder/last.safetensors"),
+                           fs::copy_options::overwrite_existing);
+           const bool folder = planted == "checkpoints" || planted == "exports";
+           fs::remove_all(run + "/" + planted);
+           fs::create_symlink(dir.file(folder ? "victim-folder" : "victim"), run + "/" + planted);
+           return "train " + base + " --no-test --resume " + run + "/checkpoints/last.safetensors";
+         },
+         {2},
+         "is a symbolic link"});
+  }
+  // A sweep folder with no trial started yet, then something planted in it.
+  const auto sweepFolder = [](const TempDir& dir, const std::string& base) {
+    Json project = Json::parse(std::ifstream(base));
+    for (const char* split : {"train", "test"})
+      for (const char* key : {"images", "labels"})
+        project["data"][split][key] = dir.file(project["data"][split][key].get<std::string>());
+    project["sweep"] = Json::parse(R"({"method": "grid", "params": [
+        {"path": "train.optimizer.lr", "choice": [0.01]}]})");
+    const std::string sweep = dir.file("sweep");
+    fs::create_directories(sweep + "/trials");
+    std::ofstream(sweep + "/base.netsmith.json") << project.dump();
+    std::ofstream(sweep + "/sweep.json")
+        << R"({"format": "netsmith-sweep", "version": 1, "name": "s", "parallel": 1,
+              "trials": []})";
+    fs::create_directories(dir.file("victim-folder"));
+    std::ofstream(dir.file("victim")) << "precious\n";
+    return sweep;
+  };
+  cases.push_back({"received_sweep_trial_folder_link",
+                   [sweepFolder](const TempDir& dir, const std::string& base) {
+                     const auto sweep = sweepFolder(dir, base);
+                     fs::create_directory_symlink(dir.file("victim-folder"),
+                                                  sweep + "/trials/t0000");
+                     return "sweep --resume " + sweep;
+                   },
+                   {2},
+                   "is a symbolic link"});
+  cases.push_back({"received_sweep_trials_link",
+                   [sweepFolder](const TempDir& dir, const std::string& base) {
+                     const auto sweep = sweepFolder(dir, base);
+                     fs::remove(sweep + "/trials");
+                     fs::create_directory_symlink(dir.file("victim-folder"), sweep + "/trials");
+                     return "sweep --resume " + sweep;
+                   },
+                   {2},
+                   "is a symbolic link"});
+  cases.push_back({"received_sweep_log_link",
+                   [sweepFolder](const TempDir& dir, const std::string& base) {
+                     const auto sweep = sweepFolder(dir, base);
+                     fs::create_directories(sweep + "/trials/t0000");
+                     fs::create_symlink(dir.file("victim"), sweep + "/trials/t0000/stderr.log");
+                     return "sweep --resume " + sweep;
+                   },
+                   {1, 2},
+                   "stderr.log: is a symbolic link"});
+  cases.push_back({"received_sweep_run_dir_outside",
+                   [sweepFolder](const TempDir& dir, const std::string& base) {
+                     const auto sweep = sweepFolder(dir, base);
+                     std::ofstream(sweep + "/sweep.json")
+                         << R"({"format": "netsmith-sweep", "version": 1, "name": "s",
+                               "parallel": 1, "trials": [{"id": 0, "status": "paused",
+                               "max_epochs": 1, "params": {"train.optimizer.lr": 0.01},
+                               "run_dir": "../../victim-folder"}]})";
+                     return "sweep --resume " + sweep;
+                   },
+                   {2},
+                   "is not a folder of this trial"});
+  // Ids and counts.
+  const std::vector<std::tuple<std::string, std::string, std::string>> projects{
+      {"id_129", R"({"id": ")" + std::string(129, 'a') + R"(", "op": "ReLU", "inputs": ["input"]})",
+       "an id of 129 characters"},
+      {"id_million", R"({"id": ")" + std::string(1000000, 'a') + R"(", "op": "ReLU"})",
+       "an id of 1000000 characters"},
+      {"input_million",
+       R"({"id": "r", "op": "ReLU", "inputs": [")" + std::string(1000000, 'b') + R"("]})",
+       "an id of 1000000 characters"},
+  };
+  for (const auto& [name, node, phrase] : projects) {
+    cases.push_back({"bomb_" + name,
+                     [node = node](const TempDir& dir, const std::string& base) {
+                       Json project = Json::parse(std::ifstream(base));
+                       project["model"]["nodes"].push_back(Json::parse(node));
+                       std::ofstream(dir.file("p.netsmith.json")) << project.dump();
+                       return "validate " + dir.file("p.netsmith.json");
+                     },
+                     {2},
+                     phrase});
+  }
+  cases.push_back(
+      {"bomb_idx_count",
+       [](const TempDir& dir, const std::string& base) {
+         // 2^24 + 1 images of 1x1: one more than an IDX file may hold.
+         std::ofstream(dir.file("train-images.idx"), std::ios::binary | std::ios::trunc)
+             << std::string("\x00\x00\x08\x03\x01\x00\x00\x01\x00\x00\x00\x01\x00\x00\x00\x01", 16);
+         return "data-stats " + base;
+       },
+       {2},
+       "an IDX file may hold at most 16777216"});
+  cases.push_back({"path_control_character",
+                   [](const TempDir& dir, const std::string& base) {
+                     Json project = Json::parse(std::ifstream(base));
+                     project["data"]["train"]["images"] = "a\nrm -rf ~\x1b[2J";
+                     std::ofstream(dir.file("p.netsmith.json")) << project.dump();
+                     return "validate " + dir.file("p.netsmith.json");
+                   },
+                   {2},
+                   "data.train.images: contains a control character (\\n)"});
+}
+
 /// Flag cases: absurd values of every command's options.
 void addFlagCases(std::vector<Case>& cases) {
   const std::vector<std::pair<std::string, std::string>> flags{
@@ -296,6 +423,7 @@ std::vector<Case> corpus() {
   addFileCases(cases);
   addDataCases(cases);
   addFlagCases(cases);
+  addReceivedCases(cases);
   return cases;
 }
 
