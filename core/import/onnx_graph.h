@@ -89,6 +89,8 @@ struct UnsupportedOps : Error {
 /// data, no graph output. Bounded in time and memory by the file size.
 OnnxGraph readOnnxGraph(const std::string& path);
 /// The same from bytes (the fuzz target); `source` names them in messages.
-OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source);
+/// `tensorBytes`: the budget of tensor values (smaller in tests).
+OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source,
+                         std::int64_t tensorBytes = kMaxOnnxTensorBytes);
 
 }  // namespace netsmith::import

@@ -50,9 +50,15 @@ std::vector<T> fromRaw(const std::string& raw, std::int64_t n) {
   return v;
 }
 
-/// `budget`: the bytes of tensor values the model may still hold; what this tensor takes is
-/// counted, and a tensor that would pass it is refused before its values are read.
-OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where, std::int64_t& budget) {
+/// The bytes of tensor values a model may hold, and what is left of them.
+struct TensorBudget {
+  std::int64_t total = kMaxOnnxTensorBytes;
+  std::int64_t left = kMaxOnnxTensorBytes;
+};
+
+/// What this tensor takes is counted against `budget`, and a tensor that would pass it is
+/// refused before its values are read.
+OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where, TensorBudget& budget) {
   OnnxTensor out;
   out.name = t.name();
   std::int64_t n = 1;
@@ -78,12 +84,12 @@ OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where, std:
     return out;
   }
   const std::int64_t bytes = n * (isInteger ? 8 : 4);
-  if (bytes > budget) {
+  if (bytes > budget.left) {
     throw Error(where + ": tensor \"" + printable(t.name()) + "\" (" + std::to_string(n) +
                 " elements) would bring the model's tensors past the " +
-                std::to_string(kMaxOnnxTensorBytes >> 20) + " MiB read here");
+                std::to_string(budget.total >> 20) + " MiB read here");
   }
-  budget -= bytes;
+  budget.left -= bytes;
   const bool raw = t.has_raw_data();
   const auto rawSize = static_cast<std::int64_t>(t.raw_data().size());
   const auto checkRaw = [&](std::int64_t bytesPerElement) {
@@ -180,7 +186,7 @@ OnnxTensor readTensor(const onnx::TensorProto& t, const std::string& where, std:
 }
 
 OnnxAttribute readAttribute(const onnx::AttributeProto& a, const std::string& where,
-                            std::int64_t& budget) {
+                            TensorBudget& budget) {
   OnnxAttribute out;
   switch (a.type()) {
     case onnx::AttributeProto::INT:
@@ -227,7 +233,8 @@ std::string OnnxNode::label(std::size_t index) const {
   return (name.empty() ? "#" + std::to_string(index) : "\"" + name + "\"") + " (" + opType + ")";
 }
 
-OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
+OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source,
+                         std::int64_t tensorBytes) {
   if (static_cast<std::int64_t>(bytes.size()) > kMaxOnnxBytes)
     throw Error(source + ": larger than the 1 GiB an ONNX model may have here");
   onnx::ModelProto proto;
@@ -248,7 +255,7 @@ OnnxGraph parseOnnxGraph(const std::string& bytes, const std::string& source) {
     throw Error(source + ": has " + std::to_string(graph.node_size()) + " nodes; at most " +
                 std::to_string(kMaxOnnxNodes) + " are imported");
   }
-  std::int64_t budget = kMaxOnnxTensorBytes;
+  TensorBudget budget{tensorBytes, tensorBytes};
   for (const auto& t : graph.initializer()) {
     auto tensor = std::make_shared<OnnxTensor>(readTensor(t, source, budget));
     const std::string name = tensor->name;
