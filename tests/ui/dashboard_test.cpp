@@ -84,6 +84,14 @@ class DashboardTest : public QObject {
     QCOMPARE(table->topLevelItem(1)->text(3), QStringLiteral("0.7000"));
     QCOMPARE(table->topLevelItem(2)->text(4), QStringLiteral("85.00%"));
     QVERIFY(!table->topLevelItem(2)->font(0).bold());
+    QCOMPARE(table->headerItem()->text(1), QStringLiteral("Train loss"));
+    // A train loss with label smoothing says so (validation's has none): the row and the header.
+    auto smoothed = makeEpoch(3, 0.95, 0.86);
+    smoothed.trainLabelSmoothing = 0.1;
+    d.addEpoch(smoothed);
+    QVERIFY(table->topLevelItem(3)->text(1).endsWith(QStringLiteral(" *")));
+    QCOMPARE(table->headerItem()->text(1), QStringLiteral("Train loss *"));
+    QVERIFY(table->headerItem()->toolTip(1).contains(QStringLiteral("label smoothing 0.1")));
     // Validation points sit at the step where their epoch ended.
     QCOMPARE(d.series(QStringLiteral("val_loss"))->data()->at(1)->key, 20.0);
     // Following: the x axis spans every step; the y axis of the gradient norm includes the

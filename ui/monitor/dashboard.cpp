@@ -233,6 +233,8 @@ void Dashboard::clear() {
   m_batchIds.clear();
   m_skippedPoints = 0;
   m_skippedLabel->hide();
+  m_table->headerItem()->setText(1, tr("Train loss"));
+  m_table->headerItem()->setToolTip(1, QString());
   m_bestRow = -1;
   m_lastBatchSeconds = 0;
   m_lastStep = 0;
@@ -310,9 +312,12 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   row->setText(1, QString::number(e.trainLoss, 'f', 4) +
                       (e.trainLabelSmoothing > 0 ? QStringLiteral(" *") : QString()));
   if (e.trainLabelSmoothing > 0) {
-    row->setToolTip(1, tr("With label smoothing %1: validation's loss has none, so it reads "
-                          "lower for the same predictions")
-                           .arg(e.trainLabelSmoothing));
+    const QString why = tr("* with label smoothing %1: validation's loss has none, so it reads "
+                           "lower for the same predictions")
+                            .arg(e.trainLabelSmoothing);
+    row->setToolTip(1, why);
+    m_table->headerItem()->setText(1, tr("Train loss *"));
+    m_table->headerItem()->setToolTip(1, why);
   }
   row->setText(2, percent(e.trainAccuracy));
   row->setText(3, e.hasValidation ? QString::number(e.validation.loss, 'f', 4) : QString());
