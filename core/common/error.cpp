@@ -25,6 +25,13 @@ std::size_t controlCharacterAt(const std::string& text) {
   return std::string::npos;
 }
 
+std::string controlCharacterProblem(const std::string& text) {
+  const auto at = controlCharacterAt(text);
+  if (at == std::string::npos) return {};
+  return "contains a control character (" + printable(text.substr(at, 1)) + ") in \"" +
+         printable(text.substr(0, 120)) + "\"; paths and names here are plain text";
+}
+
 std::string printable(const std::string& text) {
   std::string out;
   out.reserve(text.size());

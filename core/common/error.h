@@ -29,6 +29,11 @@ std::string printable(const std::string& text);
 /// std::string::npos when there is none.
 std::size_t controlCharacterAt(const std::string& text);
 
+/// "" for plain text; else the problem with a path or name read from a file: `contains a
+/// control character (\n) in "..."; paths and names here are plain text` (a newline or a
+/// terminal escape in a path would start a line of its own in every message and log naming it).
+std::string controlCharacterProblem(const std::string& text);
+
 /// One problem found while validating user input. `path` names the place in the project file
 /// (`model.input.channels`) or the node (`node "fc1"`); `fix` is an optional suggestion.
 struct Problem {

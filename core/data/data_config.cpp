@@ -44,15 +44,8 @@ bool readString(const Json& obj, const char* key, const std::string& path, std::
     return false;
   }
   const std::string text = obj[key].get<std::string>();
-  if (const auto at = controlCharacterAt(text); at != std::string::npos) {
-    // A newline or a terminal escape in a path would start a line of its own in every message
-    // and log that names it.
-    problems.push_back({path + "." + key,
-                        "contains a control character (" + printable(text.substr(at, 1)) +
-                            ") in \"" + printable(text.substr(0, 120)) +
-                            "\"; paths and names here are plain text",
-                        {},
-                        {}});
+  if (auto problem = controlCharacterProblem(text); !problem.empty()) {
+    problems.push_back({path + "." + key, std::move(problem), {}, {}});
     return false;
   }
   out = text;

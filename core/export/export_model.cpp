@@ -3,6 +3,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_model.h"
 #include "common/error.h"
+#include "data/data_config.h"
 #include "data/named_paths.h"
 
 namespace netsmith::exporting {
@@ -54,18 +55,13 @@ ExportModel loadExportModel(const std::string& checkpointPath) {
     m.source = checkpointPath;
     m.dataNamed = true;
     m.baseDir = pw.loaded.baseDir();
-    const Json& norm = pw.loaded.project.data.is_object()
-                           ? pw.loaded.project.data.value("normalize", Json())
-                           : Json();
-    if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array() &&
-        norm.contains("std") && norm["std"].is_array()) {
-      try {
-        m.mean = norm["mean"].get<std::vector<double>>();
-        m.std = norm["std"].get<std::vector<double>>();
-      } catch (const std::exception&) {  // validated with the project: not numbers, none
-        m.mean.clear();
-        m.std.clear();
-      }
+    // Its normalisation as the project states it (explicit mean and std; "auto" is measured
+    // on data, and export does not read data for it).
+    Problems ignored;
+    const auto config = data::parseDataConfig(pw.loaded.project.data, m.baseDir, ignored);
+    if (config.normalization == data::DataConfig::Normalization::Explicit) {
+      m.mean = config.mean;
+      m.std = config.std;
     }
     return m;
   }

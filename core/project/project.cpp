@@ -130,16 +130,12 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
     }
   }
   if (root.contains("init_from")) {
-    if (root["init_from"].is_string() &&
-        controlCharacterAt(root["init_from"].get<std::string>()) != std::string::npos) {
-      out.problems.push_back({"init_from",
-                              "contains a control character in \"" +
-                                  printable(root["init_from"].get<std::string>().substr(0, 120)) +
-                                  "\"; a path here is plain text",
-                              {},
-                              {}});
-    } else if (root["init_from"].is_string()) {
+    if (root["init_from"].is_string()) {
       p.initFrom = root["init_from"].get<std::string>();
+      if (auto problem = controlCharacterProblem(p.initFrom); !problem.empty()) {
+        out.problems.push_back({"init_from", std::move(problem), {}, {}});
+        p.initFrom.clear();
+      }
     } else {
       out.problems.push_back(
           {"init_from",

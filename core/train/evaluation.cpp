@@ -216,7 +216,8 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   project::LoadedProject loaded;
   std::string baseDir;
   graph::GraphModule net{nullptr};
-  if (checkpoint::isProjectFile(ckptPath)) {
+  const bool fromProject = checkpoint::isProjectFile(ckptPath);
+  if (fromProject) {
     // A project whose weights come from its init_from (an imported model, before training):
     // the user named the project, so its data is named too.
     auto pw = checkpoint::modelFromProjectWeights(ckptPath, registry);
@@ -231,7 +232,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
   }
   // The checkpoint's own data is read only from paths the user named (see data/named_paths.h).
-  if (!net && options.data.empty() && !options.dataFromCheckpoint) {
+  if (!fromProject && options.data.empty() && !options.dataFromCheckpoint) {
     const std::string home = data::checkpointHome(ckptPath);
     const auto unnamed = data::unnamedDataPaths(loaded.project.data, baseDir, home);
     if (!unnamed.empty())
@@ -240,7 +241,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
 
   torch::manual_seed(0);
-  if (!net) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
+  if (!fromProject) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
   auto pd = data::openProjectData(loaded.project, baseDir,
                                   augment::TransformRegistry::withBuiltins(), "");
   if (!pd) throw Error("cancelled");

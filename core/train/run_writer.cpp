@@ -3,7 +3,6 @@
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <fcntl.h>
 #include <sys/file.h>
 #include <unistd.h>
 

@@ -163,13 +163,9 @@ void Trainer::run() {
   }  // the run's resources (loaders, other ranks) are released before Finished goes out
   if (m_runWriterQueue) {
     // The records are never thinned: a disk slower than training makes training wait.
-    if (const double waited = m_runWriterQueue->waitedSeconds(); waited >= 0.1) {
-      TrainingEvent e;
-      e.type = EventType::Log;
-      e.message = "training waited " + brief(waited, 3) +
-                  " s in all for the run's records to be written (a slow disk)";
-      publish(std::move(e));
-    }
+    if (const double waited = m_runWriterQueue->waitedSeconds(); waited >= 0.1)
+      ctx.log("training waited " + brief(waited, 3) +
+              " s in all for the run's records to be written (a slow disk)");
   }
   TrainingEvent finished;
   finished.type = EventType::Finished;

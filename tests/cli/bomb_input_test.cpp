@@ -105,8 +105,7 @@ void gzipZeros(const std::string& path, const std::string& header, std::uint64_t
 std::string bigEndian(std::initializer_list<std::uint32_t> words) {
   std::string out;
   for (const auto v : words)
-    for (int s = 24; s >= 0; s -= 8)
-      out += char((v >> s) & 0xFF);
+    netsmith::testutil::putBigEndian(out, v);
   return out;
 }
 

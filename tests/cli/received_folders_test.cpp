@@ -23,16 +23,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string contents(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
 /// Every file under `dir` with its contents: a folder that must not change, before and after.
 std::map<std::string, std::string> snapshot(const std::string& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : fs::recursive_directory_iterator(dir))
-    out[e.path().string()] = e.is_regular_file() ? contents(e.path().string()) : "<folder>";
+    out[e.path().string()] =
+        e.is_regular_file() ? netsmith::readTextFile(e.path().string()) : "<folder>";
   return out;
 }
 
@@ -61,7 +57,7 @@ std::string resumeCommand(const StoppedRun& r) {
 /// started yet (the runner starts trial 0 in trials/t0000).
 std::string sweepFolder(const TempDir& dir, const std::string& name) {
   const std::string project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}}, 64);
-  Json base = Json::parse(contents(project));
+  Json base = Json::parse(netsmith::readTextFile(project));
   for (const char* split : {"train", "test"})
     for (const char* key : {"images", "labels"})
       base["data"][split][key] = dir.file(base["data"][split][key].get<std::string>());
@@ -167,7 +163,7 @@ TEST(ReceivedFolders, LinksPlantedInASweepFolderChangeNothingOutsideIt) {
   EXPECT_EQ(snapshot(dir.file("outside")), before);
 
   const std::string d = sweepFolder(dir, "sweep-d");
-  Json state = Json::parse(contents(d + "/sweep.json"));
+  Json state = Json::parse(netsmith::readTextFile(d + "/sweep.json"));
   state["trials"].push_back(Json{{"id", 0},
                                  {"params", Json{{"train.optimizer.lr", 0.01}}},
                                  {"status", "paused"},
@@ -189,11 +185,11 @@ TEST(ReceivedFolders, LinksPlantedInASweepFolderChangeNothingOutsideIt) {
 TEST(ReceivedFolders, AControlCharacterInAPathNeverStartsALineOfItsOwn) {
   TempDir dir;
   const std::string a = sweepFolder(dir, "sweep-a");
-  Json base = Json::parse(contents(a + "/base.netsmith.json"));
+  Json base = Json::parse(netsmith::readTextFile(a + "/base.netsmith.json"));
   base["data"]["train"]["images"] = "/x\ntouch " + dir.file("pwned") + "\n\x1b[2J";
   std::ofstream(a + "/base.netsmith.json") << base.dump(2);
   const auto r = runCli("sweep --resume " + a);
-  const std::string trialLog = contents(a + "/trials/t0000/stderr.log");
+  const std::string trialLog = netsmith::readTextFile(a + "/trials/t0000/stderr.log");
   for (const std::string& text : {r.output, trialLog}) {
     EXPECT_NE(text.find("data.train.images: contains a control character (\\n)"), std::string::npos)
         << text;
@@ -211,7 +207,7 @@ TEST(ReceivedFolders, AControlCharacterInAPathNeverStartsALineOfItsOwn) {
     e.message = "file \"a\nrm -rf ~\x1b[31m\" skipped";
     writer.onEvent(e);
   }
-  const std::string log = contents(runDir + "/train.log");
+  const std::string log = netsmith::readTextFile(runDir + "/train.log");
   EXPECT_NE(log.find("file \"a\\nrm -rf ~\\x1b[31m\" skipped"), std::string::npos) << log;
   EXPECT_EQ(log.find("\nrm"), std::string::npos) << log;
 }
@@ -305,12 +301,12 @@ TEST(ReceivedFolders, TheNoFollowOpenRefusesLinksFifosAndHardLinks) {
   }
   EXPECT_THROW(netsmith::openForAppendNoFollow(dir.file("fifo")), netsmith::Error);
   EXPECT_FALSE(fs::exists(dir.file("absent")));
-  EXPECT_EQ(contents(dir.file("victim")), "precious\n");
+  EXPECT_EQ(netsmith::readTextFile(dir.file("victim")), "precious\n");
   netsmith::SpawnSpec spawn;
   spawn.program = "/bin/true";
   spawn.stderrPath = dir.file("link");
   EXPECT_THROW(netsmith::spawnChild(spawn), netsmith::Error);
-  EXPECT_EQ(contents(dir.file("victim")), "precious\n");
+  EXPECT_EQ(netsmith::readTextFile(dir.file("victim")), "precious\n");
   // Folders: a link to a folder is not a folder of ours; a real one is made or kept.
   fs::create_directory(dir.file("real"));
   fs::create_directory_symlink(dir.file("real"), dir.file("folder-link"));
