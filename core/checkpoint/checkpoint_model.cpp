@@ -33,6 +33,17 @@ graph::GraphModule modelFromCheckpoint(const project::Project& project, const Ch
   return net;
 }
 
+project::LoadedProject checkpointProject(const CheckpointData& data, const std::string& path) {
+  if (!data.meta.contains("project"))
+    throw Error(path + ": the checkpoint carries no project snapshot");
+  auto loaded = project::parseProject(data.meta["project"].dump(), path);
+  if (!loaded.problems.empty()) {
+    throw Error(path + ": the checkpoint's project snapshot has problems:\n" +
+                formatProblems(loaded.problems));
+  }
+  return loaded;
+}
+
 NamedTensors readWeights(const std::string& path) {
   try {
     return readCheckpoint(path).model;

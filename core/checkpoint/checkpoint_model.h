@@ -17,6 +17,11 @@ namespace netsmith::checkpoint {
 graph::GraphModule modelFromCheckpoint(const project::Project& project, const CheckpointData& data,
                                        const std::string& path, const ops::OpRegistry& registry);
 
+/// The project snapshot a checkpoint carries, parsed; a snapshot that is missing or does not
+/// read whole (a key missing, a value of the wrong kind) is refused with its problems, so what
+/// is built from it was checked as a project file is. Throws netsmith::Error naming `path`.
+project::LoadedProject checkpointProject(const CheckpointData& data, const std::string& path);
+
 /// The weights in `path`: a Netsmith checkpoint's model, or a plain safetensors file of weights
 /// (an export, an import's weights). Throws netsmith::Error naming the file.
 NamedTensors readWeights(const std::string& path);

@@ -66,9 +66,7 @@ ExportModel loadExportModel(const std::string& checkpointPath) {
     return m;
   }
   const auto ckpt = checkpoint::readCheckpoint(checkpointPath);
-  if (!ckpt.meta.contains("project"))
-    throw Error(checkpointPath + ": the checkpoint carries no project snapshot");
-  auto loaded = project::parseProject(ckpt.meta["project"].dump(), checkpointPath);
+  const auto loaded = checkpoint::checkpointProject(ckpt, checkpointPath);
   auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
   auto net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, checkpointPath, *registry);
   auto m = exportModelFrom(loaded.project, std::move(net), std::move(registry));

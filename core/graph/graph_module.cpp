@@ -16,6 +16,9 @@ GraphModuleImpl::GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry&
   std::map<std::size_t, std::size_t> lastUse;  // value slot -> step index
   for (const auto& info : m_analysis.nodes) {
     const Node* node = graph.find(info.id);
+    // The analysis leaves a node without an op to the project reader's problems; a graph
+    // built without reading them (a caller's slip) is refused here, never dereferenced.
+    if (!info.def || !info.valid) throw Error("node \"" + info.id + "\": no valid op to build");
     Step step;
     step.id = info.id;
     for (const auto& in : node->inputs)

@@ -226,9 +226,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     net = std::move(pw.net);
   } else {
     ckpt = checkpoint::readCheckpoint(ckptPath);
-    if (!ckpt.meta.contains("project"))
-      throw Error(ckptPath + ": the checkpoint carries no project snapshot");
-    loaded = project::parseProject(ckpt.meta["project"].dump(), ckptPath);
+    loaded = checkpoint::checkpointProject(ckpt, ckptPath);
     baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
   }
   // The checkpoint's own data is read only from paths the user named (see data/named_paths.h).

@@ -243,6 +243,21 @@ TEST(HostileInput, ValuesOfTheWrongKindAreNamedNotThrownRaw) {
       EXPECT_EQ(r.output.find("json.exception"), std::string::npos) << r.output;
     }
   }
+  // A project snapshot with a node whose "op" key was renamed (a fuzzer's find: the model was
+  // built from it, a null op dereferenced): refused with the snapshot's problem, by eval and
+  // export alike.
+  const auto noOp = withMeta(ckpt, dir.file("noop.safetensors"), [](Json& m) {
+    auto& node = m["project"]["model"]["nodes"].back();
+    node["1p"] = node["op"];
+    node.erase("op");
+  });
+  for (const std::string command : {"eval ", "export "}) {
+    r = runCli(command + noOp);
+    EXPECT_EQ(r.exitCode, 2) << command << r.output;
+    EXPECT_NE(r.output.find("the checkpoint's project snapshot has problems"), std::string::npos)
+        << command << r.output;
+    EXPECT_NE(r.output.find("\"op\" is missing"), std::string::npos) << command << r.output;
+  }
   // Out-of-range loop state: --resume refuses it.
   const auto far = withMeta(ckpt, dir.file("far.safetensors"),
                             [](Json& m) { m["loop"]["next_batch"] = 1000000000000LL; });
