@@ -1,9 +1,12 @@
 #include "common/line_tail.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 
 #include <algorithm>
-#include <fstream>
 #include <utility>
 
 namespace netsmith {
@@ -14,9 +17,15 @@ LineTail::LineTail(std::string path, std::size_t maxLine, std::uint64_t maxBytes
 std::vector<std::string> LineTail::readNew() {
   std::vector<std::string> lines;
   m_restarted = false;
+  // Regular files only, checked on the file opened (not its name, which can change under
+  // us): a FIFO put in a run folder must not block the poll, a device not fill memory.
+  const int fd = ::open(m_path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return lines;
   struct stat st {};
-  // Regular files only: a FIFO put in a run folder must not block the poll.
-  if (::stat(m_path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return lines;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return lines;
+  }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   if (size < m_offset) {
     m_offset = 0;
@@ -24,14 +33,18 @@ std::vector<std::string> LineTail::readNew() {
     m_skipping = false;
     m_restarted = true;
   }
-  if (size == m_offset) return lines;
-  std::ifstream in(m_path, std::ios::binary);
-  if (!in) return lines;
-  in.seekg(static_cast<std::streamoff>(m_offset));
   const std::uint64_t want = std::min(size - m_offset, m_maxBytesPerRead);
   std::string chunk(static_cast<std::size_t>(want), '\0');
-  in.read(chunk.data(), static_cast<std::streamsize>(want));
-  chunk.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  std::size_t got = 0;
+  while (got < chunk.size()) {
+    const auto n =
+        ::pread(fd, chunk.data() + got, chunk.size() - got, static_cast<off_t>(m_offset + got));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fd);
+  chunk.resize(got);
   m_offset += chunk.size();
   std::size_t start = 0;
   while (start < chunk.size()) {

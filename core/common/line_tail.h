@@ -21,6 +21,9 @@ class LineTail {
   /// shorter (replaced or truncated) is read again from its start and `restarted()` says so.
   std::vector<std::string> readNew();
 
+  /// At most this many bytes per later readNew() call.
+  void setMaxBytesPerRead(std::uint64_t bytes) { m_maxBytesPerRead = bytes; }
+
   /// True when the last readNew() started the file over.
   bool restarted() const { return m_restarted; }
   std::uint64_t offset() const { return m_offset; }

@@ -188,37 +188,23 @@ std::string SweepRunner::findRunDir(const Trial& trial) const {
 
 std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) {
   if (trial.runDir.empty()) {
-    m_scoreTails.erase(trial.id);
+    m_runReaders.erase(trial.id);
     return {};
   }
-  // Polled every second while a trial runs: only what was appended since the last poll is read.
-  const std::string path = (fs::path(m_dir) / trial.runDir / "events.jsonl").string();
-  auto it = m_scoreTails.find(trial.id);
-  if (it == m_scoreTails.end() || it->second.tail.path() != path)
-    it = m_scoreTails.insert_or_assign(trial.id, ScoreTail{LineTail(path), {}}).first;
-  auto& st = it->second;
-  // At most 16 reads of 64 MiB per poll; a longer backlog is read on the next polls.
-  for (int chunk = 0; chunk < 16; ++chunk) {
-    const std::uint64_t before = st.tail.offset();
-    const auto lines = st.tail.readNew();
-    if (st.tail.restarted()) st.scores.clear();
-    for (const auto& line : lines) {
-      if (line.find("\"epoch_end\"") == std::string::npos) continue;
-      try {
-        const Json ev = Json::parse(line);
-        if (ev.value("event", std::string()) != "epoch_end" || !ev.contains("epoch") ||
-            !ev["epoch"].is_number_integer())
-          continue;
-        // epoch_end's "epoch" counts from 0; scores are kept by epochs done.
-        st.scores[ev["epoch"].get<std::int64_t>() + 1] =
-            objectiveFromEpochEvent(ev, m_spec.objective);
-      } catch (const std::exception&) {
-        // a line cut short by a kill
-      }
-    }
-    if (st.tail.offset() == before) break;
+  // Polled every second while a trial runs: only what was appended since the last poll is read
+  // (at most 1 GiB a poll; a longer backlog is read on the next polls).
+  const std::string dir = (fs::path(m_dir) / trial.runDir).string();
+  auto it = m_runReaders.find(trial.id);
+  if (it == m_runReaders.end() || it->second.dir() != dir)
+    it = m_runReaders.insert_or_assign(trial.id, train::RunRecordReader(dir)).first;
+  it->second.update(std::uint64_t(1) << 30);
+  std::map<std::int64_t, double> scores;
+  for (const Json& ev : it->second.record().epochEvents) {
+    if (!ev.contains("epoch") || !ev["epoch"].is_number_integer()) continue;
+    // epoch_end's "epoch" counts from 0; scores are kept by epochs done.
+    scores[ev["epoch"].get<std::int64_t>() + 1] = objectiveFromEpochEvent(ev, m_spec.objective);
   }
-  return st.scores;
+  return scores;
 }
 
 void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {

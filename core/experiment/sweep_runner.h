@@ -15,10 +15,10 @@
 #include <vector>
 
 #include "common/json.h"
-#include "common/line_tail.h"
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
 #include "project/project.h"
+#include "train/run_records.h"
 
 namespace netsmith::experiment {
 
@@ -86,12 +86,8 @@ class SweepRunner {
   project::Project m_base;
   std::vector<Process> m_running;
   std::map<std::int64_t, std::int64_t> m_epochsReported;
-  /// Per trial: its events.jsonl followed from where the last poll stopped, and the scores so far.
-  struct ScoreTail {
-    LineTail tail;
-    std::map<std::int64_t, double> scores;
-  };
-  std::map<std::int64_t, ScoreTail> m_scoreTails;
+  /// Per trial: its run folder followed from where the last poll stopped.
+  std::map<std::int64_t, train::RunRecordReader> m_runReaders;
   bool m_interrupting = false;
   bool m_budgetSpent = false;
 };

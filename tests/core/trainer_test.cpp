@@ -25,33 +25,11 @@
 
 using namespace netsmith;
 using namespace netsmith::train;
+using netsmith::testutil::Recorder;
 using netsmith::testutil::TempDir;
 namespace fs = std::filesystem;
 
 namespace {
-
-/// Records every event (thread-safe).
-class Recorder : public EventSink {
- public:
-  void onEvent(const TrainingEvent& e) override {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    m_events.push_back(e);
-  }
-  std::vector<TrainingEvent> events() const {
-    std::lock_guard<std::mutex> lock(m_mutex);
-    return m_events;
-  }
-  std::vector<TrainingEvent> ofType(EventType type) const {
-    std::vector<TrainingEvent> out;
-    for (const auto& e : events())
-      if (e.type == type) out.push_back(e);
-    return out;
-  }
-
- private:
-  mutable std::mutex m_mutex;
-  std::vector<TrainingEvent> m_events;
-};
 
 // Sinks receive events on their own thread, in order: once the "paused" log line has arrived,
 // so has every batch event sent before the pause, and the batch count is final.

@@ -310,7 +310,7 @@ class MainWindowTest : public QObject {
 
     // Runs page: the run is listed; it overlays on the charts; "load best" picks its checkpoint.
     window.pages()->showPage(ProjectPages::RunsPage);
-    QCOMPARE(window.pages()->runs().size(), 1);
+    QTRY_COMPARE(window.pages()->runs().size(), 1);  // read on a worker thread
     QCOMPARE(window.pages()->runs()[0].epochs(), 2);
     QCOMPARE(window.pages()->runs()[0].stepLoss.size(), 12);
     // Its test figure as the run recorded it equals the Evaluation page's own count.

@@ -1,7 +1,7 @@
 #pragma once
 
-// A past run of a project, read back from its folder (runs/<name>-<time>/metrics.csv,
-// project.json, events.jsonl and checkpoints/). Plain data: the Runs page lists these, the
+// A past run of a project as the studio draws it: core's run record (train/run_records.h, the
+// one reader of run folders) in Qt's containers. Plain data: the Runs page lists these, the
 // dashboard overlays them.
 #include <QColor>
 #include <QDateTime>
@@ -10,6 +10,7 @@
 #include <QVector>
 
 #include "common/json.h"
+#include "train/run_records.h"
 
 namespace netsmith::ui {
 
@@ -25,7 +26,7 @@ struct RunHistory {
       epochValLoss, epochValAccuracy, epochLr;
   QStringList checkpoints;  ///< file names under checkpoints/, newest first
   Json settings;            ///< the project as the run used it (project.json)
-  // From events.jsonl (its first and last 64 KiB only): where and when it ran, how it ended.
+  // From events.jsonl: where and when it ran, how it ended.
   QDateTime started;            ///< from the folder's name (<name>-yyyyMMdd-HHmmss)
   double durationSeconds = -1;  ///< the finished event's time; -1 while unknown
   QString device;               ///< "cpu, 2 compute threads, 1 loader thread"
@@ -40,6 +41,7 @@ struct RunHistory {
   QString bestCheckpoint() const;
   QString checkpointPath(const QString& file) const;
 
+  static RunHistory fromRecord(const train::RunRecord& record);
   /// Reads `dir`; false with `error` naming the file and line when metrics.csv is unreadable.
   static bool read(const QString& dir, RunHistory& out, QString* error = nullptr);
 };

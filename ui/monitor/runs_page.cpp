@@ -18,6 +18,7 @@
 
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
+#include "util/background_job.h"
 
 namespace netsmith::ui {
 
@@ -56,6 +57,7 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
       m_document(document),
       m_dashboard(dashboard),
       m_info(new QLabel(this)),
+      m_listJob(new BackgroundJob(this)),
       m_runsTable(makeTree(
           QStringLiteral("runsTable"),
           {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"), tr("Best val acc"),
@@ -135,16 +137,34 @@ void RunsPage::refresh() {
   m_checkpoints->clear();
   m_runs.clear();
   if (m_document->filePath().isEmpty()) {
+    m_listJob->cancel();
     m_info->setText(tr("No project open."));
     return;
   }
   const QString root = QDir(dir).filePath(QStringLiteral("runs"));
-  QStringList errors;
-  m_runs = listRuns(root, QString::fromStdString(m_document->project().name), &errors);
-  m_info->setText(tr("%n run(s) of this project in %1", nullptr, m_runs.size()).arg(root) +
-                  (errors.isEmpty()
-                       ? QString()
-                       : QStringLiteral("<br>") + errors.join(QStringLiteral("<br>"))));
+  const QString project = QString::fromStdString(m_document->project().name);
+  m_info->setText(tr("Reading the runs in %1...").arg(root));
+  struct Listed {
+    QVector<RunHistory> runs;
+    QStringList errors;
+  };
+  m_listJob->start(
+      [root, project](const JobContext&) {
+        Listed l;
+        l.runs = listRuns(root, project, &l.errors);
+        return l;
+      },
+      [this, root](Listed l) { showRuns(std::move(l.runs), root, l.errors); },
+      [this, root](const QString& error) { showRuns({}, root, {error}); });
+}
+
+void RunsPage::showRuns(QVector<RunHistory> runs, const QString& root, const QStringList& errors) {
+  m_runs = std::move(runs);
+  QString text =
+      tr("%n run(s) of this project in %1", nullptr, m_runs.size()).arg(root.toHtmlEscaped());
+  for (const auto& e : errors)  // from folders someone else may have made: shown as text
+    text += QStringLiteral("<br>") + e.toHtmlEscaped();
+  m_info->setText(text);
   for (const auto& run : m_runs) {
     auto* item = new QTreeWidgetItem(m_runsTable);
     item->setIcon(0, swatch(runColor(run.name)));
@@ -170,6 +190,7 @@ void RunsPage::refresh() {
     item->setText(8, run.checkpoints.join(QStringLiteral(", ")));
   }
   if (!m_runs.isEmpty()) m_runsTable->setCurrentItem(m_runsTable->topLevelItem(0));
+  Q_EMIT runsListed();
 }
 
 void RunsPage::selectRun(int row) {

@@ -15,6 +15,7 @@ class QTreeWidget;
 
 namespace netsmith::ui {
 
+class BackgroundJob;
 class Dashboard;
 class ProjectDocument;
 
@@ -25,7 +26,8 @@ class RunsPage : public QWidget {
   /// Lists the runs of `document`'s project; overlays go to `dashboard`.
   RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent = nullptr);
 
-  /// Re-reads runs/ of the project.
+  /// Re-reads runs/ of the project, on a worker thread (a folder of long runs takes a while);
+  /// runsListed() follows when the table shows them.
   void refresh();
   const QVector<RunHistory>& runs() const { return m_runs; }
   /// Selects the run at `row` of the runs table.
@@ -37,10 +39,13 @@ class RunsPage : public QWidget {
   void selectRuns(int first, int second);
 
  Q_SIGNALS:
+  /// The runs are read and listed (after refresh()).
+  void runsListed();
   /// "Load best", or a checkpoint double-clicked: it becomes the studio's current one.
   void checkpointChosen(const QString& path);
 
  private:
+  void showRuns(QVector<RunHistory> runs, const QString& root, const QStringList& errors);
   void showRunDetails();
   int selectedRow() const;
 
@@ -51,6 +56,7 @@ class RunsPage : public QWidget {
   QTreeWidget* m_checkpoints;
   QPlainTextEdit* m_differences;
   QVector<RunHistory> m_runs;
+  BackgroundJob* m_listJob;
 };
 
 }  // namespace netsmith::ui

@@ -1,0 +1,86 @@
+#pragma once
+
+// Reading a run folder back: the one reader of what RunWriter writes (metrics.csv,
+// events.jsonl, project.json, checkpoints/). The studio's Runs page, its dashboard overlays and
+// Experiments page and the sweep runner all read runs through it. It follows a run while it is
+// written: each update() reads only what was appended since the last one (offset tailing), at
+// most a stated number of bytes, so polling a long run costs what it wrote since. Files from
+// elsewhere are bounded: regular files only (a FIFO or a device planted in a folder is not
+// read), lines of at most 1 MiB, metrics.csv up to 256 MiB, project.json up to 16 MiB.
+// No LibTorch here.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/json.h"
+
+namespace netsmith::train {
+
+/// A `step` row of metrics.csv. Numbers that are empty in the file are NaN.
+struct StepRecord {
+  std::int64_t epoch = 0;  ///< from 0, as the file numbers it
+  std::int64_t batch = 0;  ///< in the epoch, from 0
+  double step = 0;         ///< from 1
+  double seconds = 0, loss = 0, lr = 0, gradNorm = 0, imagesPerSecond = 0, memoryBytes = 0;
+};
+
+/// An `epoch` row of metrics.csv.
+struct EpochRecord {
+  std::int64_t epoch = 0;  ///< from 0, as the file numbers it
+  double lastStep = 0;     ///< the step of the last `step` row before it (0 when none)
+  double seconds = 0;      ///< that row's time since the run started
+  double trainLoss = 0, trainAccuracy = 0, valLoss = 0, valAccuracy = 0, lr = 0;
+};
+
+/// What a run folder holds, as far as it has been read.
+struct RunRecord {
+  std::string dir;      ///< the folder, as given
+  std::string name;     ///< its last component
+  Json settings;        ///< project.json (null until read, or when it is not readable)
+  std::string project;  ///< settings' "name"
+  std::vector<StepRecord> steps;
+  std::vector<EpochRecord> epochs;
+  std::vector<Json> epochEvents;  ///< events.jsonl's epoch_end events, in order
+  // From events.jsonl: where it ran and how it ended.
+  std::string device;           ///< "cpu, 2 compute threads, 1 loader thread"
+  double durationSeconds = -1;  ///< the finished event's time; -1 while unknown
+  std::string finishState;      ///< "completed", "stopped", "failed"; "" while unfinished
+  double testAccuracy = -1;     ///< -1: no test figure
+  std::int64_t testSamples = 0;
+  std::vector<std::string> checkpoints;  ///< file names under checkpoints/, newest first
+  /// Why metrics.csv cannot be read ("<path>:<line>: expected 14 fields, found 3"); the run
+  /// is not one to show when set. Empty while all is well.
+  std::string error;
+  /// What was left unread ("read up to 256 MiB (line 1000001); the rest is not shown").
+  std::string notice;
+};
+
+class RunRecordReader {
+ public:
+  explicit RunRecordReader(std::string runDir);
+  ~RunRecordReader();
+  RunRecordReader(RunRecordReader&&) noexcept;
+  RunRecordReader& operator=(RunRecordReader&&) noexcept;
+
+  /// Reads what was appended since the last call, at most `maxBytes` of each file, and lists
+  /// checkpoints/ again. A file that got shorter (replaced) is read again from its start.
+  /// Returns true when the record changed.
+  bool update(std::uint64_t maxBytes = std::uint64_t(64) << 20);
+  /// False while the last update() left bytes unread (call it again).
+  bool caughtUp() const;
+  const RunRecord& record() const;
+  const std::string& dir() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> m;
+};
+
+/// The folder as it is now, read whole (within the bounds above).
+RunRecord readRunRecord(const std::string& runDir);
+
+/// The run folders under `root` (folders, not links, that hold a metrics.csv), newest first.
+std::vector<std::string> runFolders(const std::string& root);
+
+}  // namespace netsmith::train
