@@ -8,6 +8,7 @@
 #include "augment/transform.h"
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "data/data_scan.h"
 #include "data/dataset_stats.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
@@ -40,14 +41,6 @@ std::unique_ptr<data::ProjectData> openData(const std::string& path,
                                   terminalProgress("computing mean/std"));
   if (!pd) throw Error("cancelled");
   return pd;
-}
-
-Json countsJson(const data::SampleSet& set, const std::vector<std::string>& classes) {
-  Json j = Json::object();
-  const auto counts = data::classCounts(set, static_cast<std::int64_t>(classes.size()));
-  for (std::size_t k = 0; k < classes.size(); ++k)
-    j[classes[k]] = counts[k];
-  return j;
 }
 
 }  // namespace
@@ -86,49 +79,40 @@ int runDataStats(const std::vector<std::string>& words) {
   const Args args(words, {"--json", "--sizes"}, {});
   const std::string& path = args.one("PROJECT");
   project::LoadedProject loaded;
-  auto pd = openData(path, loaded);
-  if (!pd) return kExitInvalid;
-  auto& d = pd->data;
-  std::vector<data::SkippedItem> skipped = d.skippedAtScan();
-  // Statistics of the training split as the model sees it (no augmentation). Every split is
-  // decoded: the counts leave out what training and evaluation would skip.
-  const data::SampleProcessor plain(pd->format, nullptr, {}, {});
-  std::vector<std::int64_t> unreadable;
-  const auto stats =
-      data::computeChannelStats(d.train, plain, d.config.onError,
-                                terminalProgress("reading training images"), &skipped, &unreadable);
-  if (!stats) throw Error("cancelled");
-  data::removePositions(d.train, unreadable);
-  for (auto* set : {&d.validation, &d.test}) {
-    if (set->empty()) continue;
-    if (!data::dropUnreadable(*set, plain, d.config.onError,
-                              terminalProgress("reading " + set->name + " images"), &skipped))
-      throw Error("cancelled");
+  if (!loadValid(path, ops::OpRegistry::withBuiltins(), loaded)) return kExitInvalid;
+  env::configureThreads();
+  // The studio's Data page runs the same scan: every split decoded under the project's
+  // on_error, the counts leaving out what training and evaluation would skip.
+  data::DataScanOptions options;
+  options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
+                                           : data::DataScanOptions::Sizes::OfFiles;
+  if (::isatty(STDERR_FILENO)) {
+    options.progress = [](const std::string& phase, std::int64_t done, std::int64_t total) {
+      return terminalProgress(phase)(done, total);
+    };
   }
-  std::optional<std::map<std::string, std::int64_t>> sizes;
-  const bool files = d.config.train.format == data::SourceFormat::ImageFolder ||
-                     d.config.train.format == data::SourceFormat::Csv;
-  if (args.has("--sizes") || files)
-    sizes = data::imageSizeHistogram(d.train, terminalProgress("reading sizes"), nullptr);
-
+  const auto d = data::scanProjectData(loaded.project, loaded.baseDir(), options);
+  if (d.cancelled) throw Error("cancelled");
+  const auto counts = [&d](const std::vector<std::int64_t>& perClass) {
+    Json j = Json::object();
+    for (std::size_t k = 0; k < d.classes.size() && k < perClass.size(); ++k)
+      j[d.classes[k]] = perClass[k];
+    return j;
+  };
   Json j = Json::object();
   j["classes"] = d.classes;
-  j["splits"] =
-      Json{{"train", d.train.size()}, {"validation", d.validation.size()}, {"test", d.test.size()}};
-  j["class_counts"] = Json{{"train", countsJson(d.train, d.classes)},
-                           {"validation", countsJson(d.validation, d.classes)},
-                           {"test", countsJson(d.test, d.classes)}};
-  j["mean"] = stats->mean;
-  j["std"] = stats->std;
+  j["splits"] = Json{{"train", d.train}, {"validation", d.validation}, {"test", d.test}};
+  j["class_counts"] = Json{{"train", counts(d.trainCounts)},
+                           {"validation", counts(d.validationCounts)},
+                           {"test", counts(d.testCounts)}};
+  j["mean"] = d.mean;
+  j["std"] = d.std;
   j["normalization"] = Json{
-      {"mode", pd->normalization.computed ? "auto"
-                                          : (pd->normalization.mean.empty() ? "none" : "explicit")},
-      {"mean", pd->normalization.mean},
-      {"std", pd->normalization.std}};
-  if (sizes) j["image_sizes"] = *sizes;
+      {"mode", d.normalizationMode}, {"mean", d.normalizationMean}, {"std", d.normalizationStd}};
+  if (d.imageSizes) j["image_sizes"] = *d.imageSizes;
   j["subsets"] = d.subsets;
   Json skippedJson = Json::array();
-  for (const auto& s : skipped)
+  for (const auto& s : d.skipped)
     skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
   j["skipped"] = skippedJson;
   if (args.has("--json")) {
@@ -136,33 +120,31 @@ int runDataStats(const std::vector<std::string>& words) {
     return kExitOk;
   }
   std::cout << "Project: " << loaded.project.name << '\n'
-            << "Splits:  train " << d.train.size() << ", validation " << d.validation.size()
-            << ", test " << d.test.size() << " (readable samples)\n";
+            << "Splits:  train " << d.train << ", validation " << d.validation << ", test "
+            << d.test << " (readable samples)\n";
   for (const auto& s : d.subsets)
     std::cout << "Subset:  " << s << '\n';
-  const auto tr = data::classCounts(d.train, d.numClasses());
-  const auto va = data::classCounts(d.validation, d.numClasses());
-  const auto te = data::classCounts(d.test, d.numClasses());
   std::size_t w = 5;
   for (const auto& c : d.classes)
     w = std::max(w, c.size());
   std::printf("%-*s %10s %10s %10s\n", int(w), "class", "train", "validation", "test");
   for (std::size_t k = 0; k < d.classes.size(); ++k) {
-    std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(), (long long)tr[k],
-                (long long)va[k], (long long)te[k]);
+    std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(),
+                (long long)d.trainCounts[k], (long long)d.validationCounts[k],
+                (long long)d.testCounts[k]);
   }
   std::cout << "Mean/std (train, per channel):";
-  for (std::size_t c = 0; c < stats->mean.size(); ++c)
-    std::printf(" %.4f/%.4f", stats->mean[c], stats->std[c]);
+  for (std::size_t c = 0; c < d.mean.size(); ++c)
+    std::printf(" %.4f/%.4f", d.mean[c], d.std[c]);
   std::cout << '\n';
-  if (sizes) {
+  if (d.imageSizes) {
     std::cout << "Image sizes (WxHxC: count):";
-    for (const auto& [size, count] : *sizes)
+    for (const auto& [size, count] : *d.imageSizes)
       std::cout << ' ' << size << ": " << count;
     std::cout << '\n';
   }
-  std::cout << "Skipped: " << skipped.size() << '\n';
-  for (const auto& s : skipped)
+  std::cout << "Skipped: " << d.skipped.size() << '\n';
+  for (const auto& s : d.skipped)
     std::cout << "  " << s.item << ": " << s.reason << '\n';
   return kExitOk;
 }

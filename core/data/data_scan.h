@@ -1,0 +1,53 @@
+#pragma once
+
+// Scanning a project's data, the one job behind the studio's Data page and `netsmith-cli
+// data-stats`: the data opened as training opens it (without augmentation), every image of
+// every split decoded once under the project's on_error (the unreadable ones listed and left
+// out of the counts, as training leaves them out), the training split's mean and standard
+// deviation, and, when asked, image sizes and a few samples of each class. No LibTorch here.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <opencv2/core/mat.hpp>
+
+#include "data/data_module.h"
+#include "project/project.h"
+
+namespace netsmith::data {
+
+struct DataScanOptions {
+  /// The "WxH" histogram of the training split: never, for sources of image files (folders
+  /// and manifests, whose sizes vary), or for every source.
+  enum class Sizes { No, OfFiles, All } imageSizes = Sizes::No;
+  int samplesPerClass = 0;  ///< training images per class, as the model sees them
+  /// (what is being done, done, total) now and then; return false to cancel.
+  std::function<bool(const std::string& phase, std::int64_t done, std::int64_t total)> progress;
+};
+
+struct DataScanResult {
+  bool cancelled = false;  ///< the progress callback said stop; the rest is partial
+  std::vector<std::string> classes;
+  std::vector<std::string> subsets;                  ///< the subsets the data's limits took
+  std::int64_t train = 0, validation = 0, test = 0;  ///< readable samples
+  std::vector<std::int64_t> trainCounts, validationCounts, testCounts;  ///< per class
+  std::vector<SkippedItem> skipped;
+  std::vector<double> mean, std;  ///< of the training split, pixels in [0, 1]
+  /// The normalisation training uses: "none", "explicit" or "auto" (computed on train).
+  std::string normalizationMode;
+  std::vector<double> normalizationMean, normalizationStd;
+  std::optional<std::map<std::string, std::int64_t>> imageSizes;
+  std::vector<cv::Mat> samples;  ///< 8-bit grey or RGB
+  std::vector<std::int64_t> sampleLabels;
+  SourceFormat trainFormat = SourceFormat::Idx;
+};
+
+/// Throws netsmith::Error naming the source or sample that cannot be read (every sample under
+/// on_error "fail").
+DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
+                               const DataScanOptions& options);
+
+}  // namespace netsmith::data
