@@ -4,17 +4,15 @@
 #include <string>
 #include <vector>
 
+#include "common/exit_codes.h"
 #include "common/json.h"
 
 namespace netsmith::cli {
 
 class Args;
 
-/// Exit codes: 0 success, 1 runtime failure, 2 invalid input (flags, project, data).
-constexpr int kExitOk = 0;
-constexpr int kExitFailure = 1;
-constexpr int kExitInvalid = 2;
-constexpr int kExitIo = 3;  ///< the machine failed: disk full, permission denied
+// Exit codes: common/exit_codes.h (kExitOk, kExitFailure, kExitInvalid, kExitIo,
+// kExitInterrupted).
 
 int runValidate(const std::vector<std::string>& words);
 int runSummary(const std::vector<std::string>& words);

@@ -286,7 +286,7 @@ int runTrain(const std::vector<std::string>& words) {
     return result.runDir.empty() && result.steps == 0 ? kExitInvalid : kExitFailure;
   }
   const int exitCode =
-      result.state == train::FinishState::Stopped && g_interrupts > 0 ? 130 : kExitOk;
+      result.state == train::FinishState::Stopped && g_interrupts > 0 ? kExitInterrupted : kExitOk;
   if (json) return exitCode;
   std::printf("%s\n", result.reason.c_str());
   if (!result.lastCheckpoint.empty())

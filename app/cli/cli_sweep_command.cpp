@@ -236,7 +236,7 @@ int runSweep(const std::vector<std::string>& words) {
       std::printf("wrote %s (trial %lld's settings)\n", applyBest.c_str(),
                   static_cast<long long>(best->id));
   }
-  return finished ? kExitOk : 130;
+  return finished ? kExitOk : kExitInterrupted;
 }
 
 }  // namespace netsmith::cli

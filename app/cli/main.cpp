@@ -11,6 +11,10 @@
 #include "schema/param_schema.h"
 
 using namespace netsmith::cli;
+using netsmith::kExitFailure;
+using netsmith::kExitInvalid;
+using netsmith::kExitIo;
+using netsmith::kExitOk;
 
 namespace {
 

@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/error.h"
+#include "common/exit_codes.h"
 #include "common/file_util.h"
 #include "common/subprocess.h"
 #include "env/env_report.h"
@@ -313,9 +314,9 @@ void SweepRunner::finishSegment(Process& p, int status, const SweepListener& lis
   trial.runDir = findRunDir(trial);
   reportNewEpochs(trial, listener);
   SegmentEnd end = SegmentEnd::Failed;
-  // 130: stopped by SIGINT/SIGTERM after writing a checkpoint.
-  const bool stoppedBySignal =
-      (WIFEXITED(status) && WEXITSTATUS(status) == 130) || (WIFSIGNALED(status) && p.signalled);
+  // Stopped by SIGINT/SIGTERM after writing a checkpoint.
+  const bool stoppedBySignal = (WIFEXITED(status) && WEXITSTATUS(status) == kExitInterrupted) ||
+                               (WIFSIGNALED(status) && p.signalled);
   if (exitedWell(status))
     end = SegmentEnd::Exited;
   else if (stoppedBySignal || p.signalled)

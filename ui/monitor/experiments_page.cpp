@@ -28,6 +28,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "common/exit_codes.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "monitor/dashboard.h"
@@ -407,9 +408,9 @@ bool ExperimentsPage::start(const QStringList& args) {
     reload();
     m_stop->setEnabled(false);
     refreshDefinition();
-    const bool finished = code == 0 && m_state.finished;
+    const bool finished = code == kExitOk && m_state.finished;
     m_status->setText(finished ? tr("Sweep finished: %1").arg(m_status->text())
-                      : code == 130
+                      : code == kExitInterrupted
                           ? tr("Sweep stopped; Open / resume goes on from its checkpoints.")
                           : tr("The sweep ended with status %1 (see the log below).").arg(code));
     emit sweepEnded(finished);
