@@ -1,5 +1,6 @@
 #pragma once
 
+#include <exception>
 #include <map>
 #include <set>
 #include <string>
@@ -8,12 +9,16 @@
 namespace netsmith::cli {
 
 /// Thrown for bad command lines; main prints the message and the command's usage, then exits 2.
-struct UsageError {
+struct UsageError : std::exception {
+  explicit UsageError(std::string why) : message(std::move(why)) {}
+  const char* what() const noexcept override { return message.c_str(); }
   std::string message;
 };
 
 /// Thrown when the words hold --help or -h: main prints the command's usage and exits 0.
-struct HelpRequested {};
+struct HelpRequested : std::exception {
+  const char* what() const noexcept override { return "help requested"; }
+};
 
 /// A minimal parser for `command POSITIONAL... [--flag] [--option VALUE]`.
 ///   Args args(argv + 2, argc - 2, {"--json"}, {"--batch-size"});

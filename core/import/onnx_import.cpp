@@ -16,12 +16,16 @@ namespace netsmith::import {
 namespace {
 
 /// One ONNX node that cannot be imported as it is, and why.
-struct Refusal {
+struct Refusal : std::exception {
+  explicit Refusal(std::string why) : reason(std::move(why)) {}
+  const char* what() const noexcept override { return reason.c_str(); }
   std::string reason;
 };
 
 /// A node reading a value that no imported node computes (`value`).
-struct Unfed {
+struct Unfed : std::exception {
+  explicit Unfed(std::string name) : value(std::move(name)) {}
+  const char* what() const noexcept override { return value.c_str(); }
   std::string value;
 };
 

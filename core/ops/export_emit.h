@@ -4,6 +4,7 @@
 // No protobuf and no LibTorch here: core/export implements OnnxEmitter with the ONNX classes.
 #include <array>
 #include <cstdint>
+#include <exception>
 #include <string>
 #include <vector>
 
@@ -54,7 +55,10 @@ struct OnnxAttr {
 };
 
 /// Thrown by an emitter when the node cannot be exported at the chosen opset.
-struct NotExportable {
+struct NotExportable : std::exception {
+  explicit NotExportable(std::string why, int opset = 0)
+      : message(std::move(why)), opsetNeeded(opset) {}
+  const char* what() const noexcept override { return message.c_str(); }
   std::string message;
   int opsetNeeded = 0;  ///< 0: no opset helps
 };

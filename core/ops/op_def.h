@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -30,7 +31,10 @@ std::optional<InitScheme> parseInitScheme(const std::string& name);
 std::vector<std::string> initSchemeNames();
 
 /// Thrown by a shape rule when the inputs do not fit the op. `fix` says what to change.
-struct ShapeError {
+struct ShapeError : std::exception {
+  explicit ShapeError(std::string why, std::string howToFix = {})
+      : message(std::move(why)), fix(std::move(howToFix)) {}
+  const char* what() const noexcept override { return message.c_str(); }
   std::string message;
   std::string fix;
 };

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <exception>
 #include <functional>
 #include <mutex>
 #include <sstream>
@@ -38,8 +39,11 @@ struct RunControls {
   }
 };
 
-/// Thrown inside a run to end it with a state and a reason.
-struct RunEnd {
+/// Thrown inside a run to end it with a state and a reason (the Trainer catches it first).
+struct RunEnd : std::exception {
+  RunEnd(FinishState s, std::string why, bool io = false)
+      : state(s), reason(std::move(why)), ioFailure(io) {}
+  const char* what() const noexcept override { return reason.c_str(); }
   FinishState state;
   std::string reason;
   bool ioFailure = false;  ///< the machine failed (a full disk), not the input
