@@ -1,8 +1,8 @@
 #pragma once
 
 // The body of a run, on the trainer thread: set up, then for each epoch, for each batch: step,
-// publish, callbacks; validate; callbacks. The Trainer owns the thread and the controls; Fit
-// owns everything the run builds.
+// batch-end callbacks, publish; validate, publish, epoch-end callbacks. The Trainer owns the
+// thread and the controls (and publishes Finished); Fit owns everything the run builds.
 #include <chrono>
 #include <functional>
 #include <memory>

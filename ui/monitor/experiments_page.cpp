@@ -574,14 +574,24 @@ void ExperimentsPage::overlayRunningTrials() {
   for (const auto& name : m_overlaid)
     m_dashboard->removeOverlay(name);
   m_overlaid.clear();
+  std::map<std::int64_t, train::RunRecordReader> following;
   for (const auto& t : m_state.trials) {
     if (t.status != experiment::TrialStatus::Running || t.runDir.empty()) continue;
-    RunHistory run;
-    if (!RunHistory::read(QDir(m_dir).filePath(QString::fromStdString(t.runDir)), run)) continue;
+    const std::string dir = QDir(m_dir).filePath(QString::fromStdString(t.runDir)).toStdString();
+    auto it = m_trialRuns.find(t.id);
+    auto reader = it != m_trialRuns.end() && it->second.dir() == dir ? std::move(it->second)
+                                                                     : train::RunRecordReader(dir);
+    reader.update(std::uint64_t(4) << 20);
+    const auto& record = reader.record();
+    const bool usable = record.error.empty();
+    RunHistory run = RunHistory::fromRecord(record);
+    following.emplace(t.id, std::move(reader));
+    if (!usable) continue;
     run.name = tr("trial %1").arg(t.id);
     m_dashboard->addOverlay(run);
     m_overlaid << run.name;
   }
+  m_trialRuns = std::move(following);  // finished trials are no longer followed
 }
 
 bool ExperimentsPage::applyBest() {

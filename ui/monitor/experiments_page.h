@@ -12,6 +12,7 @@
 
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
+#include "train/run_records.h"
 
 class QCheckBox;
 class QComboBox;
@@ -122,6 +123,9 @@ class ExperimentsPage : public QWidget {
   experiment::SweepSpec m_spec;
   bool m_hasSpec = false;
   QStringList m_overlaid;
+  /// Each running trial's run folder, followed between polls: a poll reads what the trial
+  /// appended since the last one, at most 4 MiB of it.
+  std::map<std::int64_t, train::RunRecordReader> m_trialRuns;
   // What the last reload() saw: sweep.json and the running trials' metrics.csv (size, mtime).
   QString m_seen;
   bool m_refreshing = false;
