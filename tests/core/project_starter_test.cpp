@@ -6,7 +6,7 @@
 #include "data_fixtures.h"
 #include "graph/graph_analysis.h"
 #include "graph/graph_module.h"
-#include "project/project_starter.h"
+#include "import/project_starter.h"
 #include "test_support.h"
 
 using namespace netsmith;
@@ -16,7 +16,7 @@ TEST(ProjectStarter, FromAnImageFolderSizesTheCnnToItsImagesAndClasses) {
   TempDir dir;
   // 3 classes of colour images 30 high, 40 wide.
   testutil::writeImageFolder(dir.path() / "pets", {"cat", "dog", "fox"}, 6, 30, 40, 3);
-  const auto p = project::projectFromImageFolder((dir.path() / "pets").string(), "pets");
+  const auto p = import::projectFromImageFolder((dir.path() / "pets").string(), "pets");
   EXPECT_EQ(p.model.input.channels, 3);
   EXPECT_EQ(p.model.input.height, 30);
   EXPECT_EQ(p.model.input.width, 40);
@@ -37,7 +37,7 @@ TEST(ProjectStarter, FromAnImageFolderSizesTheCnnToItsImagesAndClasses) {
 
   // Large grey images: the input keeps their proportions, at most 64 pixels a side.
   testutil::writeImageFolder(dir.path() / "big", {"a", "b"}, 2, 200, 100, 1);
-  const auto big = project::projectFromImageFolder((dir.path() / "big").string(), "big");
+  const auto big = import::projectFromImageFolder((dir.path() / "big").string(), "big");
   EXPECT_EQ(big.model.input.channels, 1);
   EXPECT_EQ(big.model.input.height, 64);
   EXPECT_EQ(big.model.input.width, 32);
@@ -47,14 +47,14 @@ TEST(ProjectStarter, RefusesAFolderWithoutClassesAndMakesABlankProject) {
   TempDir dir;
   testutil::writeImageFolder(dir.path() / "one", {"only"}, 3, 8, 8, 1);
   try {
-    project::projectFromImageFolder((dir.path() / "one").string(), "x");
+    import::projectFromImageFolder((dir.path() / "one").string(), "x");
     ADD_FAILURE() << "a single class was taken";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("at least 2 classes"), std::string::npos) << e.what();
     EXPECT_NE(std::string(e.what()).find("one"), std::string::npos) << e.what();
   }
   graph::InputSpec input;
-  const auto blank = project::blankProject("empty", input, Json::object(), Json::object());
+  const auto blank = import::blankProject("empty", input, Json::object(), Json::object());
   ASSERT_EQ(blank.model.nodes.size(), 1u);
   EXPECT_EQ(blank.model.nodes[0].op, "Input");
 }

@@ -12,8 +12,8 @@
 #include <QStatusBar>
 
 #include "import/import_job.h"
+#include "import/project_starter.h"
 #include "monitor/dashboard.h"
-#include "project/project_starter.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -183,14 +183,14 @@ bool MainWindow::createBlankProject(const QString& target) {
   QString name = QFileInfo(target).fileName();
   name.chop(int(qstrlen(".netsmith.json")));
   return openNewProject(
-      project::blankProject(name.toStdString(), base.model.input, base.data, base.train), target);
+      import::blankProject(name.toStdString(), base.model.input, base.data, base.train), target);
 }
 
 bool MainWindow::createProjectFromFolder(const QString& folder, const QString& target) {
   QString name = QFileInfo(target).fileName();
   name.chop(int(qstrlen(".netsmith.json")));
   try {
-    return openNewProject(project::projectFromImageFolder(folder.toStdString(), name.toStdString()),
+    return openNewProject(import::projectFromImageFolder(folder.toStdString(), name.toStdString()),
                           target);
   } catch (const std::exception& e) {
     m_lastError = QString::fromStdString(e.what());

@@ -1,4 +1,4 @@
-#include "project/project_starter.h"
+#include "import/project_starter.h"
 
 #include <algorithm>
 #include <cmath>
@@ -6,7 +6,7 @@
 #include "data/data_config.h"
 #include "data/dataset_source.h"
 
-namespace netsmith::project {
+namespace netsmith::import {
 
 namespace {
 
@@ -27,9 +27,9 @@ graph::Node starterNode(const std::string& id, const std::string& op, Json param
 
 }  // namespace
 
-Project blankProject(const std::string& name, const graph::InputSpec& input, const Json& data,
-                     const Json& train) {
-  Project p;
+project::Project blankProject(const std::string& name, const graph::InputSpec& input,
+                              const Json& data, const Json& train) {
+  project::Project p;
   p.name = name;
   p.model.input = input;
   p.model.nodes = {starterNode("input", "Input", Json::object(), "", 0)};
@@ -38,7 +38,7 @@ Project blankProject(const std::string& name, const graph::InputSpec& input, con
   return p;
 }
 
-Project projectFromImageFolder(const std::string& folder, const std::string& name) {
+project::Project projectFromImageFolder(const std::string& folder, const std::string& name) {
   data::SourceSpec spec;
   spec.format = data::SourceFormat::ImageFolder;
   spec.path = "data.train";
@@ -62,7 +62,7 @@ Project projectFromImageFolder(const std::string& folder, const std::string& nam
   input.height = std::max(8, int(std::lround(first.rows * scale)));
   input.width = std::max(8, int(std::lround(first.cols * scale)));
 
-  Project p;
+  project::Project p;
   p.name = name;
   p.description = "A small CNN for the images in " + folder;
   p.model.input = input;
@@ -103,4 +103,4 @@ Project projectFromImageFolder(const std::string& folder, const std::string& nam
   return p;
 }
 
-}  // namespace netsmith::project
+}  // namespace netsmith::import
