@@ -21,14 +21,17 @@ namespace netsmith::cli {
 
 namespace {
 
+/// One line of progress on stderr ("what: 42%"), cleared when done.
+bool showProgress(const std::string& what, std::int64_t done, std::int64_t total) {
+  std::fprintf(stderr, "\r%s: %3d%%", what.c_str(), total ? int(100 * done / total) : 100);
+  if (done >= total) std::fprintf(stderr, "\r%*s\r", int(what.size()) + 6, "");
+  return true;
+}
+
 // A one-line progress indicator on stderr, only when it is a terminal.
 data::ProgressFn terminalProgress(const std::string& what) {
   if (!::isatty(STDERR_FILENO)) return {};
-  return [what](std::int64_t done, std::int64_t total) {
-    std::fprintf(stderr, "\r%s: %3d%%", what.c_str(), total ? int(100 * done / total) : 100);
-    if (done >= total) std::fprintf(stderr, "\r%*s\r", int(what.size()) + 6, "");
-    return true;
-  };
+  return [what](std::int64_t done, std::int64_t total) { return showProgress(what, done, total); };
 }
 
 std::unique_ptr<data::ProjectData> openData(const std::string& path,
@@ -86,11 +89,7 @@ int runDataStats(const std::vector<std::string>& words) {
   data::DataScanOptions options;
   options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
                                            : data::DataScanOptions::Sizes::OfFiles;
-  if (::isatty(STDERR_FILENO)) {
-    options.progress = [](const std::string& phase, std::int64_t done, std::int64_t total) {
-      return terminalProgress(phase)(done, total);
-    };
-  }
+  if (::isatty(STDERR_FILENO)) options.progress = showProgress;
   const auto d = data::scanProjectData(loaded.project, loaded.baseDir(), options);
   if (d.cancelled) throw Error("cancelled");
   const auto counts = [&d](const std::vector<std::int64_t>& perClass) {

@@ -105,6 +105,7 @@ struct RunRecordReader::State {
   double lastStep = 0, lastSeconds = 0;
   bool metricsStopped = false;  // a bad row or the size bound: read no further
   bool caughtUp = true;
+  bool listed = false;  // checkpoints/ listed once at least
 
   explicit State(const std::string& dir)
       : metrics((fs::path(dir) / "metrics.csv").string(), kMaxLine, kChunk),
@@ -200,39 +201,26 @@ struct RunRecordReader::State {
     }
   }
 
-  /// metrics.csv: up to `budget` bytes. True when anything was read.
+  /// metrics.csv: up to `budget` bytes, and no further than its bound. True when the record
+  /// changed.
   bool readMetrics(std::uint64_t budget) {
-    bool changed = false;
-    while (!metricsStopped) {
-      const auto before = metrics.offset();
-      if (before >= kMaxMetricsBytes) {
-        record.notice = metrics.path() + ": read up to " + std::to_string(kMaxMetricsBytes >> 20) +
-                        " MiB (line " + std::to_string(lineNo) + "); the rest is not shown";
-        metricsStopped = true;
-        break;
-      }
-      metrics.setMaxBytesPerRead(std::min(kChunk, budget));
-      auto lines = metrics.readNew();
-      if (metrics.restarted()) {
-        restartMetrics();
-        changed = true;
-      }
-      for (const auto& line : lines) {
-        ++lineNo;
-        changed = true;
-        if (!haveHeader)
-          header(line);
-        else
-          row(line);
-        if (metricsStopped) break;
-      }
-      const auto read = metrics.offset() - before;
-      if (read == 0) break;
-      if (read >= budget) {
-        caughtUp = false;
-        break;
-      }
-      budget -= read;
+    if (metricsStopped) return false;
+    const std::uint64_t left = kMaxMetricsBytes - std::min(kMaxMetricsBytes, metrics.offset());
+    const bool changed = drain(
+        metrics, std::min(budget, left), [this] { restartMetrics(); },
+        [this](const std::string& line) {
+          ++lineNo;
+          if (!haveHeader)
+            header(line);
+          else
+            row(line);
+          return !metricsStopped;
+        });
+    if (!metricsStopped && metrics.offset() >= kMaxMetricsBytes) {
+      record.notice = metrics.path() + ": read up to " + std::to_string(kMaxMetricsBytes >> 20) +
+                      " MiB (line " + std::to_string(lineNo) + "); the rest is not shown";
+      metricsStopped = true;
+      caughtUp = true;  // nothing more will be read
     }
     return changed;
   }
@@ -277,26 +265,37 @@ struct RunRecordReader::State {
   }
 
   bool readEvents(std::uint64_t budget) {
+    return drain(
+        events, budget, [this] { restartEvents(); },
+        [this](const std::string& line) {
+          event(line);
+          return true;
+        });
+  }
+
+  /// Hands `tail`'s new whole lines to `take` (false: read no further), at most `budget` bytes;
+  /// `restart` when the file started over. Clears `caughtUp` when the budget ran out. True
+  /// when a line was read or the file restarted.
+  template <typename Restart, typename Take>
+  bool drain(LineTail& tail, std::uint64_t budget, Restart restart, Take take) {
     bool changed = false;
-    for (;;) {
-      const auto before = events.offset();
-      events.setMaxBytesPerRead(std::min(kChunk, budget));
-      auto lines = events.readNew();
-      if (events.restarted()) {
-        restartEvents();
+    while (budget > 0) {
+      const auto before = tail.offset();
+      tail.setMaxBytesPerRead(std::min(kChunk, budget));
+      const auto lines = tail.readNew();
+      if (tail.restarted()) {
+        restart();
         changed = true;
       }
-      for (const auto& line : lines)
-        event(line);
-      const auto read = events.offset() - before;
-      if (read == 0) break;
-      changed = true;
-      if (read >= budget) {
-        caughtUp = false;
-        break;
+      for (const auto& line : lines) {
+        changed = true;
+        if (!take(line)) return changed;
       }
-      budget -= read;
+      const auto read = tail.offset() - before;
+      if (read == 0) return changed;
+      budget -= std::min(read, budget);
     }
+    caughtUp = false;
     return changed;
   }
 };
@@ -318,10 +317,15 @@ bool RunRecordReader::update(std::uint64_t maxBytes) {
   }
   changed = m->readMetrics(maxBytes) || changed;
   changed = m->readEvents(maxBytes) || changed;
-  auto checkpoints = listCheckpoints(fs::path(r.dir) / "checkpoints");
-  if (checkpoints != r.checkpoints) {
-    r.checkpoints = std::move(checkpoints);
-    changed = true;
+  // checkpoints/ is listed again only when the records moved, not on every poll of a quiet
+  // run: a checkpoint's own event line follows its file into events.jsonl.
+  if (changed || !m->listed) {
+    m->listed = true;
+    auto checkpoints = listCheckpoints(fs::path(r.dir) / "checkpoints");
+    if (checkpoints != r.checkpoints) {
+      r.checkpoints = std::move(checkpoints);
+      changed = true;
+    }
   }
   // The metrics file must exist to be a run at all (a bad row or the size bound keeps its
   // own message).
