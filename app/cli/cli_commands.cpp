@@ -1,8 +1,6 @@
 #include "cli/cli_commands.h"
 
 #include <iostream>
-#include <map>
-#include <sstream>
 
 #include "augment/transform.h"
 #include "cli/cli_args.h"
@@ -18,28 +16,56 @@
 
 namespace netsmith::cli {
 
-std::string usageText() {
-  return R"(usage: netsmith-cli <command> [arguments]
-
-commands:
-  validate PROJECT                    check a project; problems on stderr, one per line
-  summary PROJECT [--batch-size N] [--json]
+const std::vector<Command>& commands() {
+  // Each command's usage block (its synopsis lines and the description under them, as
+  // `--help` prints them), and an example run.
+  static const std::vector<Command> kCommands{
+      {"validate", runValidate,
+       R"(  validate PROJECT                    check a project; problems on stderr, one per line
+)",
+       "netsmith-cli validate resources/examples/fashion_mnist.netsmith.json"},
+      {"summary", runSummary,
+       R"(  summary PROJECT [--batch-size N] [--json]
                                       layers, output shapes, parameters, MACs, memory
-  env [--json] [--threads N]          LibTorch, CUDA, BLAS and thread report
-  ops [--json]                        the layer types and their parameters
-  transforms [--json]                 the augmentations and their parameters
-  data-stats PROJECT [--json] [--sizes]
+)",
+       "netsmith-cli summary resources/examples/fashion_mnist.netsmith.json"},
+      {"env", runEnv,
+       R"(  env [--json] [--threads N]          LibTorch, CUDA, BLAS and thread report
+)",
+       "netsmith-cli env --json"},
+      {"ops", runOps,
+       R"(  ops [--json]                        the layer types and their parameters
+)",
+       "netsmith-cli ops"},
+      {"transforms", runTransforms,
+       R"(  transforms [--json]                 the augmentations and their parameters
+)",
+       "netsmith-cli transforms"},
+      {"data-stats", runDataStats,
+       R"(  data-stats PROJECT [--json] [--sizes]
                                       split sizes, class counts, mean/std, skipped files
-  preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
+)",
+       "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
+      {"preview-aug", runPreviewAug,
+       R"(  preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
                                       a grid of training samples and augmented draws
-  lr-schedule PROJECT [--json] [--epochs N] [--batch-size N] [--lr X] [--nproc N]
+)",
+       "netsmith-cli preview-aug resources/examples/fashion_mnist.netsmith.json --out grid.png"},
+      {"lr-schedule", runLrSchedule,
+       R"(  lr-schedule PROJECT [--json] [--epochs N] [--batch-size N] [--lr X] [--nproc N]
         [--limit-train N] [--steps-per-epoch N]
                                       the learning rate at every step of the planned run
-  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--profile FILE] [--json]
+)",
+       "netsmith-cli lr-schedule resources/examples/fashion_mnist.netsmith.json --json"},
+      {"bench", runBench,
+       R"(  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--profile FILE] [--json]
                                       training images/s on synthetic input and with the real loader;
                                       --profile FILE: one more pass under LibTorch's profiler, its
                                       chrome://tracing file and the ops by time per batch
-  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
+)",
+       "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50"},
+      {"train", runTrain,
+       R"(  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
         [--init-from CKPT] [--max-batches N] [--stop-at-epoch N] [--no-test] [--nproc N]
         [--dist-timeout S] [--json]
@@ -51,7 +77,11 @@ commands:
                                       data-parallel processes (torch.distributed, Gloo on CPU,
                                       NCCL on CUDA; --batch-size is per process). Under torchrun,
                                       srun or mpirun each process runs this same command
-  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
+)",
+       "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
+       "--limit-train 6000"},
+      {"eval", runEval,
+       R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE]
                                       accuracy, top-k, per-class accuracy, precision, recall
@@ -62,14 +92,23 @@ commands:
                                       the predicted class (--gradcam-class N: of class N) at
                                       the last convolution (--gradcam-node ID), written over
                                       the image to --out (IMAGE-gradcam.png)
-  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
+)",
+       "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
+      {"lr-find", runLrFind,
+       R"(  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
-  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]
+)",
+       "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
+      {"export", runExport,
+       R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]
          [--pytorch FILE] [--samples N] [--keep-failed] [--data-from-checkpoint] [--json]
                                       ONNX (checked, and run in OpenCV DNN against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails
-  import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]
+)",
+       "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
+      {"import", runImport,
+       R"(  import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]
          [--replace-head N] [--freeze-to NODE] [--lr-mult NODE=X] [--force] [--json]
                                       an ONNX classifier as a Netsmith project: its graph as
                                       nodes, its weights as a safetensors file the project
@@ -78,7 +117,10 @@ commands:
                                       last Linear gets N outputs and new weights; --freeze-to
                                       NODE: that node and all before it are frozen;
                                       --lr-mult NODE=X: they train at X times the rate
-  sweep PROJECT [--parallel N] [--threads N] [--out DIR] [--limit-train N] [--limit-val N]
+)",
+       "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"},
+      {"sweep", runSweep,
+       R"(  sweep PROJECT [--parallel N] [--threads N] [--out DIR] [--limit-train N] [--limit-val N]
         [--apply-best OUT.netsmith.json] [--force] [--json]
   sweep --resume DIR [--parallel N] [--apply-best OUT.netsmith.json] [--force] [--json]
                                       the project's sweep section: each trial a train run of its
@@ -87,7 +129,28 @@ commands:
                                       its rungs; sweep.json records every trial and decision.
                                       Ctrl-C (or a kill) stops; --resume DIR goes on exactly.
                                       --apply-best: the best trial's project, written to OUT
+)",
+       "netsmith-cli sweep resources/examples/fashion_mnist_lr_sweep.netsmith.json --parallel 2"},
+      // One rank of a local data-parallel job, started by `train --nproc N` (not for people:
+      // no usage).
+      {"dist-worker", runDistWorker, "", ""}};
+  return kCommands;
+}
 
+const Command* findCommand(const std::string& name) {
+  for (const auto& c : commands())
+    if (c.name == name) return &c;
+  return nullptr;
+}
+
+std::string usageText() {
+  std::string text = R"(usage: netsmith-cli <command> [arguments]
+
+commands:
+)";
+  for (const auto& c : commands())
+    text += c.usage;
+  return text + R"(
 options:
   --help                              this text
   --version                           the Netsmith version
@@ -99,49 +162,16 @@ exit status: 0 success, 1 runtime failure (training diverged, a check failed), 2
 }
 
 std::vector<std::string> commandNames() {
-  return {"validate",   "summary",     "env",         "ops",    "transforms",
-          "data-stats", "preview-aug", "lr-schedule", "bench",  "train",
-          "eval",       "lr-find",     "export",      "import", "sweep"};
+  std::vector<std::string> names;
+  for (const auto& c : commands())
+    if (!c.usage.empty()) names.push_back(c.name);
+  return names;
 }
 
 std::string commandHelp(const std::string& command) {
-  static const std::map<std::string, std::string> kExamples{
-      {"validate", "netsmith-cli validate resources/examples/fashion_mnist.netsmith.json"},
-      {"summary", "netsmith-cli summary resources/examples/fashion_mnist.netsmith.json"},
-      {"env", "netsmith-cli env --json"},
-      {"ops", "netsmith-cli ops"},
-      {"transforms", "netsmith-cli transforms"},
-      {"data-stats", "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
-      {"preview-aug",
-       "netsmith-cli preview-aug resources/examples/fashion_mnist.netsmith.json --out grid.png"},
-      {"lr-schedule",
-       "netsmith-cli lr-schedule resources/examples/fashion_mnist.netsmith.json --json"},
-      {"bench", "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50"},
-      {"train",
-       "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
-       "--limit-train 6000"},
-      {"eval", "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
-      {"lr-find",
-       "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
-      {"export", "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
-      {"import", "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"},
-      {"sweep",
-       "netsmith-cli sweep resources/examples/fashion_mnist_lr_sweep.netsmith.json --parallel 2"}};
-  const auto example = kExamples.find(command);
-  if (example == kExamples.end()) return {};
-  // The command's lines of the usage text: its own, and those indented under it.
-  std::istringstream in(usageText());
-  std::string line, block;
-  bool inside = false;
-  while (std::getline(in, line)) {
-    const bool commandLine = line.size() > 2 && line.compare(0, 2, "  ") == 0 && line[2] != ' ';
-    if (commandLine)
-      inside = line.compare(2, command.size() + 1, command + " ") == 0 || line.substr(2) == command;
-    else if (line.empty() || line.rfind("  ", 0) != 0)
-      inside = false;
-    if (inside) block += line + "\n";
-  }
-  return "usage: netsmith-cli\n" + block + "\nexample:\n  " + example->second + "\n";
+  const auto* c = findCommand(command);
+  if (!c || c->example.empty()) return {};
+  return "usage: netsmith-cli\n" + c->usage + "\nexample:\n  " + c->example + "\n";
 }
 
 bool loadValid(const std::string& path, const ops::OpRegistry& registry,

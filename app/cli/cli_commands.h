@@ -75,6 +75,19 @@ std::string selfExecutable();
 /// checkpoint first). Returns the result.
 train::TrainResult runWithInterrupts(train::Trainer& trainer);
 
+/// A command of netsmith-cli: main() dispatches through this table, and `--help`, a
+/// command's `--help`, usage errors, the "did you mean" guess and the bash completion's list
+/// (commandNames) come from it.
+struct Command {
+  std::string name;
+  int (*run)(const std::vector<std::string>& words) = nullptr;
+  std::string usage;    ///< its lines of usageText(); "" for a command not meant for people
+  std::string example;  ///< one run of it, for `netsmith-cli COMMAND --help`
+};
+const std::vector<Command>& commands();
+/// The command called `name`, or nullptr.
+const Command* findCommand(const std::string& name);
+
 /// The text `netsmith-cli --help` prints.
 std::string usageText();
 /// The names of the commands, as usageText() lists them.

@@ -25,6 +25,7 @@
 #include "train/dist_worker.h"
 #include "train/evaluation.h"
 #include "train/metrics.h"
+#include "train/run_records.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
 
@@ -245,11 +246,7 @@ int runTrain(const std::vector<std::string>& words) {
   config.initFromPath = args.option("--init-from");
   if (!config.resumePath.empty() && !config.initFromPath.empty())
     throw UsageError{"--resume and --init-from exclude each other"};
-  if (!config.resumePath.empty()) {
-    // Resume in the checkpoint's run folder: <run>/checkpoints/last.safetensors.
-    const auto runDir = std::filesystem::path(config.resumePath).parent_path().parent_path();
-    if (std::filesystem::exists(runDir / "events.jsonl")) config.runDir = runDir.string();
-  }
+  if (!config.resumePath.empty()) config.runDir = train::resumeRunFolder(config.resumePath);
   config.cacheDir = data::userCacheDir();
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);

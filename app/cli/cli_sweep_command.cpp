@@ -58,33 +58,41 @@ std::string duration(double seconds) {
   return buf;
 }
 
+/// A score as the table shows it ("n/a" for NaN).
+std::string score(double v) {
+  return score(std::isfinite(v) ? Json(v) : Json());
+}
+
 /// One line per event on the terminal.
-void printEvent(const Json& e) {
-  const std::string kind = e.value("event", std::string());
-  const auto trial = "trial " + std::to_string(e.value("trial", std::int64_t(0)));
-  if (kind == "trial_started") {
-    const auto from = e.value("from_epoch", std::int64_t(0));
-    std::printf("%s %s: %s (epochs %lld-%lld of %lld)\n", trial.c_str(),
-                e.value("resumed", false) ? "resumed" : "started", paramsText(e["params"]).c_str(),
-                static_cast<long long>(from + 1),
-                static_cast<long long>(e.value("stop_at_epoch", std::int64_t(0))),
-                static_cast<long long>(e.value("epochs", std::int64_t(0))));
-  } else if (kind == "epoch") {
-    std::printf("%s epoch %lld/%lld: %s %s\n", trial.c_str(),
-                static_cast<long long>(e.value("epoch", std::int64_t(0))),
-                static_cast<long long>(e.value("epochs", std::int64_t(0))),
-                e.value("objective", std::string()).c_str(), score(e["value"]).c_str());
-  } else if (kind == "rung") {
-    std::printf("%s at the epoch-%lld rung: %s %s the cutoff %s (best of %lld)\n", trial.c_str(),
-                static_cast<long long>(e.value("epoch", std::int64_t(0))),
-                score(e["score"]).c_str(), e.value("continues", false) ? "reaches" : "misses",
-                score(e["cutoff"]).c_str(), static_cast<long long>(e.value("compared", 0LL)));
-  } else if (kind == "trial_ended") {
-    const std::string status = e.value("status", std::string());
-    std::string why = e.value(status == "failed" ? "error" : "note", std::string());
-    std::printf("%s %s after %lld epochs: %s %s%s\n", trial.c_str(), status.c_str(),
-                static_cast<long long>(e.value("epochs_done", std::int64_t(0))), "objective",
-                score(e["objective"]).c_str(), why.empty() ? "" : ("; " + why).c_str());
+void printEvent(const experiment::SweepEvent& e) {
+  using experiment::SweepEventType;
+  const auto trial = "trial " + std::to_string(e.trial);
+  switch (e.type) {
+    case SweepEventType::TrialStarted:
+      std::printf("%s %s: %s (epochs %lld-%lld of %lld)\n", trial.c_str(),
+                  e.resumed ? "resumed" : "started", paramsText(e.params).c_str(),
+                  static_cast<long long>(e.fromEpoch + 1), static_cast<long long>(e.stopAtEpoch),
+                  static_cast<long long>(e.epochs));
+      break;
+    case SweepEventType::Epoch:
+      std::printf("%s epoch %lld/%lld: %s %s\n", trial.c_str(), static_cast<long long>(e.epoch),
+                  static_cast<long long>(e.epochs), e.objective.c_str(), score(e.value).c_str());
+      break;
+    case SweepEventType::Rung:
+      std::printf("%s at the epoch-%lld rung: %s %s the cutoff %s (best of %lld)\n", trial.c_str(),
+                  static_cast<long long>(e.epoch), score(e.score).c_str(),
+                  e.continues ? "reaches" : "misses", score(e.cutoff).c_str(),
+                  static_cast<long long>(e.compared));
+      break;
+    case SweepEventType::TrialEnded:
+      std::printf("%s %s after %lld epochs: %s %s%s\n", trial.c_str(), e.status.c_str(),
+                  static_cast<long long>(e.epochsDone), "objective",
+                  score(e.trialObjective).c_str(),
+                  e.reason.empty() ? "" : ("; " + e.reason).c_str());
+      break;
+    case SweepEventType::SweepStarted:
+    case SweepEventType::SweepEnded:
+      break;  // the command prints its own first and last lines
   }
   std::fflush(stdout);
 }
@@ -186,9 +194,9 @@ int runSweep(const std::vector<std::string>& words) {
   bool finished = false;
   try {
     finished = runner.run(
-        [json](const Json& e) {
+        [json](const experiment::SweepEvent& e) {
           if (json) {
-            std::fputs((e.dump() + "\n").c_str(), stdout);
+            std::fputs((e.toJson().dump() + "\n").c_str(), stdout);
             std::fflush(stdout);
           } else {
             printEvent(e);

@@ -51,23 +51,7 @@ int main(int argc, char** argv) {
       std::cout << "netsmith-cli " << NETSMITH_VERSION << '\n';
       return kExitOk;
     }
-    if (command == "validate") return runValidate(words);
-    if (command == "summary") return runSummary(words);
-    if (command == "env") return runEnv(words);
-    if (command == "ops") return runOps(words);
-    if (command == "transforms") return runTransforms(words);
-    if (command == "data-stats") return runDataStats(words);
-    if (command == "preview-aug") return runPreviewAug(words);
-    if (command == "lr-schedule") return runLrSchedule(words);
-    if (command == "bench") return runBench(words);
-    if (command == "train") return runTrain(words);
-    // One rank of a local data-parallel job, started by `train --nproc N` (not for people).
-    if (command == "dist-worker") return runDistWorker(words);
-    if (command == "eval") return runEval(words);
-    if (command == "lr-find") return runLrFind(words);
-    if (command == "export") return runExport(words);
-    if (command == "import") return runImport(words);
-    if (command == "sweep") return runSweep(words);
+    if (const auto* c = findCommand(command)) return c->run(words);
     const std::string guess = netsmith::schema::closestName(command, commandNames());
     throw UsageError{"unknown command \"" + command + "\"" +
                      (guess.empty() ? std::string() : "; did you mean \"" + guess + "\"?")};

@@ -134,6 +134,8 @@ Batch DataLoader::buildBatch(std::int64_t b) {
                      : images.narrow(0, 0, std::int64_t(kept.size())).clone();
   batch.labels = torch::tensor(labels, torch::kLong);
   batch.samples = std::move(samples);
+  batch.target =
+      m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;
   if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0 &&
       !batch.samples.empty()) {
     batch.targets = augment::oneHot(batch.labels, m_options.numClasses);

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -18,6 +19,16 @@
 #include "data/sample_processor.h"
 
 namespace netsmith::data {
+
+/// Makes the target of a batch from its samples: the run's task (task/task.h). Called from the
+/// loader's worker threads, so it must be safe to call concurrently.
+class TargetCollator {
+ public:
+  virtual ~TargetCollator() = default;
+  /// `samples`: positions in `set`, in batch order.
+  virtual torch::Tensor collate(const SampleSet& set,
+                                const std::vector<std::int64_t>& samples) const = 0;
+};
 
 struct LoaderOptions {
   std::int64_t batchSize = 64;
@@ -38,11 +49,14 @@ struct LoaderOptions {
   /// fewer samples, or none); together the processes see every sample exactly once per epoch.
   int rank = 0;
   int worldSize = 1;
+  /// The batch's target (Batch::target); none: the samples' class labels.
+  std::shared_ptr<const TargetCollator> collator;
 };
 
 struct Batch {
   torch::Tensor images;               ///< N x C x H x W float (channels-last memory when asked)
-  torch::Tensor labels;               ///< N int64
+  torch::Tensor labels;               ///< N int64: the samples' classes as their source gives them
+  torch::Tensor target;               ///< what the task trains towards (LoaderOptions::collator)
   torch::Tensor targets;              ///< N x K float soft labels when batch mixes are configured
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch

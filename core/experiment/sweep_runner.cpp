@@ -40,6 +40,18 @@ Json trialJson(const Trial& t) {
   return sweepStateToJson(one)["trials"][0];
 }
 
+SweepEvent trialEnded(const Trial& t) {
+  SweepEvent e;
+  e.type = SweepEventType::TrialEnded;
+  e.trial = t.id;
+  e.record = trialJson(t);
+  e.status = trialStatusName(t.status);
+  e.reason = t.status == TrialStatus::Failed ? t.error : t.note;
+  e.epochsDone = t.epochsDone;
+  e.trialObjective = t.objective();
+  return e;
+}
+
 /// The process's own words on failure: the last "netsmith-cli:" line of its standard error
 /// (else its last line), read from the file's end.
 std::string failureText(const std::string& stderrPath) {
@@ -221,13 +233,15 @@ void SweepRunner::reportNewEpochs(Trial& trial, const SweepListener& listener) {
   for (const auto& [epoch, value] : scores) {
     if (epoch <= reported) continue;
     reported = epoch;
-    if (listener)
-      listener(Json{{"event", "epoch"},
-                    {"trial", trial.id},
-                    {"epoch", epoch},
-                    {"epochs", trial.maxEpochs},
-                    {"objective", m_spec.objective},
-                    {"value", std::isfinite(value) ? Json(value) : Json()}});
+    if (!listener) continue;
+    SweepEvent e;
+    e.type = SweepEventType::Epoch;
+    e.trial = trial.id;
+    e.epoch = epoch;
+    e.epochs = trial.maxEpochs;
+    e.objective = m_spec.objective;
+    e.value = value;
+    listener(e);
   }
 }
 
@@ -297,15 +311,17 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   trial.status = TrialStatus::Running;
   ++trial.segments;
   save();
-  if (listener)
-    listener(Json{{"event", "trial_started"},
-                  {"trial", trial.id},
-                  {"params", assignmentJson(trial.params)},
-                  {"resumed", !resume.empty()},
-                  {"from_epoch", trial.epochsDone},
-                  {"stop_at_epoch", stopAt > 0 ? stopAt : trial.maxEpochs},
-                  {"epochs", trial.maxEpochs},
-                  {"folder", trialFolderName(trial.id)}});
+  if (!listener) return;
+  SweepEvent e;
+  e.type = SweepEventType::TrialStarted;
+  e.trial = trial.id;
+  e.params = assignmentJson(trial.params);
+  e.resumed = !resume.empty();
+  e.fromEpoch = trial.epochsDone;
+  e.stopAtEpoch = stopAt > 0 ? stopAt : trial.maxEpochs;
+  e.epochs = trial.maxEpochs;
+  e.folder = trialFolderName(trial.id);
+  listener(e);
 }
 
 void SweepRunner::finishSegment(Process& p, int status, const SweepListener& listener) {
@@ -329,12 +345,7 @@ void SweepRunner::finishSegment(Process& p, int status, const SweepListener& lis
   }
   endSegment(trial, readScores(trial), end, p.stopAt, error);
   save();
-  if (listener && trial.ended()) {
-    Json j = trialJson(trial);
-    j["event"] = "trial_ended";
-    j["trial"] = trial.id;
-    listener(j);
-  }
+  if (listener && trial.ended()) listener(trialEnded(trial));
 }
 
 bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* interrupt) {
@@ -344,25 +355,25 @@ bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* in
   const auto ended = [&](const char* how) {
     const Trial* best = bestTrial(m_state, m_spec);
     if (listener) {
-      Json b;
-      if (best) {
-        b = trialJson(*best);
-      }
-      listener(Json{{"event", "sweep_ended"},
-                    {"state", how},
-                    {"folder", m_dir},
-                    {"best", b},
-                    {"elapsed_seconds", m_state.elapsedSeconds}});
+      SweepEvent e;
+      e.type = SweepEventType::SweepEnded;
+      e.state = how;
+      e.folder = m_dir;
+      e.best = best ? trialJson(*best) : Json();
+      e.elapsedSeconds = m_state.elapsedSeconds;
+      listener(e);
     }
   };
-  if (listener)
-    listener(Json{{"event", "sweep_started"},
-                  {"folder", m_dir},
-                  {"name", m_state.name},
-                  {"planned_trials", plannedTrials(m_spec)},
-                  {"trials", m_state.trials.size()},
-                  {"parallel", m_state.parallel},
-                  {"threads_per_trial", m_state.threadsPerTrial}});
+  if (listener) {
+    SweepEvent e;
+    e.folder = m_dir;
+    e.name = m_state.name;
+    e.plannedTrials = plannedTrials(m_spec);
+    e.trials = static_cast<std::int64_t>(m_state.trials.size());
+    e.parallel = m_state.parallel;
+    e.threadsPerTrial = m_state.threadsPerTrial;
+    listener(e);
+  }
   if (m_state.finished) {
     ended("finished");
     return true;
@@ -409,21 +420,19 @@ bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* in
     bool progressed = false;
     for (const auto& d : decideRungs(m_state, m_spec)) {
       progressed = true;
-      if (listener)
-        listener(Json{{"event", "rung"},
-                      {"trial", d.trial},
-                      {"epoch", d.rung},
-                      {"continues", d.continues},
-                      {"score", std::isfinite(d.score) ? Json(d.score) : Json()},
-                      {"cutoff", std::isfinite(d.cutoff) ? Json(d.cutoff) : Json()},
-                      {"compared", d.compared}});
-      const auto& t = m_state.trials.at(static_cast<std::size_t>(d.trial));
-      if (!d.continues && listener) {
-        Json j = trialJson(t);
-        j["event"] = "trial_ended";
-        j["trial"] = t.id;
-        listener(j);
+      if (listener) {
+        SweepEvent e;
+        e.type = SweepEventType::Rung;
+        e.trial = d.trial;
+        e.epoch = d.rung;
+        e.continues = d.continues;
+        e.score = d.score;
+        e.cutoff = d.cutoff;
+        e.compared = d.compared;
+        listener(e);
       }
+      const auto& t = m_state.trials.at(static_cast<std::size_t>(d.trial));
+      if (!d.continues && listener) listener(trialEnded(t));
     }
     if (progressed) save();
     if (m_budgetSpent) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
 #include "project/project.h"
@@ -30,15 +31,8 @@ struct SweepOptions {
   std::vector<std::string> trainArgs;  ///< passed to each trial: --limit-train N, --limit-val N
 };
 
-/// What the sweep reports as it goes, one JSON object each:
-///   {"event": "sweep_started", "folder": "sweeps/lr-20261201-101500", "planned_trials": 12, ...}
-///   {"event": "trial_started", "trial": 3, "params": {...}, "resumed": false}
-///   {"event": "epoch", "trial": 3, "epoch": 2, "epochs": 9, "objective": "val_accuracy", "value":
-///   0.81}
-///   {"event": "rung", "trial": 3, "epoch": 3, "continues": false, "score": ..., "cutoff": ...}
-///   {"event": "trial_ended", "trial": 3, "status": "completed", ...the trial's record}
-///   {"event": "sweep_ended", "state": "finished" | "interrupted", "best": {...} | null}
-using SweepListener = std::function<void(const Json& event)>;
+/// What the sweep reports as it goes (sweep_event.h).
+using SweepListener = std::function<void(const SweepEvent& event)>;
 
 class SweepRunner {
  public:

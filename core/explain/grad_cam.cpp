@@ -4,11 +4,11 @@
 
 #include <algorithm>
 
+#include "checkpoint/loaded_model.h"
 #include "common/error.h"
 #include "data/data_config.h"
 #include "data/sample_processor.h"
 #include "explain/grad_cam_map.h"
-#include "export/export_model.h"
 
 namespace netsmith::explain {
 
@@ -61,7 +61,7 @@ std::vector<GradCam> gradCamsOfImage(const GradCamOptions& options, const cv::Ma
                                      const std::vector<std::int64_t>& targetClasses) {
   if (image.empty() || image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error("Grad-CAM: the image must be 8-bit grey or colour");
-  auto model = exporting::loadExportModel(options.checkpoint);
+  auto model = checkpoint::loadModel(options.checkpoint);
   const auto& spec = model.project.model.input;
   const std::string node =
       options.node.empty() ? defaultGradCamNode(model.net->analysis()) : options.node;

@@ -1,18 +1,6 @@
 #include "export/export_model.h"
 
-#include "checkpoint/checkpoint.h"
-#include "checkpoint/checkpoint_model.h"
-#include "common/error.h"
-#include "data/data_config.h"
-#include "data/named_paths.h"
-
 namespace netsmith::exporting {
-
-torch::Tensor ExportModel::forward(const torch::Tensor& input) const {
-  torch::NoGradGuard noGrad;
-  net->eval();
-  return net->forward(input).contiguous();
-}
 
 std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
   const auto& in = project.model.input;
@@ -32,54 +20,11 @@ std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
 
 ExportModel exportModelFrom(const project::Project& project, graph::GraphModule net,
                             std::shared_ptr<ops::OpRegistry> registry) {
-  ExportModel m;
-  m.project = project;
-  m.registry = std::move(registry);
-  m.net = std::move(net);
-  m.net->eval();
-  m.weights = checkpoint::moduleState(*m.net);
-  if (project.data.is_object() && project.data.contains("classes") &&
-      project.data["classes"].is_array()) {
-    for (const auto& c : project.data["classes"])
-      if (c.is_string()) m.classes.push_back(c.get<std::string>());
-  }
-  return m;
+  return ExportModel{checkpoint::loadedModelFrom(project, std::move(net), std::move(registry))};
 }
 
 ExportModel loadExportModel(const std::string& checkpointPath) {
-  if (checkpoint::isProjectFile(checkpointPath)) {
-    // An imported project before any training: its model with the weights of its init_from.
-    auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
-    auto pw = checkpoint::modelFromProjectWeights(checkpointPath, *registry);
-    auto m = exportModelFrom(pw.loaded.project, std::move(pw.net), std::move(registry));
-    m.source = checkpointPath;
-    m.dataNamed = true;
-    m.baseDir = pw.loaded.baseDir();
-    // Its normalisation as the project states it (explicit mean and std; "auto" is measured
-    // on data, and export does not read data for it).
-    Problems ignored;
-    const auto config = data::parseDataConfig(pw.loaded.project.data, m.baseDir, ignored);
-    if (config.normalization == data::DataConfig::Normalization::Explicit) {
-      m.mean = config.mean;
-      m.std = config.std;
-    }
-    return m;
-  }
-  const auto ckpt = checkpoint::readCheckpoint(checkpointPath);
-  const auto loaded = checkpoint::checkpointProject(ckpt, checkpointPath);
-  auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
-  auto net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, checkpointPath, *registry);
-  auto m = exportModelFrom(loaded.project, std::move(net), std::move(registry));
-  m.source = checkpointPath;
-  m.baseDir = data::checkpointBaseDir(ckpt.meta, checkpointPath);
-  if (ckpt.meta.contains("classes") && ckpt.meta["classes"].is_array())
-    m.classes = ckpt.meta["classes"].get<std::vector<std::string>>();
-  const auto& norm = ckpt.meta.contains("normalization") ? ckpt.meta["normalization"] : Json();
-  if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array()) {
-    m.mean = norm["mean"].get<std::vector<double>>();
-    m.std = norm["std"].get<std::vector<double>>();
-  }
-  return m;
+  return ExportModel{checkpoint::loadModel(checkpointPath)};
 }
 
 }  // namespace netsmith::exporting

@@ -1,13 +1,14 @@
 #pragma once
 
-// What every exporter works from: a checkpoint's model, weights and preprocessing, loaded.
+// What every exporter works from: a checkpoint's model, weights and preprocessing, loaded
+// (checkpoint::loadModel), with the metadata the exports write.
 #include <torch/torch.h>
 
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "checkpoint/safetensors.h"
+#include "checkpoint/loaded_model.h"
 #include "common/json.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
@@ -15,21 +16,9 @@
 
 namespace netsmith::exporting {
 
-/// A trained model ready to export: the graph, its LibTorch module (eval mode, weights
-/// loaded) and what a consumer needs to preprocess inputs.
-struct ExportModel {
-  project::Project project;
-  std::string baseDir;  ///< relative data paths resolve from here (data::checkpointBaseDir)
-  std::shared_ptr<ops::OpRegistry> registry;
-  mutable graph::GraphModule net{nullptr};  ///< forward() runs it (eval mode)
-  checkpoint::NamedTensors weights;         ///< moduleState(net)
-  std::vector<std::string> classes;
-  std::vector<double> mean, std;  ///< empty when unknown
-  std::string source;             ///< the checkpoint path (or the project's)
-  bool dataNamed = false;         ///< loaded from a project file the user named: so is its data
-
-  /// LibTorch's output for `input` (N x C x H x W), no gradients.
-  torch::Tensor forward(const torch::Tensor& input) const;
+/// A trained model ready to export (checkpoint/loaded_model.h) and what the exports record
+/// about it.
+struct ExportModel : checkpoint::LoadedModel {
   /// metadata_props / safetensors __metadata__: classes, input size, channel order, mean/std.
   std::vector<std::pair<std::string, std::string>> metadata() const;
 };

@@ -129,6 +129,26 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
           {"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
     }
   }
+  if (root.contains("task")) {
+    const Json& t = root["task"];
+    const bool text = t.is_string();
+    const std::string name = text ? t.get<std::string>() : std::string();
+    const bool fits =
+        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+        });
+    if (fits) {
+      p.task = name;
+    } else {
+      out.problems.push_back(
+          {"task",
+           text ? "must name a task in lower case letters, digits and _ (at most 64), got \"" +
+                      printable(name.substr(0, 64)) + (name.size() > 64 ? "...\"" : "\"")
+                : "must be a string naming a task, got " + jsonTypeName(t),
+           {},
+           "use \"classification\", or leave \"task\" out"});
+    }
+  }
   if (root.contains("init_from")) {
     if (root["init_from"].is_string()) {
       p.initFrom = root["init_from"].get<std::string>();
@@ -166,8 +186,8 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   section("augment", p.augment, true);
   section("train", p.train, false);
   for (auto it = root.begin(); it != root.end(); ++it) {
-    static const char* known[] = {"format", "version", "name",    "description", "init_from",
-                                  "model",  "data",    "augment", "train"};
+    static const char* known[] = {"format",    "version", "name", "description", "task",
+                                  "init_from", "model",   "data", "augment",     "train"};
     if (std::find(std::begin(known), std::end(known), it.key()) == std::end(known)) {
       p.extra[it.key()] = it.value();
     }
@@ -194,6 +214,7 @@ Json projectToJson(const Project& p) {
   root["version"] = kFormatVersion;
   root["name"] = p.name;
   if (!p.description.empty()) root["description"] = p.description;
+  if (p.task != kDefaultTask) root["task"] = p.task;
   if (!p.initFrom.empty()) root["init_from"] = p.initFrom;
   root["model"] = graph::modelToJson(p.model);
   root["data"] = p.data;

@@ -17,9 +17,16 @@ constexpr const char* kFileSuffix = ".netsmith.json";
 /// Everything a `*.netsmith.json` file holds: model graph, data, augmentations, training options.
 /// Sections this build does not interpret yet (data, augment, train, unknown top-level keys)
 /// are kept verbatim, so loading and saving never loses anything.
+/// The task of a project without a "task" key (task/task_registry.h names the tasks).
+inline constexpr char kDefaultTask[] = "classification";
+
 struct Project {
   std::string name;
   std::string description;
+  /// What the project trains: a name in the program's task registry ("classification",
+  /// written to the file only when it is another task). Checked against the registry by
+  /// validation (train/trainability), not here.
+  std::string task = kDefaultTask;
   graph::ModelGraph model;
   Json data = Json::object();
   Json augment = Json::array();

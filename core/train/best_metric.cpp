@@ -17,12 +17,11 @@ std::string BestMetric::onEpochEnd(const EpochMetrics& e) {
   return {};
 }
 
-void BestMetric::save(Json& loop) const {
-  loop["best"] = Json{{"has", m_hasBest}, {"value", m_best}, {"epoch", m_bestEpoch}};
+Json BestMetric::saveState() const {
+  return Json{{"has", m_hasBest}, {"value", m_best}, {"epoch", m_bestEpoch}};
 }
 
-void BestMetric::restore(const Json& loop) {
-  const auto& b = loop.at("best");
+void BestMetric::restoreState(const Json& b) {
   m_hasBest = b.at("has").get<bool>();
   m_best = b.at("value").get<double>();
   m_bestEpoch = b.at("epoch").get<std::int64_t>();

@@ -13,8 +13,9 @@ class BestMetric : public Callback {
  public:
   explicit BestMetric(MetricChoice monitor) : m_monitor(std::move(monitor)) {}
   std::string onEpochEnd(const EpochMetrics& epoch) override;
-  void save(Json& loop) const override;
-  void restore(const Json& loop) override;
+  std::string stateKey() const override { return "best"; }
+  Json saveState() const override;
+  void restoreState(const Json& state) override;
 
   /// The last epoch improved on every epoch before it.
   bool improved() const { return m_improved; }

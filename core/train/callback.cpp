@@ -32,14 +32,30 @@ void CallbackList::runEnd(FinishState state, const std::string& reason) {
     c->onRunEnd(state, reason);
 }
 
+void Callback::save(Json& loop) const {
+  if (const auto key = stateKey(); !key.empty()) loop[key] = saveState();
+}
+
+void Callback::restore(const Json& loop) {
+  const auto key = stateKey();
+  if (!key.empty() && loop.contains(key)) restoreState(loop.at(key));
+}
+
 void CallbackList::save(Json& loop) const {
   for (const auto& c : m_callbacks)
     c->save(loop);
 }
 
 void CallbackList::restore(const Json& loop) {
+  // Checkpoints written before the plateau callback had a key of its own kept its factor and
+  // its controller beside the loop's figures.
+  Json keyed = loop;
+  if (loop.is_object() && !loop.contains("lr_plateau") && loop.contains("lr_factor")) {
+    keyed["lr_plateau"] = Json{{"factor", loop.at("lr_factor")},
+                               {"controller", loop.value("plateau", Json::object())}};
+  }
   for (auto& c : m_callbacks)
-    c->restore(loop);
+    c->restore(keyed);
 }
 
 double metricOf(const MetricChoice& m, const EpochMetrics& e, bool& found) {

@@ -27,9 +27,16 @@ class Callback {
   /// After an epoch's validation, once the position has moved on to the next epoch.
   virtual std::string onEpochEnd(const EpochMetrics&) { return {}; }
   virtual void onRunEnd(FinishState, const std::string& /*reason*/) {}
-  /// Its state, into and out of the checkpoint's "loop" object (so a resume continues it).
-  virtual void save(Json& /*loop*/) const {}
-  virtual void restore(const Json& /*loop*/) {}
+  /// The key its state is kept under in the checkpoint's "loop" object ("": it has none).
+  virtual std::string stateKey() const { return {}; }
+  virtual Json saveState() const { return nullptr; }
+  /// Its state from a checkpoint (throws on a malformed one).
+  virtual void restoreState(const Json& /*state*/) {}
+
+  /// Its state into and out of the loop object, under stateKey() (so a resume continues it).
+  /// A checkpoint written before the callback existed has no state for it: it starts fresh.
+  void save(Json& loop) const;
+  void restore(const Json& loop);
 };
 
 /// Calls its callbacks in the order they were added. Every callback sees every event; the

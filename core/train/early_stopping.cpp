@@ -26,13 +26,11 @@ std::string EarlyStopping::onEpochEnd(const EpochMetrics& e) {
          brief(m_best) + ")";
 }
 
-void EarlyStopping::save(Json& loop) const {
-  loop["early_stopping"] =
-      Json{{"has_best", m_hasBest}, {"best", m_best}, {"bad_epochs", m_badEpochs}};
+Json EarlyStopping::saveState() const {
+  return Json{{"has_best", m_hasBest}, {"best", m_best}, {"bad_epochs", m_badEpochs}};
 }
 
-void EarlyStopping::restore(const Json& loop) {
-  const auto& es = loop.at("early_stopping");
+void EarlyStopping::restoreState(const Json& es) {
   m_hasBest = es.at("has_best").get<bool>();
   m_best = es.at("best").get<double>();
   m_badEpochs = es.at("bad_epochs").get<std::int64_t>();

@@ -13,8 +13,9 @@ class EarlyStopping : public Callback {
  public:
   explicit EarlyStopping(EarlyStoppingOptions options) : m_options(std::move(options)) {}
   std::string onEpochEnd(const EpochMetrics& epoch) override;
-  void save(Json& loop) const override;
-  void restore(const Json& loop) override;
+  std::string stateKey() const override { return "early_stopping"; }
+  Json saveState() const override;
+  void restoreState(const Json& state) override;
 
   std::int64_t badEpochs() const { return m_badEpochs; }
 

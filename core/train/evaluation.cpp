@@ -18,6 +18,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "task/classification.h"
 #include "train/metrics.h"
 #include "train/trainability.h"
 
@@ -175,7 +176,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.topK = int(std::clamp<std::int64_t>(options.topK, 1, classes));
 
   torch::NoGradGuard noGrad;
-  ConfusionCounter counter(classes);
+  task::ConfusionCounter counter(classes);
   double lossSum = 0;
   std::int64_t topKHits = 0, done = 0;
   const auto total = set.size();
@@ -249,7 +250,13 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (out.split != "train" && out.split != "test")
     throw Error("the split must be test or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
-  if (const auto p = outputClassProblem(net->analysis(), pd->data.numClasses())) {
+  // The per-sample view (top-3, confusion cells, Grad-CAM) is classification's; another task
+  // gets its evaluation through its own figures (Task::evalSums) until it has a view.
+  if (loaded.project.task != task::kClassification) {
+    throw Error(ckptPath + ": the checkpoint trains the task \"" + printable(loaded.project.task) +
+                "\"; eval reads classification checkpoints");
+  }
+  if (const auto p = task::classifierHeadProblem(net->analysis(), pd->data.numClasses())) {
     throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
                 (options.data.empty() ? "" : " (from " + options.data + ")"));
   }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/json.h"
+#include "task/figures.h"
 
 namespace netsmith::train {
 
@@ -53,14 +54,9 @@ struct BatchMetrics {
   MemoryFigure memory;
 };
 
-/// Accuracy of one split, by class.
-struct EvalMetrics {
-  double loss = 0;
-  double accuracy = 0;
-  std::int64_t samples = 0;
-  std::vector<double> perClassAccuracy;              ///< NaN where a class has no sample
-  std::vector<std::vector<std::int64_t>> confusion;  ///< [true][predicted]
-};
+/// One split's figures (task/figures.h): loss, samples, the task's named figures, and
+/// classification's accuracy, per-class accuracy and confusion matrix.
+using task::EvalMetrics;
 
 struct EpochMetrics {
   std::int64_t epoch = 0;
@@ -69,7 +65,8 @@ struct EpochMetrics {
   /// The train loss's label smoothing (0: none). Validation's loss has none, so the two differ
   /// by more than overfitting: messages say which loss is smoothed.
   double trainLabelSmoothing = 0;
-  double trainAccuracy = 0;
+  double trainAccuracy = 0;                    ///< NaN for a task without accuracy
+  std::map<std::string, double> trainFigures;  ///< the task's training figures, by name
   bool hasValidation = false;
   EvalMetrics validation;
   double lr = 0;  ///< the LR of the epoch's last optimizer step

@@ -10,6 +10,7 @@
 
 #include "augment/sample_rng.h"
 #include "common/error.h"
+#include "task/task.h"
 #include "train/checkpoint_callback.h"
 #include "train/early_stopping.h"
 #include "train/lr_finder.h"
@@ -19,7 +20,14 @@ namespace netsmith::train {
 
 namespace {
 constexpr std::uint64_t kDropoutStream = 0xD409ull << 40;
+
+/// Classification's accuracy among a task's figures (NaN for a task without one): the
+/// events' and metrics.csv's accuracy columns.
+double accuracyIn(const std::map<std::string, double>& figures) {
+  const auto it = figures.find("accuracy");
+  return it == figures.end() ? std::nan("") : it->second;
 }
+}  // namespace
 
 Fit::Fit(RunContext& ctx) : m_ctx(ctx), m_watchdog("stop") {}
 
@@ -124,8 +132,7 @@ void Fit::bench() {
   synthetic.images = torch::randn({s.plan.batchSize(), in.channels, in.height, in.width});
   if (s.opt.channelsLast)
     synthetic.images = synthetic.images.contiguous(torch::MemoryFormat::ChannelsLast);
-  synthetic.labels = torch::randint(0, std::max<std::int64_t>(1, s.numClasses),
-                                    {s.plan.batchSize()}, torch::kLong);
+  synthetic.target = s.task->syntheticTarget(s.plan.batchSize());
   synthetic.globalCount = s.plan.batchSize();
   m_result.bench.synthetic = timeBatches([&]() -> std::optional<data::Batch> {
     synthetic.index = m_state.nextBatch;
@@ -170,7 +177,7 @@ void Fit::startTraining() {
       co, [this](const std::string& tag, const Json& m) { return m_checkpoints->write(tag, m); },
       m_best));
   m_runner = std::make_unique<StepRunner>(s.net, *s.optimizer, s.opt, s.device, *s.group, m_state,
-                                          s.params, s.paramNodes, s.classWeights);
+                                          s.params, s.paramNodes, *s.task);
   m_runner->setLrScales(s.lrScales);
   TrainingEvent started;
   started.type = EventType::Started;
@@ -310,7 +317,10 @@ bool Fit::trainBatch(const data::Batch& batch, bool& groupHasBadBatch) {
     ++m_state.skippedSteps;
   } else {
     m_state.lossSum += f.lossSum;
-    m_state.correct += f.correct;
+    auto& sums = m_state.figureSums;
+    if (sums.size() < f.figureSums.size()) sums.resize(f.figureSums.size(), 0.0);
+    for (std::size_t i = 0; i < f.figureSums.size(); ++i)
+      sums[i] += f.figureSums[i];
     m_state.seen += f.seen;
     warnDivergence(m_watchdog.checkLoss(f.loss, {m_state.step, m_state.epoch, b, lr}));
   }
@@ -419,9 +429,11 @@ void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures
   m.step = step;
   m.totalSteps = m_setup.plan.totalSteps();
   m.loss = f.loss;
-  m.accuracy = f.seen ? double(f.correct) / double(f.seen) : 0;
+  const auto& task = *m_setup.task;
+  m.accuracy = f.seen ? accuracyIn(task.trainFigures(f.figureSums, f.seen)) : 0;
   m.epochLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
-  m.epochAccuracy = m_state.seen ? double(m_state.correct) / double(m_state.seen) : std::nan("");
+  m.epochAccuracy =
+      m_state.seen ? accuracyIn(task.trainFigures(m_state.figureSums, m_state.seen)) : std::nan("");
   m.lr = lr;
   m.gradNorm = m_runner->lastGradNorm();
   m.imagesPerSecond = m_throughput.add(f.seen);
@@ -440,14 +452,19 @@ EvalMetrics Fit::evaluate(data::DataLoader& loader) {
   s.net->eval();
   std::function<bool()> stop;
   if (s.group->stopsAlone()) stop = [this] { return bool(m_ctx.controls.stopNow); };
-  EvalMetrics m;
+  std::unique_ptr<task::MetricSums> sums;
   {
     AutocastScope autocast(s.opt.amp, s.device);
-    m = evaluateClassifier([&](const torch::Tensor& x) { return s.net->forward(x); }, loader,
-                           s.numClasses, s.device, stop);
+    sums = evaluateTask(
+        *s.task, [&](const torch::Tensor& x) { return s.net->forward(x); }, loader, s.device, stop);
   }
   s.net->train();
-  return s.group->reduceMetrics(m, s.numClasses);
+  if (s.group->worldSize() > 1) {
+    auto v = sums->sums();
+    s.group->sum(v, "the evaluation figures");
+    sums->setSums(v);
+  }
+  return sums->finish();
 }
 
 EvalMetrics Fit::validate() {
@@ -473,7 +490,8 @@ std::string Fit::endEpoch() {
   e.epochs = s.plan.epochs();
   e.trainLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
   e.trainLabelSmoothing = s.opt.labelSmoothing;
-  e.trainAccuracy = m_state.seen ? double(m_state.correct) / double(m_state.seen) : std::nan("");
+  if (m_state.seen) e.trainFigures = s.task->trainFigures(m_state.figureSums, m_state.seen);
+  e.trainAccuracy = m_state.seen ? accuracyIn(e.trainFigures) : std::nan("");
   // The LR the epoch ended with: its last optimizer step's (not the next epoch's first).
   e.lr = m_plateau->apply(s.plan.lrAt(std::max<std::int64_t>(0, m_state.step - 1)));
   for (const auto& [node, sum] : m_state.normSums)

@@ -6,7 +6,7 @@ void LoopState::nextEpoch() {
   epoch += 1;
   nextBatch = 0;
   lossSum = 0;
-  correct = 0;
+  figureSums.clear();
   seen = 0;
   epochSeconds = 0;
   normSums.clear();
@@ -18,7 +18,7 @@ Json LoopState::toJson() const {
               {"next_batch", nextBatch},
               {"step", step},
               {"epoch_loss_sum", lossSum},
-              {"epoch_correct", correct},
+              {"epoch_figure_sums", figureSums},
               {"epoch_seen", seen},
               {"epoch_seconds", epochSeconds},
               {"epoch_grad_norm_sums", normSums},
@@ -32,7 +32,11 @@ void LoopState::fromJson(const Json& j) {
   nextBatch = j.at("next_batch").get<std::int64_t>();
   step = j.at("step").get<std::int64_t>();
   lossSum = j.at("epoch_loss_sum").get<double>();
-  correct = j.at("epoch_correct").get<std::int64_t>();
+  // Checkpoints from before the Task seam kept classification's one sum as "epoch_correct".
+  if (j.contains("epoch_figure_sums"))
+    figureSums = j.at("epoch_figure_sums").get<std::vector<double>>();
+  else
+    figureSums = {double(j.at("epoch_correct").get<std::int64_t>())};
   seen = j.at("epoch_seen").get<std::int64_t>();
   epochSeconds = j.at("epoch_seconds").get<double>();
   normSums = j.at("epoch_grad_norm_sums").get<std::map<std::string, double>>();

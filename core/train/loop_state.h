@@ -6,17 +6,18 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
 #include "common/json.h"
 
 namespace netsmith::train {
 
 struct LoopState {
-  std::int64_t epoch = 0;      ///< the epoch in progress
-  std::int64_t nextBatch = 0;  ///< the next batch of that epoch
-  std::int64_t step = 0;       ///< optimizer steps taken
-  double lossSum = 0;          ///< this epoch so far (sum over samples)
-  std::int64_t correct = 0;
+  std::int64_t epoch = 0;          ///< the epoch in progress
+  std::int64_t nextBatch = 0;      ///< the next batch of that epoch
+  std::int64_t step = 0;           ///< optimizer steps taken
+  double lossSum = 0;              ///< this epoch so far (sum over samples)
+  std::vector<double> figureSums;  ///< the task's training figure sums (Task::trainSums)
   std::int64_t seen = 0;
   double epochSeconds = 0;
   std::map<std::string, double> normSums;  ///< per node, summed over the epoch's steps

@@ -81,7 +81,7 @@ LrFindResult findLearningRate(RunContext& ctx, RunSetup& s, const LrFindOptions&
   const SavedState saved = save(s);
   LoopState state;
   StepRunner runner(s.net, *s.optimizer, s.opt, s.device, *s.group, state, s.params, s.paramNodes,
-                    s.classWeights);
+                    *s.task);
   runner.setLrScales(s.lrScales);
   s.net->train();
   double avg = 0, best = std::numeric_limits<double>::infinity();

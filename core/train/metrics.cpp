@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "data/data_loader.h"
+#include "task/task.h"
 
 #if defined(NETSMITH_HAS_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -14,88 +15,23 @@
 
 namespace netsmith::train {
 
-torch::Tensor classificationLoss(const torch::Tensor& logits, const torch::Tensor& labels,
-                                 const torch::Tensor& softTargets, double labelSmoothing,
-                                 const torch::Tensor& weights) {
-  const auto x = logits.to(torch::kFloat);
-  if (!softTargets.defined()) {
-    auto options = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(labelSmoothing);
-    if (weights.defined()) options.weight(weights);
-    return torch::nn::functional::cross_entropy(x, labels, options);
-  }
-  const auto k = static_cast<double>(x.size(1));
-  auto t = softTargets.to(x.device(), torch::kFloat);
-  if (labelSmoothing > 0) t = t * (1.0 - labelSmoothing) + labelSmoothing / k;
-  if (weights.defined()) t = t * weights.unsqueeze(0);
-  return -(t * torch::log_softmax(x, 1)).sum(1).mean();
-}
-
-ConfusionCounter::ConfusionCounter(std::int64_t numClasses)
-    : m_classes(numClasses), m_counts(static_cast<std::size_t>(numClasses * numClasses), 0) {}
-
-ConfusionCounter::ConfusionCounter(std::int64_t numClasses, std::vector<std::int64_t> counts)
-    : m_classes(numClasses), m_counts(std::move(counts)) {
-  m_counts.resize(static_cast<std::size_t>(numClasses * numClasses), 0);
-  for (auto c : m_counts)
-    m_samples += c;
-}
-
-void ConfusionCounter::add(const torch::Tensor& predicted, const torch::Tensor& labels) {
-  const auto p = predicted.to(torch::kCPU, torch::kLong).contiguous();
-  const auto l = labels.to(torch::kCPU, torch::kLong).contiguous();
-  const auto* pp = p.data_ptr<std::int64_t>();
-  const auto* lp = l.data_ptr<std::int64_t>();
-  for (std::int64_t i = 0; i < p.numel(); ++i) {
-    if (lp[i] < 0 || lp[i] >= m_classes || pp[i] < 0 || pp[i] >= m_classes) continue;
-    ++m_counts[static_cast<std::size_t>(lp[i] * m_classes + pp[i])];
-    ++m_samples;
-  }
-}
-
-EvalMetrics ConfusionCounter::metrics(double lossSum) const {
-  EvalMetrics m;
-  m.samples = m_samples;
-  m.loss = m_samples ? lossSum / double(m_samples) : std::nan("");
-  std::int64_t correct = 0;
-  m.confusion.assign(static_cast<std::size_t>(m_classes), {});
-  for (std::int64_t t = 0; t < m_classes; ++t) {
-    std::int64_t row = 0;
-    auto& out = m.confusion[static_cast<std::size_t>(t)];
-    for (std::int64_t p = 0; p < m_classes; ++p) {
-      const auto c = m_counts[static_cast<std::size_t>(t * m_classes + p)];
-      out.push_back(c);
-      row += c;
-    }
-    const auto hit = m_counts[static_cast<std::size_t>(t * m_classes + t)];
-    correct += hit;
-    m.perClassAccuracy.push_back(row ? double(hit) / double(row) : std::nan(""));
-  }
-  m.accuracy = m_samples ? double(correct) / double(m_samples) : std::nan("");
-  return m;
-}
-
-EvalMetrics evaluateClassifier(const std::function<torch::Tensor(const torch::Tensor&)>& forward,
-                               data::DataLoader& loader, std::int64_t numClasses,
-                               const torch::Device& device, const std::function<bool()>& stop) {
+std::unique_ptr<task::MetricSums> evaluateTask(
+    const task::Task& task, const std::function<torch::Tensor(const torch::Tensor&)>& forward,
+    data::DataLoader& loader, const torch::Device& device, const std::function<bool()>& stop) {
   torch::NoGradGuard noGrad;
-  ConfusionCounter counter(numClasses);
-  double lossSum = 0;
+  auto sums = task.evalSums();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
     if (stop && stop()) {
       loader.stop();
       break;
     }
-    if (batch->labels.numel() == 0) continue;  // a data-parallel share can be empty
+    if (batch->images.size(0) == 0) continue;  // a data-parallel share can be empty
     const auto images = batch->images.to(device, /*non_blocking=*/true);
-    const auto labels = batch->labels.to(device);
-    const auto logits = forward(images).to(torch::kFloat);
-    const auto loss = torch::nn::functional::cross_entropy(
-        logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
-    lossSum += loss.item<double>();
-    counter.add(logits.argmax(1), labels);
+    const auto target = batch->target.to(device);
+    sums->add(forward(images), target);
   }
-  return counter.metrics(lossSum);
+  return sums;
 }
 
 MemoryFigure memoryFigure(const torch::Device& device) {

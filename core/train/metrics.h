@@ -1,10 +1,11 @@
 #pragma once
 
-// Loss, evaluation and memory figures shared by the trainer, `eval` and the LR finder.
+// An evaluation pass through the task, and the memory and device figures the trainer shares.
 #include <torch/torch.h>
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,35 +14,19 @@
 namespace netsmith::data {
 class DataLoader;
 }
+namespace netsmith::task {
+class MetricSums;
+class Task;
+}  // namespace netsmith::task
 
 namespace netsmith::train {
 
-/// Cross-entropy on hard `labels` (N) or, when `softTargets` (N x K) is defined, on soft
-/// targets (MixUp/CutMix), with label smoothing and optional per-class `weights` (K).
-torch::Tensor classificationLoss(const torch::Tensor& logits, const torch::Tensor& labels,
-                                 const torch::Tensor& softTargets, double labelSmoothing,
-                                 const torch::Tensor& weights);
-
-/// Counts predictions into a confusion matrix.
-class ConfusionCounter {
- public:
-  explicit ConfusionCounter(std::int64_t numClasses);
-  /// From counts [true * K + predicted] (a sum over processes).
-  ConfusionCounter(std::int64_t numClasses, std::vector<std::int64_t> counts);
-  void add(const torch::Tensor& predicted, const torch::Tensor& labels);  ///< N int64 each
-  EvalMetrics metrics(double lossSum) const;  ///< loss = lossSum / samples
-
- private:
-  std::int64_t m_classes;
-  std::vector<std::int64_t> m_counts;  // [true * K + predicted]
-  std::int64_t m_samples = 0;
-};
-
-/// Runs `forward` (in eval mode, without gradients) over one epoch of `loader` and returns
-/// loss, accuracy, per-class accuracy and the confusion matrix. `stop` ends early when true.
-EvalMetrics evaluateClassifier(const std::function<torch::Tensor(const torch::Tensor&)>& forward,
-                               data::DataLoader& loader, std::int64_t numClasses,
-                               const torch::Device& device, const std::function<bool()>& stop = {});
+/// Runs `forward` (in eval mode, without gradients) over one epoch of `loader` and sums the
+/// task's figures (the caller adds them over the processes and finishes them). `stop` ends
+/// early when true.
+std::unique_ptr<task::MetricSums> evaluateTask(
+    const task::Task& task, const std::function<torch::Tensor(const torch::Tensor&)>& forward,
+    data::DataLoader& loader, const torch::Device& device, const std::function<bool()>& stop = {});
 
 /// The memory figure for `device`: the CUDA caching allocator's numbers, or process RSS.
 MemoryFigure memoryFigure(const torch::Device& device);

@@ -37,15 +37,15 @@ std::string PlateauCallback::onEpochEnd(const EpochMetrics& e) {
   return {};
 }
 
-void PlateauCallback::save(Json& loop) const {
-  loop["lr_factor"] = m_factor;
-  loop["plateau"] = m_options.enabled ? m_controller.state() : Json::object();
+Json PlateauCallback::saveState() const {
+  return Json{{"factor", m_factor},
+              {"controller", m_options.enabled ? m_controller.state() : Json::object()}};
 }
 
-void PlateauCallback::restore(const Json& loop) {
-  m_factor = loop.at("lr_factor").get<double>();
-  const auto& state = loop.at("plateau");
-  if (m_options.enabled && !state.empty()) m_controller.restore(state);
+void PlateauCallback::restoreState(const Json& state) {
+  m_factor = state.at("factor").get<double>();
+  const auto& controller = state.at("controller");
+  if (m_options.enabled && !controller.empty()) m_controller.restore(controller);
 }
 
 }  // namespace netsmith::train

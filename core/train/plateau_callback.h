@@ -17,8 +17,9 @@ class PlateauCallback : public Callback {
   PlateauCallback(PlateauOptions options, std::function<double()> scheduledLr,
                   std::function<void(const std::string&)> log);
   std::string onEpochEnd(const EpochMetrics& epoch) override;
-  void save(Json& loop) const override;
-  void restore(const Json& loop) override;
+  std::string stateKey() const override { return "lr_plateau"; }
+  Json saveState() const override;
+  void restoreState(const Json& state) override;
 
   /// The LR to use for a scheduled `lr`: times the factor, not below min_lr once reduced.
   double apply(double lr) const;

@@ -45,8 +45,6 @@ class ProcessGroup {
   virtual void sum(std::vector<double>& values, const std::string& what);
   /// True when any process says true (every process gets the same answer).
   bool anyRank(bool mine, const std::string& what);
-  /// Validation or test figures of every process's share, summed into one.
-  EvalMetrics reduceMetrics(const EvalMetrics& mine, std::int64_t numClasses);
 
   /// After the model is built (and resumed): rank 0's weights go to every process, gradient
   /// buckets are made over `params`, BatchNorm is synchronised when asked.

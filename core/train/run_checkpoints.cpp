@@ -1,5 +1,6 @@
 #include "train/run_checkpoints.h"
 
+#include <cmath>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -8,9 +9,23 @@
 #include "common/error.h"
 #include "common/torch_compat.h"
 #include "netsmith/version.h"
+#include "task/task.h"
 #include "train/trainer.h"
 
 namespace netsmith::train {
+
+namespace {
+
+/// The task's figure sums of a checkpoint: as many as the task keeps, each finite and, for a
+/// checkpoint without them (before the epoch's first batch), none.
+bool sumsFit(const std::vector<double>& sums, std::size_t count) {
+  if (sums.size() != count && !sums.empty()) return false;
+  for (double v : sums)
+    if (!std::isfinite(v)) return false;
+  return true;
+}
+
+}  // namespace
 
 namespace fs = std::filesystem;
 
@@ -126,7 +141,8 @@ void RunCheckpoints::resume(const std::string& path) {
     throw Error(path + ": corrupt loop state in the checkpoint (" + e.what() + ")");
   }
   if (loaded.epoch < 0 || loaded.step < 0 || loaded.nextBatch < 0 ||
-      loaded.nextBatch > s.plan.batchesPerEpoch() || loaded.seen < 0 || loaded.correct < 0) {
+      loaded.nextBatch > s.plan.batchesPerEpoch() || loaded.seen < 0 ||
+      !sumsFit(loaded.figureSums, s.task->trainSumCount())) {
     throw Error(path + ": corrupt loop state in the checkpoint (epoch " +
                 std::to_string(loaded.epoch) + ", next batch " + std::to_string(loaded.nextBatch) +
                 " of " + std::to_string(s.plan.batchesPerEpoch()) + ", step " +

@@ -376,4 +376,12 @@ std::vector<std::string> runFolders(const std::string& root) {
   return newestFirst(std::move(found));
 }
 
+std::string resumeRunFolder(const std::string& checkpoint) {
+  std::error_code ec;
+  const auto file = fs::absolute(checkpoint, ec).lexically_normal();
+  if (ec) return {};
+  const auto run = file.parent_path().parent_path();
+  return fs::exists(run / "events.jsonl", ec) ? run.string() : std::string();
+}
+
 }  // namespace netsmith::train

@@ -83,4 +83,9 @@ RunRecord readRunRecord(const std::string& runDir);
 /// The run folders under `root` (folders, not links, that hold a metrics.csv), newest first.
 std::vector<std::string> runFolders(const std::string& root);
 
+/// The run folder a resumed run goes on in: the one holding the checkpoint's folder
+/// (<run>/checkpoints/last.safetensors), absolute, when it is a run (has events.jsonl); ""
+/// otherwise (the resumed run starts a folder of its own). The studio and `train --resume`.
+std::string resumeRunFolder(const std::string& checkpoint);
+
 }  // namespace netsmith::train

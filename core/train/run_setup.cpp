@@ -152,12 +152,33 @@ void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
                 ": no tensor matches this model by name and shape; nothing to initialise from");
 }
 
+/// The project's task, made for this data and model: its head rule checked, its loss's class
+/// weights counted on the training split, on the run's device.
+void makeTask(RunContext& ctx, RunSetup& s) {
+  const auto& d = s.pd->data;
+  task::TaskSetup ts;
+  ts.classes = d.classes;
+  ts.dataClasses = s.numClasses;
+  ts.outputShape = s.net->analysis().outputShape;
+  ts.labelSmoothing = s.opt.labelSmoothing;
+  ts.classWeights = s.opt.classWeights;
+  ts.classWeightValues = s.opt.classWeightValues;
+  ts.train = &d.train;
+  s.task = ctx.config.tasks.make(s.project.task, ts);
+  if (const auto p = s.task->headProblem(s.net->analysis())) throw Error(p->toString());
+  s.numClasses = s.task->numClasses();
+  s.task->to(s.device);
+  const auto mixes = s.pd->pipeline.batchMixes();
+  if (!mixes.empty() && !s.task->target().mixable) {
+    throw Error("augment: MixUp and CutMix blend class scores, and the task \"" + s.task->name() +
+                "\" has none to blend; remove them from the augment list");
+  }
+}
+
 void buildModel(RunContext& ctx, RunSetup& s) {
   torch::manual_seed(s.opt.seed);
   s.net = graph::GraphModule(s.project.model, s.registry);
-  if (const auto p = outputClassProblem(s.net->analysis(), s.numClasses))
-    throw Error(p->toString());
-  s.numClasses = std::max<std::int64_t>(s.numClasses, s.net->analysis().outputShape.at(0));
+  makeTask(ctx, s);
   s.net->to(s.device);
   if (s.opt.channelsLast) {
     for (auto& p : s.net->parameters()) {
@@ -203,6 +224,7 @@ void makeLoaders(RunSetup& s, int workers) {
   lo.dropLast = s.opt.dropLast;
   lo.shuffle = s.opt.overfitBatches == 0;
   lo.mixes = s.pd->pipeline.batchMixes();
+  lo.collator = s.task;
   lo.rank = s.group->rank();
   lo.worldSize = s.group->worldSize();
   s.trainLoader = std::make_unique<data::DataLoader>(d.train, *s.pd->processor, lo);
@@ -220,24 +242,6 @@ void makeLoaders(RunSetup& s, int workers) {
     throw Error("internal: the loader has " + std::to_string(s.trainLoader->batchesPerEpoch()) +
                 " batches per epoch but the plan " + std::to_string(s.plan.batchesPerEpoch()));
   }
-}
-
-void makeClassWeights(RunSetup& s) {
-  if (s.opt.classWeights == "none") return;
-  const auto& train = s.pd->data.train;
-  std::vector<double> w(static_cast<std::size_t>(s.numClasses), 1.0);
-  if (s.opt.classWeights == "auto") {
-    const auto counts = data::classCounts(train, s.numClasses);
-    for (std::size_t c = 0; c < w.size(); ++c)
-      w[c] = counts[c] ? double(train.size()) / double(s.numClasses * counts[c]) : 0.0;
-  } else {
-    if (static_cast<std::int64_t>(s.opt.classWeightValues.size()) != s.numClasses) {
-      throw Error("train.class_weights has " + std::to_string(s.opt.classWeightValues.size()) +
-                  " values but there are " + std::to_string(s.numClasses) + " classes");
-    }
-    w = s.opt.classWeightValues;
-  }
-  s.classWeights = torch::tensor(w, torch::kFloat).to(s.device);
 }
 
 }  // namespace
@@ -280,7 +284,6 @@ void prepareRun(RunContext& ctx, RunSetup& s) {
   }
   buildModel(ctx, s);
   makeLoaders(s, workers);
-  makeClassWeights(s);
 }
 
 std::string openRunFolder(RunContext& ctx, const RunSetup& s,

@@ -17,6 +17,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "task/task.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/run_plan.h"
@@ -45,10 +46,11 @@ struct RunSetup {
   std::string initReport;                ///< what --init-from loaded
   std::unique_ptr<data::DataLoader> trainLoader, valLoader, testLoader;
   std::int64_t numClasses = 0;
+  /// The project's task (TrainerConfig::tasks): the batches' target, the loss, the figures.
+  std::shared_ptr<task::Task> task;
   RunPlan plan;
-  torch::Tensor classWeights;  ///< undefined: unweighted
-  int threads = 0;             ///< compute threads configured
-  int workers = 0;             ///< loader threads
+  int threads = 0;  ///< compute threads configured
+  int workers = 0;  ///< loader threads
 };
 
 /// Reads the options, joins the process group, sets the threads, opens the data, builds the

@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "common/torch_compat.h"
-#include "train/metrics.h"
+#include "task/task.h"
 #include "train/optimizer_factory.h"
 #include "train/process_group.h"
 
@@ -68,7 +68,7 @@ AutocastScope::~AutocastScope() {
 StepRunner::StepRunner(graph::GraphModule& net, torch::optim::Optimizer& optimizer,
                        const TrainOptions& options, const torch::Device& device,
                        ProcessGroup& group, LoopState& state, std::vector<torch::Tensor> params,
-                       std::vector<std::string> paramNodes, torch::Tensor classWeights)
+                       std::vector<std::string> paramNodes, const task::Task& task)
     : m_net(net),
       m_optimizer(optimizer),
       m_options(options),
@@ -77,57 +77,56 @@ StepRunner::StepRunner(graph::GraphModule& net, torch::optim::Optimizer& optimiz
       m_state(state),
       m_params(std::move(params)),
       m_paramNodes(std::move(paramNodes)),
-      m_classWeights(std::move(classWeights)) {}
+      m_task(task) {}
 
 BatchFigures StepRunner::forwardBackward(const data::Batch& batch, const BatchGroup& group,
                                          bool sync, bool stopAsked, bool pauseAsked) {
   const auto images = batch.images.to(m_device, /*non_blocking=*/true);
-  const auto labels = batch.labels.to(m_device, /*non_blocking=*/true);
-  const auto targets = batch.targets.defined() ? batch.targets.to(m_device) : torch::Tensor();
-  const std::int64_t n = labels.size(0);
+  const auto target = batch.target.to(m_device, /*non_blocking=*/true);
+  const auto soft = batch.targets.defined() ? batch.targets.to(m_device) : torch::Tensor();
+  const std::int64_t n = images.size(0);
   // A data-parallel share can be empty (the last global batch has fewer samples than
   // processes). It still runs the model when BatchNorm is synchronised, so that its
   // collectives match the other ranks'.
   const bool empty = n == 0;
   PhaseLaps laps(m_phases);
-  torch::Tensor logits, loss;
+  torch::Tensor output, loss;
   if (!empty || m_group.crossProcessBatchNorm()) {
     AutocastScope autocast(m_options.amp, m_device);
-    logits = m_net->forward(images);
+    output = m_net->forward(images);
   }
   laps.lap(&StepPhases::forward);
   if (!empty) {
-    loss = classificationLoss(logits, labels, targets, m_options.labelSmoothing, m_classWeights);
-  } else if (logits.defined()) {
-    loss = logits.sum() * 0.0;
+    loss = m_task.loss(output, target, soft);
+  } else if (output.defined()) {
+    loss = output.sum() * 0.0;
   }
   const double lossValue = empty ? 0.0 : loss.item<double>();
-  const std::int64_t correct = empty ? 0 : logits.argmax(1).eq(labels).sum().item<std::int64_t>();
   const bool bad = !std::isfinite(lossValue);
-  // The batch over every process: [loss x n, correct, n, bad, stop, pause].
-  std::vector<double> all{bad ? 0.0 : lossValue * double(n),
-                          double(correct),
-                          bad ? 0.0 : double(n),
-                          bad ? 1.0 : 0.0,
-                          stopAsked ? 1.0 : 0.0,
-                          pauseAsked ? 1.0 : 0.0};
+  // The batch over every process: [loss x n, n, bad, stop, pause, the task's figure sums...].
+  std::vector<double> all{bad ? 0.0 : lossValue * double(n), bad ? 0.0 : double(n), bad ? 1.0 : 0.0,
+                          stopAsked ? 1.0 : 0.0, pauseAsked ? 1.0 : 0.0};
+  constexpr std::size_t kFigures = 5;
+  auto mine = empty ? std::vector<double>() : m_task.trainSums(output, target);
+  mine.resize(m_task.trainSumCount(), 0.0);  // every process sends as many
+  all.insert(all.end(), mine.begin(), mine.end());
   m_group.sum(all, "the batch figures");
   BatchFigures f;
   f.lossSum = all[0];
-  f.correct = static_cast<std::int64_t>(std::llround(all[1]));
-  f.seen = static_cast<std::int64_t>(std::llround(all[2]));
-  f.nonFinite = all[3] > 0;
+  f.seen = static_cast<std::int64_t>(std::llround(all[1]));
+  f.nonFinite = all[2] > 0;
   f.localLoss = lossValue;
-  f.stopAgreed = all[4] > 0;
-  f.pauseAgreed = all[5] > 0;
-  f.loss = all[2] > 0 ? all[0] / all[2] : std::nan("");
+  f.stopAgreed = all[3] > 0;
+  f.pauseAgreed = all[4] > 0;
+  f.figureSums.assign(all.begin() + kFigures, all.end());
+  f.loss = all[1] > 0 ? all[0] / all[1] : std::nan("");
   laps.lap(&StepPhases::figures);
   if (f.nonFinite) return f;
   m_group.beforeBackward(sync);
   if (loss.defined()) {
     // Each process's mean loss weighs by its share of the global batch: the summed gradients
     // are those of the global batch's mean loss (a single process's share is 1).
-    const double share = all[2] > 0 ? double(n) / all[2] : 0.0;
+    const double share = all[1] > 0 ? double(n) / all[1] : 0.0;
     auto scaled = loss * share / double(group.size);
     if (m_options.amp == "fp16") scaled = scaled * m_state.lossScale;
     scaled.backward();

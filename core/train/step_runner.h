@@ -21,6 +21,11 @@
 namespace netsmith::train {
 
 class ProcessGroup;
+}
+namespace netsmith::task {
+class Task;
+}
+namespace netsmith::train {
 
 /// Autocast for one forward pass (bf16 on CPU or CUDA, fp16 on CUDA); "off" does nothing.
 class AutocastScope {
@@ -37,13 +42,13 @@ class AutocastScope {
 
 /// A batch's figures over every process.
 struct BatchFigures {
-  double loss = 0;     ///< mean loss of the global batch (NaN when nothing counted)
-  double lossSum = 0;  ///< loss x samples, over the processes
-  std::int64_t correct = 0;
-  std::int64_t seen = 0;    ///< samples counted (0 when the loss was not finite)
-  bool nonFinite = false;   ///< some process's loss was not finite: no backward was done
-  double localLoss = 0;     ///< this process's loss (the non-finite value, for the message)
-  bool stopAgreed = false;  ///< some process asked to stop
+  double loss = 0;                 ///< mean loss of the global batch (NaN when nothing counted)
+  double lossSum = 0;              ///< loss x samples, over the processes
+  std::vector<double> figureSums;  ///< the task's trainSums, over the processes
+  std::int64_t seen = 0;           ///< samples counted (0 when the loss was not finite)
+  bool nonFinite = false;          ///< some process's loss was not finite: no backward was done
+  double localLoss = 0;            ///< this process's loss (the non-finite value, for the message)
+  bool stopAgreed = false;         ///< some process asked to stop
   bool pauseAgreed = false;
 };
 
@@ -53,11 +58,12 @@ enum class StepResult { Stepped, NonFinite, ScalerSkipped };
 class StepRunner {
  public:
   /// `params` / `paramNodes`: the trainable parameters and the node each belongs to. `state`
-  /// receives the step count, per-node norm sums and the fp16 loss scaler.
+  /// receives the step count, per-node norm sums and the fp16 loss scaler. `task` gives the
+  /// loss and the batch's figures.
   StepRunner(graph::GraphModule& net, torch::optim::Optimizer& optimizer,
              const TrainOptions& options, const torch::Device& device, ProcessGroup& group,
              LoopState& state, std::vector<torch::Tensor> params,
-             std::vector<std::string> paramNodes, torch::Tensor classWeights);
+             std::vector<std::string> paramNodes, const task::Task& task);
 
   /// Forward, loss and the exchange of figures; backward unless a loss was not finite.
   /// `sync`: gradients are summed over the processes during this backward (the group ends
@@ -98,7 +104,7 @@ class StepRunner {
   LoopState& m_state;
   std::vector<torch::Tensor> m_params;
   std::vector<std::string> m_paramNodes;
-  torch::Tensor m_classWeights;
+  const task::Task& m_task;
   double m_gradNorm = 0;
   StepPhases* m_phases = nullptr;
 };

@@ -1,9 +1,9 @@
 #include "train/trainability.h"
 
-#include "common/shape.h"
 #include "data/data_config.h"
 #include "data/data_module.h"
 #include "ops/op_registry.h"
+#include "task/task.h"
 
 namespace netsmith::train {
 
@@ -12,36 +12,29 @@ bool replacesHead(const Json& train) {
          train["replace_head"].is_boolean() && train["replace_head"].get<bool>();
 }
 
-std::optional<Problem> outputClassProblem(const graph::GraphAnalysis& a, std::int64_t numClasses) {
-  if (!a.ok() || numClasses <= 0) return std::nullopt;
-  const std::string classes = std::to_string(numClasses) + " classes";
-  if (a.outputShape.size() != 1) {
-    return Problem{
-        "node \"" + a.outputId + "\"",
-        "the model's output is " + formatShape(a.outputShape) +
-            "; a classifier needs one score for each of the data's " + classes,
-        a.outputId,
-        "end the model with Flatten and a Linear of " + std::to_string(numClasses) + " outputs"};
+std::optional<Problem> headProblem(const project::Project& project,
+                                   const graph::GraphAnalysis& analysis, std::int64_t dataClasses,
+                                   const task::TaskRegistry& tasks) {
+  const auto* def = tasks.find(project.task);
+  if (!def) return Problem{"task", task::unknownTaskMessage(tasks, project.task), {}, {}};
+  if (replacesHead(project.train)) return std::nullopt;
+  task::TaskSetup setup;
+  setup.dataClasses = dataClasses;
+  setup.outputShape = analysis.outputShape;
+  try {
+    return def->make(setup)->headProblem(analysis);
+  } catch (const Error& e) {
+    return Problem{"task", e.what(), {}, {}};
   }
-  if (a.outputShape[0] >= numClasses) return std::nullopt;
-  // The Linear that makes the scores: the last one in the model.
-  std::string linear;
-  for (const auto& n : a.nodes)
-    if (n.op == "Linear") linear = n.id;
-  const std::string where = linear.empty() ? a.outputId : linear;
-  Problem p{"node \"" + where + "\"",
-            "the model outputs " + std::to_string(a.outputShape[0]) + " scores but the data has " +
-                classes,
-            where, ""};
-  p.fix = linear.empty()
-              ? "end the model with a Linear of " + std::to_string(numClasses) + " outputs"
-              : "set " + linear + ".out_features to " + std::to_string(numClasses);
-  return p;
 }
 
 Problems checkTrainable(const project::Project& project, const std::string& baseDir,
-                        const ops::OpRegistry& registry) {
+                        const ops::OpRegistry& registry, const task::TaskRegistry& tasks) {
   Problems problems;
+  if (!tasks.find(project.task)) {
+    problems.push_back({"task", task::unknownTaskMessage(tasks, project.task), {}, {}});
+    return problems;
+  }
   const auto analysis = graph::analyseGraph(project.model, registry);
   if (analysis.ok() && analysis.totalParams == 0) {
     problems.push_back({"model", "the model has nothing to train (no layer with parameters)",
@@ -66,8 +59,7 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.push_back({"data.test", "the test split has no samples", {}, {}});
   if (config.validation && module.validation.empty())
     problems.push_back({"data.validation", "the validation split has no samples", {}, {}});
-  if (const auto p = outputClassProblem(analysis, module.numClasses());
-      p && !replacesHead(project.train))
+  if (const auto p = headProblem(project, analysis, module.numClasses(), tasks))
     problems.push_back(*p);
   return problems;
 }

@@ -22,6 +22,7 @@
 
 #include "distributed/dist_env.h"
 #include "project/project.h"
+#include "task/task_registry.h"
 #include "train/events.h"
 #include "train/run_context.h"
 #include "train/step_bench.h"
@@ -80,6 +81,8 @@ struct TrainerConfig {
   /// and starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
   distributed::DistEnv dist;
   std::string workerProgram;
+  /// The tasks a project's "task" key can name (a program or a test adds its own).
+  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
 
 /// What a finished run reports (also sent as the Finished event).

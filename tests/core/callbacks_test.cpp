@@ -189,6 +189,59 @@ TEST(CallbackList, StateRoundTripsThroughTheLoopObject) {
   EXPECT_NE(again.epochEnd(epochWithValLoss(2, 0.7)), "");
 }
 
+TEST(CallbackList, EachStateHasItsKeyAndOlderCheckpointsStillLoad) {
+  PlateauOptions o;
+  o.enabled = true;
+  o.controller.patience = 0;
+  o.controller.factor = 0.5;
+  auto plateau = std::make_shared<PlateauCallback>(
+      o, [] { return 0.1; }, [](const std::string&) {});
+  plateau->onEpochEnd(epochWithValLoss(0, 1.0));
+  plateau->onEpochEnd(epochWithValLoss(1, 1.0));
+  ASSERT_DOUBLE_EQ(plateau->factor(), 0.5);
+  CallbackList list;
+  list.add(plateau);
+  Json loop = Json::object();
+  list.save(loop);
+  ASSERT_TRUE(loop.contains("lr_plateau"));
+  EXPECT_DOUBLE_EQ(loop["lr_plateau"]["factor"].get<double>(), 0.5);
+
+  // A checkpoint written before early stopping and the best metric were added: both start
+  // fresh instead of refusing it, and the plateau's state comes back.
+  EarlyStoppingOptions eo;
+  eo.enabled = true;
+  eo.patience = 1;
+  auto es = std::make_shared<EarlyStopping>(eo);
+  auto best = std::make_shared<BestMetric>(MetricChoice{"val_loss", false});
+  auto plateau2 = std::make_shared<PlateauCallback>(
+      o, [] { return 0.1; }, [](const std::string&) {});
+  CallbackList later;
+  later.add(es);
+  later.add(best);
+  later.add(plateau2);
+  ASSERT_NO_THROW(later.restore(loop));
+  EXPECT_DOUBLE_EQ(plateau2->factor(), 0.5);
+  EXPECT_FALSE(best->hasBest());
+  EXPECT_EQ(es->badEpochs(), 0);
+
+  // The plateau's keys as checkpoints before per-callback keys wrote them.
+  Json old = Json{{"lr_factor", 0.25}, {"plateau", loop["lr_plateau"]["controller"]}};
+  auto plateau3 = std::make_shared<PlateauCallback>(
+      o, [] { return 0.1; }, [](const std::string&) {});
+  CallbackList again;
+  again.add(plateau3);
+  again.restore(old);
+  EXPECT_DOUBLE_EQ(plateau3->factor(), 0.25);
+
+  // A malformed state is refused, not half-read.
+  Json bad = loop;
+  bad["lr_plateau"] = Json{{"factor", "half"}};
+  CallbackList broken;
+  broken.add(std::make_shared<PlateauCallback>(
+      o, [] { return 0.1; }, [](const std::string&) {}));
+  EXPECT_ANY_THROW(broken.restore(bad));
+}
+
 TEST(NumericWatchdog, WarnsOncePerEpochWhenTheLossOrGradientNormRunsAway) {
   NumericWatchdog w("stop");
   EXPECT_EQ(w.checkLoss(2.3, {0, 0, 0, 0.1}), "");

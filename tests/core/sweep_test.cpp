@@ -7,6 +7,7 @@
 #include <map>
 
 #include "experiment/samplers.h"
+#include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
 #include "test_support.h"
 
@@ -164,4 +165,65 @@ TEST(Sweep, AnAssignmentMakesTheTrialsProject) {
   EXPECT_EQ(trial.model.find("conv1_2")->params, base.model.find("conv1_2")->params);
   EXPECT_DOUBLE_EQ(trial.augment[0]["p"].get<double>(), 0.25);
   EXPECT_EQ(base.train["batch_size"], 128);  // the base is untouched
+}
+
+TEST(SweepEvent, EveryEventRoundTripsThroughItsJsonLine) {
+  using experiment::SweepEvent;
+  using experiment::SweepEventType;
+  SweepEvent started;
+  started.folder = "sweeps/lr-20261202-101500";
+  started.name = "lr";
+  started.plannedTrials = 12;
+  started.parallel = 2;
+  SweepEvent trial;
+  trial.type = SweepEventType::TrialStarted;
+  trial.trial = 3;
+  trial.params = Json{{"train.optimizer.lr", 0.01}};
+  trial.resumed = true;
+  trial.fromEpoch = 2;
+  trial.stopAtEpoch = 4;
+  trial.epochs = 9;
+  trial.folder = "trials/t0003";
+  SweepEvent epoch;
+  epoch.type = SweepEventType::Epoch;
+  epoch.trial = 3;
+  epoch.epoch = 3;
+  epoch.epochs = 9;
+  epoch.objective = "val_accuracy";
+  epoch.value = std::nan("");
+  SweepEvent rung;
+  rung.type = SweepEventType::Rung;
+  rung.trial = 3;
+  rung.epoch = 3;
+  rung.score = 0.8123;
+  rung.cutoff = 0.841;
+  rung.compared = 4;
+  SweepEvent ended;
+  ended.type = SweepEventType::TrialEnded;
+  ended.trial = 3;
+  ended.record = Json{{"status", "stopped"},
+                      {"note", "ASHA at epoch 3"},
+                      {"epochs_done", 3},
+                      {"objective", 0.8123}};
+  SweepEvent done;
+  done.type = SweepEventType::SweepEnded;
+  done.state = "interrupted";
+  done.best = Json{{"id", 1}};
+  for (const SweepEvent& e : {started, trial, epoch, rung, ended, done}) {
+    const std::string line = e.toJson().dump();
+    const auto back = SweepEvent::fromJson(Json::parse(line));
+    ASSERT_TRUE(back) << line;
+    EXPECT_EQ(back->type, e.type);
+    EXPECT_EQ(back->toJson().dump(), line);
+  }
+  const auto e = SweepEvent::fromJson(ended.toJson()).value();
+  EXPECT_EQ(e.status, "stopped");
+  EXPECT_EQ(e.reason, "ASHA at epoch 3");
+  EXPECT_EQ(e.epochsDone, 3);
+  EXPECT_DOUBLE_EQ(e.trialObjective, 0.8123);
+  EXPECT_TRUE(std::isnan(SweepEvent::fromJson(epoch.toJson())->value));
+  // Not this sweep's events: shown as text by the studio.
+  for (const char* text : {R"({"event": "party"})", R"({"no": "event"})", R"([1, 2])",
+                           R"({"event": "rung", "score": "high"})", R"({"event": 7})"})
+    EXPECT_FALSE(SweepEvent::fromJson(Json::parse(text))) << text;
 }

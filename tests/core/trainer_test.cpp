@@ -705,9 +705,11 @@ TEST(Trainer, PlateauCutsTheLearningRate) {
   EXPECT_DOUBLE_EQ(epochs[2].epoch.lr, 0.005);
   EXPECT_DOUBLE_EQ(epochs[3].epoch.lr, 0.0025);
   const auto meta = checkpoint::readCheckpoint(run.result.lastCheckpoint).meta;
-  EXPECT_DOUBLE_EQ(meta["loop"]["lr_factor"].get<double>(), 0.125);
-  EXPECT_EQ(meta["loop"]["plateau"]["has_best"], true);
-  EXPECT_DOUBLE_EQ(meta["loop"]["plateau"]["best"].get<double>(), epochs[0].epoch.validation.loss);
+  // The plateau's state under its own key of the loop object (callback.h: stateKey()).
+  const auto& plateau = meta["loop"]["lr_plateau"];
+  EXPECT_DOUBLE_EQ(plateau["factor"].get<double>(), 0.125);
+  EXPECT_EQ(plateau["controller"]["has_best"], true);
+  EXPECT_DOUBLE_EQ(plateau["controller"]["best"].get<double>(), epochs[0].epoch.validation.loss);
 }
 
 // Durability of the run folder: a second process that would write into the same run is refused

@@ -16,7 +16,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPlainTextEdit>
-#include <QProcess>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSpinBox>
@@ -34,6 +33,7 @@
 #include "monitor/dashboard.h"
 #include "monitor/run_history.h"
 #include "session/project_document.h"
+#include "session/sweep_session.h"
 #include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
@@ -87,6 +87,10 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
       m_scatterParam(new QComboBox(this)),
       m_log(new QPlainTextEdit(this)),
       m_poll(new QTimer(this)) {
+  m_session = new SweepSession(this);
+  connect(m_session, &SweepSession::eventArrived, this, &ExperimentsPage::onSweepEvent);
+  connect(m_session, &SweepSession::textArrived, this, &ExperimentsPage::say);
+  connect(m_session, &SweepSession::finished, this, &ExperimentsPage::onSweepFinished);
   setObjectName(QStringLiteral("experimentsPage"));
   m_method->setObjectName(QStringLiteral("sweepMethod"));
   m_method->addItems({QStringLiteral("random"), QStringLiteral("grid"), QStringLiteral("tpe")});
@@ -259,12 +263,7 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_applyBest->setEnabled(false);
 }
 
-ExperimentsPage::~ExperimentsPage() {
-  if (m_process && m_process->state() != QProcess::NotRunning) {
-    m_process->terminate();  // the trials write checkpoints; the sweep can be resumed
-    m_process->waitForFinished(30000);
-  }
-}
+ExperimentsPage::~ExperimentsPage() = default;  // m_session stops a running sweep
 
 void ExperimentsPage::say(const QString& text) {
   m_log->appendPlainText(text);
@@ -275,7 +274,7 @@ QString ExperimentsPage::statusText() const {
 }
 
 bool ExperimentsPage::isRunning() const {
-  return m_process && m_process->state() != QProcess::NotRunning;
+  return m_session->isRunning();
 }
 
 void ExperimentsPage::refreshDefinition() {
@@ -392,34 +391,13 @@ bool ExperimentsPage::start(const QStringList& args) {
            "their trials with it."));
     return false;
   }
-  delete m_process;
-  m_process = new QProcess(this);
   m_hasSpec = false;  // read again from the sweep's folder
   if (args.size() > 2 && args[1] == QLatin1String("--resume")) m_dir = args[2];
-  m_outputBuffer.clear();
-  connect(m_process, &QProcess::readyReadStandardOutput, this, &ExperimentsPage::readOutput);
-  connect(m_process, &QProcess::readyReadStandardError, this, [this] {
-    const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
-    if (!text.isEmpty()) say(text);
-  });
-  connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
-    readOutput();
-    m_poll->stop();
-    reload();
-    m_stop->setEnabled(false);
-    refreshDefinition();
-    const bool finished = code == kExitOk && m_state.finished;
-    m_status->setText(finished ? tr("Sweep finished: %1").arg(m_status->text())
-                      : code == kExitInterrupted
-                          ? tr("Sweep stopped; Open / resume goes on from its checkpoints.")
-                          : tr("The sweep ended with status %1 (see the log below).").arg(code));
-    emit sweepEnded(finished);
-  });
   m_log->clear();
   say(QStringLiteral("$ netsmith-cli ") + args.join(QLatin1Char(' ')));
-  m_process->start(m_cli, args);
-  if (!m_process->waitForStarted(10000)) {
-    m_status->setText(tr("Could not start %1: %2").arg(m_cli, m_process->errorString()));
+  QString error;
+  if (!m_session->start(m_cli, args, &error)) {
+    m_status->setText(error);
     return false;
   }
   m_run->setEnabled(false);
@@ -433,52 +411,52 @@ bool ExperimentsPage::start(const QStringList& args) {
 void ExperimentsPage::stopSweep() {
   if (!isRunning()) return;
   say(tr("Stopping: the running trials write checkpoints..."));
-  m_process->terminate();
+  m_session->stop();
 }
 
-void ExperimentsPage::readOutput() {
-  if (!m_process) return;
-  m_outputBuffer += QString::fromUtf8(m_process->readAllStandardOutput());
-  int nl;
-  while ((nl = m_outputBuffer.indexOf(QLatin1Char('\n'))) >= 0) {
-    const QString line = m_outputBuffer.left(nl);
-    m_outputBuffer.remove(0, nl + 1);
-    Json e;
-    try {
-      e = Json::parse(line.toStdString());
-      if (!e.is_object()) throw std::runtime_error("not an event");
-    } catch (const std::exception&) {
-      say(line);
-      continue;
-    }
-    try {
-      const std::string kind = e.value("event", std::string());
-      const QString trial = tr("trial %1").arg(e.value("trial", std::int64_t(0)));
-      if (kind == "sweep_started") {
-        m_dir = QString::fromStdString(e.value("folder", std::string()));
-        say(tr("sweep folder %1").arg(m_dir));
-      } else if (kind == "trial_started") {
-        say(tr("%1 %2 (epochs %3-%4)")
-                .arg(trial, e.value("resumed", false) ? tr("resumed") : tr("started"))
-                .arg(e.value("from_epoch", std::int64_t(0)) + 1)
-                .arg(e.value("stop_at_epoch", std::int64_t(0))));
-      } else if (kind == "rung") {
-        say(tr("%1 at the epoch-%2 rung: %3")
-                .arg(trial)
-                .arg(e.value("epoch", std::int64_t(0)))
-                .arg(e.value("continues", false) ? tr("goes on") : tr("stopped")));
-      } else if (kind == "trial_ended") {
-        const std::string why =
-            e.value(e.value("status", std::string()) == "failed" ? "error" : "note", std::string());
-        say(tr("%1 %2%3").arg(
-            trial, QString::fromStdString(e.value("status", std::string())),
-            why.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(why)));
-      }
-      if (kind != "epoch") reload();
-    } catch (const std::exception&) {
-      say(line);  // not an event of this Netsmith's sweep: shown as it is
-    }
+void ExperimentsPage::onSweepEvent(const experiment::SweepEvent& e) {
+  using experiment::SweepEventType;
+  const QString trial = tr("trial %1").arg(e.trial);
+  switch (e.type) {
+    case SweepEventType::SweepStarted:
+      m_dir = QString::fromStdString(e.folder);
+      say(tr("sweep folder %1").arg(m_dir));
+      break;
+    case SweepEventType::TrialStarted:
+      say(tr("%1 %2 (epochs %3-%4)")
+              .arg(trial, e.resumed ? tr("resumed") : tr("started"))
+              .arg(e.fromEpoch + 1)
+              .arg(e.stopAtEpoch));
+      break;
+    case SweepEventType::Rung:
+      say(tr("%1 at the epoch-%2 rung: %3")
+              .arg(trial)
+              .arg(e.epoch)
+              .arg(e.continues ? tr("goes on") : tr("stopped")));
+      break;
+    case SweepEventType::TrialEnded:
+      say(tr("%1 %2%3").arg(
+          trial, QString::fromStdString(e.status),
+          e.reason.empty() ? QString() : QStringLiteral(": ") + QString::fromStdString(e.reason)));
+      break;
+    case SweepEventType::Epoch:
+    case SweepEventType::SweepEnded:
+      break;
   }
+  if (e.type != SweepEventType::Epoch) reload();
+}
+
+void ExperimentsPage::onSweepFinished(int code) {
+  m_poll->stop();
+  reload();
+  m_stop->setEnabled(false);
+  refreshDefinition();
+  const bool finished = code == kExitOk && m_state.finished;
+  m_status->setText(finished ? tr("Sweep finished: %1").arg(m_status->text())
+                    : code == kExitInterrupted
+                        ? tr("Sweep stopped; Open / resume goes on from its checkpoints.")
+                        : tr("The sweep ended with status %1 (see the log below).").arg(code));
+  emit sweepEnded(finished);
 }
 
 QString ExperimentsPage::latestSweepDir() const {

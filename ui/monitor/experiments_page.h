@@ -10,6 +10,7 @@
 #include <QString>
 #include <QWidget>
 
+#include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
 #include "train/run_records.h"
@@ -19,7 +20,6 @@ class QComboBox;
 class QCustomPlot;
 class QLabel;
 class QPlainTextEdit;
-class QProcess;
 class QPushButton;
 class QSpinBox;
 class QTableWidget;
@@ -29,6 +29,7 @@ namespace netsmith::ui {
 
 class Dashboard;
 class ProjectDocument;
+class SweepSession;
 
 class ExperimentsPage : public QWidget {
   Q_OBJECT
@@ -81,7 +82,8 @@ class ExperimentsPage : public QWidget {
   static QString objectiveText(double value, const std::string& objective);
   void editSweep(const char* key, const Json& value, const QString& text);
   bool start(const QStringList& args);
-  void readOutput();
+  void onSweepEvent(const experiment::SweepEvent& event);
+  void onSweepFinished(int exitCode);
   void reload();
   void fillTable();
   void drawParallel();
@@ -115,10 +117,9 @@ class ExperimentsPage : public QWidget {
   QCustomPlot* m_scatter;
   QComboBox* m_scatterParam;
   QPlainTextEdit* m_log;
-  QProcess* m_process = nullptr;
+  SweepSession* m_session = nullptr;
   QTimer* m_poll;
   QString m_dir;
-  QString m_outputBuffer;
   experiment::SweepState m_state;
   experiment::SweepSpec m_spec;
   bool m_hasSpec = false;

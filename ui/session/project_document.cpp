@@ -139,10 +139,9 @@ void ProjectDocument::reanalyseModel() {
 void ProjectDocument::composeProblems() {
   m_problems = m_loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
-  // What train would refuse: an output that does not fit the data's classes.
-  // (Unless training replaces the head: train.replace_head.)
-  if (const auto p = train::outputClassProblem(m_analysis, m_dataClasses);
-      p && !train::replacesHead(m_project.train))
+  // What train would refuse: an unknown task, an output that does not fit the task's head
+  // rule for the data (unless training replaces the head: train.replace_head).
+  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, m_tasks))
     m_problems.push_back(*p);
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
 }

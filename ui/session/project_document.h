@@ -8,6 +8,7 @@
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "task/task_registry.h"
 
 namespace netsmith::ui {
 
@@ -87,6 +88,7 @@ class ProjectDocument : public QObject {
   friend class SectionEditCommand;
 
   const ops::OpRegistry& m_registry;
+  task::TaskRegistry m_tasks = task::TaskRegistry::withBuiltins();
   augment::TransformRegistry m_transforms;
   QString m_baseDir;
   project::Project m_project;

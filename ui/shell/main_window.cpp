@@ -44,6 +44,7 @@
 #include "shell/log_panel.h"
 #include "shell/project_pages.h"
 #include "shell/start_page.h"
+#include "train/run_records.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
 #include "util/elided_label.h"
@@ -380,10 +381,7 @@ void MainWindow::resumeFrom(const QString& checkpoint) {
   train::TrainerConfig config;
   if (!fillConfig(config)) return;
   config.resumePath = checkpoint.toStdString();
-  // Resume in the checkpoint's run folder: <run>/checkpoints/last.safetensors.
-  const QDir runDir = QFileInfo(checkpoint).absoluteDir().filePath(QStringLiteral(".."));
-  if (QFileInfo::exists(runDir.filePath(QStringLiteral("events.jsonl"))))
-    config.runDir = QDir::cleanPath(runDir.absolutePath()).toStdString();
+  config.runDir = train::resumeRunFolder(config.resumePath);
   if (startRun(config, tr("Resuming from %1").arg(QFileInfo(checkpoint).fileName())))
     m_pages->showPage(ProjectPages::DashboardPage);
 }

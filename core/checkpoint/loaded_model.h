@@ -1,0 +1,41 @@
+#pragma once
+
+// A trained model loaded for use: a checkpoint's (or an imported project's) graph, its
+// LibTorch module in eval mode with the weights, and what a consumer needs to preprocess
+// inputs. Export, Grad-CAM and the studio's sample views load models through here.
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "checkpoint/safetensors.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+
+namespace netsmith::checkpoint {
+
+struct LoadedModel {
+  project::Project project;
+  std::string baseDir;  ///< relative data paths resolve from here (data::checkpointBaseDir)
+  std::shared_ptr<ops::OpRegistry> registry;
+  mutable graph::GraphModule net{nullptr};  ///< forward() runs it (eval mode)
+  NamedTensors weights;                     ///< moduleState(net)
+  std::vector<std::string> classes;
+  std::vector<double> mean, std;  ///< empty when unknown
+  std::string source;             ///< the checkpoint path (or the project's)
+  bool dataNamed = false;         ///< loaded from a project file the user named: so is its data
+
+  /// LibTorch's output for `input` (N x C x H x W), no gradients.
+  torch::Tensor forward(const torch::Tensor& input) const;
+};
+
+/// Loads a checkpoint, or a project whose weights come from its init_from (an imported model,
+/// before any training); throws netsmith::Error naming the file.
+LoadedModel loadModel(const std::string& checkpointPath);
+/// Wraps a project's model with its current weights (e.g. a freshly built module).
+LoadedModel loadedModelFrom(const project::Project& project, graph::GraphModule net,
+                            std::shared_ptr<ops::OpRegistry> registry);
+
+}  // namespace netsmith::checkpoint

@@ -1,0 +1,233 @@
+#include "task/classification.h"
+
+#include <cmath>
+
+#include "common/shape.h"
+#include "data/data_module.h"
+
+namespace netsmith::task {
+
+torch::Tensor classificationLoss(const torch::Tensor& logits, const torch::Tensor& labels,
+                                 const torch::Tensor& softTargets, double labelSmoothing,
+                                 const torch::Tensor& weights) {
+  const auto x = logits.to(torch::kFloat);
+  if (!softTargets.defined()) {
+    auto options = torch::nn::functional::CrossEntropyFuncOptions().label_smoothing(labelSmoothing);
+    if (weights.defined()) options.weight(weights);
+    return torch::nn::functional::cross_entropy(x, labels, options);
+  }
+  const auto k = static_cast<double>(x.size(1));
+  auto t = softTargets.to(x.device(), torch::kFloat);
+  if (labelSmoothing > 0) t = t * (1.0 - labelSmoothing) + labelSmoothing / k;
+  if (weights.defined()) t = t * weights.unsqueeze(0);
+  return -(t * torch::log_softmax(x, 1)).sum(1).mean();
+}
+
+ConfusionCounter::ConfusionCounter(std::int64_t numClasses)
+    : m_classes(numClasses), m_counts(static_cast<std::size_t>(numClasses * numClasses), 0) {}
+
+ConfusionCounter::ConfusionCounter(std::int64_t numClasses, std::vector<std::int64_t> counts)
+    : m_classes(numClasses), m_counts(std::move(counts)) {
+  m_counts.resize(static_cast<std::size_t>(numClasses * numClasses), 0);
+  for (auto c : m_counts)
+    m_samples += c;
+}
+
+void ConfusionCounter::add(const torch::Tensor& predicted, const torch::Tensor& labels) {
+  const auto p = predicted.to(torch::kCPU, torch::kLong).contiguous();
+  const auto l = labels.to(torch::kCPU, torch::kLong).contiguous();
+  const auto* pp = p.data_ptr<std::int64_t>();
+  const auto* lp = l.data_ptr<std::int64_t>();
+  for (std::int64_t i = 0; i < p.numel(); ++i) {
+    if (lp[i] < 0 || lp[i] >= m_classes || pp[i] < 0 || pp[i] >= m_classes) continue;
+    ++m_counts[static_cast<std::size_t>(lp[i] * m_classes + pp[i])];
+    ++m_samples;
+  }
+}
+
+EvalMetrics ConfusionCounter::metrics(double lossSum) const {
+  EvalMetrics m;
+  m.samples = m_samples;
+  m.loss = m_samples ? lossSum / double(m_samples) : std::nan("");
+  std::int64_t correct = 0;
+  m.confusion.assign(static_cast<std::size_t>(m_classes), {});
+  for (std::int64_t t = 0; t < m_classes; ++t) {
+    std::int64_t row = 0;
+    auto& out = m.confusion[static_cast<std::size_t>(t)];
+    for (std::int64_t p = 0; p < m_classes; ++p) {
+      const auto c = m_counts[static_cast<std::size_t>(t * m_classes + p)];
+      out.push_back(c);
+      row += c;
+    }
+    const auto hit = m_counts[static_cast<std::size_t>(t * m_classes + t)];
+    correct += hit;
+    m.perClassAccuracy.push_back(row ? double(hit) / double(row) : std::nan(""));
+  }
+  m.accuracy = m_samples ? double(correct) / double(m_samples) : std::nan("");
+  m.figures["accuracy"] = m.accuracy;
+  return m;
+}
+
+std::optional<Problem> classifierHeadProblem(const graph::GraphAnalysis& a,
+                                             std::int64_t numClasses) {
+  if (!a.ok() || numClasses <= 0) return std::nullopt;
+  const std::string classes = std::to_string(numClasses) + " classes";
+  if (a.outputShape.size() != 1) {
+    return Problem{
+        "node \"" + a.outputId + "\"",
+        "the model's output is " + formatShape(a.outputShape) +
+            "; a classifier needs one score for each of the data's " + classes,
+        a.outputId,
+        "end the model with Flatten and a Linear of " + std::to_string(numClasses) + " outputs"};
+  }
+  if (a.outputShape[0] >= numClasses) return std::nullopt;
+  // The Linear that makes the scores: the last one in the model.
+  std::string linear;
+  for (const auto& n : a.nodes)
+    if (n.op == "Linear") linear = n.id;
+  const std::string where = linear.empty() ? a.outputId : linear;
+  Problem p{"node \"" + where + "\"",
+            "the model outputs " + std::to_string(a.outputShape[0]) + " scores but the data has " +
+                classes,
+            where, ""};
+  p.fix = linear.empty()
+              ? "end the model with a Linear of " + std::to_string(numClasses) + " outputs"
+              : "set " + linear + ".out_features to " + std::to_string(numClasses);
+  return p;
+}
+
+namespace {
+
+/// The loss (unsmoothed, unweighted cross-entropy) and the confusion counts of a split.
+class ClassificationSums : public MetricSums {
+ public:
+  explicit ClassificationSums(std::int64_t classes) : m_classes(classes), m_counter(classes) {}
+  void add(const torch::Tensor& output, const torch::Tensor& target) override {
+    const auto logits = output.to(torch::kFloat);
+    const auto loss = torch::nn::functional::cross_entropy(
+        logits, target, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum));
+    m_lossSum += loss.item<double>();
+    m_counter.add(logits.argmax(1), target);
+  }
+  std::vector<double> sums() const override {
+    std::vector<double> v{m_lossSum};
+    for (auto c : m_counter.counts())
+      v.push_back(double(c));
+    return v;
+  }
+  void setSums(const std::vector<double>& v) override {
+    m_lossSum = v.empty() ? 0.0 : v[0];
+    std::vector<std::int64_t> counts;
+    for (std::size_t i = 1; i < v.size(); ++i)
+      counts.push_back(std::llround(v[i]));
+    m_counter = ConfusionCounter(m_classes, std::move(counts));
+  }
+  EvalMetrics finish() const override { return m_counter.metrics(m_lossSum); }
+
+ private:
+  std::int64_t m_classes;
+  ConfusionCounter m_counter;
+  double m_lossSum = 0;
+};
+
+}  // namespace
+
+ClassificationTask::ClassificationTask(const TaskSetup& s)
+    : m_dataClasses(s.dataClasses), m_classes(s.dataClasses), m_labelSmoothing(s.labelSmoothing) {
+  // A model with more outputs than the data has classes still trains (the extra scores are
+  // never a target): batches and figures count the model's classes.
+  if (s.outputShape.size() == 1) m_classes = std::max(m_classes, s.outputShape[0]);
+  if (s.classWeights == "none") return;
+  std::vector<double> w(static_cast<std::size_t>(m_classes), 1.0);
+  if (s.classWeights == "auto") {
+    if (s.train) {
+      const auto counts = data::classCounts(*s.train, m_classes);
+      for (std::size_t c = 0; c < w.size(); ++c)
+        w[c] = counts[c] ? double(s.train->size()) / double(m_classes * counts[c]) : 0.0;
+    }
+  } else {
+    if (static_cast<std::int64_t>(s.classWeightValues.size()) != m_classes) {
+      throw Error("train.class_weights has " + std::to_string(s.classWeightValues.size()) +
+                  " values but there are " + std::to_string(m_classes) + " classes");
+    }
+    w = s.classWeightValues;
+  }
+  m_weights = torch::tensor(w, torch::kFloat);
+}
+
+torch::Tensor ClassificationTask::collate(const data::SampleSet& set,
+                                          const std::vector<std::int64_t>& samples) const {
+  std::vector<std::int64_t> labels;
+  labels.reserve(samples.size());
+  for (auto k : samples)
+    labels.push_back(set.label(k));
+  return torch::tensor(labels, torch::kLong);
+}
+
+std::vector<FigureSpec> ClassificationTask::figures() const {
+  return {{"accuracy", true, "the share of samples whose highest score is their class"}};
+}
+
+std::optional<Problem> ClassificationTask::headProblem(const graph::GraphAnalysis& a) const {
+  return classifierHeadProblem(a, m_dataClasses);
+}
+
+void ClassificationTask::to(const torch::Device& device) {
+  if (m_weights.defined()) m_weights = m_weights.to(device);
+}
+
+torch::Tensor ClassificationTask::loss(const torch::Tensor& output, const torch::Tensor& target,
+                                       const torch::Tensor& softTarget) const {
+  return classificationLoss(output, target, softTarget, m_labelSmoothing, m_weights);
+}
+
+std::vector<double> ClassificationTask::trainSums(const torch::Tensor& output,
+                                                  const torch::Tensor& target) const {
+  return {double(output.argmax(1).eq(target).sum().item<std::int64_t>())};
+}
+
+std::map<std::string, double> ClassificationTask::trainFigures(const std::vector<double>& sums,
+                                                               std::int64_t seen) const {
+  const double correct = sums.empty() ? 0.0 : sums[0];
+  return {{"accuracy", seen ? correct / double(seen) : std::nan("")}};
+}
+
+std::unique_ptr<MetricSums> ClassificationTask::evalSums() const {
+  return std::make_unique<ClassificationSums>(m_classes);
+}
+
+torch::Tensor ClassificationTask::syntheticTarget(std::int64_t n) const {
+  return torch::randint(0, std::max<std::int64_t>(1, m_classes), {n}, torch::kLong);
+}
+
+Json ClassificationTask::evaluationSchema() const {
+  const Json number{{"type", {"number", "null"}}};
+  const Json count{{"type", "integer"}, {"minimum", 0}};
+  return Json{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", "classification evaluation"},
+      {"type", "object"},
+      {"required", {"loss", "accuracy", "samples", "per_class_accuracy", "confusion", "figures"}},
+      {"properties",
+       {{"loss", number},
+        {"accuracy", number},
+        {"samples", count},
+        {"per_class_accuracy",
+         {{"type", "array"}, {"items", number}, {"description", "[class]; null: no sample"}}},
+        {"confusion",
+         {{"type", "array"},
+          {"items", {{"type", "array"}, {"items", count}}},
+          {"description", "[true class][predicted class]"}}},
+        {"figures",
+         {{"type", "object"},
+          {"required", {"accuracy"}},
+          {"properties", {{"accuracy", number}}}}}}}};
+}
+
+ExportNotes ClassificationTask::exportNotes() const {
+  return {"logits", "one score per class, in the order of the classes",
+          "the predicted class is the highest score; softmax gives probabilities (--softmax adds "
+          "them as a second output, \"probabilities\")"};
+}
+
+}  // namespace netsmith::task

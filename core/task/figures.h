@@ -1,0 +1,32 @@
+#pragma once
+
+// The figures of one split, as every task reports them: the loss and sample count all tasks
+// have, the named figures a task finishes its sums into, and classification's confusion
+// matrix. No LibTorch here: events, run records and the studio include it.
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace netsmith::task {
+
+struct EvalMetrics {
+  double loss = 0;
+  /// Classification's headline figure (NaN for a task without one); also in `figures`.
+  double accuracy = 0;
+  std::int64_t samples = 0;
+  std::vector<double> perClassAccuracy;              ///< NaN where a class has no sample
+  std::vector<std::vector<std::int64_t>> confusion;  ///< [true][predicted]
+  /// The task's figures by name ("accuracy"; "mae", "rmse", ...): what train.monitor, the
+  /// sweep objective and the run's events name. See Task::figures().
+  std::map<std::string, double> figures;
+};
+
+/// A figure a task reports, and which way is better.
+struct FigureSpec {
+  std::string name;  ///< "accuracy", "mae": train.monitor names it as val_<name> / train_<name>
+  bool higherIsBetter = true;
+  std::string description;
+};
+
+}  // namespace netsmith::task

@@ -1,0 +1,103 @@
+#pragma once
+
+// The Task seam: everything that depends on the kind of problem a project trains
+// (single-label classification today; multi-label, regression, segmentation and detection
+// plug in here). A Task says what target a sample carries and how a batch of them is made,
+// which transforms move the target with the image, the head rule `validate` checks, the loss,
+// the figures (summed over batches and processes, then finished), the evaluation result's
+// schema and what exports add. The loader, the step runner, the loop's evaluation and
+// validation call it and never branch on the kind. LibTorch header: include it only where
+// batches are trained or evaluated; task_registry.h is the light one.
+#include <torch/torch.h>
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/error.h"
+#include "common/json.h"
+#include "data/data_loader.h"
+#include "graph/graph_analysis.h"
+#include "task/figures.h"
+#include "task/task_registry.h"
+
+namespace netsmith::task {
+
+/// What a sample's target is. `spatial` targets (masks, boxes) move with the image under the
+/// geometric transforms (flips, crops, rotation, affine, resize); photometric transforms,
+/// noise, blur, erasing and Normalize never touch a target.
+enum class TargetKind { ClassIndex, MultiHot, RealVector, ClassMask, Boxes };
+struct TargetSpec {
+  TargetKind kind = TargetKind::ClassIndex;
+  bool spatial = false;
+  /// Batch mixes (MixUp, CutMix) blend this target as soft class scores.
+  bool mixable = false;
+};
+
+/// One split's figures, summed over batches and then over the processes of a data-parallel
+/// run, then finished. A task's sums are plain numbers so the process group can add them
+/// element by element without knowing what they are.
+class MetricSums {
+ public:
+  virtual ~MetricSums() = default;
+  /// Adds a batch: the model's output (float) and the batch's target on the same device.
+  virtual void add(const torch::Tensor& output, const torch::Tensor& target) = 0;
+  /// The running sums (the first is the loss summed over samples).
+  virtual std::vector<double> sums() const = 0;
+  /// Replaces them, with the total over the processes.
+  virtual void setSums(const std::vector<double>& sums) = 0;
+  /// Loss = loss sum / samples, and the task's figures.
+  virtual EvalMetrics finish() const = 0;
+};
+
+/// What an export adds for the task: its outputs and how to read them.
+struct ExportNotes {
+  std::string output;             ///< the ONNX output's name
+  std::string outputDescription;  ///< "one score per class (softmax for probabilities)"
+  std::string postprocessing;     ///< what a consumer does with it, for the export report
+};
+
+class Task : public data::TargetCollator {
+ public:
+  ~Task() override = default;
+  virtual std::string name() const = 0;
+  virtual TargetSpec target() const = 0;
+  /// The figures, the headline first (what the dashboard and "best" show by default).
+  virtual std::vector<FigureSpec> figures() const = 0;
+
+  /// The output the model must produce for `analysis`, as a problem naming the node to change
+  /// and the fix, or nothing when the output fits.
+  virtual std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const = 0;
+  /// The class count batches and figures use (data classes, or the model's outputs when more).
+  virtual std::int64_t numClasses() const = 0;
+
+  /// Moves what the loss keeps (class weights) to the run's device.
+  virtual void to(const torch::Device& device) = 0;
+  /// The training loss of a batch, averaged over its samples: `output` (the model's, any
+  /// float type), `target` (collate()'s, on the device), `softTarget` (N x K blended class
+  /// scores when batch mixes ran; undefined otherwise).
+  virtual torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target,
+                             const torch::Tensor& softTarget) const = 0;
+  /// A training batch's figure sums (added over the epoch and the processes; see
+  /// trainFigures): classification's count of correct predictions.
+  virtual std::vector<double> trainSums(const torch::Tensor& output,
+                                        const torch::Tensor& target) const = 0;
+  /// How many numbers trainSums() gives.
+  virtual std::size_t trainSumCount() const = 0;
+  /// The training figures from the epoch's sums over `seen` samples.
+  virtual std::map<std::string, double> trainFigures(const std::vector<double>& sums,
+                                                     std::int64_t seen) const = 0;
+  /// Sums for one evaluation pass (validation, test).
+  virtual std::unique_ptr<MetricSums> evalSums() const = 0;
+  /// A target for `n` samples of no data (throughput benchmarks), on the CPU.
+  virtual torch::Tensor syntheticTarget(std::int64_t n) const = 0;
+
+  /// The JSON schema of evalMetricsToJson's object for this task: what `eval --json`, the
+  /// run's events and the Evaluation page share.
+  virtual Json evaluationSchema() const = 0;
+  virtual ExportNotes exportNotes() const = 0;
+};
+
+}  // namespace netsmith::task

@@ -1,0 +1,63 @@
+#pragma once
+
+// The tasks a program knows, by the name a project's "task" key gives ("classification" when
+// absent). Built by the program and passed along (TrainerConfig::tasks), like the op and
+// transform registries: a test or a plug-in adds its own. No LibTorch here.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/named_registry.h"
+
+namespace netsmith::data {
+struct SampleSet;
+}
+
+namespace netsmith::task {
+
+class Task;
+
+/// The task of a project without a "task" key (every project and checkpoint written before
+/// tasks had names).
+inline constexpr char kClassification[] = "classification";
+
+/// What a run knows when it makes its task. Validation makes one from the data's classes and
+/// the model's output alone (`train` null).
+struct TaskSetup {
+  std::vector<std::string> classes;  ///< the data's classes (may be empty)
+  std::int64_t dataClasses = 0;
+  std::vector<std::int64_t> outputShape;   ///< the model's output per sample (empty: unknown)
+  double labelSmoothing = 0;               ///< train.label_smoothing
+  std::string classWeights = "none";       ///< train.class_weights: none, auto, explicit
+  std::vector<double> classWeightValues;   ///< explicit weights
+  const data::SampleSet* train = nullptr;  ///< the training split (for weights from counts)
+};
+
+struct TaskDef {
+  std::string name;
+  std::string description;
+  std::string group = "tasks";
+  /// Throws netsmith::Error naming the project key when the setup does not fit the task.
+  std::function<std::shared_ptr<Task>(const TaskSetup&)> make;
+};
+
+class TaskRegistry {
+ public:
+  static TaskRegistry withBuiltins();
+  void add(TaskDef def) { m_defs.add(std::move(def)); }
+  const TaskDef* find(const std::string& name) const { return m_defs.find(name); }
+  std::vector<std::string> names() const { return m_defs.names(); }
+  /// The task `name` for `setup`; throws netsmith::Error ("task: unknown task ...") for a name
+  /// this program does not know.
+  std::shared_ptr<Task> make(const std::string& name, const TaskSetup& setup) const;
+
+ private:
+  NamedRegistry<TaskDef> m_defs;
+};
+
+/// "task: unknown task "x"; this program knows classification" (empty when known).
+std::string unknownTaskMessage(const TaskRegistry& registry, const std::string& name);
+
+}  // namespace netsmith::task

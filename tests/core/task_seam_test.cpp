@@ -1,0 +1,345 @@
+// The Task seam, proven from outside: a second task written only in this file (a two-output
+// regression: where the blob of the blob data set sits, as a row and a column) plugs into the
+// trainer, validation and the run's records through TrainerConfig::tasks, without a line of
+// core/train, core/data or the studio knowing it. Classification's own task is checked
+// against sums computed here.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include "checkpoint/checkpoint.h"
+#include "data/data_module.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "project/project.h"
+#include "task/classification.h"
+#include "task/task.h"
+#include "train/loop_state.h"
+#include "train/run_records.h"
+#include "train/trainability.h"
+#include "train/trainer.h"
+#include "train_fixtures.h"
+
+using namespace netsmith;
+using netsmith::testutil::Recorder;
+using netsmith::testutil::TempDir;
+namespace fs = std::filesystem;
+
+namespace {
+
+/// The blob's quadrant of class c as (row, column): class 0 top-left (0, 0) ... 3 (1, 1).
+std::pair<float, float> quadrantOf(std::int64_t label) {
+  return {float(label / 2), float(label % 2)};
+}
+
+/// Mean squared error, mean absolute error and root mean squared error over both outputs.
+class QuadrantSums : public task::MetricSums {
+ public:
+  void add(const torch::Tensor& output, const torch::Tensor& target) override {
+    const auto d = output.to(torch::kFloat) - target;
+    m_loss += d.pow(2).mean(1).sum().item<double>();
+    m_abs += d.abs().sum().item<double>();
+    m_sq += d.pow(2).sum().item<double>();
+    m_samples += double(output.size(0));
+  }
+  std::vector<double> sums() const override { return {m_loss, m_abs, m_sq, m_samples}; }
+  void setSums(const std::vector<double>& v) override {
+    m_loss = v.at(0), m_abs = v.at(1), m_sq = v.at(2), m_samples = v.at(3);
+  }
+  task::EvalMetrics finish() const override {
+    task::EvalMetrics m;
+    m.samples = std::int64_t(m_samples);
+    m.loss = m_samples > 0 ? m_loss / m_samples : std::nan("");
+    m.accuracy = std::nan("");
+    m.figures["mae"] = m_samples > 0 ? m_abs / (2 * m_samples) : std::nan("");
+    m.figures["rmse"] = m_samples > 0 ? std::sqrt(m_sq / (2 * m_samples)) : std::nan("");
+    return m;
+  }
+
+ private:
+  double m_loss = 0, m_abs = 0, m_sq = 0, m_samples = 0;
+};
+
+class QuadrantRegression : public task::Task {
+ public:
+  torch::Tensor collate(const data::SampleSet& set,
+                        const std::vector<std::int64_t>& samples) const override {
+    auto t = torch::empty({std::int64_t(samples.size()), 2}, torch::kFloat);
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      const auto [row, col] = quadrantOf(set.label(samples[i]));
+      t[std::int64_t(i)][0] = row;
+      t[std::int64_t(i)][1] = col;
+    }
+    return t;
+  }
+  std::string name() const override { return "quadrant_regression"; }
+  task::TargetSpec target() const override { return {task::TargetKind::RealVector, false, false}; }
+  std::vector<task::FigureSpec> figures() const override {
+    return {{"mae", false, "mean absolute error"}, {"rmse", false, "root mean squared error"}};
+  }
+  std::optional<Problem> headProblem(const graph::GraphAnalysis& a) const override {
+    if (!a.ok() || a.outputShape == std::vector<std::int64_t>{2}) return std::nullopt;
+    return Problem{"node \"" + a.outputId + "\"", "this task needs 2 outputs (row, column)",
+                   a.outputId, "end the model with a Linear of 2 outputs"};
+  }
+  std::int64_t numClasses() const override { return 0; }
+  void to(const torch::Device&) override {}
+  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target,
+                     const torch::Tensor&) const override {
+    return torch::mse_loss(output.to(torch::kFloat), target);
+  }
+  std::vector<double> trainSums(const torch::Tensor& output,
+                                const torch::Tensor& target) const override {
+    return {(output.detach().to(torch::kFloat) - target).abs().sum().item<double>()};
+  }
+  std::size_t trainSumCount() const override { return 1; }
+  std::map<std::string, double> trainFigures(const std::vector<double>& sums,
+                                             std::int64_t seen) const override {
+    return {{"mae", seen ? sums.at(0) / (2.0 * double(seen)) : std::nan("")}};
+  }
+  std::unique_ptr<task::MetricSums> evalSums() const override {
+    return std::make_unique<QuadrantSums>();
+  }
+  torch::Tensor syntheticTarget(std::int64_t n) const override { return torch::rand({n, 2}); }
+  Json evaluationSchema() const override {
+    return Json{{"type", "object"}, {"required", {"loss", "samples", "figures"}}};
+  }
+  task::ExportNotes exportNotes() const override {
+    return {"logits", "row and column of the blob", "none"};
+  }
+};
+
+task::TaskRegistry withQuadrants() {
+  auto tasks = task::TaskRegistry::withBuiltins();
+  tasks.add({"quadrant_regression", "the blob's row and column", "tasks",
+             [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); }});
+  return tasks;
+}
+
+train::TrainerConfig quadrantConfig(const TempDir& dir, const Json& train, int outputs) {
+  const auto path = testutil::writeTrainProject(dir, train);
+  auto loaded = project::loadProject(path);
+  EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  train::TrainerConfig c;
+  c.project = loaded.project;
+  c.project.task = "quadrant_regression";
+  for (auto& n : c.project.model.nodes)
+    if (n.id == "fc") n.params["out_features"] = outputs;
+  c.baseDir = loaded.baseDir();
+  c.runsRoot = dir.file("runs");
+  c.tasks = withQuadrants();
+  return c;
+}
+
+train::TrainResult trainWith(train::TrainerConfig config, std::shared_ptr<Recorder> sink) {
+  train::Trainer trainer(std::move(config));
+  trainer.addSink(sink);
+  trainer.start();
+  trainer.wait();
+  return trainer.result();
+}
+
+}  // namespace
+
+TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
+  TempDir dir;
+  auto config = quadrantConfig(dir, {{"epochs", 4}, {"monitor", "val_loss"}}, 2);
+  const auto project = config.project;
+  auto recorder = std::make_shared<Recorder>();
+  const auto r = trainWith(config, recorder);
+  ASSERT_EQ(r.state, train::FinishState::Completed) << r.reason;
+
+  // Its figures, by name, in every epoch's validation and training figures.
+  const auto epochs = recorder->ofType(train::EventType::EpochEnd);
+  ASSERT_EQ(epochs.size(), 4u);
+  for (const auto& e : epochs) {
+    ASSERT_TRUE(e.epoch.hasValidation);
+    ASSERT_TRUE(e.epoch.validation.figures.count("mae"));
+    ASSERT_TRUE(e.epoch.validation.figures.count("rmse"));
+    ASSERT_TRUE(e.epoch.trainFigures.count("mae"));
+    EXPECT_TRUE(std::isnan(e.epoch.trainAccuracy));
+  }
+  // It learns: a constant guess of (0.5, 0.5) is off by 0.5; the model ends far closer.
+  const double first = epochs.front().epoch.validation.figures.at("mae");
+  const double last = epochs.back().epoch.validation.figures.at("mae");
+  EXPECT_LT(last, first);
+  EXPECT_LT(last, 0.25);
+  // The log line names its figures instead of an accuracy.
+  EXPECT_NE(train::describeEpoch(epochs.back().epoch).find(" mae "), std::string::npos)
+      << train::describeEpoch(epochs.back().epoch);
+
+  // The test figure is the one the weights give: computed here from the checkpoint the run
+  // names, on the test images read again from the IDX file, with numpy-like plain tensors.
+  ASSERT_TRUE(r.hasTest);
+  ASSERT_EQ(r.test.samples, 64);
+  const auto ckpt = r.testCheckpoint == "best" ? r.bestCheckpoint : r.lastCheckpoint;
+  ASSERT_FALSE(ckpt.empty());
+  const auto registry = ops::OpRegistry::withBuiltins();
+  graph::GraphModule net(project.model, registry);
+  checkpoint::loadModuleState(*net, checkpoint::readCheckpoint(ckpt).model);
+  net->eval();
+  const auto blobs = testutil::makeBlobData(64, 2);  // what writeTrainProject wrote as test
+  auto images = torch::empty({64, 1, 16, 16});
+  auto targets = torch::empty({64, 2});
+  for (int i = 0; i < 64; ++i) {
+    for (int p = 0; p < 256; ++p)
+      images[i][0][p / 16][p % 16] =
+          (float(blobs.images[std::size_t(i)][std::size_t(p)]) / 255.0f - 0.3f) / 0.3f;
+    const auto [row, col] = quadrantOf(blobs.labels[std::size_t(i)]);
+    targets[i][0] = row;
+    targets[i][1] = col;
+  }
+  torch::NoGradGuard noGrad;
+  const auto diff = net->forward(images) - targets;
+  const double mae = diff.abs().mean().item<double>();
+  const double rmse = std::sqrt(diff.pow(2).mean().item<double>());
+  EXPECT_NEAR(r.test.figures.at("mae"), mae, 1e-5);
+  EXPECT_NEAR(r.test.figures.at("rmse"), rmse, 1e-5);
+
+  // The run's records carry the figures too, read back by core's reader.
+  const auto record = train::readRunRecord(r.runDir);
+  ASSERT_EQ(record.epochEvents.size(), 4u);
+  EXPECT_NEAR(record.epochEvents.back()["validation"]["figures"]["mae"].get<double>(), last, 1e-9);
+  // And the project the run recorded says which task it trained.
+  auto recorded = project::loadProject((fs::path(r.runDir) / "project.json").string());
+  EXPECT_EQ(recorded.project.task, "quadrant_regression");
+}
+
+TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
+  TempDir dir;
+  const auto registry = ops::OpRegistry::withBuiltins();
+  // The blob model ends in 4 scores: right for classification, wrong for the regression.
+  auto config = quadrantConfig(dir, Json::object(), 4);
+  auto problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
+  EXPECT_EQ(problems[0].nodeId, "fc");
+  EXPECT_NE(problems[0].message.find("2 outputs"), std::string::npos) << problems[0].message;
+  // Training refuses it the same way, before a run folder exists.
+  {
+    auto recorder = std::make_shared<Recorder>();
+    const auto r = trainWith(config, recorder);
+    EXPECT_EQ(r.state, train::FinishState::Failed);
+    EXPECT_NE(r.reason.find("2 outputs"), std::string::npos) << r.reason;
+    EXPECT_FALSE(fs::exists(dir.file("runs")));
+  }
+  // A program without the task names it and what it knows.
+  problems = train::checkTrainable(config.project, config.baseDir, registry);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "task");
+  EXPECT_NE(problems[0].message.find("unknown task \"quadrant_regression\""), std::string::npos);
+  EXPECT_NE(problems[0].message.find("classification"), std::string::npos);
+  // With 2 outputs the project is trainable.
+  config = quadrantConfig(dir, Json::object(), 2);
+  EXPECT_TRUE(
+      train::checkTrainable(config.project, config.baseDir, registry, config.tasks).empty());
+}
+
+TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {
+  TempDir dir;
+  const auto path = testutil::writeTrainProject(dir, Json::object(), 256,
+                                                R"([{"transform": "MixUp", "alpha": 0.4}])");
+  auto loaded = project::loadProject(path);
+  ASSERT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  auto config = quadrantConfig(dir, Json::object(), 2);
+  config.project.augment = loaded.project.augment;
+  auto recorder = std::make_shared<Recorder>();
+  const auto r = trainWith(config, recorder);
+  EXPECT_EQ(r.state, train::FinishState::Failed);
+  EXPECT_NE(r.reason.find("MixUp and CutMix blend class scores"), std::string::npos) << r.reason;
+}
+
+TEST(TaskSeam, TheProjectsTaskKeyIsWrittenOnlyWhenItIsAnotherTask) {
+  const std::string base = R"({"format": "netsmith-project", "version": 1, "name": "p",
+    "model": {"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+      {"id": "input", "op": "Input"}]})";
+  auto loaded = project::parseProject(base + "}", "p");
+  ASSERT_TRUE(loaded.problems.empty());
+  EXPECT_EQ(loaded.project.task, "classification");
+  EXPECT_FALSE(project::projectToJson(loaded.project).contains("task"));
+  loaded = project::parseProject(base + R"(, "task": "quadrant_regression"})", "p");
+  ASSERT_TRUE(loaded.problems.empty());
+  EXPECT_EQ(project::projectToJson(loaded.project).at("task"), "quadrant_regression");
+  for (const char* bad : {R"(5)", R"("")", R"("Has Spaces")", R"("a\nb")"}) {
+    loaded = project::parseProject(base + R"(, "task": )" + bad + "}", "p");
+    ASSERT_EQ(loaded.problems.size(), 1u) << bad;
+    EXPECT_EQ(loaded.problems[0].path, "task");
+    EXPECT_EQ(loaded.project.task, "classification") << bad;
+  }
+  // A long name is refused without being echoed whole.
+  loaded = project::parseProject(base + R"(, "task": ")" + std::string(100000, 'a') + "\"}", "p");
+  ASSERT_EQ(loaded.problems.size(), 1u);
+  EXPECT_LT(loaded.problems[0].message.size(), 300u);
+}
+
+TEST(TaskSeam, ClassificationSumsAddOverProcessesAndFollowTheirSchema) {
+  // Two "processes" each sum a share; the element-wise total finishes into the figures of the
+  // whole, counted here by hand.
+  task::TaskSetup setup;
+  setup.dataClasses = 3;
+  task::ClassificationTask task(setup);
+  const auto logits = torch::tensor({{2.0f, 0.0f, 0.0f},
+                                     {0.0f, 3.0f, 0.0f},
+                                     {0.0f, 0.0f, 1.0f},
+                                     {4.0f, 0.0f, 0.0f},
+                                     {0.0f, 1.0f, 0.0f}});
+  const auto labels = torch::tensor({0, 1, 0, 0, 2}, torch::kLong);
+  auto a = task.evalSums(), b = task.evalSums();
+  a->add(logits.narrow(0, 0, 2), labels.narrow(0, 0, 2));
+  b->add(logits.narrow(0, 2, 3), labels.narrow(0, 2, 3));
+  auto total = a->sums();
+  const auto other = b->sums();
+  ASSERT_EQ(total.size(), other.size());
+  for (std::size_t i = 0; i < total.size(); ++i)
+    total[i] += other[i];
+  auto whole = task.evalSums();
+  whole->setSums(total);
+  const auto m = whole->finish();
+  EXPECT_EQ(m.samples, 5);
+  EXPECT_DOUBLE_EQ(m.accuracy, 3.0 / 5.0);  // rows 0, 1 and 3 are right
+  EXPECT_DOUBLE_EQ(m.figures.at("accuracy"), 3.0 / 5.0);
+  const double ce = torch::nn::functional::cross_entropy(logits, labels).item<double>();
+  EXPECT_NEAR(m.loss, ce, 1e-6);
+  EXPECT_EQ(m.confusion[0], (std::vector<std::int64_t>{2, 0, 1}));
+  EXPECT_EQ(m.confusion[2], (std::vector<std::int64_t>{0, 1, 0}));
+  // Training figures: correct predictions over the samples seen.
+  const auto sums = task.trainSums(logits, labels);
+  ASSERT_EQ(sums.size(), task.trainSumCount());
+  EXPECT_DOUBLE_EQ(task.trainFigures(sums, 5).at("accuracy"), 0.6);
+  // The events' JSON of these figures has every key the task's schema requires.
+  const auto json = train::evalMetricsToJson(m);
+  const auto schema = task.evaluationSchema();
+  for (const auto& key : schema.at("required"))
+    EXPECT_TRUE(json.contains(key.get<std::string>())) << key;
+  for (const auto& key : schema.at("properties").at("figures").at("required"))
+    EXPECT_TRUE(json.at("figures").contains(key.get<std::string>())) << key;
+}
+
+TEST(TaskSeam, ALoopStateWrittenBeforeTheSeamKeepsItsCorrectCount) {
+  // Checkpoints before the seam kept classification's one training sum as "epoch_correct".
+  const Json old{{"epoch", 3},
+                 {"next_batch", 17},
+                 {"step", 300},
+                 {"epoch_loss_sum", 12.5},
+                 {"epoch_correct", 1234},
+                 {"epoch_seen", 2176},
+                 {"epoch_seconds", 4.0},
+                 {"epoch_grad_norm_sums", Json::object()},
+                 {"epoch_grad_norm_steps", 0},
+                 {"loss_scaler", {{"scale", 65536.0}, {"growth_tracker", 0}}}};
+  train::LoopState s;
+  s.fromJson(old);
+  ASSERT_EQ(s.figureSums, std::vector<double>{1234.0});
+  task::TaskSetup setup;
+  setup.dataClasses = 10;
+  task::ClassificationTask classification(setup);
+  EXPECT_DOUBLE_EQ(classification.trainFigures(s.figureSums, s.seen).at("accuracy"),
+                   1234.0 / 2176.0);
+  // Written again, it keeps the task's sums under their own key and reads back the same.
+  train::LoopState again;
+  again.fromJson(s.toJson());
+  EXPECT_EQ(again.figureSums, s.figureSums);
+  EXPECT_FALSE(s.toJson().contains("epoch_correct"));
+}
