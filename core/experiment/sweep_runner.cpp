@@ -41,15 +41,11 @@ Json trialJson(const Trial& t) {
 }
 
 SweepEvent trialEnded(const Trial& t) {
-  SweepEvent e;
-  e.type = SweepEventType::TrialEnded;
-  e.trial = t.id;
-  e.record = trialJson(t);
-  e.status = trialStatusName(t.status);
-  e.reason = t.status == TrialStatus::Failed ? t.error : t.note;
-  e.epochsDone = t.epochsDone;
-  e.trialObjective = t.objective();
-  return e;
+  // Read back from the line it prints, so what the views show of a trial is derived once.
+  Json j = trialJson(t);
+  j["event"] = sweepEventName(SweepEventType::TrialEnded);
+  j["trial"] = t.id;
+  return SweepEvent::fromJson(j).value();
 }
 
 /// The process's own words on failure: the last "netsmith-cli:" line of its standard error

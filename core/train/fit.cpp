@@ -459,11 +459,10 @@ EvalMetrics Fit::evaluate(data::DataLoader& loader) {
         *s.task, [&](const torch::Tensor& x) { return s.net->forward(x); }, loader, s.device, stop);
   }
   s.net->train();
-  if (s.group->worldSize() > 1) {
-    auto v = sums->sums();
-    s.group->sum(v, "the evaluation figures");
-    sums->setSums(v);
-  }
+  // Every process's share, summed (a single process's sums come back as they were).
+  auto v = sums->sums();
+  s.group->sum(v, "the evaluation figures");
+  sums->setSums(v);
   return sums->finish();
 }
 
