@@ -2,7 +2,7 @@
 _netsmith_cli() {
   local cur prev words cword
   _init_completion || return
-  local commands="validate summary env ops transforms data-stats preview-aug lr-schedule bench train eval lr-find export import"
+  local commands="validate summary env ops transforms formats data-stats preview-aug lr-schedule bench train eval lr-find export import"
   if [[ $cword -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -23,7 +23,7 @@ _netsmith_cli() {
     validate) opts="" ;;
     summary) opts="--batch-size --json" ;;
     env) opts="--json --threads" ;;
-    ops | transforms) opts="--json" ;;
+    ops | transforms | formats) opts="--json" ;;
     data-stats) opts="--json --sizes" ;;
     preview-aug) opts="--out --samples --draws --seed" ;;
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch" ;;

@@ -41,6 +41,10 @@ const std::vector<Command>& commands() {
        R"(  transforms [--json]                 the augmentations and their parameters
 )",
        "netsmith-cli transforms"},
+      {"formats", runFormats,
+       R"(  formats [--json]                    the data source formats and their keys
+)",
+       "netsmith-cli formats"},
       {"data-stats", runDataStats,
        R"(  data-stats PROJECT [--json] [--sizes]
                                       split sizes, class counts, mean/std, skipped files

@@ -19,6 +19,7 @@ int runSummary(const std::vector<std::string>& words);
 int runEnv(const std::vector<std::string>& words);
 int runOps(const std::vector<std::string>& words);
 int runTransforms(const std::vector<std::string>& words);
+int runFormats(const std::vector<std::string>& words);
 int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);

@@ -12,6 +12,7 @@
 #include "data/dataset_stats.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
+#include "data/source_formats.h"
 #include "env/env_report.h"
 #include "graph/model_summary.h"
 #include "ops/op_registry.h"
@@ -75,6 +76,17 @@ int runTransforms(const std::vector<std::string>& words) {
     }
   }
   std::cout << "Every transform also takes \"p\" (probability) and \"enabled\".\n";
+  return kExitOk;
+}
+
+int runFormats(const std::vector<std::string>& words) {
+  const Args args(words, {"--json"}, {});
+  if (!args.positional().empty()) throw UsageError{"formats takes no arguments"};
+  if (args.has("--json")) {
+    std::cout << data::sourceFormatsToJson().dump(2) << '\n';
+    return kExitOk;
+  }
+  std::cout << data::sourceFormatsToText();
   return kExitOk;
 }
 

@@ -164,8 +164,10 @@ SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& n
       throw fail(where + ": its byte range does not match its shape and dtype");
     entries.push_back(std::move(e));
   }
-  std::sort(entries.begin(), entries.end(),
-            [](const Entry& a, const Entry& b) { return a.begin < b.begin; });
+  // By offset; an empty tensor shares its offset with the next one and goes before it.
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+  });
   std::uint64_t expected = 0;
   for (const auto& e : entries) {
     if (e.begin != expected)

@@ -4,27 +4,16 @@
 #include <cmath>
 #include <filesystem>
 
+#include "data/source_formats.h"
 #include "schema/param_schema.h"
 
 namespace netsmith::data {
 
 std::string sourceFormatName(SourceFormat f) {
-  switch (f) {
-    case SourceFormat::Idx:
-      return "idx";
-    case SourceFormat::ImageFolder:
-      return "image_folder";
-    case SourceFormat::Csv:
-      return "csv";
-    case SourceFormat::Cifar10:
-      return "cifar10";
-  }
-  return "?";
+  return sourceFormat(f).name;
 }
 
 namespace {
-
-const std::vector<std::string> kFormats = {"idx", "image_folder", "csv", "cifar10"};
 
 std::string resolvePath(const std::string& baseDir, const std::string& p) {
   std::filesystem::path path(p);
@@ -65,6 +54,35 @@ std::int64_t readLimit(const Json& obj, const std::string& path, Problems& probl
   return v.get<std::int64_t>();
 }
 
+/// A source's file list: a non-empty list of non-empty paths.
+bool readList(const Json& obj, const SourceField& field, const std::string& path,
+              std::vector<std::string>& out, Problems& problems) {
+  const std::string at = path + "." + field.key;
+  if (!obj.contains(field.key)) {
+    problems.push_back({at, "missing: " + field.help, {}, {}});
+    return false;
+  }
+  const Json& v = obj[field.key];
+  if (!v.is_array() || v.empty()) {
+    problems.push_back(
+        {at, "must be a non-empty list: " + field.help + ", got " + jsonBrief(v), {}, {}});
+    return false;
+  }
+  for (const auto& f : v) {
+    if (!f.is_string() || f.get<std::string>().empty()) {
+      problems.push_back({at, "must hold file names, got " + jsonBrief(f), {}, {}});
+      return false;
+    }
+    if (auto problem = controlCharacterProblem(f.get<std::string>()); !problem.empty()) {
+      problems.push_back({at, std::move(problem), {}, {}});
+      return false;
+    }
+    out.push_back(f.get<std::string>());
+  }
+  return true;
+}
+
+/// A source, checked against its format's description (source_formats.h).
 std::optional<SourceSpec> readSource(const Json& j, const std::string& path,
                                      const std::string& baseDir, Problems& problems) {
   if (!j.is_object()) {
@@ -75,50 +93,29 @@ std::optional<SourceSpec> readSource(const Json& j, const std::string& path,
   s.path = path;
   std::string format;
   if (!readString(j, "format", path, format, problems, true)) return std::nullopt;
-  const auto it = std::find(kFormats.begin(), kFormats.end(), format);
-  if (it == kFormats.end()) {
-    std::string msg = "unknown format \"" + format + "\"; known: idx, image_folder, csv, cifar10";
-    problems.push_back({path + ".format", msg, {}, {}});
+  const SourceFormatDef* def = findSourceFormat(format);
+  if (!def) {
+    std::string known;
+    for (const auto& d : sourceFormats())
+      known += (known.empty() ? "" : ", ") + d.name;
+    problems.push_back(
+        {path + ".format", "unknown format \"" + format + "\"; known: " + known, {}, {}});
     return std::nullopt;
   }
-  s.format = static_cast<SourceFormat>(it - kFormats.begin());
+  s.format = def->format;
   s.limit = readLimit(j, path, problems);
-  switch (s.format) {
-    case SourceFormat::Idx:
-      schema::reportUnknownKeys(j, {"format", "images", "labels", "limit"}, path, problems);
-      if (readString(j, "images", path, s.images, problems, true))
-        s.images = resolvePath(baseDir, s.images);
-      if (readString(j, "labels", path, s.labels, problems, true))
-        s.labels = resolvePath(baseDir, s.labels);
-      break;
-    case SourceFormat::ImageFolder:
-      schema::reportUnknownKeys(j, {"format", "root", "limit"}, path, problems);
-      if (readString(j, "root", path, s.root, problems, true))
-        s.root = resolvePath(baseDir, s.root);
-      break;
-    case SourceFormat::Csv:
-      schema::reportUnknownKeys(j, {"format", "manifest", "limit"}, path, problems);
-      if (readString(j, "manifest", path, s.manifest, problems, true))
-        s.manifest = resolvePath(baseDir, s.manifest);
-      break;
-    case SourceFormat::Cifar10: {
-      schema::reportUnknownKeys(j, {"format", "files", "limit"}, path, problems);
-      if (!j.contains("files") || !j["files"].is_array() || j["files"].empty()) {
-        problems.push_back({path + ".files",
-                            "must list the CIFAR-10 .bin batch files, e.g. [\"data_batch_1.bin\"]",
-                            {},
-                            {}});
-        break;
-      }
-      for (const auto& f : j["files"]) {
-        if (!f.is_string()) {
-          problems.push_back(
-              {path + ".files", "must hold file names, got " + jsonBrief(f), {}, {}});
-          continue;
-        }
-        s.files.push_back(resolvePath(baseDir, f.get<std::string>()));
-      }
-      break;
+  std::vector<std::string> keys{"format", "limit"};
+  for (const auto& field : def->fields)
+    keys.push_back(field.key);
+  schema::reportUnknownKeys(j, keys, path, problems);
+  for (const auto& field : def->fields) {
+    if (field.list) {
+      auto& list = s.*field.list;
+      if (readList(j, field, path, list, problems))
+        for (auto& f : list)
+          f = resolvePath(baseDir, f);
+    } else if (readString(j, field.key.c_str(), path, s.*field.path, problems, true)) {
+      s.*field.path = resolvePath(baseDir, s.*field.path);
     }
   }
   return s;

@@ -1,4 +1,5 @@
 #include "data/data_scan.h"
+#include "data/source_formats.h"
 
 #include <algorithm>
 
@@ -74,8 +75,7 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
   s.normalizationMode = n.computed ? "auto" : (n.mean.empty() ? "none" : "explicit");
   s.normalizationMean = n.mean;
   s.normalizationStd = n.std;
-  const bool files =
-      s.trainFormat == SourceFormat::ImageFolder || s.trainFormat == SourceFormat::Csv;
+  const bool files = sourceFormat(s.trainFormat).imageFiles;
   if (options.imageSizes == DataScanOptions::Sizes::All ||
       (options.imageSizes == DataScanOptions::Sizes::OfFiles && files)) {
     s.imageSizes = imageSizeHistogram(d.train, step("reading sizes"), nullptr);

@@ -1,4 +1,5 @@
 #include "data/dataset_source.h"
+#include "data/source_formats.h"
 
 #include <algorithm>
 #include <cctype>
@@ -15,17 +16,7 @@ namespace netsmith::data {
 std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec,
                                           const std::vector<std::string>& classes,
                                           ErrorPolicy policy) {
-  switch (spec.format) {
-    case SourceFormat::Idx:
-      return openIdxSource(spec, classes, policy);
-    case SourceFormat::ImageFolder:
-      return openImageFolderSource(spec, classes, policy);
-    case SourceFormat::Csv:
-      return openCsvSource(spec, classes, policy);
-    case SourceFormat::Cifar10:
-      return openCifarSource(spec, classes, policy);
-  }
-  throw Error(spec.path + ": unknown format");
+  return sourceFormat(spec.format).open(spec, classes, policy);
 }
 
 std::int64_t FileListSource::size() const {

@@ -1,4 +1,5 @@
 #include "data/named_paths.h"
+#include "data/source_formats.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -33,9 +34,8 @@ bool isInside(const std::string& path, const std::string& folder) {
 }
 
 void addSpecPaths(const SourceSpec& s, std::vector<std::string>& out) {
-  for (const auto* p : {&s.images, &s.labels, &s.root, &s.manifest})
-    if (!p->empty()) out.push_back(*p);
-  out.insert(out.end(), s.files.begin(), s.files.end());
+  const auto paths = sourcePaths(s);
+  out.insert(out.end(), paths.begin(), paths.end());
 }
 
 }  // namespace

@@ -9,6 +9,11 @@ void CallbackList::runStart() {
     c->onRunStart();
 }
 
+void CallbackList::epochStart(std::int64_t epoch) {
+  for (auto& c : m_callbacks)
+    c->onEpochStart(epoch);
+}
+
 std::string CallbackList::batchEnd(const BatchMetrics& batch) {
   std::string reason;
   for (auto& c : m_callbacks) {
@@ -38,7 +43,12 @@ void Callback::save(Json& loop) const {
 
 void Callback::restore(const Json& loop) {
   const auto key = stateKey();
-  if (!key.empty() && loop.contains(key)) restoreState(loop.at(key));
+  if (key.empty()) return;
+  if (loop.is_object() && loop.contains(key)) {
+    restoreState(loop.at(key));
+  } else {
+    restoreUnkeyed(loop);
+  }
 }
 
 void CallbackList::save(Json& loop) const {
@@ -47,15 +57,8 @@ void CallbackList::save(Json& loop) const {
 }
 
 void CallbackList::restore(const Json& loop) {
-  // Checkpoints written before the plateau callback had a key of its own kept its factor and
-  // its controller beside the loop's figures.
-  Json keyed = loop;
-  if (loop.is_object() && !loop.contains("lr_plateau") && loop.contains("lr_factor")) {
-    keyed["lr_plateau"] = Json{{"factor", loop.at("lr_factor")},
-                               {"controller", loop.value("plateau", Json::object())}};
-  }
   for (auto& c : m_callbacks)
-    c->restore(keyed);
+    c->restore(loop);
 }
 
 double metricOf(const MetricChoice& m, const EpochMetrics& e, bool& found) {

@@ -7,6 +7,7 @@
 //   CallbackList callbacks;
 //   callbacks.add(std::make_shared<EarlyStopping>(options.earlyStopping));
 //   std::string why = callbacks.epochEnd(metrics);   // non-empty: stop, for this reason
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -22,6 +23,8 @@ class Callback {
  public:
   virtual ~Callback() = default;
   virtual void onRunStart() {}
+  /// Before an epoch's first batch (a resumed run's first epoch too, mid-way or not).
+  virtual void onEpochStart(std::int64_t /*epoch*/) {}
   /// After each training batch. A non-empty return asks the run to stop, for that reason.
   virtual std::string onBatchEnd(const BatchMetrics&) { return {}; }
   /// After an epoch's validation, once the position has moved on to the next epoch.
@@ -32,6 +35,9 @@ class Callback {
   virtual Json saveState() const { return nullptr; }
   /// Its state from a checkpoint (throws on a malformed one).
   virtual void restoreState(const Json& /*state*/) {}
+  /// A checkpoint's loop object without stateKey(): one written before the callback existed
+  /// (it starts fresh) or before it kept its state under a key of its own (it reads that).
+  virtual void restoreUnkeyed(const Json& /*loop*/) {}
 
   /// Its state into and out of the loop object, under stateKey() (so a resume continues it).
   /// A checkpoint written before the callback existed has no state for it: it starts fresh.
@@ -45,6 +51,7 @@ class CallbackList {
  public:
   void add(std::shared_ptr<Callback> callback) { m_callbacks.push_back(std::move(callback)); }
   void runStart();
+  void epochStart(std::int64_t epoch);
   std::string batchEnd(const BatchMetrics& batch);
   std::string epochEnd(const EpochMetrics& epoch);
   void runEnd(FinishState state, const std::string& reason);

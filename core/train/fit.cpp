@@ -1,20 +1,18 @@
 #include "train/fit.h"
 
-#include <set>
-
-#include "graph/model_edits.h"
-
-#include <torch/csrc/autograd/profiler_legacy.h>
-
 #include <cmath>
+#include <set>
 
 #include "augment/sample_rng.h"
 #include "common/error.h"
 #include "task/task.h"
+#include "train/bench_run.h"
 #include "train/checkpoint_callback.h"
 #include "train/early_stopping.h"
 #include "train/lr_finder.h"
 #include "train/metrics.h"
+#include "train/test_pass.h"
+#include "train/unfreeze_callback.h"
 
 namespace netsmith::train {
 
@@ -88,78 +86,13 @@ void Fit::findLr() {
   if (r.lrFind.lrs.empty()) r.state = FinishState::Failed;
 }
 
-StepRate Fit::timeBatches(const std::function<std::optional<data::Batch>()>& next) {
-  const auto& o = m_ctx.config.benchOptions;
-  bool groupHasBadBatch = false;
-  StepRate rate;
-  auto& p = rate.phases;
-  auto start = std::chrono::steady_clock::now();
-  for (int i = 0; i < o.warmup + o.steps; ++i) {
-    const bool timed = i >= o.warmup;
-    if (i == o.warmup) start = std::chrono::steady_clock::now();
-    const auto t0 = std::chrono::steady_clock::now();
-    auto batch = next();
-    if (!batch) break;
-    if (timed) p.loader += secondsSince(t0);
-    // Batches run through the epoch's positions again and again (the plan's groups apply).
-    if (m_state.nextBatch >= m_setup.plan.batchesPerEpoch()) m_state.nextBatch = 0;
-    m_runner->setPhaseClock(timed ? &p : nullptr);
-    const double stepParts = p.total() - p.loader - p.loop;
-    const auto t1 = std::chrono::steady_clock::now();
-    const bool go = trainBatch(*batch, groupHasBadBatch);
-    // What the step runner did not account for is the loop's own work.
-    if (timed) p.loop += secondsSince(t1) - (p.total() - p.loader - p.loop - stepParts);
-    if (!go) break;
-    if (timed) {
-      ++rate.steps;
-      rate.images += batch->images.size(0);
-    }
-  }
-  m_runner->setPhaseClock(nullptr);
-  rate.seconds = secondsSince(start);
-  return rate;
-}
-
 void Fit::bench() {
   auto& s = m_setup;
   startTraining();
-  s.net->train();
-  m_result.bench.threads = s.threads;
-  m_result.bench.workers = s.workers;
-  // One random batch of the model's input shape, laid out as the loader lays out its batches.
-  const auto& in = m_ctx.config.project.model.input;
-  data::Batch synthetic;
-  synthetic.images = torch::randn({s.plan.batchSize(), in.channels, in.height, in.width});
-  if (s.opt.channelsLast)
-    synthetic.images = synthetic.images.contiguous(torch::MemoryFormat::ChannelsLast);
-  synthetic.target = s.task->syntheticTarget(s.plan.batchSize());
-  synthetic.globalCount = s.plan.batchSize();
-  m_result.bench.synthetic = timeBatches([&]() -> std::optional<data::Batch> {
-    synthetic.index = m_state.nextBatch;
-    return synthetic;
+  BenchRun bench(s, m_state, *m_runner, m_ctx.config.benchOptions);
+  m_result.bench = bench.run([this](const data::Batch& batch, bool& groupHasBadBatch) {
+    return trainBatch(batch, groupHasBadBatch);
   });
-  if (m_ctx.config.benchOptions.realData) {
-    m_state.nextBatch = 0;
-    s.trainLoader->startEpoch(0);
-    m_result.bench.real = timeBatches([&]() -> std::optional<data::Batch> {
-      auto b = s.trainLoader->next();
-      if (!b) {  // a small split: start it again
-        s.trainLoader->startEpoch(++m_state.epoch);
-        b = s.trainLoader->next();
-      }
-      return b;
-    });
-    s.trainLoader->stop();
-  }
-  if (const auto& trace = m_ctx.config.benchOptions.profileTrace; !trace.empty()) {
-    // Profiled apart from the measured passes: the profiler's own cost stays out of them.
-    torch::autograd::profiler::RecordProfile profile(trace);
-    const auto profiled = timeBatches([&]() -> std::optional<data::Batch> {
-      synthetic.index = m_state.nextBatch;
-      return synthetic;
-    });
-    m_result.bench.profiledBatches = m_ctx.config.benchOptions.warmup + profiled.steps;
-  }
   m_result.state = FinishState::Completed;
   m_result.reason = "bench: " + std::to_string(m_result.bench.synthetic.steps) + " + " +
                     std::to_string(m_result.bench.real.steps) + " timed batches";
@@ -179,6 +112,31 @@ void Fit::startTraining() {
   m_runner = std::make_unique<StepRunner>(s.net, *s.optimizer, s.opt, s.device, *s.group, m_state,
                                           s.params, s.paramNodes, *s.task);
   m_runner->setLrScales(s.lrScales);
+  if (!s.opt.unfreeze.empty()) {
+    m_callbacks.add(std::make_shared<UnfreezeCallback>(
+        s.opt.unfreeze, s.project.model,
+        [this](const std::vector<std::string>& ids) {
+          auto& setup = m_setup;
+          const auto made = setup.net->unfreeze(ids);
+          m_runner->addTrainable(made);
+          std::set<std::string> nodes;
+          UnfreezeCallback::Unfrozen done;
+          for (const auto& [node, t] : made) {
+            nodes.insert(node);
+            done.parameters += t.numel();
+            setup.params.push_back(t);
+            setup.paramNodes.push_back(node);
+          }
+          done.nodes = nodes.size();
+          return done;
+        },
+        [this](const std::string& message) { m_ctx.log(message); }));
+  }
+  m_eval = std::make_unique<EvalLoop>(s, m_ctx.controls);
+  if (s.testLoader) {
+    m_testPass = std::make_shared<TestPass>(s, m_best);
+    m_callbacks.add(m_testPass);
+  }
   TrainingEvent started;
   started.type = EventType::Started;
   started.path = m_runDir;
@@ -237,39 +195,9 @@ void Fit::run() {
   m_callbacks.runEnd(endState, endReason);
 }
 
-void Fit::applyUnfreezes() {
-  auto& s = m_setup;
-  const auto& model = s.project.model;
-  while (m_unfreezesDone < s.opt.unfreeze.size() &&
-         s.opt.unfreeze[m_unfreezesDone].epoch <= m_state.epoch) {
-    const auto& step = s.opt.unfreeze[m_unfreezesDone++];
-    std::vector<std::string> ids;
-    if (step.from.empty()) {
-      for (const auto& n : model.nodes)
-        ids.push_back(n.id);
-    } else {
-      ids = graph::nodeAndDependents(model, step.from);
-    }
-    const auto made = s.net->unfreeze(ids);
-    m_runner->addTrainable(made);
-    std::set<std::string> nodes;
-    std::int64_t count = 0;
-    for (const auto& [node, t] : made) {
-      nodes.insert(node);
-      count += t.numel();
-      s.params.push_back(t);
-      s.paramNodes.push_back(node);
-    }
-    m_ctx.log("epoch " + std::to_string(m_state.epoch + 1) + ": unfroze " +
-              std::to_string(nodes.size()) + " nodes" +
-              (step.from.empty() ? std::string() : " from \"" + step.from + "\"") + " (" +
-              std::to_string(count) + " parameters now train; train.unfreeze)");
-  }
-}
-
 bool Fit::trainEpoch() {
   auto& s = m_setup;
-  applyUnfreezes();
+  m_callbacks.epochStart(m_state.epoch);
   s.net->train();
   const auto epochStart = std::chrono::steady_clock::now();
   const double secondsBefore = m_state.epochSeconds;
@@ -446,41 +374,6 @@ void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures
   m_ctx.publish(std::move(e));
 }
 
-EvalMetrics Fit::evaluate(data::DataLoader& loader) {
-  auto& s = m_setup;
-  s.group->beforeEvaluation(s.net);
-  s.net->eval();
-  std::function<bool()> stop;
-  if (s.group->stopsAlone()) stop = [this] { return bool(m_ctx.controls.stopNow); };
-  std::unique_ptr<task::MetricSums> sums;
-  {
-    AutocastScope autocast(s.opt.amp, s.device);
-    sums = evaluateTask(
-        *s.task, [&](const torch::Tensor& x) { return s.net->forward(x); }, loader, s.device, stop);
-  }
-  s.net->train();
-  // Every process's share, summed (a single process's sums come back as they were).
-  auto v = sums->sums();
-  s.group->sum(v, "the evaluation figures");
-  sums->setSums(v);
-  return sums->finish();
-}
-
-EvalMetrics Fit::validate() {
-  auto& s = m_setup;
-  if (!s.opt.fastDevRun) return evaluate(*s.valLoader);
-  // One validation batch: a loader over the first batch's samples.
-  auto one = s.pd->data.validation;
-  one.indices.resize(static_cast<std::size_t>(std::min<std::int64_t>(one.size(), s.opt.batchSize)));
-  data::LoaderOptions eo;
-  eo.batchSize = s.opt.batchSize;
-  eo.training = false;
-  eo.shuffle = false;
-  eo.workers = 1;
-  data::DataLoader loader(one, *s.pd->processor, eo);
-  return evaluate(loader);
-}
-
 std::string Fit::endEpoch() {
   auto& s = m_setup;
   const auto evalStart = std::chrono::steady_clock::now();
@@ -496,7 +389,7 @@ std::string Fit::endEpoch() {
   for (const auto& [node, sum] : m_state.normSums)
     e.layerGradNorms[node] = m_state.normSteps ? sum / double(m_state.normSteps) : 0.0;
   if (s.valLoader) {
-    e.validation = validate();
+    e.validation = m_eval->validation();
     if (m_ctx.controls.stopNow && s.group->stopsAlone()) {
       m_checkpoints->write("last", Json::object());  // the epoch's batches are all done
       throw RunEnd{FinishState::Stopped, "stopped at epoch " + std::to_string(m_state.epoch + 1) +
@@ -516,29 +409,15 @@ std::string Fit::endEpoch() {
   // The position moves to the next epoch before the callbacks write checkpoints.
   m_state.nextEpoch();
   m_result.epochsDone = m_state.epoch;
-  std::string stop = m_callbacks.epochEnd(e);
-  if (s.testLoader && m_best->improved()) {
-    // The best weights so far: the run's test figure is of them, as the Evaluation page's is of
-    // the best checkpoint.
-    m_bestWeights.clear();
-    for (const auto& [name, t] : checkpoint::moduleState(*s.net))
-      m_bestWeights.emplace_back(name, t.clone());
-  }
-  return stop;
+  return m_callbacks.epochEnd(e);
 }
 
 void Fit::evaluateTest() {
   auto& s = m_setup;
-  if (!s.testLoader) return;
-  m_result.testCheckpoint = "last";
-  if (!m_bestWeights.empty()) {
-    torch::NoGradGuard noGrad;
-    checkpoint::loadModuleState(*s.net, m_bestWeights);
-    m_result.testCheckpoint = "best";
-  }
-  m_ctx.log("evaluating the test split (" + std::to_string(s.pd->data.test.size()) +
-            " images) with the " + m_result.testCheckpoint + " weights");
-  m_result.test = evaluate(*s.testLoader);
+  if (!m_testPass) return;
+  const auto pass = m_testPass->run(*m_eval, [this](const std::string& m) { m_ctx.log(m); });
+  m_result.testCheckpoint = pass.weights;
+  m_result.test = pass.metrics;
   m_result.hasTest = !s.group->stopsAlone() || !m_ctx.controls.stopNow;
 }
 

@@ -1,17 +1,19 @@
 #pragma once
 
-// The body of a run, on the trainer thread: set up, then for each epoch, for each batch: step,
-// batch-end callbacks, publish; validate, publish, epoch-end callbacks. The Trainer owns the
-// thread and the controls (and publishes Finished); Fit owns everything the run builds.
+// The body of a run, on the trainer thread: set up, then for each epoch: epoch-start callbacks,
+// for each batch: step, batch-end callbacks, publish; validate (EvalLoop), publish, epoch-end
+// callbacks; at the end the test pass (TestPass). The LR range test and `bench` are runs of
+// their own (lr_finder.h, bench_run.h) on the same setup. The Trainer owns the thread and the
+// controls (and publishes Finished); Fit owns everything the run builds.
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 
-#include "checkpoint/checkpoint.h"
 #include "train/best_metric.h"
 #include "train/callback.h"
+#include "train/eval_loop.h"
 #include "train/loop_state.h"
 #include "train/numeric_watchdog.h"
 #include "train/plateau_callback.h"
@@ -22,6 +24,8 @@
 #include "train/trainer.h"
 
 namespace netsmith::train {
+
+class TestPass;
 
 class Fit {
  public:
@@ -44,21 +48,15 @@ class Fit {
   void prepare();
   void addCallbacks();
   void findLr();
-  /// `bench`: times Fit::trainBatch on a synthetic batch, then on the training loader.
+  /// `bench`: BenchRun over Fit::trainBatch.
   void bench();
-  StepRate timeBatches(const std::function<std::optional<data::Batch>()>& next);
   void startTraining();
   bool trainEpoch();
-  /// Gradual unfreezing: the train.unfreeze steps due by this epoch (once each; on a resumed
-  /// run, the earlier ones again, so the model matches the checkpoint's).
-  void applyUnfreezes();
   bool trainBatch(const data::Batch& batch, bool& groupHasBadBatch);
   void takeStep(double lr, std::int64_t batch, bool& skipped);
   void publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures& figures, double lr,
                     bool skipped);
   std::string endEpoch();
-  EvalMetrics evaluate(data::DataLoader& loader);
-  EvalMetrics validate();
   void evaluateTest();
   [[noreturn]] void failNonFinite(const std::string& message);
   void warnDivergence(const std::string& message);
@@ -75,14 +73,14 @@ class Fit {
   std::shared_ptr<BestMetric> m_best;
   NumericWatchdog m_watchdog;
   std::unique_ptr<StepRunner> m_runner;
-  std::size_t m_unfreezesDone = 0;
+  std::unique_ptr<EvalLoop> m_eval;
+  std::shared_ptr<TestPass> m_testPass;  // when there is a test split
   std::unique_ptr<RunCheckpoints> m_checkpoints;
   std::unique_ptr<RunFolderLock> m_lock;
   ThroughputMeter m_throughput;
   TrainResult m_result;
   std::string m_runDir;
-  std::string m_callbackStop;              // a callback asked to stop after a batch
-  checkpoint::NamedTensors m_bestWeights;  // for the test figure (when there is a test split)
+  std::string m_callbackStop;  // a callback asked to stop after a batch
   std::int64_t m_batchesThisSession = 0;
   std::chrono::steady_clock::time_point m_t0 = std::chrono::steady_clock::now();
   double m_pausedSeconds = 0;

@@ -48,4 +48,10 @@ void PlateauCallback::restoreState(const Json& state) {
   if (m_options.enabled && !controller.empty()) m_controller.restore(controller);
 }
 
+void PlateauCallback::restoreUnkeyed(const Json& loop) {
+  if (!loop.is_object() || !loop.contains("lr_factor")) return;
+  restoreState(Json{{"factor", loop.at("lr_factor")},
+                    {"controller", loop.value("plateau", Json::object())}});
+}
+
 }  // namespace netsmith::train

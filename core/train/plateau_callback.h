@@ -20,6 +20,9 @@ class PlateauCallback : public Callback {
   std::string stateKey() const override { return "lr_plateau"; }
   Json saveState() const override;
   void restoreState(const Json& state) override;
+  /// Checkpoints written before this callback had a key of its own kept its factor and its
+  /// controller beside the loop's figures ("lr_factor", "plateau").
+  void restoreUnkeyed(const Json& loop) override;
 
   /// The LR to use for a scheduled `lr`: times the factor, not below min_lr once reduced.
   double apply(double lr) const;

@@ -328,11 +328,11 @@ bool RunRecordReader::update(std::uint64_t maxBytes) {
     }
   }
   // The metrics file must exist to be a run at all (a bad row or the size bound keeps its
-  // own message).
-  if (!m->metricsStopped && !m->haveHeader) {
+  // own message). Once its header is read, a miss seen on an earlier poll is over.
+  if (!m->metricsStopped) {
     std::string error;
     try {
-      requireRegularFile(m->metrics.path());  // there, but its header is not written yet
+      if (!m->haveHeader) requireRegularFile(m->metrics.path());  // there, header not yet
     } catch (const Error& e) {
       error = printable(e.what());
     }

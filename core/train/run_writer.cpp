@@ -4,6 +4,7 @@
 #include <spdlog/spdlog.h>
 
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -74,20 +75,25 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
 
 RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
   const fs::path dir(runDir);
-  std::error_code ec;
-  const bool newMetrics = !fs::exists(fs::symlink_status(dir / "metrics.csv", ec));
   m_metrics = fopenAppendNoFollow((dir / "metrics.csv").string());
+  // A new file, or one a killed run left empty, gets the header.
+  struct stat st {};
+  const bool newMetrics = ::fstat(fileno(m_metrics), &st) == 0 && st.st_size == 0;
   try {
     m_events = fopenAppendNoFollow((dir / "events.jsonl").string());
   } catch (...) {
     std::fclose(m_metrics);
     throw;
   }
-  if (newMetrics) {
-    std::fputs(
-        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
-        "memory_bytes,val_loss,val_accuracy,seconds\n",
-        m_metrics);
+  if (newMetrics &&
+      (std::fputs("kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
+                  "memory_bytes,val_loss,val_accuracy,seconds\n",
+                  m_metrics) < 0 ||
+       std::fflush(m_metrics) != 0)) {
+    const std::string why = std::strerror(errno);
+    std::fclose(m_metrics);
+    std::fclose(m_events);
+    throw IoError((dir / "metrics.csv").string() + ": cannot write the header (" + why + ")");
   }
   std::FILE* log = nullptr;
   try {

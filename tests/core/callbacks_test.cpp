@@ -1,6 +1,6 @@
 // The callbacks on made-up epoch figures, without a model: checkpoint cadence and pruning,
 // best-metric tracking, early stopping patience, plateau reduction, the numeric watchdog, and
-// their state through a checkpoint's "loop" object.
+// their state through a checkpoint's "loop" object, gradual unfreezing's schedule.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -13,6 +13,7 @@
 #include "train/early_stopping.h"
 #include "train/numeric_watchdog.h"
 #include "train/plateau_callback.h"
+#include "train/unfreeze_callback.h"
 
 using namespace netsmith;
 using namespace netsmith::train;
@@ -240,6 +241,63 @@ TEST(CallbackList, EachStateHasItsKeyAndOlderCheckpointsStillLoad) {
   broken.add(std::make_shared<PlateauCallback>(
       o, [] { return 0.1; }, [](const std::string&) {}));
   EXPECT_ANY_THROW(broken.restore(bad));
+}
+
+// train.unfreeze: each step once, at the start of its epoch, with the nodes from `from` on (all
+// of them without `from`); a run resumed at a later epoch replays the steps due by then at once.
+TEST(UnfreezeCallback, UnfreezesEachStepOnceAtItsEpochAndReplaysThemOnResume) {
+  graph::ModelGraph model;
+  for (const auto& [id, input] : std::vector<std::pair<std::string, std::string>>{
+           {"stem", ""}, {"body", "stem"}, {"side", "stem"}, {"head", "body"}}) {
+    graph::Node n;
+    n.id = id;
+    n.op = "Identity";
+    if (!input.empty()) n.inputs = {input};
+    model.nodes.push_back(n);
+  }
+  // Given out of order: the callback keeps them by epoch.
+  const std::vector<UnfreezeStep> steps{{3, ""}, {1, "body"}};
+  std::vector<std::pair<std::int64_t, std::vector<std::string>>> calls;
+  std::vector<std::string> logs;
+  std::int64_t epochNow = -1;
+  const auto make = [&] {
+    return std::make_shared<UnfreezeCallback>(
+        steps, model,
+        [&](const std::vector<std::string>& ids) {
+          calls.emplace_back(epochNow, ids);
+          return UnfreezeCallback::Unfrozen{ids.size(), std::int64_t(10 * ids.size())};
+        },
+        [&](const std::string& m) { logs.push_back(m); });
+  };
+
+  CallbackList list;
+  auto unfreeze = make();
+  list.add(unfreeze);
+  for (epochNow = 0; epochNow < 5; ++epochNow) {
+    list.epochStart(epochNow);
+    list.epochStart(epochNow);  // a second start of the same epoch does nothing again
+  }
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].first, 1);
+  EXPECT_EQ(calls[0].second, (std::vector<std::string>{"body", "head"}));
+  EXPECT_EQ(calls[1].first, 3);
+  EXPECT_EQ(calls[1].second, (std::vector<std::string>{"stem", "body", "side", "head"}));
+  EXPECT_EQ(unfreeze->applied(), 2u);
+  ASSERT_EQ(logs.size(), 2u);
+  EXPECT_EQ(logs[0],
+            "epoch 2: unfroze 2 nodes from \"body\" (20 parameters now train; train.unfreeze)");
+  EXPECT_EQ(logs[1], "epoch 4: unfroze 4 nodes (40 parameters now train; train.unfreeze)");
+
+  // Resumed in epoch 3 (0-based 2): the first step again, at once; the second at its epoch.
+  calls.clear();
+  CallbackList resumed;
+  resumed.add(make());
+  for (epochNow = 2; epochNow < 5; ++epochNow)
+    resumed.epochStart(epochNow);
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].first, 2);
+  EXPECT_EQ(calls[0].second, (std::vector<std::string>{"body", "head"}));
+  EXPECT_EQ(calls[1].first, 3);
 }
 
 TEST(NumericWatchdog, WarnsOncePerEpochWhenTheLossOrGradientNormRunsAway) {

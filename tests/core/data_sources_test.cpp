@@ -5,6 +5,7 @@
 #include "data/data_module.h"
 #include "data/dataset_stats.h"
 #include "data/sample_processor.h"
+#include "data/source_formats.h"
 #include "data_fixtures.h"
 #include "test_support.h"
 
@@ -351,6 +352,59 @@ TEST(DataConfig, ProblemsNameTheirPath) {
       parseDataConfig(Json::parse(R"({"train": {"format": "image_folder", "root": "../imgs"}})"),
                       "/base/proj", relative);
   EXPECT_EQ(c.train.root, "/base/imgs");
+}
+
+// Every source format is read through its description (source_formats.h): its example parses,
+// each of its keys is required and named when missing, an unknown key gets a "did you mean",
+// paths are resolved against the project's folder, and sourcePaths lists what it names.
+TEST(DataConfig, EachFormatIsCheckedAgainstItsDescription) {
+  std::vector<std::string> names;
+  for (const auto& def : sourceFormats())
+    names.push_back(def.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"idx", "image_folder", "csv", "cifar10"}));
+  for (const auto& def : sourceFormats()) {
+    SCOPED_TRACE(def.name);
+    Problems problems;
+    const auto c = parseDataConfig(Json{{"train", def.example}}, "/base", problems);
+    ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+    EXPECT_EQ(c.train.format, def.format);
+    EXPECT_EQ(sourceFormatName(c.train.format), def.name);
+    // What the example names, resolved by hand.
+    std::vector<std::string> expected;
+    for (const auto& field : def.fields) {
+      const Json& v = def.example.at(field.key);
+      for (const auto& item : v.is_array() ? v : Json::array({v}))
+        expected.push_back("/base/" + item.get<std::string>());
+    }
+    EXPECT_EQ(sourcePaths(c.train), expected);
+    for (const auto& field : def.fields) {
+      Json without = def.example;
+      without.erase(field.key);
+      Problems missing;
+      parseDataConfig(Json{{"train", without}}, "/base", missing);
+      EXPECT_CONTAINS(formatProblems(missing), "data.train." + field.key + ": missing");
+      Json typo = def.example;
+      typo[field.key + "s"] = typo[field.key];
+      Problems unknown;
+      parseDataConfig(Json{{"test", typo}, {"train", def.example}}, "/base", unknown);
+      EXPECT_CONTAINS(formatProblems(unknown), "data.test: unknown key \"" + field.key + "s\"");
+      Json wrong = def.example;
+      wrong[field.key] = 7;
+      Problems typed;
+      parseDataConfig(Json{{"train", wrong}}, "/base", typed);
+      EXPECT_CONTAINS(formatProblems(typed), "data.train." + field.key + ": must be");
+    }
+  }
+  Problems badList;
+  parseDataConfig(Json::parse(R"({"train": {"format": "cifar10", "files": ["a.bin", ""]}})"),
+                  "/base", badList);
+  EXPECT_CONTAINS(formatProblems(badList), "data.train.files: must hold file names, got \"\"");
+  // What `netsmith-cli formats --json` prints lists each format's keys and "limit".
+  const Json all = sourceFormatsToJson();
+  ASSERT_EQ(all.size(), sourceFormats().size());
+  EXPECT_EQ(all[0]["keys"].size(), 3u);  // idx: images, labels, limit
+  EXPECT_EQ(all[0]["keys"][1]["key"], "labels");
+  EXPECT_EQ(all[1]["keys"][0]["kind"], "folder");
 }
 
 TEST(DatasetStats, MeanAndStdEqualADirectComputation) {

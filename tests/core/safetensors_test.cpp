@@ -2,6 +2,8 @@
 // error for truncated, corrupt or foreign files.
 #include "checkpoint/safetensors.h"
 
+#include <map>
+
 #include "common/error.h"
 #include "data_fixtures.h"
 #include "test_support.h"
@@ -47,6 +49,17 @@ TEST(Safetensors, RoundTripsEveryDtypeNamesAndMetadata) {
     EXPECT_EQ(file.tensors[i].second.scalar_type(), tensors[i].second.scalar_type());
     EXPECT_TRUE(torch::equal(file.tensors[i].second, tensors[i].second)) << tensors[i].first;
   }
+}
+
+// An empty tensor starts where the next one does: the file reads back whatever the names' order
+// (the header's keys are sorted by name, so "z" comes after "a" there).
+TEST(Safetensors, AnEmptyTensorBesideAnotherAtTheSameOffsetReadsBack) {
+  const auto bytes = encodeSafetensors({{"z", torch::zeros({0})}, {"a", torch::ones({4})}});
+  const auto file = decodeSafetensors(bytes, "mem");
+  ASSERT_EQ(file.tensors.size(), 2u);
+  std::map<std::string, torch::Tensor> byName(file.tensors.begin(), file.tensors.end());
+  EXPECT_EQ(byName.at("z").numel(), 0);
+  EXPECT_TRUE(torch::equal(byName.at("a"), torch::ones({4})));
 }
 
 TEST(Safetensors, LayoutFollowsTheReference) {

@@ -24,6 +24,7 @@
 
 #include "../core/train_fixtures.h"
 #include "common/file_util.h"
+#include "data/source_formats.h"
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
@@ -442,6 +443,56 @@ class FormsTest : public QObject {
       QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
       QCOMPARE(page->result().metrics.samples, std::int64_t(64));  // the whole test split
     }
+  }
+
+  // The Data page's source fields come from core's format descriptions: choosing a format with
+  // the keyboard names its keys beside the fields (IDX's second key on a second row, shown only
+  // for IDX), and what is typed lands in the project under that format's keys.
+  void dataPageSourceFieldsFollowTheFormatDescriptions() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    window.show();
+    window.pages()->showPage(ProjectPages::DataPage);
+    auto* page = window.pages()->dataPage();
+    auto* format = page->findChild<QComboBox*>(QStringLiteral("testFormat"));
+    auto* first = page->findChild<QLineEdit*>(QStringLiteral("testPath"));
+    auto* second = page->findChild<QLineEdit*>(QStringLiteral("testLabels"));
+    QVERIFY(format && first && second);
+    // "(none)" and one entry per format, in the description's order.
+    QCOMPARE(format->count(), int(netsmith::data::sourceFormats().size()) + 1);
+    format->setFocus();
+    QTest::keyClick(format, Qt::Key_Home);  // (none): the test source is removed
+    QVERIFY(!window.document()->project().data.contains("test"));
+    for (const auto& def : netsmith::data::sourceFormats()) {
+      QTest::keyClick(format, Qt::Key_Down);
+      QCOMPARE(format->currentData().toString().toStdString(), def.name);
+      const Json src = window.document()->project().data["test"];
+      QCOMPARE(src["format"], Json(def.name));
+      QCOMPARE(page->findChild<QLabel*>(QStringLiteral("testPathLabel"))->text().toStdString(),
+               def.fields[0].key);
+      QVERIFY2(first->toolTip().toStdString() == def.fields[0].help, qPrintable(first->toolTip()));
+      QCOMPARE(second->isVisibleTo(page), def.fields.size() > 1);
+      first->setFocus();
+      first->selectAll();
+      QTest::keyClicks(first, QStringLiteral("a.bin, b.bin"));
+      QTest::keyClick(first, Qt::Key_Return);
+      const Json written = window.document()->project().data["test"][def.fields[0].key];
+      if (def.fields[0].kind == netsmith::data::SourceField::Kind::FileList)
+        QCOMPARE(written, Json::array({"a.bin", "b.bin"}));
+      else
+        QCOMPARE(written, Json("a.bin, b.bin"));
+      if (def.fields.size() > 1) {
+        second->setFocus();
+        second->selectAll();
+        QTest::keyClicks(second, QStringLiteral("labels.gz"));
+        QTest::keyClick(second, Qt::Key_Return);
+        QCOMPARE(window.document()->project().data["test"][def.fields[1].key], Json("labels.gz"));
+      }
+      format->setFocus();
+    }
+    window.grab().save(QDir::tempPath() + QStringLiteral("/netsmith-data-formats.png"));
   }
 
   // A corrupt file in an image folder shows on the Data page as skipped, with its reason.

@@ -26,6 +26,7 @@
 #include "augment/transform.h"
 #include "data/dataset_stats.h"
 #include "data/project_data.h"
+#include "data/source_formats.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
@@ -36,12 +37,27 @@ namespace netsmith::ui {
 
 namespace {
 
-/// The path key of each source format.
-QString pathKey(const QString& format) {
-  if (format == QLatin1String("idx")) return QStringLiteral("images");
-  if (format == QLatin1String("image_folder")) return QStringLiteral("root");
-  if (format == QLatin1String("csv")) return QStringLiteral("manifest");
-  return QStringLiteral("files");  // cifar10: a list of batch files
+/// The `i`-th key of a source format (core's description: data/source_formats.h), or nullptr.
+const data::SourceField* fieldOf(const QString& format, std::size_t i) {
+  const auto* def = data::findSourceFormat(format.toStdString());
+  return def && i < def->fields.size() ? &def->fields[i] : nullptr;
+}
+
+QString fieldKey(const QString& format, std::size_t i) {
+  const auto* field = fieldOf(format, i);
+  return field ? QString::fromStdString(field->key) : QString();
+}
+
+/// A source's path or file list as the field shows it (a list joined with commas).
+QString fieldText(const Json& src, const data::SourceField* field) {
+  if (!field || !src.is_object() || !src.contains(field->key)) return {};
+  const Json& v = src[field->key];
+  if (v.is_string()) return QString::fromStdString(v.get<std::string>());
+  if (!v.is_array()) return {};
+  QStringList items;
+  for (const auto& item : v)
+    if (item.is_string()) items << QString::fromStdString(item.get<std::string>());
+  return items.join(QStringLiteral(", "));
 }
 
 QString text(const Json& j, const char* key) {
@@ -237,10 +253,10 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   w.format = new QComboBox(box);
   w.format->setObjectName(split + QStringLiteral("Format"));
   w.format->addItem(tr("(none)"), QString());
-  w.format->addItem(tr("IDX (MNIST-style)"), QStringLiteral("idx"));
-  w.format->addItem(tr("Image folder"), QStringLiteral("image_folder"));
-  w.format->addItem(tr("CSV manifest"), QStringLiteral("csv"));
-  w.format->addItem(tr("CIFAR-10 binary"), QStringLiteral("cifar10"));
+  for (const auto& def : data::sourceFormats()) {
+    w.format->addItem(QString::fromStdString(def.title), QString::fromStdString(def.name));
+    w.format->setItemData(w.format->count() - 1, QString::fromStdString(def.help), Qt::ToolTipRole);
+  }
   w.path = new QLineEdit(box);
   w.path->setObjectName(split + QStringLiteral("Path"));
   w.labels = new QLineEdit(box);
@@ -252,7 +268,7 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   auto* pickLabels = new QToolButton(box);
   pickLabels->setText(tr("Browse..."));
   pickLabels->setObjectName(split + QStringLiteral("BrowseLabels"));
-  pickLabels->setToolTip(tr("Choose the %1 labels file (IDX)").arg(split));
+  pickLabels->setToolTip(tr("Choose the %1 data's second file").arg(split));
   auto row = [box](QLineEdit* e, QToolButton* b) {
     auto* r = new QWidget(box);
     auto* l = new QHBoxLayout(r);
@@ -262,9 +278,12 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
     return r;
   };
   f->addRow(tr("format"), w.format);
-  f->addRow(tr("path"), row(w.path, pick));
+  w.pathLabel = new QLabel(tr("path"), box);
+  w.pathLabel->setObjectName(split + QStringLiteral("PathLabel"));
+  f->addRow(w.pathLabel, row(w.path, pick));
   w.labelsLabel = new QLabel(tr("labels"), box);
-  f->addRow(w.labelsLabel, row(w.labels, pickLabels));
+  w.labelsRow = row(w.labels, pickLabels);
+  f->addRow(w.labelsLabel, w.labelsRow);
 
   connect(w.format, qOverload<int>(&QComboBox::activated), this, [this, split, &w](int) {
     const QString format = w.format->currentData().toString();
@@ -275,11 +294,16 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
       data[split.toStdString()] = Json{{"format", format.toStdString()}};
     writeData(data, tr("%1 source: %2").arg(split, format));
   });
-  auto writePath = [this, split, &w](const QString& key, const QString& value) {
+  // The format's `i`-th key, from what its field holds.
+  auto writePath = [this, split, &w](std::size_t i, const QString& value) {
+    const QString format = w.format->currentData().toString();
+    const auto* field = fieldOf(format, i);
+    if (!field) return;
+    const QString key = QString::fromStdString(field->key);
     Json data = m_document->project().data;
     Json& src = data[split.toStdString()];
-    if (!src.is_object()) src = Json{{"format", w.format->currentData().toString().toStdString()}};
-    if (key == QLatin1String("files")) {
+    if (!src.is_object()) src = Json{{"format", format.toStdString()}};
+    if (field->kind == data::SourceField::Kind::FileList) {
       Json files = Json::array();
       for (const auto& f : value.split(QLatin1Char(','), Qt::SkipEmptyParts))
         files.push_back(f.trimmed().toStdString());
@@ -290,30 +314,33 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
     writeData(data, tr("%1 %2").arg(split, key));
   };
   connect(w.path, &QLineEdit::editingFinished, this, [this, &w, writePath] {
-    if (!m_refreshing) writePath(pathKey(w.format->currentData().toString()), w.path->text());
+    if (!m_refreshing) writePath(0, w.path->text());
   });
   connect(w.labels, &QLineEdit::editingFinished, this, [this, &w, writePath] {
-    if (!m_refreshing) writePath(QStringLiteral("labels"), w.labels->text());
+    if (!m_refreshing) writePath(1, w.labels->text());
   });
-  connect(pick, &QToolButton::clicked, this, [this, &w, writePath, split] {
-    const QString format = w.format->currentData().toString();
+  // A file, a folder or several files, as the format's key holds.
+  auto browse = [this, &w, writePath, split](std::size_t i) {
+    const auto* field = fieldOf(w.format->currentData().toString(), i);
+    if (!field) return;
     const QString start = m_document->baseDir();
+    const QString title = tr("The %1 data: %2").arg(split, QString::fromStdString(field->help));
     QString path;
-    if (format == QLatin1String("image_folder"))
-      path = QFileDialog::getExistingDirectory(
-          this, tr("The %1 folder (one sub-folder per class)").arg(split), start);
-    else if (format == QLatin1String("cifar10"))
-      path = QFileDialog::getOpenFileNames(this, tr("CIFAR-10 batch files"), start)
-                 .join(QStringLiteral(", "));
-    else
-      path = QFileDialog::getOpenFileName(this, tr("The %1 file").arg(split), start);
-    if (!path.isEmpty()) writePath(pathKey(format), path);
-  });
-  connect(pickLabels, &QToolButton::clicked, this, [this, writePath, split] {
-    const QString path = QFileDialog::getOpenFileName(this, tr("The %1 labels file").arg(split),
-                                                      m_document->baseDir());
-    if (!path.isEmpty()) writePath(QStringLiteral("labels"), path);
-  });
+    switch (field->kind) {
+      case data::SourceField::Kind::Folder:
+        path = QFileDialog::getExistingDirectory(this, title, start);
+        break;
+      case data::SourceField::Kind::FileList:
+        path = QFileDialog::getOpenFileNames(this, title, start).join(QStringLiteral(", "));
+        break;
+      case data::SourceField::Kind::File:
+        path = QFileDialog::getOpenFileName(this, title, start);
+        break;
+    }
+    if (!path.isEmpty()) writePath(i, path);
+  };
+  connect(pick, &QToolButton::clicked, this, [browse] { browse(0); });
+  connect(pickLabels, &QToolButton::clicked, this, [browse] { browse(1); });
   return box;
 }
 
@@ -340,13 +367,20 @@ void DataPage::refreshForms() {
     const QString format = text(src, "format");
     const QSignalBlocker b1(w->format), b2(w->path), b3(w->labels);
     w->format->setCurrentIndex(std::max(0, w->format->findData(format)));
-    w->path->setText(format.isEmpty() ? QString()
-                                      : text(src, pathKey(format).toUtf8().constData()));
-    w->labels->setText(text(src, "labels"));
-    const bool idx = format == QLatin1String("idx");
-    w->labels->setVisible(idx);
-    w->labelsLabel->setVisible(idx);
-    w->path->setEnabled(!format.isEmpty());
+    // The format's first key on the first row, its second (IDX's labels) on the second.
+    const auto* first = fieldOf(format, 0);
+    const auto* second = fieldOf(format, 1);
+    w->path->setText(fieldText(src, first));
+    w->labels->setText(fieldText(src, second));
+    w->pathLabel->setText(first ? QString::fromStdString(first->key) : tr("path"));
+    w->path->setToolTip(first ? QString::fromStdString(first->help) : QString());
+    if (second) {
+      w->labelsLabel->setText(QString::fromStdString(second->key));
+      w->labels->setToolTip(QString::fromStdString(second->help));
+    }
+    w->labelsRow->setVisible(second != nullptr);
+    w->labelsLabel->setVisible(second != nullptr);
+    w->path->setEnabled(first != nullptr);
   }
   const Json v = d.is_object() && d.contains("validation") ? d["validation"] : Json::object();
   {

@@ -89,8 +89,10 @@ class DataPage : public QWidget {
   struct SourceWidgets {
     QComboBox* format = nullptr;
     QLineEdit* path = nullptr;
-    QLineEdit* labels = nullptr;  ///< IDX labels file
+    QLineEdit* labels = nullptr;  ///< the format's second key (IDX's labels file)
+    QLabel* pathLabel = nullptr;  ///< the first key's name
     QLabel* labelsLabel = nullptr;
+    QWidget* labelsRow = nullptr;  ///< the second key's field and its Browse button
   };
   SourceWidgets m_train, m_test;
   QDoubleSpinBox* m_fraction;

@@ -1,0 +1,166 @@
+#include "data/source_formats.h"
+
+#include <sstream>
+
+#include "common/error.h"
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace {
+
+using Kind = SourceField::Kind;
+
+std::vector<SourceFormatDef> makeFormats() {
+  std::vector<SourceFormatDef> f;
+  {
+    SourceFormatDef d;
+    d.name = "idx";
+    d.format = SourceFormat::Idx;
+    d.title = "IDX (MNIST-style)";
+    d.help =
+        "an IDX image file and its IDX label file, as MNIST and Fashion-MNIST ship them "
+        "(gzipped or raw)";
+    d.fields = {{"images", Kind::File, "the IDX image file (idx3-ubyte, .gz or raw)",
+                 &SourceSpec::images, nullptr},
+                {"labels", Kind::File, "the IDX label file (idx1-ubyte, .gz or raw)",
+                 &SourceSpec::labels, nullptr}};
+    d.example = Json{{"format", "idx"},
+                     {"images", "train-images-idx3-ubyte.gz"},
+                     {"labels", "train-labels-idx1-ubyte.gz"}};
+    d.open = openIdxSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "image_folder";
+    d.format = SourceFormat::ImageFolder;
+    d.title = "Image folder";
+    d.help =
+        "one sub-folder per class (root/<class>/**/*.png|jpg|jpeg|bmp|webp|tif), classes "
+        "sorted by name; names starting with a dot are ignored";
+    d.fields = {{"root", Kind::Folder, "the folder holding one folder per class", &SourceSpec::root,
+                 nullptr}};
+    d.imageFiles = true;
+    d.example = Json{{"format", "image_folder"}, {"root", "images/train"}};
+    d.open = openImageFolderSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "csv";
+    d.format = SourceFormat::Csv;
+    d.title = "CSV manifest";
+    d.help =
+        "a CSV file with a path,label header: image paths relative to the CSV, labels all "
+        "class indices or all class names";
+    d.fields = {{"manifest", Kind::File, "the CSV file", &SourceSpec::manifest, nullptr}};
+    d.imageFiles = true;
+    d.example = Json{{"format", "csv"}, {"manifest", "images/test.csv"}};
+    d.open = openCsvSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "cifar10";
+    d.format = SourceFormat::Cifar10;
+    d.title = "CIFAR-10 binary";
+    d.help = "CIFAR-10 binary batch files (a label byte and 3,072 pixel bytes per image)";
+    d.fields = {{"files", Kind::FileList, "the .bin batch files, e.g. [\"data_batch_1.bin\"]",
+                 nullptr, &SourceSpec::files}};
+    d.example = Json{{"format", "cifar10"},
+                     {"files", Json::array({"cifar-10-batches-bin/data_batch_1.bin"})}};
+    d.open = openCifarSource;
+    f.push_back(std::move(d));
+  }
+  return f;
+}
+
+}  // namespace
+
+const std::vector<SourceFormatDef>& sourceFormats() {
+  static const std::vector<SourceFormatDef> kFormats = makeFormats();
+  return kFormats;
+}
+
+const SourceFormatDef* findSourceFormat(const std::string& name) {
+  for (const auto& d : sourceFormats())
+    if (d.name == name) return &d;
+  return nullptr;
+}
+
+const SourceFormatDef& sourceFormat(SourceFormat format) {
+  for (const auto& d : sourceFormats())
+    if (d.format == format) return d;
+  throw Error("no description of source format " + std::to_string(int(format)));
+}
+
+const std::string& sourceLimitHelp() {
+  static const std::string kHelp =
+      "a seeded, stratified subset of N samples (0 or absent: all of them)";
+  return kHelp;
+}
+
+std::vector<std::string> sourcePaths(const SourceSpec& spec) {
+  std::vector<std::string> out;
+  for (const auto& field : sourceFormat(spec.format).fields) {
+    if (field.path && !(spec.*field.path).empty()) out.push_back(spec.*field.path);
+    if (field.list) {
+      const auto& list = spec.*field.list;
+      out.insert(out.end(), list.begin(), list.end());
+    }
+  }
+  return out;
+}
+
+std::string sourceFieldKindName(SourceField::Kind kind) {
+  switch (kind) {
+    case Kind::File:
+      return "file";
+    case Kind::Folder:
+      return "folder";
+    case Kind::FileList:
+      return "file list";
+  }
+  return "?";
+}
+
+Json sourceFormatsToJson() {
+  Json all = Json::array();
+  for (const auto& d : sourceFormats()) {
+    Json keys = Json::array();
+    for (const auto& field : d.fields) {
+      keys.push_back(Json{{"key", field.key},
+                          {"kind", sourceFieldKindName(field.kind)},
+                          {"required", true},
+                          {"help", field.help}});
+    }
+    keys.push_back(Json{{"key", "limit"},
+                        {"kind", "count"},
+                        {"required", false},
+                        {"default", 0},
+                        {"help", sourceLimitHelp()}});
+    all.push_back(Json{{"format", d.name},
+                       {"title", d.title},
+                       {"help", d.help},
+                       {"keys", keys},
+                       {"example", d.example}});
+  }
+  return all;
+}
+
+std::string sourceFormatsToText() {
+  std::ostringstream os;
+  for (const auto& d : sourceFormats()) {
+    os << d.name << " - " << d.title << ": " << d.help << '\n';
+    for (const auto& field : d.fields)
+      os << "    " << field.key << " (" << sourceFieldKindName(field.kind) << "): " << field.help
+         << '\n';
+    os << "    limit (count, default 0): " << sourceLimitHelp() << '\n';
+    os << "    e.g. " << d.example.dump() << '\n';
+  }
+  os << "Paths are relative to the project file's folder.\n";
+  return os.str();
+}
+
+}  // namespace netsmith::data

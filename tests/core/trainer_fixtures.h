@@ -1,0 +1,60 @@
+#pragma once
+
+// What the trainer's end-to-end tests share: the config of a project written by
+// writeTrainProject(), a run to its end with every event recorded, and a checkpoint's weights.
+// GoogleTest and LibTorch, so core tests only: train_fixtures.h, which the studio's tests
+// include too, stays free of both.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "checkpoint/checkpoint.h"
+#include "common/json.h"
+#include "project/project.h"
+#include "train/trainer.h"
+#include "train_fixtures.h"
+
+namespace netsmith::testutil {
+
+/// A trainer config for the project at `projectPath`, its runs under `dir`/runs.
+inline train::TrainerConfig configFor(const std::string& projectPath, const TempDir& dir) {
+  auto loaded = project::loadProject(projectPath);
+  EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  train::TrainerConfig c;
+  c.project = loaded.project;
+  c.baseDir = loaded.baseDir();
+  c.runsRoot = dir.file("runs");
+  return c;
+}
+
+/// A finished run: its result and every event it sent.
+struct Run {
+  train::TrainResult result;
+  std::shared_ptr<Recorder> recorder = std::make_shared<Recorder>();
+};
+
+inline Run trainRun(train::TrainerConfig config) {
+  Run run;
+  train::Trainer trainer(std::move(config));
+  trainer.addSink(run.recorder);
+  trainer.start();
+  trainer.wait();
+  run.result = trainer.result();
+  return run;
+}
+
+/// Sets parameter `key` of node `id` in the config's model.
+inline void setNodeParam(train::TrainerConfig& config, const std::string& id,
+                         const std::string& key, const Json& value) {
+  for (auto& n : config.project.model.nodes)
+    if (n.id == id) n.params[key] = value;
+}
+
+inline checkpoint::NamedTensors weightsOf(const std::string& path) {
+  return checkpoint::readCheckpoint(path).model;
+}
+
+}  // namespace netsmith::testutil

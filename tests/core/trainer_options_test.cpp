@@ -1,0 +1,149 @@
+// The train section's features end to end: early stopping, ReduceLROnPlateau, fast_dev_run and
+// overfit_batches, gradient accumulation with clipping, label smoothing and class weights,
+// --init-from another model, and frozen nodes.
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+#include <string>
+#include <vector>
+
+#include "checkpoint/checkpoint.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "train/trainer.h"
+#include "trainer_fixtures.h"
+
+using namespace netsmith;
+using namespace netsmith::train;
+using netsmith::testutil::configFor;
+using netsmith::testutil::setNodeParam;
+using netsmith::testutil::TempDir;
+using netsmith::testutil::trainRun;
+using netsmith::testutil::weightsOf;
+
+TEST(Trainer, EarlyStoppingEndsARunThatStopsImproving) {
+  TempDir dir;
+  // No epoch can improve the accuracy by 0.5 (50 points) after the first: the run ends after
+  // 1 + patience epochs.
+  const auto path = testutil::writeTrainProject(
+      dir,
+      {{"epochs", 20},
+       {"optimizer", Json{{"type", "sgd"}, {"lr", 1e-9}, {"momentum", 0.0}}},
+       {"schedule", Json{{"type", "constant"}}},
+       {"early_stopping", Json{{"metric", "val_accuracy"}, {"patience", 2}, {"min_delta", 0.5}}}});
+  const auto run = trainRun(configFor(path, dir));
+  EXPECT_EQ(run.result.state, FinishState::Completed);
+  EXPECT_NE(run.result.reason.find("early stopping: val_accuracy has not improved for 2 epochs"),
+            std::string::npos)
+      << run.result.reason;
+  EXPECT_EQ(run.recorder->ofType(EventType::EpochEnd).size(), 3u);
+}
+
+// ReduceLROnPlateau: with a threshold no epoch can meet, every epoch after the first is a
+// plateau and (patience 0) halves the LR; the state survives in the checkpoint.
+TEST(Trainer, PlateauCutsTheLearningRate) {
+  TempDir dir;
+  const auto run = trainRun(configFor(
+      testutil::writeTrainProject(
+          dir,
+          {{"epochs", 4},
+           {"optimizer", Json{{"type", "sgd"}, {"lr", 0.01}, {"momentum", 0.0}}},
+           {"schedule", Json{{"type", "constant"}}},
+           {"plateau",
+            Json{{"metric", "val_loss"}, {"factor", 0.5}, {"patience", 0}, {"threshold", 0.99}}}}),
+      dir));
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  const auto epochs = run.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(epochs.size(), 4u);
+  EXPECT_DOUBLE_EQ(epochs[0].epoch.lr, 0.01);
+  EXPECT_DOUBLE_EQ(epochs[1].epoch.lr, 0.01);
+  EXPECT_DOUBLE_EQ(epochs[2].epoch.lr, 0.005);
+  EXPECT_DOUBLE_EQ(epochs[3].epoch.lr, 0.0025);
+  const auto meta = checkpoint::readCheckpoint(run.result.lastCheckpoint).meta;
+  // The plateau's state under its own key of the loop object (callback.h: stateKey()).
+  const auto& plateau = meta["loop"]["lr_plateau"];
+  EXPECT_DOUBLE_EQ(plateau["factor"].get<double>(), 0.125);
+  EXPECT_EQ(plateau["controller"]["has_best"], true);
+  EXPECT_DOUBLE_EQ(plateau["controller"]["best"].get<double>(), epochs[0].epoch.validation.loss);
+}
+
+TEST(Trainer, FastDevRunAndOverfitBatches) {
+  TempDir dir;
+  const auto fast = trainRun(
+      configFor(testutil::writeTrainProject(dir, {{"fast_dev_run", true}, {"epochs", 9}}), dir));
+  ASSERT_EQ(fast.result.state, FinishState::Completed) << fast.result.reason;
+  EXPECT_EQ(fast.recorder->ofType(EventType::BatchEnd).size(), 1u);
+  const auto e = fast.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(e.size(), 1u);
+  EXPECT_EQ(e[0].epoch.validation.samples, 32);
+  EXPECT_TRUE(fast.recorder->ofType(EventType::Checkpoint).empty());
+
+  const auto overfit = trainRun(configFor(
+      testutil::writeTrainProject(dir, {{"overfit_batches", 1},
+                                        {"epochs", 30},
+                                        {"optimizer", Json{{"type", "adam"}, {"lr", 0.01}}}}),
+      dir));
+  ASSERT_EQ(overfit.result.state, FinishState::Completed) << overfit.result.reason;
+  const auto oe = overfit.recorder->ofType(EventType::EpochEnd);
+  EXPECT_EQ(overfit.recorder->ofType(EventType::BatchEnd).size(), 30u);
+  EXPECT_EQ(oe.back().epoch.validation.samples, 32);
+  EXPECT_GT(oe.back().epoch.validation.accuracy, 0.95);  // one batch, memorised
+}
+
+TEST(Trainer, GradientAccumulationClippingLabelSmoothingAndClassWeights) {
+  TempDir dir;
+  const auto run = trainRun(configFor(testutil::writeTrainProject(dir, {{"grad_accumulation", 4},
+                                                                        {"clip_grad_norm", 0.5},
+                                                                        {"label_smoothing", 0.1},
+                                                                        {"class_weights", "auto"},
+                                                                        {"amp", "bf16"},
+                                                                        {"channels_last", true}}),
+                                      dir));
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  // 6 batches an epoch, 4 per step: steps 1 and 2 in each epoch.
+  const auto batches = run.recorder->ofType(EventType::BatchEnd);
+  ASSERT_EQ(batches.size(), 12u);
+  EXPECT_EQ(batches[3].batch.step, 1);
+  EXPECT_EQ(batches[5].batch.step, 2);
+  EXPECT_EQ(batches.back().batch.step, 4);
+  EXPECT_EQ(batches.back().batch.totalSteps, 4);
+}
+
+TEST(Trainer, InitFromAnotherModelReportsWhatMatched) {
+  TempDir dir;
+  const auto path = testutil::writeTrainProject(dir, {{"epochs", 1}});
+  const auto first = trainRun(configFor(path, dir));
+  ASSERT_EQ(first.result.state, FinishState::Completed);
+  // The same layers, but 6 classes: fc no longer fits.
+  auto config = configFor(path, dir);
+  setNodeParam(config, "fc", "out_features", 6);
+  config.initFromPath = first.result.lastCheckpoint;
+  const auto tuned = trainRun(config);
+  ASSERT_EQ(tuned.result.state, FinishState::Completed) << tuned.result.reason;
+  const auto& report = tuned.result.initReport;
+  EXPECT_NE(report.find("shape mismatch 2"), std::string::npos) << report;
+  EXPECT_NE(report.find("fc.weight"), std::string::npos) << report;
+}
+
+TEST(Trainer, FrozenNodesAreNotUpdated) {
+  TempDir dir;
+  auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 1}}), dir);
+  for (auto& n : config.project.model.nodes)
+    if (n.id == "conv") n.frozen = true;
+  const auto run = trainRun(config);
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  // The same seed builds the same initial conv weights.
+  torch::manual_seed(3);
+  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto w = weightsOf(run.result.lastCheckpoint);
+  graph::GraphModule fresh(config.project.model, registry);
+  const auto init = checkpoint::moduleState(*fresh);
+  for (std::size_t i = 0; i < w.size(); ++i) {
+    if (w[i].first.rfind("conv.", 0) == 0) {
+      EXPECT_TRUE(torch::equal(w[i].second, init[i].second)) << w[i].first;
+    }
+    if (w[i].first == "fc.weight") {
+      EXPECT_FALSE(torch::equal(w[i].second, init[i].second));
+    }
+  }
+}
