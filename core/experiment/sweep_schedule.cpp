@@ -170,11 +170,19 @@ double objectiveFromEpochEvent(const Json& event, const std::string& objective) 
     return j.is_object() && j.contains(key) && j[key].is_number() ? j[key].get<double>()
                                                                   : std::nan("");
   };
-  if (objective == "train_loss") return number(event, "train_loss");
-  if (objective == "train_accuracy") return number(event, "train_accuracy");
+  // val_<figure> / train_<figure>: a task's figures sit under "figures" ("train_figures");
+  // loss and accuracy beside them too, in events written before figures had names.
+  const bool validation = objective.rfind("val_", 0) == 0;
+  const std::string figure = objective.substr(validation ? 4 : 6);
+  if (!validation) {
+    if (figure == "loss") return number(event, "train_loss");
+    const double named = number(event.value("train_figures", Json()), figure.c_str());
+    return std::isnan(named) ? number(event, objective.c_str()) : named;
+  }
   const Json v = event.value("validation", Json());
-  if (objective == "val_loss") return number(v, "loss");
-  return number(v, "accuracy");
+  if (figure == "loss") return number(v, "loss");
+  const double named = number(v.is_object() ? v.value("figures", Json()) : Json(), figure.c_str());
+  return std::isnan(named) ? number(v, figure.c_str()) : named;
 }
 
 }  // namespace netsmith::experiment

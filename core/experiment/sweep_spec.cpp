@@ -311,19 +311,28 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       s.params.push_back(readParam(sweep["params"][i], "sweep.params[" + std::to_string(i) + "]",
                                    project, problems));
   }
+  // val_ or train_ and "loss" or a figure of the project's task; accuracies and losses know
+  // their way, another task's figure needs "mode".
+  bool modeKnown = true;
   if (sweep.contains("objective")) {
     static const std::vector<std::string> objectives{"val_accuracy", "val_loss", "train_loss",
                                                      "train_accuracy"};
     const Json& o = sweep["objective"];
-    if (!o.is_string() ||
-        std::find(objectives.begin(), objectives.end(), o.get<std::string>()) == objectives.end()) {
+    train::MetricChoice metric;
+    // A near miss of a built-in name is a typo, not a task's figure.
+    const bool typo =
+        o.is_string() &&
+        std::find(objectives.begin(), objectives.end(), o.get<std::string>()) == objectives.end() &&
+        !schema::closestName(o.get<std::string>(), objectives).empty();
+    if (!o.is_string() || typo || !train::parseMetricChoice(o.get<std::string>(), "auto", metric)) {
       problems.push_back(
           {"sweep.objective",
            missingName("objective", o.is_string() ? o.get<std::string>() : o.dump(), objectives),
            {},
            {}});
     } else {
-      s.objective = o.get<std::string>();
+      s.objective = metric.name;
+      modeKnown = metric.figure() == "loss" || metric.figure() == "accuracy";
     }
   }
   s.maximize = s.objective.find("accuracy") != std::string::npos;
@@ -333,6 +342,12 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       problems.push_back({"sweep.mode", "must be \"max\" or \"min\"", {}, {}});
     else
       s.maximize = m == "max";
+  } else if (!modeKnown) {
+    problems.push_back({"sweep.mode",
+                        "missing: say whether the objective \"" + s.objective +
+                            "\" is better higher (\"max\") or lower (\"min\")",
+                        {},
+                        {}});
   }
   const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
     if (!sweep.contains(key)) return;

@@ -83,6 +83,11 @@ ParamSpec ParamSpec::orKeywords(std::vector<std::string> words) const {
   s.keywords = std::move(words);
   return s;
 }
+ParamSpec ParamSpec::orOtherNames() const {
+  auto s = *this;
+  s.openChoices = true;
+  return s;
+}
 ParamSpec ParamSpec::inUnit(std::string u) const {
   auto s = *this;
   s.unit = std::move(u);
@@ -173,9 +178,13 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
       if (!value.is_string())
         return "expects one of " + keywordList(spec.choices) + ", got " + describeValue(value);
       const auto s = value.get<std::string>();
-      if (std::find(spec.choices.begin(), spec.choices.end(), s) == spec.choices.end())
-        return "expects one of " + keywordList(spec.choices) + ", got \"" + s + "\"";
-      return {};
+      if (std::find(spec.choices.begin(), spec.choices.end(), s) != spec.choices.end()) return {};
+      if (spec.openChoices) {
+        if (isPlainName(s)) return {};
+        return "expects a name such as " + keywordList(spec.choices) +
+               " (lower-case letters, digits and _), got " + describeValue(value);
+      }
+      return "expects one of " + keywordList(spec.choices) + ", got \"" + s + "\"";
     }
     case ParamType::IntPair: {
       const Json original = value;
@@ -269,6 +278,7 @@ Json schemaToJson(const ParamSchema& schema) {
     if (s.minExclusive) j["min_exclusive"] = true;
     if (s.max) j["max"] = *s.max;
     if (!s.choices.empty()) j["choices"] = s.choices;
+    if (s.openChoices) j["other_names"] = true;
     if (!s.keywords.empty()) j["keywords"] = s.keywords;
     if (!s.unit.empty()) j["unit"] = s.unit;
     j["help"] = s.help;
@@ -286,6 +296,13 @@ std::string schemaToText(const ParamSchema& schema, const std::string& indent) {
            "): " + s.help + "\n";
   }
   return out;
+}
+
+bool isPlainName(const std::string& name) {
+  if (name.empty() || name.size() > 64 || name[0] < 'a' || name[0] > 'z') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
 }
 
 std::string closestName(const std::string& name, const std::vector<std::string>& candidates) {

@@ -26,11 +26,15 @@ enum class ParamType {
 struct ParamSpec {
   std::string name;
   ParamType type = ParamType::Int;
-  Json defaultValue;                  ///< null: the parameter is required
-  std::optional<double> min;          ///< inclusive lower bound for numbers (and pair items)
-  std::optional<double> max;          ///< inclusive upper bound
-  bool minExclusive = false;          ///< `min` itself is not allowed (e.g. p > 0)
-  std::vector<std::string> choices;   ///< for Enum
+  Json defaultValue;                 ///< null: the parameter is required
+  std::optional<double> min;         ///< inclusive lower bound for numbers (and pair items)
+  std::optional<double> max;         ///< inclusive upper bound
+  bool minExclusive = false;         ///< `min` itself is not allowed (e.g. p > 0)
+  std::vector<std::string> choices;  ///< for Enum
+  /// Enum only: `choices` are suggestions, and any name (lower-case letters, digits and "_",
+  /// starting with a letter, at most 64 characters) is accepted too; a check that knows more
+  /// (a task's figures for train.monitor) comes later.
+  bool openChoices = false;
   std::vector<std::string> keywords;  ///< strings accepted in place of a number: "auto", "same"
   std::string unit;                   ///< "px", "%", ...
   std::string help;                   ///< one line
@@ -51,6 +55,8 @@ struct ParamSpec {
   ParamSpec above(double v) const;
   ParamSpec atMost(double v) const;
   ParamSpec orKeywords(std::vector<std::string> words) const;
+  /// An Enum that also takes names other than its choices (see openChoices).
+  ParamSpec orOtherNames() const;
   ParamSpec inUnit(std::string u) const;
 };
 
@@ -104,6 +110,9 @@ void reportUnknownKeys(const Json& obj, const std::vector<std::string>& known,
 Json schemaToJson(const ParamSchema& schema);
 /// One line per parameter: "kernel_size (int-pair, px, default 3): filter height and width".
 std::string schemaToText(const ParamSchema& schema, const std::string& indent);
+
+/// True for a name an open choice takes: [a-z][a-z0-9_]*, at most 64 characters.
+bool isPlainName(const std::string& name);
 
 /// Renders a value as a person would type it: 3, 0.5, true, "same", [3, 3].
 std::string describeValue(const Json& value);

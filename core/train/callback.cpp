@@ -1,5 +1,7 @@
 #include "train/callback.h"
 
+#include <cmath>
+
 #include "train/train_options.h"
 
 namespace netsmith::train {
@@ -63,12 +65,14 @@ void CallbackList::restore(const Json& loop) {
 
 double metricOf(const MetricChoice& m, const EpochMetrics& e, bool& found) {
   found = true;
-  if (m.name == "val_loss" && e.hasValidation) return e.validation.loss;
-  if (m.name == "val_accuracy" && e.hasValidation) return e.validation.accuracy;
-  if (m.name == "train_loss" || m.name == "val_loss") return e.trainLoss;
-  if (m.name == "train_accuracy" || m.name == "val_accuracy") return e.trainAccuracy;
-  found = false;
-  return 0;
+  const bool validation = m.validation() && e.hasValidation;
+  const std::string figure = m.figure();
+  if (figure == "loss") return validation ? e.validation.loss : e.trainLoss;
+  const auto& figures = validation ? e.validation.figures : e.trainFigures;
+  if (const auto it = figures.find(figure); it != figures.end()) return it->second;
+  // An epoch that counted no sample has no figures (NaN); a name the task lacks is unknown.
+  found = figures.empty();
+  return std::nan("");
 }
 
 }  // namespace netsmith::train

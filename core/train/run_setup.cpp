@@ -166,6 +166,13 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   ts.train = &d.train;
   s.task = ctx.config.tasks.make(s.project.task, ts);
   if (const auto p = s.task->headProblem(s.net->analysis())) throw Error(p->toString());
+  // train.monitor and the callbacks' metrics name the task's figures (and take their way).
+  if (const auto p = resolveMetrics(s.opt, s.task->figures(), s.task->name()); !p.empty()) {
+    std::string text;
+    for (const auto& problem : p)
+      text += (text.empty() ? "" : "; ") + problem.toString();
+    throw Error(text);
+  }
   s.numClasses = s.task->numClasses();
   s.task->to(s.device);
   const auto mixes = s.pd->pipeline.batchMixes();

@@ -63,6 +63,19 @@ const std::vector<std::string>& metricNames() {
   return kNames;
 }
 
+/// "" for a metric name; else why not: no split, or a near miss of a built-in name (a typo,
+/// not a figure of some task).
+std::string metricProblem(const std::string& name) {
+  MetricChoice m;
+  if (!parseMetricChoice(name, "auto", m))
+    return "\"" + name + "\" is not val_<figure> or train_<figure> (val_loss, val_accuracy, ...)";
+  const auto& names = metricNames();
+  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
+  if (const auto near = schema::closestName(name, names); !near.empty())
+    return "unknown metric \"" + name + "\"; did you mean \"" + near + "\"?";
+  return {};
+}
+
 // Reads an object section ({"metric": ..., "mode": ..., other params}) against `schema`.
 schema::Params readMetricSection(const Json& train, const std::string& key,
                                  const schema::ParamSchema& schema, MetricChoice& metric,
@@ -76,27 +89,38 @@ schema::Params readMetricSection(const Json& train, const std::string& key,
   const std::size_t before = problems.size();
   auto p = schema::resolveParamsAt(schema, train[key], path, problems);
   if (problems.size() != before) return {};
-  if (!parseMetricChoice(p.text("metric"), p.text("mode"), metric)) {
-    problems.push_back({path + ".metric", "unknown metric", {}, {}});
+  if (auto why = metricProblem(p.text("metric")); !why.empty()) {
+    problems.push_back({path + ".metric", std::move(why), {}, {}});
     return {};
   }
+  parseMetricChoice(p.text("metric"), p.text("mode"), metric);
   enabled = true;
   return p;
 }
 
 schema::ParamSchema metricSchema(const std::string& def) {
-  return {ParamSpec::choice("metric", def, metricNames(), "the epoch metric to watch"),
+  return {ParamSpec::choice("metric", def, metricNames(),
+                            "the epoch metric to watch: val_ or train_ and loss or a figure of "
+                            "the task")
+              .orOtherNames(),
           ParamSpec::choice("mode", "auto", {"auto", "min", "max"},
-                            "auto: max for accuracies, min for losses")};
+                            "auto: min for losses, the figure's better way for the rest")};
 }
 
 }  // namespace
 
+std::string MetricChoice::figure() const {
+  return name.substr(validation() ? 4 : name.rfind("train_", 0) == 0 ? 6 : 0);
+}
+
 bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out) {
-  const auto& names = metricNames();
-  if (std::find(names.begin(), names.end(), name) == names.end()) return false;
-  out.name = name;
-  out.maximize = mode == "auto" ? name.find("accuracy") != std::string::npos : mode == "max";
+  MetricChoice m;
+  m.name = name;
+  const bool split = name.rfind("val_", 0) == 0 || name.rfind("train_", 0) == 0;
+  if (!split || !schema::isPlainName(name) || m.figure().empty()) return false;
+  m.autoMode = mode == "auto";
+  m.maximize = m.autoMode ? m.figure() != "loss" : mode == "max";
+  out = m;
   return true;
 }
 
@@ -182,9 +206,11 @@ const schema::ParamSchema& trainSchema() {
                          "one training and one validation batch, then stop (a smoke test)"),
       ParamSpec::boolean("eval_test", true, "evaluate the test split when training ends"),
       ParamSpec::choice("monitor", "val_accuracy", metricNames(),
-                        "the metric that picks the best checkpoint"),
+                        "the metric that picks the best checkpoint: val_ or train_ and loss or a "
+                        "figure of the task")
+          .orOtherNames(),
       ParamSpec::choice("monitor_mode", "auto", {"auto", "min", "max"},
-                        "auto: max for accuracies, min for losses"),
+                        "auto: min for losses, the figure's better way for the rest"),
       ParamSpec::integer("checkpoint_every", 0, "also keep a checkpoint every N epochs (0: never)")
           .atLeast(0),
       ParamSpec::integer("keep_checkpoints", 3, "how many every-N-epochs checkpoints to keep")
@@ -304,7 +330,11 @@ void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
     o.overfitBatches = p.integer("overfit_batches");
     o.fastDevRun = p.flag("fast_dev_run");
     o.evalTest = p.flag("eval_test");
-    parseMetricChoice(p.text("monitor"), p.text("monitor_mode"), o.monitor);
+    o.monitorGiven = train.contains("monitor");
+    if (auto why = metricProblem(p.text("monitor")); !why.empty())
+      problems.push_back({"train.monitor", std::move(why), {}, {}});
+    else
+      parseMetricChoice(p.text("monitor"), p.text("monitor_mode"), o.monitor);
     o.checkpointEvery = p.integer("checkpoint_every");
     o.keepCheckpoints = p.integer("keep_checkpoints");
   }

@@ -17,10 +17,16 @@ struct OptimizerOptions {
   double lr() const { return params.real("lr"); }
 };
 
-/// A metric the trainer tracks per epoch (for best-model tracking, early stopping, plateaus).
+/// A metric the trainer tracks per epoch (for best-model tracking, early stopping, plateaus):
+/// val_<figure> or train_<figure>, where the figure is "loss" or one of the task's figures
+/// (classification's "accuracy"; see Task::figures()).
 struct MetricChoice {
-  std::string name = "val_accuracy";  ///< val_loss, val_accuracy, train_loss, train_accuracy
-  bool maximize = true;               ///< "max" for accuracies, "min" for losses
+  std::string name = "val_accuracy";
+  bool maximize = true;  ///< "max", "min", or under "auto" the figure's better direction
+  bool autoMode = true;  ///< mode "auto": resolveMetric sets `maximize` from the task
+  /// The figure's name without its split: "accuracy" of "val_accuracy".
+  std::string figure() const;
+  bool validation() const { return name.rfind("val_", 0) == 0; }
 };
 
 /// `train.early_stopping`: stop when `metric` has not improved by `minDelta` for `patience`
@@ -84,6 +90,7 @@ struct TrainOptions {
   bool fastDevRun = false;           ///< one training and one validation batch, then stop
   bool evalTest = true;              ///< evaluate the test split at the end
   MetricChoice monitor;              ///< what "best" means
+  bool monitorGiven = false;         ///< train.monitor is in the project (else the task's first)
   std::int64_t checkpointEvery = 0;  ///< also keep epoch-N every N epochs (0: never)
   std::int64_t keepCheckpoints = 3;  ///< how many epoch-N checkpoints to keep
   EarlyStoppingOptions earlyStopping;
@@ -97,6 +104,9 @@ const schema::ParamSchema& trainSchema();
 const schema::ParamSchema& earlyStoppingSchema();
 const schema::ParamSchema& plateauSchema();
 /// Parses a metric name ("val_accuracy") and mode ("auto", "min", "max").
+/// Reads a metric name and mode ("auto", "min", "max"); false when the name is not
+/// val_<figure> or train_<figure>. Under "auto", losses are minimised and everything else
+/// maximised until resolveMetrics (trainability.h) asks the task.
 bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out);
 
 /// The optimizer types and their parameter schemas (for forms and validation).

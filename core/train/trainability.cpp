@@ -5,11 +5,76 @@
 #include "ops/op_registry.h"
 #include "task/task.h"
 
+#include <algorithm>
+
 namespace netsmith::train {
 
 bool replacesHead(const Json& train) {
   return train.is_object() && train.contains("replace_head") &&
          train["replace_head"].is_boolean() && train["replace_head"].get<bool>();
+}
+
+namespace {
+
+/// The project's task as validation makes it: from the data's class count and the model's
+/// output alone.
+std::shared_ptr<task::Task> checkingTask(const task::TaskDef& def,
+                                         const graph::GraphAnalysis& analysis,
+                                         std::int64_t dataClasses) {
+  task::TaskSetup setup;
+  setup.dataClasses = dataClasses;
+  setup.outputShape = analysis.outputShape;
+  return def.make(setup);
+}
+
+}  // namespace
+
+Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpec>& figures,
+                        const std::string& taskName) {
+  Problems problems;
+  const auto check = [&](MetricChoice& m, const std::string& key) {
+    const std::string figure = m.figure();
+    if (figure == "loss") {
+      if (m.autoMode) m.maximize = false;
+      return;
+    }
+    const auto it = std::find_if(figures.begin(), figures.end(),
+                                 [&](const task::FigureSpec& f) { return f.name == figure; });
+    if (it != figures.end()) {
+      if (m.autoMode) m.maximize = it->higherIsBetter;
+      return;
+    }
+    std::string known = "loss";
+    for (const auto& f : figures)
+      known += ", " + f.name;
+    problems.push_back({key,
+                        "the task \"" + taskName + "\" has no figure \"" + figure +
+                            "\" (it reports " + known + ", each as val_ or train_)",
+                        {},
+                        {}});
+  };
+  // Without train.monitor, "best" is the task's first figure on the validation split
+  // (classification's val_accuracy).
+  if (!options.monitorGiven && !figures.empty()) options.monitor.name = "val_" + figures[0].name;
+  check(options.monitor, "train.monitor");
+  if (options.earlyStopping.enabled)
+    check(options.earlyStopping.metric, "train.early_stopping.metric");
+  if (options.plateau.enabled) check(options.plateau.metric, "train.plateau.metric");
+  return problems;
+}
+
+Problems metricProblems(const project::Project& project, const graph::GraphAnalysis& analysis,
+                        std::int64_t dataClasses, const task::TaskRegistry& tasks) {
+  const auto* def = tasks.find(project.task);
+  Problems trainProblems;
+  auto options = parseTrainOptions(project.train, ScheduleRegistry::withBuiltins(), trainProblems);
+  if (!def || !trainProblems.empty()) return {};  // reported where the task and section are
+  try {
+    const auto task = checkingTask(*def, analysis, dataClasses);
+    return resolveMetrics(options, task->figures(), task->name());
+  } catch (const Error&) {
+    return {};  // the head rule's check reports a task that cannot be made
+  }
 }
 
 std::optional<Problem> headProblem(const project::Project& project,
@@ -18,11 +83,8 @@ std::optional<Problem> headProblem(const project::Project& project,
   const auto* def = tasks.find(project.task);
   if (!def) return Problem{"task", task::unknownTaskMessage(tasks, project.task), {}, {}};
   if (replacesHead(project.train)) return std::nullopt;
-  task::TaskSetup setup;
-  setup.dataClasses = dataClasses;
-  setup.outputShape = analysis.outputShape;
   try {
-    return def->make(setup)->headProblem(analysis);
+    return checkingTask(*def, analysis, dataClasses)->headProblem(analysis);
   } catch (const Error& e) {
     return Problem{"task", e.what(), {}, {}};
   }
@@ -59,8 +121,12 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.push_back({"data.test", "the test split has no samples", {}, {}});
   if (config.validation && module.validation.empty())
     problems.push_back({"data.validation", "the validation split has no samples", {}, {}});
-  if (const auto p = headProblem(project, analysis, module.numClasses(), tasks))
+  if (const auto p = headProblem(project, analysis, module.numClasses(), tasks)) {
     problems.push_back(*p);
+    return problems;
+  }
+  const auto metrics = metricProblems(project, analysis, module.numClasses(), tasks);
+  problems.insert(problems.end(), metrics.begin(), metrics.end());
   return problems;
 }
 

@@ -27,6 +27,7 @@ EpochMetrics epochWithValLoss(std::int64_t epoch, double valLoss) {
   e.hasValidation = true;
   e.validation.loss = valLoss;
   e.validation.accuracy = 1.0 - valLoss;
+  e.validation.figures["accuracy"] = e.validation.accuracy;
   e.trainLoss = valLoss;
   return e;
 }

@@ -12,6 +12,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "data/data_module.h"
+#include "experiment/sweep_schedule.h"
+#include "experiment/sweep_spec.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -146,7 +148,7 @@ train::TrainResult trainWith(train::TrainerConfig config, std::shared_ptr<Record
 
 TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   TempDir dir;
-  auto config = quadrantConfig(dir, {{"epochs", 4}, {"monitor", "val_loss"}}, 2);
+  auto config = quadrantConfig(dir, {{"epochs", 4}, {"monitor", "val_mae"}}, 2);
   const auto project = config.project;
   auto recorder = std::make_shared<Recorder>();
   const auto r = trainWith(config, recorder);
@@ -167,6 +169,16 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   const double last = epochs.back().epoch.validation.figures.at("mae");
   EXPECT_LT(last, first);
   EXPECT_LT(last, 0.25);
+  // train.monitor names the task's figure: "best" is the epoch of the lowest val_mae (the task
+  // says lower is better), as the events give it.
+  std::size_t bestAt = 0;
+  for (std::size_t i = 1; i < epochs.size(); ++i)
+    if (epochs[i].epoch.validation.figures.at("mae") <
+        epochs[bestAt].epoch.validation.figures.at("mae"))
+      bestAt = i;
+  const Json best = checkpoint::readCheckpoint(r.lastCheckpoint).meta["loop"]["best"];
+  EXPECT_EQ(best["epoch"].get<std::int64_t>(), epochs[bestAt].epoch.epoch);
+  EXPECT_EQ(best["value"].get<double>(), epochs[bestAt].epoch.validation.figures.at("mae"));
   // The log line names its figures instead of an accuracy.
   EXPECT_NE(train::describeEpoch(epochs.back().epoch).find(" mae "), std::string::npos)
       << train::describeEpoch(epochs.back().epoch);
@@ -203,6 +215,11 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   const auto record = train::readRunRecord(r.runDir);
   ASSERT_EQ(record.epochEvents.size(), 4u);
   EXPECT_NEAR(record.epochEvents.back()["validation"]["figures"]["mae"].get<double>(), last, 1e-9);
+  // A sweep's objective reads the same figures from a trial's events.
+  EXPECT_NEAR(experiment::objectiveFromEpochEvent(record.epochEvents.back(), "val_mae"), last,
+              1e-9);
+  EXPECT_NEAR(experiment::objectiveFromEpochEvent(record.epochEvents.back(), "train_mae"),
+              epochs.back().epoch.trainFigures.at("mae"), 1e-9);
   // And the project the run recorded says which task it trained.
   auto recorded = project::loadProject((fs::path(r.runDir) / "project.json").string());
   EXPECT_EQ(recorded.project.task, "quadrant_regression");
@@ -235,6 +252,83 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
   config = quadrantConfig(dir, Json::object(), 2);
   EXPECT_TRUE(
       train::checkTrainable(config.project, config.baseDir, registry, config.tasks).empty());
+}
+
+// train.monitor, the callbacks' metrics and a sweep's objective name a task's figures: without
+// train.monitor "best" is the task's first figure; a figure the task lacks is a problem naming
+// what it has, in validation and before a run folder; "auto" takes the figure's way.
+TEST(TaskSeam, MetricsNameTheTasksFigures) {
+  TempDir dir;
+  const auto registry = ops::OpRegistry::withBuiltins();
+  const QuadrantRegression quadrant;
+  Problems problems;
+  auto options =
+      train::parseTrainOptions(Json::object(), train::ScheduleRegistry::withBuiltins(), problems);
+  ASSERT_TRUE(problems.empty());
+  EXPECT_TRUE(train::resolveMetrics(options, quadrant.figures(), quadrant.name()).empty());
+  EXPECT_EQ(options.monitor.name, "val_mae");
+  EXPECT_FALSE(options.monitor.maximize);
+  // Classification keeps its default, val_accuracy, maximised; a loss is minimised; a mode
+  // given stands.
+  task::TaskSetup setup;
+  setup.dataClasses = 4;
+  const auto classification = task::ClassificationTask(setup).figures();
+  options = train::parseTrainOptions(
+      Json{{"early_stopping", Json{{"metric", "val_loss"}, {"mode", "max"}}},
+           {"plateau", Json{{"metric", "train_loss"}}}},
+      train::ScheduleRegistry::withBuiltins(), problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_TRUE(train::resolveMetrics(options, classification, "classification").empty());
+  EXPECT_EQ(options.monitor.name, "val_accuracy");
+  EXPECT_TRUE(options.monitor.maximize);
+  EXPECT_TRUE(options.earlyStopping.metric.maximize);
+  EXPECT_FALSE(options.plateau.metric.maximize);
+
+  // A figure the task does not report, named with what it reports.
+  auto config = quadrantConfig(dir, {{"monitor", "val_accuracy"}}, 2);
+  problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
+  EXPECT_EQ(problems[0].path, "train.monitor");
+  EXPECT_EQ(problems[0].message,
+            "the task \"quadrant_regression\" has no figure \"accuracy\" (it reports loss, mae, "
+            "rmse, each as val_ or train_)");
+  {
+    auto recorder = std::make_shared<Recorder>();
+    const auto r = trainWith(config, recorder);
+    EXPECT_EQ(r.state, train::FinishState::Failed);
+    EXPECT_NE(r.reason.find("train.monitor: the task \"quadrant_regression\" has no figure"),
+              std::string::npos)
+        << r.reason;
+    EXPECT_FALSE(fs::exists(dir.file("runs")));
+  }
+  // Not a metric at all: the split is missing, or the name is not one.
+  problems.clear();
+  train::parseTrainOptions(Json{{"monitor", "accuracy"}}, train::ScheduleRegistry::withBuiltins(),
+                           problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_EQ(problems[0].path, "train.monitor");
+  problems.clear();
+  train::parseTrainOptions(Json{{"plateau", Json{{"metric", "Val MAE"}}}},
+                           train::ScheduleRegistry::withBuiltins(), problems);
+  ASSERT_EQ(problems.size(), 1u);
+  EXPECT_NE(problems[0].toString().find("train.plateau.metric"), std::string::npos)
+      << problems[0].toString();
+
+  // A sweep's objective: a task's figure needs its way said.
+  project::Project project;
+  const Json sweep{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
+                   {"objective", "val_mae"}};
+  problems.clear();
+  experiment::parseSweep(sweep, project, problems);
+  ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
+  EXPECT_EQ(problems[0].path, "sweep.mode");
+  Json withMode = sweep;
+  withMode["mode"] = "min";
+  problems.clear();
+  const auto spec = experiment::parseSweep(withMode, project, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_EQ(spec.objective, "val_mae");
+  EXPECT_FALSE(spec.maximize);
 }
 
 TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {

@@ -212,6 +212,48 @@ class FormsTest : public QObject {
 
   // The device options include the local processes of torch.distributed; the other
   // distributed settings have their own group. Both write the train section.
+  // train.monitor takes a name typed in (another task's figure); one the project's task does
+  // not report is a problem at once, naming what the task reports, and Start says so.
+  void aMonitorTypedInIsCheckedAgainstTheTask() {
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    QVERIFY(window.openProject(path, true));
+    window.show();
+    window.pages()->showPage(ProjectPages::TrainingPage);
+    auto* page = window.pages()->trainingPage();
+    auto* monitor = qobject_cast<QComboBox*>(
+        page->form(QStringLiteral("monitor"))->field(QStringLiteral("monitor")));
+    QVERIFY(monitor && monitor->isEditable());
+    const auto problemAt = [&](const std::string& path) -> std::string {
+      for (const auto& p : window.document()->problems())
+        if (p.path == path) return p.message;
+      return {};
+    };
+    monitor->lineEdit()->setFocus();
+    monitor->lineEdit()->selectAll();
+    QTest::keyClicks(monitor->lineEdit(), QStringLiteral("val_mae"));
+    QTest::keyClick(monitor->lineEdit(), Qt::Key_Return);
+    QCOMPARE(window.document()->project().train["monitor"], Json("val_mae"));
+    QCOMPARE(problemAt("train.monitor"),
+             std::string("the task \"classification\" has no figure \"mae\" (it reports loss, "
+                         "accuracy, each as val_ or train_)"));
+    // A typo of a built-in name is one too, with the name meant.
+    monitor = qobject_cast<QComboBox*>(
+        page->form(QStringLiteral("monitor"))->field(QStringLiteral("monitor")));
+    monitor->lineEdit()->setFocus();
+    monitor->lineEdit()->selectAll();
+    QTest::keyClicks(monitor->lineEdit(), QStringLiteral("val_acuracy"));
+    QTest::keyClick(monitor->lineEdit(), Qt::Key_Return);
+    QVERIFY2(problemAt("train.monitor").find("did you mean \"val_accuracy\"") != std::string::npos,
+             problemAt("train.monitor").c_str());
+    // Undo takes the typed names back (edits of one field merge into one step); the problem
+    // goes with them.
+    window.document()->undoStack()->undo();
+    QVERIFY(!window.document()->project().train.contains("monitor"));
+    QVERIFY(problemAt("train.monitor").empty());
+  }
+
   void localProcessesAreADeviceOption() {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registry);

@@ -53,7 +53,11 @@ inline void typeInto(QWidget* widget, const QString& text, Qt::Key end = Qt::Key
 
 /// Opens `combo`'s popup with a click and picks item `index` with the keyboard.
 inline void chooseItem(QComboBox* combo, int index) {
-  QTest::mouseClick(combo, Qt::LeftButton, {}, QPoint(combo->width() / 2, combo->height() / 2));
+  // An editable combo opens its list from the arrow at its right end (a click on its text
+  // places the cursor there).
+  const QPoint at = combo->isEditable() ? QPoint(combo->width() - 8, combo->height() / 2)
+                                        : QPoint(combo->width() / 2, combo->height() / 2);
+  QTest::mouseClick(combo, Qt::LeftButton, {}, at);
   settle();
   QAbstractItemView* view = combo->view();
   if (!view->isVisible()) return;

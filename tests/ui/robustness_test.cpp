@@ -202,6 +202,15 @@ class RobustnessTest : public QObject {
       QVERIFY2(
           t.stored(key) == Json(text.toStdString()),
           qPrintable(where + ": chose " + text + ", the project holds " + dump(t.stored(key))));
+      if (combo->isEditable()) {
+        // A name typed in (a task's figure for a metric): Enter sends it as typed.
+        const QString typed = QStringLiteral("train_loss");
+        typeInto(combo->lineEdit(), typed, Qt::Key_Return);
+        m_inputsSent += int(typed.size()) + 3;
+        QVERIFY2(
+            t.stored(key) == Json(typed.toStdString()),
+            qPrintable(where + ": typed " + typed + ", the project holds " + dump(t.stored(key))));
+      }
     } else if (auto* edit = qobject_cast<QLineEdit*>(field())) {
       // The list shown (or the default), typed again with its first number changed.
       Json v = Json::array({0.25, 0.75});

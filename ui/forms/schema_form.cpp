@@ -224,8 +224,27 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         for (const auto& choice : spec.choices)
           c->addItem(QString::fromStdString(choice));
         c->setToolTip(help);
-        QObject::connect(c, &QComboBox::textActivated, this,
-                         [set](const QString& v) { set(Json(v.toStdString())); });
+        if (!spec.openChoices) {
+          QObject::connect(c, &QComboBox::textActivated, this,
+                           [set](const QString& v) { set(Json(v.toStdString())); });
+        } else {
+          // The choices are suggestions and another name may be typed (a task's figure,
+          // val_mae); the check that follows names a wrong one. A choice from the list is sent
+          // at once; typed text when Enter is pressed or the field is left, and only when the
+          // user typed (an editable combo also reports "activated" when it merely loses focus,
+          // as when its window closes).
+          c->setEditable(true);
+          c->setInsertPolicy(QComboBox::NoInsert);
+          QObject::connect(c, &QComboBox::currentIndexChanged, this, [c, set](int index) {
+            if (index >= 0 && !c->signalsBlocked()) set(Json(c->itemText(index).toStdString()));
+          });
+          QObject::connect(c->lineEdit(), &QLineEdit::editingFinished, this, [c, set] {
+            QLineEdit* edit = c->lineEdit();
+            if (!edit->isModified() || !c->isVisible()) return;
+            edit->setModified(false);
+            set(Json(edit->text().trimmed().toStdString()));
+          });
+        }
         field.show = [c](const Json& v, const Json&) {
           const QSignalBlocker block(c);
           if (v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));

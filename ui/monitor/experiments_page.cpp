@@ -34,10 +34,76 @@
 #include "monitor/run_history.h"
 #include "session/project_document.h"
 #include "session/sweep_session.h"
+#include "util/background_job.h"
 #include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
+
+/// What a poll of a sweep folder read, handed from the worker to the page.
+struct SweepPoll {
+  bool changed = false;  ///< false: nothing moved since the last poll (nothing else is set)
+  QString seen;          ///< the signature the state was read at
+  experiment::SweepState state;
+  std::map<std::int64_t, train::RunRecordReader> readers;  ///< the running trials, followed
+  std::vector<std::pair<std::int64_t, RunHistory>> runs;   ///< the readable ones, by trial
+};
+
+namespace {
+
+/// sweep.json and the running trials' metrics.csv of `state`, each as path, size and time: a
+/// poll reads the files again only when this moved (stat calls only otherwise).
+QString changeSignature(const QString& dir, const experiment::SweepState& state) {
+  QString sig;
+  const auto stamp = [&sig](const QString& path) {
+    const QFileInfo info(path);
+    sig += QStringLiteral("%1:%2:%3;")
+               .arg(path)
+               .arg(info.size())
+               .arg(info.exists() ? info.lastModified().toMSecsSinceEpoch() : -1);
+  };
+  stamp(QDir(dir).filePath(QStringLiteral("sweep.json")));
+  for (const auto& t : state.trials)
+    if (t.status == experiment::TrialStatus::Running && !t.runDir.empty())
+      stamp(QDir(QDir(dir).filePath(QString::fromStdString(t.runDir)))
+                .filePath(QStringLiteral("metrics.csv")));
+  return sig;
+}
+
+/// On the poll's worker thread: the sweep record when its signature moved since `seen` ("":
+/// read it anyway), and what each running trial appended to its run folder (at most 4 MiB a
+/// trial a poll), through the readers kept from the last poll.
+SweepPoll readSweep(const QString& dir, const QString& seen, const experiment::SweepState& previous,
+                    std::map<std::int64_t, train::RunRecordReader> readers) {
+  SweepPoll p;
+  p.readers = std::move(readers);
+  if (!QFileInfo::exists(QDir(dir).filePath("sweep.json"))) return p;
+  if (!seen.isEmpty() && changeSignature(dir, previous) == seen) return p;
+  try {
+    p.state = experiment::loadSweepState(dir.toStdString());
+  } catch (const Error&) {
+    return p;  // the next poll reads it again
+  }
+  p.seen = changeSignature(dir, p.state);
+  p.changed = true;
+  std::map<std::int64_t, train::RunRecordReader> following;  // finished trials are let go
+  for (const auto& t : p.state.trials) {
+    if (t.status != experiment::TrialStatus::Running || t.runDir.empty()) continue;
+    const std::string runDir = QDir(dir).filePath(QString::fromStdString(t.runDir)).toStdString();
+    auto it = p.readers.find(t.id);
+    auto reader = it != p.readers.end() && it->second.dir() == runDir
+                      ? std::move(it->second)
+                      : train::RunRecordReader(runDir);
+    reader.update(std::uint64_t(4) << 20);
+    if (reader.record().error.empty())
+      p.runs.emplace_back(t.id, RunHistory::fromRecord(reader.record()));
+    following.emplace(t.id, std::move(reader));
+  }
+  p.readers = std::move(following);
+  return p;
+}
+
+}  // namespace
 
 namespace {
 
@@ -86,7 +152,8 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
       m_scatter(new QCustomPlot(this)),
       m_scatterParam(new QComboBox(this)),
       m_log(new QPlainTextEdit(this)),
-      m_poll(new QTimer(this)) {
+      m_poll(new QTimer(this)),
+      m_pollJob(new BackgroundJob(this)) {
   m_session = new SweepSession(this);
   connect(m_session, &SweepSession::eventArrived, this, &ExperimentsPage::onSweepEvent);
   connect(m_session, &SweepSession::textArrived, this, &ExperimentsPage::say);
@@ -243,7 +310,7 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   });
   connect(m_applyBest, &QPushButton::clicked, this, [this] { applyBest(); });
   connect(m_scatterParam, &QComboBox::currentIndexChanged, this, [this] { drawScatter(); });
-  connect(m_poll, &QTimer::timeout, this, [this] { reload(); });
+  connect(m_poll, &QTimer::timeout, this, [this] { poll(); });
   m_poll->setInterval(1000);
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
     if (section == QLatin1String("sweep")) refreshDefinition();
@@ -443,12 +510,19 @@ void ExperimentsPage::onSweepEvent(const experiment::SweepEvent& e) {
     case SweepEventType::SweepEnded:
       break;
   }
-  if (e.type != SweepEventType::Epoch) reload();
+  if (e.type != SweepEventType::Epoch) poll(true);
 }
 
 void ExperimentsPage::onSweepFinished(int code) {
   m_poll->stop();
-  reload();
+  m_endCode = code;
+  // The end is told once the record as the sweep left it is shown.
+  if (!poll(true)) reportEnd();
+}
+
+void ExperimentsPage::reportEnd() {
+  const int code = m_endCode;
+  m_endCode = -1;
   m_stop->setEnabled(false);
   refreshDefinition();
   const bool finished = code == kExitOk && m_state.finished;
@@ -501,75 +575,60 @@ bool ExperimentsPage::openSweep(const QString& dir) {
   fillTable();
   drawParallel();
   drawScatter();
-  overlayRunningTrials();
+  poll(true);  // the running trials' run folders, on a worker thread
   return true;
 }
 
-void ExperimentsPage::reload() {
-  if (m_dir.isEmpty()) return;
-  const QString dir = m_dir;
-  // sweep.json is replaced atomically: a read sees one whole version.
-  if (!QFileInfo::exists(QDir(dir).filePath("sweep.json"))) return;
+bool ExperimentsPage::poll(bool force) {
+  if (m_dir.isEmpty()) return false;
   if (!m_hasSpec) {
-    openSweep(dir);
-    return;
+    // sweep.json is replaced atomically: a read sees one whole version.
+    if (QFileInfo::exists(QDir(m_dir).filePath("sweep.json"))) openSweep(m_dir);
+    return m_pollJob->isRunning();  // openSweep polls what it opened
   }
-  // The poll runs every second: files are read again only when sweep.json or a running
-  // trial's metrics.csv has changed since the last read (stat calls only otherwise).
-  const QString seen = changeSignature();
-  if (seen == m_seen) return;
-  try {
-    m_state = experiment::loadSweepState(dir.toStdString());
-  } catch (const Error&) {
-    return;  // the next poll reads it again
+  if (m_pollJob->isRunning()) {
+    m_pollAgain = m_pollAgain || force;
+    return true;
   }
-  m_seen = changeSignature();
-  fillTable();
-  drawParallel();
-  drawScatter();
-  overlayRunningTrials();
+  // The followed trials travel to the worker and back with the poll's result.
+  auto readers =
+      std::make_shared<std::map<std::int64_t, train::RunRecordReader>>(std::move(m_trialRuns));
+  m_trialRuns.clear();
+  m_pollJob->start(
+      [dir = m_dir, seen = force ? QString() : m_seen, state = m_state,
+       readers](const JobContext&) { return readSweep(dir, seen, state, std::move(*readers)); },
+      [this](SweepPoll result) { showPoll(std::move(result)); },
+      [this](const QString&) {  // the next poll reads it again
+        if (m_endCode >= 0) reportEnd();
+      });
+  return true;
 }
 
-QString ExperimentsPage::changeSignature() const {
-  QString sig;
-  const auto stamp = [&sig](const QString& path) {
-    const QFileInfo info(path);
-    sig += QStringLiteral("%1:%2:%3;")
-               .arg(path)
-               .arg(info.size())
-               .arg(info.exists() ? info.lastModified().toMSecsSinceEpoch() : -1);
-  };
-  stamp(QDir(m_dir).filePath(QStringLiteral("sweep.json")));
-  for (const auto& t : m_state.trials)
-    if (t.status == experiment::TrialStatus::Running && !t.runDir.empty())
-      stamp(QDir(QDir(m_dir).filePath(QString::fromStdString(t.runDir)))
-                .filePath(QStringLiteral("metrics.csv")));
-  return sig;
-}
-
-void ExperimentsPage::overlayRunningTrials() {
-  if (!m_dashboard) return;
-  for (const auto& name : m_overlaid)
-    m_dashboard->removeOverlay(name);
-  m_overlaid.clear();
-  std::map<std::int64_t, train::RunRecordReader> following;
-  for (const auto& t : m_state.trials) {
-    if (t.status != experiment::TrialStatus::Running || t.runDir.empty()) continue;
-    const std::string dir = QDir(m_dir).filePath(QString::fromStdString(t.runDir)).toStdString();
-    auto it = m_trialRuns.find(t.id);
-    auto reader = it != m_trialRuns.end() && it->second.dir() == dir ? std::move(it->second)
-                                                                     : train::RunRecordReader(dir);
-    reader.update(std::uint64_t(4) << 20);
-    const auto& record = reader.record();
-    const bool usable = record.error.empty();
-    RunHistory run = RunHistory::fromRecord(record);
-    following.emplace(t.id, std::move(reader));
-    if (!usable) continue;
-    run.name = tr("trial %1").arg(t.id);
-    m_dashboard->addOverlay(run);
-    m_overlaid << run.name;
+void ExperimentsPage::showPoll(SweepPoll result) {
+  m_trialRuns = std::move(result.readers);
+  if (result.changed) {
+    m_state = std::move(result.state);
+    m_seen = result.seen;
+    fillTable();
+    drawParallel();
+    drawScatter();
+    if (m_dashboard) {
+      for (const auto& name : m_overlaid)
+        m_dashboard->removeOverlay(name);
+      m_overlaid.clear();
+      for (auto& [id, run] : result.runs) {
+        run.name = tr("trial %1").arg(id);
+        m_dashboard->addOverlay(run);
+        m_overlaid << run.name;
+      }
+    }
   }
-  m_trialRuns = std::move(following);  // finished trials are no longer followed
+  if (m_pollAgain) {
+    m_pollAgain = false;
+    poll(true);
+  } else if (m_endCode >= 0) {
+    reportEnd();
+  }
 }
 
 bool ExperimentsPage::applyBest() {

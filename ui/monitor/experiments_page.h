@@ -27,6 +27,9 @@ class QTimer;
 
 namespace netsmith::ui {
 
+class BackgroundJob;
+struct SweepPoll;
+
 class Dashboard;
 class ProjectDocument;
 class SweepSession;
@@ -84,12 +87,16 @@ class ExperimentsPage : public QWidget {
   bool start(const QStringList& args);
   void onSweepEvent(const experiment::SweepEvent& event);
   void onSweepFinished(int exitCode);
-  void reload();
+  /// Reads what changed in the sweep folder on a worker thread (m_pollJob): sweep.json and the
+  /// running trials' run folders, when their signature moved (or always, `force`). Returns
+  /// false when there is nothing to read (no sweep shown).
+  bool poll(bool force = false);
+  void showPoll(SweepPoll poll);
+  /// What onSweepFinished says, once the sweep's last poll is shown.
+  void reportEnd();
   void fillTable();
   void drawParallel();
   void drawScatter();
-  void overlayRunningTrials();
-  QString changeSignature() const;
   void say(const QString& text);
 
   ProjectDocument* m_document;
@@ -119,15 +126,18 @@ class ExperimentsPage : public QWidget {
   QPlainTextEdit* m_log;
   SweepSession* m_session = nullptr;
   QTimer* m_poll;
+  BackgroundJob* m_pollJob;
+  bool m_pollAgain = false;  ///< a forced poll was asked for while one ran
+  int m_endCode = -1;        ///< the sweep process's exit code, until its last poll is shown
   QString m_dir;
   experiment::SweepState m_state;
   experiment::SweepSpec m_spec;
   bool m_hasSpec = false;
   QStringList m_overlaid;
   /// Each running trial's run folder, followed between polls: a poll reads what the trial
-  /// appended since the last one, at most 4 MiB of it.
+  /// appended since the last one, at most 4 MiB of it (handed to the poll's worker and back).
   std::map<std::int64_t, train::RunRecordReader> m_trialRuns;
-  // What the last reload() saw: sweep.json and the running trials' metrics.csv (size, mtime).
+  // What the last poll saw: sweep.json and the running trials' metrics.csv (size, mtime).
   QString m_seen;
   bool m_refreshing = false;
   bool m_tableSorted = false;

@@ -143,6 +143,9 @@ void ProjectDocument::composeProblems() {
   // rule for the data (unless training replaces the head: train.replace_head).
   if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, m_tasks))
     m_problems.push_back(*p);
+  // ...and a metric (train.monitor, early stopping, plateau) the task does not report.
+  const auto metrics = train::metricProblems(m_project, m_analysis, m_dataClasses, m_tasks);
+  m_problems.insert(m_problems.end(), metrics.begin(), metrics.end());
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
 }
 

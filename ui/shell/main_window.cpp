@@ -20,6 +20,7 @@
 #include <QResizeEvent>
 #include <QScreen>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -161,7 +162,16 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   refresh();
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // Closing hides the window, and a field that loses focus then may still send its value:
+  // nothing it sends reaches the document, and nothing the document says reaches the window,
+  // once the window is going.
+  if (QWidget* focus = QApplication::focusWidget(); focus && isAncestorOf(focus)) {
+    const QSignalBlocker quiet(focus);
+    focus->clearFocus();
+  }
+  m_document->disconnect(this);
+}
 
 Dashboard* MainWindow::dashboard() const {
   return m_pages->dashboard();
