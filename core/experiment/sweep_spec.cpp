@@ -320,11 +320,8 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
     const Json& o = sweep["objective"];
     train::MetricChoice metric;
     // A near miss of a built-in name is a typo, not a task's figure.
-    const bool typo =
-        o.is_string() &&
-        std::find(objectives.begin(), objectives.end(), o.get<std::string>()) == objectives.end() &&
-        !schema::closestName(o.get<std::string>(), objectives).empty();
-    if (!o.is_string() || typo || !train::parseMetricChoice(o.get<std::string>(), "auto", metric)) {
+    if (!o.is_string() || !train::parseMetricChoice(o.get<std::string>(), "auto", metric) ||
+        !train::metricTypo(metric).empty()) {
       problems.push_back(
           {"sweep.objective",
            missingName("objective", o.is_string() ? o.get<std::string>() : o.dump(), objectives),

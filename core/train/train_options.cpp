@@ -63,15 +63,27 @@ const std::vector<std::string>& metricNames() {
   return kNames;
 }
 
+}  // namespace
+
+std::string metricTypo(const MetricChoice& metric) {
+  // Only the figure is compared, and only with the built-in ones: train_rmse is a figure of
+  // some task, train_los a typo.
+  static const std::vector<std::string> kBuiltIn{"loss", "accuracy"};
+  const std::string figure = metric.figure();
+  if (std::find(kBuiltIn.begin(), kBuiltIn.end(), figure) != kBuiltIn.end()) return {};
+  const auto near = schema::closestName(figure, kBuiltIn);
+  return near.empty() ? near : metric.name.substr(0, metric.name.size() - figure.size()) + near;
+}
+
+namespace {
+
 /// "" for a metric name; else why not: no split, or a near miss of a built-in name (a typo,
 /// not a figure of some task).
 std::string metricProblem(const std::string& name) {
   MetricChoice m;
   if (!parseMetricChoice(name, "auto", m))
     return "\"" + name + "\" is not val_<figure> or train_<figure> (val_loss, val_accuracy, ...)";
-  const auto& names = metricNames();
-  if (std::find(names.begin(), names.end(), name) != names.end()) return {};
-  if (const auto near = schema::closestName(name, names); !near.empty())
+  if (const auto near = metricTypo(m); !near.empty())
     return "unknown metric \"" + name + "\"; did you mean \"" + near + "\"?";
   return {};
 }

@@ -108,6 +108,9 @@ const schema::ParamSchema& plateauSchema();
 /// val_<figure> or train_<figure>. Under "auto", losses are minimised and everything else
 /// maximised until resolveMetrics (trainability.h) asks the task.
 bool parseMetricChoice(const std::string& name, const std::string& mode, MetricChoice& out);
+/// The built-in metric `metric` is a near miss of ("val_los": "val_loss"), or "" (a built-in
+/// name, or a figure of some task).
+std::string metricTypo(const MetricChoice& metric);
 
 /// The optimizer types and their parameter schemas (for forms and validation).
 const schema::ParamSchema& optimizerSchema(const std::string& type);

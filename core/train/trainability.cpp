@@ -59,7 +59,10 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
   check(options.monitor, "train.monitor");
   if (options.earlyStopping.enabled)
     check(options.earlyStopping.metric, "train.early_stopping.metric");
-  if (options.plateau.enabled) check(options.plateau.metric, "train.plateau.metric");
+  if (options.plateau.enabled) {
+    check(options.plateau.metric, "train.plateau.metric");
+    options.plateau.controller.maximize = options.plateau.metric.maximize;  // the way it counts
+  }
   return problems;
 }
 
@@ -71,7 +74,20 @@ Problems metricProblems(const project::Project& project, const graph::GraphAnaly
   if (!def || !trainProblems.empty()) return {};  // reported where the task and section are
   try {
     const auto task = checkingTask(*def, analysis, dataClasses);
-    return resolveMetrics(options, task->figures(), task->name());
+    auto problems = resolveMetrics(options, task->figures(), task->name());
+    // A sweep's objective too (its syntax is the sweep section's own check).
+    const Json sweep = project.extra.value("sweep", Json());
+    if (sweep.is_object() && sweep.contains("objective") && sweep["objective"].is_string()) {
+      TrainOptions objective;
+      objective.monitorGiven = true;
+      if (parseMetricChoice(sweep["objective"].get<std::string>(), "auto", objective.monitor)) {
+        for (auto p : resolveMetrics(objective, task->figures(), task->name())) {
+          p.path = "sweep.objective";
+          problems.push_back(std::move(p));
+        }
+      }
+    }
+    return problems;
   } catch (const Error&) {
     return {};  // the head rule's check reports a task that cannot be made
   }

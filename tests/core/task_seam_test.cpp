@@ -268,6 +268,16 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   EXPECT_TRUE(train::resolveMetrics(options, quadrant.figures(), quadrant.name()).empty());
   EXPECT_EQ(options.monitor.name, "val_mae");
   EXPECT_FALSE(options.monitor.maximize);
+  // The plateau counts a lower MAE as better too (its controller takes the metric's way), and
+  // train_rmse is a figure, not a typo of train_loss.
+  options = train::parseTrainOptions(Json{{"plateau", Json{{"metric", "val_mae"}}},
+                                          {"early_stopping", Json{{"metric", "train_rmse"}}}},
+                                     train::ScheduleRegistry::withBuiltins(), problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_TRUE(train::resolveMetrics(options, quadrant.figures(), quadrant.name()).empty());
+  EXPECT_FALSE(options.plateau.metric.maximize);
+  EXPECT_FALSE(options.plateau.controller.maximize);
+  EXPECT_FALSE(options.earlyStopping.metric.maximize);
   // Classification keeps its default, val_accuracy, maximised; a loss is minimised; a mode
   // given stands.
   task::TaskSetup setup;
@@ -301,6 +311,16 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
         << r.reason;
     EXPECT_FALSE(fs::exists(dir.file("runs")));
   }
+  // A sweep's objective is checked against the task too.
+  config.project.train = Json::object();
+  config.project.extra["sweep"] =
+      Json{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
+           {"objective", "val_accuracy"}};
+  problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
+  EXPECT_EQ(problems[0].path, "sweep.objective");
+  EXPECT_NE(problems[0].message.find("no figure \"accuracy\""), std::string::npos);
+  config.project.extra.erase("sweep");
   // Not a metric at all: the split is missing, or the name is not one.
   problems.clear();
   train::parseTrainOptions(Json{{"monitor", "accuracy"}}, train::ScheduleRegistry::withBuiltins(),

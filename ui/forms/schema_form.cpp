@@ -247,7 +247,16 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         }
         field.show = [c](const Json& v, const Json&) {
           const QSignalBlocker block(c);
-          if (v.is_string()) c->setCurrentText(QString::fromStdString(v.get<std::string>()));
+          if (!v.is_string()) return;
+          const QString text = QString::fromStdString(v.get<std::string>());
+          if (c->isEditable()) {
+            // The list's current row follows the value (none for a typed name), so that any
+            // other row picked is a change.
+            c->setCurrentIndex(c->findText(text));
+            c->setEditText(text);
+          } else {
+            c->setCurrentText(text);
+          }
         };
         editor = c;
         field.widget = c;

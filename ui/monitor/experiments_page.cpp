@@ -47,6 +47,7 @@ struct SweepPoll {
   experiment::SweepState state;
   std::map<std::int64_t, train::RunRecordReader> readers;  ///< the running trials, followed
   std::vector<std::pair<std::int64_t, RunHistory>> runs;   ///< the readable ones, by trial
+  std::uint64_t generation = 0;  ///< the page's m_pollGeneration when the poll started
 };
 
 namespace {
@@ -458,7 +459,9 @@ bool ExperimentsPage::start(const QStringList& args) {
            "their trials with it."));
     return false;
   }
-  m_hasSpec = false;  // read again from the sweep's folder
+  if (m_endCode >= 0) reportEnd();  // the last sweep's end is told before this one starts
+  m_hasSpec = false;                // read again from the sweep's folder
+  ++m_pollGeneration;               // a poll still running reads what was shown before
   if (args.size() > 2 && args[1] == QLatin1String("--resume")) m_dir = args[2];
   m_log->clear();
   say(QStringLiteral("$ netsmith-cli ") + args.join(QLatin1Char(' ')));
@@ -487,6 +490,7 @@ void ExperimentsPage::onSweepEvent(const experiment::SweepEvent& e) {
   switch (e.type) {
     case SweepEventType::SweepStarted:
       m_dir = QString::fromStdString(e.folder);
+      ++m_pollGeneration;
       say(tr("sweep folder %1").arg(m_dir));
       break;
     case SweepEventType::TrialStarted:
@@ -572,6 +576,7 @@ bool ExperimentsPage::openSweep(const QString& dir) {
     return false;
   }
   m_dir = dir;
+  ++m_pollGeneration;
   fillTable();
   drawParallel();
   drawScatter();
@@ -595,16 +600,32 @@ bool ExperimentsPage::poll(bool force) {
       std::make_shared<std::map<std::int64_t, train::RunRecordReader>>(std::move(m_trialRuns));
   m_trialRuns.clear();
   m_pollJob->start(
-      [dir = m_dir, seen = force ? QString() : m_seen, state = m_state,
-       readers](const JobContext&) { return readSweep(dir, seen, state, std::move(*readers)); },
+      [dir = m_dir, seen = force ? QString() : m_seen, state = m_state, readers,
+       generation = m_pollGeneration](const JobContext&) {
+        auto result = readSweep(dir, seen, state, std::move(*readers));
+        result.generation = generation;
+        return result;
+      },
       [this](SweepPoll result) { showPoll(std::move(result)); },
-      [this](const QString&) {  // the next poll reads it again
-        if (m_endCode >= 0) reportEnd();
-      });
+      [this](const QString&) { afterPoll(); });  // the next poll reads it again
   return true;
 }
 
+void ExperimentsPage::afterPoll() {
+  if (m_pollAgain) {
+    m_pollAgain = false;
+    if (poll(true)) return;  // the end waits for that one
+  }
+  if (m_endCode >= 0) reportEnd();
+}
+
 void ExperimentsPage::showPoll(SweepPoll result) {
+  if (result.generation != m_pollGeneration) {
+    // Read for a sweep shown before: dropped, and the one shown now is read.
+    m_pollAgain = true;
+    afterPoll();
+    return;
+  }
   m_trialRuns = std::move(result.readers);
   if (result.changed) {
     m_state = std::move(result.state);
@@ -623,12 +644,7 @@ void ExperimentsPage::showPoll(SweepPoll result) {
       }
     }
   }
-  if (m_pollAgain) {
-    m_pollAgain = false;
-    poll(true);
-  } else if (m_endCode >= 0) {
-    reportEnd();
-  }
+  afterPoll();
 }
 
 bool ExperimentsPage::applyBest() {

@@ -8,6 +8,8 @@
 // the Dashboard, and "Apply best" (one undoable edit). Everything shown is read from the
 // sweep's own record (sweep.json).
 #include <QString>
+
+#include <cstdint>
 #include <QWidget>
 
 #include "experiment/sweep_event.h"
@@ -92,6 +94,8 @@ class ExperimentsPage : public QWidget {
   /// false when there is nothing to read (no sweep shown).
   bool poll(bool force = false);
   void showPoll(SweepPoll poll);
+  /// After a poll: the one asked for meanwhile, else the sweep's end when it waits.
+  void afterPoll();
   /// What onSweepFinished says, once the sweep's last poll is shown.
   void reportEnd();
   void fillTable();
@@ -128,7 +132,9 @@ class ExperimentsPage : public QWidget {
   QTimer* m_poll;
   BackgroundJob* m_pollJob;
   bool m_pollAgain = false;  ///< a forced poll was asked for while one ran
-  int m_endCode = -1;        ///< the sweep process's exit code, until its last poll is shown
+  /// Counts the sweeps shown: a poll's result for an earlier one is dropped.
+  std::uint64_t m_pollGeneration = 0;
+  int m_endCode = -1;  ///< the sweep process's exit code, until its last poll is shown
   QString m_dir;
   experiment::SweepState m_state;
   experiment::SweepSpec m_spec;
