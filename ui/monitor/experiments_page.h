@@ -9,8 +9,8 @@
 // sweep's own record (sweep.json).
 #include <QString>
 
-#include <cstdint>
 #include <QWidget>
+#include <cstdint>
 
 #include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
