@@ -60,16 +60,16 @@ void suggestLearningRate(LrFindResult& r) {
   std::size_t start = minAt;
   while (start > skip && r.smoothed[start - 1] >= r.smoothed[start] - 0.01 * r.smoothed[minAt])
     --start;
-  // ...and, within its last two decades of LR, the steepest fall in log LR over a few steps.
-  constexpr std::size_t kSpan = 3;
+  // ...and, on it, the steepest fall in log LR over a twentieth of the sweep (at least three
+  // steps: a short span follows the smoothing's noise).
+  const std::size_t span = std::max<std::size_t>(3, n / 20);
   double steepest = 0;
-  for (std::size_t k = start; k + kSpan <= minAt; ++k) {
-    if (r.lrs[k] < r.minLossLr / 100) continue;
+  for (std::size_t k = start; k + span <= minAt; ++k) {
     const double slope =
-        (r.smoothed[k + kSpan] - r.smoothed[k]) / (std::log(r.lrs[k + kSpan]) - std::log(r.lrs[k]));
+        (r.smoothed[k + span] - r.smoothed[k]) / (std::log(r.lrs[k + span]) - std::log(r.lrs[k]));
     if (slope < steepest) {
       steepest = slope;
-      r.suggestedLr = std::sqrt(r.lrs[k] * r.lrs[k + kSpan]);  // the middle, in log LR
+      r.suggestedLr = std::sqrt(r.lrs[k] * r.lrs[k + span]);  // the middle, in log LR
     }
   }
 }

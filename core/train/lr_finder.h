@@ -13,9 +13,11 @@ LrFindResult findLearningRate(RunContext& ctx, RunSetup& setup, const LrFindOpti
 
 /// Suggestions from a finished sweep. minLossLr: where the smoothed loss is lowest (after the
 /// first tenth of the sweep). suggestedLr: the steepest fall of the smoothed loss (in log LR,
-/// over three steps) within the falling stretch that ends at that minimum and within two
-/// decades below it; minLossLr / 10 when nothing falls. So the suggestion always lies in
-/// [minLossLr / 100, minLossLr], even when the start of a noisy sweep (MixUp) wiggles.
+/// over a twentieth of the sweep, at least three steps) within the falling stretch that ends at
+/// that minimum; minLossLr / 10 when nothing falls. The minimum itself is where training
+/// already breaks down (the smoothed loss lags the LR), so it is never suggested; nor is a
+/// floor tied to it: with Adam the smoothed loss keeps creeping down for decades past the
+/// point that trains best, and the steep part of the fall is what trains well.
 void suggestLearningRate(LrFindResult& result);
 
 }  // namespace netsmith::train

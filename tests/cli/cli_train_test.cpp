@@ -228,8 +228,9 @@ TEST(CliTrain, LrFindPrintsASuggestion) {
       << r.output;
 }
 
-// On the small Fashion-MNIST CNN (real data), with and without MixUp, lr-find suggests an LR
-// within two decades below the lowest loss, between 1e-4 and 1e-2.
+// On the small Fashion-MNIST CNN (real data, Adam), with and without MixUp, lr-find suggests an
+// LR below the lowest loss, between 1e-4 and 3e-3 (where Adam trains this CNN best:
+// tests/cli/lr_find_flow.py trains at the suggestion, a tenth of it and ten times it).
 TEST(CliTrain, LrFindOnTheSmallFashionMnistCnnWithAndWithoutMixUp) {
   const std::string example =
       std::string(NETSMITH_SOURCE_DIR) + "/resources/templates/fashion_mnist_cnn.netsmith.json";
@@ -245,10 +246,9 @@ TEST(CliTrain, LrFindOnTheSmallFashionMnistCnnWithAndWithoutMixUp) {
     ASSERT_EQ(r.exitCode, 0) << r.output;
     const Json j = Json::parse(lastLine(r.output));
     const double suggested = j["suggested_lr"], lowest = j["min_loss_lr"];
-    EXPECT_GE(suggested, lowest / 100) << mixup;
-    EXPECT_LE(suggested, lowest) << mixup;
+    EXPECT_LT(suggested, lowest) << mixup;
     EXPECT_GE(suggested, 1e-4) << mixup;
-    EXPECT_LE(suggested, 1e-2) << mixup;
+    EXPECT_LE(suggested, 3e-3) << mixup;
   }
 }
 
