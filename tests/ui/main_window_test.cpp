@@ -538,6 +538,11 @@ class MainWindowTest : public QObject {
     auto* chart = dialog->findChild<QCustomPlot*>(QStringLiteral("lrFinderChart"));
     QVERIFY(chart->graph(0)->dataCount() > 10);
     QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), 0);  // not a run
+    // The suggestion (red) and the lowest loss (grey) are drawn on the curve, as the summary
+    // gives them.
+    QCOMPARE(chart->itemCount(), 2);
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) dialog->grab().save(shots + QStringLiteral("/lr-finder.png"));
     dialog->close();
   }
 
