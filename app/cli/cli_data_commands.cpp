@@ -47,6 +47,19 @@ std::unique_ptr<data::ProjectData> openData(const std::string& path,
   return pd;
 }
 
+/// What a transform does to a segmentation mask, for `transforms`.
+const char* targetEffectName(augment::TargetEffect effect) {
+  switch (effect) {
+    case augment::TargetEffect::Moves:
+      return "moved with the image";
+    case augment::TargetEffect::Breaks:
+      return "not usable";
+    case augment::TargetEffect::None:
+      break;
+  }
+  return "untouched";
+}
+
 }  // namespace
 
 int runTransforms(const std::vector<std::string>& words) {
@@ -62,6 +75,7 @@ int runTransforms(const std::vector<std::string>& words) {
                          {"default_p", t.defaultProbability},
                          {"deterministic", t.deterministic},
                          {"batch", t.batchLevel},
+                         {"masks", targetEffectName(t.targets)},
                          {"params", schema::schemaToJson(t.schema)}});
     }
     std::cout << all.dump(2) << '\n';
@@ -71,7 +85,8 @@ int runTransforms(const std::vector<std::string>& words) {
     std::cout << group << '\n';
     for (const auto& t : registry.all()) {
       if (t.group != group) continue;
-      std::cout << "  " << t.name << " - " << t.help << " (p " << t.defaultProbability << ")\n"
+      std::cout << "  " << t.name << " - " << t.help << " (p " << t.defaultProbability
+                << "; masks: " << targetEffectName(t.targets) << ")\n"
                 << schema::schemaToText(t.schema, "      ");
     }
   }

@@ -14,6 +14,7 @@ void registerBatchTransforms(TransformRegistry& registry) {
                       .above(0)
                       .atMost(100)};
   mixup.batchLevel = true;
+  mixup.targets = TargetEffect::Breaks;  // a blended mask is no class
   registry.add(std::move(mixup));
 
   TransformDef cutmix;
@@ -24,6 +25,7 @@ void registerBatchTransforms(TransformRegistry& registry) {
                        .above(0)
                        .atMost(100)};
   cutmix.batchLevel = true;
+  cutmix.targets = TargetEffect::Breaks;  // the box is not pasted into a mask
   registry.add(std::move(cutmix));
 }
 

@@ -1,5 +1,9 @@
 // Geometry family: Resize, CenterCrop, RandomCrop, RandomResizedCrop, HorizontalFlip,
 // VerticalFlip, RandomRotation, RandomAffine (torchvision semantics, sizes as [height, width]).
+// Each moves a pixel target (a mask) with the image under the same draws: nearest neighbour
+// on the pixel centres the image's interpolation uses (INTER_NEAREST_EXACT for resizes: plain
+// INTER_NEAREST floors and shifts a mask up to half a source pixel off the image), new pixels
+// the target's fill (the ignore index).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -57,11 +61,11 @@ void cropTo(cv::Mat& image, int top, int left, cv::Size size) {
   image = image(cv::Rect(left, top, size.width, size.height)).clone();
 }
 
-/// torchvision center_crop: pads with black when the crop is larger than the image.
-void centerCrop(cv::Mat& image, cv::Size size) {
+/// torchvision center_crop: pads with `fill` (black) when the crop is larger than the image.
+void centerCrop(cv::Mat& image, cv::Size size, double fill = 0.0) {
   const int padW = std::max(size.width - image.cols, 0);
   const int padH = std::max(size.height - image.rows, 0);
-  padConstant(image, padH / 2, (padH + 1) / 2, padW / 2, (padW + 1) / 2, 0.0);
+  padConstant(image, padH / 2, (padH + 1) / 2, padW / 2, (padW + 1) / 2, fill);
   const int top = static_cast<int>(std::nearbyint((image.rows - size.height) / 2.0));
   const int left = static_cast<int>(std::nearbyint((image.cols - size.width) / 2.0));
   cropTo(image, top, left, size);
@@ -80,11 +84,15 @@ TransformDef resizeDef() {
   def.deterministic = true;
   def.setsSize = true;
   def.anyDepth = true;
+  def.targets = TargetEffect::Moves;
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     const int interpolation = interpolationFlag(p.text("interpolation"));
-    return std::make_unique<FunctionTransform>(
-        [size, interpolation](cv::Mat& img, SampleRng&) { resizeTo(img, size, interpolation); });
+    return std::make_unique<GeometricTransform>(
+        [size, interpolation](cv::Mat& img, PixelTarget* target, SampleRng&) {
+          resizeTo(img, size, interpolation);
+          if (target) resizeTo(target->mask, size, cv::INTER_NEAREST_EXACT);
+        });
   };
   return def;
 }
@@ -98,10 +106,14 @@ TransformDef centerCropDef() {
   def.deterministic = true;
   def.setsSize = true;
   def.anyDepth = true;  // pads with 0, black at any depth
+  def.targets = TargetEffect::Moves;
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
-    return std::make_unique<FunctionTransform>(
-        [size](cv::Mat& img, SampleRng&) { centerCrop(img, size); });
+    return std::make_unique<GeometricTransform>(
+        [size](cv::Mat& img, PixelTarget* target, SampleRng&) {
+          centerCrop(img, size);
+          if (target) centerCrop(target->mask, size, target->fill);
+        });
   };
   return def;
 }
@@ -129,6 +141,7 @@ TransformDef randomCropDef() {
       ParamSpec::boolean("pad_if_needed", false, "pad images smaller than the crop size"),
   };
   def.setsSize = true;
+  def.targets = TargetEffect::Moves;
   def.check = [](const Params& p, const TransformContext& ctx) {
     std::vector<TransformIssue> issues;
     if (p.flag("pad_if_needed")) return issues;
@@ -150,27 +163,37 @@ TransformDef randomCropDef() {
     const double fill = p.real("fill");
     const int mode = borderMode(p.text("padding_mode"));
     const bool padIfNeeded = p.flag("pad_if_needed");
-    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
-      const auto padBy = [&](int vertical, int horizontal) {
-        cv::Mat out;
-        cv::copyMakeBorder(img, out, vertical, vertical, horizontal, horizontal, mode,
-                           cv::Scalar::all(fill));
-        img = out;
-      };
-      if (padH > 0 || padW > 0) padBy(padH, padW);
-      // As torchvision: a missing amount d is added on both sides.
-      if (padIfNeeded && img.cols < size.width) padBy(0, size.width - img.cols);
-      if (padIfNeeded && img.rows < size.height) padBy(size.height - img.rows, 0);
-      // An image smaller than `check` assumed still gets a crop of the promised size.
-      if (img.cols < size.width || img.rows < size.height) {
-        const int dw = std::max(size.width - img.cols, 0);
-        const int dh = std::max(size.height - img.rows, 0);
-        padConstant(img, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, fill);
-      }
-      const auto top = static_cast<int>(rng.integer(0, img.rows - size.height));
-      const auto left = static_cast<int>(rng.integer(0, img.cols - size.width));
-      cropTo(img, top, left, size);
-    });
+    return std::make_unique<GeometricTransform>(
+        [=](cv::Mat& img, PixelTarget* target, SampleRng& rng) {
+          // The target is padded the same way (reflect and edge mirror or repeat its classes;
+          // a constant pad is its fill).
+          const auto padBy = [&](int vertical, int horizontal) {
+            cv::Mat out;
+            cv::copyMakeBorder(img, out, vertical, vertical, horizontal, horizontal, mode,
+                               cv::Scalar::all(fill));
+            img = out;
+            if (!target) return;
+            cv::copyMakeBorder(target->mask, out, vertical, vertical, horizontal, horizontal, mode,
+                               cv::Scalar::all(target->fill));
+            target->mask = out;
+          };
+          if (padH > 0 || padW > 0) padBy(padH, padW);
+          // As torchvision: a missing amount d is added on both sides.
+          if (padIfNeeded && img.cols < size.width) padBy(0, size.width - img.cols);
+          if (padIfNeeded && img.rows < size.height) padBy(size.height - img.rows, 0);
+          // An image smaller than `check` assumed still gets a crop of the promised size.
+          if (img.cols < size.width || img.rows < size.height) {
+            const int dw = std::max(size.width - img.cols, 0);
+            const int dh = std::max(size.height - img.rows, 0);
+            padConstant(img, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, fill);
+            if (target)
+              padConstant(target->mask, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, target->fill);
+          }
+          const auto top = static_cast<int>(rng.integer(0, img.rows - size.height));
+          const auto left = static_cast<int>(rng.integer(0, img.cols - size.width));
+          cropTo(img, top, left, size);
+          if (target) cropTo(target->mask, top, left, size);
+        });
   };
   return def;
 }
@@ -217,6 +240,15 @@ class ResizedCrop : public Transform {
     finishCut(cut, rng);
     image = cut;
   }
+  void applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng& rng) const override {
+    const cv::Rect region = regionOf(image.size(), rng);
+    cv::Mat cut = image(region);
+    finishCut(cut, rng);
+    image = cut;
+    cv::Mat mask = target.mask(region).clone();
+    resizeTo(mask, m_size, cv::INTER_NEAREST_EXACT);
+    target.mask = mask;
+  }
   bool cutsRegion() const override { return true; }
   cv::Rect regionOf(cv::Size image, SampleRng& rng) const override {
     return resizedCropRegion(image, m_scale, m_ratio, rng);
@@ -252,6 +284,7 @@ TransformDef randomResizedCropDef() {
   };
   def.setsSize = true;
   def.anyDepth = true;
+  def.targets = TargetEffect::Moves;
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     const auto scale = p.range("scale");
@@ -268,9 +301,13 @@ TransformDef flipDef(const std::string& name, const std::string& help, int flipC
   def.help = help;
   def.defaultProbability = 0.5;
   def.anyDepth = true;
+  def.targets = TargetEffect::Moves;
   def.build = [flipCode](const Params&, const TransformContext&) -> std::unique_ptr<Transform> {
-    return std::make_unique<FunctionTransform>(
-        [flipCode](cv::Mat& img, SampleRng&) { cv::flip(img, img, flipCode); });
+    return std::make_unique<GeometricTransform>(
+        [flipCode](cv::Mat& img, PixelTarget* target, SampleRng&) {
+          cv::flip(img, img, flipCode);
+          if (target) cv::flip(target->mask, target->mask, flipCode);
+        });
   };
   return def;
 }
@@ -287,13 +324,17 @@ TransformDef randomRotationDef() {
           .inUnit("deg"),
       fillParam(),
   };
+  def.targets = TargetEffect::Moves;
   def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
     const double degrees = p.real("degrees");
     const double fill = p.real("fill");
-    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
-      const double angle = rng.uniform(-degrees, degrees);
-      warpWithFill(img, affineMatrix(imageCenter(img), angle, {0, 0}, 1.0, 0, 0), fill);
-    });
+    return std::make_unique<GeometricTransform>(
+        [=](cv::Mat& img, PixelTarget* target, SampleRng& rng) {
+          const double angle = rng.uniform(-degrees, degrees);
+          const auto forward = affineMatrix(imageCenter(img), angle, {0, 0}, 1.0, 0, 0);
+          warpWithFill(img, forward, fill);
+          if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+        });
   };
   return def;
 }
@@ -330,6 +371,7 @@ TransformDef randomAffineDef() {
     }
     return issues;
   };
+  def.targets = TargetEffect::Moves;
   def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {
     const double degrees = p.real("degrees");
     const auto list = p.list("translate");
@@ -337,17 +379,20 @@ TransformDef randomAffineDef() {
     const auto scale = p.range("scale");
     const double shear = p.real("shear");
     const double fill = p.real("fill");
-    return std::make_unique<FunctionTransform>([=](cv::Mat& img, SampleRng& rng) {
-      const double angle = rng.uniform(-degrees, degrees);
-      const double maxDx = translate[0] * img.cols;
-      const double maxDy = translate[1] * img.rows;
-      // Whole-pixel shifts, as torchvision.
-      const double dx = std::nearbyint(rng.uniform(-maxDx, maxDx));
-      const double dy = std::nearbyint(rng.uniform(-maxDy, maxDy));
-      const double zoom = rng.uniform(scale[0], scale[1]);
-      const double shearX = rng.uniform(-shear, shear);
-      warpWithFill(img, affineMatrix(imageCenter(img), angle, {dx, dy}, zoom, shearX, 0), fill);
-    });
+    return std::make_unique<GeometricTransform>(
+        [=](cv::Mat& img, PixelTarget* target, SampleRng& rng) {
+          const double angle = rng.uniform(-degrees, degrees);
+          const double maxDx = translate[0] * img.cols;
+          const double maxDy = translate[1] * img.rows;
+          // Whole-pixel shifts, as torchvision.
+          const double dx = std::nearbyint(rng.uniform(-maxDx, maxDx));
+          const double dy = std::nearbyint(rng.uniform(-maxDy, maxDy));
+          const double zoom = rng.uniform(scale[0], scale[1]);
+          const double shearX = rng.uniform(-shear, shear);
+          const auto forward = affineMatrix(imageCenter(img), angle, {dx, dy}, zoom, shearX, 0);
+          warpWithFill(img, forward, fill);
+          if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+        });
   };
   return def;
 }

@@ -72,6 +72,14 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
         problems.push_back({path + "." + issue.param, issue.message, {}, {}});
       if (!issues.empty()) continue;
     }
+    if (context.pixelTargets && def->targets == TargetEffect::Breaks) {
+      problems.push_back({path + ".transform",
+                          name + " moves or mixes pixels but cannot move a mask with them",
+                          {},
+                          "use the Geometry transforms (flips, crops, rotation, affine), which "
+                          "move the mask with the image"});
+      continue;
+    }
     if (!enabled) continue;
     if (def->batchLevel) {
       BatchMix mix;
@@ -97,15 +105,21 @@ namespace {
 /// draws the step's chance first, even when p == 1, so that later steps see the same random
 /// stream whatever the probabilities of earlier ones are set to.
 template <typename Step>
-void runStep(const Step& step, cv::Mat& image, SampleRng* rng) {
+void runStep(const Step& step, cv::Mat& image, SampleRng* rng, PixelTarget* target = nullptr) {
+  const auto run = [&](SampleRng& r) {
+    if (target)
+      step.transform->applyWithTarget(image, *target, r);
+    else
+      step.transform->apply(image, r);
+  };
   if (!rng) {
     if (!step.deterministic) return;
     SampleRng unused(0);
-    step.transform->apply(image, unused);
+    run(unused);
     return;
   }
   const bool fire = rng->uniform(0.0, 1.0) < step.probability;
-  if (fire) step.transform->apply(image, *rng);
+  if (fire) run(*rng);
 }
 
 }  // namespace
@@ -115,6 +129,18 @@ void Pipeline::apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize,
   for (std::size_t i = from; i < m_steps.size(); ++i) {
     if (stopBeforeNormalize && m_steps[i].isNormalize) break;
     runStep(m_steps[i], image, rng);
+  }
+}
+
+void Pipeline::applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng* rng,
+                               bool stopBeforeNormalize) const {
+  if (target.mask.size() != image.size() || target.mask.type() != CV_8UC1)
+    throw Error("augment: a mask must be one byte per pixel at the image's size (" +
+                std::to_string(image.cols) + "x" + std::to_string(image.rows) + "), got " +
+                std::to_string(target.mask.cols) + "x" + std::to_string(target.mask.rows));
+  for (const auto& step : m_steps) {
+    if (stopBeforeNormalize && step.isNormalize) break;
+    runStep(step, image, rng, &target);
   }
 }
 

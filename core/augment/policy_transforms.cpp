@@ -259,6 +259,7 @@ TransformDef randAugmentDef() {
   TransformDef def;
   def.name = "RandAugment";
   def.group = "Policy";
+  def.targets = TargetEffect::Breaks;  // shears and shifts without a target
   def.help = "applies num_ops operations chosen at random, all at one magnitude";
   def.schema = {
       ParamSpec::integer("num_ops", 2, "operations applied in sequence").atLeast(0).atMost(10),
@@ -295,6 +296,7 @@ TransformDef trivialAugmentDef() {
   TransformDef def;
   def.name = "TrivialAugmentWide";
   def.group = "Policy";
+  def.targets = TargetEffect::Breaks;  // shears and shifts without a target
   def.help = "applies one operation chosen at random, at a random magnitude";
   def.schema = {binsSpec(), fillParam()};
   def.build = [](const Params& p, const TransformContext&) -> std::unique_ptr<Transform> {

@@ -13,6 +13,15 @@
 
 namespace netsmith::augment {
 
+/// A target that lies on the image's pixels (a per-pixel class mask), carried through the
+/// pipeline beside the image: geometric transforms (TransformDef::targets == Moves) move it
+/// with the image under the same draws, nearest neighbour, new pixels set to `fill` (the ignore
+/// index); the others (colour, noise, erasing, Normalize) leave it alone.
+struct PixelTarget {
+  cv::Mat mask;  ///< CV_8UC1, one class index per pixel, the image's size
+  double fill = 255;
+};
+
 /// A per-sample transform. Images are CV_32FC1 or CV_32FC3 (RGB order), values in [0, 1]
 /// (until Normalize runs), of any size; transforms whose def says `anyDepth` also get CV_8U
 /// images (0..255) when they lead the pipeline. A transform may change the size (crops,
@@ -21,6 +30,11 @@ class Transform {
  public:
   virtual ~Transform() = default;
   virtual void apply(cv::Mat& image, SampleRng& rng) const = 0;
+  /// apply() with a pixel target beside the image, drawing exactly what apply() draws. The
+  /// default leaves the target alone (what every transform but the geometric ones does).
+  virtual void applyWithTarget(cv::Mat& image, PixelTarget& /*target*/, SampleRng& rng) const {
+    apply(image, rng);
+  }
 
   /// Transforms that start by cutting out a region chosen from the image size alone
   /// (RandomResizedCrop) say so; for them apply() is regionOf(), the cut, then finishCut(), with
@@ -37,6 +51,16 @@ struct TransformContext {
   int width = 28;
   std::vector<double> mean;  ///< resolved normalisation, one per channel (Normalize "auto")
   std::vector<double> std;
+  /// The task's target lies on the pixels (task::TargetSpec::spatial: masks): transforms that
+  /// move pixels without moving a target are refused by name.
+  bool pixelTargets = false;
+};
+
+/// What a transform does to a target on the pixels (a mask).
+enum class TargetEffect {
+  None,   ///< leaves it alone: colour, noise, erasing, Normalize
+  Moves,  ///< moves it with the image, same draws (flips, crops, resizes, rotation, affine)
+  Breaks  ///< moves pixels but cannot move a target (policies with shears; batch mixes)
 };
 
 /// A parameter that does not fit the context, e.g. {"size", "32x32 is larger than ..."}.
@@ -63,6 +87,7 @@ struct TransformDef {
   bool anyDepth = false;
   /// Works on whole batches of tensors (MixUp, CutMix): handled by the loader, `build` unused.
   bool batchLevel = false;
+  TargetEffect targets = TargetEffect::None;
   /// Optional context checks (crop larger than the image...); empty when fine.
   std::function<std::vector<TransformIssue>(const schema::Params&, const TransformContext&)> check;
   std::function<std::unique_ptr<Transform>(const schema::Params&, const TransformContext&)> build;
@@ -81,6 +106,21 @@ void registerNoiseTransforms(TransformRegistry& registry);      // noise_transfo
 void registerPolicyTransforms(TransformRegistry& registry);     // policy_transforms.cpp
 void registerBatchTransforms(TransformRegistry& registry);      // batch_mix.cpp (MixUp, CutMix)
 void registerNormalizeTransform(TransformRegistry& registry);   // pipeline.cpp
+
+/// Shorthand for geometric transforms defined by a function that draws its parameters once,
+/// then moves the image and, when given, the pixel target the same way.
+class GeometricTransform : public Transform {
+ public:
+  using Fn = std::function<void(cv::Mat&, PixelTarget*, SampleRng&)>;
+  explicit GeometricTransform(Fn fn) : m_fn(std::move(fn)) {}
+  void apply(cv::Mat& image, SampleRng& rng) const override { m_fn(image, nullptr, rng); }
+  void applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng& rng) const override {
+    m_fn(image, &target, rng);
+  }
+
+ private:
+  Fn m_fn;
+};
 
 /// Shorthand for transforms defined by a function.
 class FunctionTransform : public Transform {
