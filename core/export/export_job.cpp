@@ -107,7 +107,13 @@ ExportJobResult runExportJob(const ExportJob& job) {
   for (const auto& t : targets)
     if (!registry.find(t.first)) throw Error("unknown exporter \"" + t.first + "\"");
   const auto model = loadExportModel(job.checkpoint);
+  const auto builtins = task::TaskRegistry::withBuiltins();
+  const auto& tasks = job.tasks ? *job.tasks : builtins;
+  const auto* taskDef = tasks.find(model.project.task);
+  if (!taskDef) throw Error("task: " + unknownTaskMessage(tasks, model.project.task));
   ExportRequest request;
+  request.task = taskDef->name;
+  request.notes = taskDef->exportNotes;
   request.onnx.opset = job.opset;
   request.onnx.softmax = job.softmax;
   request.keepFailed = job.keepFailed;

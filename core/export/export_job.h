@@ -9,6 +9,10 @@
 
 #include "common/json.h"
 
+namespace netsmith::task {
+class TaskRegistry;
+}
+
 namespace netsmith::exporting {
 
 /// One entry of the exporter registry, as a menu shows it.
@@ -32,6 +36,9 @@ struct ExportJob {
   /// Take those samples from the checkpoint's data even where no project file the user has names
   /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.
   bool dataFromCheckpoint = false;
+  /// The tasks this program knows (null: the built-in ones); the checkpoint's task says what
+  /// the exports add (TaskDef::exportNotes).
+  const task::TaskRegistry* tasks = nullptr;
 };
 
 /// One exporter's outcome, flattened for display.

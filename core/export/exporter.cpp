@@ -19,17 +19,29 @@ Json ExportResult::toJson() const {
 
 namespace {
 
+/// What the files record about the task, after the model's own metadata.
+std::vector<std::pair<std::string, std::string>> taskMetadata(const ExportRequest& request) {
+  return {{"task", request.task},
+          {"output", request.notes.output},
+          {"output_description", request.notes.outputDescription},
+          {"postprocessing", request.notes.postprocessing}};
+}
+
 ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) {
   ExportResult r;
   r.format = "onnx";
   r.path = request.path;
-  const std::string bytes = buildOnnx(model, request.onnx);
+  OnnxOptions options = request.onnx;
+  options.output = request.notes.output;
+  options.metadata = taskMetadata(request);
+  const std::string bytes = buildOnnx(model, options);
   auto batches = randomParityBatches(model);
   batches.insert(batches.end(), request.samples.begin(), request.samples.end());
   try {
-    r.parity = checkOnnxParity(bytes, model, batches);
+    r.parity = checkOnnxParity(bytes, model, batches, 1e-4, options.output);
     r.verified = r.parity->passed();
-    r.message = "onnx::checker passed; " + r.parity->summary();
+    r.message = "onnx::checker passed; " + r.parity->summary() + "; output \"" + options.output +
+                "\": " + request.notes.outputDescription;
   } catch (const Error& e) {
     r.message = std::string("onnx::checker passed, but the parity check failed: ") + e.what();
   }
@@ -48,6 +60,8 @@ ExportResult exportSafetensors(const ExportModel& model, const ExportRequest& re
   r.path = request.path;
   std::map<std::string, std::string> meta{{"format", "pt"}};
   for (const auto& [k, v] : model.metadata())
+    meta[k] = v;
+  for (const auto& [k, v] : taskMetadata(request))
     meta[k] = v;
   const std::string bytes = checkpoint::encodeSafetensors(model.weights, meta);
   // Verify by reading the bytes back: every tensor present, equal to the model's.

@@ -12,12 +12,17 @@
 #include "export/export_model.h"
 #include "export/onnx_export.h"
 #include "export/onnx_parity.h"
+#include "task/task_registry.h"
 
 namespace netsmith::exporting {
 
 struct ExportRequest {
   std::string path;
-  OnnxOptions onnx;
+  /// The model's task and what an export adds for it (the ONNX output's name, metadata and
+  /// report).
+  std::string task = task::kClassification;
+  task::ExportNotes notes;
+  OnnxOptions onnx;                  ///< output and metadata come from `task` and `notes`
   bool keepFailed = false;           ///< keep a file whose verification failed
   std::vector<ParityBatch> samples;  ///< real samples for the ONNX parity check
 };

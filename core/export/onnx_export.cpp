@@ -146,7 +146,9 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
   auto* opset = proto.add_opset_import();
   opset->set_domain("");
   opset->set_version(options.opset);
-  for (const auto& [key, value] : model.metadata()) {
+  auto metadata = model.metadata();
+  metadata.insert(metadata.end(), options.metadata.begin(), options.metadata.end());
+  for (const auto& [key, value] : metadata) {
     auto* p = proto.add_metadata_props();
     p->set_key(key);
     p->set_value(value);
@@ -181,34 +183,35 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
                                  : std::string()));
     }
   }
-  // Name the output "logits": rename the value in the node that produces it.
+  // Name the output as the task says (classification: "logits"): rename the value in the node that
+  // produces it.
   const std::string out = valueOf.at(analysis.outputId);
   bool renamed = false;
   for (auto& n : *graph.mutable_node()) {
     for (auto& o : *n.mutable_output()) {
       if (o == out) {
-        o = "logits";
+        o = options.output;
         renamed = true;
       }
     }
     for (auto& i : *n.mutable_input())
-      if (i == out) i = "logits";
+      if (i == out) i = options.output;
   }
   if (!renamed) {  // the model is its input: an Identity makes the output
     auto* n = graph.add_node();
     n->set_op_type("Identity");
     n->set_name("output");
     n->add_input(out);
-    n->add_output("logits");
+    n->add_output(options.output);
   }
-  addValueInfo(graph.add_output(), "logits", analysis.outputShape);
+  addValueInfo(graph.add_output(), options.output, analysis.outputShape);
   if (options.softmax) {
     if (analysis.outputShape.size() != 1)
       throw Error("--softmax needs a model that outputs one score per class");
     auto* n = graph.add_node();
     n->set_op_type("Softmax");
     n->set_name("probabilities");
-    n->add_input("logits");
+    n->add_input(options.output);
     n->add_output("probabilities");
     auto* a = n->add_attribute();
     a->set_name("axis");

@@ -9,8 +9,11 @@
 namespace netsmith::exporting {
 
 struct OnnxOptions {
-  int opset = 13;        ///< 11 to 17
-  bool softmax = false;  ///< also output "probabilities" (an appended Softmax)
+  int opset = 13;                 ///< 11 to 17
+  bool softmax = false;           ///< also output "probabilities" (an appended Softmax)
+  std::string output = "logits";  ///< the output's name (the task's ExportNotes::output)
+  /// metadata_props after the model's own (the task and how to read its output).
+  std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 /// The ONNX file's bytes, checked. Throws netsmith::Error naming the node (and the opset that

@@ -41,7 +41,8 @@ std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint
 }
 
 ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
-                             const std::vector<ParityBatch>& batches, double tolerance) {
+                             const std::vector<ParityBatch>& batches, double tolerance,
+                             const std::string& output) {
   ParityReport report;
   report.tolerance = tolerance;
   cv::dnn::Net net;
@@ -72,12 +73,12 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
           cv::Mat sample(static_cast<int>(one.size()), one.data(), CV_32F,
                          const_cast<float*>(x.data_ptr<float>()) + per * std::size_t(i));
           net.setInput(sample.clone(), "input");
-          const cv::Mat row = net.forward("logits");
+          const cv::Mat row = net.forward(output);
           out.push_back(row.reshape(1, 1));
         }
       } else {
         net.setInput(blob.clone(), "input");
-        out = net.forward("logits");
+        out = net.forward(output);
       }
     } catch (const cv::Exception& e) {
       throw Error(std::string("OpenCV DNN cannot run the exported model: ") + e.what());

@@ -32,8 +32,10 @@ struct ParityBatch {
 
 /// Runs the ONNX bytes in OpenCV DNN on every batch and compares with `model.forward`.
 /// Throws netsmith::Error when OpenCV cannot read or run the file.
+/// `output`: the ONNX output compared (OnnxOptions::output).
 ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
-                             const std::vector<ParityBatch>& batches, double tolerance = 1e-4);
+                             const std::vector<ParityBatch>& batches, double tolerance = 1e-4,
+                             const std::string& output = "logits");
 
 /// Random inputs of the model's shape: a batch of 7 and a batch of 1 (the dynamic batch).
 std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint64_t seed = 0);

@@ -5,9 +5,9 @@
 // plug in here). A Task says what target a sample carries and how a batch of them is made,
 // which transforms move the target with the image, the head rule `validate` checks, the loss,
 // the figures (summed over batches and processes, then finished), the evaluation result's
-// schema and what exports add. The loader, the step runner, the loop's evaluation and
-// validation call it and never branch on the kind. LibTorch header: include it only where
-// batches are trained or evaluated; task_registry.h is the light one.
+// schema (what exports add is in its TaskDef, task_registry.h). The loader, the step runner, the
+// loop's evaluation and validation call it and never branch on the kind. LibTorch header: include
+// it only where batches are trained or evaluated; task_registry.h is the light one.
 #include <torch/torch.h>
 
 #include <cstdint>
@@ -52,13 +52,6 @@ class MetricSums {
   virtual EvalMetrics finish() const = 0;
 };
 
-/// What an export adds for the task: its outputs and how to read them.
-struct ExportNotes {
-  std::string output;             ///< the ONNX output's name
-  std::string outputDescription;  ///< "one score per class (softmax for probabilities)"
-  std::string postprocessing;     ///< what a consumer does with it, for the export report
-};
-
 class Task : public data::TargetCollator {
  public:
   ~Task() override = default;
@@ -97,7 +90,6 @@ class Task : public data::TargetCollator {
   /// The JSON schema of evalMetricsToJson's object for this task: what `eval --json`, the
   /// run's events and the Evaluation page share.
   virtual Json evaluationSchema() const = 0;
-  virtual ExportNotes exportNotes() const = 0;
 };
 
 }  // namespace netsmith::task

@@ -9,7 +9,8 @@ namespace netsmith::task {
 TaskRegistry TaskRegistry::withBuiltins() {
   TaskRegistry r;
   r.add(TaskDef{kClassification, "single-label classification: one class per sample", "tasks",
-                [](const TaskSetup& s) { return std::make_shared<ClassificationTask>(s); }});
+                [](const TaskSetup& s) { return std::make_shared<ClassificationTask>(s); },
+                ClassificationTask::exportNotes()});
   return r;
 }
 

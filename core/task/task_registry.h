@@ -35,12 +35,22 @@ struct TaskSetup {
   const data::SampleSet* train = nullptr;  ///< the training split (for weights from counts)
 };
 
+/// What an export adds for a task: its output and how to read it (the ONNX output's name, the
+/// export's metadata and report). The same for every project of the task, so known without a
+/// Task made from data.
+struct ExportNotes {
+  std::string output = "logits";  ///< the ONNX output's name
+  std::string outputDescription;  ///< "one score per class (softmax for probabilities)"
+  std::string postprocessing;     ///< what a consumer does with it, for the export report
+};
+
 struct TaskDef {
   std::string name;
   std::string description;
   std::string group = "tasks";
   /// Throws netsmith::Error naming the project key when the setup does not fit the task.
   std::function<std::shared_ptr<Task>(const TaskSetup&)> make;
+  ExportNotes exportNotes;
 };
 
 class TaskRegistry {

@@ -22,6 +22,7 @@
 #include "cli_runner.h"
 #include "common/file_util.h"
 #include "common/json.h"
+#include "export/onnx_export.h"
 #include "netsmith/version.h"
 
 using netsmith::Json;
@@ -368,6 +369,16 @@ TEST(CliExport, WritesAllThreeWithAPassingParityReport) {
   EXPECT_LE(onnx["parity"]["max_abs_diff"].get<double>(), 1e-4);
   EXPECT_EQ(onnx["parity"]["samples"], 24);  // random 7 + 1, and 16 test images
   EXPECT_EQ(onnx["parity"]["batches"][2], "test data x16");
+  // The classification task's output, as its TaskDef says, in the report and the file.
+  EXPECT_NE(onnx["message"].get<std::string>().find("output \"logits\": one score per class"),
+            std::string::npos)
+      << onnx["message"];
+  const auto info = netsmith::exporting::inspectOnnx(netsmith::readTextFile(dir.file("m.onnx")));
+  EXPECT_EQ(info.outputs, (std::vector<std::string>{"logits", "probabilities"}));
+  std::map<std::string, std::string> meta(info.metadata.begin(), info.metadata.end());
+  EXPECT_EQ(meta["task"], "classification");
+  EXPECT_EQ(meta["output"], "logits");
+  EXPECT_NE(meta["postprocessing"].find("highest score"), std::string::npos);
 
   const auto bad = runCli("export " + ckpt + " --opset 9");
   EXPECT_EQ(bad.exitCode, 2) << bad.output;

@@ -11,9 +11,12 @@
 #include <fstream>
 
 #include "checkpoint/checkpoint.h"
+#include "common/file_util.h"
 #include "data/data_module.h"
 #include "experiment/sweep_schedule.h"
 #include "experiment/sweep_spec.h"
+#include "export/export_job.h"
+#include "export/onnx_export.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -109,15 +112,15 @@ class QuadrantRegression : public task::Task {
   Json evaluationSchema() const override {
     return Json{{"type", "object"}, {"required", {"loss", "samples", "figures"}}};
   }
-  task::ExportNotes exportNotes() const override {
-    return {"logits", "row and column of the blob", "none"};
-  }
 };
 
 task::TaskRegistry withQuadrants() {
   auto tasks = task::TaskRegistry::withBuiltins();
-  tasks.add({"quadrant_regression", "the blob's row and column", "tasks",
-             [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); }});
+  tasks.add({"quadrant_regression",
+             "the blob's row and column",
+             "tasks",
+             [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
+             {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"}});
   return tasks;
 }
 
@@ -223,6 +226,40 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   // And the project the run recorded says which task it trained.
   auto recorded = project::loadProject((fs::path(r.runDir) / "project.json").string());
   EXPECT_EQ(recorded.project.task, "quadrant_regression");
+
+  // The export says what the task's output is: its name in the ONNX file (run in OpenCV DNN
+  // against LibTorch under that name), the task and how to read it in the metadata.
+  const auto tasks = withQuadrants();
+  exporting::ExportJob job;
+  job.checkpoint = ckpt;
+  job.targets = {{"onnx", dir.file("quadrants.onnx")}};
+  job.tasks = &tasks;
+  const auto exported = exporting::runExportJob(job);
+  ASSERT_EQ(exported.outcomes.size(), 1u);
+  EXPECT_TRUE(exported.outcomes[0].verified) << exported.outcomes[0].message;
+  EXPECT_NE(
+      exported.outcomes[0].message.find("output \"position\": row and column of the blob, 0 to 1"),
+      std::string::npos)
+      << exported.outcomes[0].message;
+  const auto info = exporting::inspectOnnx(netsmith::readTextFile(dir.file("quadrants.onnx")));
+  EXPECT_EQ(info.outputs, std::vector<std::string>{"position"});
+  const auto meta = [&info](const std::string& key) {
+    for (const auto& [k, v] : info.metadata)
+      if (k == key) return v;
+    return std::string("(missing)");
+  };
+  EXPECT_EQ(meta("task"), "quadrant_regression");
+  EXPECT_EQ(meta("output"), "position");
+  EXPECT_EQ(meta("postprocessing"), "none: read the two numbers");
+  // A program that does not know the task refuses to export it, by name.
+  job.tasks = nullptr;
+  try {
+    exporting::runExportJob(job);
+    ADD_FAILURE() << "exported a task the program does not know";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown task \"quadrant_regression\""), std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
