@@ -331,6 +331,14 @@ int runEval(const std::vector<std::string>& words) {
     return kExitOk;
   }
   std::printf("%s: %s split\n", o.checkpoint.c_str(), e.split.c_str());
+  if (!e.classView) {
+    // A task without classes: its loss and figures, as its run reported them.
+    std::printf("task %s: loss %.4f on %lld samples\n", e.task.c_str(), e.metrics.loss,
+                (long long)e.metrics.samples);
+    for (const auto& [name, value] : e.metrics.figures)
+      std::printf("  %-16s %.6g\n", name.c_str(), value);
+    return kExitOk;
+  }
   printEval(e.metrics, e.classes);
   std::printf("\ntop-%d accuracy %s\n\nper class: precision recall f1\n", e.topK,
               percent(e.topKAccuracy).c_str());

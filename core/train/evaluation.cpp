@@ -19,6 +19,8 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "task/classification.h"
+#include "task/task.h"
+#include "task/task_registry.h"
 #include "train/metrics.h"
 #include "train/trainability.h"
 
@@ -70,7 +72,9 @@ Json Evaluation::toJson() const {
   Json j = evalMetricsToJson(metrics);
   j["checkpoint"] = checkpoint;
   j["split"] = split;
+  j["task"] = task;
   j["classes"] = classes;
+  if (!classView) return j;
   j["top_k"] = topK;
   j["top_k_accuracy"] = topKAccuracy;
   Json per = Json::array();
@@ -208,6 +212,35 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
 }
 
+/// Runs `net` over `set` for a task without the class view: its figures only.
+void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
+                         const data::ProjectData& pd, const std::shared_ptr<task::Task>& task,
+                         const EvaluationOptions& options, Evaluation& out) {
+  data::LoaderOptions lo;
+  lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
+  lo.training = false;
+  lo.shuffle = false;
+  lo.onError = pd.data.config.onError;
+  lo.collator = task;
+  data::DataLoader loader(set, *pd.processor, lo);
+  net.eval();
+  torch::NoGradGuard noGrad;
+  const auto sums = task->evalSums();
+  std::int64_t done = 0;
+  const auto total = set.size();
+  loader.startEpoch(0);
+  while (auto batch = loader.next()) {
+    sums->add(net.forward(batch->images).to(torch::kFloat), batch->target);
+    done += batch->images.size(0);
+    if (options.progress && !options.progress(done, total)) {
+      loader.stop();
+      out.cancelled = true;
+      break;
+    }
+  }
+  out.metrics = sums->finish();
+}
+
 }  // namespace
 
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
@@ -250,13 +283,20 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (out.split != "train" && out.split != "test")
     throw Error("the split must be test or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
-  // The per-sample view (top-3, confusion cells, Grad-CAM) is classification's; another task
-  // gets its evaluation through its own figures (Task::evalSums) until it has a view.
-  if (loaded.project.task != task::kClassification) {
-    throw Error(ckptPath + ": the checkpoint trains the task \"" + printable(loaded.project.task) +
-                "\"; eval reads classification checkpoints");
-  }
-  if (const auto p = task::classifierHeadProblem(net->analysis(), pd->data.numClasses())) {
+  // The checkpoint's task, made for this data and model: its head rule decides whether the
+  // model fits the data, its target whether the class view applies.
+  const auto builtins = task::TaskRegistry::withBuiltins();
+  const auto& tasks = options.tasks ? *options.tasks : builtins;
+  if (!tasks.find(loaded.project.task))
+    throw Error(ckptPath + ": task: " + task::unknownTaskMessage(tasks, loaded.project.task));
+  task::TaskSetup setup;
+  setup.classes = pd->data.classes;
+  setup.dataClasses = pd->data.numClasses();
+  setup.outputShape = net->analysis().outputShape;
+  const auto task = tasks.make(loaded.project.task, setup);
+  out.task = task->name();
+  out.classView = task->target().kind == task::TargetKind::ClassIndex;
+  if (const auto p = task->headProblem(net->analysis())) {
     throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
                 (options.data.empty() ? "" : " (from " + options.data + ")"));
   }
@@ -267,6 +307,11 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     set.indices = data::stratifiedSubset(
         set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(),
         options.limit, 0);
+  }
+  if (!out.classView) {
+    out.topK = 0;
+    runFigureEvaluation(*net, set, *pd, task, options, out);
+    return out;
   }
   runEvaluation(*net, set, *pd, options, out);
   out.perClass = classScores(out.metrics);

@@ -1,6 +1,7 @@
 #pragma once
 
-// Evaluating a checkpoint on a split, with what an evaluation view needs besides the totals:
+// Evaluating a checkpoint on a split through its task: the task's figures (Task::evalSums), and
+// for a task whose target is a class index what an evaluation view needs besides the totals:
 // every sample's prediction, loss and top-3 probabilities (and a small picture of it),
 // per-class precision / recall / F1 and top-k accuracy. `netsmith-cli eval` and the studio's
 // Evaluation page both call this, so they print the same numbers. No LibTorch in this header.
@@ -14,6 +15,10 @@
 
 #include "common/json.h"
 #include "train/events.h"
+
+namespace netsmith::task {
+class TaskRegistry;
+}
 
 namespace netsmith::train {
 
@@ -32,6 +37,9 @@ struct EvaluationOptions {
   int thumbnail = 56;        ///< the longest side of a sample's picture, pixels
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
+  /// The tasks this program knows (null: the built-in ones); a checkpoint of another task is
+  /// refused by name.
+  const task::TaskRegistry* tasks = nullptr;
 };
 
 struct SampleOutcome {
@@ -52,6 +60,10 @@ struct ClassScores {
 struct Evaluation {
   std::string checkpoint;
   std::string split;
+  std::string task = "classification";
+  /// The class view below (per-class scores, top-k, samples, confusion) is there: the task's
+  /// target is a class index. Otherwise `metrics` holds the loss, samples and figures only.
+  bool classView = true;
   std::vector<std::string> classes;
   EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
   std::vector<ClassScores> perClass;

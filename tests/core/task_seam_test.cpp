@@ -22,6 +22,7 @@
 #include "project/project.h"
 #include "task/classification.h"
 #include "task/task.h"
+#include "train/evaluation.h"
 #include "train/loop_state.h"
 #include "train/run_records.h"
 #include "train/trainability.h"
@@ -227,9 +228,36 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   auto recorded = project::loadProject((fs::path(r.runDir) / "project.json").string());
   EXPECT_EQ(recorded.project.task, "quadrant_regression");
 
+  const auto tasks = withQuadrants();
+  // eval goes through the task: its figures on the test split, the same as computed above
+  // from the weights; no class view.
+  train::EvaluationOptions eo;
+  eo.checkpoint = ckpt;
+  eo.tasks = &tasks;
+  eo.dataFromCheckpoint = true;
+  const auto evaluated = train::evaluateCheckpoint(eo);
+  EXPECT_EQ(evaluated.task, "quadrant_regression");
+  EXPECT_FALSE(evaluated.classView);
+  EXPECT_EQ(evaluated.metrics.samples, 64);
+  EXPECT_NEAR(evaluated.metrics.figures.at("mae"), mae, 1e-5);
+  EXPECT_NEAR(evaluated.metrics.figures.at("rmse"), rmse, 1e-5);
+  const Json evalJson = evaluated.toJson();
+  EXPECT_NEAR(evalJson["figures"]["mae"].get<double>(), mae, 1e-5);
+  EXPECT_FALSE(evalJson.contains("per_class"));
+  for (const auto& key : QuadrantRegression().evaluationSchema().at("required"))
+    EXPECT_TRUE(evalJson.contains(key.get<std::string>())) << key;
+  // A program that does not know the task refuses to evaluate it, by name.
+  eo.tasks = nullptr;
+  try {
+    train::evaluateCheckpoint(eo);
+    ADD_FAILURE() << "evaluated a task the program does not know";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown task \"quadrant_regression\""), std::string::npos)
+        << e.what();
+  }
+
   // The export says what the task's output is: its name in the ONNX file (run in OpenCV DNN
   // against LibTorch under that name), the task and how to read it in the metadata.
-  const auto tasks = withQuadrants();
   exporting::ExportJob job;
   job.checkpoint = ckpt;
   job.targets = {{"onnx", dir.file("quadrants.onnx")}};
