@@ -39,6 +39,10 @@ bool SweepSession::start(const QString& program, const QStringList& args, QStrin
   });
   connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus) {
     readOutput();
+    // A last line without a newline (a child killed mid-line, a message printed without one)
+    // is still said.
+    if (!m_buffer.isEmpty()) emitLine(m_buffer);
+    m_buffer.clear();
     emit finished(code);
   });
   m_process->start(program, args);
@@ -53,6 +57,19 @@ void SweepSession::stop() {
   if (isRunning()) m_process->terminate();
 }
 
+void SweepSession::emitLine(const QByteArray& line) {
+  std::optional<experiment::SweepEvent> event;
+  try {
+    event = experiment::SweepEvent::fromJson(Json::parse(line.toStdString()));
+  } catch (const std::exception&) {
+    event.reset();  // not JSON: text
+  }
+  if (event)
+    emit eventArrived(*event);
+  else
+    emit textArrived(QString::fromUtf8(line));
+}
+
 void SweepSession::readOutput() {
   if (!m_process) return;
   m_buffer += m_process->readAllStandardOutput();
@@ -60,16 +77,7 @@ void SweepSession::readOutput() {
   while ((nl = m_buffer.indexOf('\n')) >= 0) {
     const QByteArray line = m_buffer.left(nl);
     m_buffer.remove(0, nl + 1);
-    std::optional<experiment::SweepEvent> event;
-    try {
-      event = experiment::SweepEvent::fromJson(Json::parse(line.toStdString()));
-    } catch (const std::exception&) {
-      event.reset();  // not JSON: text
-    }
-    if (event)
-      emit eventArrived(*event);
-    else
-      emit textArrived(QString::fromUtf8(line));
+    emitLine(line);
   }
   if (m_buffer.size() > kMaxLineBytes) {
     emit textArrived(QString::fromUtf8(m_buffer.left(200)) + QStringLiteral("..."));

@@ -39,6 +39,8 @@ class SweepSession : public QObject {
 
  private:
   void readOutput();
+  /// One line of output: a sweep event, or text.
+  void emitLine(const QByteArray& line);
 
   QProcess* m_process = nullptr;
   QByteArray m_buffer;
