@@ -1,9 +1,9 @@
 // Geometry family: Resize, CenterCrop, RandomCrop, RandomResizedCrop, HorizontalFlip,
 // VerticalFlip, RandomRotation, RandomAffine (torchvision semantics, sizes as [height, width]).
 // Each moves a pixel target (a mask) with the image under the same draws: nearest neighbour
-// on the pixel centres the image's interpolation uses (INTER_NEAREST_EXACT for resizes: plain
-// INTER_NEAREST floors and shifts a mask up to half a source pixel off the image), new pixels
-// the target's fill (the ignore index).
+// on the pixel centres the image's interpolation uses (INTER_NEAREST_EXACT for interpolating
+// resizes: plain INTER_NEAREST floors and shifts a mask up to half a source pixel off the image;
+// a "nearest" resize floors for both), new pixels the target's fill (the ignore index).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -88,11 +88,15 @@ TransformDef resizeDef() {
   def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
     const cv::Size size = targetSize(p, ctx);
     const int interpolation = interpolationFlag(p.text("interpolation"));
-    return std::make_unique<GeometricTransform>(
-        [size, interpolation](cv::Mat& img, PixelTarget* target, SampleRng&) {
-          resizeTo(img, size, interpolation);
-          if (target) resizeTo(target->mask, size, cv::INTER_NEAREST_EXACT);
-        });
+    return std::make_unique<GeometricTransform>([size, interpolation](
+                                                    cv::Mat& img, PixelTarget* target, SampleRng&) {
+      resizeTo(img, size, interpolation);
+      // The mask samples where the image does: a "nearest" image floors (INTER_NEAREST),
+      // the interpolating ones sample pixel centres (INTER_NEAREST_EXACT).
+      if (target)
+        resizeTo(target->mask, size,
+                 interpolation == cv::INTER_NEAREST ? cv::INTER_NEAREST : cv::INTER_NEAREST_EXACT);
+    });
   };
   return def;
 }
@@ -173,9 +177,10 @@ TransformDef randomCropDef() {
                                cv::Scalar::all(fill));
             img = out;
             if (!target) return;
-            cv::copyMakeBorder(target->mask, out, vertical, vertical, horizontal, horizontal, mode,
+            cv::Mat mask;  // a buffer of its own: `out` is the image's now
+            cv::copyMakeBorder(target->mask, mask, vertical, vertical, horizontal, horizontal, mode,
                                cv::Scalar::all(target->fill));
-            target->mask = out;
+            target->mask = mask;
           };
           if (padH > 0 || padW > 0) padBy(padH, padW);
           // As torchvision: a missing amount d is added on both sides.

@@ -134,13 +134,24 @@ void Pipeline::apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize,
 
 void Pipeline::applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng* rng,
                                bool stopBeforeNormalize) const {
+  const auto size = [](const cv::Mat& m) {
+    return std::to_string(m.cols) + "x" + std::to_string(m.rows);
+  };
   if (target.mask.size() != image.size() || target.mask.type() != CV_8UC1)
-    throw Error("augment: a mask must be one byte per pixel at the image's size (" +
-                std::to_string(image.cols) + "x" + std::to_string(image.rows) + "), got " +
-                std::to_string(target.mask.cols) + "x" + std::to_string(target.mask.rows));
-  for (const auto& step : m_steps) {
+    throw Error(
+        "augment: a mask must be one byte per pixel (8-bit, one channel) at the image's "
+        "size (" +
+        size(image) + "), got " + size(target.mask) +
+        (target.mask.type() == CV_8UC1 ? std::string() : " of another type"));
+  for (std::size_t i = 0; i < m_steps.size(); ++i) {
+    const auto& step = m_steps[i];
     if (stopBeforeNormalize && step.isNormalize) break;
     runStep(step, image, rng, &target);
+    // A transform that changes the size without moving the mask (its TransformDef says
+    // `targets` None by mistake) is named, not trained out of step.
+    if (target.mask.size() != image.size())
+      throw Error("augment[" + std::to_string(i) + "]: " + step.name + " made the image " +
+                  size(image) + " but left the mask " + size(target.mask));
   }
 }
 

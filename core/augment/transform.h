@@ -18,7 +18,9 @@ namespace netsmith::augment {
 /// with the image under the same draws, nearest neighbour, new pixels set to `fill` (the ignore
 /// index); the others (colour, noise, erasing, Normalize) leave it alone.
 struct PixelTarget {
-  cv::Mat mask;  ///< CV_8UC1, one class index per pixel, the image's size
+  /// CV_8UC1, one class index per pixel, the image's size. Changed in place (flips) or
+  /// replaced, as the image is: pass a mask of the sample's own, not a cached one.
+  cv::Mat mask;
   double fill = 255;
 };
 

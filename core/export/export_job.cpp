@@ -110,10 +110,20 @@ ExportJobResult runExportJob(const ExportJob& job) {
   const auto builtins = task::TaskRegistry::withBuiltins();
   const auto& tasks = job.tasks ? *job.tasks : builtins;
   const auto* taskDef = tasks.find(model.project.task);
-  if (!taskDef) throw Error("task: " + unknownTaskMessage(tasks, model.project.task));
+  if (!taskDef)
+    throw Error(job.checkpoint + ": task: " + unknownTaskMessage(tasks, model.project.task));
+  const auto& notes = taskDef->exportNotes;
+  if (notes.output.empty() || notes.output == "input" || notes.output == "probabilities")
+    throw Error("task \"" + taskDef->name + "\": the export's output cannot be named \"" +
+                printable(notes.output) +
+                "\" (the input is \"input\", --softmax adds "
+                "\"probabilities\")");
+  if (job.softmax && !notes.classScores)
+    throw Error(job.checkpoint + ": --softmax adds probabilities over classes, but the task \"" +
+                taskDef->name + "\" outputs " + notes.outputDescription);
   ExportRequest request;
   request.task = taskDef->name;
-  request.notes = taskDef->exportNotes;
+  request.notes = notes;
   request.onnx.opset = job.opset;
   request.onnx.softmax = job.softmax;
   request.keepFailed = job.keepFailed;

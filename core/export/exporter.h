@@ -21,7 +21,7 @@ struct ExportRequest {
   /// The model's task and what an export adds for it (the ONNX output's name, metadata and
   /// report).
   std::string task = task::kClassification;
-  task::ExportNotes notes;
+  task::ExportNotes notes = task::classificationExportNotes();
   OnnxOptions onnx;                  ///< output and metadata come from `task` and `notes`
   bool keepFailed = false;           ///< keep a file whose verification failed
   std::vector<ParityBatch> samples;  ///< real samples for the ONNX parity check

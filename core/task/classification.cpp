@@ -224,10 +224,4 @@ Json ClassificationTask::evaluationSchema() const {
           {"properties", {{"accuracy", number}}}}}}}};
 }
 
-ExportNotes ClassificationTask::exportNotes() {
-  return {"logits", "one score per class, in the order of the classes",
-          "the predicted class is the highest score; softmax gives probabilities (--softmax adds "
-          "them as a second output, \"probabilities\")"};
-}
-
 }  // namespace netsmith::task

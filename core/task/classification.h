@@ -62,8 +62,6 @@ class ClassificationTask : public Task {
   std::unique_ptr<MetricSums> evalSums() const override;
   torch::Tensor syntheticTarget(std::int64_t n) const override;
   Json evaluationSchema() const override;
-  /// The export's output "logits" and how to read it (TaskDef::exportNotes).
-  static ExportNotes exportNotes();
 
  private:
   std::int64_t m_dataClasses = 0;

@@ -10,8 +10,19 @@ TaskRegistry TaskRegistry::withBuiltins() {
   TaskRegistry r;
   r.add(TaskDef{kClassification, "single-label classification: one class per sample", "tasks",
                 [](const TaskSetup& s) { return std::make_shared<ClassificationTask>(s); },
-                ClassificationTask::exportNotes()});
+                classificationExportNotes()});
   return r;
+}
+
+ExportNotes classificationExportNotes() {
+  ExportNotes notes;
+  notes.output = "logits";
+  notes.outputDescription = "one score per class, in the order of the classes";
+  notes.postprocessing =
+      "the predicted class is the highest score; softmax gives probabilities (--softmax adds "
+      "them as a second output, \"probabilities\")";
+  notes.classScores = true;
+  return notes;
 }
 
 std::string unknownTaskMessage(const TaskRegistry& registry, const std::string& name) {

@@ -36,13 +36,18 @@ struct TaskSetup {
 };
 
 /// What an export adds for a task: its output and how to read it (the ONNX output's name, the
-/// export's metadata and report). The same for every project of the task, so known without a
-/// Task made from data.
+/// export's metadata and report; the name is neither "input" nor "probabilities"). The same for
+/// every project of the task, so known without a Task made from data.
 struct ExportNotes {
   std::string output = "logits";  ///< the ONNX output's name
   std::string outputDescription;  ///< "one score per class (softmax for probabilities)"
   std::string postprocessing;     ///< what a consumer does with it, for the export report
+  /// The output is one score per class: --softmax may add "probabilities".
+  bool classScores = false;
 };
+
+/// Classification's: "logits", one score per class.
+ExportNotes classificationExportNotes();
 
 struct TaskDef {
   std::string name;

@@ -73,8 +73,13 @@ Json Evaluation::toJson() const {
   j["checkpoint"] = checkpoint;
   j["split"] = split;
   j["task"] = task;
+  if (!classView) {
+    // The task's loss, samples and figures only: no class leftovers.
+    for (const char* key : {"accuracy", "per_class_accuracy", "confusion"})
+      j.erase(key);
+    return j;
+  }
   j["classes"] = classes;
-  if (!classView) return j;
   j["top_k"] = topK;
   j["top_k_accuracy"] = topKAccuracy;
   Json per = Json::array();
@@ -293,7 +298,12 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   setup.classes = pd->data.classes;
   setup.dataClasses = pd->data.numClasses();
   setup.outputShape = net->analysis().outputShape;
-  const auto task = tasks.make(loaded.project.task, setup);
+  std::shared_ptr<task::Task> task;
+  try {
+    task = tasks.make(loaded.project.task, setup);
+  } catch (const Error& e) {
+    throw Error(ckptPath + ": " + e.what());
+  }
   out.task = task->name();
   out.classView = task->target().kind == task::TargetKind::ClassIndex;
   if (const auto p = task->headProblem(net->analysis())) {

@@ -149,6 +149,7 @@ Json TrainingEvent::toJson() const {
     case EventType::Started:
       j["run_dir"] = path;
       j["message"] = message;
+      if (!monitor.empty()) j["monitor"] = Json{{"name", monitor}, {"maximize", monitorMaximize}};
       break;
     case EventType::BatchEnd:
       j.update(batchJson(batch));

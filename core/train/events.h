@@ -85,8 +85,12 @@ struct TrainingEvent {
   std::string message;  ///< Log / Warning / Finished reason / Started description
   std::string level = "info";
   std::string path;  ///< Checkpoint: the file; Started: the run folder
-  std::string tag;   ///< Checkpoint: last, best, epoch-N; Warning: "divergence" (about a step);
-                     ///< Finished: the checkpoint the test figure is of (best, last)
+  /// Started: the metric that makes an epoch "best" (train.monitor as the run resolved it
+  /// against its task: val_mae, ...) and whether higher is better.
+  std::string monitor;
+  bool monitorMaximize = true;
+  std::string tag;  ///< Checkpoint: last, best, epoch-N; Warning: "divergence" (about a step);
+                    ///< Finished: the checkpoint the test figure is of (best, last)
   FinishState state = FinishState::Completed;
   bool hasTest = false;  ///< Finished: test metrics present
   EvalMetrics test;

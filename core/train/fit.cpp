@@ -142,6 +142,8 @@ void Fit::startTraining() {
   started.path = m_runDir;
   started.message = m_ctx.config.project.name + ": " + s.plan.describe() + ", " +
                     s.opt.optimizer.type + ", " + s.opt.schedule.type() + " schedule";
+  started.monitor = s.opt.monitor.name;
+  started.monitorMaximize = s.opt.monitor.maximize;
   m_ctx.publish(std::move(started));
   m_ctx.state = RunState::Running;
   m_callbacks.runStart();

@@ -133,7 +133,51 @@ TEST(PixelTarget, GeometricTransformsMoveTheMaskWithTheImageUnderTheSameDraws) {
     }
     // Many pixels were compared (the check is not vacuous): over 100 a sample.
     EXPECT_GT(checked, 80 * 100) << json;
-    if (json.find("Rotation") != std::string::npos) EXPECT_GT(filled, 0) << json;
+    if (json.find("Rotation") != std::string::npos) {
+      EXPECT_GT(filled, 0) << json;
+    }
+  }
+}
+
+// Whole-pixel moves (shifts, flips, crops with padding, a centre crop that pads) copy pixels
+// without blending, so here image and mask must agree at every pixel, exactly: a mask one
+// pixel off the image fails. The mask holds a value of its own at nearly every pixel.
+TEST(PixelTarget, WholePixelMovesKeepEveryPixelOfTheMaskOnItsImagePixel) {
+  const std::vector<std::string> pipelines = {
+      R"([{"transform": "RandomAffine", "degrees": 0, "translate": [0.3, 0.2], "scale": [1, 1]}])",
+      R"([{"transform": "HorizontalFlip"}, {"transform": "VerticalFlip"}])",
+      R"([{"transform": "RandomCrop", "size": 36, "padding": 5}])",
+      R"([{"transform": "RandomCrop", "size": 40, "padding": [3, 7], "padding_mode": "edge"}])",
+      R"([{"transform": "CenterCrop", "size": [30, 50]}])",
+  };
+  for (const auto& json : pipelines) {
+    const Pipeline pipeline = build(json);
+    int filled = 0;
+    for (std::uint64_t seed = 0; seed < 30; ++seed) {
+      cv::Mat mask(kSide, kSide, CV_8UC1), image(kSide, kSide, CV_32FC1);
+      for (int r = 0; r < kSide; ++r)
+        for (int c = 0; c < kSide; ++c) {
+          const int v = (r * 7 + c * 3) % 250;
+          mask.at<std::uint8_t>(r, c) = static_cast<std::uint8_t>(v);
+          image.at<float>(r, c) = static_cast<float>((v + 1) / 300.0);
+        }
+      PixelTarget target{mask, 255};
+      SampleRng rng(seed);
+      pipeline.applyWithTarget(image, target, &rng);
+      ASSERT_EQ(target.mask.size(), image.size()) << json;
+      for (int r = 0; r < image.rows; ++r)
+        for (int c = 0; c < image.cols; ++c) {
+          const int k = target.mask.at<std::uint8_t>(r, c);
+          const double want = k == 255 ? 0.0 : (k + 1) / 300.0;
+          filled += k == 255;
+          ASSERT_NEAR(image.at<float>(r, c), want, 1e-6)
+              << json << " seed " << seed << " at (" << r << ", " << c << ") mask " << k;
+        }
+    }
+    if (json.find("Affine") != std::string::npos ||
+        json.find("\"padding\": 5") != std::string::npos) {
+      EXPECT_GT(filled, 0) << json;  // the fill was compared too
+    }
   }
 }
 
@@ -238,5 +282,11 @@ TEST(PixelTarget, AMaskThatDoesNotFitTheImageIsNamed) {
   cv::Mat wide;
   mask.convertTo(wide, CV_32S);
   PixelTarget wrongType{wide, 255};
-  EXPECT_THROW(pipeline.applyWithTarget(image, wrongType, &rng), Error);
+  try {
+    pipeline.applyWithTarget(image, wrongType, &rng);
+    ADD_FAILURE() << "a 32-bit mask was taken";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("got 40x40 of another type"), std::string::npos)
+        << e.what();
+  }
 }

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
@@ -243,9 +244,16 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_NEAR(evaluated.metrics.figures.at("rmse"), rmse, 1e-5);
   const Json evalJson = evaluated.toJson();
   EXPECT_NEAR(evalJson["figures"]["mae"].get<double>(), mae, 1e-5);
-  EXPECT_FALSE(evalJson.contains("per_class"));
-  for (const auto& key : QuadrantRegression().evaluationSchema().at("required"))
-    EXPECT_TRUE(evalJson.contains(key.get<std::string>())) << key;
+  // The JSON is what the task's schema requires, and where it came from: no class leftovers
+  // (accuracy, confusion, per-class scores).
+  std::set<std::string> allowed = {"checkpoint", "split", "task"};
+  const Json schema = QuadrantRegression().evaluationSchema();
+  for (const auto& key : schema.at("required"))
+    allowed.insert(key.get<std::string>());
+  for (const auto& [key, value] : evalJson.items())
+    EXPECT_TRUE(allowed.count(key)) << key << " is not the task's";
+  for (const auto& key : allowed)
+    EXPECT_TRUE(evalJson.contains(key)) << key;
   // A program that does not know the task refuses to evaluate it, by name.
   eo.tasks = nullptr;
   try {
@@ -279,13 +287,25 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_EQ(meta("task"), "quadrant_regression");
   EXPECT_EQ(meta("output"), "position");
   EXPECT_EQ(meta("postprocessing"), "none: read the two numbers");
+  // --softmax is for class scores: refused for this task, naming the checkpoint.
+  job.softmax = true;
+  try {
+    exporting::runExportJob(job);
+    ADD_FAILURE() << "--softmax was added to a regression";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(ckpt + ": --softmax adds probabilities over classes"),
+              std::string::npos)
+        << e.what();
+  }
+  job.softmax = false;
   // A program that does not know the task refuses to export it, by name.
   job.tasks = nullptr;
   try {
     exporting::runExportJob(job);
     ADD_FAILURE() << "exported a task the program does not know";
   } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown task \"quadrant_regression\""), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find(ckpt + ": task: unknown task \"quadrant_regression\""),
+              std::string::npos)
         << e.what();
   }
 }

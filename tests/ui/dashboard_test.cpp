@@ -67,7 +67,8 @@ class DashboardTest : public QObject {
  private slots:
   void pointsEpochTableAndBestEpoch() {
     Dashboard d;
-    d.configure(5.0, QStringLiteral("val_loss"), false);
+    d.configure(5.0);
+    d.setMonitor(QStringLiteral("val_loss"), false);
     d.addBatches(makeBatches(0, 10, 2.0));
     d.addEpoch(makeEpoch(0, 1.0, 0.6));
     d.addBatches(makeBatches(1, 10, 1.5));

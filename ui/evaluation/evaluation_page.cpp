@@ -380,6 +380,21 @@ void EvaluationPage::evaluationDone(train::Evaluation result, const QString& err
 void EvaluationPage::showResult() {
   const auto& e = *m_result;
   const auto& m = e.metrics;
+  if (!e.classView) {
+    // A task without classes: its loss and figures (its own view comes with the task).
+    QString figures;
+    for (const auto& [name, value] : m.figures)
+      figures += QStringLiteral(", %1 %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 4);
+    m_summary->setText(
+        tr("<b>%1</b>; task %2: loss %3%4%5")
+            .arg(summaryText().toHtmlEscaped(), QString::fromStdString(e.task).toHtmlEscaped())
+            .arg(m.loss, 0, 'f', 4)
+            .arg(figures.toHtmlEscaped(), e.cancelled ? tr(" (cancelled: partial)") : QString()));
+    m_confusion->clear();
+    m_confusion->setRowCount(0);
+    m_confusion->setColumnCount(0);
+    return;
+  }
   m_summary->setText(tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5")
                          .arg(summaryText().toHtmlEscaped())
                          .arg(e.topK)

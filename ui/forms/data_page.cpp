@@ -43,11 +43,6 @@ const data::SourceField* fieldOf(const QString& format, std::size_t i) {
   return def && i < def->fields.size() ? &def->fields[i] : nullptr;
 }
 
-QString fieldKey(const QString& format, std::size_t i) {
-  const auto* field = fieldOf(format, i);
-  return field ? QString::fromStdString(field->key) : QString();
-}
-
 /// A source's path or file list as the field shows it (a list joined with commas).
 QString fieldText(const Json& src, const data::SourceField* field) {
   if (!field || !src.is_object() || !src.contains(field->key)) return {};

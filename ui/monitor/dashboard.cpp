@@ -21,6 +21,8 @@
 #include <limits>
 
 #include "monitor/dashboard_charts.h"
+#include "train/callback.h"
+#include "train/train_options.h"
 
 namespace netsmith::ui {
 
@@ -244,8 +246,11 @@ void Dashboard::clear() {
   replotAll();
 }
 
-void Dashboard::configure(double clipGradNorm, const QString& monitor, bool maximize) {
+void Dashboard::configure(double clipGradNorm) {
   m_gradNormChart->setClip(clipGradNorm);
+}
+
+void Dashboard::setMonitor(const QString& monitor, bool maximize) {
   m_monitor = monitor;
   m_maximize = maximize;
   m_table->headerItem()->setToolTip(0, tr("The best epoch by %1 is marked").arg(monitor));
@@ -305,7 +310,6 @@ void Dashboard::addEpoch(const train::EpochMetrics& e) {
 }
 
 void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
   auto* row = new QTreeWidgetItem(m_table);
   auto percent = [](double v) { return QString::number(100.0 * v, 'f', 2) + QLatin1Char('%'); };
   row->setText(0, QString::number(e.epoch + 1));
@@ -328,12 +332,11 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   for (int c = 1; c < 7; ++c)
     row->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
   fitEpochTable();
-  // The monitored metric of this epoch
-  double value = nan;
-  if (m_monitor == QLatin1String("val_loss") && e.hasValidation) value = e.validation.loss;
-  if (m_monitor == QLatin1String("val_accuracy") && e.hasValidation) value = e.validation.accuracy;
-  if (m_monitor == QLatin1String("train_loss")) value = e.trainLoss;
-  if (m_monitor == QLatin1String("train_accuracy")) value = e.trainAccuracy;
+  // The monitored metric of this epoch, read as the run's "best" reads it (train::metricOf: any
+  // figure of the task, a validation metric falling back to training without validation).
+  bool found = false;
+  const double value =
+      train::metricOf(train::MetricChoice{m_monitor.toStdString(), m_maximize}, e, found);
   row->setData(0, Qt::UserRole, value);
   if (std::isfinite(value) &&
       (m_bestRow < 0 || (m_maximize ? value > m_bestValue : value < m_bestValue))) {

@@ -46,9 +46,12 @@ class Dashboard : public QWidget {
 
   /// Forgets every point (a new run starts).
   void clear();
-  /// The project's settings that change what is drawn: the clip threshold of the gradient
-  /// norm (0: none) and the metric that makes an epoch "best".
-  void configure(double clipGradNorm, const QString& monitor, bool maximize);
+  /// The project's setting that changes what is drawn: the clip threshold of the gradient norm
+  /// (0: none).
+  void configure(double clipGradNorm);
+  /// The metric that makes an epoch "best" (val_accuracy, val_mae, train_loss...), as the run
+  /// resolved it (TrainerSession::monitorChosen); read from each epoch as the run reads it.
+  void setMonitor(const QString& metric, bool maximize);
 
   void addBatches(const QVector<train::BatchMetrics>& batches);
   void addEpoch(const train::EpochMetrics& epoch);

@@ -52,11 +52,11 @@ class RunsPage : public QWidget {
   ProjectDocument* m_document;
   Dashboard* m_dashboard;
   QLabel* m_info;
+  BackgroundJob* m_listJob;
   QTreeWidget* m_runsTable;
   QTreeWidget* m_checkpoints;
   QPlainTextEdit* m_differences;
   QVector<RunHistory> m_runs;
-  BackgroundJob* m_listJob;
 };
 
 }  // namespace netsmith::ui

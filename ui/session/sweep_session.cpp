@@ -32,6 +32,7 @@ bool SweepSession::start(const QString& program, const QStringList& args, QStrin
   delete m_process;
   m_process = new QProcess(this);
   m_buffer.clear();
+  m_skippingLine = false;
   connect(m_process, &QProcess::readyReadStandardOutput, this, &SweepSession::readOutput);
   connect(m_process, &QProcess::readyReadStandardError, this, [this] {
     const QString text = QString::fromUtf8(m_process->readAllStandardError()).trimmed();
@@ -41,8 +42,9 @@ bool SweepSession::start(const QString& program, const QStringList& args, QStrin
     readOutput();
     // A last line without a newline (a child killed mid-line, a message printed without one)
     // is still said.
-    if (!m_buffer.isEmpty()) emitLine(m_buffer);
+    if (!m_buffer.isEmpty() && !m_skippingLine) emitLine(m_buffer);
     m_buffer.clear();
+    m_skippingLine = false;
     emit finished(code);
   });
   m_process->start(program, args);
@@ -73,6 +75,15 @@ void SweepSession::emitLine(const QByteArray& line) {
 void SweepSession::readOutput() {
   if (!m_process) return;
   m_buffer += m_process->readAllStandardOutput();
+  if (m_skippingLine) {  // the rest of a line already shown cut
+    const int nl = m_buffer.indexOf('\n');
+    if (nl < 0) {
+      m_buffer.clear();
+      return;
+    }
+    m_buffer.remove(0, nl + 1);
+    m_skippingLine = false;
+  }
   int nl;
   while ((nl = m_buffer.indexOf('\n')) >= 0) {
     const QByteArray line = m_buffer.left(nl);
@@ -82,6 +93,7 @@ void SweepSession::readOutput() {
   if (m_buffer.size() > kMaxLineBytes) {
     emit textArrived(QString::fromUtf8(m_buffer.left(200)) + QStringLiteral("..."));
     m_buffer.clear();
+    m_skippingLine = true;
   }
 }
 

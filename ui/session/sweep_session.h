@@ -44,6 +44,7 @@ class SweepSession : public QObject {
 
   QProcess* m_process = nullptr;
   QByteArray m_buffer;
+  bool m_skippingLine = false;  ///< the rest of a line shown cut is dropped up to its newline
 };
 
 }  // namespace netsmith::ui

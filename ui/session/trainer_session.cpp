@@ -121,6 +121,8 @@ void TrainerSession::drain() {
       case train::EventType::Started:
         flushBatches();
         Q_EMIT started(QString::fromStdString(e.path), QString::fromStdString(e.message));
+        if (!e.monitor.empty())
+          Q_EMIT monitorChosen(QString::fromStdString(e.monitor), e.monitorMaximize);
         break;
       case train::EventType::EpochEnd:
         flushBatches();

@@ -42,6 +42,8 @@ class TrainerSession : public QObject {
 
  Q_SIGNALS:
   void started(const QString& runDir, const QString& description);
+  /// After started(): the metric that makes an epoch "best", as the run resolved it.
+  void monitorChosen(const QString& metric, bool maximize);
   /// Every BatchEnd since the last drain, in order.
   void batches(const QVector<netsmith::train::BatchMetrics>& batches);
   void epochEnded(const netsmith::train::EpochMetrics& epoch);

@@ -244,6 +244,11 @@ void MainWindow::connectSession() {
             if (!runDir.isEmpty()) spdlog::info("run folder: {}", runDir.toStdString());
             m_runState->setFullText(m_lrFindRun ? tr("LR finder running") : tr("Training"));
           });
+  // "Best" on the dashboard is the run's own: its monitor resolved against its task.
+  connect(m_session, &TrainerSession::monitorChosen, this,
+          [this](const QString& metric, bool maximize) {
+            if (!m_lrFindRun) dashboard()->setMonitor(metric, maximize);
+          });
   connect(m_session, &TrainerSession::batches, this, &MainWindow::showBatches);
   connect(m_session, &TrainerSession::batchWarning, this,
           [this](qint64 epoch, qint64 batch, const QString& text) {
@@ -366,8 +371,7 @@ bool MainWindow::startRun(train::TrainerConfig& config, const QString& what) {
     Problems ignored;
     const auto options = train::parseTrainOptions(config.project.train,
                                                   train::ScheduleRegistry::withBuiltins(), ignored);
-    dashboard()->configure(options.clipGradNorm, QString::fromStdString(options.monitor.name),
-                           options.monitor.maximize);
+    dashboard()->configure(options.clipGradNorm);
   }
   QString error;
   if (!m_session->start(std::move(config), &error)) {
