@@ -65,6 +65,30 @@ class DashboardTest : public QObject {
   Q_OBJECT
 
  private slots:
+  // "Best" follows any figure of the task, as the run reads it (train::metricOf): a lower
+  // validation MAE here; the figure comes from the epoch's named figures.
+  void theBestEpochFollowsATasksFigure() {
+    Dashboard d;
+    d.setMonitor(QStringLiteral("val_mae"), false);
+    const double maes[4] = {0.30, 0.12, 0.18, 0.15};
+    for (int e = 0; e < 4; ++e) {
+      auto epoch = makeEpoch(e, 1.0 - 0.1 * e, std::nan(""));
+      epoch.validation.figures = {{"mae", maes[e]}, {"rmse", 2 * maes[e]}};
+      d.addEpoch(epoch);
+    }
+    QCOMPARE(d.bestEpoch(), 1);
+    QVERIFY(d.epochTable()->topLevelItem(1)->text(0).endsWith(QStringLiteral("\u2605")));
+    // Higher is better for another figure: the marker moves with the run's choice.
+    Dashboard up;
+    up.setMonitor(QStringLiteral("val_rmse"), true);
+    for (int e = 0; e < 4; ++e) {
+      auto epoch = makeEpoch(e, 1.0, std::nan(""));
+      epoch.validation.figures = {{"mae", maes[e]}, {"rmse", 2 * maes[e]}};
+      up.addEpoch(epoch);
+    }
+    QCOMPARE(up.bestEpoch(), 0);
+  }
+
   void pointsEpochTableAndBestEpoch() {
     Dashboard d;
     d.configure(5.0);

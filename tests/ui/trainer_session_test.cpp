@@ -36,12 +36,17 @@ class TrainerSessionTest : public QObject {
     QSignalSpy batches(&session, &ui::TrainerSession::batches);
     QSignalSpy epochs(&session, &ui::TrainerSession::epochEnded);
     QSignalSpy finished(&session, &ui::TrainerSession::finished);
-    QVERIFY(session.start(configFor(dir, {{"epochs", 2}})));
+    QSignalSpy monitor(&session, &ui::TrainerSession::monitorChosen);
+    QVERIFY(session.start(configFor(dir, {{"epochs", 2}, {"monitor", "val_loss"}})));
     QString error;
     QVERIFY(!session.start(configFor(dir, {}), &error));  // one run at a time
     QVERIFY(!error.isEmpty());
     QVERIFY(finished.wait(60000));
     QCOMPARE(started.count(), 1);
+    // The run says which metric makes an epoch "best", as it resolved it: the loss is lowered.
+    QCOMPARE(monitor.count(), 1);
+    QCOMPARE(monitor.at(0).at(0).toString(), QStringLiteral("val_loss"));
+    QCOMPARE(monitor.at(0).at(1).toBool(), false);
     QCOMPARE(epochs.count(), 2);
     std::int64_t lastStep = 0, total = 0;
     for (const auto& args : batches) {
