@@ -61,6 +61,14 @@ void cropTo(cv::Mat& image, int top, int left, cv::Size size) {
   image = image(cv::Rect(left, top, size.width, size.height)).clone();
 }
 
+/// Warps the image with `forward` (its fill for new pixels) and the target, when given, the same
+/// way by nearest neighbour (its fill).
+void warpImageAndTarget(cv::Mat& image, PixelTarget* target, const cv::Matx23d& forward,
+                        double fill) {
+  warpWithFill(image, forward, fill);
+  if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+}
+
 /// torchvision center_crop: pads with `fill` (black) when the crop is larger than the image.
 void centerCrop(cv::Mat& image, cv::Size size, double fill = 0.0) {
   const int padW = std::max(size.width - image.cols, 0);
@@ -240,16 +248,9 @@ class ResizedCrop : public Transform {
  public:
   ResizedCrop(cv::Size size, std::array<double, 2> scale, std::array<double, 2> ratio)
       : m_size(size), m_scale(scale), m_ratio(ratio) {}
-  void apply(cv::Mat& image, SampleRng& rng) const override {
-    cv::Mat cut = image(regionOf(image.size(), rng));
-    finishCut(cut, rng);
-    image = cut;
-  }
+  void apply(cv::Mat& image, SampleRng& rng) const override { cutImage(image, rng); }
   void applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng& rng) const override {
-    const cv::Rect region = regionOf(image.size(), rng);
-    cv::Mat cut = image(region);
-    finishCut(cut, rng);
-    image = cut;
+    const cv::Rect region = cutImage(image, rng);
     cv::Mat mask = target.mask(region).clone();
     resizeTo(mask, m_size, cv::INTER_NEAREST_EXACT);
     target.mask = mask;
@@ -267,6 +268,15 @@ class ResizedCrop : public Transform {
   }
 
  private:
+  /// The cut and its resize on the image; the region cut.
+  cv::Rect cutImage(cv::Mat& image, SampleRng& rng) const {
+    const cv::Rect region = regionOf(image.size(), rng);
+    cv::Mat cut = image(region);
+    finishCut(cut, rng);
+    image = cut;
+    return region;
+  }
+
   cv::Size m_size;
   std::array<double, 2> m_scale;
   std::array<double, 2> m_ratio;
@@ -336,9 +346,8 @@ TransformDef randomRotationDef() {
     return std::make_unique<GeometricTransform>(
         [=](cv::Mat& img, PixelTarget* target, SampleRng& rng) {
           const double angle = rng.uniform(-degrees, degrees);
-          const auto forward = affineMatrix(imageCenter(img), angle, {0, 0}, 1.0, 0, 0);
-          warpWithFill(img, forward, fill);
-          if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+          warpImageAndTarget(img, target, affineMatrix(imageCenter(img), angle, {0, 0}, 1.0, 0, 0),
+                             fill);
         });
   };
   return def;
@@ -394,9 +403,8 @@ TransformDef randomAffineDef() {
           const double dy = std::nearbyint(rng.uniform(-maxDy, maxDy));
           const double zoom = rng.uniform(scale[0], scale[1]);
           const double shearX = rng.uniform(-shear, shear);
-          const auto forward = affineMatrix(imageCenter(img), angle, {dx, dy}, zoom, shearX, 0);
-          warpWithFill(img, forward, fill);
-          if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+          warpImageAndTarget(
+              img, target, affineMatrix(imageCenter(img), angle, {dx, dy}, zoom, shearX, 0), fill);
         });
   };
   return def;

@@ -107,17 +107,13 @@ ExportJobResult runExportJob(const ExportJob& job) {
   for (const auto& t : targets)
     if (!registry.find(t.first)) throw Error("unknown exporter \"" + t.first + "\"");
   const auto model = loadExportModel(job.checkpoint);
-  const auto builtins = task::TaskRegistry::withBuiltins();
-  const auto& tasks = job.tasks ? *job.tasks : builtins;
-  const auto* taskDef = tasks.find(model.project.task);
-  if (!taskDef)
-    throw Error(job.checkpoint + ": task: " + unknownTaskMessage(tasks, model.project.task));
+  const task::TaskDef* taskDef = nullptr;
+  try {
+    taskDef = &job.tasks.get(model.project.task);
+  } catch (const Error& e) {
+    throw Error(job.checkpoint + ": " + e.what());
+  }
   const auto& notes = taskDef->exportNotes;
-  if (notes.output.empty() || notes.output == "input" || notes.output == "probabilities")
-    throw Error("task \"" + taskDef->name + "\": the export's output cannot be named \"" +
-                printable(notes.output) +
-                "\" (the input is \"input\", --softmax adds "
-                "\"probabilities\")");
   if (job.softmax && !notes.classScores)
     throw Error(job.checkpoint + ": --softmax adds probabilities over classes, but the task \"" +
                 taskDef->name + "\" outputs " + notes.outputDescription);

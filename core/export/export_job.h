@@ -8,10 +8,7 @@
 #include <vector>
 
 #include "common/json.h"
-
-namespace netsmith::task {
-class TaskRegistry;
-}
+#include "task/task_registry.h"
 
 namespace netsmith::exporting {
 
@@ -36,9 +33,9 @@ struct ExportJob {
   /// Take those samples from the checkpoint's data even where no project file the user has names
   /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.
   bool dataFromCheckpoint = false;
-  /// The tasks this program knows (null: the built-in ones); the checkpoint's task says what
-  /// the exports add (TaskDef::exportNotes).
-  const task::TaskRegistry* tasks = nullptr;
+  /// The tasks this program knows; the checkpoint's task says what the exports add
+  /// (TaskDef::exportNotes).
+  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
 
 /// One exporter's outcome, flattened for display.

@@ -33,10 +33,23 @@ std::string unknownTaskMessage(const TaskRegistry& registry, const std::string& 
   return "unknown task \"" + printable(name) + "\"; this program knows " + known;
 }
 
-std::shared_ptr<Task> TaskRegistry::make(const std::string& name, const TaskSetup& setup) const {
+void TaskRegistry::add(TaskDef def) {
+  const std::string& output = def.exportNotes.output;
+  if (output.empty() || output == "input" || output == "probabilities")
+    throw Error("task \"" + def.name + "\": the export's output cannot be named \"" +
+                printable(output) +
+                "\" (the input is \"input\", --softmax adds \"probabilities\")");
+  m_defs.add(std::move(def));
+}
+
+const TaskDef& TaskRegistry::get(const std::string& name) const {
   const auto* def = find(name);
   if (!def) throw Error("task: " + unknownTaskMessage(*this, name));
-  return def->make(setup);
+  return *def;
+}
+
+std::shared_ptr<Task> TaskRegistry::make(const std::string& name, const TaskSetup& setup) const {
+  return get(name).make(setup);
 }
 
 }  // namespace netsmith::task

@@ -61,8 +61,13 @@ struct TaskDef {
 class TaskRegistry {
  public:
   static TaskRegistry withBuiltins();
-  void add(TaskDef def) { m_defs.add(std::move(def)); }
+  /// Throws netsmith::Error when the task's export output is named "", "input" or
+  /// "probabilities" (the exported file's input and --softmax's output).
+  void add(TaskDef def);
   const TaskDef* find(const std::string& name) const { return m_defs.find(name); }
+  /// The task `name`; throws netsmith::Error ("task: unknown task ...") for a name this program
+  /// does not know.
+  const TaskDef& get(const std::string& name) const;
   std::vector<std::string> names() const { return m_defs.names(); }
   /// The task `name` for `setup`; throws netsmith::Error ("task: unknown task ...") for a name
   /// this program does not know.

@@ -169,16 +169,32 @@ void resolveEvaluationData(const Json& meta, const std::string& dataPath, projec
   project.augment = Json::array();
 }
 
-/// Runs `net` over `set`: the confusion counts, the summed loss, top-k hits and (when asked)
-/// every sample's outcome, into `out`.
-void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
-                   const data::ProjectData& pd, const EvaluationOptions& options, Evaluation& out) {
+/// The loader of an evaluation: whole batches in split order, no augmentation.
+data::LoaderOptions evaluationLoaderOptions(const data::ProjectData& pd,
+                                            const EvaluationOptions& options) {
   data::LoaderOptions lo;
   lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
   lo.training = false;
   lo.shuffle = false;
   lo.onError = pd.data.config.onError;
-  data::DataLoader loader(set, *pd.processor, lo);
+  return lo;
+}
+
+/// Tells options.progress that `done` of `total` samples are evaluated; false (the loader
+/// stopped, `out` marked cancelled) when it asks to cancel.
+bool keepEvaluating(const EvaluationOptions& options, std::int64_t done, std::int64_t total,
+                    data::DataLoader& loader, Evaluation& out) {
+  if (!options.progress || options.progress(done, total)) return true;
+  loader.stop();
+  out.cancelled = true;
+  return false;
+}
+
+/// Runs `net` over `set`: the confusion counts, the summed loss, top-k hits and (when asked)
+/// every sample's outcome, into `out`.
+void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
+                   const data::ProjectData& pd, const EvaluationOptions& options, Evaluation& out) {
+  data::DataLoader loader(set, *pd.processor, evaluationLoaderOptions(pd, options));
   net.eval();
   const std::int64_t classes =
       std::max<std::int64_t>(pd.data.numClasses(), net.analysis().outputShape.at(0));
@@ -207,11 +223,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                    out.samples);
     }
     done += labels.size(0);
-    if (options.progress && !options.progress(done, total)) {
-      loader.stop();
-      out.cancelled = true;
-      break;
-    }
+    if (!keepEvaluating(options, done, total, loader, out)) break;
   }
   out.metrics = counter.metrics(lossSum);
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
@@ -221,11 +233,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
 void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                          const data::ProjectData& pd, const std::shared_ptr<task::Task>& task,
                          const EvaluationOptions& options, Evaluation& out) {
-  data::LoaderOptions lo;
-  lo.batchSize = std::max<std::int64_t>(1, options.batchSize);
-  lo.training = false;
-  lo.shuffle = false;
-  lo.onError = pd.data.config.onError;
+  auto lo = evaluationLoaderOptions(pd, options);
   lo.collator = task;
   data::DataLoader loader(set, *pd.processor, lo);
   net.eval();
@@ -237,11 +245,7 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
   while (auto batch = loader.next()) {
     sums->add(net.forward(batch->images).to(torch::kFloat), batch->target);
     done += batch->images.size(0);
-    if (options.progress && !options.progress(done, total)) {
-      loader.stop();
-      out.cancelled = true;
-      break;
-    }
+    if (!keepEvaluating(options, done, total, loader, out)) break;
   }
   out.metrics = sums->finish();
 }
@@ -290,17 +294,13 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.classes = pd->data.classes;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
-  const auto builtins = task::TaskRegistry::withBuiltins();
-  const auto& tasks = options.tasks ? *options.tasks : builtins;
-  if (!tasks.find(loaded.project.task))
-    throw Error(ckptPath + ": task: " + task::unknownTaskMessage(tasks, loaded.project.task));
   task::TaskSetup setup;
   setup.classes = pd->data.classes;
   setup.dataClasses = pd->data.numClasses();
   setup.outputShape = net->analysis().outputShape;
   std::shared_ptr<task::Task> task;
   try {
-    task = tasks.make(loaded.project.task, setup);
+    task = options.tasks.make(loaded.project.task, setup);
   } catch (const Error& e) {
     throw Error(ckptPath + ": " + e.what());
   }

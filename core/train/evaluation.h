@@ -14,11 +14,8 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/json.h"
+#include "task/task_registry.h"
 #include "train/events.h"
-
-namespace netsmith::task {
-class TaskRegistry;
-}
 
 namespace netsmith::train {
 
@@ -37,9 +34,8 @@ struct EvaluationOptions {
   int thumbnail = 56;        ///< the longest side of a sample's picture, pixels
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
-  /// The tasks this program knows (null: the built-in ones); a checkpoint of another task is
-  /// refused by name.
-  const task::TaskRegistry* tasks = nullptr;
+  /// The tasks this program knows; a checkpoint of another task is refused by name.
+  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
 
 struct SampleOutcome {
@@ -60,7 +56,7 @@ struct ClassScores {
 struct Evaluation {
   std::string checkpoint;
   std::string split;
-  std::string task = "classification";
+  std::string task = task::kClassification;
   /// The class view below (per-class scores, top-k, samples, confusion) is there: the task's
   /// target is a class index. Otherwise `metrics` holds the loss, samples and figures only.
   bool classView = true;

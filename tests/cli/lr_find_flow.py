@@ -16,21 +16,17 @@ Exit 77 (skipped) without the Fashion-MNIST package.
 import glob
 import json
 import os
-import re
 import shutil
-import subprocess
 import sys
+
+import flow_support
 
 FMNIST = "/usr/share/datasets/fashion-mnist"
 MARGIN = 2.0  # accuracy points
 
 
 def run(cmd):
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        sys.exit("lr_find_flow: %s failed (%d):\n%s" % (" ".join(cmd), done.returncode,
-                                                        done.stdout[-3000:]))
-    return done.stdout
+    return flow_support.run("lr_find_flow", cmd)
 
 
 def projects(source):
@@ -50,9 +46,7 @@ def trained_accuracy(cli, project, lr, out):
     shutil.rmtree(out, ignore_errors=True)
     printed = run([cli, "train", project, "--lr", repr(lr), "--epochs", "2", "--limit-train",
                    "6400", "--limit-test", "2000", "--out", out])
-    m = re.search(r"test accuracy ([0-9.]+)% on (\d+) images", printed)
-    if not m:
-        sys.exit("lr_find_flow: no test accuracy in:\n" + printed[-2000:])
+    printed_percent, printed_images = flow_support.printed_test_accuracy("lr_find_flow", printed)
     runs = glob.glob(os.path.join(out, "*", "events.jsonl"))
     if len(runs) != 1:
         sys.exit("lr_find_flow: expected one run folder in %s, found %d" % (out, len(runs)))
@@ -67,13 +61,13 @@ def trained_accuracy(cli, project, lr, out):
     confusion = finished["test"]["confusion"]
     total = sum(sum(row) for row in confusion)
     recomputed = 100.0 * sum(confusion[i][i] for i in range(len(confusion))) / total
-    if total != 2000 or int(m.group(2)) != 2000:
-        sys.exit("lr_find_flow: tested %d images (printed %s), expected 2000" % (total,
-                                                                                m.group(2)))
+    if total != 2000 or printed_images != 2000:
+        sys.exit("lr_find_flow: tested %d images (printed %d), expected 2000" % (total,
+                                                                                printed_images))
     if abs(recomputed - 100.0 * finished["test"]["accuracy"]) > 1e-9 or \
-            abs(recomputed - float(m.group(1))) > 0.005:
-        sys.exit("lr_find_flow: printed %s%%, recorded %.4f, confusion matrix gives %.4f%%" %
-                 (m.group(1), finished["test"]["accuracy"], recomputed))
+            abs(recomputed - printed_percent) > 0.005:
+        sys.exit("lr_find_flow: printed %.2f%%, recorded %.4f, confusion matrix gives %.4f%%" %
+                 (printed_percent, finished["test"]["accuracy"], recomputed))
     return recomputed
 
 

@@ -19,8 +19,9 @@ import os
 import re
 import shutil
 import struct
-import subprocess
 import sys
+
+import flow_support
 
 FMNIST = "/usr/share/datasets/fashion-mnist"
 FREEZE = os.environ.get("FREEZE", "pool1")
@@ -59,18 +60,11 @@ def subset(images, labels, classes, limit):
 
 
 def run(cmd):
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    if done.returncode != 0:
-        sys.exit("transfer_flow: %s failed (%d):\n%s" % (" ".join(cmd), done.returncode,
-                                                         done.stdout[-3000:]))
-    return done.stdout
+    return flow_support.run("transfer_flow", cmd)
 
 
 def test_accuracy(output):
-    m = re.search(r"test accuracy ([0-9.]+)% on (\d+) images", output)
-    if not m:
-        sys.exit("transfer_flow: no test accuracy in:\n" + output[-2000:])
-    return float(m.group(1)), int(m.group(2))
+    return flow_support.printed_test_accuracy("transfer_flow", output)
 
 
 def main():

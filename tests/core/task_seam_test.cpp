@@ -23,6 +23,7 @@
 #include "project/project.h"
 #include "task/classification.h"
 #include "task/task.h"
+#include "test_support.h"
 #include "train/evaluation.h"
 #include "train/loop_state.h"
 #include "train/run_records.h"
@@ -234,7 +235,7 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   // from the weights; no class view.
   train::EvaluationOptions eo;
   eo.checkpoint = ckpt;
-  eo.tasks = &tasks;
+  eo.tasks = tasks;
   eo.dataFromCheckpoint = true;
   const auto evaluated = train::evaluateCheckpoint(eo);
   EXPECT_EQ(evaluated.task, "quadrant_regression");
@@ -255,21 +256,16 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   for (const auto& key : allowed)
     EXPECT_TRUE(evalJson.contains(key)) << key;
   // A program that does not know the task refuses to evaluate it, by name.
-  eo.tasks = nullptr;
-  try {
-    train::evaluateCheckpoint(eo);
-    ADD_FAILURE() << "evaluated a task the program does not know";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown task \"quadrant_regression\""), std::string::npos)
-        << e.what();
-  }
+  eo.tasks = task::TaskRegistry::withBuiltins();
+  const auto evalError = testutil::errorOf([&] { train::evaluateCheckpoint(eo); });
+  EXPECT_NE(evalError.find("unknown task \"quadrant_regression\""), std::string::npos) << evalError;
 
   // The export says what the task's output is: its name in the ONNX file (run in OpenCV DNN
   // against LibTorch under that name), the task and how to read it in the metadata.
   exporting::ExportJob job;
   job.checkpoint = ckpt;
   job.targets = {{"onnx", dir.file("quadrants.onnx")}};
-  job.tasks = &tasks;
+  job.tasks = tasks;
   const auto exported = exporting::runExportJob(job);
   ASSERT_EQ(exported.outcomes.size(), 1u);
   EXPECT_TRUE(exported.outcomes[0].verified) << exported.outcomes[0].message;
@@ -289,25 +285,17 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_EQ(meta("postprocessing"), "none: read the two numbers");
   // --softmax is for class scores: refused for this task, naming the checkpoint.
   job.softmax = true;
-  try {
-    exporting::runExportJob(job);
-    ADD_FAILURE() << "--softmax was added to a regression";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(ckpt + ": --softmax adds probabilities over classes"),
-              std::string::npos)
-        << e.what();
-  }
+  const auto softmaxError = testutil::errorOf([&] { exporting::runExportJob(job); });
+  EXPECT_NE(softmaxError.find(ckpt + ": --softmax adds probabilities over classes"),
+            std::string::npos)
+      << softmaxError;
   job.softmax = false;
   // A program that does not know the task refuses to export it, by name.
-  job.tasks = nullptr;
-  try {
-    exporting::runExportJob(job);
-    ADD_FAILURE() << "exported a task the program does not know";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find(ckpt + ": task: unknown task \"quadrant_regression\""),
-              std::string::npos)
-        << e.what();
-  }
+  job.tasks = task::TaskRegistry::withBuiltins();
+  const auto exportError = testutil::errorOf([&] { exporting::runExportJob(job); });
+  EXPECT_NE(exportError.find(ckpt + ": task: unknown task \"quadrant_regression\""),
+            std::string::npos)
+      << exportError;
 }
 
 TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
@@ -541,4 +529,21 @@ TEST(TaskSeam, ALoopStateWrittenBeforeTheSeamKeepsItsCorrectCount) {
   again.fromJson(s.toJson());
   EXPECT_EQ(again.figureSums, s.figureSums);
   EXPECT_FALSE(s.toJson().contains("epoch_correct"));
+}
+
+TEST(TaskSeam, ATaskWhoseExportOutputClashesIsRefusedWhenAdded) {
+  for (const std::string name : {"", "input", "probabilities"}) {
+    task::TaskRegistry tasks;
+    task::TaskDef def{"clashing",
+                      "a task whose output name clashes",
+                      "tasks",
+                      [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
+                      {}};
+    def.exportNotes.output = name;
+    const auto error = testutil::errorOf([&] { tasks.add(def); });
+    EXPECT_NE(error.find("task \"clashing\": the export's output cannot be named \"" + name + "\""),
+              std::string::npos)
+        << error;
+    EXPECT_EQ(tasks.find("clashing"), nullptr);
+  }
 }

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <functional>
 #include <string>
 
 #include "common/error.h"
@@ -10,6 +11,16 @@
 #include "project/project.h"
 
 namespace netsmith::testutil {
+
+/// What `fn` throws as netsmith::Error, or "(no error)".
+inline std::string errorOf(const std::function<void()>& fn) {
+  try {
+    fn();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 /// Seeds LibTorch so every test is repeatable.
 class SeededTest : public ::testing::Test {
