@@ -18,8 +18,9 @@ packages=(
   # tests (desktop-file-validate and dpkg-deb check the Debian package)
   # (CPack's DEB generator runs `file` and dpkg-shlibdeps)
   libgtest-dev python3-onnx python3-opencv python3-numpy desktop-file-utils dpkg-dev file
-  # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch)
-  python3-torch
+  # tests: the generated PyTorch model.py is run against LibTorch (Debian's python3-torch);
+  # the tasks' figures are checked against scikit-learn's metrics
+  python3-torch python3-sklearn
   # benches: bench/loader_compare.py times torchvision's pipeline on the same files
   python3-torchvision
   # the sanitizer and fuzz stage: clang with ASan, UBSan and libFuzzer

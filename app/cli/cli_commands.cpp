@@ -50,6 +50,13 @@ const std::vector<Command>& commands() {
                                       split sizes, class counts, mean/std, skipped files
 )",
        "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
+      {"make-dataset", runMakeDataset,
+       R"(  make-dataset NAME --out DIR [--seed S] [--train N] [--test N] [--source FOLDER]
+                                      example data built from Fashion-MNIST (FOLDER: its IDX
+                                      files, default /usr/share/datasets/fashion-mnist): mosaics
+                                      (multi-label), rotations (regression)
+)",
+       "netsmith-cli make-dataset mosaics --out resources/examples/mosaics"},
       {"preview-aug", runPreviewAug,
        R"(  preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
                                       a grid of training samples and augmented draws
@@ -87,9 +94,11 @@ const std::vector<Command>& commands() {
       {"eval", runEval,
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
-       [--out FILE]
-                                      accuracy, top-k, per-class accuracy, precision, recall
-                                      and F1, and the confusion matrix. Without --data, the
+       [--out FILE] [--predictions FILE]
+                                      the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
+                                      and F1, and the confusion matrix). --predictions FILE:
+                                      every sample's output as CSV (path, truth, scores) to
+                                      recompute them from. Without --data, the
                                       checkpoint's own data, read only where a project file
                                       next to it or its run names it (--data-from-checkpoint:
                                       read it anyway). --gradcam IMAGE: the Grad-CAM map of

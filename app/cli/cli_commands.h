@@ -22,6 +22,7 @@ int runTransforms(const std::vector<std::string>& words);
 int runFormats(const std::vector<std::string>& words);
 int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
+int runMakeDataset(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);
 int runBench(const std::vector<std::string>& words);
 int runTrain(const std::vector<std::string>& words);

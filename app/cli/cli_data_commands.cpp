@@ -10,6 +10,7 @@
 #include "cli/cli_commands.h"
 #include "data/data_scan.h"
 #include "data/dataset_stats.h"
+#include "data/example_datasets.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
 #include "data/source_formats.h"
@@ -200,6 +201,22 @@ int runPreviewAug(const std::vector<std::string>& words) {
                 ": cannot write the image (is the folder there, and does the name end in .png?)");
   std::cout << out << ": " << rows.size() << " samples x " << draws << " draws (" << grid.cols
             << "x" << grid.rows << " px), pipeline: " << pd->pipeline.describe() << '\n';
+  return kExitOk;
+}
+
+int runMakeDataset(const std::vector<std::string>& words) {
+  const Args args(words, {}, {"--out", "--seed", "--train", "--test", "--source"});
+  data::ExampleDatasetOptions o;
+  o.name = args.one("NAME");
+  o.out = args.option("--out");
+  if (o.out.empty()) throw UsageError{"make-dataset: --out DIR names the folder to create"};
+  if (!args.option("--source").empty()) o.source = args.option("--source");
+  o.seed = static_cast<std::uint64_t>(args.integer("--seed", 0, 0, 1LL << 62));
+  o.train = args.integer("--train", 0, 1, 1000000);
+  o.test = args.integer("--test", 0, 1, 1000000);
+  o.progress = terminalProgress("writing " + o.name);
+  data::makeExampleDataset(o);
+  std::printf("%s: %s/train.csv and %s/test.csv\n", o.name.c_str(), o.out.c_str(), o.out.c_str());
   return kExitOk;
 }
 

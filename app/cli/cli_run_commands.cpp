@@ -47,6 +47,11 @@ std::string percent(double v) {
   return buf;
 }
 
+/// " acc 91.05%" for a task with an accuracy (classification); nothing for the others.
+std::string accuracyText(double v) {
+  return std::isfinite(v) ? " acc " + percent(v) : std::string();
+}
+
 std::string clock(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const long s = std::lround(seconds);
@@ -134,10 +139,10 @@ class ConsoleProgress : public train::EventSink {
           static_cast<int>(width * (b.batch + 1) / std::max<std::int64_t>(1, b.batchesPerEpoch));
       std::string bar(static_cast<std::size_t>(filled), '#');
       bar.resize(width, '.');
-      std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s acc %s %.0f img/s ETA %s",
+      std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s%s %.0f img/s ETA %s",
                   (long long)b.epoch + 1, bar.c_str(), (long long)b.batch + 1,
                   (long long)b.batchesPerEpoch, number(b.epochLoss).c_str(),
-                  percent(b.epochAccuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
+                  accuracyText(b.epochAccuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
       std::fflush(stdout);
       m_barShown = true;
       return;
@@ -145,11 +150,10 @@ class ConsoleProgress : public train::EventSink {
     // Plain output: four lines an epoch.
     const std::int64_t every = std::max<std::int64_t>(1, b.batchesPerEpoch / 4);
     if ((b.batch + 1) % every != 0 || b.batch + 1 == b.batchesPerEpoch) return;
-    std::printf(
-        "epoch %lld batch %lld/%lld: loss %s acc %s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
-        (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
-        number(b.epochLoss).c_str(), percent(b.epochAccuracy).c_str(), b.lr,
-        number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
+    std::printf("epoch %lld batch %lld/%lld: loss %s%s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
+                (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
+                number(b.epochLoss).c_str(), accuracyText(b.epochAccuracy).c_str(), b.lr,
+                number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
     std::fflush(stdout);
   }
 
@@ -292,7 +296,7 @@ int runTrain(const std::vector<std::string>& words) {
   // Here the project has no test split (a skipped one is described above); say why there is
   // no validation figure either instead of claiming there is no validation split.
   if (last.empty() && result.hasValidation) {
-    last = "validation accuracy " + percent(result.lastValidation.accuracy) + " on " +
+    last = "validation" + train::figuresText(result.lastValidation) + " on " +
            std::to_string(result.lastValidation.samples) + " images (no test split)";
   } else if (last.empty()) {
     last = std::string("no accuracy measured: no test split, and no validation pass ran") +
@@ -308,10 +312,29 @@ int runDistWorker(const std::vector<std::string>& words) {
   return train::runDistWorker(args.one("SPEC"));
 }
 
+/// A task's per-class (or per-target) figures as a table: one row per class, one column per
+/// figure.
+void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::string>& names) {
+  if (m.perClass.empty()) return;
+  std::size_t rows = 0;
+  std::printf("\n  %-16s", "");
+  for (const auto& [figure, values] : m.perClass) {
+    std::printf(" %10s", figure.c_str());
+    rows = std::max(rows, values.size());
+  }
+  std::printf("\n");
+  for (std::size_t r = 0; r < rows; ++r) {
+    std::printf("  %-16s", r < names.size() ? names[r].c_str() : std::to_string(r).c_str());
+    for (const auto& [figure, values] : m.perClass)
+      std::printf(" %10.4g", r < values.size() ? values[r] : std::nan(""));
+    std::printf("\n");
+  }
+}
+
 int runEval(const std::vector<std::string>& words) {
   const Args args(words, {"--json", "--data-from-checkpoint"},
                   {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
-                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out"});
+                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out", "--predictions"});
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
@@ -325,6 +348,7 @@ int runEval(const std::vector<std::string>& words) {
   o.limit = args.integer("--limit", 0, 1, 1LL << 40);
   o.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
   o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));
+  o.predictions = args.option("--predictions");
   const auto e = train::evaluateCheckpoint(o);
   if (args.has("--json")) {
     std::cout << e.toJson().dump(2) << '\n';
@@ -337,9 +361,12 @@ int runEval(const std::vector<std::string>& words) {
                 (long long)e.metrics.samples);
     for (const auto& [name, value] : e.metrics.figures)
       std::printf("  %-16s %.6g\n", name.c_str(), value);
+    printPerClassFigures(e.metrics, e.classes.empty() ? e.targets : e.classes);
+    if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
     return kExitOk;
   }
   printEval(e.metrics, e.classes);
+  if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
   std::printf("\ntop-%d accuracy %s\n\nper class: precision recall f1\n", e.topK,
               percent(e.topKAccuracy).c_str());
   for (std::size_t c = 0; c < e.perClass.size(); ++c) {

@@ -58,6 +58,8 @@ LoadedModel loadModel(const std::string& checkpointPath) {
   m.baseDir = data::checkpointBaseDir(ckpt.meta, checkpointPath);
   if (ckpt.meta.contains("classes") && ckpt.meta["classes"].is_array())
     m.classes = ckpt.meta["classes"].get<std::vector<std::string>>();
+  if (ckpt.meta.contains("task_state") && ckpt.meta["task_state"].is_object())
+    m.taskState = ckpt.meta["task_state"];
   const auto& norm = ckpt.meta.contains("normalization") ? ckpt.meta["normalization"] : Json();
   if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array()) {
     m.mean = norm["mean"].get<std::vector<double>>();

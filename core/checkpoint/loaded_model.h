@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "checkpoint/safetensors.h"
+#include "common/json.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -24,8 +25,11 @@ struct LoadedModel {
   NamedTensors weights;                     ///< moduleState(net)
   std::vector<std::string> classes;
   std::vector<double> mean, std;  ///< empty when unknown
-  std::string source;             ///< the checkpoint path (or the project's)
-  bool dataNamed = false;         ///< loaded from a project file the user named: so is its data
+  /// What the run's task recorded (checkpoint "task_state": a regression's target scaling);
+  /// null when none.
+  Json taskState;
+  std::string source;      ///< the checkpoint path (or the project's)
+  bool dataNamed = false;  ///< loaded from a project file the user named: so is its data
 
   /// LibTorch's output for `input` (N x C x H x W), no gradients.
   torch::Tensor forward(const torch::Tensor& input) const;

@@ -8,7 +8,7 @@
 #include <set>
 #include <sstream>
 
-#include "common/file_util.h"
+#include "data/csv_table.h"
 #include "data/dataset_source.h"
 
 namespace netsmith::data {
@@ -19,40 +19,6 @@ namespace fs = std::filesystem;
 
 /// More classes than any classifier here is built for; a label past it is a mistake.
 constexpr std::int64_t kMaxClasses = 100000;
-
-// Splits one CSV line (RFC 4180 quotes, no embedded newlines).
-std::vector<std::string> splitCsv(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (std::size_t i = 0; i < line.size(); ++i) {
-    const char c = line[i];
-    if (quoted) {
-      if (c == '"' && i + 1 < line.size() && line[i + 1] == '"') {
-        cur += '"';
-        ++i;
-      } else if (c == '"') {
-        quoted = false;
-      } else {
-        cur += c;
-      }
-    } else if (c == '"') {
-      quoted = true;
-    } else if (c == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else {
-      cur += c;
-    }
-  }
-  out.push_back(cur);
-  for (auto& s : out) {
-    const auto b = s.find_first_not_of(" \t\r");
-    const auto e = s.find_last_not_of(" \t\r");
-    s = b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-  }
-  return out;
-}
 
 bool parseIndex(const std::string& s, std::int64_t& out) {
   const std::size_t start = (s.size() > 1 && s[0] == '-') ? 1 : 0;
@@ -68,45 +34,30 @@ class CsvSource : public FileListSource {
  public:
   CsvSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
     const std::string where = spec.path + ".manifest: " + spec.manifest;
-    std::error_code ec;
-    if (!fs::exists(spec.manifest, ec)) throw Error(where + ": file not found");
-    std::string text = readTextFile(spec.manifest);
-    if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
+    const CsvTable table = readCsvTable(spec.manifest, where, "path,label");
     const fs::path base = fs::path(spec.manifest).parent_path();
-    std::istringstream in(text);
-    std::string line;
-    int lineNo = 0;
-    int pathCol = -1, labelCol = -1;
+    const int pathCol = table.column("path"), labelCol = table.column("label");
+    if (pathCol < 0 || labelCol < 0) {
+      throw Error(
+          where + ": line " + std::to_string(table.headerLine) +
+          ": the header must have columns \"path\" and \"label\"; found: " + table.headerText);
+    }
     struct Row {
       std::string path, label;
       int line;
     };
     std::vector<Row> rows;
-    while (std::getline(in, line)) {
-      ++lineNo;
-      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-      const auto cells = splitCsv(line);
-      if (pathCol < 0) {
-        for (std::size_t i = 0; i < cells.size(); ++i) {
-          if (cells[i] == "path") pathCol = static_cast<int>(i);
-          if (cells[i] == "label") labelCol = static_cast<int>(i);
-        }
-        if (pathCol < 0 || labelCol < 0) {
-          throw Error(where + ": line " + std::to_string(lineNo) +
-                      ": the header must have columns \"path\" and \"label\"; found: " + line);
-        }
-        continue;
-      }
+    for (const auto& row : table.rows) {
+      const auto& cells = row.cells;
       const auto need = static_cast<std::size_t>(std::max(pathCol, labelCol));
       if (cells.size() <= need) {
-        fail(policy, spec.manifest + " line " + std::to_string(lineNo),
+        fail(policy, spec.manifest + " line " + std::to_string(row.line),
              "has " + std::to_string(cells.size()) + " columns, the header has more", where);
         continue;
       }
       rows.push_back({cells[static_cast<std::size_t>(pathCol)],
-                      cells[static_cast<std::size_t>(labelCol)], lineNo});
+                      cells[static_cast<std::size_t>(labelCol)], row.line});
     }
-    if (pathCol < 0) throw Error(where + ": empty manifest; expected a header line \"path,label\"");
 
     // Class names: the project's, else names found in the file (sorted), else indices.
     bool numeric = true;
@@ -175,17 +126,13 @@ class CsvSource : public FileListSource {
              where);
         continue;
       }
-      if (r.path.empty()) {
-        fail(policy, item, "empty path", where);
+      std::string reason;
+      const auto file = manifestImage(base, r.path, reason);
+      if (!file) {
+        fail(policy, item, reason, where);
         continue;
       }
-      fs::path p(r.path);
-      if (p.is_relative()) p = base / p;
-      if (!fs::is_regular_file(p, ec)) {
-        fail(policy, item, "image not found: " + p.string(), where);
-        continue;
-      }
-      m_files.push_back(p.lexically_normal().string());
+      m_files.push_back(*file);
       m_labels.push_back(k);
     }
     if (m_files.empty()) throw Error(where + ": no usable rows");

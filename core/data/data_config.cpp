@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <set>
 
 #include "data/source_formats.h"
 #include "schema/param_schema.h"
@@ -11,6 +12,22 @@ namespace netsmith::data {
 
 std::string sourceFormatName(SourceFormat f) {
   return sourceFormat(f).name;
+}
+
+std::string targetKindName(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::ClassIndex:
+      return "one class per sample";
+    case TargetKind::MultiHot:
+      return "a set of labels per sample";
+    case TargetKind::RealVector:
+      return "numbers to predict per sample";
+    case TargetKind::ClassMask:
+      return "a class mask per sample";
+    case TargetKind::Boxes:
+      return "boxes per sample";
+  }
+  return "?";
 }
 
 namespace {
@@ -156,8 +173,8 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     return c;
   }
   schema::reportUnknownKeys(
-      data, {"train", "validation", "test", "classes", "fit", "normalize", "on_error"}, "data",
-      problems);
+      data, {"train", "validation", "test", "classes", "targets", "fit", "normalize", "on_error"},
+      "data", problems);
   if (!data.contains("train")) {
     problems.push_back({"data.train",
                         "missing: where the training images come from",
@@ -219,6 +236,28 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
       }
     }
   }
+  if (data.contains("targets")) {
+    const Json& v = data["targets"];
+    std::set<std::string> seen;
+    if (!v.is_array() || v.empty()) {
+      problems.push_back(
+          {"data.targets", "must be a list of column names, got " + jsonBrief(v), {}, {}});
+    } else {
+      for (const auto& name : v) {
+        if (!name.is_string() || name.get<std::string>().empty() ||
+            !seen.insert(name.get<std::string>()).second) {
+          problems.push_back(
+              {"data.targets", "must hold different column names, got " + jsonBrief(name), {}, {}});
+          c.targets.clear();
+          break;
+        }
+        c.targets.push_back(name.get<std::string>());
+      }
+    }
+  }
+  for (auto* spec :
+       {&c.train, c.validation ? &*c.validation : nullptr, c.test ? &*c.test : nullptr})
+    if (spec) spec->targets = c.targets;
   if (data.contains("fit")) {
     const Json& v = data["fit"];
     if (v == "resize") {

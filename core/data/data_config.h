@@ -10,7 +10,12 @@
 
 namespace netsmith::data {
 
-enum class SourceFormat { Idx, ImageFolder, Csv, Cifar10 };
+enum class SourceFormat { Idx, ImageFolder, Csv, Cifar10, MultiLabelCsv, RegressionCsv };
+/// What a sample's target is (each task takes one kind; each source format gives one).
+/// `spatial` kinds (masks, boxes) move with the image under the geometric transforms.
+enum class TargetKind { ClassIndex, MultiHot, RealVector, ClassMask, Boxes };
+/// "class index", "multi-hot labels", ... for messages.
+std::string targetKindName(TargetKind kind);
 /// How an image whose size differs from the model input is brought to it.
 enum class FitPolicy {
   Resize,      ///< stretch to the model size
@@ -32,6 +37,8 @@ struct SourceSpec {
   std::string manifest;            ///< csv
   std::vector<std::string> files;  ///< cifar10 batch files
   std::int64_t limit = 0;          ///< a stratified seeded subset of N samples (0: all)
+  /// regression_csv: the target columns (data.targets; empty: every column but path).
+  std::vector<std::string> targets;
 };
 
 /// Validation taken out of the training source.
@@ -49,6 +56,7 @@ struct DataConfig {
   SplitSpec split;
   std::optional<SourceSpec> test;
   std::vector<std::string> classes;  ///< optional display names
+  std::vector<std::string> targets;  ///< regression: the target columns, in output order
   FitPolicy fit = FitPolicy::Resize;
   ErrorPolicy onError = ErrorPolicy::Skip;
   enum class Normalization { Auto, Explicit, None } normalization = Normalization::Auto;

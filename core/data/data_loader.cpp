@@ -9,6 +9,20 @@
 
 namespace netsmith::data {
 
+torch::Tensor targetRows(const SampleSet& set, const std::vector<std::int64_t>& samples,
+                         std::int64_t width, const std::string& what) {
+  const auto& source = *set.source;
+  if (source.targetWidth() != width)
+    throw Error(set.name + ": the data has no " + what);
+  auto t = torch::empty({std::int64_t(samples.size()), width}, torch::kFloat);
+  float* out = t.data_ptr<float>();
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    const float* row = source.targetRow(set.indices[std::size_t(samples[i])]);
+    std::copy(row, row + width, out + std::int64_t(i) * width);
+  }
+  return t;
+}
+
 namespace {
 constexpr std::uint64_t kOrderStream = 0x5EEDull << 40;
 constexpr std::uint64_t kMixStream = 0xB17Cull << 40;

@@ -30,6 +30,13 @@ class TargetCollator {
                                 const std::vector<std::int64_t>& samples) const = 0;
 };
 
+/// The target rows (DatasetSource::targetRow) of `samples` (positions in `set`) as an N x width
+/// float tensor: multi-label and regression batches. Throws netsmith::Error naming the split
+/// and `what` ("label sets for 10 classes (a multilabel_csv source gives them)") when the
+/// source has no rows of that width.
+torch::Tensor targetRows(const SampleSet& set, const std::vector<std::int64_t>& samples,
+                         std::int64_t width, const std::string& what);
+
 struct LoaderOptions {
   std::int64_t batchSize = 64;
   bool training = true;   ///< random augmentation and batch mixes; else deterministic steps only

@@ -94,7 +94,7 @@ SampleSet wholeSource(std::string name, std::shared_ptr<const DatasetSource> sou
     s.indices[i] = static_cast<std::int64_t>(i);
   if (spec.limit > 0 && spec.limit < source->size()) {
     s.indices = stratifiedSubset(
-        s.indices, [&](std::int64_t i) { return source->label(i); }, source->numClasses(),
+        s.indices, [&](std::int64_t i) { return source->stratum(i); }, source->numStrata(),
         spec.limit, seed);
     subsets.push_back(spec.path + ".limit: " + std::to_string(spec.limit) + " of " +
                       std::to_string(source->size()) +
@@ -110,6 +110,9 @@ void checkSameClasses(const DatasetSource& other, const std::string& path, const
                 " classes but data.train has " + std::to_string(m.numClasses()) +
                 "; every split needs the same classes");
   }
+  if (other.targetNames() != m.targets || other.targetWidth() != m.train.source->targetWidth()) {
+    throw Error(path + ": its targets differ from data.train's; every split needs the same");
+  }
 }
 
 }  // namespace
@@ -121,6 +124,7 @@ DataModule openDataModule(const DataConfig& config) {
       openSource(config.train, config.classes, config.onError);
   if (train->size() == 0) throw Error(config.train.path + ": no usable samples");
   m.classes = train->classNames();
+  m.targets = train->targetNames();
   const std::uint64_t seed = config.split.seed;
   SampleSet all = wholeSource("train", train, config.train, seed, m.subsets);
   if (config.validation) {
@@ -131,8 +135,8 @@ DataModule openDataModule(const DataConfig& config) {
   } else {
     // The split is taken from the (limited) training samples.
     const auto split = splitTrainValidation(
-        all.size(), [&](std::int64_t k) { return all.label(k); }, train->numClasses(),
-        config.split.fraction, config.split.seed, config.split.stratified);
+        all.size(), [&](std::int64_t k) { return train->stratum(all.indices[std::size_t(k)]); },
+        train->numStrata(), config.split.fraction, config.split.seed, config.split.stratified);
     m.train = SampleSet{"train", train, {}};
     m.validation = SampleSet{"validation", train, {}};
     for (auto k : split.train)
@@ -143,8 +147,8 @@ DataModule openDataModule(const DataConfig& config) {
     if (limit > 0 && m.validation.size() > limit) {
       const auto before = m.validation.size();
       m.validation.indices = stratifiedSubset(
-          m.validation.indices, [&](std::int64_t i) { return train->label(i); },
-          train->numClasses(), limit, seed);
+          m.validation.indices, [&](std::int64_t i) { return train->stratum(i); },
+          train->numStrata(), limit, seed);
       m.subsets.push_back("data.validation.limit: " + std::to_string(limit) + " of " +
                           std::to_string(before) + " samples, a stratified random subset (seed " +
                           std::to_string(seed) + ")");

@@ -47,6 +47,7 @@ struct DataModule {
   SampleSet validation;  ///< may be empty
   SampleSet test;        ///< may be empty
   std::vector<std::string> classes;
+  std::vector<std::string> targets;  ///< a regression source's target names
   /// The subsets that `limit`s took, for data-stats: "data.train.limit: 500 of 60000 samples, a
   /// stratified random subset (seed 0)".
   std::vector<std::string> subsets;

@@ -35,6 +35,10 @@ cv::Mat FileListSource::loadRegion(std::int64_t i, const RegionChooser& choose) 
   return decodeImageFile(m_files.at(static_cast<std::size_t>(i)), choose);
 }
 
+const float* DatasetSource::targetRow(std::int64_t) const {
+  throw Error("this data source has no target table (its targets are class labels)");
+}
+
 cv::Mat DatasetSource::loadRegion(std::int64_t i, const RegionChooser& choose) const {
   const cv::Mat image = load(i);
   return image(chosenRegion(choose, image.size()));

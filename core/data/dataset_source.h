@@ -39,7 +39,18 @@ class DatasetSource {
  public:
   virtual ~DatasetSource() = default;
   virtual std::int64_t size() const = 0;
+  /// Sample i's class, or -1 where a sample has no single class (multi-label, regression).
   virtual std::int64_t label(std::int64_t i) const = 0;
+  /// The group stratified splits and limits keep in proportion, in [0, numStrata()): the class
+  /// for single-label sources; see TableTargetSource for the others.
+  virtual std::int64_t stratum(std::int64_t i) const { return label(i); }
+  virtual std::int64_t numStrata() const { return numClasses(); }
+  /// Targets known without decoding, one row of targetWidth() floats per sample (multi-label:
+  /// 1 or 0 per class; regression: the target columns). Width 0: the class label is the target.
+  virtual std::int64_t targetWidth() const { return 0; }
+  virtual const float* targetRow(std::int64_t i) const;
+  /// The names of a regression source's targets, in row order (empty for other sources).
+  const std::vector<std::string>& targetNames() const { return m_targetNames; }
   /// The decoded image: CV_8UC1 (grey) or CV_8UC3 (RGB order). Throws SampleError.
   virtual cv::Mat load(std::int64_t i) const = 0;
   /// The part of image i that `choose` picks from its size, as load(i) cut to it (a view is
@@ -55,6 +66,7 @@ class DatasetSource {
 
  protected:
   std::vector<std::string> m_classes;
+  std::vector<std::string> m_targetNames;
   std::vector<SkippedItem> m_skipped;
 };
 
@@ -71,6 +83,29 @@ class FileListSource : public DatasetSource {
  protected:
   std::vector<std::string> m_files;
   std::vector<std::int64_t> m_labels;
+};
+
+/// A manifest whose targets are a table of numbers (multi-label, regression). Its strata keep
+/// splits and limits representative: a multi-label sample's stratum is its rarest label (by
+/// the file's counts; one more stratum for samples without labels), a regression sample's the
+/// decile of its first target. An approximation of iterative stratification: every label with
+/// at least as many samples as strata get shares keeps samples on both sides of a split.
+class TableTargetSource : public FileListSource {
+ public:
+  std::int64_t stratum(std::int64_t i) const override;
+  std::int64_t numStrata() const override { return m_numStrata; }
+  std::int64_t targetWidth() const override { return m_width; }
+  const float* targetRow(std::int64_t i) const override;
+
+ protected:
+  /// Sets the strata from the rows (after m_targets and m_width are filled).
+  void stratifyByRarestLabel();
+  void stratifyByFirstTarget();
+
+  std::int64_t m_width = 0;
+  std::vector<float> m_targets;  ///< size() x m_width
+  std::vector<std::int64_t> m_strata;
+  std::int64_t m_numStrata = 1;
 };
 
 /// Opens a source. Throws netsmith::Error naming `spec.path` and the file for problems that
@@ -91,6 +126,12 @@ std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec,
 std::shared_ptr<DatasetSource> openCsvSource(const SourceSpec& spec,
                                              const std::vector<std::string>& classes,
                                              ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openMultiLabelCsvSource(const SourceSpec& spec,
+                                                       const std::vector<std::string>& classes,
+                                                       ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openRegressionCsvSource(const SourceSpec& spec,
+                                                       const std::vector<std::string>& classes,
+                                                       ErrorPolicy policy);
 std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
                                                const std::vector<std::string>& classes,
                                                ErrorPolicy policy);

@@ -73,6 +73,39 @@ std::vector<SourceFormatDef> makeFormats() {
     d.open = openCifarSource;
     f.push_back(std::move(d));
   }
+  {
+    SourceFormatDef d;
+    d.name = "multilabel_csv";
+    d.format = SourceFormat::MultiLabelCsv;
+    d.title = "Multi-label CSV";
+    d.help =
+        "a CSV file with a path,labels header, labels holding the sample's class names "
+        "separated by ; (or by spaces when no row uses ;; empty: no label), or a "
+        "path,<class1>,<class2>,... header with a 0 or 1 per class; image paths relative to "
+        "the CSV";
+    d.fields = {{"manifest", Kind::File, "the CSV file", &SourceSpec::manifest, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::MultiHot;
+    d.example = Json{{"format", "multilabel_csv"}, {"manifest", "mosaics/train.csv"}};
+    d.open = openMultiLabelCsvSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "regression_csv";
+    d.format = SourceFormat::RegressionCsv;
+    d.title = "Regression CSV";
+    d.help =
+        "a CSV file with a path column and one column of numbers per target (data.targets "
+        "names them, in the model's output order; without it every other column); image paths "
+        "relative to the CSV";
+    d.fields = {{"manifest", Kind::File, "the CSV file", &SourceSpec::manifest, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::RealVector;
+    d.example = Json{{"format", "regression_csv"}, {"manifest", "rotations/train.csv"}};
+    d.open = openRegressionCsvSource;
+    f.push_back(std::move(d));
+  }
   return f;
 }
 
@@ -144,6 +177,7 @@ Json sourceFormatsToJson() {
                        {"title", d.title},
                        {"help", d.help},
                        {"keys", keys},
+                       {"targets", targetKindName(d.targets)},
                        {"example", d.example}});
   }
   return all;
@@ -153,6 +187,7 @@ std::string sourceFormatsToText() {
   std::ostringstream os;
   for (const auto& d : sourceFormats()) {
     os << d.name << " - " << d.title << ": " << d.help << '\n';
+    os << "    targets: " << targetKindName(d.targets) << '\n';
     for (const auto& field : d.fields)
       os << "    " << field.key << " (" << sourceFieldKindName(field.kind) << "): " << field.help
          << '\n';

@@ -38,7 +38,9 @@ struct SourceFormatDef {
   std::string help;                 ///< what it reads, one or two sentences
   std::vector<SourceField> fields;  ///< all required; the first is the one a form shows first
   bool imageFiles = false;          ///< one file per image (sizes worth a histogram)
-  Json example;                     ///< a source as a project writes it
+  /// What its samples' targets are: a project's task must take this kind.
+  TargetKind targets = TargetKind::ClassIndex;
+  Json example;  ///< a source as a project writes it
   SourceOpener open = nullptr;
 };
 

@@ -106,10 +106,11 @@ ExportJobResult runExportJob(const ExportJob& job) {
   auto targets = job.targets.empty() ? defaultExportTargets(job.checkpoint) : job.targets;
   for (const auto& t : targets)
     if (!registry.find(t.first)) throw Error("unknown exporter \"" + t.first + "\"");
-  const auto model = loadExportModel(job.checkpoint);
+  auto model = loadExportModel(job.checkpoint);
   const task::TaskDef* taskDef = nullptr;
   try {
     taskDef = &job.tasks.get(model.project.task);
+    if (taskDef->prepareExport) taskDef->prepareExport(model);
   } catch (const Error& e) {
     throw Error(job.checkpoint + ": " + e.what());
   }

@@ -11,6 +11,7 @@ std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
                          std::to_string(in.width)},
       {"channel_order", in.channels == 1 ? "grey" : "RGB"},
       {"pixel_scale", "1/255 (0..1 before normalisation)"}};
+  if (taskState.is_object() && !taskState.empty()) m.emplace_back("task_state", taskState.dump());
   if (!mean.empty()) {
     m.emplace_back("normalization_mean", Json(mean).dump());
     m.emplace_back("normalization_std", Json(std).dump());

@@ -1,4 +1,5 @@
 #include "task/classification.h"
+#include "task/prediction_csv.h"
 
 #include <cmath>
 
@@ -68,32 +69,54 @@ EvalMetrics ConfusionCounter::metrics(double lossSum) const {
   return m;
 }
 
-std::optional<Problem> classifierHeadProblem(const graph::GraphAnalysis& a,
-                                             std::int64_t numClasses) {
-  if (!a.ok() || numClasses <= 0) return std::nullopt;
-  const std::string classes = std::to_string(numClasses) + " classes";
-  if (a.outputShape.size() != 1) {
-    return Problem{
-        "node \"" + a.outputId + "\"",
-        "the model's output is " + formatShape(a.outputShape) +
-            "; a classifier needs one score for each of the data's " + classes,
-        a.outputId,
-        "end the model with Flatten and a Linear of " + std::to_string(numClasses) + " outputs"};
-  }
-  if (a.outputShape[0] >= numClasses) return std::nullopt;
-  // The Linear that makes the scores: the last one in the model.
+namespace {
+
+/// The Linear that makes the output scores: the last one in the model (or the output node).
+std::string scoringNode(const graph::GraphAnalysis& a) {
   std::string linear;
   for (const auto& n : a.nodes)
     if (n.op == "Linear") linear = n.id;
+  return linear;
+}
+
+/// The output must be a vector of `count` values (`exact`: no more either) for `what`
+/// ("classes", "labels", "targets").
+std::optional<Problem> vectorHeadProblem(const graph::GraphAnalysis& a, std::int64_t count,
+                                         const std::string& what, const std::string& needs,
+                                         const std::string& unit, bool exact) {
+  if (!a.ok() || count <= 0) return std::nullopt;
+  const std::string counted = std::to_string(count) + " " + what;
+  if (a.outputShape.size() != 1) {
+    return Problem{
+        "node \"" + a.outputId + "\"",
+        "the model's output is " + formatShape(a.outputShape) + "; " + needs +
+            " for each of the data's " + counted,
+        a.outputId,
+        "end the model with Flatten and a Linear of " + std::to_string(count) + " outputs"};
+  }
+  if (a.outputShape[0] == count || (!exact && a.outputShape[0] > count)) return std::nullopt;
+  const std::string linear = scoringNode(a);
   const std::string where = linear.empty() ? a.outputId : linear;
   Problem p{"node \"" + where + "\"",
-            "the model outputs " + std::to_string(a.outputShape[0]) + " scores but the data has " +
-                classes,
+            "the model outputs " + std::to_string(a.outputShape[0]) + " " + unit +
+                " but the data has " + counted,
             where, ""};
-  p.fix = linear.empty()
-              ? "end the model with a Linear of " + std::to_string(numClasses) + " outputs"
-              : "set " + linear + ".out_features to " + std::to_string(numClasses);
+  p.fix = linear.empty() ? "end the model with a Linear of " + std::to_string(count) + " outputs"
+                         : "set " + linear + ".out_features to " + std::to_string(count);
   return p;
+}
+
+}  // namespace
+
+std::optional<Problem> classifierHeadProblem(const graph::GraphAnalysis& a,
+                                             std::int64_t numClasses) {
+  return vectorHeadProblem(a, numClasses, "classes", "a classifier needs one score", "scores",
+                           false);
+}
+
+std::optional<Problem> exactHeadProblem(const graph::GraphAnalysis& a, std::int64_t count,
+                                        const std::string& what) {
+  return vectorHeadProblem(a, count, what, "the task needs one output", "values", true);
 }
 
 namespace {
@@ -133,10 +156,16 @@ class ClassificationSums : public MetricSums {
 }  // namespace
 
 ClassificationTask::ClassificationTask(const TaskSetup& s)
-    : m_dataClasses(s.dataClasses), m_classes(s.dataClasses), m_labelSmoothing(s.labelSmoothing) {
+    : m_names(s.classes),
+      m_dataClasses(s.dataClasses),
+      m_classes(s.dataClasses),
+      m_labelSmoothing(s.labelSmoothing) {
   // A model with more outputs than the data has classes still trains (the extra scores are
   // never a target): batches and figures count the model's classes.
   if (s.outputShape.size() == 1) m_classes = std::max(m_classes, s.outputShape[0]);
+  if (!s.loss.empty() && s.loss != "cross_entropy")
+    throw Error("train.loss: the classification task takes \"cross_entropy\", not \"" +
+                printable(s.loss) + "\"");
   if (s.classWeights == "none") return;
   std::vector<double> w(static_cast<std::size_t>(m_classes), 1.0);
   if (s.classWeights == "auto") {
@@ -222,6 +251,28 @@ Json ClassificationTask::evaluationSchema() const {
          {{"type", "object"},
           {"required", {"accuracy"}},
           {"properties", {{"accuracy", number}}}}}}}};
+}
+
+std::unique_ptr<PredictionWriter> ClassificationTask::predictionWriter(
+    const std::string& path, const data::SampleSet& set) const {
+  std::vector<std::string> columns{"label"};
+  const auto probs = namedColumns("prob:", m_names, m_classes);
+  columns.insert(columns.end(), probs.begin(), probs.end());
+  const auto k = m_classes;
+  return std::make_unique<CsvPredictionWriter>(
+      path, set, columns, [k](const torch::Tensor& output, const torch::Tensor& target) {
+        const auto probs = torch::softmax(output, 1).contiguous();
+        const auto labels = target.to(torch::kLong).contiguous();
+        const float* p = probs.data_ptr<float>();
+        std::vector<std::vector<std::string>> rows;
+        for (std::int64_t i = 0; i < probs.size(0); ++i) {
+          std::vector<std::string> row{std::to_string(labels.data_ptr<std::int64_t>()[i])};
+          for (std::int64_t c = 0; c < k; ++c)
+            row.push_back(floatCell(p[i * k + c]));
+          rows.push_back(std::move(row));
+        }
+        return rows;
+      });
 }
 
 }  // namespace netsmith::task

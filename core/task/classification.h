@@ -39,6 +39,11 @@ class ConfusionCounter {
 std::optional<Problem> classifierHeadProblem(const graph::GraphAnalysis& analysis,
                                              std::int64_t numClasses);
 
+/// The output must be exactly `count` values, one per `what` ("labels", "targets"): multi-label
+/// and regression heads.
+std::optional<Problem> exactHeadProblem(const graph::GraphAnalysis& analysis, std::int64_t count,
+                                        const std::string& what);
+
 class ClassificationTask : public Task {
  public:
   /// Throws netsmith::Error when explicit class weights do not match the classes.
@@ -62,8 +67,12 @@ class ClassificationTask : public Task {
   std::unique_ptr<MetricSums> evalSums() const override;
   torch::Tensor syntheticTarget(std::int64_t n) const override;
   Json evaluationSchema() const override;
+  /// label (the class index), then prob:<class> (softmax) per class.
+  std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
+                                                     const data::SampleSet& set) const override;
 
  private:
+  std::vector<std::string> m_names;
   std::int64_t m_dataClasses = 0;
   std::int64_t m_classes = 0;
   double m_labelSmoothing = 0;

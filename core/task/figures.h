@@ -4,6 +4,7 @@
 // have, the named figures a task finishes its sums into, and classification's confusion
 // matrix. No LibTorch here: events, run records and the studio include it.
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -20,7 +21,15 @@ struct EvalMetrics {
   /// The task's figures by name ("accuracy"; "mae", "rmse", ...): what train.monitor, the
   /// sweep objective and the run's events name. See Task::figures().
   std::map<std::string, double> figures;
+  /// Figures with one value per class or target ("ap", "f1", "threshold"; "mae", "r2"), in
+  /// class or target order; NaN where undefined (a label without a positive sample).
+  std::map<std::string, std::vector<double>> perClass;
 };
+
+/// The value of a figure that is undefined (no sample, no positive): NaN, written as null.
+inline double noFigure() {
+  return std::numeric_limits<double>::quiet_NaN();
+}
 
 /// A figure a task reports, and which way is better.
 struct FigureSpec {

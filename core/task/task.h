@@ -25,10 +25,10 @@
 
 namespace netsmith::task {
 
-/// What a sample's target is. `spatial` targets (masks, boxes) move with the image under the
-/// geometric transforms (flips, crops, rotation, affine, resize); photometric transforms,
-/// noise, blur, erasing and Normalize never touch a target.
-enum class TargetKind { ClassIndex, MultiHot, RealVector, ClassMask, Boxes };
+/// What a sample's target is (data/data_config.h): `spatial` targets (masks, boxes) move with
+/// the image under the geometric transforms (flips, crops, rotation, affine, resize);
+/// photometric transforms, noise, blur, erasing and Normalize never touch a target.
+using data::TargetKind;
 struct TargetSpec {
   TargetKind kind = TargetKind::ClassIndex;
   bool spatial = false;
@@ -50,6 +50,17 @@ class MetricSums {
   virtual void setSums(const std::vector<double>& sums) = 0;
   /// Loss = loss sum / samples, and the task's figures.
   virtual EvalMetrics finish() const = 0;
+};
+
+/// Per-sample outputs of an evaluation, written as the batches come (Task::predictionWriter).
+class PredictionWriter {
+ public:
+  virtual ~PredictionWriter() = default;
+  /// A batch: the model's output (float, on the CPU), its target, and its samples' positions.
+  virtual void add(const torch::Tensor& output, const torch::Tensor& target,
+                   const std::vector<std::int64_t>& samples) = 0;
+  /// Writes the file (atomically); throws netsmith::Error naming it.
+  virtual void finish() = 0;
 };
 
 class Task : public data::TargetCollator {
@@ -90,6 +101,16 @@ class Task : public data::TargetCollator {
   /// The JSON schema of evalMetricsToJson's object for this task: what `eval --json`, the
   /// run's events and the Evaluation page share.
   virtual Json evaluationSchema() const = 0;
+
+  /// What the task learned from the data that the model's output depends on, recorded in the
+  /// checkpoint ("task_state") and passed back through TaskSetup::state (a regression's target
+  /// mean and std). An empty object for most tasks.
+  virtual Json state() const { return Json::object(); }
+
+  /// What `eval --predictions FILE` writes: every sample's output in a form anyone can
+  /// recompute the figures from. Null: the task writes none.
+  virtual std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
+                                                             const data::SampleSet& set) const;
 };
 
 }  // namespace netsmith::task

@@ -1,16 +1,33 @@
 #include "task/task_registry.h"
 
 #include "common/error.h"
+#include "data/source_formats.h"
 #include "task/classification.h"
+#include "task/multilabel.h"
+#include "task/regression.h"
 #include "task/task.h"
 
 namespace netsmith::task {
 
 TaskRegistry TaskRegistry::withBuiltins() {
   TaskRegistry r;
-  r.add(TaskDef{kClassification, "single-label classification: one class per sample", "tasks",
+  r.add(TaskDef{kClassification,
+                "single-label classification: one class per sample",
+                "tasks",
                 [](const TaskSetup& s) { return std::make_shared<ClassificationTask>(s); },
-                classificationExportNotes()});
+                classificationExportNotes(),
+                data::TargetKind::ClassIndex,
+                {}});
+  r.add(TaskDef{"multilabel",
+                "multi-label classification: a set of labels per sample",
+                "tasks",
+                [](const TaskSetup& s) { return std::make_shared<MultiLabelTask>(s); },
+                multiLabelExportNotes(),
+                data::TargetKind::MultiHot,
+                {}});
+  r.add(TaskDef{"regression", "regression: numbers to predict per sample", "tasks",
+                [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
+                regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling});
   return r;
 }
 
@@ -23,6 +40,23 @@ ExportNotes classificationExportNotes() {
       "them as a second output, \"probabilities\")";
   notes.classScores = true;
   return notes;
+}
+
+std::optional<std::string> dataTargetProblem(const TaskDef& def, const data::DataConfig& data) {
+  for (const auto* spec : {&data.train, data.validation ? &*data.validation : nullptr,
+                           data.test ? &*data.test : nullptr}) {
+    if (!spec) continue;
+    const auto& format = data::sourceFormat(spec->format);
+    if (format.targets == def.target) continue;
+    std::string takes;
+    for (const auto& f : data::sourceFormats())
+      if (f.targets == def.target) takes += (takes.empty() ? "" : ", ") + f.name;
+    return spec->path + ".format: " + format.name + " gives " +
+           data::targetKindName(format.targets) + "; the task " + def.name + " takes " +
+           data::targetKindName(def.target) +
+           (takes.empty() ? std::string() : " (formats: " + takes + ")");
+  }
+  return std::nullopt;
 }
 
 std::string unknownTaskMessage(const TaskRegistry& registry, const std::string& name) {

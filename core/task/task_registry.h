@@ -6,13 +6,19 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "common/json.h"
 #include "common/named_registry.h"
+#include "data/data_config.h"
 
 namespace netsmith::data {
 struct SampleSet;
+}
+namespace netsmith::checkpoint {
+struct LoadedModel;
 }
 
 namespace netsmith::task {
@@ -28,8 +34,13 @@ inline constexpr char kClassification[] = "classification";
 struct TaskSetup {
   std::vector<std::string> classes;  ///< the data's classes (may be empty)
   std::int64_t dataClasses = 0;
-  std::vector<std::int64_t> outputShape;   ///< the model's output per sample (empty: unknown)
-  double labelSmoothing = 0;               ///< train.label_smoothing
+  std::vector<std::int64_t> outputShape;  ///< the model's output per sample (empty: unknown)
+  double labelSmoothing = 0;              ///< train.label_smoothing
+  std::string loss;                       ///< train.loss ("": the task's default)
+  std::vector<std::string> targets;       ///< a regression's target names (data.targets)
+  /// What a trained task recorded (Task::state(), kept in the checkpoint): a regression's
+  /// target scaling. Null: a new run, which measures it on `train`.
+  Json state;
   std::string classWeights = "none";       ///< train.class_weights: none, auto, explicit
   std::vector<double> classWeightValues;   ///< explicit weights
   const data::SampleSet* train = nullptr;  ///< the training split (for weights from counts)
@@ -56,7 +67,18 @@ struct TaskDef {
   /// Throws netsmith::Error naming the project key when the setup does not fit the task.
   std::function<std::shared_ptr<Task>(const TaskSetup&)> make;
   ExportNotes exportNotes;
+  /// What its samples' targets are: the data's source formats must give this kind.
+  data::TargetKind target = data::TargetKind::ClassIndex;
+  /// Makes a loaded model's output what the export notes say before any exporter runs (a
+  /// regression folds its target scaling into the last layer). Throws netsmith::Error naming
+  /// the node when it cannot. None: the model exports as it is.
+  std::function<void(checkpoint::LoadedModel&)> prepareExport;
 };
+
+/// Why `data`'s sources cannot feed the task `def` ("data.train.format: multilabel_csv gives a
+/// set of labels per sample; the task classification takes one class per sample ..."), or
+/// nothing when they can.
+std::optional<std::string> dataTargetProblem(const TaskDef& def, const data::DataConfig& data);
 
 class TaskRegistry {
  public:

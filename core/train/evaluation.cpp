@@ -192,8 +192,20 @@ bool keepEvaluating(const EvaluationOptions& options, std::int64_t done, std::in
 
 /// Runs `net` over `set`: the confusion counts, the summed loss, top-k hits and (when asked)
 /// every sample's outcome, into `out`.
+/// The task's predictions file when options.predictions asks for one (null otherwise).
+std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
+                                                       const data::SampleSet& set,
+                                                       const EvaluationOptions& options) {
+  if (options.predictions.empty()) return nullptr;
+  auto writer = task.predictionWriter(options.predictions, set);
+  if (!writer) throw Error("--predictions: the task " + task.name() + " writes no predictions");
+  return writer;
+}
+
 void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
-                   const data::ProjectData& pd, const EvaluationOptions& options, Evaluation& out) {
+                   const data::ProjectData& pd, const task::Task& task,
+                   const EvaluationOptions& options, Evaluation& out) {
+  const auto predictions = predictionsFor(task, set, options);
   data::DataLoader loader(set, *pd.processor, evaluationLoaderOptions(pd, options));
   net.eval();
   const std::int64_t classes =
@@ -222,10 +234,12 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
       keepOutcomes(*batch, logits, predicted, classes, pd.normalization, options.thumbnail,
                    out.samples);
     }
+    if (predictions) predictions->add(logits, labels, batch->samples);
     done += labels.size(0);
     if (!keepEvaluating(options, done, total, loader, out)) break;
   }
   out.metrics = counter.metrics(lossSum);
+  if (predictions && !out.cancelled) predictions->finish();
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
 }
 
@@ -239,15 +253,19 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
   net.eval();
   torch::NoGradGuard noGrad;
   const auto sums = task->evalSums();
+  const auto predictions = predictionsFor(*task, set, options);
   std::int64_t done = 0;
   const auto total = set.size();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
-    sums->add(net.forward(batch->images).to(torch::kFloat), batch->target);
+    const auto output = net.forward(batch->images).to(torch::kFloat);
+    sums->add(output, batch->target);
+    if (predictions) predictions->add(output, batch->target, batch->samples);
     done += batch->images.size(0);
     if (!keepEvaluating(options, done, total, loader, out)) break;
   }
   out.metrics = sums->finish();
+  if (predictions && !out.cancelled) predictions->finish();
 }
 
 }  // namespace
@@ -292,15 +310,20 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (out.split != "train" && out.split != "test")
     throw Error("the split must be test or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
+  out.targets = pd->data.targets;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
   task::TaskSetup setup;
   setup.classes = pd->data.classes;
   setup.dataClasses = pd->data.numClasses();
   setup.outputShape = net->analysis().outputShape;
+  setup.targets = pd->data.targets;
+  setup.state = ckpt.meta.value("task_state", Json());
   std::shared_ptr<task::Task> task;
   try {
-    task = options.tasks.make(loaded.project.task, setup);
+    const auto& def = options.tasks.get(loaded.project.task);
+    if (const auto p = task::dataTargetProblem(def, pd->data.config)) throw Error(*p);
+    task = def.make(setup);
   } catch (const Error& e) {
     throw Error(ckptPath + ": " + e.what());
   }
@@ -315,7 +338,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   if (options.limit > 0 && set.size() > options.limit) {
     const auto& source = *set.source;
     set.indices = data::stratifiedSubset(
-        set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(),
+        set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
         options.limit, 0);
   }
   if (!out.classView) {
@@ -323,7 +346,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     runFigureEvaluation(*net, set, *pd, task, options, out);
     return out;
   }
-  runEvaluation(*net, set, *pd, options, out);
+  runEvaluation(*net, set, *pd, *task, options, out);
   out.perClass = classScores(out.metrics);
   return out;
 }

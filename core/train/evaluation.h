@@ -31,7 +31,10 @@ struct EvaluationOptions {
   std::int64_t batchSize = 256;
   int topK = 5;
   bool keepSamples = false;  ///< fill Evaluation::samples (and thumbnails)
-  int thumbnail = 56;        ///< the longest side of a sample's picture, pixels
+  /// Write every sample's output here (the task's predictions file, task/task.h): anyone can
+  /// recompute the figures from it.
+  std::string predictions;
+  int thumbnail = 56;  ///< the longest side of a sample's picture, pixels
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
   /// The tasks this program knows; a checkpoint of another task is refused by name.
@@ -61,6 +64,7 @@ struct Evaluation {
   /// target is a class index. Otherwise `metrics` holds the loss, samples and figures only.
   bool classView = true;
   std::vector<std::string> classes;
+  std::vector<std::string> targets;  ///< a regression's target names
   EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
   std::vector<ClassScores> perClass;
   int topK = 5;

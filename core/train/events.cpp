@@ -52,9 +52,19 @@ Json evalMetricsToJson(const EvalMetrics& m) {
   Json figures = Json::object();
   for (const auto& [name, v] : m.figures)
     figures[name] = number(v);
-  return Json{{"loss", number(m.loss)},   {"accuracy", number(m.accuracy)},
-              {"samples", m.samples},     {"per_class_accuracy", perClass},
-              {"confusion", m.confusion}, {"figures", figures}};
+  Json j{{"loss", number(m.loss)},         {"accuracy", number(m.accuracy)}, {"samples", m.samples},
+         {"per_class_accuracy", perClass}, {"confusion", m.confusion},       {"figures", figures}};
+  if (!m.perClass.empty()) {
+    Json per = Json::object();
+    for (const auto& [name, values] : m.perClass) {
+      Json list = Json::array();
+      for (double v : values)
+        list.push_back(number(v));
+      per[name] = list;
+    }
+    j["per_class_figures"] = per;
+  }
+  return j;
 }
 
 namespace {
@@ -71,6 +81,21 @@ std::string figuresText(double accuracy, const std::map<std::string, double>& fi
 }
 
 }  // namespace
+
+std::string figuresText(const EvalMetrics& m) {
+  if (std::isfinite(m.accuracy)) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%.2f%%", 100.0 * m.accuracy);
+    return std::string(" accuracy ") + pct;
+  }
+  std::string text;
+  for (const auto& [name, v] : m.figures) {
+    char buf[48];
+    std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v);
+    text += buf;
+  }
+  return text;
+}
 
 std::string describeEpoch(const EpochMetrics& m) {
   auto num = [](double v, const char* format) {

@@ -100,6 +100,9 @@ struct TrainingEvent {
 Json evalMetricsToJson(const EvalMetrics& m);
 /// "epoch 2/7: train loss 0.7978 acc 88.82% | validation loss 0.3789 acc 89.63% | 62.0 s"
 std::string describeEpoch(const EpochMetrics& m);
+/// " accuracy 91.05%" for a task with an accuracy; " map 0.9312 f1_macro 0.8810 ..." (every
+/// figure, by name) for the others.
+std::string figuresText(const EvalMetrics& m);
 
 /// Receives events, from an AsyncSink's delivery thread (the trainer wraps every sink in
 /// one). A sink may call the trainer's controls: they only set flags.

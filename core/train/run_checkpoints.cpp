@@ -85,6 +85,7 @@ std::string RunCheckpoints::write(const std::string& tag, const Json& metrics) {
                           {"next_batch", m_state.nextBatch},
                           {"batches_per_epoch", s.plan.batchesPerEpoch()}}},
       {"classes", s.pd->data.classes},
+      {"task_state", s.task->state()},
       {"normalization", Json{{"mean", s.pd->normalization.mean}, {"std", s.pd->normalization.std}}},
       {"metrics", metrics},
       {"versions", Json{{"netsmith", NETSMITH_VERSION}, {"libtorch", compat::torchVersion()}}}};

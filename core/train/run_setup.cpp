@@ -63,7 +63,7 @@ void limitSet(RunContext& ctx, data::SampleSet& set, std::int64_t limit, std::ui
   const auto before = set.size();
   const auto& source = *set.source;
   set.indices = data::stratifiedSubset(
-      set.indices, [&](std::int64_t i) { return source.label(i); }, source.numClasses(), limit,
+      set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(), limit,
       augment::mixSeed(seed ^ kSubsetStream, 0, 0));
   ctx.log(std::string(flag) + ": " + std::to_string(limit) + " of the " + std::to_string(before) +
           " " + set.name + " samples, a stratified random subset (seed " + std::to_string(seed) +
@@ -161,10 +161,14 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   ts.dataClasses = s.numClasses;
   ts.outputShape = s.net->analysis().outputShape;
   ts.labelSmoothing = s.opt.labelSmoothing;
+  ts.loss = s.opt.loss;
+  ts.targets = d.targets;
   ts.classWeights = s.opt.classWeights;
   ts.classWeightValues = s.opt.classWeightValues;
   ts.train = &d.train;
-  s.task = ctx.config.tasks.make(s.project.task, ts);
+  const auto& def = ctx.config.tasks.get(s.project.task);
+  if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);
+  s.task = def.make(ts);
   if (const auto p = s.task->headProblem(s.net->analysis())) throw Error(p->toString());
   // train.monitor and the callbacks' metrics name the task's figures (and take their way).
   if (const auto p = resolveMetrics(s.opt, s.task->figures(), s.task->name()); !p.empty()) {

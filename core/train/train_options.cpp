@@ -197,6 +197,10 @@ const schema::ParamSchema& trainSchema() {
           .atLeast(0),
       ParamSpec::real("clip_grad_value", 0.0, "clip each gradient element to +-this (0: off)")
           .atLeast(0),
+      ParamSpec::choice("loss", "auto",
+                        {"auto", "cross_entropy", "bce", "focal", "mse", "l1", "huber"},
+                        "the task's loss; auto: its default (classification cross_entropy, "
+                        "multilabel bce or focal, regression mse, l1 or huber)"),
       ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing")
           .atLeast(0)
           .atMost(0.999),
@@ -333,6 +337,7 @@ void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
     o.clipGradNorm = p.real("clip_grad_norm");
     o.clipGradValue = p.real("clip_grad_value");
     o.labelSmoothing = p.real("label_smoothing");
+    o.loss = p.text("loss") == "auto" ? std::string() : p.text("loss");
     o.amp = p.text("amp");
     o.channelsLast = p.flag("channels_last");
     o.frozenBatchNormEval = p.text("frozen_batchnorm") == "eval";

@@ -74,6 +74,7 @@ struct TrainOptions {
   double clipGradNorm = 0;   ///< 0: off
   double clipGradValue = 0;  ///< 0: off
   double labelSmoothing = 0;
+  std::string loss;                   ///< train.loss ("": the task's default)
   std::string classWeights = "none";  ///< none, auto (inverse class frequency), or explicit
   std::vector<double> classWeightValues;
   std::string amp = "off";  ///< off, bf16, fp16 (fp16 on CUDA only, with a loss scaler)

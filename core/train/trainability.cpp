@@ -18,12 +18,16 @@ namespace {
 
 /// The project's task as validation makes it: from the data's class count and the model's
 /// output alone.
-std::shared_ptr<task::Task> checkingTask(const task::TaskDef& def,
+std::shared_ptr<task::Task> checkingTask(const task::TaskDef& def, const project::Project& project,
                                          const graph::GraphAnalysis& analysis,
-                                         std::int64_t dataClasses) {
+                                         std::int64_t dataClasses,
+                                         const std::vector<std::string>& targets) {
   task::TaskSetup setup;
   setup.dataClasses = dataClasses;
   setup.outputShape = analysis.outputShape;
+  setup.targets = targets;
+  const Json loss = project.train.is_object() ? project.train.value("loss", Json()) : Json();
+  if (loss.is_string() && loss != "auto") setup.loss = loss.get<std::string>();
   return def.make(setup);
 }
 
@@ -67,13 +71,14 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
 }
 
 Problems metricProblems(const project::Project& project, const graph::GraphAnalysis& analysis,
-                        std::int64_t dataClasses, const task::TaskRegistry& tasks) {
+                        std::int64_t dataClasses, const task::TaskRegistry& tasks,
+                        const std::vector<std::string>& targets) {
   const auto* def = tasks.find(project.task);
   Problems trainProblems;
   auto options = parseTrainOptions(project.train, ScheduleRegistry::withBuiltins(), trainProblems);
   if (!def || !trainProblems.empty()) return {};  // reported where the task and section are
   try {
-    const auto task = checkingTask(*def, analysis, dataClasses);
+    const auto task = checkingTask(*def, project, analysis, dataClasses, targets);
     auto problems = resolveMetrics(options, task->figures(), task->name());
     // A sweep's objective too (its syntax is the sweep section's own check).
     const Json sweep = project.extra.value("sweep", Json());
@@ -95,12 +100,13 @@ Problems metricProblems(const project::Project& project, const graph::GraphAnaly
 
 std::optional<Problem> headProblem(const project::Project& project,
                                    const graph::GraphAnalysis& analysis, std::int64_t dataClasses,
-                                   const task::TaskRegistry& tasks) {
+                                   const task::TaskRegistry& tasks,
+                                   const std::vector<std::string>& targets) {
   const auto* def = tasks.find(project.task);
   if (!def) return Problem{"task", task::unknownTaskMessage(tasks, project.task), {}, {}};
   if (replacesHead(project.train)) return std::nullopt;
   try {
-    return checkingTask(*def, analysis, dataClasses)->headProblem(analysis);
+    return checkingTask(*def, project, analysis, dataClasses, targets)->headProblem(analysis);
   } catch (const Error& e) {
     return Problem{"task", e.what(), {}, {}};
   }
@@ -126,6 +132,10 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
     return problems;
   }
+  if (const auto p = task::dataTargetProblem(tasks.get(project.task), config)) {
+    problems.push_back({"data", *p, {}, {}});
+    return problems;
+  }
   data::DataModule module;
   try {
     module = data::openDataModule(config);
@@ -137,11 +147,12 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.push_back({"data.test", "the test split has no samples", {}, {}});
   if (config.validation && module.validation.empty())
     problems.push_back({"data.validation", "the validation split has no samples", {}, {}});
-  if (const auto p = headProblem(project, analysis, module.numClasses(), tasks)) {
+  if (const auto p = headProblem(project, analysis, module.numClasses(), tasks, module.targets)) {
     problems.push_back(*p);
     return problems;
   }
-  const auto metrics = metricProblems(project, analysis, module.numClasses(), tasks);
+  const auto metrics =
+      metricProblems(project, analysis, module.numClasses(), tasks, module.targets);
   problems.insert(problems.end(), metrics.begin(), metrics.end());
   return problems;
 }

@@ -25,11 +25,12 @@ namespace netsmith::train {
 bool replacesHead(const Json& train);
 
 /// The project's task's head rule for a model analysed as `analysis` and data of
-/// `dataClasses` classes (0: unknown), or a problem naming an unknown task. Nothing when the
-/// head fits, or when train.replace_head will make it fit.
+/// `dataClasses` classes (0: unknown) and regression `targets` (empty: unknown), or a problem
+/// naming an unknown task. Nothing when the head fits, or when train.replace_head will make it fit.
 std::optional<Problem> headProblem(const project::Project& project,
                                    const graph::GraphAnalysis& analysis, std::int64_t dataClasses,
-                                   const task::TaskRegistry& tasks);
+                                   const task::TaskRegistry& tasks,
+                                   const std::vector<std::string>& targets = {});
 
 /// train.monitor, train.early_stopping.metric and train.plateau.metric (when on) against the
 /// task's figures: each must be "loss" or a figure `figures` lists, after val_ or train_; a
@@ -42,7 +43,8 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
 /// resolveMetrics on the project's train section and task, for validation (nothing when the
 /// task is unknown or the section has problems of its own: those are reported elsewhere).
 Problems metricProblems(const project::Project& project, const graph::GraphAnalysis& analysis,
-                        std::int64_t dataClasses, const task::TaskRegistry& tasks);
+                        std::int64_t dataClasses, const task::TaskRegistry& tasks,
+                        const std::vector<std::string>& targets = {});
 
 /// The task is known, the model is more than its input, and (when the project has a data
 /// section) the data sources open and parse, the splits a run uses are not empty, and the

@@ -21,9 +21,7 @@ double monotonicSeconds() {
 
 std::string describeTestFigure(const TrainResult& r) {
   if (r.hasTest) {
-    char pct[32];
-    std::snprintf(pct, sizeof pct, "%.2f%%", 100.0 * r.test.accuracy);
-    return std::string("test accuracy ") + pct + " on " + std::to_string(r.test.samples) +
+    return "test" + figuresText(r.test) + " on " + std::to_string(r.test.samples) +
            " images (checkpoint " + (r.testCheckpoint.empty() ? "last" : r.testCheckpoint) + ")";
   }
   if (r.testSplitSize <= 0) return {};

@@ -354,7 +354,8 @@ TEST(DataConfig, EachFormatIsCheckedAgainstItsDescription) {
   std::vector<std::string> names;
   for (const auto& def : sourceFormats())
     names.push_back(def.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"idx", "image_folder", "csv", "cifar10"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"idx", "image_folder", "csv", "cifar10",
+                                             "multilabel_csv", "regression_csv"}));
   for (const auto& def : sourceFormats()) {
     SCOPED_TRACE(def.name);
     Problems problems;

@@ -29,7 +29,7 @@ SweepSpec spec(const std::string& json) {
   return s;
 }
 
-std::string problemsOf(const std::string& json) {
+std::string sweepProblemsOf(const std::string& json) {
   Problems problems;
   parseSweep(Json::parse(json), sweepBaseProject(), problems);
   return formatProblems(problems);
@@ -126,7 +126,7 @@ TEST(Sweep, AshaStopsTheTrialsOutsideTheTopThirdOfItsRung) {
 }
 
 TEST(Sweep, PathsAreCheckedWithSuggestions) {
-  const auto bad = problemsOf(R"({"params": [
+  const auto bad = sweepProblemsOf(R"({"params": [
       {"path": "train.optimizer.lrr", "log_uniform": [1e-5, 1]},
       {"path": "train.batch_sise", "choice": [32, 64]},
       {"path": "model.nodes[conv1_].out_channels", "choice": [16, 32]},

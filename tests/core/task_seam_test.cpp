@@ -123,7 +123,9 @@ task::TaskRegistry withQuadrants() {
              "the blob's row and column",
              "tasks",
              [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
-             {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"}});
+             {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"},
+             data::TargetKind::ClassIndex,
+             {}});
   return tasks;
 }
 
@@ -534,11 +536,11 @@ TEST(TaskSeam, ALoopStateWrittenBeforeTheSeamKeepsItsCorrectCount) {
 TEST(TaskSeam, ATaskWhoseExportOutputClashesIsRefusedWhenAdded) {
   for (const std::string name : {"", "input", "probabilities"}) {
     task::TaskRegistry tasks;
-    task::TaskDef def{"clashing",
-                      "a task whose output name clashes",
-                      "tasks",
-                      [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
-                      {}};
+    task::TaskDef def{
+        "clashing", "a task whose output name clashes",
+        "tasks",    [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
+        {},         data::TargetKind::ClassIndex,
+        {}};
     def.exportNotes.output = name;
     const auto error = testutil::errorOf([&] { tasks.add(def); });
     EXPECT_NE(error.find("task \"clashing\": the export's output cannot be named \"" + name + "\""),

@@ -1,0 +1,43 @@
+#pragma once
+
+// Reading the CSV manifests every manifest source takes: UTF-8 with or without a byte-order
+// mark (Excel's "CSV UTF-8"), LF or CRLF line ends, RFC 4180 quoted fields (no embedded
+// newlines), blank lines skipped, cells trimmed. No OpenCV, no LibTorch.
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace netsmith::data {
+
+struct CsvRow {
+  std::vector<std::string> cells;
+  int line = 0;  ///< 1-based, as an editor numbers it
+};
+
+struct CsvTable {
+  std::vector<std::string> header;
+  int headerLine = 0;
+  std::string headerText;  ///< the header line as written
+  std::vector<CsvRow> rows;
+  /// The column named `name`, or -1.
+  int column(const std::string& name) const;
+};
+
+/// Splits one CSV line (RFC 4180 quotes), each cell trimmed of spaces, tabs and CR.
+std::vector<std::string> splitCsvLine(const std::string& line);
+
+/// `text` as one CSV cell: quoted (quotes doubled) when it holds a comma, quote or line end.
+std::string csvCell(const std::string& text);
+
+/// Reads `file` (at most readTextFile's limit). Throws netsmith::Error "<where>: file not found"
+/// or "<where>: empty manifest; expected a header line \"<header>\"".
+CsvTable readCsvTable(const std::string& file, const std::string& where, const std::string& header);
+
+/// The image a manifest row names (relative paths against `base`, the manifest's folder),
+/// normalised; nothing, with `reason` set ("empty path", "image not found: ..."), when there is
+/// no such file.
+std::optional<std::string> manifestImage(const std::filesystem::path& base, const std::string& cell,
+                                         std::string& reason);
+
+}  // namespace netsmith::data

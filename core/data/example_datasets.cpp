@@ -1,0 +1,187 @@
+#include "data/example_datasets.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+#include <random>
+#include <set>
+
+#include "common/error.h"
+#include "common/file_util.h"
+#include "data/csv_table.h"
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+constexpr double kPi = 3.14159265358979323846;
+
+std::shared_ptr<DatasetSource> items(const std::string& folder, const std::string& prefix) {
+  SourceSpec spec;
+  spec.format = SourceFormat::Idx;
+  spec.path = "--source";
+  spec.images = (fs::path(folder) / (prefix + "-images-idx3-ubyte.gz")).string();
+  spec.labels = (fs::path(folder) / (prefix + "-labels-idx1-ubyte.gz")).string();
+  return openIdxSource(spec, fashionMnistClasses(), ErrorPolicy::Fail);
+}
+
+/// One image and its manifest cells (after the path).
+struct Made {
+  cv::Mat image;
+  std::vector<std::string> cells;
+};
+using Maker = std::function<Made(const DatasetSource& items, std::mt19937_64& rng)>;
+
+Made mosaic(const DatasetSource& items, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::int64_t> pick(0, items.size() - 1);
+  std::bernoulli_distribution empty(0.35);
+  Made m;
+  m.image = cv::Mat::zeros(56, 56, CV_8UC1);
+  std::set<std::int64_t> present;
+  bool filled[4];
+  do {
+    for (bool& f : filled)
+      f = !empty(rng);
+  } while (!(filled[0] || filled[1] || filled[2] || filled[3]));
+  for (int cell = 0; cell < 4; ++cell) {
+    if (!filled[cell]) continue;
+    const auto i = pick(rng);
+    items.load(i).copyTo(m.image(cv::Rect((cell % 2) * 28, (cell / 2) * 28, 28, 28)));
+    present.insert(items.label(i));
+  }
+  std::string labels;
+  for (auto k : present)
+    labels += (labels.empty() ? "" : ";") + items.classNames()[std::size_t(k)];
+  m.cells = {csvCell(labels)};
+  return m;
+}
+
+Made rotation(const DatasetSource& items, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::int64_t> pick(0, items.size() - 1);
+  std::uniform_real_distribution<double> turn(-45.0, 45.0);
+  // An angle with two decimals, so the manifest holds exactly the angle the image was made
+  // with.
+  const double angle = std::round(turn(rng) * 100) / 100;
+  const cv::Mat item = items.load(pick(rng));
+  const cv::Mat r = cv::getRotationMatrix2D(cv::Point2f(13.5f, 13.5f), angle, 1.0);
+  Made m;
+  cv::warpAffine(item, m.image, r, item.size(), cv::INTER_LINEAR, cv::BORDER_CONSTANT, 0);
+  char buf[64];
+  const double rad = angle * kPi / 180;
+  std::snprintf(buf, sizeof buf, "%.2f", angle);
+  m.cells.push_back(buf);
+  std::snprintf(buf, sizeof buf, "%.9g", std::sin(rad));
+  m.cells.push_back(buf);
+  std::snprintf(buf, sizeof buf, "%.9g", std::cos(rad));
+  m.cells.push_back(buf);
+  return m;
+}
+
+struct Kind {
+  ExampleDatasetInfo info;
+  std::string header;  ///< the manifest's columns after path
+  Maker make;
+};
+
+const std::vector<Kind>& kinds() {
+  static const std::vector<Kind> k{
+      {{"mosaics",
+        "multi-label: 2x2 grids of Fashion-MNIST items (56x56), some cells empty; labels = "
+        "the classes present",
+        12000, 1000},
+       "labels",
+       mosaic},
+      {{"rotations",
+        "regression: Fashion-MNIST items turned by a known angle in [-45, 45) degrees; targets "
+        "angle, sin and cos",
+        6000, 1000},
+       "angle,sin,cos",
+       rotation},
+  };
+  return k;
+}
+
+/// Writes one split's images and returns its manifest's text.
+std::string writeSplit(const Kind& kind, const DatasetSource& source, const std::string& out,
+                       const std::string& split, std::int64_t count, std::uint64_t seed,
+                       std::int64_t offset, std::int64_t total,
+                       const ExampleDatasetOptions& options) {
+  const fs::path folder = fs::path(out) / "images" / split;
+  makeRealFolder(folder.parent_path().string());
+  makeRealFolder(folder.string());
+  std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + (split == "train" ? 1 : 2));
+  std::string manifest = "path," + kind.header + "\n";
+  for (std::int64_t i = 0; i < count; ++i) {
+    const Made m = kind.make(source, rng);
+    char name[32];
+    std::snprintf(name, sizeof name, "%06lld.png", (long long)i);
+    const std::string rel = "images/" + split + "/" + name;
+    std::vector<uchar> png;
+    if (!cv::imencode(".png", m.image, png)) throw Error(out + ": cannot encode " + rel);
+    // A plain write: the folder was made here, empty (the manifests, written last, are the
+    // atomic step that makes the data set whole).
+    std::ofstream file(fs::path(out) / rel, std::ios::binary | std::ios::trunc);
+    file.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
+    if (!file) throw IoError(out + ": cannot write " + rel);
+    manifest += rel;
+    for (const auto& c : m.cells)
+      manifest += "," + c;
+    manifest += "\n";
+    if (options.progress && !options.progress(offset + i + 1, total))
+      throw Error("stopped: " + out + " is incomplete (no manifest written)");
+  }
+  return manifest;
+}
+
+}  // namespace
+
+const std::vector<std::string>& fashionMnistClasses() {
+  static const std::vector<std::string> k{"T-shirt/top", "Trouser",   "Pullover", "Dress",
+                                          "Coat",        "Sandal",    "Shirt",    "Sneaker",
+                                          "Bag",         "Ankle boot"};
+  return k;
+}
+
+const std::vector<ExampleDatasetInfo>& exampleDatasets() {
+  static const std::vector<ExampleDatasetInfo> infos = [] {
+    std::vector<ExampleDatasetInfo> v;
+    for (const auto& k : kinds())
+      v.push_back(k.info);
+    return v;
+  }();
+  return infos;
+}
+
+void makeExampleDataset(const ExampleDatasetOptions& options) {
+  const Kind* kind = nullptr;
+  std::string known;
+  for (const auto& k : kinds()) {
+    if (k.info.name == options.name) kind = &k;
+    known += (known.empty() ? "" : ", ") + k.info.name;
+  }
+  if (!kind) throw Error("unknown data set \"" + printable(options.name) + "\"; known: " + known);
+  const std::int64_t train = options.train > 0 ? options.train : kind->info.train;
+  const std::int64_t test = options.test > 0 ? options.test : kind->info.test;
+  if (train > 1000000 || test > 1000000) throw Error("at most 1,000,000 images per split");
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(options.out, ec)) &&
+      !(fs::is_directory(fs::symlink_status(options.out, ec)) && fs::is_empty(options.out, ec)))
+    throw Error(options.out + ": exists and is not an empty folder; name a new one");
+  makeRealFolder(options.out);
+  const auto trainItems = items(options.source, "train");
+  const auto testItems = items(options.source, "t10k");
+  const std::string trainCsv = writeSplit(*kind, *trainItems, options.out, "train", train,
+                                          options.seed, 0, train + test, options);
+  const std::string testCsv = writeSplit(*kind, *testItems, options.out, "test", test, options.seed,
+                                         train, train + test, options);
+  writeFileAtomically((fs::path(options.out) / "test.csv").string(), testCsv);
+  writeFileAtomically((fs::path(options.out) / "train.csv").string(), trainCsv);
+}
+
+}  // namespace netsmith::data

@@ -1,0 +1,301 @@
+#include "task/multilabel.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "data/data_module.h"
+#include "task/classification.h"
+#include "task/prediction_csv.h"
+
+namespace netsmith::task {
+
+namespace {
+
+constexpr int kBins = 1000;
+constexpr double kFocalGamma = 2.0;
+
+/// Average precision from (positives, negatives) per threshold step, highest score first.
+double stepAp(const std::vector<std::pair<double, double>>& steps) {
+  double positives = 0;
+  for (const auto& s : steps)
+    positives += s.first;
+  if (positives <= 0) return noFigure();
+  double tp = 0, fp = 0, ap = 0, lastRecall = 0;
+  for (const auto& [pos, neg] : steps) {
+    if (pos + neg <= 0) continue;
+    tp += pos;
+    fp += neg;
+    const double recall = tp / positives;
+    ap += (recall - lastRecall) * (tp / (tp + fp));
+    lastRecall = recall;
+  }
+  return ap;
+}
+
+double f1Of(double tp, double fp, double fn) {
+  const double d = 2 * tp + fp + fn;
+  return d > 0 ? 2 * tp / d : 0.0;
+}
+
+/// The loss (unweighted binary cross-entropy, averaged over labels per sample), the counts at
+/// the threshold, every score (exact average precision) and score histograms per label.
+class MultiLabelSums : public MetricSums {
+ public:
+  explicit MultiLabelSums(std::int64_t classes)
+      : m_k(classes),
+        m_tp(std::size_t(classes)),
+        m_fp(std::size_t(classes)),
+        m_fn(std::size_t(classes)),
+        m_hist(std::size_t(classes * kBins * 2)),
+        m_scores(std::size_t(classes)),
+        m_truth(std::size_t(classes)) {}
+
+  void add(const torch::Tensor& output, const torch::Tensor& target) override {
+    const auto logits = output.to(torch::kFloat);
+    const auto t = target.to(torch::kFloat);
+    m_loss += torch::binary_cross_entropy_with_logits(logits, t, {}, {}, at::Reduction::None)
+                  .mean(1)
+                  .sum()
+                  .item<double>();
+    const auto probs = torch::sigmoid(logits).to(torch::kCPU).contiguous();
+    const auto truth = t.to(torch::kCPU).contiguous();
+    const float* p = probs.data_ptr<float>();
+    const float* y = truth.data_ptr<float>();
+    const auto n = probs.size(0);
+    for (std::int64_t i = 0; i < n; ++i) {
+      bool allRight = true;
+      for (std::int64_t k = 0; k < m_k; ++k) {
+        const float score = p[i * m_k + k];
+        const bool positive = y[i * m_k + k] > 0.5f;
+        const bool predicted = score >= float(MultiLabelTask::kThreshold);
+        const auto kk = std::size_t(k);
+        if (predicted && positive) ++m_tp[kk];
+        if (predicted && !positive) ++m_fp[kk];
+        if (!predicted && positive) ++m_fn[kk];
+        allRight = allRight && predicted == positive;
+        const int bin = std::clamp(int(score * kBins), 0, kBins - 1);
+        ++m_hist[(kk * kBins + std::size_t(bin)) * 2 + (positive ? 0 : 1)];
+        m_scores[kk].push_back(score);
+        m_truth[kk].push_back(positive ? 1 : 0);
+      }
+      if (allRight) ++m_subset;
+    }
+    m_samples += double(n);
+    m_localSamples += double(n);
+  }
+
+  std::vector<double> sums() const override {
+    std::vector<double> v{m_loss, m_samples, m_subset};
+    for (const auto* counts : {&m_tp, &m_fp, &m_fn})
+      v.insert(v.end(), counts->begin(), counts->end());
+    v.insert(v.end(), m_hist.begin(), m_hist.end());
+    return v;
+  }
+
+  void setSums(const std::vector<double>& v) override {
+    const std::size_t k = std::size_t(m_k);
+    if (v.size() != 3 + 3 * k + m_hist.size()) throw Error("multi-label sums of the wrong size");
+    m_loss = v[0], m_samples = v[1], m_subset = v[2];
+    std::copy(v.begin() + 3, v.begin() + 3 + k, m_tp.begin());
+    std::copy(v.begin() + 3 + k, v.begin() + 3 + 2 * k, m_fp.begin());
+    std::copy(v.begin() + 3 + 2 * k, v.begin() + 3 + 3 * k, m_fn.begin());
+    std::copy(v.begin() + 3 + 3 * k, v.end(), m_hist.begin());
+  }
+
+  EvalMetrics finish() const override {
+    EvalMetrics m;
+    m.samples = std::int64_t(m_samples);
+    m.loss = m_samples > 0 ? m_loss / m_samples : noFigure();
+    m.accuracy = noFigure();
+    // The scores are this process's alone; once other processes' sums are added, the
+    // histograms are what all of them share.
+    const bool exact = m_samples == m_localSamples;
+    std::vector<double> ap, f1, threshold;
+    double apSum = 0, apCount = 0, tp = 0, fp = 0, fn = 0, f1Sum = 0;
+    for (std::size_t k = 0; k < std::size_t(m_k); ++k) {
+      double a = 0;
+      if (exact) {
+        a = averagePrecision(m_scores[k], m_truth[k]);
+      } else {
+        std::vector<std::pair<double, double>> steps;
+        for (int b = kBins - 1; b >= 0; --b)
+          steps.emplace_back(m_hist[(k * kBins + std::size_t(b)) * 2],
+                             m_hist[(k * kBins + std::size_t(b)) * 2 + 1]);
+        a = stepAp(steps);
+      }
+      ap.push_back(a);
+      if (std::isfinite(a)) apSum += a, ++apCount;
+      f1.push_back(f1Of(m_tp[k], m_fp[k], m_fn[k]));
+      f1Sum += f1.back();
+      threshold.push_back(MultiLabelTask::kThreshold);
+      tp += m_tp[k], fp += m_fp[k], fn += m_fn[k];
+    }
+    m.figures["map"] = apCount > 0 ? apSum / apCount : noFigure();
+    m.figures["f1_micro"] = m_samples > 0 ? f1Of(tp, fp, fn) : noFigure();
+    m.figures["f1_macro"] = m_k > 0 && m_samples > 0 ? f1Sum / double(m_k) : noFigure();
+    m.figures["subset_accuracy"] = m_samples > 0 ? m_subset / m_samples : noFigure();
+    m.perClass["ap"] = ap;
+    m.perClass["f1"] = f1;
+    m.perClass["threshold"] = threshold;
+    return m;
+  }
+
+ private:
+  std::int64_t m_k;
+  double m_loss = 0, m_samples = 0, m_subset = 0, m_localSamples = 0;
+  std::vector<double> m_tp, m_fp, m_fn;
+  std::vector<double> m_hist;  // [label][bin][positive, negative]
+  std::vector<std::vector<float>> m_scores;
+  std::vector<std::vector<std::uint8_t>> m_truth;
+};
+
+}  // namespace
+
+double averagePrecision(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  std::vector<std::pair<double, double>> steps;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    // Equal scores are one threshold.
+    if (i == 0 || scores[order[i]] != scores[order[i - 1]]) steps.emplace_back(0.0, 0.0);
+    (truth[order[i]] ? steps.back().first : steps.back().second) += 1;
+  }
+  return stepAp(steps);
+}
+
+torch::Tensor multiLabelLoss(const torch::Tensor& logits, const torch::Tensor& targets,
+                             const torch::Tensor& posWeight, double focalGamma) {
+  const auto x = logits.to(torch::kFloat);
+  if (focalGamma <= 0)
+    return torch::binary_cross_entropy_with_logits(x, targets, {}, posWeight, at::Reduction::Mean);
+  const auto ce =
+      torch::binary_cross_entropy_with_logits(x, targets, {}, posWeight, at::Reduction::None);
+  const auto p = torch::sigmoid(x);
+  const auto pt = p * targets + (1 - p) * (1 - targets);
+  return (ce * (1 - pt).pow(focalGamma)).mean();
+}
+
+MultiLabelTask::MultiLabelTask(const TaskSetup& s) : m_classes(s.dataClasses), m_names(s.classes) {
+  if (s.loss == "focal") {
+    m_focalGamma = kFocalGamma;
+  } else if (!s.loss.empty() && s.loss != "bce") {
+    throw Error("train.loss: the multilabel task takes \"bce\" or \"focal\", not \"" +
+                printable(s.loss) + "\"");
+  }
+  if (s.labelSmoothing > 0)
+    throw Error("train.label_smoothing: the multilabel task has no label smoothing; remove it");
+  if (s.classWeights == "none") return;
+  std::vector<double> w(static_cast<std::size_t>(m_classes), 1.0);
+  if (s.classWeights == "auto") {
+    // BCE's pos_weight: negatives over positives of each label on the training split.
+    if (s.train && s.train->source && s.train->source->targetWidth() == m_classes) {
+      std::vector<double> positives(w.size(), 0.0);
+      for (auto i : s.train->indices)
+        for (std::size_t k = 0; k < w.size(); ++k)
+          positives[k] += s.train->source->targetRow(i)[k] > 0.5f ? 1 : 0;
+      const double n = double(s.train->size());
+      for (std::size_t k = 0; k < w.size(); ++k)
+        w[k] = positives[k] > 0 ? (n - positives[k]) / positives[k] : 1.0;
+    }
+  } else {
+    if (std::int64_t(s.classWeightValues.size()) != m_classes)
+      throw Error("train.class_weights has " + std::to_string(s.classWeightValues.size()) +
+                  " values but there are " + std::to_string(m_classes) + " labels");
+    w = s.classWeightValues;
+  }
+  m_posWeight = torch::tensor(w, torch::kFloat);
+}
+
+torch::Tensor MultiLabelTask::collate(const data::SampleSet& set,
+                                      const std::vector<std::int64_t>& samples) const {
+  return data::targetRows(set, samples, m_classes,
+                          "label sets for " + std::to_string(m_classes) +
+                              " classes (a multilabel_csv source gives them)");
+}
+
+std::vector<FigureSpec> MultiLabelTask::figures() const {
+  return {{"map", true, "mean over labels of the average precision"},
+          {"f1_micro", true, "F1 over all labels' decisions at the threshold"},
+          {"f1_macro", true, "the mean of the labels' F1 at the threshold"},
+          {"subset_accuracy", true, "the share of samples whose every label is right"}};
+}
+
+std::optional<Problem> MultiLabelTask::headProblem(const graph::GraphAnalysis& a) const {
+  return exactHeadProblem(a, m_classes, "labels");
+}
+
+void MultiLabelTask::to(const torch::Device& device) {
+  if (m_posWeight.defined()) m_posWeight = m_posWeight.to(device);
+}
+
+torch::Tensor MultiLabelTask::loss(const torch::Tensor& output, const torch::Tensor& target,
+                                   const torch::Tensor&) const {
+  return multiLabelLoss(output, target, m_posWeight, m_focalGamma);
+}
+
+std::vector<double> MultiLabelTask::trainSums(const torch::Tensor& output,
+                                              const torch::Tensor& target) const {
+  const auto predicted = torch::sigmoid(output.to(torch::kFloat)).ge(kThreshold);
+  const auto right = predicted.eq(target.gt(0.5)).all(1);
+  return {double(right.sum().item<std::int64_t>())};
+}
+
+std::map<std::string, double> MultiLabelTask::trainFigures(const std::vector<double>& sums,
+                                                           std::int64_t seen) const {
+  return {{"subset_accuracy", seen && !sums.empty() ? sums[0] / double(seen) : noFigure()}};
+}
+
+std::unique_ptr<MetricSums> MultiLabelTask::evalSums() const {
+  return std::make_unique<MultiLabelSums>(m_classes);
+}
+
+torch::Tensor MultiLabelTask::syntheticTarget(std::int64_t n) const {
+  return torch::randint(0, 2, {n, std::max<std::int64_t>(1, m_classes)}, torch::kFloat);
+}
+
+Json MultiLabelTask::evaluationSchema() const {
+  const Json number{{"type", {"number", "null"}}};
+  const Json perLabel{{"type", "array"}, {"items", number}, {"description", "[class]"}};
+  return Json{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", "multi-label evaluation"},
+      {"type", "object"},
+      {"required", {"loss", "samples", "figures", "per_class_figures"}},
+      {"properties",
+       {{"loss", number},
+        {"samples", {{"type", "integer"}, {"minimum", 0}}},
+        {"figures",
+         {{"type", "object"}, {"required", {"map", "f1_micro", "f1_macro", "subset_accuracy"}}}},
+        {"per_class_figures",
+         {{"type", "object"},
+          {"required", {"ap", "f1", "threshold"}},
+          {"properties", {{"ap", perLabel}, {"f1", perLabel}, {"threshold", perLabel}}}}}}}};
+}
+
+std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
+    const std::string& path, const data::SampleSet& set) const {
+  auto columns = namedColumns("true:", m_names, m_classes);
+  const auto probs = namedColumns("prob:", m_names, m_classes);
+  columns.insert(columns.end(), probs.begin(), probs.end());
+  return std::make_unique<CsvPredictionWriter>(
+      path, set, columns, [](const torch::Tensor& output, const torch::Tensor& target) {
+        return truthAndValueCells(target, torch::sigmoid(output), true);
+      });
+}
+
+ExportNotes multiLabelExportNotes() {
+  ExportNotes notes;
+  notes.output = "logits";
+  notes.outputDescription = "one score per class, in the order of the classes";
+  notes.postprocessing =
+      "sigmoid gives each label's probability; a label is present when it reaches the "
+      "threshold 0.5";
+  notes.classScores = false;
+  return notes;
+}
+
+}  // namespace netsmith::task

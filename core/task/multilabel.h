@@ -1,0 +1,70 @@
+#pragma once
+
+// Multi-label classification through the Task seam: a sample carries a set of labels (a 0/1
+// row per class, data/table_sources.cpp), the model ends in one score per class, a label is
+// present when its sigmoid reaches the threshold (0.5). The loss is binary cross-entropy with
+// logits (train.class_weights "auto" or explicit values are its pos_weight: negatives over
+// positives per label on the training split) or the focal loss (gamma 2); the figures:
+//   map             mean over the labels with a positive sample of their average precision, as
+//                   scikit-learn's average_precision_score computes it (the step sum of
+//                   precision over recall at every distinct score)
+//   f1_micro        2 TP / (2 TP + FP + FN) over all labels
+//   f1_macro        the mean of the labels' F1 (0 where TP + FP + FN = 0, as scikit-learn)
+//   subset_accuracy the share of samples whose every label is right
+// Per label: "ap" (NaN without a positive sample), "f1", "threshold". The average precision is
+// exact from every score in one process; when a data-parallel run adds the processes' sums it
+// comes from 1,000-bin score histograms per label (each bin one threshold).
+#include <cstdint>
+#include <vector>
+
+#include "task/task.h"
+
+namespace netsmith::task {
+
+/// Average precision of scores against 0/1 truths (scikit-learn's definition); NaN without a
+/// positive.
+double averagePrecision(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth);
+
+/// Binary cross-entropy with logits (`posWeight` K, may be undefined) or, with `focalGamma` > 0,
+/// the focal loss; averaged over samples and labels.
+torch::Tensor multiLabelLoss(const torch::Tensor& logits, const torch::Tensor& targets,
+                             const torch::Tensor& posWeight, double focalGamma);
+
+class MultiLabelTask : public Task {
+ public:
+  /// Throws netsmith::Error naming train.loss or train.class_weights when they do not fit.
+  explicit MultiLabelTask(const TaskSetup& setup);
+
+  torch::Tensor collate(const data::SampleSet& set,
+                        const std::vector<std::int64_t>& samples) const override;
+  std::string name() const override { return "multilabel"; }
+  TargetSpec target() const override { return {TargetKind::MultiHot, false, false}; }
+  std::vector<FigureSpec> figures() const override;
+  std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
+  std::int64_t numClasses() const override { return m_classes; }
+  void to(const torch::Device& device) override;
+  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target,
+                     const torch::Tensor& softTarget) const override;
+  std::vector<double> trainSums(const torch::Tensor& output,
+                                const torch::Tensor& target) const override;
+  std::size_t trainSumCount() const override { return 1; }
+  std::map<std::string, double> trainFigures(const std::vector<double>& sums,
+                                             std::int64_t seen) const override;
+  std::unique_ptr<MetricSums> evalSums() const override;
+  torch::Tensor syntheticTarget(std::int64_t n) const override;
+  Json evaluationSchema() const override;
+  std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
+                                                     const data::SampleSet& set) const override;
+
+  static constexpr double kThreshold = 0.5;
+
+ private:
+  std::int64_t m_classes = 0;
+  std::vector<std::string> m_names;
+  double m_focalGamma = 0;
+  torch::Tensor m_posWeight;  ///< undefined: none
+};
+
+ExportNotes multiLabelExportNotes();
+
+}  // namespace netsmith::task

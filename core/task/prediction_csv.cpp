@@ -1,0 +1,74 @@
+#include "task/prediction_csv.h"
+
+#include <cstdio>
+
+#include "common/file_util.h"
+#include "data/csv_table.h"
+
+namespace netsmith::task {
+
+std::string floatCell(float v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", double(v));
+  return buf;
+}
+
+std::vector<std::string> namedColumns(const std::string& prefix,
+                                      const std::vector<std::string>& names, std::int64_t count) {
+  std::vector<std::string> out;
+  for (std::int64_t k = 0; k < count; ++k)
+    out.push_back(prefix +
+                  (std::size_t(k) < names.size() ? names[std::size_t(k)] : std::to_string(k)));
+  return out;
+}
+
+std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& truth,
+                                                         const torch::Tensor& values, bool flags) {
+  const auto y = truth.to(torch::kCPU).to(torch::kFloat).contiguous();
+  const auto v = values.to(torch::kCPU).to(torch::kFloat).contiguous();
+  const auto n = v.size(0), k = v.size(1);
+  const float* yp = y.data_ptr<float>();
+  const float* vp = v.data_ptr<float>();
+  std::vector<std::vector<std::string>> rows;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::vector<std::string> row;
+    for (std::int64_t c = 0; c < k; ++c)
+      row.push_back(flags ? (yp[i * k + c] > 0.5f ? "1" : "0") : floatCell(yp[i * k + c]));
+    for (std::int64_t c = 0; c < k; ++c)
+      row.push_back(floatCell(vp[i * k + c]));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+CsvPredictionWriter::CsvPredictionWriter(std::string path, const data::SampleSet& set,
+                                         const std::vector<std::string>& columns, Cells cells)
+    : m_path(std::move(path)), m_set(set), m_cells(std::move(cells)) {
+  m_text = "path";
+  for (const auto& c : columns)
+    m_text += "," + data::csvCell(c);
+  m_text += "\n";
+}
+
+void CsvPredictionWriter::add(const torch::Tensor& output, const torch::Tensor& target,
+                              const std::vector<std::int64_t>& samples) {
+  const auto rows = m_cells(output.to(torch::kCPU).to(torch::kFloat).contiguous(),
+                            target.to(torch::kCPU).contiguous());
+  for (std::size_t i = 0; i < rows.size() && i < samples.size(); ++i) {
+    m_text += data::csvCell(m_set.describe(samples[i]));
+    for (const auto& cell : rows[i])
+      m_text += "," + cell;
+    m_text += "\n";
+  }
+}
+
+void CsvPredictionWriter::finish() {
+  writeFileAtomically(m_path, m_text);
+}
+
+std::unique_ptr<PredictionWriter> Task::predictionWriter(const std::string&,
+                                                         const data::SampleSet&) const {
+  return nullptr;
+}
+
+}  // namespace netsmith::task

@@ -1,0 +1,44 @@
+#pragma once
+
+// `eval --predictions` as a CSV file: a path column naming each sample as the data names it,
+// then the task's columns, one row per sample in split order; numbers written so they read back
+// exactly (float32 as %.9g). Written atomically when the evaluation ends.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "task/task.h"
+
+namespace netsmith::task {
+
+/// "0.123456791", the shortest text that reads back as the same float.
+std::string floatCell(float v);
+
+/// "<prefix><name>" for each of `count` classes or targets (by index past `names`).
+std::vector<std::string> namedColumns(const std::string& prefix,
+                                      const std::vector<std::string>& names, std::int64_t count);
+
+/// One row per sample: its truths (N x K; as 1/0 when `flags`, else as numbers), then its
+/// values (N x K floats).
+std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& truth,
+                                                         const torch::Tensor& values, bool flags);
+
+class CsvPredictionWriter : public PredictionWriter {
+ public:
+  /// The cells (after the path) of every sample of a batch, in batch order.
+  using Cells = std::function<std::vector<std::vector<std::string>>(const torch::Tensor& output,
+                                                                    const torch::Tensor& target)>;
+  CsvPredictionWriter(std::string path, const data::SampleSet& set,
+                      const std::vector<std::string>& columns, Cells cells);
+  void add(const torch::Tensor& output, const torch::Tensor& target,
+           const std::vector<std::int64_t>& samples) override;
+  void finish() override;
+
+ private:
+  std::string m_path;
+  const data::SampleSet& m_set;
+  Cells m_cells;
+  std::string m_text;
+};
+
+}  // namespace netsmith::task
