@@ -1,6 +1,7 @@
 #include "data/csv_table.h"
 
-#include <sstream>
+#include <algorithm>
+#include <cstdint>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -9,13 +10,24 @@ namespace netsmith::data {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+/// Bounds that keep a manifest from someone else from costing more memory than its meaning:
+/// every cell is kept until the source has checked it (about 32 bytes each plus its text).
+constexpr std::size_t kMaxColumns = 10000;
+constexpr std::size_t kMaxCells = 20'000'000;
+constexpr std::size_t kMaxCellBytes = 65536;
+constexpr std::uint64_t kMaxManifestBytes = std::uint64_t(1) << 30;
+
+}  // namespace
+
 int CsvTable::column(const std::string& name) const {
   for (std::size_t i = 0; i < header.size(); ++i)
     if (header[i] == name) return static_cast<int>(i);
   return -1;
 }
 
-std::vector<std::string> splitCsvLine(const std::string& line) {
+std::vector<std::string> splitCsvLine(const std::string& line, std::size_t maxCells) {
   std::vector<std::string> out;
   std::string cur;
   bool quoted = false;
@@ -35,6 +47,7 @@ std::vector<std::string> splitCsvLine(const std::string& line) {
     } else if (c == ',') {
       out.push_back(cur);
       cur.clear();
+      if (out.size() > maxCells) return out;  // the caller names the line
     } else {
       cur += c;
     }
@@ -62,24 +75,40 @@ CsvTable readCsvTable(const std::string& file, const std::string& where,
                       const std::string& header) {
   std::error_code ec;
   if (!fs::exists(file, ec)) throw Error(where + ": file not found");
-  std::string text = readTextFile(file);
-  if (text.rfind("\xEF\xBB\xBF", 0) == 0) text.erase(0, 3);  // UTF-8 byte-order mark
-  std::istringstream in(text);
+  const std::string text = readTextFile(file, kMaxManifestBytes);
+  // Past a UTF-8 byte-order mark; lines read in place (no copy of the file).
+  std::size_t pos = text.rfind("\xEF\xBB\xBF", 0) == 0 ? 3 : 0;
   std::string line;
   int lineNo = 0;
   CsvTable table;
   bool haveHeader = false;
-  while (std::getline(in, line)) {
+  std::size_t cellCount = 0;
+  while (pos < text.size()) {
+    const std::size_t end = std::min(text.find('\n', pos), text.size());
+    line.assign(text, pos, end - pos);
+    pos = end + 1;
     ++lineNo;
     if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+    auto cells = splitCsvLine(line, kMaxColumns);
+    const auto at = [&] { return where + ": line " + std::to_string(lineNo) + ": "; };
+    if (cells.size() > kMaxColumns)
+      throw Error(at() + "more than " + std::to_string(kMaxColumns) + " columns");
+    for (const auto& c : cells)
+      if (c.size() > kMaxCellBytes)
+        throw Error(at() + "a cell of " + std::to_string(c.size()) + " bytes; at most " +
+                    std::to_string(kMaxCellBytes));
+    cellCount += cells.size();
+    if (cellCount > kMaxCells)
+      throw Error(at() + "more than " + std::to_string(kMaxCells) +
+                  " cells in the file; split the manifest");
     if (!haveHeader) {
-      table.header = splitCsvLine(line);
+      table.header = std::move(cells);
       table.headerLine = lineNo;
-      table.headerText = line;
+      table.headerText = line.size() > 200 ? line.substr(0, 200) + "..." : line;
       haveHeader = true;
       continue;
     }
-    table.rows.push_back({splitCsvLine(line), lineNo});
+    table.rows.push_back({std::move(cells), lineNo});
   }
   if (!haveHeader)
     throw Error(where + ": empty manifest; expected a header line \"" + header + "\"");

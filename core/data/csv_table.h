@@ -3,6 +3,7 @@
 // Reading the CSV manifests every manifest source takes: UTF-8 with or without a byte-order
 // mark (Excel's "CSV UTF-8"), LF or CRLF line ends, RFC 4180 quoted fields (no embedded
 // newlines), blank lines skipped, cells trimmed. No OpenCV, no LibTorch.
+#include <cstddef>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -24,14 +25,17 @@ struct CsvTable {
   int column(const std::string& name) const;
 };
 
-/// Splits one CSV line (RFC 4180 quotes), each cell trimmed of spaces, tabs and CR.
-std::vector<std::string> splitCsvLine(const std::string& line);
+/// Splits one CSV line (RFC 4180 quotes), each cell trimmed of spaces, tabs and CR; stops after
+/// `maxCells` + 1 cells (the caller refuses the line).
+std::vector<std::string> splitCsvLine(const std::string& line,
+                                      std::size_t maxCells = std::size_t(-1));
 
 /// `text` as one CSV cell: quoted (quotes doubled) when it holds a comma, quote or line end.
 std::string csvCell(const std::string& text);
 
-/// Reads `file` (at most readTextFile's limit). Throws netsmith::Error "<where>: file not found"
-/// or "<where>: empty manifest; expected a header line \"<header>\"".
+/// Reads `file` (at most 1 GiB). Throws netsmith::Error "<where>: file not found",
+/// "<where>: empty manifest; expected a header line \"<header>\"", or naming the line where the
+/// file passes a bound (10,000 columns, 64 KiB in a cell, 20 million cells).
 CsvTable readCsvTable(const std::string& file, const std::string& where, const std::string& header);
 
 /// The image a manifest row names (relative paths against `base`, the manifest's folder),

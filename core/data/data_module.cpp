@@ -1,5 +1,7 @@
 #include "data/data_module.h"
 
+#include <cstdio>
+
 #include <algorithm>
 #include <cmath>
 #include <random>
@@ -165,6 +167,32 @@ DataModule openDataModule(const DataConfig& config) {
   }
   if (!m.validation.source) m.validation.name = "validation";
   return m;
+}
+
+std::string SampleSet::describeTarget(std::int64_t k) const {
+  const auto i = indices[static_cast<std::size_t>(k)];
+  const auto& classes = source->classNames();
+  const auto width = source->targetWidth();
+  if (width == 0) {
+    const auto label = source->label(i);
+    return label >= 0 && label < std::int64_t(classes.size()) ? classes[std::size_t(label)]
+                                                              : std::to_string(label);
+  }
+  const float* row = source->targetRow(i);
+  std::string text;
+  const auto& names = source->targetNames();
+  for (std::int64_t c = 0; c < width; ++c) {
+    if (names.empty()) {  // labels
+      if (row[c] > 0.5f)
+        text += (text.empty() ? "" : ", ") +
+                (c < std::int64_t(classes.size()) ? classes[std::size_t(c)] : std::to_string(c));
+    } else {
+      char value[32];
+      std::snprintf(value, sizeof value, "%.4g", double(row[c]));
+      text += (text.empty() ? "" : ", ") + names[std::size_t(c)] + " " + value;
+    }
+  }
+  return text.empty() ? "no label" : text;
 }
 
 std::vector<std::int64_t> classCounts(const SampleSet& set, std::int64_t numClasses) {

@@ -26,6 +26,9 @@ struct SampleSet {
   std::string describe(std::int64_t k) const {
     return source->describe(indices[static_cast<std::size_t>(k)]);
   }
+  /// Sample k's target as a person reads it: its class name, its labels ("Bag, Sandal"; "no
+  /// label") or its targets ("sin 0.42, cos 0.91").
+  std::string describeTarget(std::int64_t k) const;
 };
 
 /// Train / validation split of `n` samples with labels `label(i)`. Stratified: each class gives

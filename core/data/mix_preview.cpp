@@ -29,7 +29,8 @@ std::vector<MixPreview> makeMixPreview(const ProjectData& pd, std::uint64_t seed
   std::vector<MixPreview> out;
   const auto& mixes = pd.pipeline.batchMixes();
   const SampleSet& train = pd.data.train;
-  if (mixes.empty() || train.size() < 2) return out;
+  // Mixes blend class labels: a source of label sets or numbers has none to show.
+  if (mixes.empty() || train.size() < 2 || train.source->targetWidth() > 0) return out;
   // Two samples of different classes (when there are two classes).
   std::int64_t a = 0, b = 1;
   for (std::int64_t k = 1; k < train.size(); ++k)

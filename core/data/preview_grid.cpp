@@ -8,11 +8,15 @@ namespace netsmith::data {
 std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draws,
                                     std::uint64_t seed) {
   const SampleSet& train = pd.data.train;
-  // Round-robin over classes so the rows show different classes.
+  // Round-robin over classes (strata: a multi-label sample's rarest label, a regression's
+  // target decile) so the rows show different ones.
+  const auto& source = *train.source;
   std::vector<std::vector<std::int64_t>> byClass(
-      static_cast<std::size_t>(std::max<std::int64_t>(1, pd.data.numClasses())));
+      static_cast<std::size_t>(std::max<std::int64_t>(1, source.numStrata())));
   for (std::int64_t k = 0; k < train.size(); ++k) {
-    auto& bucket = byClass[static_cast<std::size_t>(train.label(k))];
+    const auto stratum = source.stratum(train.indices[static_cast<std::size_t>(k)]);
+    if (stratum < 0 || stratum >= std::int64_t(byClass.size())) continue;
+    auto& bucket = byClass[static_cast<std::size_t>(stratum)];
     if (static_cast<int>(bucket.size()) < samples) bucket.push_back(k);
   }
   std::vector<std::int64_t> chosen;
@@ -30,7 +34,7 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
   for (auto k : chosen) {
     PreviewRow row;
     row.sample = k;
-    row.caption = pd.data.classes.at(static_cast<std::size_t>(train.label(k)));
+    row.caption = train.describeTarget(k);
     try {
       row.original = pd.processor->preview(train, k, /*training=*/false, seed, 0);
       for (int j = 0; j < draws; ++j)

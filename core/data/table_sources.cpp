@@ -2,14 +2,15 @@
 // names, or a 0/1 column per class) and regression CSV (a column of numbers per target). Both
 // read through csv_table.h; bad rows are skipped and listed, or fail, as data.on_error says.
 #include <algorithm>
+#include <charconv>
 #include <cmath>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <numeric>
 #include <optional>
 #include <set>
 #include <sstream>
+#include <system_error>
 
 #include "data/csv_table.h"
 #include "data/dataset_source.h"
@@ -60,12 +61,20 @@ void TableTargetSource::stratifyByFirstTarget() {
 
 namespace {
 
-/// A number cell: the whole cell is a finite decimal number.
+/// A number cell: the whole cell is a finite decimal number ("." as the decimal point, whatever
+/// the locale; a leading "+" allowed).
 bool parseNumber(const std::string& s, double& out) {
   if (s.empty() || s.size() > 64) return false;
-  char* end = nullptr;
-  out = std::strtod(s.c_str(), &end);
-  return end == s.c_str() + s.size() && std::isfinite(out);
+  const char* begin = s.data() + (s[0] == '+' ? 1 : 0);
+  const char* end = s.data() + s.size();
+  const auto r = std::from_chars(begin, end, out);
+  return r.ec == std::errc() && r.ptr == end && std::isfinite(out);
+}
+
+/// A cell in a message: printable, at most 60 characters.
+std::string cellText(const std::string& cell) {
+  const std::string p = printable(cell);
+  return p.size() > 60 ? p.substr(0, 60) + "..." : p;
 }
 
 /// What the two manifests share: the file, its rows and how a bad row is handled.
@@ -102,7 +111,21 @@ class ManifestReader {
     if (!file) fail(row, reason, skipped);
     return file;
   }
+  /// The header's names: none empty (a trailing comma), none twice.
+  void checkHeader() const {
+    std::set<std::string> seen;
+    for (std::size_t c = 0; c < table.header.size(); ++c) {
+      const auto& name = table.header[c];
+      const std::string at = where + ": line " + std::to_string(table.headerLine) + ": column " +
+                             std::to_string(c + 1);
+      if (name.empty())
+        throw Error(at + " has no name (a trailing comma?); found: " + table.headerText);
+      if (!seen.insert(name).second)
+        throw Error(at + ": \"" + cellText(name) + "\" is named twice");
+    }
+  }
   int pathColumn() const {
+    checkHeader();
     const int c = table.column("path");
     if (c < 0)
       throw Error(where + ": line " + std::to_string(table.headerLine) +
@@ -184,7 +207,12 @@ class MultiLabelCsvSource : public TableTargetSource {
       if (!file) continue;
       std::vector<float> hot(m_classes.size(), 0.0f);
       std::string unknown;
-      for (const auto& name : splitLabels(row.cells[std::size_t(labelsCol)], semicolons)) {
+      const std::string& cell = row.cells[std::size_t(labelsCol)];
+      // A cell that is one known class whole ("Ankle boot") is that class, in a file that
+      // separates by spaces too.
+      const auto labels =
+          byName.count(cell) ? std::vector<std::string>{cell} : splitLabels(cell, semicolons);
+      for (const auto& name : labels) {
         const auto it = byName.find(name);
         if (it == byName.end()) {
           unknown = name;
@@ -193,7 +221,7 @@ class MultiLabelCsvSource : public TableTargetSource {
         hot[std::size_t(it->second)] = 1.0f;
       }
       if (!unknown.empty()) {
-        r.fail(row, "unknown class \"" + printable(unknown) + "\"", m_skipped);
+        r.fail(row, "unknown class \"" + cellText(unknown) + "\"", m_skipped);
         continue;
       }
       m_files.push_back(*file);
@@ -224,7 +252,7 @@ class MultiLabelCsvSource : public TableTargetSource {
         if (int(c) == pathCol) continue;
         const auto& v = row.cells[c];
         if (v != "0" && v != "1") {
-          bad = r.table.header[c] + " is \"" + printable(v) + "\", not 0 or 1";
+          bad = r.table.header[c] + " is \"" + cellText(v) + "\", not 0 or 1";
           break;
         }
         hot.push_back(v == "1" ? 1.0f : 0.0f);
@@ -274,7 +302,7 @@ class RegressionCsvSource : public TableTargetSource {
         double v = 0;
         const auto& cell = row.cells[std::size_t(c)];
         if (!parseNumber(cell, v) || std::abs(v) > 1e30) {
-          bad = r.table.header[std::size_t(c)] + " is \"" + printable(cell) +
+          bad = r.table.header[std::size_t(c)] + " is \"" + cellText(cell) +
                 "\", not a finite number";
           break;
         }

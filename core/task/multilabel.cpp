@@ -21,7 +21,7 @@ double stepAp(const std::vector<std::pair<double, double>>& steps) {
   double positives = 0;
   for (const auto& s : steps)
     positives += s.first;
-  if (positives <= 0) return noFigure();
+  if (positives <= 0) return 0.0;  // scikit-learn's value: no positive, no precision gained
   double tp = 0, fp = 0, ap = 0, lastRecall = 0;
   for (const auto& [pos, neg] : steps) {
     if (pos + neg <= 0) continue;
@@ -67,7 +67,9 @@ class MultiLabelSums : public MetricSums {
     for (std::int64_t i = 0; i < n; ++i) {
       bool allRight = true;
       for (std::int64_t k = 0; k < m_k; ++k) {
-        const float score = p[i * m_k + k];
+        // A non-finite output (a diverged model) ranks lowest rather than breaking the sort.
+        const float raw = p[i * m_k + k];
+        const float score = std::isnan(raw) ? 0.0f : raw;
         const bool positive = y[i * m_k + k] > 0.5f;
         const bool predicted = score >= float(MultiLabelTask::kThreshold);
         const auto kk = std::size_t(k);
@@ -75,7 +77,7 @@ class MultiLabelSums : public MetricSums {
         if (predicted && !positive) ++m_fp[kk];
         if (!predicted && positive) ++m_fn[kk];
         allRight = allRight && predicted == positive;
-        const int bin = std::clamp(int(score * kBins), 0, kBins - 1);
+        const int bin = int(std::clamp(score * float(kBins), 0.0f, float(kBins - 1)));
         ++m_hist[(kk * kBins + std::size_t(bin)) * 2 + (positive ? 0 : 1)];
         m_scores[kk].push_back(score);
         m_truth[kk].push_back(positive ? 1 : 0);
@@ -126,7 +128,7 @@ class MultiLabelSums : public MetricSums {
         a = stepAp(steps);
       }
       ap.push_back(a);
-      if (std::isfinite(a)) apSum += a, ++apCount;
+      apSum += a, ++apCount;
       f1.push_back(f1Of(m_tp[k], m_fp[k], m_fn[k]));
       f1Sum += f1.back();
       threshold.push_back(MultiLabelTask::kThreshold);

@@ -5,15 +5,16 @@
 // present when its sigmoid reaches the threshold (0.5). The loss is binary cross-entropy with
 // logits (train.class_weights "auto" or explicit values are its pos_weight: negatives over
 // positives per label on the training split) or the focal loss (gamma 2); the figures:
-//   map             mean over the labels with a positive sample of their average precision, as
-//                   scikit-learn's average_precision_score computes it (the step sum of
-//                   precision over recall at every distinct score)
+//   map             mean over the labels of their average precision, as scikit-learn's
+//                   average_precision_score (average="macro") computes it: the step sum of
+//                   precision over recall at every distinct score; a label without a positive
+//                   sample counts 0
 //   f1_micro        2 TP / (2 TP + FP + FN) over all labels
 //   f1_macro        the mean of the labels' F1 (0 where TP + FP + FN = 0, as scikit-learn)
 //   subset_accuracy the share of samples whose every label is right
-// Per label: "ap" (NaN without a positive sample), "f1", "threshold". The average precision is
-// exact from every score in one process; when a data-parallel run adds the processes' sums it
-// comes from 1,000-bin score histograms per label (each bin one threshold).
+// Per label: "ap", "f1", "threshold". A NaN output (a diverged model) counts as probability 0. The
+// average precision is exact from every score in one process; when a data-parallel run adds the
+// processes' sums it comes from 1,000-bin score histograms per label (each bin one threshold).
 #include <cstdint>
 #include <vector>
 
@@ -21,8 +22,8 @@
 
 namespace netsmith::task {
 
-/// Average precision of scores against 0/1 truths (scikit-learn's definition); NaN without a
-/// positive.
+/// Average precision of scores against 0/1 truths (scikit-learn's definition); 0 without a
+/// positive, as scikit-learn gives.
 double averagePrecision(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth);
 
 /// Binary cross-entropy with logits (`posWeight` K, may be undefined) or, with `focalGamma` > 0,

@@ -39,8 +39,11 @@ class RegressionSums : public MetricSums {
     const auto pred = (out * stdv + mean).to(torch::kDouble).to(torch::kCPU);
     const auto truth = y.to(torch::kDouble).to(torch::kCPU);
     const auto e = pred - truth;
-    const auto abs = e.abs().sum(0), sq = e.pow(2).sum(0), ys = truth.sum(0),
-               yy = truth.pow(2).sum(0);
+    // R²'s total sum of squares from sums about the training mean (the same constant in every
+    // process, so the sums still add), which keeps Σy² - (Σy)²/n from cancelling.
+    const auto centred = truth - torch::tensor(m_task.mean(), torch::kDouble);
+    const auto abs = e.abs().sum(0), sq = e.pow(2).sum(0), ys = centred.sum(0),
+               yy = centred.pow(2).sum(0);
     for (std::int64_t t = 0; t < m_t; ++t) {
       const auto base = std::size_t(2 + 4 * t);
       m_sums[base] += abs[t].item<double>();
@@ -61,7 +64,7 @@ class RegressionSums : public MetricSums {
     m.loss = n > 0 ? m_sums[0] / n : noFigure();
     m.accuracy = noFigure();
     std::vector<double> mae, rmse, r2;
-    double maeSum = 0, mseSum = 0, r2Sum = 0;
+    double maeSum = 0, rmseSum = 0, r2Sum = 0;
     for (std::int64_t t = 0; t < m_t; ++t) {
       const auto base = std::size_t(2 + 4 * t);
       const double a = n > 0 ? m_sums[base] / n : noFigure();
@@ -74,11 +77,11 @@ class RegressionSums : public MetricSums {
       mae.push_back(a);
       rmse.push_back(std::sqrt(mse));
       r2.push_back(r);
-      maeSum += a, mseSum += mse, r2Sum += r;
+      maeSum += a, rmseSum += std::sqrt(mse), r2Sum += r;
     }
     const double k = double(std::max<std::int64_t>(1, m_t));
     m.figures["mae"] = maeSum / k;
-    m.figures["rmse"] = std::sqrt(mseSum / k);
+    m.figures["rmse"] = rmseSum / k;
     m.figures["r2"] = r2Sum / k;
     m.perClass["mae"] = mae;
     m.perClass["rmse"] = rmse;
@@ -90,7 +93,7 @@ class RegressionSums : public MetricSums {
   const RegressionTask& m_task;
   std::int64_t m_t;
   std::string m_loss;
-  std::vector<double> m_sums;  // loss, n, then per target: |e|, e², y, y²
+  std::vector<double> m_sums;  // loss, n, then per target: |e|, e², y - mean, (y - mean)²
 };
 
 }  // namespace
@@ -115,6 +118,12 @@ RegressionTask::RegressionTask(const TaskSetup& s) : m_names(s.targets) {
     } catch (const std::exception&) {
       throw Error("task_state: target_mean and target_std must be lists of numbers");
     }
+    // The scaling belongs to the targets it was measured on: the same names, in the same order.
+    const Json recorded = s.state.value("targets", Json());
+    if (recorded.is_array() && !m_names.empty() && recorded != Json(m_names))
+      throw Error("the data's targets (" + Json(m_names).dump() +
+                  ") are not the ones the model was trained on (" + recorded.dump() +
+                  "); name them in data.targets, in that order");
     bool ok = std::int64_t(m_mean.size()) == m_targets && m_std.size() == m_mean.size();
     for (std::size_t t = 0; ok && t < m_std.size(); ++t)
       ok = std::isfinite(m_mean[t]) && std::isfinite(m_std[t]) && m_std[t] > 0;
@@ -143,9 +152,9 @@ RegressionTask::RegressionTask(const TaskSetup& s) : m_names(s.targets) {
 
 torch::Tensor RegressionTask::collate(const data::SampleSet& set,
                                       const std::vector<std::int64_t>& samples) const {
-  return data::targetRows(set, samples, m_targets,
-                          std::to_string(m_targets) +
-                              " targets per sample (a regression_csv source gives them)");
+  return data::targetRows(
+      set, samples, m_targets,
+      std::to_string(m_targets) + " targets per sample (a regression_csv source gives them)");
 }
 
 std::vector<FigureSpec> RegressionTask::figures() const {

@@ -9,7 +9,7 @@
 // figures, on predictions in the data's units, as scikit-learn's metrics with
 // multioutput="uniform_average" compute them:
 //   mae   mean over targets of the mean absolute error
-//   rmse  the square root of the mean over targets of the mean squared error
+//   rmse  mean over targets of the root mean squared error
 //   r2    mean over targets of 1 - SS_res / SS_tot
 // Per target: "mae", "rmse", "r2".
 #include <cstdint>

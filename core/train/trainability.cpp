@@ -26,8 +26,21 @@ std::shared_ptr<task::Task> checkingTask(const task::TaskDef& def, const project
   setup.dataClasses = dataClasses;
   setup.outputShape = analysis.outputShape;
   setup.targets = targets;
-  const Json loss = project.train.is_object() ? project.train.value("loss", Json()) : Json();
+  // The train section's keys a task checks when it is made (their own syntax is checked with
+  // the section).
+  const Json train = project.train.is_object() ? project.train : Json::object();
+  const Json loss = train.value("loss", Json());
   if (loss.is_string() && loss != "auto") setup.loss = loss.get<std::string>();
+  const Json smoothing = train.value("label_smoothing", Json());
+  if (smoothing.is_number()) setup.labelSmoothing = smoothing.get<double>();
+  const Json weights = train.value("class_weights", Json());
+  if (weights == "auto") {
+    setup.classWeights = "auto";
+  } else if (weights.is_array()) {
+    setup.classWeights = "explicit";
+    for (const auto& w : weights)
+      if (w.is_number()) setup.classWeightValues.push_back(w.get<double>());
+  }
   return def.make(setup);
 }
 
@@ -104,7 +117,15 @@ std::optional<Problem> headProblem(const project::Project& project,
                                    const std::vector<std::string>& targets) {
   const auto* def = tasks.find(project.task);
   if (!def) return Problem{"task", task::unknownTaskMessage(tasks, project.task), {}, {}};
-  if (replacesHead(project.train)) return std::nullopt;
+  if (replacesHead(project.train)) {
+    if (def->target == data::TargetKind::ClassIndex || def->target == data::TargetKind::MultiHot)
+      return std::nullopt;
+    return Problem{"train.replace_head",
+                   "gives the last Linear one output per class; the task " + def->name +
+                       " has no classes: set the model's output instead",
+                   {},
+                   {}};
+  }
   try {
     return checkingTask(*def, project, analysis, dataClasses, targets)->headProblem(analysis);
   } catch (const Error& e) {

@@ -24,7 +24,9 @@ import json
 import math
 import os
 import shutil
+import subprocess
 import sys
+import warnings
 
 import flow_support
 
@@ -66,6 +68,12 @@ def train_and_eval(cli, source, work, name, epochs):
     path = os.path.join(work, name + ".netsmith.json")
     with open(path, "w") as f:
         json.dump(project, f)
+    # The augment preview and data-stats read these sources too (each row captioned by its
+    # labels or targets).
+    run([cli, "preview-aug", path, "--out", os.path.join(work, name + "-preview.png")])
+    if os.path.getsize(os.path.join(work, name + "-preview.png")) < 1000:
+        sys.exit("task_flows: %s: the augment preview is empty" % name)
+    run([cli, "data-stats", path])
     out = run([cli, "train", path, "--out", os.path.join(work, "runs")])
     run_dir = sorted(glob.glob(os.path.join(work, "runs", name + "-*")))[-1]
     ckpt = os.path.join(run_dir, "checkpoints", "best.safetensors")
@@ -101,15 +109,16 @@ def multilabel(cli, source, work):
             sys.exit("task_flows: %s: truths %s differ from the manifest's %s" % (r["path"], truth, given))
     thresholds = report["per_class_figures"]["threshold"]
     predicted = (p >= np.array(thresholds, dtype=np.float32)).astype(int)
-    ap = [average_precision_score(y[:, k], p[:, k]) if y[:, k].any() else float("nan")
-          for k in range(len(classes))]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # a label without a positive: scikit-learn says 0
+        ap = average_precision_score(y, p, average=None)
+        mean_ap = average_precision_score(y, p, average="macro")
     for k, c in enumerate(classes):
-        got = report["per_class_figures"]["ap"][k]
-        close("AP of " + c, float("nan") if got is None else got, ap[k])
+        close("AP of " + c, report["per_class_figures"]["ap"][k], ap[k])
     f1 = f1_score(y, predicted, average=None, zero_division=0)
     for k, c in enumerate(classes):
         close("F1 of " + c, report["per_class_figures"]["f1"][k], f1[k])
-    close("mAP", report["figures"]["map"], float(np.nanmean(ap)))
+    close("mAP", report["figures"]["map"], mean_ap)
     close("micro F1", report["figures"]["f1_micro"], f1_score(y, predicted, average="micro"))
     close("macro F1", report["figures"]["f1_macro"],
           f1_score(y, predicted, average="macro", zero_division=0))
@@ -124,6 +133,21 @@ def multilabel(cli, source, work):
                                       report["figures"]["f1_macro"],
                                       report["figures"]["subset_accuracy"]))
     return export
+
+
+def refused(cli, work, project, tag, change, args, message):
+    """A copy of `project` changed by `change` must make `args` + [copy] fail with `message`."""
+    with open(project) as f:
+        p = json.load(f)
+    change(p)
+    path = os.path.join(work, "%s-%s.netsmith.json" % (os.path.basename(project).split(".")[0], tag))
+    with open(path, "w") as f:
+        json.dump(p, f)
+    done = subprocess.run([cli] + args + [path], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True)
+    if done.returncode == 0 or message not in done.stdout:
+        sys.exit("task_flows: %s: expected a refusal with \"%s\", got (%d):\n%s"
+                 % (tag, message, done.returncode, done.stdout[-1500:]))
 
 
 def onnx_metadata(path):
@@ -141,13 +165,17 @@ def regression(cli, source, work):
         if any(abs(float(given[t]) - v) > 1e-6 for t, v in zip(targets, truth)):
             sys.exit("task_flows: %s: truths %s differ from the manifest's" % (r["path"], truth))
     close("MAE", report["figures"]["mae"], mean_absolute_error(y, p))
-    close("RMSE", report["figures"]["rmse"], math.sqrt(mean_squared_error(y, p)))
+    close("RMSE", report["figures"]["rmse"], mean_squared_error(y, p, squared=False))
     close("R2", report["figures"]["r2"], r2_score(y, p))
     for k, t in enumerate(targets):
         close("MAE of " + t, report["per_class_figures"]["mae"][k], mean_absolute_error(y[:, k], p[:, k]))
         close("RMSE of " + t, report["per_class_figures"]["rmse"][k],
               math.sqrt(mean_squared_error(y[:, k], p[:, k])))
         close("R2 of " + t, report["per_class_figures"]["r2"][k], r2_score(y[:, k], p[:, k]))
+    refused(cli, work, project, "swapped", lambda p: p["data"].update(targets=["cos", "sin"]),
+            ["eval", ckpt, "--data"], "are not the ones the model was trained on")
+    refused(cli, work, project, "replace_head", lambda p: p["train"].update(replace_head=True),
+            ["validate"], "train.replace_head: gives the last Linear one output per class")
     run([cli, "export", ckpt, "--data-from-checkpoint"])
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
     meta = onnx_metadata(onnx_path)

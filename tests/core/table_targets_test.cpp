@@ -123,10 +123,54 @@ TEST(MultiLabelCsvSource, BadRowsAreNamedSkippedOrFatal) {
                   "no row has a label");
 }
 
+TEST(MultiLabelCsvSource, AKnownClassWithASpaceIsOneLabel) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 2, 6, 6, 1);
+  // No row uses ";": labels are separated by spaces, but a cell that is a class whole is it.
+  std::ofstream(dir.file("m.csv")) << "path,labels\nimgs/x/img_0.png,Ankle boot\n"
+                                      "imgs/x/img_1.png,Bag Sandal\n";
+  const auto src = openSource(spec(SourceFormat::MultiLabelCsv, dir.file("m.csv")),
+                              {"Ankle boot", "Bag", "Sandal"}, ErrorPolicy::Fail);
+  EXPECT_EQ(row(*src, 0), (std::vector<float>{1, 0, 0}));
+  EXPECT_EQ(row(*src, 1), (std::vector<float>{0, 1, 1}));
+}
+
+TEST(TableSources, HeadersAndHugeRowsAreRefusedNamingTheLine) {
+  TempDir dir;
+  std::ofstream(dir.file("trailing.csv")) << "path,a,b,\nx.png,1,0,\n";
+  EXPECT_CONTAINS(errorOf([&] {
+                    openSource(spec(SourceFormat::MultiLabelCsv, dir.file("trailing.csv")), {},
+                               ErrorPolicy::Fail);
+                  }),
+                  "line 1: column 4 has no name (a trailing comma?)");
+  std::ofstream(dir.file("twice.csv")) << "path,a,a\nx.png,1,2\n";
+  EXPECT_CONTAINS(errorOf([&] {
+                    openSource(spec(SourceFormat::RegressionCsv, dir.file("twice.csv")), {},
+                               ErrorPolicy::Fail);
+                  }),
+                  "line 1: column 3: \"a\" is named twice");
+  // A line of 20,000 columns is refused by its line, before its cells are kept.
+  std::ofstream(dir.file("wide.csv")) << "path,v\nx.png,1\n" << std::string(20000, ',') << "\n";
+  EXPECT_CONTAINS(errorOf([&] {
+                    openSource(spec(SourceFormat::RegressionCsv, dir.file("wide.csv")), {},
+                               ErrorPolicy::Skip);
+                  }),
+                  "wide.csv: line 3: more than 10000 columns");
+  // A long cell is shown cut in a message.
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 1, 6, 6, 1);
+  std::ofstream(dir.file("long.csv"))
+      << "path,v\nimgs/x/img_0.png," << std::string(5000, 'z') << "\n";
+  const auto e = errorOf([&] {
+    openSource(spec(SourceFormat::RegressionCsv, dir.file("long.csv")), {}, ErrorPolicy::Fail);
+  });
+  EXPECT_CONTAINS(e, "v is \"zzzz");
+  EXPECT_LT(e.size(), 400u) << e;
+}
+
 TEST(RegressionCsvSource, TargetColumnsInTheProjectsOrder) {
   TempDir dir;
   testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 3, 6, 6, 1);
-  std::ofstream(dir.file("r.csv")) << "path,a,b,note\nimgs/x/img_0.png,1.5,-2,x\n"
+  std::ofstream(dir.file("r.csv")) << "path,a,b,note\nimgs/x/img_0.png,+1.5,-2,x\n"
                                       "imgs/x/img_1.png,2.5e1,0,y\nimgs/x/img_2.png,nan,1,z\n";
   const auto src = openSource(spec(SourceFormat::RegressionCsv, dir.file("r.csv"), {"b", "a"}), {},
                               ErrorPolicy::Skip);
@@ -197,7 +241,8 @@ TEST(MultiLabelFigures, AveragePrecisionAsScikitLearnDefinesIt) {
   // AP = 0.5 * 0.5 + 0.5 * 2/3 = 0.58333...
   EXPECT_NEAR(task::averagePrecision({0.5f, 0.5f, 0.4f}, {1, 0, 1}), 0.5 * 0.5 + 0.5 * 2.0 / 3,
               1e-12);
-  EXPECT_TRUE(std::isnan(task::averagePrecision({0.3f, 0.2f}, {0, 0})));
+  // No positive: 0, as scikit-learn's average_precision_score gives (and counts in its mean).
+  EXPECT_EQ(task::averagePrecision({0.3f, 0.2f}, {0, 0}), 0.0);
 }
 
 TEST(MultiLabelFigures, SumsGiveTheFiguresWorkedOutHere) {
@@ -260,4 +305,20 @@ TEST(RegressionFigures, ScaledOutputsAndScikitLearnsDefinitions) {
                     task::RegressionTask{bad};
                   }),
                   "task_state: target_mean and target_std need 1 finite values");
+  // The scaling belongs to the targets it was measured on.
+  EXPECT_CONTAINS(errorOf([&] {
+                    task::TaskSetup other = setup;
+                    other.state["targets"] = {"u"};
+                    task::RegressionTask{other};
+                  }),
+                  "are not the ones the model was trained on ([\"u\"])");
+  // A target that is constant in the split: R² is scikit-learn's 1 (perfect) or 0, not the
+  // rounding of Σy² - (Σy)²/n.
+  const auto truth = torch::full({3, 1}, 10.1f);
+  const auto constant = t.evalSums();
+  constant->add((truth - 10) / 2, truth);  // predicts 10.1 exactly
+  EXPECT_EQ(constant->finish().figures.at("r2"), 1.0);
+  const auto constantMiss = t.evalSums();
+  constantMiss->add(torch::tensor({0.0f, 0.05f, 0.1f}).view({3, 1}), truth);
+  EXPECT_EQ(constantMiss->finish().figures.at("r2"), 0.0);
 }
