@@ -13,7 +13,7 @@ namespace netsmith::data {
 /// One row of an augmentation preview: a training sample and N random draws of the pipeline.
 struct PreviewRow {
   std::int64_t sample = 0;  ///< position in the training set
-  std::string caption;      ///< class name
+  std::string caption;      ///< class name, labels or targets (SampleSet::describeTarget)
   cv::Mat original;         ///< CV_32F in [0, 1], as the model sees it without augmentation
   std::vector<cv::Mat> draws;
 };

@@ -7,9 +7,13 @@
 #include <cmath>
 #include <fstream>
 
+#include "augment/transform.h"
 #include "data/data_module.h"
+#include "data/preview_grid.h"
+#include "data/project_data.h"
 #include "data/source_formats.h"
 #include "data_fixtures.h"
+#include "project/project.h"
 #include "task/multilabel.h"
 #include "task/regression.h"
 #include "task/task_registry.h"
@@ -165,6 +169,25 @@ TEST(TableSources, HeadersAndHugeRowsAreRefusedNamingTheLine) {
   });
   EXPECT_CONTAINS(e, "v is \"zzzz");
   EXPECT_LT(e.size(), 400u) << e;
+}
+
+TEST(TableSources, TheAugmentPreviewCaptionsLabelSetsAndTargets) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 3, 8, 8, 1);
+  std::ofstream(dir.file("m.csv")) << "path,labels\nimgs/x/img_0.png,cat;dog\n"
+                                      "imgs/x/img_1.png,\nimgs/x/img_2.png,dog\n";
+  const auto path = testutil::writeClassifierProject(
+      dir, R"({"train": {"format": "multilabel_csv", "manifest": "m.csv"}})", 2);
+  const auto loaded = project::loadProject(path);
+  const auto pd = openProjectData(loaded.project, loaded.baseDir(),
+                                  augment::TransformRegistry::withBuiltins(), "");
+  ASSERT_TRUE(pd);
+  const auto rows = makePreview(*pd, 3, 1, 0);
+  std::vector<std::string> captions;
+  for (const auto& r : rows)
+    captions.push_back(r.caption);
+  std::sort(captions.begin(), captions.end());
+  EXPECT_EQ(captions, (std::vector<std::string>{"cat, dog", "dog", "no label"}));
 }
 
 TEST(RegressionCsvSource, TargetColumnsInTheProjectsOrder) {
