@@ -1,5 +1,7 @@
-// The CSV manifest reader. The first byte picks the class list (none, or three given names)
-// and the error policy; the rest is the manifest, which sits beside a small valid PNG
+// The CSV manifest readers (class labels, multi-label, regression). The first byte picks the
+// class list (none, or three given names), the error policy and the reader (and for
+// regression whether data.targets names two columns); the rest is the manifest, which sits beside a
+// small valid PNG
 // ("a.png") and a file that is not an image ("b.png") so rows can name both.
 #include <opencv2/imgcodecs.hpp>
 
@@ -20,7 +22,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   (void)images;
   if (size < 1) return 0;
   data::SourceSpec spec;
-  spec.format = data::SourceFormat::Csv;
+  static const data::SourceFormat kFormats[] = {data::SourceFormat::Csv,
+                                                data::SourceFormat::MultiLabelCsv,
+                                                data::SourceFormat::RegressionCsv};
+  spec.format = kFormats[(data[0] >> 2) % 3];
+  if (data[0] & 0x40) spec.targets = {"v", "w"};
   spec.path = "data.train";
   spec.manifest = fuzz::writeScratch("manifest.csv", data + 1, size - 1);
   const auto mode = fuzz::sourceMode(data[0], {"cat", "dog", "bird"});

@@ -3,6 +3,7 @@
 // What every data-source target does with a source that opened: read each label, name and
 // (for the first few) image, as the loader would.
 #include <algorithm>
+#include <cmath>
 #include <memory>
 
 #include "data/dataset_source.h"
@@ -23,8 +24,18 @@ inline SourceMode sourceMode(std::uint8_t byte, const std::vector<std::string>& 
 inline void exerciseSource(const std::shared_ptr<data::DatasetSource>& source) {
   const auto n = source->size();
   for (std::int64_t i = 0; i < n; ++i) {
+    // The source's promises: a class in range, or (a table of targets) -1 and a row of finite
+    // numbers, and a stratum in range.
     const auto label = source->label(i);
-    if (label < 0 || label >= source->numClasses()) __builtin_trap();  // the source's promise
+    if (source->targetWidth() > 0) {
+      if (label != -1) __builtin_trap();
+      for (std::int64_t k = 0; k < source->targetWidth(); ++k)
+        if (!std::isfinite(source->targetRow(i)[k])) __builtin_trap();
+    } else if (label < 0 || label >= source->numClasses()) {
+      __builtin_trap();
+    }
+    const auto stratum = source->stratum(i);
+    if (stratum < 0 || stratum >= source->numStrata()) __builtin_trap();
     (void)source->describe(i);
   }
   for (std::int64_t i = 0; i < std::min<std::int64_t>(n, 4); ++i) {
