@@ -9,8 +9,12 @@ set(_res ${PROJECT_SOURCE_DIR}/resources)
 set(_inst ${PROJECT_SOURCE_DIR}/installer)
 
 install(TARGETS netsmith-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+# The project files only: runs and the data `make-dataset` writes beside the examples
+# (mosaics/, rotations/) stay out of the package.
 install(DIRECTORY ${_res}/templates ${_res}/examples DESTINATION ${CMAKE_INSTALL_DATADIR}/netsmith
-        PATTERN "runs" EXCLUDE)
+        FILES_MATCHING PATTERN "*.netsmith.json"
+        PATTERN "runs" EXCLUDE PATTERN "mosaics" EXCLUDE PATTERN "rotations" EXCLUDE
+        PATTERN "scenes" EXCLUDE)
 install(FILES ${_inst}/netsmith-cli.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME netsmith-cli)
 
