@@ -12,8 +12,7 @@ namespace netsmith::data {
 torch::Tensor targetRows(const SampleSet& set, const std::vector<std::int64_t>& samples,
                          std::int64_t width, const std::string& what) {
   const auto& source = *set.source;
-  if (source.targetWidth() != width)
-    throw Error(set.name + ": the data has no " + what);
+  if (source.targetWidth() != width) throw Error(set.name + ": the data has no " + what);
   auto t = torch::empty({std::int64_t(samples.size()), width}, torch::kFloat);
   float* out = t.data_ptr<float>();
   for (std::size_t i = 0; i < samples.size(); ++i) {

@@ -1,9 +1,13 @@
 #include "data/example_datasets.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
 #include <random>
@@ -124,11 +128,15 @@ std::string writeSplit(const Kind& kind, const DatasetSource& source, const std:
     const std::string rel = "images/" + split + "/" + name;
     std::vector<uchar> png;
     if (!cv::imencode(".png", m.image, png)) throw Error(out + ": cannot encode " + rel);
-    // A plain write: the folder was made here, empty (the manifests, written last, are the
-    // atomic step that makes the data set whole).
-    std::ofstream file(fs::path(out) / rel, std::ios::binary | std::ios::trunc);
-    file.write(reinterpret_cast<const char*>(png.data()), std::streamsize(png.size()));
-    if (!file) throw IoError(out + ": cannot write " + rel);
+    // A new file in the folder made here (the manifests, written last, are the atomic step
+    // that makes the data set whole): O_EXCL | O_NOFOLLOW, so nothing planted there is
+    // followed or overwritten.
+    const std::string file = (fs::path(out) / rel).string();
+    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw IoError(file + ": cannot create (" + std::strerror(errno) + ")");
+    const bool written = ::write(fd, png.data(), png.size()) == ssize_t(png.size());
+    ::close(fd);
+    if (!written) throw IoError(file + ": cannot write");
     manifest += rel;
     for (const auto& c : m.cells)
       manifest += "," + c;
