@@ -21,8 +21,10 @@ Netsmith runs in the memory format the project names (`train.channels_last`; the
 template uses channels-last). The Python side runs model.py as it is written (NCHW) unless
 --python-channels-last says otherwise; the table names both.
 
-With no PROJECT: the default project and the small ResNet template (trained on a generated
-CIFAR-10 batch of random images, since the template names no data that exists here).
+With no PROJECT: the default project, the small ResNet template (trained on a generated
+CIFAR-10 batch of random images, since the template names no data that exists here) and the
+scenes example's U-Net (segmentation: per-pixel cross-entropy and Dice on both sides, on a small
+`make-dataset scenes` when its data is not there).
 """
 import argparse
 import copy
@@ -67,6 +69,33 @@ def with_generated_cifar(project_path, work):
     return path
 
 
+def with_generated_scenes(cli, project_path, work):
+    """A copy of a segmentation project reading a small generated scenes data set."""
+    with open(project_path) as f:
+        project = json.load(f)
+    data = os.path.join(work, "scenes")
+    run([cli, "make-dataset", "scenes", "--out", data, "--train", "256", "--test", "32"])
+    for split in ("train", "test"):
+        if split in project["data"]:
+            project["data"][split]["images"] = os.path.join(data, split, "images")
+            project["data"][split]["masks"] = os.path.join(data, split, "masks")
+    path = os.path.join(work, os.path.basename(project_path))
+    with open(path, "w") as f:
+        json.dump(project, f)
+    return path
+
+
+def dice_loss(logits, y):
+    """Netsmith's Dice loss (task/segmentation.cpp), written out in PyTorch."""
+    valid = (y != 255).unsqueeze(1).float()
+    probs = torch.softmax(logits, 1) * valid
+    onehot = F.one_hot(y.masked_fill(y == 255, 0), logits.shape[1]).permute(0, 3, 1, 2).float()
+    onehot = onehot * valid
+    inter = (probs * onehot).sum((0, 2, 3))
+    denom = probs.sum((0, 2, 3)) + onehot.sum((0, 2, 3))
+    return 1 - ((2 * inter + 1) / (denom + 1)).mean()
+
+
 def exported_model(cli, project, work, threads):
     """Netsmith's own model.py for the project (from a one-batch checkpoint)."""
     runs = os.path.join(work, "runs")
@@ -95,7 +124,7 @@ def make_optimizer(params, train):
     return torch.optim.Adam(params, lr=lr, weight_decay=wd)
 
 
-def python_rate(module, train, batch, steps, channels_last=False, warmup=2):
+def python_rate(module, train, batch, steps, channels_last=False, warmup=2, task=None):
     torch.manual_seed(0)
     model = module.Model()
     model.train()
@@ -107,7 +136,9 @@ def python_rate(module, train, batch, steps, channels_last=False, warmup=2):
     params = [p for p in model.parameters() if p.requires_grad]
     optimizer = make_optimizer(params, train)
     classes = model(x[:2]).shape[1]
-    y = torch.randint(0, classes, (batch,))
+    segmentation = task == "segmentation"
+    y = torch.randint(0, classes, (batch, h, w) if segmentation else (batch,))
+    kind = train.get("loss", "auto")
     clip = train.get("clip_grad_norm", 0) or float("inf")
     start = time.perf_counter()
     for i in range(warmup + steps):
@@ -115,7 +146,13 @@ def python_rate(module, train, batch, steps, channels_last=False, warmup=2):
             start = time.perf_counter()
         optimizer.zero_grad()
         logits = model(x)
-        loss = F.cross_entropy(logits, y, label_smoothing=train.get("label_smoothing", 0.0))
+        if segmentation and kind == "dice":
+            loss = dice_loss(logits, y)
+        else:
+            loss = F.cross_entropy(logits, y, ignore_index=255 if segmentation else -100,
+                                   label_smoothing=train.get("label_smoothing", 0.0))
+            if segmentation and kind == "ce_dice":
+                loss = loss + dice_loss(logits, y)
         loss_value = loss.item()
         correct = (logits.argmax(1) == y).sum().item()
         loss.backward()
@@ -146,7 +183,8 @@ def main():
     torch.set_num_threads(args.threads)
     projects = args.projects or [
         os.path.join(ROOT, "resources/examples/fashion_mnist.netsmith.json"),
-        os.path.join(ROOT, "resources/templates/small_resnet.netsmith.json")]
+        os.path.join(ROOT, "resources/templates/small_resnet.netsmith.json"),
+        os.path.join(ROOT, "resources/examples/scenes.netsmith.json")]
     print("PyTorch %s, %d threads, batch %d, %d timed steps, %d alternating rounds"
           % (torch.__version__, args.threads, args.batch_size, args.steps, args.rounds))
     rows = []
@@ -160,7 +198,9 @@ def main():
             data_path = data.get("root") or data.get("images") or data.get("manifest") or ""
             if data_path and not os.path.isabs(data_path):
                 data_path = os.path.join(os.path.dirname(path), data_path)
-            if data and not os.path.exists(data_path) and data.get("format") != "cifar10":
+            if data and not os.path.exists(data_path) and data.get("format") == "mask_folders":
+                path = with_generated_scenes(args.cli, path, work)
+            elif data and not os.path.exists(data_path) and data.get("format") != "cifar10":
                 path = with_generated_cifar(path, work)
             module = exported_model(args.cli, path, work, args.threads)
             train = copy.deepcopy(project.get("train", {}))
@@ -169,7 +209,8 @@ def main():
             ours, theirs = [], []
             for _ in range(args.rounds):
                 ours.append(netsmith_rate(args.cli, path, args.batch_size, args.steps, args.threads))
-                theirs.append(python_rate(module, train, args.batch_size, args.steps, theirs_cl))
+                theirs.append(python_rate(module, train, args.batch_size, args.steps, theirs_cl,
+                                          task=project.get("task")))
             rows.append((project.get("name", path), statistics.median(ours),
                          statistics.median(theirs), ours, theirs, ours_cl, theirs_cl))
     print("\n%-16s %14s %14s %7s  %s" % ("model", "Netsmith img/s", "PyTorch img/s", "ratio",

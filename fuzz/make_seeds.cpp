@@ -183,6 +183,23 @@ void onnxSeeds(const fs::path& source, const fs::path& dir) {
     o.opset = 13;
     put(dir / name, exporting::buildOnnx(model, o));
   }
+  // A decoder: the importer's ConvTranspose and Resize paths (with a roi at opset 11, without
+  // one from 13).
+  const auto decoder = project::parseProject(
+      R"({"format": "netsmith-project", "version": 1, "name": "decoder", "model": {
+      "input": {"channels": 1, "height": 4, "width": 4}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "up", "op": "ConvTranspose2d", "params": {"out_channels": 2}, "inputs": ["input"]},
+      {"id": "near", "op": "Upsample", "inputs": ["up"]},
+      {"id": "blend", "op": "Upsample", "params": {"mode": "bilinear"}, "inputs": ["near"]}]}})",
+      "decoder.netsmith.json");
+  for (const int opset : {11, 13}) {
+    graph::GraphModule net(decoder.project.model, *registry);
+    const auto model = exporting::exportModelFrom(decoder.project, std::move(net), registry);
+    exporting::OnnxOptions o;
+    o.opset = opset;
+    put(dir / ("decoder_opset" + std::to_string(opset)), exporting::buildOnnx(model, o));
+  }
 }
 
 }  // namespace

@@ -54,7 +54,8 @@ const std::vector<Command>& commands() {
        R"(  make-dataset NAME --out DIR [--seed S] [--train N] [--test N] [--source FOLDER]
                                       example data built from Fashion-MNIST (FOLDER: its IDX
                                       files, default /usr/share/datasets/fashion-mnist): mosaics
-                                      (multi-label), rotations (regression)
+                                      (multi-label), rotations (regression), scenes
+                                      (segmentation)
 )",
        "netsmith-cli make-dataset mosaics --out resources/examples/mosaics"},
       {"preview-aug", runPreviewAug,

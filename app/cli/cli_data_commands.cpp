@@ -216,7 +216,11 @@ int runMakeDataset(const std::vector<std::string>& words) {
   o.test = args.integer("--test", 0, 1, 1000000);
   o.progress = terminalProgress("writing " + o.name);
   data::makeExampleDataset(o);
-  std::printf("%s: %s/train.csv and %s/test.csv\n", o.name.c_str(), o.out.c_str(), o.out.c_str());
+  if (o.name == "scenes")
+    std::printf("%s: %s/train/{images,masks} and %s/test/{images,masks}\n", o.name.c_str(),
+                o.out.c_str(), o.out.c_str());
+  else
+    std::printf("%s: %s/train.csv and %s/test.csv\n", o.name.c_str(), o.out.c_str(), o.out.c_str());
   return kExitOk;
 }
 

@@ -13,7 +13,7 @@ torch::Tensor oneHot(const torch::Tensor& labels, std::int64_t numClasses) {
 }
 
 double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
-                     const std::vector<BatchMix>& mixes, SampleRng& rng) {
+                     const std::vector<BatchMix>& mixes, SampleRng& rng, torch::Tensor* masks) {
   if (mixes.empty() || images.size(0) < 2) return 1.0;
   const BatchMix& mix =
       mixes[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(mixes.size()) - 1))];
@@ -26,6 +26,7 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
   double lambda = rng.beta(mix.alpha, mix.alpha);
   torch::NoGradGuard noGrad;
   if (mix.kind == BatchMix::Kind::MixUp) {
+    if (masks) throw Error("augment: MixUp blends images, and a blended mask is no class");
     images = images * lambda + images.index_select(0, perm) * (1.0 - lambda);
   } else {
     const std::int64_t h = images.size(2), w = images.size(3);
@@ -43,11 +44,18 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
       const auto partner = images.index_select(0, perm);
       images.index_put_({Slice(), Slice(), Slice(y0, y1), Slice(x0, x1)},
                         partner.index({Slice(), Slice(), Slice(y0, y1), Slice(x0, x1)}));
+      if (masks) {
+        *masks = masks->clone();
+        const auto partnerMask = masks->index_select(0, perm);
+        masks->index_put_({Slice(), Slice(y0, y1), Slice(x0, x1)},
+                          partnerMask.index({Slice(), Slice(y0, y1), Slice(x0, x1)}));
+      }
     }
     // The label weight is the area actually kept, after clipping the box at the border.
     lambda = 1.0 - double((y1 - y0) * (x1 - x0)) / double(h * w);
   }
-  targets = targets * lambda + targets.index_select(0, perm) * (1.0 - lambda);
+  if (targets.defined())
+    targets = targets * lambda + targets.index_select(0, perm) * (1.0 - lambda);
   return lambda;
 }
 

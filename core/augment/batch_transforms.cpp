@@ -20,12 +20,14 @@ void registerBatchTransforms(TransformRegistry& registry) {
   TransformDef cutmix;
   cutmix.name = "CutMix";
   cutmix.group = "Batch";
-  cutmix.help = "pastes a box from another image; labels mixed by the box's area";
+  cutmix.help =
+      "pastes a box from another image; labels mixed by the box's area (masks: the box of the "
+      "partner's mask is pasted with it)";
   cutmix.schema = {ParamSpec::real("alpha", 1.0, "Beta distribution parameter for the box area")
                        .above(0)
                        .atMost(100)};
   cutmix.batchLevel = true;
-  cutmix.targets = TargetEffect::Breaks;  // the box is not pasted into a mask
+  cutmix.targets = TargetEffect::Moves;  // the loader pastes the partner's mask with the box
   registry.add(std::move(cutmix));
 }
 

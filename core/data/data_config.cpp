@@ -1,6 +1,7 @@
 #include "data/data_config.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <set>
@@ -172,9 +173,10 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     problems.push_back({"data", "must be an object", {}, {}});
     return c;
   }
-  schema::reportUnknownKeys(
-      data, {"train", "validation", "test", "classes", "targets", "fit", "normalize", "on_error"},
-      "data", problems);
+  schema::reportUnknownKeys(data,
+                            {"train", "validation", "test", "classes", "targets", "colors", "fit",
+                             "normalize", "on_error"},
+                            "data", problems);
   if (!data.contains("train")) {
     problems.push_back({"data.train",
                         "missing: where the training images come from",
@@ -253,6 +255,32 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
         }
         c.targets.push_back(name.get<std::string>());
       }
+    }
+  }
+  if (data.contains("colors")) {
+    const Json& v = data["colors"];
+    const auto isColour = [](const Json& x) {
+      if (!x.is_string()) return false;
+      const std::string t = x.get<std::string>();
+      return t.size() == 7 && t[0] == '#' && std::all_of(t.begin() + 1, t.end(), [](char ch) {
+               return std::isxdigit(static_cast<unsigned char>(ch));
+             });
+    };
+    if (!v.is_array() || !std::all_of(v.begin(), v.end(), isColour)) {
+      problems.push_back(
+          {"data.colors",
+           "must be a list of \"#rrggbb\" colours, one per class, got " + jsonBrief(v),
+           {},
+           {}});
+    } else if (!c.classes.empty() && v.size() != c.classes.size()) {
+      problems.push_back({"data.colors",
+                          "has " + std::to_string(v.size()) + " colours for " +
+                              std::to_string(c.classes.size()) + " classes",
+                          {},
+                          "give one colour per class of data.classes"});
+    } else {
+      for (const auto& x : v)
+        c.colors.push_back(x.get<std::string>());
     }
   }
   for (auto* spec :

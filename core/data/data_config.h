@@ -10,7 +10,15 @@
 
 namespace netsmith::data {
 
-enum class SourceFormat { Idx, ImageFolder, Csv, Cifar10, MultiLabelCsv, RegressionCsv };
+enum class SourceFormat {
+  Idx,
+  ImageFolder,
+  Csv,
+  Cifar10,
+  MultiLabelCsv,
+  RegressionCsv,
+  MaskFolders
+};
 /// What a sample's target is (each task takes one kind; each source format gives one).
 /// `spatial` kinds (masks, boxes) move with the image under the geometric transforms.
 enum class TargetKind { ClassIndex, MultiHot, RealVector, ClassMask, Boxes };
@@ -31,7 +39,8 @@ std::string sourceFormatName(SourceFormat f);
 struct SourceSpec {
   SourceFormat format = SourceFormat::Idx;
   std::string path;                ///< JSON path for messages: "data.train"
-  std::string images;              ///< idx
+  std::string images;              ///< idx (a file); mask_folders (a folder)
+  std::string masks;               ///< mask_folders: the folder of masks
   std::string labels;              ///< idx
   std::string root;                ///< image_folder; cifar10 (folder holding the .bin batches)
   std::string manifest;            ///< csv
@@ -57,6 +66,8 @@ struct DataConfig {
   std::optional<SourceSpec> test;
   std::vector<std::string> classes;  ///< optional display names
   std::vector<std::string> targets;  ///< regression: the target columns, in output order
+  /// Optional display colours, one "#rrggbb" per class (mask overlays, predicted masks).
+  std::vector<std::string> colors;
   FitPolicy fit = FitPolicy::Resize;
   ErrorPolicy onError = ErrorPolicy::Skip;
   enum class Normalization { Auto, Explicit, None } normalization = Normalization::Auto;

@@ -118,13 +118,20 @@ Batch DataLoader::buildBatch(std::int64_t b) {
   const std::int64_t floats = m_processor.sampleFloats();
   auto images = torch::empty({count, f.channels, f.height, f.width}, torch::kFloat);
   float* data = images.data_ptr<float>();
+  const bool pixelTargets = m_options.collator && m_options.collator->pixelTargets();
+  torch::Tensor masks;
+  if (pixelTargets) masks = torch::empty({count, f.height, f.width}, torch::kUInt8);
+  const std::int64_t maskBytes = std::int64_t(f.height) * f.width;
   std::vector<std::int64_t> labels, samples, kept;
   for (std::int64_t i = 0; i < count; ++i) {
     if (m_stopping) throw Error("stopped");
     const std::int64_t k = m_order[static_cast<std::size_t>(start + i)];
     try {
-      m_processor.process(m_set, k, m_options.training, m_options.seed, m_epoch,
-                          data + floats * std::int64_t(kept.size()));
+      m_processor.process(
+          m_set, k, m_options.training, m_options.seed, m_epoch,
+          data + floats * std::int64_t(kept.size()),
+          pixelTargets ? masks.data_ptr<std::uint8_t>() + maskBytes * std::int64_t(kept.size())
+                       : nullptr);
     } catch (const SampleError& e) {
       if (m_options.onError == ErrorPolicy::Fail) {
         throw Error(std::string(e.what()) +
@@ -147,9 +154,25 @@ Batch DataLoader::buildBatch(std::int64_t b) {
                      : images.narrow(0, 0, std::int64_t(kept.size())).clone();
   batch.labels = torch::tensor(labels, torch::kLong);
   batch.samples = std::move(samples);
-  batch.target =
-      m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;
-  if (m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0 &&
+  if (pixelTargets) {
+    batch.masks = kept.size() == static_cast<std::size_t>(count)
+                      ? masks
+                      : masks.narrow(0, 0, std::int64_t(kept.size())).clone();
+    if (m_options.training && !m_options.mixes.empty() && !batch.samples.empty()) {
+      // CutMix pastes the partner's mask with its box (MixUp is refused for masks).
+      augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
+                                              static_cast<std::uint64_t>(m_epoch),
+                                              static_cast<std::uint64_t>(b)));
+      torch::Tensor none;
+      batch.mixWeight =
+          augment::applyBatchMix(batch.images, none, m_options.mixes, rng, &batch.masks);
+    }
+    batch.target = m_options.collator->collateMasks(batch.masks);
+  } else {
+    batch.target =
+        m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;
+  }
+  if (!pixelTargets && m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0 &&
       !batch.samples.empty()) {
     batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
     augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,

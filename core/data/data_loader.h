@@ -28,6 +28,12 @@ class TargetCollator {
   /// `samples`: positions in `set`, in batch order.
   virtual torch::Tensor collate(const SampleSet& set,
                                 const std::vector<std::int64_t>& samples) const = 0;
+  /// Whether the target lies on the pixels (a class mask per sample): the loader then runs
+  /// each sample's mask through the augmentation with its image and makes the batch's target
+  /// with collateMasks() instead of collate().
+  virtual bool pixelTargets() const { return false; }
+  /// The target from the batch's masks (N x H x W bytes, 255: ignore).
+  virtual torch::Tensor collateMasks(const torch::Tensor& masks) const { return masks; }
 };
 
 /// The target rows (DatasetSource::targetRow) of `samples` (positions in `set`) as an N x width
@@ -61,10 +67,12 @@ struct LoaderOptions {
 };
 
 struct Batch {
-  torch::Tensor images;               ///< N x C x H x W float (channels-last memory when asked)
-  torch::Tensor labels;               ///< N int64: the samples' classes as their source gives them
-  torch::Tensor target;               ///< what the task trains towards (LoaderOptions::collator)
-  torch::Tensor targets;              ///< N x K float soft labels when batch mixes are configured
+  torch::Tensor images;   ///< N x C x H x W float (channels-last memory when asked)
+  torch::Tensor labels;   ///< N int64: the samples' classes as their source gives them
+  torch::Tensor target;   ///< what the task trains towards (LoaderOptions::collator)
+  torch::Tensor targets;  ///< N x K float soft labels when batch mixes are configured
+  torch::Tensor
+      masks;  ///< N x H x W uint8 class masks (255: ignore) when the target lies on pixels
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch
   double mixWeight = 1.0;

@@ -173,6 +173,7 @@ std::string SampleSet::describeTarget(std::int64_t k) const {
   const auto i = indices[static_cast<std::size_t>(k)];
   const auto& classes = source->classNames();
   const auto width = source->targetWidth();
+  if (source->hasMasks()) return "mask of " + std::to_string(classes.size()) + " classes";
   if (width == 0) {
     const auto label = source->label(i);
     return label >= 0 && label < std::int64_t(classes.size()) ? classes[std::size_t(label)]

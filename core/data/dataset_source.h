@@ -56,6 +56,12 @@ class DatasetSource {
   /// The part of image i that `choose` picks from its size, as load(i) cut to it (a view is
   /// fine). Sources that can decode part of a file (JPEG) decode only that part.
   virtual cv::Mat loadRegion(std::int64_t i, const RegionChooser& choose) const;
+  /// Whether samples carry a class mask (load() and loadMask() give the same size).
+  virtual bool hasMasks() const { return false; }
+  /// Sample i's mask: CV_8UC1, one class index per pixel (255: ignore), the image's size.
+  /// Throws SampleError naming the mask file (unreadable, another size, a value that is no
+  /// class).
+  virtual cv::Mat loadMask(std::int64_t i) const;
   /// Names sample i for messages: a file path, or "FILE #i" for packed formats.
   virtual std::string describe(std::int64_t i) const = 0;
   /// Class names in label order (may be generated: "0", "1", ...).
@@ -132,6 +138,9 @@ std::shared_ptr<DatasetSource> openMultiLabelCsvSource(const SourceSpec& spec,
 std::shared_ptr<DatasetSource> openRegressionCsvSource(const SourceSpec& spec,
                                                        const std::vector<std::string>& classes,
                                                        ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openMaskFolderSource(const SourceSpec& spec,
+                                                    const std::vector<std::string>& classes,
+                                                    ErrorPolicy policy);
 std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
                                                const std::vector<std::string>& classes,
                                                ErrorPolicy policy);
@@ -143,6 +152,12 @@ constexpr std::uint64_t kMaxImagePixels = 100'000'000;
 /// Throws SampleError naming the file when it is empty, missing, larger than kMaxImagePixels
 /// or not a readable image. With `choose`: only the region it picks (see RegionChooser).
 cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose = {});
+
+/// Decodes a mask file to CV_8UC1 class indices: a single-channel PNG (8-bit, or 16-bit with
+/// values up to 255) as it is; a palette PNG as its palette indices. Throws SampleError naming
+/// the file when it is unreadable, too large (as decodeImageFile) or holds colour that is no
+/// palette index.
+cv::Mat decodeMaskFile(const std::string& path);
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);

@@ -35,10 +35,11 @@ std::shared_ptr<DatasetSource> items(const std::string& folder, const std::strin
   return openIdxSource(spec, fashionMnistClasses(), ErrorPolicy::Fail);
 }
 
-/// One image and its manifest cells (after the path).
+/// One image and its manifest cells (after the path), or its mask.
 struct Made {
   cv::Mat image;
   std::vector<std::string> cells;
+  cv::Mat mask;  ///< mask data sets: CV_8UC1 class indices (255: ignore)
 };
 using Maker = std::function<Made(const DatasetSource& items, std::mt19937_64& rng)>;
 
@@ -87,9 +88,48 @@ Made rotation(const DatasetSource& items, std::mt19937_64& rng) {
   return m;
 }
 
+/// Pixels of an item at least this bright are the item's; fainter ones (its blurred edge) are
+/// pasted too but marked 255 (ignore), as Pascal VOC marks object borders.
+constexpr uchar kItemLevel = 32;
+
+Made scene(const DatasetSource& items, std::mt19937_64& rng) {
+  std::uniform_int_distribution<std::int64_t> pick(0, items.size() - 1);
+  std::uniform_int_distribution<int> count(1, 3), at(0, 64 - 28);
+  Made m;
+  m.image = cv::Mat::zeros(64, 64, CV_8UC1);
+  m.mask = cv::Mat::zeros(64, 64, CV_8UC1);
+  // Items apart from each other: a place is drawn until its 28x28 box meets no other (a few
+  // tries; an item that finds none is left out, so a scene may hold fewer than drawn).
+  std::vector<cv::Rect> placed;
+  const int n = count(rng);
+  for (int k = 0; k < n; ++k) {
+    const auto i = pick(rng);
+    cv::Rect box;
+    bool free = false;
+    for (int attempt = 0; attempt < 20 && !free; ++attempt) {
+      box = cv::Rect(at(rng), at(rng), 28, 28);
+      free = std::none_of(placed.begin(), placed.end(),
+                          [&](const cv::Rect& r) { return (r & box).area() > 0; });
+    }
+    if (!free) continue;
+    placed.push_back(box);
+    const cv::Mat item = items.load(i);
+    const auto cls = static_cast<uchar>(items.label(i) + 1);  // 0 is the background
+    for (int y = 0; y < 28; ++y) {
+      for (int x = 0; x < 28; ++x) {
+        const uchar v = item.at<uchar>(y, x);
+        if (v == 0) continue;
+        m.image.at<uchar>(box.y + y, box.x + x) = v;
+        m.mask.at<uchar>(box.y + y, box.x + x) = v >= kItemLevel ? cls : 255;
+      }
+    }
+  }
+  return m;
+}
+
 struct Kind {
   ExampleDatasetInfo info;
-  std::string header;  ///< the manifest's columns after path
+  std::string header;  ///< the manifest's columns after path (empty: images and masks)
   Maker make;
 };
 
@@ -107,36 +147,52 @@ const std::vector<Kind>& kinds() {
         6000, 1000},
        "angle,sin,cos",
        rotation},
+      {{"scenes",
+        "segmentation: 1 to 3 Fashion-MNIST items placed apart on a 64x64 canvas; masks label "
+        "each item's pixels with its class (1 to 10), the background 0, faint edges 255 "
+        "(ignore)",
+        6000, 1000},
+       "",
+       scene},
   };
   return k;
 }
 
-/// Writes one split's images and returns its manifest's text.
+/// Writes `image` as a new PNG file `rel` under `out`. A new file in a folder made here (the
+/// manifests or the folder renames, last, are the step that makes the data set whole):
+/// O_EXCL | O_NOFOLLOW, so nothing planted there is followed or overwritten.
+void writeNewPng(const std::string& out, const std::string& rel, const cv::Mat& image) {
+  std::vector<uchar> png;
+  if (!cv::imencode(".png", image, png)) throw Error(out + ": cannot encode " + rel);
+  const std::string file = (fs::path(out) / rel).string();
+  const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+  if (fd < 0) throw IoError(file + ": cannot create (" + std::strerror(errno) + ")");
+  const bool written = ::write(fd, png.data(), png.size()) == ssize_t(png.size());
+  ::close(fd);
+  if (!written) throw IoError(file + ": cannot write");
+}
+
+/// Writes one split's images and returns its manifest's text. A mask data set (no header)
+/// writes <split>.incomplete/images and /masks, renamed to <split> once every file is there.
 std::string writeSplit(const Kind& kind, const DatasetSource& source, const std::string& out,
                        const std::string& split, std::int64_t count, std::uint64_t seed,
                        std::int64_t offset, std::int64_t total,
                        const ExampleDatasetOptions& options) {
-  const fs::path folder = fs::path(out) / "images" / split;
-  makeRealFolder(folder.parent_path().string());
-  makeRealFolder(folder.string());
+  const bool masks = kind.header.empty();
+  const std::string imageDir = masks ? split + ".incomplete/images" : "images/" + split;
+  const std::string maskDir = split + ".incomplete/masks";
+  makeRealFolder((fs::path(out) / imageDir).parent_path().string());
+  makeRealFolder((fs::path(out) / imageDir).string());
+  if (masks) makeRealFolder((fs::path(out) / maskDir).string());
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + (split == "train" ? 1 : 2));
   std::string manifest = "path," + kind.header + "\n";
   for (std::int64_t i = 0; i < count; ++i) {
     const Made m = kind.make(source, rng);
     char name[32];
     std::snprintf(name, sizeof name, "%06lld.png", (long long)i);
-    const std::string rel = "images/" + split + "/" + name;
-    std::vector<uchar> png;
-    if (!cv::imencode(".png", m.image, png)) throw Error(out + ": cannot encode " + rel);
-    // A new file in the folder made here (the manifests, written last, are the atomic step
-    // that makes the data set whole): O_EXCL | O_NOFOLLOW, so nothing planted there is
-    // followed or overwritten.
-    const std::string file = (fs::path(out) / rel).string();
-    const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) throw IoError(file + ": cannot create (" + std::strerror(errno) + ")");
-    const bool written = ::write(fd, png.data(), png.size()) == ssize_t(png.size());
-    ::close(fd);
-    if (!written) throw IoError(file + ": cannot write");
+    const std::string rel = imageDir + "/" + name;
+    writeNewPng(out, rel, m.image);
+    if (masks) writeNewPng(out, maskDir + "/" + name, m.mask);
     manifest += rel;
     for (const auto& c : m.cells)
       manifest += "," + c;
@@ -188,6 +244,14 @@ void makeExampleDataset(const ExampleDatasetOptions& options) {
                                           options.seed, 0, train + test, options);
   const std::string testCsv = writeSplit(*kind, *testItems, options.out, "test", test, options.seed,
                                          train, train + test, options);
+  if (kind->header.empty()) {
+    for (const char* split : {"test", "train"}) {
+      const fs::path done = fs::path(options.out) / split;
+      fs::rename(fs::path(options.out) / (std::string(split) + ".incomplete"), done, ec);
+      if (ec) throw IoError(done.string() + ": cannot finish (" + ec.message() + ")");
+    }
+    return;
+  }
   writeFileAtomically((fs::path(options.out) / "test.csv").string(), testCsv);
   writeFileAtomically((fs::path(options.out) / "train.csv").string(), trainCsv);
 }

@@ -7,6 +7,9 @@
 //              present (multilabel_csv: path,labels)
 //   rotations  items turned by a known angle in [-45, 45) degrees; targets angle (degrees),
 //              sin and cos (regression_csv: path,angle,sin,cos)
+//   scenes     1 to 3 items on a 64x64 canvas; masks give each item's pixels its class (1 to
+//              10; 0 is the background, 255 the faint edges to ignore) (mask_folders:
+//              train/images, train/masks, test/images, test/masks)
 // Training images come from the training items, test images from the test items.
 #include <cstdint>
 #include <functional>
@@ -36,8 +39,9 @@ struct ExampleDatasetInfo {
 const std::vector<ExampleDatasetInfo>& exampleDatasets();
 
 /// Writes the data set: images under out/images/{train,test}/ and the manifests
-/// out/train.csv and out/test.csv (written last, atomically). `out` must be a new or empty
-/// real folder. Throws netsmith::Error naming the problem.
+/// out/train.csv and out/test.csv (written last, atomically), or for scenes out/{train,test}/
+/// {images,masks} (each split written under <split>.incomplete, renamed when whole). `out` must
+/// be a new or empty real folder. Throws netsmith::Error naming the problem.
 void makeExampleDataset(const ExampleDatasetOptions& options);
 
 /// Fashion-MNIST's class names, in label order.

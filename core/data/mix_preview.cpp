@@ -30,7 +30,9 @@ std::vector<MixPreview> makeMixPreview(const ProjectData& pd, std::uint64_t seed
   const auto& mixes = pd.pipeline.batchMixes();
   const SampleSet& train = pd.data.train;
   // Mixes blend class labels: a source of label sets or numbers has none to show.
-  if (mixes.empty() || train.size() < 2 || train.source->targetWidth() > 0) return out;
+  if (mixes.empty() || train.size() < 2 || train.source->targetWidth() > 0 ||
+      train.source->hasMasks())
+    return out;
   // Two samples of different classes (when there are two classes).
   std::int64_t a = 0, b = 1;
   for (std::int64_t k = 1; k < train.size(); ++k)

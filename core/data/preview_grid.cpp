@@ -36,6 +36,19 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
     row.sample = k;
     row.caption = train.describeTarget(k);
     try {
+      if (source.hasMasks()) {
+        const auto& colors = pd.data.config.colors;
+        cv::Mat mask;
+        row.original =
+            overlayMask(pd.processor->preview(train, k, false, seed, 0, &mask), mask, colors);
+        row.caption = maskCaption(mask, source.classNames());
+        for (int j = 0; j < draws; ++j) {
+          const cv::Mat drawn = pd.processor->preview(train, k, true, seed, j, &mask);
+          row.draws.push_back(overlayMask(drawn, mask, colors));
+        }
+        rows.push_back(std::move(row));
+        continue;
+      }
       row.original = pd.processor->preview(train, k, /*training=*/false, seed, 0);
       for (int j = 0; j < draws; ++j)
         row.draws.push_back(pd.processor->preview(train, k, /*training=*/true, seed, j));
@@ -45,6 +58,62 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
     rows.push_back(std::move(row));
   }
   return rows;
+}
+
+cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
+                    const std::vector<std::string>& colors) {
+  // A qualitative palette for classes 1, 2, ... when the project gives no colours.
+  static const cv::Vec3f kPalette[] = {{230, 25, 75},   {60, 180, 75},  {255, 225, 25},
+                                       {67, 99, 216},   {245, 130, 49}, {145, 30, 180},
+                                       {70, 240, 240},  {240, 50, 230}, {188, 246, 12},
+                                       {250, 190, 190}, {0, 128, 128},  {154, 99, 36}};
+  const auto colourOf = [&](int c) -> cv::Vec3f {
+    if (std::size_t(c) < colors.size() && colors[std::size_t(c)].size() == 7) {
+      const auto hex = [&](std::size_t at) {
+        return float(std::stoi(colors[std::size_t(c)].substr(at, 2), nullptr, 16));
+      };
+      return {hex(1), hex(3), hex(5)};
+    }
+    return kPalette[std::size_t(c - 1) % (sizeof kPalette / sizeof kPalette[0])];
+  };
+  cv::Mat rgb;
+  if (image.channels() == 1)
+    cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB);
+  else
+    rgb = image.clone();
+  if (mask.size() != rgb.size()) return rgb;
+  for (int y = 0; y < rgb.rows; ++y) {
+    auto* px = rgb.ptr<cv::Vec3f>(y);
+    const uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < rgb.cols; ++x) {
+      if (m[x] == 0) continue;
+      const cv::Vec3f tint = m[x] == 255 ? cv::Vec3f(255, 255, 255) : colourOf(m[x]);
+      px[x] = px[x] * 0.45f + tint * (0.55f / 255.0f);
+    }
+  }
+  return rgb;
+}
+
+std::string maskCaption(const cv::Mat& mask, const std::vector<std::string>& classes) {
+  std::vector<std::pair<int, int>> counts;  // (pixels, class)
+  for (int c = 0; c < 256; ++c) {
+    const int n = cv::countNonZero(mask == c);
+    if (n > 0 && c != 255) counts.emplace_back(n, c);
+  }
+  // The items first, largest first; the background (class 0) last.
+  std::sort(counts.begin(), counts.end(), [](auto a, auto b) {
+    if ((a.second == 0) != (b.second == 0)) return b.second == 0;
+    return a.first != b.first ? a.first > b.first : a.second < b.second;
+  });
+  std::string text;
+  const double total = double(mask.total());
+  for (const auto& [n, c] : counts) {
+    const std::string name =
+        std::size_t(c) < classes.size() ? classes[std::size_t(c)] : std::to_string(c);
+    text += (text.empty() ? "" : ", ") + name + " " +
+            std::to_string(int(std::lround(100.0 * n / total))) + "%";
+  }
+  return text;
 }
 
 namespace {

@@ -19,9 +19,20 @@ struct PreviewRow {
 };
 
 /// K training samples (spread over the classes) with `draws` augmented versions each. Draw j
-/// uses epoch j of the pipeline's seeded RNG, so a seed reproduces the grid.
+/// uses epoch j of the pipeline's seeded RNG, so a seed reproduces the grid. A source with masks
+/// shows each image in colour with its mask over it (moved by the same draws): every class but
+/// the first (the background) tinted with its colour (data.colors, else a built-in palette),
+/// ignored pixels white; the caption names the classes the original shows, largest first.
 std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int draws,
                                     std::uint64_t seed);
+
+/// `image` (CV_32F, 1 or 3 channels, [0, 1]) as RGB with `mask` over it (see makePreview).
+/// `colors`: "#rrggbb" per class (empty: the built-in palette).
+cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
+                    const std::vector<std::string>& colors);
+/// The classes a mask holds, largest share first, the background (class 0) last: "Bag 21%, Sneaker
+/// 9%, background 70%".
+std::string maskCaption(const cv::Mat& mask, const std::vector<std::string>& classes);
 
 /// A readable grid (8-bit BGR, for cv::imwrite): one row per sample, the original first, each
 /// image scaled to `cell` pixels, class names under the originals, a header row.

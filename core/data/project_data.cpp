@@ -3,6 +3,8 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "data/source_formats.h"
+
 namespace netsmith::data {
 
 augment::TransformContext transformContext(const project::Project& project) {
@@ -10,6 +12,14 @@ augment::TransformContext transformContext(const project::Project& project) {
   ctx.channels = static_cast<int>(project.model.input.channels);
   ctx.height = static_cast<int>(project.model.input.height);
   ctx.width = static_cast<int>(project.model.input.width);
+  // Masks move with the image: the training source's format says whether its targets lie on
+  // the pixels (what the data gives, known before any task is made).
+  if (project.data.is_object() && project.data.contains("train") &&
+      project.data["train"].is_object() && project.data["train"].contains("format") &&
+      project.data["train"]["format"].is_string()) {
+    const auto* def = findSourceFormat(project.data["train"]["format"].get<std::string>());
+    ctx.pixelTargets = def && def->targets == TargetKind::ClassMask;
+  }
   return ctx;
 }
 
@@ -34,6 +44,7 @@ void addMissingPaths(const DataConfig& config, Problems& problems) {
     check(s->path + ".labels", s->labels);
     check(s->path + ".root", s->root);
     check(s->path + ".manifest", s->manifest);
+    check(s->path + ".masks", s->masks);
     for (const auto& f : s->files)
       check(s->path + ".files", f);
   }

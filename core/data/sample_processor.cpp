@@ -36,11 +36,13 @@ cv::Mat toModelChannels(const cv::Mat& decoded, int channels) {
   return toUnitFloats(withChannels(decoded, channels));
 }
 
-cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit) {
+namespace {
+
+cv::Mat fitWith(const cv::Mat& image, int height, int width, FitPolicy fit, int interpolation) {
   if (image.rows == height && image.cols == width) return image;
   cv::Mat out;
   if (fit == FitPolicy::Resize) {
-    cv::resize(image, out, cv::Size(width, height), 0, 0, cv::INTER_LINEAR);
+    cv::resize(image, out, cv::Size(width, height), 0, 0, interpolation);
     return out;
   }
   // Resize so the image covers the target, then take the centre.
@@ -48,9 +50,19 @@ cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit) {
   const int h = std::max(height, int(std::lround(image.rows * scale)));
   const int w = std::max(width, int(std::lround(image.cols * scale)));
   cv::Mat resized;
-  cv::resize(image, resized, cv::Size(w, h), 0, 0, cv::INTER_LINEAR);
+  cv::resize(image, resized, cv::Size(w, h), 0, 0, interpolation);
   const cv::Rect roi((w - width) / 2, (h - height) / 2, width, height);
   return resized(roi).clone();
+}
+
+}  // namespace
+
+cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit) {
+  return fitWith(image, height, width, fit, cv::INTER_LINEAR);
+}
+
+cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit) {
+  return fitWith(mask, height, width, fit, cv::INTER_NEAREST_EXACT);
 }
 
 SampleProcessor::SampleProcessor(SampleFormat format, const augment::Pipeline* pipeline,
@@ -66,12 +78,37 @@ bool SampleProcessor::meanApplies() const {
 }
 
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
-                             std::uint64_t seed, std::int64_t epoch, bool forDisplay) const {
+                             std::uint64_t seed, std::int64_t epoch, bool forDisplay,
+                             cv::Mat* mask) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
   augment::SampleRng rng(
       augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
   augment::SampleRng* const draws = training ? &rng : nullptr;
+  const int h = m_format.height, w = m_format.width;
+  if (mask) {
+    // The mask goes through every step beside the image, as floats; the decoded-bytes and
+    // region shortcuts below are for images alone.
+    cv::Mat img = withChannels(set.source->load(index), m_format.channels);
+    cv::Mat target = set.source->loadMask(index);
+    if (target.size() != img.size()) {
+      throw SampleError(set.describe(k) + ": the image is " + std::to_string(img.cols) + "x" +
+                        std::to_string(img.rows) + " but its mask is " +
+                        std::to_string(target.cols) + "x" + std::to_string(target.rows));
+    }
+    img = toUnitFloats(img);
+    if (!pipelineSizes) {
+      img = fitImage(img, h, w, m_format.fit);
+      target = fitMask(target, h, w, m_format.fit);
+    }
+    if (m_pipeline) {
+      augment::PixelTarget moved{target, 255};
+      m_pipeline->applyWithTarget(img, moved, draws, forDisplay);
+      target = moved.mask;
+    }
+    *mask = fitMask(target, h, w, m_format.fit);
+    return fitImage(img, h, w, m_format.fit);
+  }
   // Where the pipeline sizes the image, its leading crops, flips and resizes run on the decoded
   // bytes and the rest on floats in [0, 1]; otherwise the image is fitted as floats first. A
   // leading RandomResizedCrop draws its region from the image's size before the decode, so only
@@ -98,10 +135,19 @@ cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training
 }
 
 void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool training,
-                              std::uint64_t seed, std::int64_t epoch, float* out) const {
+                              std::uint64_t seed, std::int64_t epoch, float* out,
+                              std::uint8_t* maskOut) const {
   // The pipeline without the final normalisation, which is done here in the same pass that
   // writes the planes (HWC -> CHW): one pass instead of three.
-  const cv::Mat img = run(set, k, training, seed, epoch, false);
+  cv::Mat mask;
+  const cv::Mat img = run(set, k, training, seed, epoch, false, maskOut ? &mask : nullptr);
+  if (maskOut) {
+    if (mask.type() != CV_8UC1 || mask.rows != m_format.height || mask.cols != m_format.width)
+      throw Error("sample " + std::to_string(k) + ": the pipeline gave a mask of another size");
+    for (int r = 0; r < mask.rows; ++r)
+      std::copy_n(mask.ptr<std::uint8_t>(r), mask.cols,
+                  maskOut + std::size_t(r) * std::size_t(mask.cols));
+  }
   const int c = m_format.channels;
   const std::size_t plane = std::size_t(m_format.height) * std::size_t(m_format.width);
   const bool normalise = meanApplies();
@@ -142,8 +188,8 @@ void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool trainin
 }
 
 cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool training,
-                                 std::uint64_t seed, std::int64_t epoch) const {
-  return run(set, k, training, seed, epoch, true);
+                                 std::uint64_t seed, std::int64_t epoch, cv::Mat* mask) const {
+  return run(set, k, training, seed, epoch, true, mask);
 }
 
 cv::Mat SampleProcessor::plain(const SampleSet& set, std::int64_t k) const {

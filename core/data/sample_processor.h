@@ -23,6 +23,8 @@ struct SampleFormat {
 cv::Mat toModelChannels(const cv::Mat& decoded, int channels);
 /// Brings an image (any type) to height x width with the fit policy.
 cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit);
+/// fitImage() for a class mask: the same geometry, nearest neighbour.
+cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit);
 
 /// Turns sample k of a set into the model's input: decode, channel conversion, fitting,
 /// augmentation (training: seeded from (seed, epoch, k), so the result does not depend on
@@ -33,11 +35,14 @@ class SampleProcessor {
                   std::vector<double> std);
 
   /// Writes channels x height x width floats (CHW) to `out`. Throws SampleError.
+  /// `maskOut` (a source with masks): also writes the sample's mask, height x width bytes (a
+  /// class index per pixel, 255: ignore), moved by the same geometric draws as the image.
   void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-               std::int64_t epoch, float* out) const;
+               std::int64_t epoch, float* out, std::uint8_t* maskOut = nullptr) const;
   /// The image as a person should see it (before normalisation), CV_32F in [0, 1], HxWxC.
+  /// `mask` (a source with masks): set to the mask moved with it (CV_8UC1).
   cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-                  std::int64_t epoch) const;
+                  std::int64_t epoch, cv::Mat* mask = nullptr) const;
   /// Decoded, channel-converted and fitted, without augmentation (for statistics).
   cv::Mat plain(const SampleSet& set, std::int64_t k) const;
 
@@ -49,8 +54,9 @@ class SampleProcessor {
  private:
   /// The sample after the pipeline and the final fit. `forDisplay`: as the pipeline shows it
   /// (no normalisation at all); otherwise the project's mean/std are left to the caller.
+  /// `mask`: run the mask through with the image (no byte steps or region decoding then).
   cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-              std::int64_t epoch, bool forDisplay) const;
+              std::int64_t epoch, bool forDisplay, cv::Mat* mask = nullptr) const;
   /// Whether the project's mean/std apply after the pipeline.
   bool meanApplies() const;
 

@@ -106,6 +106,27 @@ std::vector<SourceFormatDef> makeFormats() {
     d.open = openRegressionCsvSource;
     f.push_back(std::move(d));
   }
+  {
+    SourceFormatDef d;
+    d.name = "mask_folders";
+    d.format = SourceFormat::MaskFolders;
+    d.title = "Images and masks";
+    d.help =
+        "a folder of images and a folder of masks with the same file stems (a.jpg and a.png); "
+        "a mask is a single-channel PNG whose pixel value is the class index (255: ignore) or "
+        "a palette PNG whose palette index is the class (as Pascal VOC writes them); classes "
+        "from data.classes, in index order";
+    d.fields = {{"images", Kind::Folder, "the folder of images", &SourceSpec::images, nullptr},
+                {"masks", Kind::Folder, "the folder of masks, one PNG per image",
+                 &SourceSpec::masks, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::ClassMask;
+    d.example = Json{{"format", "mask_folders"},
+                     {"images", "scenes/train/images"},
+                     {"masks", "scenes/train/masks"}};
+    d.open = openMaskFolderSource;
+    f.push_back(std::move(d));
+  }
   return f;
 }
 

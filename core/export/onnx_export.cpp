@@ -75,6 +75,10 @@ class ProtoEmitter : public ops::OnnxEmitter {
           for (auto v : a.floats)
             p->add_floats(v);
           break;
+        case ops::OnnxAttr::Kind::String:
+          p->set_type(onnx::AttributeProto::STRING);
+          p->set_s(a.s);
+          break;
       }
     }
     return name;

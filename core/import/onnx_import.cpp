@@ -1,6 +1,7 @@
 #include "import/onnx_import.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -10,6 +11,7 @@
 
 #include "graph/graph_analysis.h"
 #include "import/onnx_import_support.h"
+#include "ops/shape_rules.h"
 
 namespace netsmith::import {
 
@@ -77,6 +79,19 @@ class Importer {
     return t->isFloat ? t->floats[0] : float(t->ints[0]);
   }
 
+  /// The per-sample shape of an imported value, for settings an ONNX node gives as sizes:
+  /// the graph imported so far is analysed up to the node that computes it.
+  Shape shapeOf(const std::string& value) const {
+    const auto it = m_node.find(value);
+    if (it == m_node.end()) throw Unfed{value};
+    graph::ModelGraph sofar = m_model;
+    sofar.output = it->second;
+    const auto analysis = graph::analyseGraph(sofar, m_registry);
+    const auto* info = analysis.find(it->second);
+    if (!info || !info->valid) throw Refusal{"an input whose shape is not known"};
+    return info->outputShape;
+  }
+
   std::string uniqueId(const OnnxNode& n) {
     const std::string base = idFromName(n);
     if (m_usedIds.insert(base).second) return base;
@@ -112,6 +127,8 @@ class Importer {
 
   void convert(const OnnxNode& n, std::size_t index);
   void conv(const OnnxNode& n);
+  void convTranspose(const OnnxNode& n);
+  void resize(const OnnxNode& n);
   void batchNorm(const OnnxNode& n);
   void pool(const OnnxNode& n, bool isMax);
   void gemm(const OnnxNode& n);
@@ -194,6 +211,183 @@ void Importer::conv(const OnnxNode& n) {
   auto& node = add(n, "Conv2d", p, {input});
   weight(node.id + ".weight", toTensor(*w));
   if (b) weight(node.id + ".bias", toTensor(*b));
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::convTranspose(const OnnxNode& n) {
+  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
+  if (!w || w->dims.size() != 4)
+    throw Refusal{"only 2-D transposed convolutions with constant weights"};
+  const auto* b = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && !b)
+    throw Refusal{"a bias that is not a constant"};
+  const std::string autoPad = stringAttr(n, "auto_pad");
+  if (!autoPad.empty() && autoPad != "NOTSET")
+    throw Refusal{"auto_pad " + printable(autoPad) + " (only explicit pads)"};
+  // The weights are C_in x C_out/group x kH x kW, as in PyTorch.
+  const std::array<std::int64_t, 2> kernel{w->dims[2], w->dims[3]};
+  if (const auto k = intsAttr(n, "kernel_shape");
+      !k.empty() && k != std::vector<std::int64_t>{kernel[0], kernel[1]}) {
+    throw Refusal{"kernel_shape " + Json(k).dump() + " other than the weights' " +
+                  Json(kernel).dump()};
+  }
+  const auto pairOf = [&](const std::string& attr, std::int64_t def) {
+    const auto v = intsAttr(n, attr);
+    if (v.empty()) return std::array<std::int64_t, 2>{def, def};
+    if (v.size() != 2) throw Refusal{attr + " of other than 2-D (" + Json(v).dump() + ")"};
+    return std::array<std::int64_t, 2>{v[0], v[1]};
+  };
+  const auto strides = pairOf("strides", 1);
+  const auto dilations = pairOf("dilations", 1);
+  const auto outputPadding = pairOf("output_padding", 0);
+  auto pads = intsAttr(n, "pads");
+  if (pads.empty()) pads = {0, 0, 0, 0};
+  if (pads.size() != 4) throw Refusal{"pads of other than 2-D (" + Json(pads).dump() + ")"};
+  if (pads[0] != pads[2] || pads[1] != pads[3])
+    throw Refusal{"asymmetric pads " + Json(pads).dump() +
+                  " (ConvTranspose2d takes the same off both sides)"};
+  for (const auto v : pads)
+    if (v < 0) throw Refusal{"negative pads " + Json(pads).dump()};
+  const std::int64_t groups = intAttr(n, "group", 1);
+  if (groups < 1 || groups > 65536) throw Refusal{"group " + std::to_string(groups)};
+  // output_shape overrides the pads (ONNX derives them from it): imported only when it is the
+  // size the pads give, so that nothing is lost.
+  if (const auto shape = intsAttr(n, "output_shape"); !shape.empty()) {
+    if (shape.size() != 2 && shape.size() != 4)
+      throw Refusal{"output_shape " + Json(shape).dump() + " that is not (H, W)"};
+    // Numbers from the file are bounded before any arithmetic with them (ConvTranspose2d's own
+    // limits, which the graph's check would apply later).
+    for (const std::int64_t v : {kernel[0], kernel[1], strides[0], strides[1], pads[0], pads[1],
+                                 outputPadding[0], outputPadding[1], dilations[0], dilations[1]}) {
+      if (v < 0 || v > 1024) throw Refusal{"a kernel, stride, padding or dilation over 1024"};
+    }
+    const Shape in = shapeOf(n.inputs[0]);
+    if (in.size() != 3) throw Refusal{"an input that is not an image"};
+    std::vector<std::int64_t> computed;
+    for (std::size_t a = 0; a < 2; ++a) {
+      computed.push_back(ops::transposedConvOutputSize(in[1 + a], kernel[a], strides[a], pads[a],
+                                                       outputPadding[a], dilations[a]));
+    }
+    const std::vector<std::int64_t> given(shape.end() - 2, shape.end());
+    if (given != computed) {
+      throw Refusal{"output_shape " + Json(given).dump() + " other than the " +
+                    Json(computed).dump() +
+                    " its pads and output_padding give (only those are imported)"};
+    }
+  }
+  Json p{{"out_channels", w->dims[1] * groups},
+         {"kernel_size", Json::array({kernel[0], kernel[1]})},
+         {"stride", Json::array({strides[0], strides[1]})},
+         {"padding", Json::array({pads[0], pads[1]})},
+         {"output_padding", Json::array({outputPadding[0], outputPadding[1]})},
+         {"dilation", Json::array({dilations[0], dilations[1]})},
+         {"groups", groups},
+         {"bias", b != nullptr}};
+  auto& node = add(n, "ConvTranspose2d", p, {n.inputs[0]});
+  weight(node.id + ".weight", toTensor(*w));
+  if (b) weight(node.id + ".bias", toTensor(*b));
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::resize(const OnnxNode& n) {
+  // Resize (and opset 9's Upsample) as nn.Upsample writes them: whole scales on H and W,
+  // nearest as floor(x / scale), linear with half-pixel centres (align_corners=False).
+  const bool legacy = n.opType == "Upsample";
+  const std::string mode = n.attributes.count("mode") ? stringAttr(n, "mode") : "nearest";
+  if (mode != "nearest" && mode != "linear")
+    throw Refusal{"mode \"" + printable(mode) + "\" (only nearest and linear, as nn.Upsample)"};
+  if (legacy && mode != "nearest") {
+    throw Refusal{
+        "mode \"linear\" of the Upsample op (asymmetric, unlike PyTorch's bilinear; "
+        "export with Resize)"};
+  }
+  if (!legacy) {
+    const std::string ctm = n.attributes.count("coordinate_transformation_mode")
+                                ? stringAttr(n, "coordinate_transformation_mode")
+                                : "half_pixel";
+    if (mode == "nearest") {
+      if (ctm != "asymmetric") {
+        throw Refusal{"coordinate_transformation_mode \"" + printable(ctm) +
+                      "\" with mode nearest (only \"asymmetric\" with nearest_mode \"floor\", "
+                      "PyTorch's nearest)"};
+      }
+      const std::string nearest =
+          n.attributes.count("nearest_mode") ? stringAttr(n, "nearest_mode") : "round_prefer_floor";
+      if (nearest != "floor") {
+        throw Refusal{"nearest_mode \"" + printable(nearest) +
+                      "\" (only \"floor\", PyTorch's nearest)"};
+      }
+    } else if (ctm != "half_pixel" && ctm != "pytorch_half_pixel") {
+      throw Refusal{"coordinate_transformation_mode \"" + printable(ctm) +
+                    "\" with mode linear (only \"half_pixel\" or \"pytorch_half_pixel\", "
+                    "PyTorch's bilinear with align_corners=False)"};
+    }
+    if (intAttr(n, "exclude_outside", 0) != 0) throw Refusal{"exclude_outside 1"};
+  }
+  // The largest factor Netsmith's Upsample takes.
+  const auto* def = m_registry.find("Upsample");
+  if (!def) throw Refusal{"no such Netsmith op"};
+  std::int64_t most = 1;
+  for (const auto& spec : def->schema)
+    if (spec.name == "scale_factor" && spec.max) most = static_cast<std::int64_t>(*spec.max);
+  const std::string range = "whole numbers from 1 to " + std::to_string(most);
+
+  std::array<std::int64_t, 2> factor{1, 1};
+  // Resize: X, roi, scales, sizes (X, scales at opset 10); Upsample: X, scales.
+  const std::size_t scalesAt = legacy || n.inputs.size() == 2 ? 1 : 2;
+  const OnnxTensor* scales = nullptr;
+  if (n.inputs.size() > scalesAt && !n.inputs[scalesAt].empty()) {
+    scales = constant(n.inputs[scalesAt]);
+    if (!scales) throw Refusal{"scales that are not a constant"};
+  }
+  std::vector<float> s;
+  if (scales && scales->numel() > 0) {  // empty: the sizes say
+    if (!scales->isFloat || scales->numel() != 4)
+      throw Refusal{"scales that are not four floats (N, C, H, W)"};
+    s = scales->floats;
+  } else if (legacy && n.attributes.count("scales")) {
+    s = n.attributes.at("scales").floats;
+    if (s.size() != 4) throw Refusal{"scales that are not four floats (N, C, H, W)"};
+  }
+  if (!s.empty()) {
+    if (s[0] != 1.0f || s[1] != 1.0f)
+      throw Refusal{"scales " + Json(s).dump() + " that resize the batch or the channels"};
+    for (std::size_t a = 0; a < 2; ++a) {
+      const float v = s[2 + a];
+      if (!(v >= 1.0f && v <= static_cast<float>(most) && std::floor(v) == v)) {
+        throw Refusal{"a scale of " + Json(double(v)).dump() + " on " + (a == 0 ? "H" : "W") +
+                      " (only " + range + ")"};
+      }
+      factor[a] = static_cast<std::int64_t>(v);
+    }
+  } else {
+    if (legacy || n.inputs.size() < 4 || n.inputs[3].empty())
+      throw Refusal{"neither constant scales nor sizes"};
+    const auto* sizes = constant(n.inputs[3]);
+    if (!sizes) throw Refusal{"sizes that are not a constant"};
+    if (sizes->isFloat || sizes->undecoded || sizes->ints.size() != 4)
+      throw Refusal{"sizes that are not four integers (N, C, H, W)"};
+    const auto& v = sizes->ints;
+    const Shape in = shapeOf(n.inputs[0]);
+    if (in.size() != 3) throw Refusal{"an input that is not an image"};
+    if (v[1] != in[0]) {
+      throw Refusal{"sizes " + Json(v).dump() + " that change the channels of the input " +
+                    formatShape(in)};
+    }
+    for (std::size_t a = 0; a < 2; ++a) {
+      const std::int64_t out = v[2 + a], from = in[1 + a];
+      if (out < from || out % from != 0 || out / from > most) {
+        throw Refusal{"sizes " + Json(v).dump() + " that do not scale the input " +
+                      formatShape(in) + " by " + range + " on " + (a == 0 ? "H" : "W")};
+      }
+      factor[a] = out / from;
+    }
+    note("Resize to constant sizes -> Upsample by whole factors");
+  }
+  auto& node = add(n, "Upsample",
+                   Json{{"scale_factor", Json::array({factor[0], factor[1]})},
+                        {"mode", mode == "linear" ? "bilinear" : "nearest"}},
+                   {n.inputs[0]});
   produces(n.outputs[0], node.id);
 }
 
@@ -385,6 +579,8 @@ void Importer::convert(const OnnxNode& n, std::size_t index) {
   // Every activation input must come from an imported node (constants are read as settings).
   const auto& op = n.opType;
   if (op == "Conv") return conv(n);
+  if (op == "ConvTranspose") return convTranspose(n);
+  if (op == "Resize" || op == "Upsample") return resize(n);
   if (op == "BatchNormalization") return batchNorm(n);
   if (op == "MaxPool") return pool(n, true);
   if (op == "AveragePool") return pool(n, false);

@@ -24,13 +24,14 @@ struct EmitNode {
 
 /// An ONNX attribute.
 struct OnnxAttr {
-  enum class Kind { Int, Float, Ints, Floats };
+  enum class Kind { Int, Float, Ints, Floats, String };
   std::string name;
   Kind kind = Kind::Int;
   std::int64_t i = 0;
   float f = 0;
   std::vector<std::int64_t> ints;
   std::vector<float> floats;
+  std::string s;
 
   static OnnxAttr integer(std::string n, std::int64_t v) {
     OnnxAttr a;
@@ -50,6 +51,14 @@ struct OnnxAttr {
     a.name = std::move(n);
     a.kind = Kind::Ints;
     a.ints = std::move(v);
+    return a;
+  }
+  /// A string attribute: `OnnxAttr::text("mode", "nearest")`.
+  static OnnxAttr text(std::string n, std::string v) {
+    OnnxAttr a;
+    a.name = std::move(n);
+    a.kind = Kind::String;
+    a.s = std::move(v);
     return a;
   }
 };

@@ -40,6 +40,7 @@ OpRegistry OpRegistry::withBuiltins() {
   registerNormOps(r);
   registerActivationOps(r);
   registerPoolOps(r);
+  registerUpsampleOps(r);
   registerLinearOps(r);
   registerMergeOps(r);
   registerReshapeOps(r);

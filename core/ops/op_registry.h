@@ -24,6 +24,7 @@ void registerConvOps(OpRegistry& registry);
 void registerNormOps(OpRegistry& registry);
 void registerActivationOps(OpRegistry& registry);
 void registerPoolOps(OpRegistry& registry);
+void registerUpsampleOps(OpRegistry& registry);
 void registerLinearOps(OpRegistry& registry);
 void registerMergeOps(OpRegistry& registry);
 void registerReshapeOps(OpRegistry& registry);

@@ -31,6 +31,12 @@ std::int64_t convOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t s
   return floorDiv(in + 2 * padding - dilation * (kernel - 1) - 1, stride) + 1;
 }
 
+std::int64_t transposedConvOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                      std::int64_t padding, std::int64_t outputPadding,
+                                      std::int64_t dilation) {
+  return (in - 1) * stride - 2 * padding + dilation * (kernel - 1) + outputPadding + 1;
+}
+
 std::int64_t poolOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                             std::int64_t padding, std::int64_t dilation, bool ceilMode) {
   // at::pooling_output_shape_pad_lr

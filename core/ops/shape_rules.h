@@ -21,6 +21,12 @@ void requireFeatures(const Shape& shape, const std::string& op);
 std::int64_t convOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                             std::int64_t padding, std::int64_t dilation);
 
+/// Output length of a transposed convolution along one axis:
+/// (in - 1)s - 2p + d(k - 1) + output_padding + 1 (may be < 1: the caller refuses it).
+std::int64_t transposedConvOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
+                                      std::int64_t padding, std::int64_t outputPadding,
+                                      std::int64_t dilation);
+
 /// Output length of a pooling window along one axis, with PyTorch's ceil-mode rule.
 std::int64_t poolOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                             std::int64_t padding, std::int64_t dilation, bool ceilMode);

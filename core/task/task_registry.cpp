@@ -5,6 +5,7 @@
 #include "task/classification.h"
 #include "task/multilabel.h"
 #include "task/regression.h"
+#include "task/segmentation.h"
 #include "task/task.h"
 
 namespace netsmith::task {
@@ -28,6 +29,13 @@ TaskRegistry TaskRegistry::withBuiltins() {
   r.add(TaskDef{"regression", "regression: numbers to predict per sample", "tasks",
                 [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
                 regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling});
+  r.add(TaskDef{"segmentation",
+                "semantic segmentation: a class for every pixel",
+                "tasks",
+                [](const TaskSetup& s) { return std::make_shared<SegmentationTask>(s); },
+                segmentationExportNotes(),
+                data::TargetKind::ClassMask,
+                {}});
   return r;
 }
 

@@ -75,8 +75,10 @@ Json Evaluation::toJson() const {
   j["task"] = task;
   if (!classView) {
     // The task's loss, samples and figures only: no class leftovers.
-    for (const char* key : {"accuracy", "per_class_accuracy", "confusion"})
+    for (const char* key : {"accuracy", "per_class_accuracy"})
       j.erase(key);
+    // A task may count its own confusion (segmentation: pixels).
+    if (metrics.confusion.empty()) j.erase("confusion");
     return j;
   }
   j["classes"] = classes;

@@ -180,7 +180,8 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   s.numClasses = s.task->numClasses();
   s.task->to(s.device);
   const auto mixes = s.pd->pipeline.batchMixes();
-  if (!mixes.empty() && !s.task->target().mixable) {
+  // Masks: the loader pastes CutMix's box into the mask (MixUp is refused by the augment list).
+  if (!mixes.empty() && !s.task->target().mixable && !s.task->target().spatial) {
     throw Error("augment: MixUp and CutMix blend class scores, and the task \"" + s.task->name() +
                 "\" has none to blend; remove them from the augment list");
   }

@@ -197,10 +197,12 @@ const schema::ParamSchema& trainSchema() {
           .atLeast(0),
       ParamSpec::real("clip_grad_value", 0.0, "clip each gradient element to +-this (0: off)")
           .atLeast(0),
-      ParamSpec::choice("loss", "auto",
-                        {"auto", "cross_entropy", "bce", "focal", "mse", "l1", "huber"},
-                        "the task's loss; auto: its default (classification cross_entropy, "
-                        "multilabel bce or focal, regression mse, l1 or huber)"),
+      ParamSpec::choice(
+          "loss", "auto",
+          {"auto", "cross_entropy", "bce", "focal", "mse", "l1", "huber", "dice", "ce_dice"},
+          "the task's loss; auto: its default (classification cross_entropy, "
+          "multilabel bce or focal, regression mse, l1 or huber, segmentation "
+          "cross_entropy, dice or ce_dice)"),
       ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing")
           .atLeast(0)
           .atMost(0.999),

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""Multi-label and regression from data to export with the real CLI, every figure checked
-against scikit-learn. For each task: `make-dataset` builds a small data set from Fashion-MNIST
+"""Multi-label, regression and segmentation from data to export with the real CLI, every figure
+checked against scikit-learn or numpy. For each task: `make-dataset` builds a small data set from Fashion-MNIST
 (mosaics: 600 training and 200 test images; rotations: the same), the example project trains
 on it for a few epochs, `eval --predictions` writes every sample's output, and
 
@@ -13,6 +13,12 @@ on it for a few epochs, `eval --predictions` writes every sample's output, and
   - the export is verified, its ONNX metadata names the task and its output, and (regression)
     the ONNX file run in OpenCV DNN on the test images gives the predictions in the data's
     units (the target scaling folded in), as in the predictions file.
+
+Segmentation (scenes: 600 + 200 images and masks): `eval --predictions DIR` writes a predicted
+and a true mask PNG per sample; the true masks equal the data's mask files, and mIoU, Dice,
+pixel accuracy, per-class IoU and the pixel confusion matrix equal numpy's count over those PNGs
+(ignored pixels left out); the ONNX file in OpenCV DNN predicts the same masks; MixUp and a head
+of the wrong width are refused by name.
 
 Exit 77 (skipped) without the Fashion-MNIST package or scikit-learn.
 
@@ -56,14 +62,19 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def train_and_eval(cli, source, work, name, epochs):
+def train_and_eval(cli, source, work, name, epochs, predictions_name=None):
     data = os.path.join(work, name)
     run([cli, "make-dataset", name, "--out", data, "--train", "600", "--test", "200", "--seed",
          "3"])
     with open(os.path.join(source, "resources/examples/%s.netsmith.json" % name)) as f:
         project = json.load(f)
-    project["data"]["train"]["manifest"] = os.path.join(data, "train.csv")
-    project["data"]["test"]["manifest"] = os.path.join(data, "test.csv")
+    if project["data"]["train"]["format"] == "mask_folders":
+        for split in ("train", "test"):
+            project["data"][split]["images"] = os.path.join(data, split, "images")
+            project["data"][split]["masks"] = os.path.join(data, split, "masks")
+    else:
+        project["data"]["train"]["manifest"] = os.path.join(data, "train.csv")
+        project["data"]["test"]["manifest"] = os.path.join(data, "test.csv")
     project["train"]["epochs"] = epochs
     path = os.path.join(work, name + ".netsmith.json")
     with open(path, "w") as f:
@@ -77,7 +88,7 @@ def train_and_eval(cli, source, work, name, epochs):
     out = run([cli, "train", path, "--out", os.path.join(work, "runs")])
     run_dir = sorted(glob.glob(os.path.join(work, "runs", name + "-*")))[-1]
     ckpt = os.path.join(run_dir, "checkpoints", "best.safetensors")
-    predictions = os.path.join(work, name + "-predictions.csv")
+    predictions = os.path.join(work, predictions_name or name + "-predictions.csv")
     report = json.loads(run([cli, "eval", ckpt, "--data", path, "--json", "--predictions",
                              predictions]))
     with open(os.path.join(run_dir, "events.jsonl")) as f:
@@ -89,6 +100,8 @@ def train_and_eval(cli, source, work, name, epochs):
         printed = "%s %.4f" % (key, value)
         if printed not in out.splitlines()[-1]:
             sys.exit("task_flows: %s: the run printed no \"%s\":\n%s" % (name, printed, out[-800:]))
+    if predictions_name:  # a folder: the caller reads it
+        return report, ckpt, path, predictions, data
     # The truths are the manifest's, in order.
     manifest = {os.path.normpath(os.path.join(data, r["path"])): r
                 for r in read_rows(os.path.join(data, "test.csv"))}
@@ -198,6 +211,70 @@ def regression(cli, source, work):
                                              report["figures"]["r2"], diff))
 
 
+def segmentation(cli, source, work):
+    import cv2
+    report, ckpt, project, folder, data = train_and_eval(cli, source, work, "scenes", 3,
+                                                         "scenes-predictions")
+    with open(project) as f:
+        classes = json.load(f)["data"]["classes"]
+    k = len(classes)
+    rows = read_rows(os.path.join(folder, "predictions.csv"))
+    if len(rows) != 200 or report["samples"] != 200:
+        sys.exit("task_flows: scenes: %d predictions, %d samples" % (len(rows), report["samples"]))
+    truth, predicted, images = [], [], []
+    for r in rows:
+        t = cv2.imread(os.path.join(folder, r["truth"]), cv2.IMREAD_UNCHANGED)
+        p = cv2.imread(os.path.join(folder, r["prediction"]), cv2.IMREAD_UNCHANGED)
+        stem = os.path.splitext(os.path.basename(r["path"]))[0]
+        given = cv2.imread(os.path.join(data, "test", "masks", stem + ".png"), cv2.IMREAD_UNCHANGED)
+        if t is None or p is None or not np.array_equal(t, given):
+            sys.exit("task_flows: scenes: %s: the true mask differs from the data's" % r["path"])
+        truth.append(t)
+        predicted.append(p)
+        images.append(cv2.imread(r["path"], cv2.IMREAD_GRAYSCALE))
+    t = np.stack(truth).astype(np.int64)
+    p = np.stack(predicted).astype(np.int64)
+    valid = t != 255
+    cm = np.bincount(t[valid] * k + p[valid], minlength=k * k).reshape(k, k)
+    if report["confusion"] != cm.tolist():
+        sys.exit("task_flows: scenes: the pixel confusion matrix differs from numpy's")
+    tp = np.diag(cm).astype(float)
+    union = cm.sum(0) + cm.sum(1) - tp
+    present = union > 0
+    iou = np.where(present, tp / np.maximum(union, 1), np.nan)
+    dice = np.where(present, 2 * tp / np.maximum(union + tp, 1), np.nan)
+    for c in range(k):
+        close("IoU of " + classes[c], report["per_class_figures"]["iou"][c]
+              if report["per_class_figures"]["iou"][c] is not None else math.nan, iou[c])
+    close("mIoU", report["figures"]["miou"], float(np.nanmean(iou)))
+    close("Dice", report["figures"]["dice"], float(np.nanmean(dice)))
+    close("pixel accuracy", report["figures"]["pixel_accuracy"], tp.sum() / cm.sum())
+    refused(cli, work, project, "mixup", lambda q: q["augment"].append({"transform": "MixUp"}),
+            ["validate"], "MixUp moves or mixes pixels but cannot move a mask")
+    refused(cli, work, project, "narrow_head",
+            lambda q: [n["params"].update(out_channels=4) for n in q["model"]["nodes"]
+                       if n["id"] == "out"],
+            ["validate"], "set out.out_channels to %d" % k)
+    run([cli, "export", ckpt, "--data-from-checkpoint"])
+    onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
+    meta = onnx_metadata(onnx_path)
+    if meta.get("task") != "segmentation" or json.loads(meta["classes"]) != classes:
+        sys.exit("task_flows: scenes: ONNX metadata %s" % meta)
+    net = cv2.dnn.readNetFromONNX(onnx_path)
+    mean = json.loads(meta["normalization_mean"])[0]
+    std = json.loads(meta["normalization_std"])[0]
+    net.setInput((np.stack(images).astype(np.float32)[:, None] / 255 - mean) / std)
+    onnx_masks = net.forward().argmax(1)
+    agree = float((onnx_masks == p).mean())
+    if agree < 0.9999:
+        sys.exit("task_flows: scenes: the ONNX file's masks agree with eval's on %.4f%% of "
+                 "pixels" % (100 * agree))
+    print("segmentation: mIoU %.4f, Dice %.4f, pixel accuracy %.4f (numpy agrees); ONNX in "
+          "OpenCV DNN predicts the same masks (%.4f%% of pixels)"
+          % (report["figures"]["miou"], report["figures"]["dice"],
+             report["figures"]["pixel_accuracy"], 100 * agree))
+
+
 def main():
     cli, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
     if not os.path.exists(os.path.join(FMNIST, "train-images-idx3-ubyte.gz")):
@@ -207,6 +284,7 @@ def main():
     os.makedirs(work)
     multilabel(cli, source, work)
     regression(cli, source, work)
+    segmentation(cli, source, work)
 
 
 if __name__ == "__main__":

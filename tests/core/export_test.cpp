@@ -130,7 +130,22 @@ INSTANTIATE_TEST_SUITE_P(
                {"id": "sum", "op": "Add", "inputs": ["a", "b", "input"]})"},
         OpCase{"concat",
                CONV("a", R"({"out_channels": 2, "kernel_size": 3, "padding": 1})", "input") R"(,
-               {"id": "cat", "op": "Concat", "inputs": ["a", "input", "a"]})"}),
+               {"id": "cat", "op": "Concat", "inputs": ["a", "input", "a"]})"},
+        OpCase{
+            "convtranspose_k2_s2",
+            R"({"id": "t", "op": "ConvTranspose2d", "params": {"out_channels": 4}, "inputs": ["input"]})"},
+        OpCase{
+            "convtranspose_k3_s2_p1_op1",
+            R"({"id": "t", "op": "ConvTranspose2d", "params": {"out_channels": 4, "kernel_size": 3, "stride": 2, "padding": 1, "output_padding": 1}, "inputs": ["input"]})"},
+        OpCase{"convtranspose_groups_nobias",
+               CONV("c", R"({"out_channels": 4, "kernel_size": 1})", "input") R"(,
+               {"id": "t", "op": "ConvTranspose2d", "params": {"out_channels": 6, "kernel_size": [3, 2], "stride": [2, 1], "padding": [1, 0], "groups": 2, "bias": false}, "inputs": ["c"]})"},
+        OpCase{
+            "upsample_nearest",
+            R"({"id": "u", "op": "Upsample", "params": {"scale_factor": [2, 3]}, "inputs": ["input"]})"},
+        OpCase{
+            "upsample_bilinear",
+            R"({"id": "u", "op": "Upsample", "params": {"scale_factor": [3, 2], "mode": "bilinear"}, "inputs": ["input"]})"}),
     [](const ::testing::TestParamInfo<OpCase>& info) { return std::string(info.param.name); });
 
 TEST(Export, EveryTemplateMatchesInOpenCv) {
@@ -211,6 +226,42 @@ TEST(Export, UnexportableNodeIsRefusedByName) {
   EXPECT_THROW(
       generatePyTorch(randomModel(R"({"id": "training", "op": "ReLU", "inputs": ["input"]})")),
       Error);
+}
+
+// Resize at opsets 11 and 12 needs a roi input: the exporter writes one OpenCV DNN can read.
+// ConvTranspose and Resize are what the file holds, with the weights in LibTorch's layout.
+TEST(Export, UpsamplingLayersMatchInOpenCvAtEveryOpset) {
+  const auto model = randomModel(
+      R"({"id": "t", "op": "ConvTranspose2d", "params": {"out_channels": 4, "kernel_size": 3, "stride": 2, "padding": 1, "output_padding": 1}, "inputs": ["input"]},
+      {"id": "near", "op": "Upsample", "params": {"scale_factor": 2}, "inputs": ["t"]},
+      {"id": "blend", "op": "Upsample", "params": {"scale_factor": [1, 2], "mode": "bilinear"}, "inputs": ["near"]})",
+      3, 5, 6);
+  for (int opset : {11, 12, 13, 17}) {
+    const auto report = parity(model, opset);
+    EXPECT_TRUE(report.passed()) << "opset " << opset << ": " << report.summary();
+  }
+  OnnxOptions o;
+  o.opset = 11;
+  const auto info = inspectOnnx(buildOnnx(model, o));
+  EXPECT_EQ(info.opTypes, (std::vector<std::string>{"ConvTranspose", "Resize", "Resize"}));
+  EXPECT_EQ(info.initializers.at(0), "t.weight");
+  EXPECT_EQ(info.initializers.at(1), "t.bias");
+}
+
+// A dilated transposed convolution is valid ONNX, but OpenCV DNN's Deconvolution has no
+// dilation, so the export could not be verified: it is refused by name.
+TEST(Export, DilatedConvTransposeIsRefusedByName) {
+  try {
+    buildOnnx(randomModel(R"({"id": "wide", "op": "ConvTranspose2d",
+                              "params": {"out_channels": 2, "dilation": 2}, "inputs": ["input"]})"),
+              OnnxOptions{});
+    FAIL() << "a dilated ConvTranspose2d was exported";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("node \"wide\": ConvTranspose2d with dilation (2, 2) "
+                                         "cannot be verified"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 TEST(Export, AFailedParityKeepsNoFileUnlessAsked) {
@@ -318,7 +369,10 @@ TEST(Export, GeneratedPyTorchMatchesLibTorch) {
       {"id": "cat", "op": "Concat", "inputs": ["sum", "input"]},
       {"id": "pool", "op": "MaxPool2d", "params": {"kernel_size": 3, "stride": 2, "ceil_mode": true}, "inputs": ["cat"]},
       {"id": "avg", "op": "AvgPool2d", "params": {"kernel_size": 2}, "inputs": ["pool"]},
-      {"id": "gap", "op": "GlobalAvgPool", "inputs": ["avg"]},
+      {"id": "near", "op": "Upsample", "params": {"scale_factor": [2, 3]}, "inputs": ["avg"]},
+      {"id": "deconv", "op": "ConvTranspose2d", "params": {"out_channels": 5, "kernel_size": 3, "stride": 2, "padding": 1, "output_padding": 1}, "inputs": ["near"]},
+      {"id": "blend", "op": "Upsample", "params": {"scale_factor": 2, "mode": "bilinear"}, "inputs": ["deconv"]},
+      {"id": "gap", "op": "GlobalAvgPool", "inputs": ["blend"]},
       {"id": "flat", "op": "Flatten", "inputs": ["gap"]},
       {"id": "drop", "op": "Dropout", "inputs": ["flat"]},
       {"id": "fc", "op": "Linear", "params": {"out_features": 3}, "inputs": ["drop"]},
@@ -361,6 +415,18 @@ TEST(Export, GeneratedPyTorchMatchesLibTorch) {
       std::string::npos)
       << py;
   EXPECT_NE(py.find("self.add_module(\"for\", nn.GELU(approximate='none'))"), std::string::npos)
+      << py;
+  EXPECT_NE(py.find("self.deconv = nn.ConvTranspose2d(7, 5, kernel_size=(3, 3), stride=(2, 2), "
+                    "padding=(1, 1), output_padding=(1, 1), groups=1, bias=True, "
+                    "dilation=(1, 1))"),
+            std::string::npos)
+      << py;
+  EXPECT_NE(py.find("self.near = nn.Upsample(scale_factor=(2, 3), mode='nearest')"),
+            std::string::npos)
+      << py;
+  EXPECT_NE(py.find("self.blend = nn.Upsample(scale_factor=(2, 2), mode='bilinear', "
+                    "align_corners=False)"),
+            std::string::npos)
       << py;
 }
 

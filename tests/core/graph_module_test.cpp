@@ -169,3 +169,56 @@ TEST_F(GraphModuleTest, WrongInputTensorIsAClearError) {
     EXPECT_EQ(std::string(e.what()), "model input: expects N x 1x28x28, receives 2x3x28x28");
   }
 }
+
+// A decoder written with LibTorch's own layers (nn::ConvTranspose2d, nn::Upsample), weights
+// copied over: the graph computes the same function and its parameters keep PyTorch's names
+// and layout (in x out/groups x kH x kW), so gradients reach them.
+TEST_F(GraphModuleTest, DecoderEqualsLibTorchsConvTransposeAndUpsample) {
+  const auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 4, "height": 5, "width": 6}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "up1", "op": "ConvTranspose2d", "params": {"out_channels": 6, "kernel_size": 3, "stride": 2, "padding": 1, "output_padding": 1, "groups": 2}, "inputs": ["input"]},
+      {"id": "near", "op": "Upsample", "params": {"scale_factor": [2, 3]}, "inputs": ["up1"]},
+      {"id": "up2", "op": "ConvTranspose2d", "params": {"out_channels": 3, "kernel_size": [2, 3], "stride": [1, 2], "dilation": 2, "bias": false}, "inputs": ["near"]},
+      {"id": "blend", "op": "Upsample", "params": {"scale_factor": 2, "mode": "bilinear"}, "inputs": ["up2"]}]})");
+  ASSERT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  graph::GraphModule net(loaded.project.model, registry);
+  std::vector<std::string> names;
+  for (const auto& item : net->named_parameters())
+    names.push_back(item.key());
+  EXPECT_EQ(names, (std::vector<std::string>{"up1.weight", "up1.bias", "up2.weight"}));
+
+  namespace nn = torch::nn;
+  nn::ConvTranspose2d up1(
+      nn::ConvTranspose2dOptions(4, 6, 3).stride(2).padding(1).output_padding(1).groups(2));
+  nn::ConvTranspose2d up2(
+      nn::ConvTranspose2dOptions(6, 3, {2, 3}).stride({1, 2}).dilation(2).bias(false));
+  nn::Upsample nearest(
+      nn::UpsampleOptions().scale_factor(std::vector<double>{2, 3}).mode(torch::kNearest));
+  nn::Upsample blend(nn::UpsampleOptions()
+                         .scale_factor(std::vector<double>{2, 2})
+                         .mode(torch::kBilinear)
+                         .align_corners(false));
+  auto params = net->named_parameters();
+  EXPECT_EQ(params["up1.weight"].sizes().vec(), up1->weight.sizes().vec());
+  EXPECT_EQ(params["up2.weight"].sizes().vec(), up2->weight.sizes().vec());
+  {
+    torch::NoGradGuard noGrad;
+    up1->weight.copy_(params["up1.weight"]);
+    up1->bias.copy_(params["up1.bias"]);
+    up2->weight.copy_(params["up2.weight"]);
+  }
+  const auto x = torch::randn({2, 4, 5, 6});
+  const auto y = net->forward(x);
+  const auto expected = blend(up2(nearest(up1(x))));
+  // 5x6 -> 10x12 -> 20x36 -> 22x75 -> 44x150
+  EXPECT_EQ(y.sizes().vec(), (std::vector<std::int64_t>{2, 3, 44, 150}));
+  EXPECT_EQ(net->analysis().outputShape, (Shape{3, 44, 150}));
+  EXPECT_TRUE(torch::allclose(y, expected, 1e-5, 1e-6)) << (y - expected).abs().max().item<float>();
+
+  y.pow(2).mean().backward();
+  for (const auto& item : net->named_parameters()) {
+    ASSERT_TRUE(item.value().grad().defined()) << item.key();
+    EXPECT_GT(item.value().grad().abs().sum().item<double>(), 0.0) << item.key();
+  }
+}

@@ -2,7 +2,9 @@
 // (random weights, exported by Debian's python3-torchvision with BatchNorm fused and kept)
 // import into Netsmith graphs whose forward output equals torchvision's on the same batch,
 // with torchvision's parameter counts; the imported graphs export to ONNX again and match in
-// OpenCV DNN; unsupported ops are listed by name and bad files refused with their reason.
+// OpenCV DNN; a decoder of ConvTranspose and Resize matches PyTorch at opsets 11 to 17 and
+// Netsmith's own export of it round-trips; unsupported ops and forms are listed by name and
+// bad files refused with their reason.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -11,6 +13,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
@@ -94,13 +97,34 @@ graph = helper.make_graph(
     [numpy_helper.from_array(__import__('numpy').array([0, 0, 1, 2, 0, 0, 3, 0], dtype='int64'), 'pads'),
      numpy_helper.from_array(w, 'w'), numpy_helper.from_array(b, 'b')])
 onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid('', 13)]), out + '/pad.onnx')
-# refused: an upsampling (Resize) and an LSTM
+# upsampling as torch.onnx writes it: ConvTranspose (groups, output_padding, no bias) and Resize
+# (nearest with a scale per axis, bilinear), at the opset range's ends and in the middle
+class Decoder(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+        self.up1 = torch.nn.ConvTranspose2d(4, 6, 3, stride=2, padding=1, output_padding=1, groups=2)
+        self.near = torch.nn.Upsample(scale_factor=(2, 3), mode='nearest')
+        self.up2 = torch.nn.ConvTranspose2d(6, 3, 2, stride=2, bias=False)
+        self.blend = torch.nn.Upsample(scale_factor=2, mode='bilinear', align_corners=False)
+    def forward(self, x):
+        return self.blend(self.up2(self.near(self.up1(torch.relu(self.conv(x))))))
+torch.manual_seed(2)
+decoder = Decoder().eval()
+xd = torch.randn(2, 3, 8, 8)
+xd.numpy().tofile(out + '/decoder.x.bin')
+with torch.no_grad():
+    decoder(xd).numpy().tofile(out + '/decoder.y.bin')
+for opset in (11, 13, 17):
+    torch.onnx.export(decoder, xd, out + '/decoder_opset%d.onnx' % opset, opset_version=opset,
+                      input_names=['x'], output_names=['y'])
+# refused: an upsampling by a fraction (Resize) and an LSTM
 class Up(torch.nn.Module):
     def __init__(self):
         super().__init__()
         self.conv = torch.nn.Conv2d(3, 4, 3)
-        self.up = torch.nn.Upsample(scale_factor=2)
-        self.fc = torch.nn.Linear(4 * 12 * 12, 10)
+        self.up = torch.nn.Upsample(scale_factor=1.5)
+        self.fc = torch.nn.Linear(4 * 9 * 9, 10)
     def forward(self, x):
         return self.fc(torch.flatten(self.up(self.conv(x)), 1))
 torch.onnx.export(Up().eval(), torch.randn(1, 3, 8, 8), out + '/upsample.onnx', opset_version=13)
@@ -248,6 +272,34 @@ TEST_F(OnnxImport, AsymmetricPaddingImportsAsZeroPad2d) {
   }
 }
 
+// torch.onnx's ConvTranspose and Resize (nearest and bilinear, from nn.Upsample) import as
+// ConvTranspose2d and Upsample nodes whose output equals PyTorch's at opsets 11, 13 and 17.
+TEST_F(OnnxImport, DecoderLayersMatchPyTorchAtEveryOpset) {
+  const auto& registry = ops::OpRegistry::withBuiltins();
+  const auto x = readFloats(dir_->file("decoder.x.bin"), {2, 3, 8, 8});
+  // 8x8 -> 16x16 (up1) -> 32x48 (near) -> 64x96 (up2) -> 128x192 (blend)
+  const std::vector<std::int64_t> shape{2, 3, 128, 192};
+  const auto expected = readFloats(dir_->file("decoder.y.bin"), shape);
+  for (const int opset : {11, 13, 17}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    const auto r = import::importOnnx(dir_->file("decoder_opset" + std::to_string(opset) + ".onnx"),
+                                      {}, registry);
+    std::map<std::string, int> count;
+    for (const auto& n : r.model.nodes)
+      ++count[n.op];
+    EXPECT_EQ(count["ConvTranspose2d"], 2);
+    EXPECT_EQ(count["Upsample"], 2);
+    graph::GraphModule module(r.model, registry);
+    const auto report = checkpoint::loadModuleState(*module, r.weights);
+    EXPECT_TRUE(report.complete()) << report.summary();
+    module->eval();
+    torch::NoGradGuard noGrad;
+    const auto y = module->forward(x);
+    ASSERT_EQ(y.sizes().vec(), shape);
+    EXPECT_LT((y - expected).abs().max().item<double>(), 1e-4);
+  }
+}
+
 TEST_F(OnnxImport, UnsupportedOpsAreListedByNameAndNothingIsWritten) {
   const auto& registry = ops::OpRegistry::withBuiltins();
   for (const auto& [file, op] : {std::pair<std::string, std::string>{"upsample.onnx", "(Resize)"},
@@ -275,5 +327,231 @@ TEST(OnnxImportInput, AFifoIsRefusedWithoutBlocking) {
     ADD_FAILURE() << "a FIFO was read as a model";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("pipe.onnx: is a FIFO"), std::string::npos) << e.what();
+  }
+}
+
+namespace onnx_import_test {
+
+using netsmith::import::OnnxAttribute;
+using netsmith::import::OnnxGraph;
+using netsmith::import::OnnxNode;
+using netsmith::import::OnnxTensor;
+
+OnnxAttribute textAttribute(const std::string& s) {
+  OnnxAttribute a;
+  a.kind = OnnxAttribute::Kind::String;
+  a.s = s;
+  return a;
+}
+
+OnnxAttribute intsAttribute(std::vector<std::int64_t> v) {
+  OnnxAttribute a;
+  a.kind = OnnxAttribute::Kind::Ints;
+  a.ints = std::move(v);
+  return a;
+}
+
+/// A graph of one node reading "x" (1 x 2 x 4 x 4) and writing "y", with constants.
+OnnxGraph oneNodeGraph(OnnxNode node, const std::vector<OnnxTensor>& constants) {
+  OnnxGraph g;
+  g.opset = 13;
+  g.inputs.push_back({"x", {1, 2, 4, 4}});
+  g.outputs = {"y"};
+  node.outputs = {"y"};
+  g.nodes.push_back(std::move(node));
+  for (const auto& t : constants)
+    g.constants[t.name] = std::make_shared<OnnxTensor>(t);
+  return g;
+}
+
+OnnxTensor floatTensor(const std::string& name, std::vector<float> values) {
+  OnnxTensor t;
+  t.name = name;
+  t.dims = {static_cast<std::int64_t>(values.size())};
+  t.floats = std::move(values);
+  return t;
+}
+
+OnnxTensor intTensor(const std::string& name, std::vector<std::int64_t> values) {
+  OnnxTensor t;
+  t.name = name;
+  t.isFloat = false;
+  t.dims = {static_cast<std::int64_t>(values.size())};
+  t.ints = std::move(values);
+  return t;
+}
+
+/// A Resize of "x" named "up" with the given attributes and inputs after x.
+OnnxNode resizeNode(std::map<std::string, OnnxAttribute> attributes,
+                    std::vector<std::string> moreInputs) {
+  OnnxNode n;
+  n.name = "up";
+  n.opType = "Resize";
+  n.inputs = {"x"};
+  n.inputs.insert(n.inputs.end(), moreInputs.begin(), moreInputs.end());
+  n.attributes = std::move(attributes);
+  return n;
+}
+
+/// What importing `g` refuses: its one line, or "(imported)".
+std::string refusalOf(const OnnxGraph& g, const ops::OpRegistry& registry) {
+  try {
+    import::importOnnxGraph(g, "t.onnx", {}, registry);
+  } catch (const import::UnsupportedOps& e) {
+    return e.nodes.empty() ? std::string("(no node)") : e.nodes[0];
+  }
+  return "(imported)";
+}
+
+}  // namespace onnx_import_test
+
+// Resize imports only in the forms nn.Upsample exports (and Netsmith writes): nearest as
+// floor(x / scale), linear with half-pixel centres, whole scales from constants (or constant
+// sizes that are whole multiples); any other form is refused naming the node and the setting.
+TEST(OnnxImportResize, NnUpsampleFormsImportAndOthersAreRefusedByName) {
+  using namespace onnx_import_test;
+  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto scales = floatTensor("scales", {1, 1, 2, 3});
+  const std::map<std::string, OnnxAttribute> nearest{
+      {"mode", textAttribute("nearest")},
+      {"coordinate_transformation_mode", textAttribute("asymmetric")},
+      {"nearest_mode", textAttribute("floor")}};
+
+  // torch.onnx's nearest (opset 13: no roi) and linear (half_pixel, the default).
+  auto r = import::importOnnxGraph(oneNodeGraph(resizeNode(nearest, {"", "scales"}), {scales}),
+                                   "t.onnx", {}, registry);
+  ASSERT_EQ(r.model.nodes.size(), 2u);
+  EXPECT_EQ(r.model.nodes[1].op, "Upsample");
+  EXPECT_EQ(r.model.nodes[1].params.at("scale_factor"), Json::array({2, 3}));
+  EXPECT_EQ(r.model.nodes[1].params.at("mode"), Json("nearest"));
+  r = import::importOnnxGraph(
+      oneNodeGraph(resizeNode({{"mode", textAttribute("linear")}}, {"", "scales"}), {scales}),
+      "t.onnx", {}, registry);
+  EXPECT_EQ(r.model.nodes[1].params.at("mode"), Json("bilinear"));
+  // Constant sizes that are whole multiples of the input (1 x 2 x 4 x 4).
+  r = import::importOnnxGraph(
+      oneNodeGraph(resizeNode(nearest, {"", "", "sizes"}), {intTensor("sizes", {1, 2, 8, 12})}),
+      "t.onnx", {}, registry);
+  EXPECT_EQ(r.model.nodes[1].params.at("scale_factor"), Json::array({2, 3}));
+
+  auto other = nearest;
+  other["coordinate_transformation_mode"] = textAttribute("half_pixel");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(other, {"", "scales"}), {scales}), registry),
+            "\"up\" (Resize): coordinate_transformation_mode \"half_pixel\" with mode nearest "
+            "(only \"asymmetric\" with nearest_mode \"floor\", PyTorch's nearest)");
+  other = nearest;
+  other.erase("nearest_mode");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(other, {"", "scales"}), {scales}), registry),
+            "\"up\" (Resize): nearest_mode \"round_prefer_floor\" (only \"floor\", PyTorch's "
+            "nearest)");
+  EXPECT_EQ(
+      refusalOf(oneNodeGraph(
+                    resizeNode({{"mode", textAttribute("linear")},
+                                {"coordinate_transformation_mode", textAttribute("align_corners")}},
+                               {"", "scales"}),
+                    {scales}),
+                registry),
+      "\"up\" (Resize): coordinate_transformation_mode \"align_corners\" with mode linear (only "
+      "\"half_pixel\" or \"pytorch_half_pixel\", PyTorch's bilinear with align_corners=False)");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode({{"mode", textAttribute("cubic")}}, {"", "scales"}),
+                                   {scales}),
+                      registry),
+            "\"up\" (Resize): mode \"cubic\" (only nearest and linear, as nn.Upsample)");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(nearest, {"", "scales"}),
+                                   {floatTensor("scales", {1, 1, 1.5f, 2})}),
+                      registry),
+            "\"up\" (Resize): a scale of 1.5 on H (only whole numbers from 1 to 32)");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(nearest, {"", "scales"}),
+                                   {floatTensor("scales", {1, 2, 2, 2})}),
+                      registry),
+            "\"up\" (Resize): scales [1.0,2.0,2.0,2.0] that resize the batch or the channels");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(nearest, {"", "", "sizes"}),
+                                   {intTensor("sizes", {1, 2, 6, 12})}),
+                      registry),
+            "\"up\" (Resize): sizes [1,2,6,12] that do not scale the input 2x4x4 by whole "
+            "numbers from 1 to 32 on H");
+  EXPECT_EQ(refusalOf(oneNodeGraph(resizeNode(nearest, {"", "computed"}), {}), registry),
+            "\"up\" (Resize): scales that are not a constant");
+}
+
+// ConvTranspose imports with its weights; output_shape only when it is the size the pads give,
+// and auto_pad only as NOTSET.
+TEST(OnnxImportConvTranspose, OutputShapeMustAgreeAndAutoPadIsRefused) {
+  using namespace onnx_import_test;
+  const auto registry = ops::OpRegistry::withBuiltins();
+  OnnxTensor w;
+  w.name = "w";
+  w.dims = {2, 3, 3, 3};  // C_in x C_out x kH x kW
+  w.floats.assign(2 * 3 * 3 * 3, 0.5f);
+  const auto deconv = [&](std::map<std::string, OnnxAttribute> attributes) {
+    OnnxNode n;
+    n.name = "deconv";
+    n.opType = "ConvTranspose";
+    n.inputs = {"x", "w", "b"};
+    n.attributes = std::move(attributes);
+    n.attributes["strides"] = intsAttribute({2, 2});
+    n.attributes["pads"] = intsAttribute({1, 1, 1, 1});
+    n.attributes["output_padding"] = intsAttribute({1, 1});
+    return oneNodeGraph(n, {w, floatTensor("b", {0.1f, 0.2f, 0.3f})});
+  };
+  // 4x4 at stride 2, pads 1, output_padding 1, kernel 3: 8x8.
+  const auto r = import::importOnnxGraph(deconv({{"output_shape", intsAttribute({8, 8})}}),
+                                         "t.onnx", {}, registry);
+  ASSERT_EQ(r.model.nodes.size(), 2u);
+  const auto& node = r.model.nodes[1];
+  EXPECT_EQ(node.op, "ConvTranspose2d");
+  EXPECT_EQ(node.params.at("out_channels"), Json(3));
+  EXPECT_EQ(node.params.at("output_padding"), Json::array({1, 1}));
+  ASSERT_EQ(r.weights.size(), 2u);
+  EXPECT_EQ(r.weights[0].first, "deconv.weight");
+  EXPECT_EQ(r.weights[0].second.sizes().vec(), (std::vector<std::int64_t>{2, 3, 3, 3}));
+  EXPECT_EQ(r.weights[1].first, "deconv.bias");
+
+  EXPECT_EQ(refusalOf(deconv({{"output_shape", intsAttribute({9, 9})}}), registry),
+            "\"deconv\" (ConvTranspose): output_shape [9,9] other than the [8,8] its pads and "
+            "output_padding give (only those are imported)");
+  EXPECT_EQ(refusalOf(deconv({{"auto_pad", textAttribute("SAME_UPPER")}}), registry),
+            "\"deconv\" (ConvTranspose): auto_pad SAME_UPPER (only explicit pads)");
+}
+
+// Netsmith's own export of the upsampling layers (Resize with a roi at opset 11, without from
+// 13) imports back to the same layers and weights, computing the same function.
+TEST(OnnxImportOwnExport, UpsamplingLayersRoundTrip) {
+  auto loaded =
+      testutil::parseModel(R"({"input": {"channels": 3, "height": 6, "width": 5}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "t", "op": "ConvTranspose2d", "params": {"out_channels": 4, "kernel_size": 3, "stride": 2, "padding": 1, "output_padding": 1}, "inputs": ["input"]},
+      {"id": "near", "op": "Upsample", "params": {"scale_factor": [2, 3]}, "inputs": ["t"]},
+      {"id": "g", "op": "ConvTranspose2d", "params": {"out_channels": 2, "groups": 2, "bias": false}, "inputs": ["near"]},
+      {"id": "blend", "op": "Upsample", "params": {"scale_factor": 2, "mode": "bilinear"}, "inputs": ["g"]}]})");
+  ASSERT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
+  auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
+  torch::manual_seed(3);
+  graph::GraphModule net(loaded.project.model, *registry);
+  testutil::randomiseWeights(*net, 0.5, 0.3);
+  const auto model = exporting::exportModelFrom(loaded.project, std::move(net), registry);
+  const auto x = torch::randn({2, 3, 6, 5});
+  const auto expected = model.forward(x);
+  TempDir dir;
+  for (const int opset : {11, 13}) {
+    SCOPED_TRACE("opset " + std::to_string(opset));
+    exporting::OnnxOptions o;
+    o.opset = opset;
+    const std::string path = dir.file("own" + std::to_string(opset) + ".onnx");
+    writeFileAtomically(path, exporting::buildOnnx(model, o));
+    const auto r = import::importOnnx(path, {}, *registry);
+    const auto* t = r.model.find("t");
+    ASSERT_NE(t, nullptr);
+    EXPECT_EQ(t->op, "ConvTranspose2d");
+    EXPECT_EQ(t->params.at("output_padding"), Json::array({1, 1}));
+    const auto* blend = r.model.find("blend");
+    ASSERT_NE(blend, nullptr);
+    EXPECT_EQ(blend->op, "Upsample");
+    EXPECT_EQ(blend->params.at("mode"), Json("bilinear"));
+    graph::GraphModule back(r.model, *registry);
+    EXPECT_TRUE(checkpoint::loadModuleState(*back, r.weights).complete());
+    back->eval();
+    torch::NoGradGuard noGrad;
+    EXPECT_LT((back->forward(x) - expected).abs().max().item<double>(), 1e-5);
   }
 }

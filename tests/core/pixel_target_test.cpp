@@ -240,8 +240,9 @@ TEST(PixelTarget, PhotometricTransformsLeaveTheMaskAlone) {
   }
 }
 
+// CutMix moves the mask (the loader pastes its box; mask_targets_test.cpp).
 TEST(PixelTarget, TransformsThatCannotMoveAMaskAreRefusedByName) {
-  for (const std::string name : {"RandAugment", "TrivialAugmentWide", "MixUp", "CutMix"}) {
+  for (const std::string name : {"RandAugment", "TrivialAugmentWide", "MixUp"}) {
     const std::string json =
         R"([{"transform": "HorizontalFlip"}, {"transform": ")" + name + R"("}])";
     Problems problems;

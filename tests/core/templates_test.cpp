@@ -22,9 +22,17 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
       const auto& in = loaded.project.model.input;
       net->eval();
       const auto out = net->forward(torch::randn({2, in.channels, in.height, in.width}));
-      // Classifiers of Fashion-MNIST's 10 classes; the other tasks' examples their outputs.
-      const auto outputs = loaded.project.task == "regression" ? 2 : 10;
-      EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, outputs}));
+      // Classifiers of Fashion-MNIST's 10 classes; the other tasks' examples their outputs;
+      // segmentation a score per class for every input pixel.
+      if (loaded.project.task == "segmentation") {
+        const auto classes = loaded.project.data.contains("classes")
+                                 ? std::int64_t(loaded.project.data["classes"].size())
+                                 : std::int64_t(2);
+        EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, classes, in.height, in.width}));
+      } else {
+        const auto outputs = loaded.project.task == "regression" ? 2 : 10;
+        EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, outputs}));
+      }
       std::int64_t numel = 0;
       for (const auto& p : net->parameters())
         numel += p.numel();

@@ -20,14 +20,15 @@ constexpr double kColumnGap = 190.0;
 
 const std::map<std::string, std::string>& idPrefixes() {
   static const std::map<std::string, std::string> m = {
-      {"Input", "input"},       {"Conv2d", "conv"},         {"BatchNorm2d", "bn"},
-      {"ReLU", "relu"},         {"LeakyReLU", "lrelu"},     {"GELU", "gelu"},
-      {"SiLU", "silu"},         {"ReLU6", "relu6"},         {"Hardsigmoid", "hsigmoid"},
-      {"Hardswish", "hswish"},  {"ZeroPad2d", "pad"},       {"Sigmoid", "sigmoid"},
-      {"Tanh", "tanh"},         {"Softmax", "softmax"},     {"MaxPool2d", "pool"},
-      {"AvgPool2d", "avgpool"}, {"Linear", "fc"},           {"Dropout", "drop"},
-      {"Dropout2d", "drop"},    {"Flatten", "flatten"},     {"Add", "add"},
-      {"Concat", "concat"},     {"GlobalAvgPool2d", "gap"}, {"AdaptiveAvgPool2d", "gap"}};
+      {"Input", "input"},        {"Conv2d", "conv"},         {"BatchNorm2d", "bn"},
+      {"ReLU", "relu"},          {"LeakyReLU", "lrelu"},     {"GELU", "gelu"},
+      {"SiLU", "silu"},          {"ReLU6", "relu6"},         {"Hardsigmoid", "hsigmoid"},
+      {"Hardswish", "hswish"},   {"ZeroPad2d", "pad"},       {"Sigmoid", "sigmoid"},
+      {"Tanh", "tanh"},          {"Softmax", "softmax"},     {"MaxPool2d", "pool"},
+      {"AvgPool2d", "avgpool"},  {"Linear", "fc"},           {"Dropout", "drop"},
+      {"Dropout2d", "drop"},     {"Flatten", "flatten"},     {"Add", "add"},
+      {"Concat", "concat"},      {"GlobalAvgPool2d", "gap"}, {"AdaptiveAvgPool2d", "gap"},
+      {"ConvTranspose2d", "up"}, {"Upsample", "up"}};
   return m;
 }
 
@@ -38,9 +39,11 @@ void shiftBelow(graph::ModelGraph& g, double fromY, double shift, const std::str
     if (n.y >= fromY && n.id != except) n.y += shift;
 }
 
-/// What a new node of `op` starts with: a convolution gets 32 3x3 filters with "same" padding.
+/// What a new node of `op` starts with: a convolution gets 32 3x3 filters with "same" padding,
+/// a transposed convolution 32 2x2 filters that double the size.
 Json startingParams(const std::string& op) {
   if (op == "Conv2d") return Json{{"out_channels", 32}, {"kernel_size", 3}, {"padding", 1}};
+  if (op == "ConvTranspose2d") return Json{{"out_channels", 32}, {"kernel_size", 2}, {"stride", 2}};
   return Json::object();
 }
 

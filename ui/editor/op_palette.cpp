@@ -31,9 +31,9 @@ class OpTree : public QTreeWidget {
 
 // The palette's group order.
 int groupRank(const std::string& g) {
-  static const std::vector<std::string> order = {"Input",      "Convolution", "Normalisation",
-                                                 "Activation", "Pooling",     "Linear",
-                                                 "Merge",      "Reshape",     "Regularisation"};
+  static const std::vector<std::string> order = {
+      "Input",  "Convolution", "Normalisation", "Activation", "Pooling",
+      "Resize", "Linear",      "Merge",         "Reshape",    "Regularisation"};
   const auto it = std::find(order.begin(), order.end(), g);
   return it == order.end() ? int(order.size()) : int(it - order.begin());
 }

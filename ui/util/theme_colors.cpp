@@ -129,8 +129,9 @@ QString errorFieldStyle() {
 
 QColor opGroupTint(const QString& group, const QColor& base) {
   static const std::pair<const char*, int> hues[] = {
-      {"Convolution", 210}, {"Normalisation", 120}, {"Activation", 30}, {"Pooling", 280},
-      {"Linear", 0},        {"Merge", 180},         {"Reshape", 55},    {"Regularisation", 320}};
+      {"Convolution", 210}, {"Normalisation", 120},  {"Activation", 30},
+      {"Pooling", 280},     {"Linear", 0},           {"Merge", 180},
+      {"Reshape", 55},      {"Regularisation", 320}, {"Resize", 250}};
   for (const auto& [name, hue] : hues)
     if (group == QLatin1String(name)) {
       const QColor tint = QColor::fromHsl(hue, 140, base.lightness() < 128 ? 70 : 200);

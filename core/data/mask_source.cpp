@@ -1,0 +1,139 @@
+// Images and masks (semantic segmentation): a folder of images and a folder of masks paired by
+// file stem (images/a.jpg with masks/a.png), as Pascal VOC, Cityscapes-style exports and
+// NVIDIA TAO lay them out. Only the top level of each folder is read; names starting with a
+// dot are ignored. A mask holds a class index per pixel (255: ignore) or is a palette PNG;
+// masks are decoded and checked when a sample is loaded (decodeMaskFile).
+#include <algorithm>
+#include <filesystem>
+#include <map>
+
+#include <opencv2/core.hpp>
+
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The regular files at the top of `dir`, by stem; a second file with a stem already seen is
+/// listed in `clashes`.
+std::map<std::string, std::string> filesByStem(const std::string& dir, const std::string& where,
+                                               bool (*accept)(const std::string&),
+                                               std::vector<SkippedItem>& skipped,
+                                               std::vector<SkippedItem>& clashes) {
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(where + ": folder not found");
+  if (!fs::is_directory(dir, ec)) throw Error(where + ": not a folder");
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code sec;
+    if (!entry.is_regular_file(sec)) continue;
+    if (!accept(name)) {
+      skipped.push_back({entry.path().string(), "not an image file (extension)"});
+      continue;
+    }
+    entries.push_back(entry.path());
+  }
+  if (ec) throw Error(where + ": cannot list (" + ec.message() + ")");
+  std::sort(entries.begin(), entries.end());
+  std::map<std::string, std::string> out;
+  for (const auto& p : entries) {
+    const auto [it, fresh] = out.emplace(p.stem().string(), p.string());
+    if (!fresh)
+      clashes.push_back({p.string(), "has the same stem as " + it->second + "; rename one"});
+  }
+  return out;
+}
+
+bool isPngName(const std::string& name) {
+  std::string ext = fs::path(name).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == ".png";
+}
+
+class MaskFolderSource : public FileListSource {
+ public:
+  MaskFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes,
+                   ErrorPolicy policy) {
+    if (classes.empty()) {
+      throw Error(spec.path +
+                  ": a mask_folders source needs the class names in index order (mask value 0 "
+                  "is the first); set data.classes, e.g. [\"background\", \"road\"]");
+    }
+    if (classes.size() > 255) {
+      throw Error("data.classes: " + std::to_string(classes.size()) +
+                  " classes; a mask holds at most 255 (0 to 254; 255 means ignore)");
+    }
+    m_classes = classes;
+    std::vector<SkippedItem> problems;
+    const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
+                                    isImageFileName, m_skipped, problems);
+    const auto masks = filesByStem(spec.masks, spec.path + ".masks: " + spec.masks, isPngName,
+                                   m_skipped, problems);
+    for (const auto& [stem, image] : images) {
+      const auto m = masks.find(stem);
+      if (m == masks.end()) {
+        problems.push_back({image, "no mask " + stem + ".png in " + spec.masks});
+        continue;
+      }
+      m_files.push_back(image);
+      m_masks.push_back(m->second);
+      m_labels.push_back(-1);
+    }
+    for (const auto& [stem, mask] : masks)
+      if (!images.count(stem))
+        problems.push_back({mask, "no image named " + stem + " in " + spec.images});
+    if (!problems.empty() && policy == ErrorPolicy::Fail) {
+      throw Error(spec.path + ": " + problems.front().item + ": " + problems.front().reason +
+                  (problems.size() > 1
+                       ? " (and " + std::to_string(problems.size() - 1) + " more such files)"
+                       : std::string()) +
+                  " (data.on_error is \"fail\"; set it to \"skip\" to leave such files out)");
+    }
+    m_skipped.insert(m_skipped.end(), problems.begin(), problems.end());
+    if (m_files.empty()) {
+      throw Error(spec.path + ": no image in " + spec.images + " has a mask in " + spec.masks +
+                  " (images and masks are paired by file stem: a.jpg with a.png)");
+    }
+  }
+
+  std::int64_t stratum(std::int64_t) const override { return 0; }
+  std::int64_t numStrata() const override { return 1; }
+  bool hasMasks() const override { return true; }
+
+  cv::Mat loadMask(std::int64_t i) const override {
+    const std::string& path = m_masks.at(static_cast<std::size_t>(i));
+    cv::Mat mask = decodeMaskFile(path);
+    const auto last = static_cast<int>(m_classes.size()) - 1;
+    cv::Mat bad = (mask > last) & (mask != 255);
+    if (cv::countNonZero(bad) > 0) {
+      std::vector<cv::Point> where;
+      cv::findNonZero(bad, where);
+      const cv::Point p = where.front();
+      throw SampleError(path + ": pixel (" + std::to_string(p.x) + ", " + std::to_string(p.y) +
+                        ") has the value " + std::to_string(int(mask.at<uchar>(p))) +
+                        ", which is no class (data.classes has " +
+                        std::to_string(m_classes.size()) + ": 0 to " + std::to_string(last) +
+                        "; 255 means ignore)");
+    }
+    return mask;
+  }
+
+ private:
+  std::vector<std::string> m_masks;
+};
+
+}  // namespace
+
+std::shared_ptr<DatasetSource> openMaskFolderSource(const SourceSpec& spec,
+                                                    const std::vector<std::string>& classes,
+                                                    ErrorPolicy policy) {
+  return std::make_shared<MaskFolderSource>(spec, classes, policy);
+}
+
+}  // namespace netsmith::data
