@@ -1,6 +1,7 @@
-// The loader's own JPEG decoder (data/jpeg_decode), whole images and regions. The first four
-// bytes choose the region (as fractions of the image's size, so every input asks for a region
-// of the image it announces); the rest is the file.
+// The loader's own image decoders: its JPEG decoder (data/jpeg_decode), whole images and
+// regions, and the mask reader (grey and palette PNGs, data/dataset_source.h) on the same
+// bytes. The first four bytes choose the region (as fractions of the image's size, so every
+// input asks for a region of the image it announces); the rest is the file.
 #include <algorithm>
 
 #include "data/dataset_source.h"
@@ -24,6 +25,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const auto region = data::decodeJpeg(bytes, "fuzz.jpg", kFuzzMaxPixels, choose);
     if (region.handled && region.image.empty()) __builtin_trap();  // handled means an image
     data::decodeJpeg(bytes, "fuzz.jpg", kFuzzMaxPixels, {});
+  } catch (const data::SampleError&) {
+  }
+  try {
+    const cv::Mat mask = data::decodeMaskBytes(bytes, "fuzz.png");
+    if (mask.type() != CV_8UC1) __builtin_trap();  // a mask is one byte per pixel
   } catch (const data::SampleError&) {
   }
   return 0;

@@ -50,6 +50,47 @@ void jpegSeeds(const fs::path& dir) {
   }
 }
 
+// Mask PNGs for the mask reader, which the same target runs on every input: grey (8- and
+// 16-bit) as OpenCV writes them, and an indexed-colour one with a short palette written here.
+void maskSeeds(const fs::path& dir) {
+  cv::Mat grey(11, 7, CV_8UC1), wide(5, 6, CV_16UC1);
+  cv::randu(grey, 0, 4);
+  cv::randu(wide, 0, 3);
+  int n = 0;
+  for (const auto& img : {grey, wide}) {
+    std::vector<unsigned char> bytes;
+    cv::imencode(".png", img, bytes);
+    put(dir / ("mask" + std::to_string(n++) + ".bin"),
+        std::string(4, '\0') + std::string(bytes.begin(), bytes.end()));
+  }
+  const auto be32 = [](std::uint32_t v) {
+    return std::string{char(v >> 24), char((v >> 16) & 0xFF), char((v >> 8) & 0xFF),
+                       char(v & 0xFF)};
+  };
+  const auto chunk = [&](const char* type, const std::string& data) {
+    const std::string body = std::string(type, 4) + data;
+    return be32(std::uint32_t(data.size())) + body +
+           be32(std::uint32_t(
+               crc32(0, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()))));
+  };
+  std::string raw;
+  for (int y = 0; y < 6; ++y) {
+    raw += char(y % 5);  // every filter type
+    for (int x = 0; x < 8; ++x)
+      raw += char((x + y) % 3);
+  }
+  uLongf size = compressBound(uLong(raw.size()));
+  std::string z(size, '\0');
+  compress(reinterpret_cast<Bytef*>(z.data()), &size, reinterpret_cast<const Bytef*>(raw.data()),
+           uLong(raw.size()));
+  z.resize(size);
+  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) +
+                          chunk("IHDR", be32(8) + be32(6) + std::string("\x08\x03\0\0\0", 5)) +
+                          chunk("PLTE", std::string("\0\0\0\x80\0\0\0\x80\0", 9)) +
+                          chunk("IDAT", z) + chunk("IEND", "");
+  put(dir / "mask-palette.bin", std::string(4, '\0') + png);
+}
+
 // A sweep record as the runner writes it: trials completed, stopped at a rung, failed, paused
 // and running.
 void sweepSeeds(const fs::path& dir) {
@@ -231,6 +272,7 @@ int main(int argc, char** argv) {
     checkpointSeeds(source, out / "seeds/checkpoint");
     sweepSeeds(out / "seeds/sweep");
     jpegSeeds(out / "seeds/jpeg");
+    maskSeeds(out / "seeds/jpeg");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());
     return 1;

@@ -13,6 +13,8 @@
 #include <opencv2/imgproc.hpp>
 #include <optional>
 
+#include <zlib.h>
+
 namespace netsmith::data {
 
 std::shared_ptr<DatasetSource> openSource(const SourceSpec& spec,
@@ -124,6 +126,13 @@ std::vector<uchar> readImageBytes(const std::string& path) {
   in.seekg(0);
   if (size > 0 && !in.read(reinterpret_cast<char*>(bytes.data()), size))
     throw SampleError(path + ": cannot read (the file changed while it was read)");
+  checkImageBytes(bytes, path);
+  return bytes;
+}
+
+}  // namespace
+
+void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string& path) {
   if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
   if (const auto pixels = pngPixels(bytes); pixels > kMaxImagePixels) {
     throw SampleError(path + ": not read: " + std::to_string(pixels / 1000000) +
@@ -132,10 +141,7 @@ std::vector<uchar> readImageBytes(const std::string& path) {
   }
   if (!pngComplete(bytes))
     throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
-  return bytes;
 }
-
-}  // namespace
 
 cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
   const std::vector<uchar> bytes = readImageBytes(path);
@@ -191,75 +197,124 @@ std::uint32_t bigEndian32(const std::vector<uchar>& b, std::size_t at) {
          (std::uint32_t(b[at + 2]) << 8) | std::uint32_t(b[at + 3]);
 }
 
-/// A palette PNG's colours in index order (RGB), or none for any other file.
-std::optional<std::vector<cv::Vec3b>> pngPalette(const std::vector<uchar>& b) {
-  // IHDR's colour type (byte 25) is 3 for indexed colour.
-  if (b.size() < 33 || !std::equal(b.begin() + 12, b.begin() + 16, "IHDR") || b[25] != 3)
-    return std::nullopt;
-  std::size_t pos = 8;
+/// A PNG's header fields a mask reader needs (IHDR), when the bytes are a PNG.
+struct PngHeader {
+  std::uint32_t width = 0, height = 0;
+  int bitDepth = 0, colourType = -1, interlace = 0;
+};
+std::optional<PngHeader> pngHeader(const std::vector<uchar>& b) {
+  if (b.size() < 33 || !std::equal(b.begin() + 12, b.begin() + 16, "IHDR")) return std::nullopt;
+  return PngHeader{bigEndian32(b, 16), bigEndian32(b, 20), b[24], b[25], b[28]};
+}
+
+int paeth(int a, int b, int c) {
+  const int p = a + b - c, pa = std::abs(p - a), pb = std::abs(p - b), pc = std::abs(p - c);
+  return pa <= pb && pa <= pc ? a : (pb <= pc ? b : c);
+}
+
+/// A palette PNG's pixels as their palette indices (OpenCV's decoder gives colours only, and a
+/// colour can stand for several indices): the IDAT stream inflated, unfiltered and unpacked
+/// here. Every index must have a palette entry. Throws SampleError naming the file.
+cv::Mat paletteIndices(const std::vector<uchar>& b, const PngHeader& h, const std::string& path) {
+  if (h.interlace != 0)
+    throw SampleError(path + ": an interlaced palette mask; save it without interlacing");
+  if (h.bitDepth != 1 && h.bitDepth != 2 && h.bitDepth != 4 && h.bitDepth != 8)
+    throw SampleError(path + ": a palette PNG of bit depth " + std::to_string(h.bitDepth));
+  if (h.width == 0 || h.height == 0) throw SampleError(path + ": a PNG of no pixels");
+  std::string idat;
+  std::size_t entries = 0, pos = 8;
   while (pos + 12 <= b.size()) {
     const std::size_t length = bigEndian32(b, pos);
     if (length > b.size() - pos - 12) break;
-    if (std::equal(b.begin() + long(pos) + 4, b.begin() + long(pos) + 8, "PLTE")) {
-      std::vector<cv::Vec3b> colours;
-      for (std::size_t k = 0; k + 3 <= length && colours.size() < 256; k += 3)
-        colours.emplace_back(b[pos + 8 + k], b[pos + 9 + k], b[pos + 10 + k]);
-      return colours;
-    }
+    const auto type = b.begin() + long(pos) + 4;
+    if (std::equal(type, type + 4, "PLTE")) entries = std::min<std::size_t>(256, length / 3);
+    if (std::equal(type, type + 4, "IDAT"))
+      idat.append(reinterpret_cast<const char*>(b.data() + pos + 8), length);
+    if (std::equal(type, type + 4, "IEND")) break;
     pos += 12 + length;
   }
-  return std::vector<cv::Vec3b>{};
+  if (entries == 0) throw SampleError(path + ": a palette PNG without a palette (PLTE)");
+  const std::size_t rowBytes = (std::size_t(h.width) * std::size_t(h.bitDepth) + 7) / 8;
+  // Deflate packs at most 1032 bytes into one: a header announcing more than its data can hold
+  // is refused before anything that size is allocated.
+  if ((rowBytes + 1) * h.height > idat.size() * 1032 + 1024)
+    throw SampleError(path + ": not a readable mask (its image data is cut short)");
+  std::vector<uchar> raw((rowBytes + 1) * h.height);
+  z_stream z{};
+  if (inflateInit(&z) != Z_OK) throw SampleError(path + ": cannot start inflating");
+  z.next_in = reinterpret_cast<Bytef*>(idat.data());
+  z.avail_in = uInt(idat.size());
+  z.next_out = raw.data();
+  z.avail_out = uInt(raw.size());
+  const int status = inflate(&z, Z_FINISH);
+  const bool whole =
+      z.avail_out == 0 && (status == Z_STREAM_END || status == Z_OK || status == Z_BUF_ERROR);
+  inflateEnd(&z);
+  if (!whole) throw SampleError(path + ": not a readable mask (its image data is cut short)");
+  cv::Mat out(int(h.height), int(h.width), CV_8UC1);
+  std::vector<uchar> prior(rowBytes, 0);
+  for (std::uint32_t y = 0; y < h.height; ++y) {
+    uchar* line = raw.data() + std::size_t(y) * (rowBytes + 1);
+    const int filter = line[0];
+    uchar* x = line + 1;
+    for (std::size_t i = 0; i < rowBytes; ++i) {
+      const int a = i > 0 ? x[i - 1] : 0, up = prior[i], c = i > 0 ? prior[i - 1] : 0;
+      switch (filter) {
+        case 0:
+          break;
+        case 1:
+          x[i] = uchar(x[i] + a);
+          break;
+        case 2:
+          x[i] = uchar(x[i] + up);
+          break;
+        case 3:
+          x[i] = uchar(x[i] + (a + up) / 2);
+          break;
+        case 4:
+          x[i] = uchar(x[i] + paeth(a, up, c));
+          break;
+        default:
+          throw SampleError(path + ": not a readable mask (row " + std::to_string(y) +
+                            " has the unknown filter " + std::to_string(filter) + ")");
+      }
+    }
+    std::copy(x, x + rowBytes, prior.begin());
+    uchar* o = out.ptr<uchar>(int(y));
+    const int perByte = 8 / h.bitDepth, mask = (1 << h.bitDepth) - 1;
+    for (std::uint32_t px = 0; px < h.width; ++px) {
+      const int byte = x[px / std::uint32_t(perByte)];
+      const int shift = 8 - h.bitDepth * (1 + int(px % std::uint32_t(perByte)));
+      o[px] = uchar((byte >> shift) & mask);
+      if (o[px] >= entries)
+        throw SampleError(path + ": pixel (" + std::to_string(px) + ", " + std::to_string(y) +
+                          ") has the palette index " + std::to_string(int(o[px])) +
+                          " but the palette has " + std::to_string(entries) + " colours");
+    }
+  }
+  return out;
 }
 
 }  // namespace
 
 cv::Mat decodeMaskFile(const std::string& path) {
-  const std::vector<uchar> bytes = readImageBytes(path);
-  const auto palette = pngPalette(bytes);
+  return decodeMaskBytes(readImageBytes(path), path);
+}
+
+cv::Mat decodeMaskBytes(const std::vector<unsigned char>& bytes, const std::string& path) {
+  checkImageBytes(bytes, path);
+  const auto header = pngHeader(bytes);
+  if (header && header->colourType == 3) return paletteIndices(bytes, *header, path);
   cv::Mat img;
   try {
-    img = cv::imdecode(bytes,
-                       palette ? cv::IMREAD_COLOR : (cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH));
+    // Grey + alpha (PNG colour type 4): the grey plane (OpenCV would expand it to 4 channels).
+    img = cv::imdecode(bytes, header && header->colourType == 4
+                                  ? (cv::IMREAD_GRAYSCALE | cv::IMREAD_ANYDEPTH)
+                                  : (cv::IMREAD_UNCHANGED | cv::IMREAD_ANYDEPTH));
   } catch (const cv::Exception&) {
     img.release();
   }
   if (img.empty()) throw SampleError(path + ": not a readable mask (corrupt or unsupported)");
-  if (palette) {
-    if (palette->empty()) throw SampleError(path + ": a palette PNG without a palette (PLTE)");
-    // OpenCV expands the indices to colours; each colour goes back to the first index that has
-    // it (Pascal VOC's palette gives every index its own colour).
-    std::map<std::uint32_t, uchar> indexOf;
-    for (std::size_t k = palette->size(); k-- > 0;) {
-      const auto& c = (*palette)[k];
-      indexOf[(std::uint32_t(c[0]) << 16) | (std::uint32_t(c[1]) << 8) | c[2]] = uchar(k);
-    }
-    cv::Mat out(img.rows, img.cols, CV_8UC1);
-    std::uint32_t lastKey = 0xFFFFFFFF;
-    uchar lastIndex = 0;
-    for (int r = 0; r < img.rows; ++r) {
-      const auto* in = img.ptr<cv::Vec3b>(r);
-      auto* o = out.ptr<uchar>(r);
-      for (int x = 0; x < img.cols; ++x) {
-        const std::uint32_t key =
-            (std::uint32_t(in[x][2]) << 16) | (std::uint32_t(in[x][1]) << 8) | in[x][0];
-        if (key != lastKey) {
-          const auto it = indexOf.find(key);
-          if (it == indexOf.end())
-            throw SampleError(path + ": pixel (" + std::to_string(x) + ", " + std::to_string(r) +
-                              ") has a colour that is not in the file's palette");
-          lastKey = key;
-          lastIndex = it->second;
-        }
-        o[x] = lastIndex;
-      }
-    }
-    return out;
-  }
-  if (img.channels() == 2) {
-    std::vector<cv::Mat> planes;
-    cv::split(img, planes);
-    img = planes[0];  // grey + alpha
-  }
   if (img.channels() != 1)
     throw SampleError(path +
                       ": a mask must have one channel (the class index per pixel) or a "
@@ -275,6 +330,9 @@ cv::Mat decodeMaskFile(const std::string& path) {
   }
   if (img.depth() != CV_8U)
     throw SampleError(path + ": a mask must hold whole numbers (8- or 16-bit), not floats");
+  // OpenCV stretches 1-, 2- and 4-bit grey to 0..255; a mask's values are the file's own.
+  if (header && header->colourType == 0 && header->bitDepth < 8)
+    img /= 255 / ((1 << header->bitDepth) - 1);
   return img;
 }
 

@@ -158,6 +158,11 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose = {
 /// the file when it is unreadable, too large (as decodeImageFile) or holds colour that is no
 /// palette index.
 cv::Mat decodeMaskFile(const std::string& path);
+/// decodeMaskFile() on a file's bytes (`path` names it in messages).
+cv::Mat decodeMaskBytes(const std::vector<unsigned char>& bytes, const std::string& path);
+/// The checks every decode makes on a file's bytes: not empty, a PNG announcing at most
+/// kMaxImagePixels and running on to IEND. Throws SampleError naming `path`.
+void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string& path);
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);

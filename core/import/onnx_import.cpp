@@ -250,6 +250,13 @@ void Importer::convTranspose(const OnnxNode& n) {
     if (v < 0) throw Refusal{"negative pads " + Json(pads).dump()};
   const std::int64_t groups = intAttr(n, "group", 1);
   if (groups < 1 || groups > 65536) throw Refusal{"group " + std::to_string(groups)};
+  // The weights' dims are the file's: bounded before they are multiplied (an empty weight
+  // would let any dimension through the reader's size check).
+  for (const auto d : w->dims)
+    if (d < 1 || d > 65536) throw Refusal{"weights of shape " + Json(w->dims).dump()};
+  if (w->dims[1] * groups > 65536)
+    throw Refusal{"more than 65536 output channels (" + std::to_string(w->dims[1]) + " x group " +
+                  std::to_string(groups) + ")"};
   // output_shape overrides the pads (ONNX derives them from it): imported only when it is the
   // size the pads give, so that nothing is lost.
   if (const auto shape = intsAttr(n, "output_shape"); !shape.empty()) {
@@ -275,7 +282,9 @@ void Importer::convTranspose(const OnnxNode& n) {
                     " its pads and output_padding give (only those are imported)"};
     }
   }
-  Json p{{"out_channels", w->dims[1] * groups},
+  // in_channels from the weights, so the graph's check names a weight that does not fit the input.
+  Json p{{"in_channels", w->dims[0]},
+         {"out_channels", w->dims[1] * groups},
          {"kernel_size", Json::array({kernel[0], kernel[1]})},
          {"stride", Json::array({strides[0], strides[1]})},
          {"padding", Json::array({pads[0], pads[1]})},

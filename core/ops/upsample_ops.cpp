@@ -17,6 +17,18 @@ std::string axisName(int axis) {
   return axis == 0 ? "height" : "width";
 }
 
+/// The largest side these ops make: stacked upsampling cannot grow a shape past what any
+/// activation could hold (nor overflow the arithmetic of the shapes after it).
+constexpr std::int64_t kMaxSide = 65536;
+
+void requireSide(const std::string& op, int axis, std::int64_t side, const Shape& in) {
+  if (side <= kMaxSide) return;
+  throw ShapeError{op + "'s output " + axisName(axis) + " would be " + std::to_string(side) +
+                       " pixels for the input " + formatShape(in) + "; at most " +
+                       std::to_string(kMaxSide),
+                   "upsample less, or bring the input down first"};
+}
+
 struct TransposeGeometry {
   std::int64_t inChannels, outChannels, groups;
   std::array<std::int64_t, 2> kernel, stride, padding, outputPadding, dilation;
@@ -63,6 +75,7 @@ Shape convTranspose2dShape(const std::vector<Shape>& in, const Params& p) {
     }
     out[1 + a] = transposedConvOutputSize(in[0][1 + a], g.kernel[a], g.stride[a], g.padding[a],
                                           g.outputPadding[a], g.dilation[a]);
+    requireSide("ConvTranspose2d", a, out[1 + a], in[0]);
     if (out[1 + a] < 1) {
       // Without padding the size is at least 1; each unit of padding takes 2 off.
       const std::int64_t unpadded = out[1 + a] + 2 * g.padding[a];
@@ -222,6 +235,8 @@ OpDef upsampleDef() {
   def.inferShape = [](const std::vector<Shape>& in, const Params& p) {
     requireImage(in[0], "Upsample");
     const auto s = p.pair("scale_factor");
+    requireSide("Upsample", 0, in[0][1] * s[0], in[0]);
+    requireSide("Upsample", 1, in[0][2] * s[1], in[0]);
     return Shape{in[0][0], in[0][1] * s[0], in[0][2] * s[1]};
   };
   def.build = [](const LayerSpec& spec) {

@@ -39,12 +39,30 @@ double f1Of(double tp, double fp, double fn) {
   return d > 0 ? 2 * tp / d : 0.0;
 }
 
+/// bestF1Threshold over histogram steps (highest bin first): the lower edge of the bin where F1
+/// peaks (a score in bin b is at least b / kBins).
+double bestBinThreshold(const std::vector<std::pair<double, double>>& steps) {
+  double positives = 0;
+  for (const auto& st : steps)
+    positives += st.first;
+  if (positives <= 0) return MultiLabelTask::kThreshold;
+  double tp = 0, fp = 0, best = -1, at = MultiLabelTask::kThreshold;
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    tp += steps[i].first;
+    fp += steps[i].second;
+    const double f = f1Of(tp, fp, positives - tp);
+    if (f > best) best = f, at = double(kBins - 1 - int(i)) / kBins;
+  }
+  return at;
+}
+
 /// The loss (unweighted binary cross-entropy, averaged over labels per sample), the counts at
 /// the threshold, every score (exact average precision) and score histograms per label.
 class MultiLabelSums : public MetricSums {
  public:
-  explicit MultiLabelSums(std::int64_t classes)
+  MultiLabelSums(std::int64_t classes, std::vector<double> thresholds)
       : m_k(classes),
+        m_thresholds(std::move(thresholds)),
         m_tp(std::size_t(classes)),
         m_fp(std::size_t(classes)),
         m_fn(std::size_t(classes)),
@@ -71,7 +89,7 @@ class MultiLabelSums : public MetricSums {
         const float raw = p[i * m_k + k];
         const float score = std::isnan(raw) ? 0.0f : raw;
         const bool positive = y[i * m_k + k] > 0.5f;
-        const bool predicted = score >= float(MultiLabelTask::kThreshold);
+        const bool predicted = score >= float(m_thresholds[std::size_t(k)]);
         const auto kk = std::size_t(k);
         if (predicted && positive) ++m_tp[kk];
         if (predicted && !positive) ++m_fp[kk];
@@ -114,24 +132,26 @@ class MultiLabelSums : public MetricSums {
     // The scores are this process's alone; once other processes' sums are added, the
     // histograms are what all of them share.
     const bool exact = m_samples == m_localSamples;
-    std::vector<double> ap, f1, threshold;
+    std::vector<double> ap, f1, threshold, tuned;
     double apSum = 0, apCount = 0, tp = 0, fp = 0, fn = 0, f1Sum = 0;
     for (std::size_t k = 0; k < std::size_t(m_k); ++k) {
       double a = 0;
       if (exact) {
         a = averagePrecision(m_scores[k], m_truth[k]);
+        tuned.push_back(bestF1Threshold(m_scores[k], m_truth[k]));
       } else {
         std::vector<std::pair<double, double>> steps;
         for (int b = kBins - 1; b >= 0; --b)
           steps.emplace_back(m_hist[(k * kBins + std::size_t(b)) * 2],
                              m_hist[(k * kBins + std::size_t(b)) * 2 + 1]);
         a = stepAp(steps);
+        tuned.push_back(bestBinThreshold(steps));
       }
       ap.push_back(a);
       apSum += a, ++apCount;
       f1.push_back(f1Of(m_tp[k], m_fp[k], m_fn[k]));
       f1Sum += f1.back();
-      threshold.push_back(MultiLabelTask::kThreshold);
+      threshold.push_back(m_thresholds[k]);
       tp += m_tp[k], fp += m_fp[k], fn += m_fn[k];
     }
     m.figures["map"] = apCount > 0 ? apSum / apCount : noFigure();
@@ -141,11 +161,13 @@ class MultiLabelSums : public MetricSums {
     m.perClass["ap"] = ap;
     m.perClass["f1"] = f1;
     m.perClass["threshold"] = threshold;
+    m.perClass["tuned_threshold"] = tuned;
     return m;
   }
 
  private:
   std::int64_t m_k;
+  std::vector<double> m_thresholds;
   double m_loss = 0, m_samples = 0, m_subset = 0, m_localSamples = 0;
   std::vector<double> m_tp, m_fp, m_fn;
   std::vector<double> m_hist;  // [label][bin][positive, negative]
@@ -169,6 +191,26 @@ double averagePrecision(const std::vector<float>& scores, const std::vector<std:
   return stepAp(steps);
 }
 
+double bestF1Threshold(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth) {
+  std::vector<std::size_t> order(scores.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return scores[a] > scores[b]; });
+  double positives = 0;
+  for (auto t : truth)
+    positives += t ? 1 : 0;
+  if (positives <= 0) return MultiLabelTask::kThreshold;
+  double tp = 0, fp = 0, best = -1, at = MultiLabelTask::kThreshold;
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    (truth[order[i]] ? tp : fp) += 1;
+    // Equal scores fall on the same side of any threshold: judged after the last of them.
+    if (i + 1 < order.size() && scores[order[i + 1]] == scores[order[i]]) continue;
+    const double f = f1Of(tp, fp, positives - tp);
+    if (f > best) best = f, at = double(scores[order[i]]);
+  }
+  return at;
+}
+
 torch::Tensor multiLabelLoss(const torch::Tensor& logits, const torch::Tensor& targets,
                              const torch::Tensor& posWeight, double focalGamma) {
   const auto x = logits.to(torch::kFloat);
@@ -181,7 +223,21 @@ torch::Tensor multiLabelLoss(const torch::Tensor& logits, const torch::Tensor& t
   return (ce * (1 - pt).pow(focalGamma)).mean();
 }
 
-MultiLabelTask::MultiLabelTask(const TaskSetup& s) : m_classes(s.dataClasses), m_names(s.classes) {
+MultiLabelTask::MultiLabelTask(const TaskSetup& s)
+    : m_classes(s.dataClasses),
+      m_names(s.classes),
+      m_thresholds(std::size_t(std::max<std::int64_t>(0, s.dataClasses)), kThreshold) {
+  if (s.state.is_object() && s.state.contains("thresholds")) {
+    const Json& t = s.state["thresholds"];
+    if (!t.is_array() || std::int64_t(t.size()) != m_classes ||
+        !std::all_of(t.begin(), t.end(), [](const Json& v) {
+          return v.is_number() && v.get<double>() >= 0 && v.get<double>() <= 1;
+        }))
+      throw Error("task_state.thresholds: not one threshold in [0, 1] per label (" +
+                  std::to_string(m_classes) + " labels)");
+    for (std::size_t k = 0; k < m_thresholds.size(); ++k)
+      m_thresholds[k] = t[k].get<double>();
+  }
   if (s.loss == "focal") {
     m_focalGamma = kFocalGamma;
   } else if (!s.loss.empty() && s.loss != "bce") {
@@ -241,7 +297,8 @@ torch::Tensor MultiLabelTask::loss(const torch::Tensor& output, const torch::Ten
 
 std::vector<double> MultiLabelTask::trainSums(const torch::Tensor& output,
                                               const torch::Tensor& target) const {
-  const auto predicted = torch::sigmoid(output.to(torch::kFloat)).ge(kThreshold);
+  const auto predicted = torch::sigmoid(output.to(torch::kFloat))
+                             .ge(torch::tensor(m_thresholds, torch::kFloat).to(output.device()));
   const auto right = predicted.eq(target.gt(0.5)).all(1);
   return {double(right.sum().item<std::int64_t>())};
 }
@@ -252,7 +309,7 @@ std::map<std::string, double> MultiLabelTask::trainFigures(const std::vector<dou
 }
 
 std::unique_ptr<MetricSums> MultiLabelTask::evalSums() const {
-  return std::make_unique<MultiLabelSums>(m_classes);
+  return std::make_unique<MultiLabelSums>(m_classes, m_thresholds);
 }
 
 torch::Tensor MultiLabelTask::syntheticTarget(std::int64_t n) const {
@@ -275,7 +332,11 @@ Json MultiLabelTask::evaluationSchema() const {
         {"per_class_figures",
          {{"type", "object"},
           {"required", {"ap", "f1", "threshold"}},
-          {"properties", {{"ap", perLabel}, {"f1", perLabel}, {"threshold", perLabel}}}}}}}};
+          {"properties",
+           {{"ap", perLabel},
+            {"f1", perLabel},
+            {"threshold", perLabel},
+            {"tuned_threshold", perLabel}}}}}}}};
 }
 
 std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
@@ -289,13 +350,32 @@ std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
       });
 }
 
+Json MultiLabelTask::state() const {
+  return Json{{"thresholds", m_thresholds}};
+}
+
+void MultiLabelTask::adoptState(const Json& state) {
+  if (!state.is_object() || !state.contains("thresholds")) return;
+  const Json& t = state["thresholds"];
+  if (t.is_array() && t.size() == m_thresholds.size())
+    for (std::size_t k = 0; k < m_thresholds.size(); ++k)
+      m_thresholds[k] = t[k].get<double>();
+}
+
+void MultiLabelTask::adoptValidation(const EvalMetrics& validation) {
+  const auto it = validation.perClass.find("tuned_threshold");
+  if (it == validation.perClass.end() || it->second.size() != m_thresholds.size()) return;
+  for (std::size_t k = 0; k < m_thresholds.size(); ++k)
+    if (std::isfinite(it->second[k])) m_thresholds[k] = it->second[k];
+}
+
 ExportNotes multiLabelExportNotes() {
   ExportNotes notes;
   notes.output = "logits";
   notes.outputDescription = "one score per class, in the order of the classes";
   notes.postprocessing =
-      "sigmoid gives each label's probability; a label is present when it reaches the "
-      "threshold 0.5";
+      "sigmoid gives each label's probability; a label is present when it reaches its "
+      "threshold (metadata task_state.thresholds, tuned on validation; 0.5 without one)";
   notes.classScores = false;
   return notes;
 }

@@ -2,9 +2,14 @@
 
 // Multi-label classification through the Task seam: a sample carries a set of labels (a 0/1
 // row per class, data/table_sources.cpp), the model ends in one score per class, a label is
-// present when its sigmoid reaches the threshold (0.5). The loss is binary cross-entropy with
-// logits (train.class_weights "auto" or explicit values are its pos_weight: negatives over
-// positives per label on the training split) or the focal loss (gamma 2); the figures:
+// present when its sigmoid reaches its label's threshold: 0.5 until a validation pass tunes
+// them (each label's threshold maximises its F1 on the validation split, from every score or
+// from the 1,000-bin histograms of a data-parallel run; a label without a positive keeps 0.5).
+// The thresholds are the task's state: kept in each checkpoint (the best checkpoint holds its
+// own epoch's), used by eval and the test pass, written into the exports' metadata. The loss is
+// binary cross-entropy with logits (train.class_weights "auto" or explicit values are its
+// pos_weight: negatives over positives per label on the training split) or the focal loss (gamma
+// 2); the figures:
 //   map             mean over the labels of their average precision, as scikit-learn's
 //                   average_precision_score (average="macro") computes it: the step sum of
 //                   precision over recall at every distinct score; a label without a positive
@@ -12,7 +17,8 @@
 //   f1_micro        2 TP / (2 TP + FP + FN) over all labels
 //   f1_macro        the mean of the labels' F1 (0 where TP + FP + FN = 0, as scikit-learn)
 //   subset_accuracy the share of samples whose every label is right
-// Per label: "ap", "f1", "threshold". A NaN output (a diverged model) counts as probability 0. The
+// Per label: "ap", "f1", "threshold" (the one the F1 figures used), "tuned_threshold" (the one
+// this split's scores would choose). A NaN output (a diverged model) counts as probability 0. The
 // average precision is exact from every score in one process; when a data-parallel run adds the
 // processes' sums it comes from 1,000-bin score histograms per label (each bin one threshold).
 #include <cstdint>
@@ -25,6 +31,10 @@ namespace netsmith::task {
 /// Average precision of scores against 0/1 truths (scikit-learn's definition); 0 without a
 /// positive, as scikit-learn gives.
 double averagePrecision(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth);
+
+/// The threshold that maximises F1 = 2 TP / (2 TP + FP + FN) when a score at or above it is
+/// predicted positive: one of the scores (the highest of equal F1s); 0.5 without a positive.
+double bestF1Threshold(const std::vector<float>& scores, const std::vector<std::uint8_t>& truth);
 
 /// Binary cross-entropy with logits (`posWeight` K, may be undefined) or, with `focalGamma` > 0,
 /// the focal loss; averaged over samples and labels.
@@ -56,6 +66,10 @@ class MultiLabelTask : public Task {
   Json evaluationSchema() const override;
   std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
                                                      const data::SampleSet& set) const override;
+  Json state() const override;
+  void adoptState(const Json& state) override;
+  void adoptValidation(const EvalMetrics& validation) override;
+  const std::vector<double>& thresholds() const { return m_thresholds; }
 
   static constexpr double kThreshold = 0.5;
 
@@ -63,7 +77,8 @@ class MultiLabelTask : public Task {
   std::int64_t m_classes = 0;
   std::vector<std::string> m_names;
   double m_focalGamma = 0;
-  torch::Tensor m_posWeight;  ///< undefined: none
+  torch::Tensor m_posWeight;         ///< undefined: none
+  std::vector<double> m_thresholds;  ///< per label
 };
 
 ExportNotes multiLabelExportNotes();

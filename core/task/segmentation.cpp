@@ -14,6 +14,15 @@ namespace netsmith::task {
 
 namespace {
 
+/// A model's output must hold a score per class (the head rule checks it first; this keeps the
+/// confusion counts and the loss from reading a wrong width).
+void requireScores(const torch::Tensor& output, std::int64_t classes) {
+  if (output.dim() != 4 || output.size(1) != classes)
+    throw Error("segmentation: the model's output has " +
+                std::to_string(output.dim() == 4 ? output.size(1) : 0) +
+                " scores per pixel but the data has " + std::to_string(classes) + " classes");
+}
+
 /// Per-sample mean cross-entropy over the valid pixels (0 for a sample without one), N.
 torch::Tensor sampleCrossEntropy(const torch::Tensor& logits, const torch::Tensor& target) {
   namespace F = torch::nn::functional;
@@ -32,6 +41,7 @@ class SegmentationSums : public MetricSums {
 
   void add(const torch::Tensor& output, const torch::Tensor& target) override {
     torch::NoGradGuard noGrad;
+    requireScores(output, m_k);
     const auto logits = output.to(torch::kFloat);
     const auto t = target.to(torch::kLong);
     m_loss += sampleCrossEntropy(logits, t).sum().item<double>();
@@ -111,6 +121,9 @@ class MaskPredictionWriter : public PredictionWriter {
  public:
   MaskPredictionWriter(std::string dir, const data::SampleSet& set)
       : m_dir(std::move(dir)), m_set(set) {
+    // "out/" names the folder itself (a trailing slash would let a link to a folder pass).
+    while (m_dir.size() > 1 && m_dir.back() == '/')
+      m_dir.pop_back();
     makeRealFolder(m_dir);
     makeRealFolder(m_dir + "/masks");
     makeRealFolder(m_dir + "/truth");
@@ -282,6 +295,7 @@ void SegmentationTask::to(const torch::Device& device) {
 torch::Tensor SegmentationTask::loss(const torch::Tensor& output, const torch::Tensor& target,
                                      const torch::Tensor&) const {
   namespace F = torch::nn::functional;
+  requireScores(output, m_classes);
   const auto logits = output.to(torch::kFloat);
   torch::Tensor total;
   if (m_loss != "dice") {

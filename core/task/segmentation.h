@@ -13,7 +13,8 @@
 //   dice            the same mean of 2 TP / (2 TP + FP + FN)
 //   pixel_accuracy  correct pixels / pixels
 // Per class: "iou", "dice" (NaN for a class absent from both), "pixel_share" (its share of the
-// true pixels). The loss of a sample is its mean per-pixel cross-entropy.
+// true pixels). The validation and test loss of a sample is its mean per-pixel cross-entropy
+// (whatever train.loss is: the figures, not the loss, say how good a segmentation is).
 #include <cstdint>
 #include <vector>
 

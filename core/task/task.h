@@ -106,6 +106,13 @@ class Task : public data::TargetCollator {
   /// checkpoint ("task_state") and passed back through TaskSetup::state (a regression's target
   /// mean and std). An empty object for most tasks.
   virtual Json state() const { return Json::object(); }
+  /// Takes back a state() this task gave (the test pass restores the best epoch's with its
+  /// weights). The default ignores it.
+  virtual void adoptState(const Json& /*state*/) {}
+  /// What the task learns from a validation pass of the model being trained, before the
+  /// epoch's checkpoints are written (so each holds what its own epoch tuned): multi-label
+  /// thresholds. The default learns nothing.
+  virtual void adoptValidation(const EvalMetrics& /*validation*/) {}
 
   /// What `eval --predictions FILE` writes: every sample's output in a form anyone can
   /// recompute the figures from. Null: the task writes none.

@@ -392,6 +392,9 @@ std::string Fit::endEpoch() {
     e.layerGradNorms[node] = m_state.normSteps ? sum / double(m_state.normSteps) : 0.0;
   if (s.valLoader) {
     e.validation = m_eval->validation();
+    // What the task tunes on validation (multi-label thresholds) goes into this epoch's
+    // checkpoints and the next epoch's figures.
+    s.task->adoptValidation(e.validation);
     if (m_ctx.controls.stopNow && s.group->stopsAlone()) {
       m_checkpoints->write("last", Json::object());  // the epoch's batches are all done
       throw RunEnd{FinishState::Stopped, "stopped at epoch " + std::to_string(m_state.epoch + 1) +

@@ -7,6 +7,7 @@ std::string TestPass::onEpochEnd(const EpochMetrics&) {
   m_bestWeights.clear();
   for (const auto& [name, t] : checkpoint::moduleState(*m_setup.net))
     m_bestWeights.emplace_back(name, t.clone());
+  m_bestTaskState = m_setup.task->state();
   return {};
 }
 
@@ -18,6 +19,7 @@ TestPass::Outcome TestPass::run(EvalLoop& loop,
   if (!m_bestWeights.empty()) {
     torch::NoGradGuard noGrad;
     checkpoint::loadModuleState(*s.net, m_bestWeights);
+    s.task->adoptState(m_bestTaskState);  // what the best epoch's validation tuned
     o.weights = "best";
   }
   log("evaluating the test split (" + std::to_string(s.pd->data.test.size()) +

@@ -32,6 +32,7 @@ class TestPass : public Callback {
   RunSetup& m_setup;
   std::shared_ptr<const BestMetric> m_best;
   checkpoint::NamedTensors m_bestWeights;
+  Json m_bestTaskState;
 };
 
 }  // namespace netsmith::train

@@ -141,6 +141,13 @@ def multilabel(cli, source, work):
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "multilabel" or json.loads(meta["classes"]) != classes:
         sys.exit("task_flows: mosaics: ONNX metadata %s" % meta)
+    # The thresholds eval used are the ones validation tuned for the checkpoint, and the export
+    # says them.
+    if all(t == 0.5 for t in thresholds):
+        sys.exit("task_flows: mosaics: no threshold was tuned on validation: %s" % thresholds)
+    if json.loads(meta["task_state"]).get("thresholds") != thresholds:
+        sys.exit("task_flows: mosaics: the ONNX metadata's thresholds %s are not eval's %s"
+                 % (meta["task_state"], thresholds))
     print("multilabel: mAP %.4f, micro F1 %.4f, macro F1 %.4f, subset accuracy %.4f "
           "(scikit-learn agrees)" % (report["figures"]["map"], report["figures"]["f1_micro"],
                                       report["figures"]["f1_macro"],

@@ -46,7 +46,7 @@ void writePair(const TempDir& dir, const std::string& stem, const cv::Mat& mask)
   cv::imwrite(dir.file("masks/" + stem + ".png"), mask);
 }
 
-/// A mask with class c in column block c (w / classes wide) and row r's left pixel ignored.
+/// A mask with class c in column block c (w / classes wide).
 cv::Mat stripes(int h, int w, int classes) {
   cv::Mat m(h, w, CV_8UC1);
   for (int y = 0; y < h; ++y)
@@ -68,24 +68,38 @@ void chunk(std::string& png, const char* type, const std::string& data) {
                           0, reinterpret_cast<const Bytef*>(body.data()), uInt(body.size()))));
 }
 
-/// An 8-bit palette PNG (colour type 3) of `indices` with `palette` (RGB triples), written by
-/// hand: OpenCV writes no palette PNGs.
+/// A palette PNG (colour type 3; or grey, type 0, when `palette` is empty) of `indices` at
+/// `depth` bits per pixel, written by hand: OpenCV writes no palette or 1-bit PNGs. Rows use
+/// filter 1 (sub) from the second on, so the reader's unfiltering is exercised.
 void writePalettePng(const std::string& path, const cv::Mat& indices,
-                     const std::vector<cv::Vec3b>& palette) {
+                     const std::vector<cv::Vec3b>& palette, int depth = 8) {
   std::string png("\x89PNG\r\n\x1a\n", 8);
   std::string ihdr;
   putBigEndian32(ihdr, std::uint32_t(indices.cols));
   putBigEndian32(ihdr, std::uint32_t(indices.rows));
-  ihdr += std::string("\x08\x03\x00\x00\x00", 5);  // 8 bits, indexed colour
+  ihdr += char(depth);
+  ihdr += char(palette.empty() ? 0 : 3);
+  ihdr += std::string("\x00\x00\x00", 3);
   chunk(png, "IHDR", ihdr);
-  std::string plte;
-  for (const auto& c : palette)
-    plte += std::string{char(c[0]), char(c[1]), char(c[2])};
-  chunk(png, "PLTE", plte);
+  if (!palette.empty()) {
+    std::string plte;
+    for (const auto& c : palette)
+      plte += std::string{char(c[0]), char(c[1]), char(c[2])};
+    chunk(png, "PLTE", plte);
+  }
   std::string raw;
+  const int perByte = 8 / depth;
+  const std::size_t rowBytes = (std::size_t(indices.cols) * std::size_t(depth) + 7) / 8;
   for (int y = 0; y < indices.rows; ++y) {
-    raw += '\0';  // filter: none
-    raw.append(reinterpret_cast<const char*>(indices.ptr<uchar>(y)), std::size_t(indices.cols));
+    std::string row(rowBytes, '\0');
+    for (int x = 0; x < indices.cols; ++x)
+      row[std::size_t(x / perByte)] =
+          char(uchar(row[std::size_t(x / perByte)]) |
+               (indices.at<uchar>(y, x) << (8 - depth * (1 + x % perByte))));
+    const bool sub = y > 0;
+    raw += char(sub ? 1 : 0);
+    for (std::size_t i = 0; i < rowBytes; ++i)
+      raw += char(uchar(row[i]) - (sub && i > 0 ? uchar(row[i - 1]) : 0));
   }
   uLongf size = compressBound(uLong(raw.size()));
   std::string z(size, '\0');
@@ -200,6 +214,25 @@ TEST(MaskFiles, PalettePngsGiveTheirIndicesAndGreyPngsTheirValues) {
   ASSERT_EQ(read.type(), CV_8UC1);
   EXPECT_EQ(cv::countNonZero(read != indices), 0);
 
+  // A palette whose colours repeat (padded with black, as many writers do) and a 4-bit one:
+  // the indices come back, not the first index of each colour.
+  std::vector<cv::Vec3b> padded(5, cv::Vec3b(0, 0, 0));
+  padded[1] = {128, 0, 0};
+  cv::Mat small(3, 5, CV_8UC1);
+  for (int i = 0; i < 15; ++i)
+    small.at<uchar>(i / 5, i % 5) = static_cast<uchar>(i % 5);
+  writePalettePng(dir.file("padded.png"), small, padded, 4);
+  EXPECT_EQ(cv::countNonZero(decodeMaskFile(dir.file("padded.png")) != small), 0);
+  // An index past the palette's end is named, not read as black.
+  writePalettePng(dir.file("short.png"), small, {padded.begin(), padded.begin() + 3});
+  EXPECT_CONTAINS(testutil::errorOf([&] { decodeMaskFile(dir.file("short.png")); }),
+                  "has the palette index 3 but the palette has 3 colours");
+  // A 1-bit grey mask keeps its 0 and 1 (OpenCV alone would stretch 1 to 255, "ignore").
+  cv::Mat binary = small > 2;
+  binary /= 255;
+  writePalettePng(dir.file("binary.png"), binary, {}, 1);
+  EXPECT_EQ(cv::countNonZero(decodeMaskFile(dir.file("binary.png")) != binary), 0);
+
   cv::imwrite(dir.file("grey.png"), indices);
   EXPECT_EQ(cv::countNonZero(decodeMaskFile(dir.file("grey.png")) != indices), 0);
   cv::Mat wide(3, 3, CV_16UC1, cv::Scalar(300));
@@ -241,10 +274,18 @@ TEST(MaskTargets, GeometricStepsAndCutMixMoveTheMaskWithTheImage) {
   o.mixes = pipeline.batchMixes();
   ASSERT_EQ(o.mixes.size(), 1u);
   DataLoader loader(set, proc, o);
-  bool moved = false;
+  LoaderOptions unmixed = o;
+  unmixed.mixes.clear();
+  DataLoader plain(set, proc, unmixed);
+  bool moved = false, pasted = false;
   for (std::int64_t epoch = 0; epoch < 3; ++epoch) {
     loader.startEpoch(epoch);
+    plain.startEpoch(epoch);
     while (auto batch = loader.next()) {
+      // The same samples and draws without CutMix: the masks differ only where a box was pasted.
+      const auto alone = plain.next();
+      ASSERT_TRUE(alone.has_value());
+      pasted = pasted || !torch::equal(alone->target, batch->target);
       ASSERT_EQ(batch->target.sizes(), (std::vector<std::int64_t>{8, 16, 16}));
       ASSERT_EQ(batch->target.scalar_type(), torch::kLong);
       const auto fromImage = classesOfImage(batch->images);
@@ -257,7 +298,8 @@ TEST(MaskTargets, GeometricStepsAndCutMixMoveTheMaskWithTheImage) {
       moved = moved || padded.any().item<bool>();
     }
   }
-  EXPECT_TRUE(moved);  // the crops did bring padding in
+  EXPECT_TRUE(moved);   // the crops did bring padding in
+  EXPECT_TRUE(pasted);  // and CutMix pasted boxes of other masks
 }
 
 TEST(MaskTargets, MixUpIsRefusedWhereMasksMoveWithTheImage) {
@@ -314,10 +356,11 @@ TEST(SegmentationTask, LossesLeaveIgnoredPixelsOut) {
   setup.dataClasses = 2;
   const auto target = torch::tensor({0, 1, 255, 1}, torch::kLong).view({1, 2, 2});
   auto logits = torch::zeros({1, 2, 2, 2});
-  // Right and sure on every pixel but the ignored one, where it is sure and wrong.
+  // Right and sure on every pixel but the ignored one, where it is sure of class 1 (not 0,
+  // the value an ignored pixel's one-hot would fall back to).
   logits.index_put_({0, 0, 0, 0}, 20.0);
   logits.index_put_({0, 1, 0, 1}, 20.0);
-  logits.index_put_({0, 0, 1, 0}, 20.0);
+  logits.index_put_({0, 1, 1, 0}, 20.0);
   logits.index_put_({0, 1, 1, 1}, 20.0);
   for (const char* loss : {"cross_entropy", "dice", "ce_dice"}) {
     setup.loss = loss;

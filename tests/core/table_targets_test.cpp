@@ -345,3 +345,39 @@ TEST(RegressionFigures, ScaledOutputsAndScikitLearnsDefinitions) {
   constantMiss->add(torch::tensor({0.0f, 0.05f, 0.1f}).view({3, 1}), truth);
   EXPECT_EQ(constantMiss->finish().figures.at("r2"), 0.0);
 }
+
+// Each label's threshold maximises its F1 (worked here: at 0.3, TP 3, FP 1, FN 0 give 6/7);
+// a label without a positive keeps 0.5; equal scores are one threshold.
+TEST(MultiLabelTask, ThresholdsMaximiseEachLabelsF1) {
+  EXPECT_FLOAT_EQ(task::bestF1Threshold({0.9f, 0.8f, 0.7f, 0.3f, 0.2f}, {1, 0, 1, 1, 0}), 0.3f);
+  EXPECT_EQ(task::bestF1Threshold({0.9f, 0.1f}, {0, 0}), 0.5);
+  // Ties: 0.6 holds a positive and a negative; taking both (F1 0.5) beats 0.9 alone (a
+  // negative only: F1 0).
+  EXPECT_FLOAT_EQ(task::bestF1Threshold({0.9f, 0.6f, 0.6f}, {0, 1, 0}), 0.6f);
+  // The task adopts the tuned thresholds, reports them, and its figures use them.
+  task::TaskSetup setup;
+  setup.dataClasses = 2;
+  task::MultiLabelTask t(setup);
+  const auto logits =
+      torch::logit(torch::tensor({0.9f, 0.2f, 0.3f, 0.8f, 0.35f, 0.1f})).view({3, 2});
+  const auto truth = torch::tensor({1.f, 0.f, 1.f, 1.f, 0.f, 0.f}).view({3, 2});
+  auto sums = t.evalSums();
+  sums->add(logits, truth);
+  const auto first = sums->finish();
+  EXPECT_EQ(first.perClass.at("threshold"), (std::vector<double>{0.5, 0.5}));
+  // Label 0: scores 0.9 (1), 0.3 (1), 0.35 (0): best at 0.3 (TP 2, FP 1: F1 0.8).
+  EXPECT_NEAR(first.perClass.at("tuned_threshold")[0], 0.3, 1e-6);
+  t.adoptValidation(first);
+  EXPECT_NEAR(t.thresholds()[0], 0.3, 1e-6);
+  EXPECT_NEAR(t.state()["thresholds"][0].get<double>(), 0.3, 1e-6);
+  auto again = t.evalSums();
+  again->add(logits, truth);
+  const auto tuned = again->finish();
+  EXPECT_NEAR(tuned.perClass.at("f1")[0], 0.8, 1e-9);
+  setup.state = t.state();
+  task::MultiLabelTask restored(setup);
+  EXPECT_EQ(restored.thresholds(), t.thresholds());
+  setup.state = Json{{"thresholds", {0.5}}};
+  EXPECT_NE(testutil::errorOf([&] { task::MultiLabelTask{setup}; }).find("task_state.thresholds"),
+            std::string::npos);
+}
