@@ -134,6 +134,20 @@ std::vector<uchar> readImageBytes(const std::string& path) {
 
 void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string& path) {
   if (bytes.empty()) throw SampleError(path + ": empty file (0 bytes)");
+  // Only the formats an image folder takes reach OpenCV's decoders: imdecode would otherwise
+  // try every codec it was built with on a file someone sent (DICOM, whose reader aborts the
+  // process on a bad file; GDAL's formats, which it writes to a temporary file first).
+  const auto starts = [&](const char* magic, std::size_t n, std::size_t at = 0) {
+    return bytes.size() >= at + n &&
+           std::equal(magic, magic + n, reinterpret_cast<const char*>(bytes.data()) + at);
+  };
+  const bool known = starts("\x89PNG\r\n\x1a\n", 8) || starts("\xff\xd8\xff", 3) ||
+                     starts("BM", 2) || (starts("RIFF", 4) && starts("WEBP", 4, 8)) ||
+                     starts("II*\0", 4) || starts("MM\0*", 4);
+  if (!known)
+    throw SampleError(path +
+                      ": not a readable image (by its first bytes not a PNG, JPEG, BMP, "
+                      "WebP or TIFF file)");
   if (const auto pixels = pngPixels(bytes); pixels > kMaxImagePixels) {
     throw SampleError(path + ": not read: " + std::to_string(pixels / 1000000) +
                       " megapixels is more than the " + std::to_string(kMaxImagePixels / 1000000) +
@@ -303,6 +317,8 @@ cv::Mat decodeMaskFile(const std::string& path) {
 
 cv::Mat decodeMaskBytes(const std::vector<unsigned char>& bytes, const std::string& path) {
   checkImageBytes(bytes, path);
+  if (bytes.size() < 8 || bytes[0] != 0x89 || bytes[1] != 'P')
+    throw SampleError(path + ": a mask must be a PNG file");
   const auto header = pngHeader(bytes);
   if (header && header->colourType == 3) return paletteIndices(bytes, *header, path);
   cv::Mat img;

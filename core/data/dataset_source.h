@@ -160,7 +160,8 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose = {
 cv::Mat decodeMaskFile(const std::string& path);
 /// decodeMaskFile() on a file's bytes (`path` names it in messages).
 cv::Mat decodeMaskBytes(const std::vector<unsigned char>& bytes, const std::string& path);
-/// The checks every decode makes on a file's bytes: not empty, a PNG announcing at most
+/// The checks every decode makes on a file's bytes: not empty, a PNG, JPEG, BMP, WebP or TIFF
+/// by its first bytes (nothing else reaches OpenCV's decoders), a PNG announcing at most
 /// kMaxImagePixels and running on to IEND. Throws SampleError naming `path`.
 void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string& path);
 
