@@ -243,6 +243,24 @@ TEST(MaskFiles, PalettePngsGiveTheirIndicesAndGreyPngsTheirValues) {
   EXPECT_CONTAINS(testutil::errorOf([&] { decodeMaskFile(dir.file("cut.png")); }), "cut.png");
 }
 
+// Bytes of a format no image folder takes never reach OpenCV's decoders: a DICOM file named .png
+// (GDCM, inside imdecode, aborts the process on a bad one; found by fuzz_jpeg).
+TEST(MaskFiles, OtherFormatsAreRefusedBeforeAnyDecoder) {
+  TempDir dir;
+  std::string dicom(128, '\0');
+  dicom += "DICM";
+  dicom += std::string("\x02\x00\x10\x00UI\x14\x00", 8) + std::string(20, '1');
+  std::ofstream(dir.file("scan.png"), std::ios::binary) << dicom;
+  EXPECT_CONTAINS(testutil::errorOf([&] { decodeMaskFile(dir.file("scan.png")); }),
+                  "scan.png: not a readable image (by its first bytes not a PNG");
+  EXPECT_CONTAINS(testutil::errorOf([&] { decodeImageFile(dir.file("scan.png")); }),
+                  "scan.png: not a readable image (by its first bytes not a PNG");
+  cv::imwrite(dir.file("real.bmp"), cv::Mat::zeros(3, 3, CV_8UC1));
+  EXPECT_CONTAINS(testutil::errorOf([&] { decodeMaskFile(dir.file("real.bmp")); }),
+                  "real.bmp: a mask must be a PNG file");
+  EXPECT_EQ(decodeImageFile(dir.file("real.bmp")).rows, 3);
+}
+
 TEST(MaskTargets, GeometricStepsAndCutMixMoveTheMaskWithTheImage) {
   TempDir dir;
   fs::create_directories(dir.path() / "images");
