@@ -1,6 +1,7 @@
 #include "data/preview_grid.h"
 
 #include <algorithm>
+#include <array>
 #include <opencv2/imgproc.hpp>
 
 namespace netsmith::data {
@@ -67,15 +68,18 @@ cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
                                        {67, 99, 216},   {245, 130, 49}, {145, 30, 180},
                                        {70, 240, 240},  {240, 50, 230}, {188, 246, 12},
                                        {250, 190, 190}, {0, 128, 128},  {154, 99, 36}};
-  const auto colourOf = [&](int c) -> cv::Vec3f {
-    if (std::size_t(c) < colors.size() && colors[std::size_t(c)].size() == 7) {
+  // Each class's tint once (not per pixel): the project's colour, else the palette's.
+  std::array<cv::Vec3f, 256> tint;
+  tint[255] = cv::Vec3f(255, 255, 255);
+  for (std::size_t c = 1; c < 255; ++c) {
+    tint[c] = kPalette[(c - 1) % (sizeof kPalette / sizeof kPalette[0])];
+    if (c < colors.size() && colors[c].size() == 7) {
       const auto hex = [&](std::size_t at) {
-        return float(std::stoi(colors[std::size_t(c)].substr(at, 2), nullptr, 16));
+        return float(std::stoi(colors[c].substr(at, 2), nullptr, 16));
       };
-      return {hex(1), hex(3), hex(5)};
+      tint[c] = {hex(1), hex(3), hex(5)};
     }
-    return kPalette[std::size_t(c - 1) % (sizeof kPalette / sizeof kPalette[0])];
-  };
+  }
   cv::Mat rgb;
   if (image.channels() == 1)
     cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB);
@@ -86,20 +90,22 @@ cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
     auto* px = rgb.ptr<cv::Vec3f>(y);
     const uchar* m = mask.ptr<uchar>(y);
     for (int x = 0; x < rgb.cols; ++x) {
-      if (m[x] == 0) continue;
-      const cv::Vec3f tint = m[x] == 255 ? cv::Vec3f(255, 255, 255) : colourOf(m[x]);
-      px[x] = px[x] * 0.45f + tint * (0.55f / 255.0f);
+      if (m[x] != 0) px[x] = px[x] * 0.45f + tint[m[x]] * (0.55f / 255.0f);
     }
   }
   return rgb;
 }
 
 std::string maskCaption(const cv::Mat& mask, const std::vector<std::string>& classes) {
-  std::vector<std::pair<int, int>> counts;  // (pixels, class)
-  for (int c = 0; c < 256; ++c) {
-    const int n = cv::countNonZero(mask == c);
-    if (n > 0 && c != 255) counts.emplace_back(n, c);
+  std::array<int, 256> histogram{};  // one pass over the mask
+  for (int y = 0; y < mask.rows; ++y) {
+    const uchar* m = mask.ptr<uchar>(y);
+    for (int x = 0; x < mask.cols; ++x)
+      ++histogram[m[x]];
   }
+  std::vector<std::pair<int, int>> counts;  // (pixels, class)
+  for (int c = 0; c < 255; ++c)
+    if (histogram[std::size_t(c)] > 0) counts.emplace_back(histogram[std::size_t(c)], c);
   // The items first, largest first; the background (class 0) last.
   std::sort(counts.begin(), counts.end(), [](auto a, auto b) {
     if ((a.second == 0) != (b.second == 0)) return b.second == 0;
