@@ -51,6 +51,7 @@ def build(classes, channels, size):
     return {"input": {"channels": channels, "height": size, "width": size}, "nodes": nodes}
 
 
+TEMPLATE_CLASSES = ["background", "object"]
 SCENE_CLASSES = ["background", "T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal",
                  "Shirt", "Sneaker", "Bag", "Ankle boot"]
 SCENE_COLORS = ["#000000", "#e6194b", "#3cb44b", "#ffe119", "#4363d8", "#f58231", "#911eb4",
@@ -64,15 +65,36 @@ def write(path, project):
 
 
 def main():
+    # The template's keys in project::serialiseProject's order; its data (images and masks
+    # beside the project, two classes until the user names theirs) is what File > New gives a
+    # segmentation project.
     write("resources/templates/unet.netsmith.json", {
         "format": "netsmith-project", "version": 1, "name": "unet",
         "description": "A small U-Net for segmentation: 3 encoder blocks [conv3x3-BN-ReLU x2, "
                        "maxpool], a bottleneck, 3 decoder blocks [ConvTranspose2d, Concat with "
                        "the encoder block of the same size, conv3x3-BN-ReLU x2], a 1x1 Conv2d "
                        "giving a score per class for every pixel (set out.out_channels to your "
-                       "classes).",
+                       "classes). Data: a folder of images and a folder of PNG masks with the "
+                       "same file stems, a mask's pixel value its class index, 255 ignored "
+                       "(data/train/images and data/train/masks beside the project); name the "
+                       "classes in data.classes, in index order.",
         "task": "segmentation",
-        "model": build(2, 3, 128)})
+        "model": build(len(TEMPLATE_CLASSES), 3, 128),
+        "data": {
+            "train": {"format": "mask_folders", "images": "data/train/images",
+                      "masks": "data/train/masks"},
+            "validation": {"fraction": 0.1, "seed": 0},
+            "test": {"format": "mask_folders", "images": "data/test/images",
+                     "masks": "data/test/masks"},
+            "classes": TEMPLATE_CLASSES,
+            "fit": "resize",
+            "normalize": "auto",
+            "on_error": "skip"},
+        "augment": [{"transform": "HorizontalFlip", "p": 0.5}],
+        "train": {"epochs": 20, "batch_size": 16,
+                  "optimizer": {"type": "adam", "lr": 0.001, "weight_decay": 0.0},
+                  "schedule": {"type": "cosine", "warmup_epochs": 0},
+                  "seed": 0, "device": "cpu", "loss": "ce_dice", "monitor": "val_miou"}})
     write("resources/examples/scenes.netsmith.json", {
         "format": "netsmith-project", "version": 1, "name": "scenes",
         "description": "Segmentation: which Fashion-MNIST item each pixel of a 64x64 scene "

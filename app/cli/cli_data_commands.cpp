@@ -1,6 +1,8 @@
 // Data commands: transforms, data-stats, preview-aug.
 #include <unistd.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <opencv2/imgcodecs.hpp>
@@ -142,6 +144,48 @@ int runDataStats(const std::vector<std::string>& words) {
   for (const auto& s : d.skipped)
     skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
   j["skipped"] = skippedJson;
+  const auto& t = d.targets;
+  const bool classes = t.kind == data::TargetKind::ClassIndex;
+  // Per-task statistics of the training split's targets.
+  struct Summary {
+    double min = 0, max = 0, mean = 0, std = 0;
+  };
+  const auto summarise = [](const std::vector<float>& v) {
+    Summary s;
+    if (v.empty()) return s;
+    s.min = s.max = v.front();
+    double sum = 0, sq = 0;
+    for (float x : v) {
+      s.min = std::min(s.min, double(x));
+      s.max = std::max(s.max, double(x));
+      sum += x;
+      sq += double(x) * double(x);
+    }
+    s.mean = sum / double(v.size());
+    s.std = std::sqrt(std::max(0.0, sq / double(v.size()) - s.mean * s.mean));
+    return s;
+  };
+  std::int64_t maskPixels = t.ignoredPixels;
+  for (auto p : t.classPixels)
+    maskPixels += p;
+  if (t.kind == data::TargetKind::MultiHot) {
+    j.erase("class_counts");  // one class per sample it has not: its labels instead
+    j["labels"] = Json{{"train_positives", counts(t.positives)},
+                       {"cooccurrence", t.cooccurrence},
+                       {"labels_per_image", t.labelsPerImage}};
+  } else if (t.kind == data::TargetKind::RealVector) {
+    j.erase("class_counts");
+    Json targets = Json::object();
+    for (std::size_t k = 0; k < t.values.size() && k < d.targetNames.size(); ++k) {
+      const auto s = summarise(t.values[k]);
+      targets[d.targetNames[k]] =
+          Json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std}};
+    }
+    j["targets"] = targets;
+  } else if (t.kind == data::TargetKind::ClassMask) {
+    j.erase("class_counts");
+    j["pixels"] = Json{{"train", counts(t.classPixels)}, {"ignored", t.ignoredPixels}};
+  }
   if (args.has("--json")) {
     std::cout << j.dump(2) << '\n';
     return kExitOk;
@@ -154,11 +198,36 @@ int runDataStats(const std::vector<std::string>& words) {
   std::size_t w = 5;
   for (const auto& c : d.classes)
     w = std::max(w, c.size());
-  std::printf("%-*s %10s %10s %10s\n", int(w), "class", "train", "validation", "test");
-  for (std::size_t k = 0; k < d.classes.size(); ++k) {
-    std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(),
-                (long long)d.trainCounts[k], (long long)d.validationCounts[k],
-                (long long)d.testCounts[k]);
+  if (classes) {
+    std::printf("%-*s %10s %10s %10s\n", int(w), "class", "train", "validation", "test");
+    for (std::size_t k = 0; k < d.classes.size(); ++k) {
+      std::printf("%-*s %10lld %10lld %10lld\n", int(w), d.classes[k].c_str(),
+                  (long long)d.trainCounts[k], (long long)d.validationCounts[k],
+                  (long long)d.testCounts[k]);
+    }
+  } else if (t.kind == data::TargetKind::MultiHot) {
+    std::printf("%-*s %12s\n", int(w), "label", "train images");
+    for (std::size_t k = 0; k < d.classes.size() && k < t.positives.size(); ++k)
+      std::printf("%-*s %12lld\n", int(w), d.classes[k].c_str(), (long long)t.positives[k]);
+    std::cout << "Labels per image (train):";
+    for (std::size_t n = 0; n < t.labelsPerImage.size(); ++n)
+      if (t.labelsPerImage[n] > 0) std::cout << ' ' << n << ": " << t.labelsPerImage[n];
+    std::cout << '\n';
+  } else if (t.kind == data::TargetKind::RealVector) {
+    std::printf("%-12s %12s %12s %12s %12s\n", "target", "min", "mean", "std", "max");
+    for (std::size_t k = 0; k < t.values.size() && k < d.targetNames.size(); ++k) {
+      const auto s = summarise(t.values[k]);
+      std::printf("%-12s %12.5g %12.5g %12.5g %12.5g\n", d.targetNames[k].c_str(), s.min, s.mean,
+                  s.std, s.max);
+    }
+  } else if (t.kind == data::TargetKind::ClassMask) {
+    std::printf("%-*s %14s %8s\n", int(w), "class", "train pixels", "share");
+    for (std::size_t k = 0; k < d.classes.size() && k < t.classPixels.size(); ++k)
+      std::printf("%-*s %14lld %7.2f%%\n", int(w), d.classes[k].c_str(),
+                  (long long)t.classPixels[k],
+                  maskPixels ? 100.0 * double(t.classPixels[k]) / double(maskPixels) : 0.0);
+    std::printf("%-*s %14lld %7.2f%%\n", int(w), "(ignored)", (long long)t.ignoredPixels,
+                maskPixels ? 100.0 * double(t.ignoredPixels) / double(maskPixels) : 0.0);
   }
   std::cout << "Mean/std (train, per channel):";
   for (std::size_t c = 0; c < d.mean.size(); ++c)

@@ -2,13 +2,79 @@
 #include "data/source_formats.h"
 
 #include <algorithm>
+#include <array>
 
 #include "augment/transform.h"
 #include "common/error.h"
 #include "data/dataset_stats.h"
+#include "data/preview_grid.h"
 #include "data/project_data.h"
 
 namespace netsmith::data {
+
+namespace {
+
+/// The training split's targets into s.targets (its kind set): labels counted, values kept,
+/// every mask decoded once (a mask that cannot be read is listed under on_error "skip", fatal
+/// under "fail", as training would find it). False when `progress` says stop.
+bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& progress,
+                 DataScanResult& s) {
+  auto& t = s.targets;
+  const auto& source = *train.source;
+  const auto width = std::size_t(std::max<std::int64_t>(0, source.targetWidth()));
+  if (t.kind == TargetKind::MultiHot) {
+    t.positives.assign(width, 0);
+    t.cooccurrence.assign(width, std::vector<std::int64_t>(width, 0));
+    t.labelsPerImage.assign(width + 1, 0);
+  } else if (t.kind == TargetKind::RealVector) {
+    t.values.assign(width, {});
+  } else if (t.kind == TargetKind::ClassMask) {
+    t.classPixels.assign(s.classes.size(), 0);
+  }
+  std::vector<std::size_t> present;
+  for (std::int64_t k = 0; k < train.size(); ++k) {
+    const auto i = train.indices[std::size_t(k)];
+    if (t.kind == TargetKind::MultiHot) {
+      const float* row = source.targetRow(i);
+      present.clear();
+      for (std::size_t a = 0; a < width; ++a)
+        if (row[a] > 0.5f) present.push_back(a);
+      for (auto a : present) {
+        ++t.positives[a];
+        for (auto b : present)
+          ++t.cooccurrence[a][b];
+      }
+      ++t.labelsPerImage[present.size()];
+    } else if (t.kind == TargetKind::RealVector) {
+      const float* row = source.targetRow(i);
+      for (std::size_t a = 0; a < width; ++a)
+        t.values[a].push_back(row[a]);
+    } else if (t.kind == TargetKind::ClassMask && source.hasMasks()) {
+      cv::Mat mask;
+      try {
+        mask = source.loadMask(i);
+      } catch (const SampleError& e) {
+        if (policy == ErrorPolicy::Fail) throw;
+        s.skipped.push_back(skippedFor(source.describe(i), e.what()));
+        continue;
+      }
+      std::array<std::int64_t, 256> histogram{};
+      for (int y = 0; y < mask.rows; ++y) {
+        const uchar* m = mask.ptr<uchar>(y);
+        for (int x = 0; x < mask.cols; ++x)
+          ++histogram[m[x]];
+      }
+      for (std::size_t c = 0; c < t.classPixels.size() && c < 255; ++c)
+        t.classPixels[c] += histogram[c];
+      t.ignoredPixels += histogram[255];
+    }
+    if (progress && (k % 256 == 255 || k + 1 == train.size()) && !progress(k + 1, train.size()))
+      return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
                                const DataScanOptions& options) {
@@ -84,6 +150,35 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
       return s;
     }
   }
+  s.targets.kind = sourceFormat(s.trainFormat).targets;
+  s.targetNames = d.targets;
+  if (s.targets.kind != TargetKind::ClassIndex) {
+    if (!scanTargets(d.train, policy, step("reading targets"), s)) {
+      s.cancelled = true;
+      return s;
+    }
+    // The first training images with their targets (masks drawn over their images).
+    const int wanted = 4 * options.samplesPerClass;
+    for (std::int64_t k = 0; k < d.train.size() && int(s.samples.size()) < wanted; ++k) {
+      try {
+        cv::Mat picture;
+        if (d.train.source->hasMasks()) {
+          cv::Mat mask;
+          const cv::Mat image = pd->processor->preview(d.train, k, false, 0, 0, &mask);
+          overlayMask(image, mask, d.config.colors).convertTo(picture, CV_8U, 255.0);
+          s.sampleCaptions.push_back(maskCaption(mask, d.classes));
+        } else {
+          picture = plain.plain(d.train, k);
+          s.sampleCaptions.push_back(d.train.describeTarget(k));
+        }
+        s.samples.push_back(picture);
+        s.sampleLabels.push_back(-1);
+      } catch (const std::exception&) {
+        // unreadable: already listed as skipped
+      }
+    }
+    return s;
+  }
   // A few training images of every class, as the model sees them.
   const auto perClass = options.samplesPerClass;
   std::vector<int> taken(static_cast<std::size_t>(d.numClasses()), 0);
@@ -94,6 +189,7 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
     try {
       s.samples.push_back(plain.plain(d.train, k));
       s.sampleLabels.push_back(label);
+      s.sampleCaptions.push_back(d.classes.at(std::size_t(label)));
       ++taken[static_cast<std::size_t>(label)];
     } catch (const std::exception&) {
       // unreadable: already listed as skipped

@@ -23,9 +23,27 @@ struct DataScanOptions {
   /// The "WxH" histogram of the training split: never, for sources of image files (folders
   /// and manifests, whose sizes vary), or for every source.
   enum class Sizes { No, OfFiles, All } imageSizes = Sizes::No;
-  int samplesPerClass = 0;  ///< training images per class, as the model sees them
+  /// Training images per class, as the model sees them (a source without one class per
+  /// sample: 4 x this many of its first images, with their targets in the caption).
+  int samplesPerClass = 0;
   /// (what is being done, done, total) now and then; return false to cancel.
   std::function<bool(const std::string& phase, std::int64_t done, std::int64_t total)> progress;
+};
+
+/// What the training split's targets hold, for a source whose samples are not one class each.
+struct TargetStats {
+  TargetKind kind = TargetKind::ClassIndex;
+  /// Multi-label: images per label; [a][b]: images with both labels a and b (the diagonal:
+  /// positives); images with 0, 1, 2, ... labels.
+  std::vector<std::int64_t> positives;
+  std::vector<std::vector<std::int64_t>> cooccurrence;
+  std::vector<std::int64_t> labelsPerImage;
+  /// Regression: each target's value for every training sample, [target][sample].
+  std::vector<std::vector<float>> values;
+  /// Segmentation: training pixels of each class in the masks (at their files' size), and
+  /// the ignored ones (255).
+  std::vector<std::int64_t> classPixels;
+  std::int64_t ignoredPixels = 0;
 };
 
 struct DataScanResult {
@@ -40,8 +58,13 @@ struct DataScanResult {
   std::string normalizationMode;
   std::vector<double> normalizationMean, normalizationStd;
   std::optional<std::map<std::string, std::int64_t>> imageSizes;
-  std::vector<cv::Mat> samples;  ///< 8-bit grey or RGB
-  std::vector<std::int64_t> sampleLabels;
+  std::vector<cv::Mat> samples;            ///< 8-bit grey or RGB
+  std::vector<std::int64_t> sampleLabels;  ///< -1 for a source without one class per sample
+  /// Each sample's target as a person reads it ("Bag"; "Bag, Sandal"; "sin 0.42"; a mask's
+  /// classes). A mask's sample is the image in colour with its mask over it.
+  std::vector<std::string> sampleCaptions;
+  TargetStats targets;
+  std::vector<std::string> targetNames;  ///< a regression's target names
   SourceFormat trainFormat = SourceFormat::Idx;
 };
 

@@ -26,6 +26,23 @@ struct EvalMetrics {
   std::map<std::string, std::vector<double>> perClass;
 };
 
+/// One evaluated sample as its task's evaluation view shows it (Task::describeSamples), in the
+/// user's units.
+struct SampleView {
+  /// Multi-label: 1 or 0 per label; regression: the true values.
+  std::vector<float> truth;
+  /// Multi-label: each label's probability; regression: the predicted values.
+  std::vector<float> output;
+  /// The task's figure of this one sample: multi-label its loss (mean binary cross-entropy over
+  /// the labels), regression its mean absolute error, segmentation its IoU (mean over the
+  /// classes in its truth or prediction; NaN when every pixel is ignored).
+  double score = 0;
+  /// Segmentation: the true and predicted class of every pixel (row-major, 255: ignore),
+  /// `height` x `width`.
+  int height = 0, width = 0;
+  std::vector<std::uint8_t> trueMask, predictedMask;
+};
+
 /// The value of a figure that is undefined (no sample, no positive): NaN, written as null.
 inline double noFigure() {
   return std::numeric_limits<double>::quiet_NaN();

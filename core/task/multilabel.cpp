@@ -350,6 +350,26 @@ std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
       });
 }
 
+std::vector<SampleView> MultiLabelTask::describeSamples(const torch::Tensor& output,
+                                                        const torch::Tensor& target) const {
+  const auto logits = output.to(torch::kCPU, torch::kFloat).contiguous();
+  const auto truth = target.to(torch::kCPU, torch::kFloat).contiguous();
+  const auto losses =
+      torch::binary_cross_entropy_with_logits(logits, truth, {}, {}, at::Reduction::None)
+          .mean(1)
+          .contiguous();
+  const auto probs = torch::sigmoid(logits).contiguous();
+  const auto n = logits.size(0), k = logits.size(1);
+  std::vector<SampleView> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto& v = out[std::size_t(i)];
+    v.output.assign(probs.data_ptr<float>() + i * k, probs.data_ptr<float>() + (i + 1) * k);
+    v.truth.assign(truth.data_ptr<float>() + i * k, truth.data_ptr<float>() + (i + 1) * k);
+    v.score = losses[i].item<double>();
+  }
+  return out;
+}
+
 Json MultiLabelTask::state() const {
   return Json{{"thresholds", m_thresholds}};
 }

@@ -66,6 +66,8 @@ class MultiLabelTask : public Task {
   Json evaluationSchema() const override;
   std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
                                                      const data::SampleSet& set) const override;
+  std::vector<SampleView> describeSamples(const torch::Tensor& output,
+                                          const torch::Tensor& target) const override;
   Json state() const override;
   void adoptState(const Json& state) override;
   void adoptValidation(const EvalMetrics& validation) override;

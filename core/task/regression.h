@@ -46,6 +46,8 @@ class RegressionTask : public Task {
   Json state() const override;
   std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
                                                      const data::SampleSet& set) const override;
+  std::vector<SampleView> describeSamples(const torch::Tensor& output,
+                                          const torch::Tensor& target) const override;
 
   /// The model's output in the data's units.
   torch::Tensor predict(const torch::Tensor& output) const;

@@ -357,6 +357,50 @@ Json SegmentationTask::evaluationSchema() const {
           {"items", {{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 0}}}}}}}}}};
 }
 
+std::vector<SampleView> SegmentationTask::describeSamples(const torch::Tensor& output,
+                                                          const torch::Tensor& target) const {
+  const auto predicted = output.argmax(1).to(torch::kCPU, torch::kUInt8).contiguous();
+  const auto truth = target.to(torch::kCPU).clamp(0, 255).to(torch::kUInt8).contiguous();
+  const auto n = predicted.size(0);
+  const int h = int(predicted.size(1)), w = int(predicted.size(2));
+  const std::size_t pixels = std::size_t(h) * std::size_t(w);
+  const auto k = std::size_t(std::max<std::int64_t>(m_classes, output.size(1)));
+  std::vector<SampleView> out(static_cast<std::size_t>(n));
+  std::vector<double> inter(k), uni(k);
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto& v = out[std::size_t(i)];
+    v.height = h;
+    v.width = w;
+    const std::uint8_t* p = predicted.data_ptr<std::uint8_t>() + std::size_t(i) * pixels;
+    const std::uint8_t* t = truth.data_ptr<std::uint8_t>() + std::size_t(i) * pixels;
+    v.predictedMask.assign(p, p + pixels);
+    v.trueMask.assign(t, t + pixels);
+    // This sample's IoU as the split's miou counts it: ignored pixels left out, the mean over
+    // the classes in its truth or its prediction.
+    std::fill(inter.begin(), inter.end(), 0.0);
+    std::fill(uni.begin(), uni.end(), 0.0);
+    for (std::size_t j = 0; j < pixels; ++j) {
+      if (t[j] == kIgnoreIndex || t[j] >= k || p[j] >= k) continue;
+      if (p[j] == t[j]) {
+        inter[t[j]] += 1;
+        uni[t[j]] += 1;
+      } else {
+        uni[t[j]] += 1;
+        uni[p[j]] += 1;
+      }
+    }
+    double sum = 0;
+    int present = 0;
+    for (std::size_t c = 0; c < k; ++c) {
+      if (uni[c] == 0) continue;
+      sum += inter[c] / uni[c];
+      ++present;
+    }
+    v.score = present ? sum / present : noFigure();
+  }
+  return out;
+}
+
 std::unique_ptr<PredictionWriter> SegmentationTask::predictionWriter(
     const std::string& path, const data::SampleSet& set) const {
   return std::make_unique<MaskPredictionWriter>(path, set);

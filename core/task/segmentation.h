@@ -57,6 +57,8 @@ class SegmentationTask : public Task {
   Json evaluationSchema() const override;
   std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
                                                      const data::SampleSet& set) const override;
+  std::vector<SampleView> describeSamples(const torch::Tensor& output,
+                                          const torch::Tensor& target) const override;
 
  private:
   std::int64_t m_classes = 0;

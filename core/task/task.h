@@ -114,6 +114,13 @@ class Task : public data::TargetCollator {
   /// thresholds. The default learns nothing.
   virtual void adoptValidation(const EvalMetrics& /*validation*/) {}
 
+  /// Each sample of a batch as the Evaluation page shows it (see SampleView), from the model's
+  /// output (float, on the CPU) and the batch's target. Empty: the task has no per-sample view.
+  virtual std::vector<SampleView> describeSamples(const torch::Tensor& /*output*/,
+                                                  const torch::Tensor& /*target*/) const {
+    return {};
+  }
+
   /// What `eval --predictions FILE` writes: every sample's output in a form anyone can
   /// recompute the figures from. Null: the task writes none.
   virtual std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,

@@ -245,6 +245,40 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
 }
 
+/// A mask (`view`'s, row-major) at `size` (nearest neighbour: classes stay classes).
+std::vector<std::uint8_t> fitMask(std::vector<std::uint8_t> mask, int h, int w, cv::Size size) {
+  if (mask.empty() || (size.height == h && size.width == w)) return mask;
+  const cv::Mat in(h, w, CV_8UC1, mask.data());
+  cv::Mat out;
+  cv::resize(in, out, size, 0, 0, cv::INTER_NEAREST);
+  return std::vector<std::uint8_t>(out.datastart, out.dataend);
+}
+
+/// Each sample of `batch` as its task describes it, with its picture.
+void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, const task::Task& task,
+                      const data::Normalization& norm, int thumbnail,
+                      std::vector<SampleOutcome>& samples) {
+  auto views = task.describeSamples(output.to(torch::kCPU), batch.target.to(torch::kCPU));
+  for (std::size_t i = 0; i < views.size() && i < batch.samples.size(); ++i) {
+    SampleOutcome s;
+    s.position = batch.samples[i];
+    s.loss = views[i].score;
+    auto& v = views[i];
+    const bool masks = v.height > 0;
+    s.picture = picture(batch.images[std::int64_t(i)], norm.mean, norm.std,
+                        masks ? std::max(thumbnail, kMaskThumbnail) : thumbnail);
+    if (masks) {
+      const cv::Size size(s.picture.cols, s.picture.rows);
+      v.trueMask = fitMask(std::move(v.trueMask), v.height, v.width, size);
+      v.predictedMask = fitMask(std::move(v.predictedMask), v.height, v.width, size);
+      v.height = size.height;
+      v.width = size.width;
+    }
+    s.view = std::move(v);
+    samples.push_back(std::move(s));
+  }
+}
+
 /// Runs `net` over `set` for a task without the class view: its figures only.
 void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                          const data::ProjectData& pd, const std::shared_ptr<task::Task>& task,
@@ -262,6 +296,8 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
   while (auto batch = loader.next()) {
     const auto output = net.forward(batch->images).to(torch::kFloat);
     sums->add(output, batch->target);
+    if (options.keepSamples)
+      keepTaskOutcomes(*batch, output, *task, pd.normalization, options.thumbnail, out.samples);
     if (predictions) predictions->add(output, batch->target, batch->samples);
     done += batch->images.size(0);
     if (!keepEvaluating(options, done, total, loader, out)) break;
@@ -313,6 +349,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     throw Error("the split must be test or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
   out.targets = pd->data.targets;
+  out.colors = pd->data.config.colors;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
   task::TaskSetup setup;

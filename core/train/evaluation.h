@@ -14,6 +14,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/json.h"
+#include "task/figures.h"
 #include "task/task_registry.h"
 #include "train/events.h"
 
@@ -34,12 +35,17 @@ struct EvaluationOptions {
   /// Write every sample's output here (the task's predictions file, task/task.h): anyone can
   /// recompute the figures from it.
   std::string predictions;
-  int thumbnail = 56;  ///< the longest side of a sample's picture, pixels
+  /// The longest side of a sample's picture, pixels (segmentation's pictures and masks: at
+  /// least kMaskThumbnail).
+  int thumbnail = 56;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
   /// The tasks this program knows; a checkpoint of another task is refused by name.
   task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
+
+/// The longest side of a segmentation sample's picture and masks when samples are kept.
+inline constexpr int kMaskThumbnail = 96;
 
 struct SampleOutcome {
   std::int64_t position = 0;  ///< in the split
@@ -48,6 +54,9 @@ struct SampleOutcome {
   double loss = 0;                                   ///< cross-entropy of this sample
   std::vector<std::pair<std::int64_t, double>> top;  ///< the 3 most probable classes
   cv::Mat picture;  ///< 8-bit grey or RGB, at most `thumbnail` pixels on a side
+  /// A task without the class view: the sample as its task shows it (its masks at the
+  /// picture's size).
+  task::SampleView view;
 };
 
 struct ClassScores {
@@ -65,11 +74,14 @@ struct Evaluation {
   bool classView = true;
   std::vector<std::string> classes;
   std::vector<std::string> targets;  ///< a regression's target names
+  std::vector<std::string> colors;   ///< the classes' "#rrggbb" (data.colors; may be empty)
   EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
   std::vector<ClassScores> perClass;
   int topK = 5;
   double topKAccuracy = 0;
-  std::vector<SampleOutcome> samples;  ///< when asked, in split order
+  /// When asked, in split order: every sample of the class view; a task without it keeps its
+  /// SampleView (label, predicted and top stay empty).
+  std::vector<SampleOutcome> samples;
   bool cancelled = false;
   Json toJson() const;
   /// The samples of one confusion-matrix cell, highest loss first.

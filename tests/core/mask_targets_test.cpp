@@ -367,6 +367,18 @@ TEST(SegmentationTask, FiguresFromThePixelConfusionWorkedByHand) {
   sums->setSums(both);
   EXPECT_NEAR(sums->finish().figures.at("miou"), m.figures.at("miou"), 1e-12);
   EXPECT_EQ(sums->finish().samples, 2);
+  // The Evaluation page's view of the sample: its masks as given, its IoU that of the one image
+  // (the same mean as above), the 255 pixel kept as 255.
+  const auto views = seg.describeSamples(logits, truth);
+  ASSERT_EQ(views.size(), 1u);
+  EXPECT_EQ(views[0].height, 2);
+  EXPECT_EQ(views[0].width, 3);
+  EXPECT_EQ(views[0].trueMask, (std::vector<std::uint8_t>{0, 0, 1, 1, 2, 255}));
+  EXPECT_EQ(views[0].predictedMask, (std::vector<std::uint8_t>{0, 1, 1, 1, 0, 2}));
+  EXPECT_NEAR(views[0].score, (1.0 / 3 + 2.0 / 3 + 0) / 3, 1e-12);
+  // An image whose every pixel is ignored has no IoU.
+  const auto ignored = seg.describeSamples(logits, torch::full({1, 2, 3}, 255, torch::kLong));
+  EXPECT_TRUE(std::isnan(ignored.at(0).score));
 }
 
 TEST(SegmentationTask, LossesLeaveIgnoredPixelsOut) {

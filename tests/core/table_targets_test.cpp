@@ -294,6 +294,14 @@ TEST(MultiLabelFigures, SumsGiveTheFiguresWorkedOutHere) {
   EXPECT_NEAR(m.perClass.at("ap")[0], apA, 1e-6);
   EXPECT_NEAR(m.perClass.at("ap")[1], apB, 1e-6);
   EXPECT_NEAR(m.figures.at("map"), (apA + apB) / 2, 1e-6);
+  // The Evaluation page's view: each sample's probabilities and labels, and its loss (the mean
+  // binary cross-entropy over its labels: sample 0, -(ln 0.9 + ln 0.8) / 2).
+  const auto views =
+      t.describeSamples(torch::log(probs / (1 - probs)), torch::tensor(y).view({4, 2}));
+  ASSERT_EQ(views.size(), 4u);
+  EXPECT_NEAR(views[3].output[1], 0.8f, 1e-6);
+  EXPECT_EQ(views[2].truth, (std::vector<float>{1, 1}));
+  EXPECT_NEAR(views[0].score, -(std::log(0.9) + std::log(0.8)) / 2, 1e-6);
   // Once other processes' sums are added (here: the same again), AP comes from the score
   // histograms: the same ranks, the same AP.
   auto doubled = sums->sums();
@@ -322,6 +330,14 @@ TEST(RegressionFigures, ScaledOutputsAndScikitLearnsDefinitions) {
   EXPECT_NEAR(m.figures.at("r2"), 1 - 2.0 / (78.0 / 9), 1e-9);
   // The loss is on standardised values: errors 0, -0.5, -0.5 -> MSE 1/6.
   EXPECT_NEAR(m.loss, 1.0 / 6, 1e-6);
+  // The Evaluation page's view: values in the targets' units, the sample's absolute error.
+  const auto views = t.describeSamples(torch::tensor({0.0f, 1.0f, -1.0f}).view({3, 1}),
+                                       torch::tensor({10.0f, 13.0f, 9.0f}).view({3, 1}));
+  ASSERT_EQ(views.size(), 3u);
+  EXPECT_EQ(views[1].output, std::vector<float>{12.0f});
+  EXPECT_EQ(views[1].truth, std::vector<float>{13.0f});
+  EXPECT_NEAR(views[0].score, 0.0, 1e-9);
+  EXPECT_NEAR(views[2].score, 1.0, 1e-6);
   EXPECT_CONTAINS(errorOf([&] {
                     task::TaskSetup bad = setup;
                     bad.state = Json{{"target_mean", {1.0}}, {"target_std", {0.0}}};

@@ -22,16 +22,21 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
       const auto& in = loaded.project.model.input;
       net->eval();
       const auto out = net->forward(torch::randn({2, in.channels, in.height, in.width}));
-      // Classifiers of Fashion-MNIST's 10 classes; the other tasks' examples their outputs;
+      // A score per class of data.classes (10 where the classes come from the data: the
+      // templates' default head), a regression one number per target of data.targets, a
       // segmentation a score per class for every input pixel.
+      const auto& section = loaded.project.data;
+      const auto classes =
+          section.contains("classes") ? std::int64_t(section["classes"].size()) : std::int64_t(10);
       if (loaded.project.task == "segmentation") {
-        const auto classes = loaded.project.data.contains("classes")
-                                 ? std::int64_t(loaded.project.data["classes"].size())
-                                 : std::int64_t(2);
+        ASSERT_TRUE(section.contains("classes"));
         EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, classes, in.height, in.width}));
+      } else if (loaded.project.task == "regression") {
+        ASSERT_TRUE(section.contains("targets"));
+        EXPECT_EQ(out.sizes().vec(),
+                  (std::vector<std::int64_t>{2, std::int64_t(section["targets"].size())}));
       } else {
-        const auto outputs = loaded.project.task == "regression" ? 2 : 10;
-        EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, outputs}));
+        EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, classes}));
       }
       std::int64_t numel = 0;
       for (const auto& p : net->parameters())

@@ -6,6 +6,10 @@
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
@@ -169,6 +173,135 @@ class MainWindowTest : public QObject {
     QVERIFY2(window.currentCheckpoint().endsWith(QStringLiteral(".safetensors")),
              qPrintable(window.currentCheckpoint()));
     QVERIFY(action(window, "actionExport_onnx")->isEnabled());
+  }
+
+  // File > New asks for the task first (Down to "Multi-label", Enter; Esc cancels), and the
+  // blank project takes that task's template: its task key, loss, monitor, data format and input
+  // size. The start page names each entry's task, and its filter shows one task's entries: as
+  // many as resources/ holds files of that task (their "task" keys read here).
+  void newProjectAsksForTheTaskAndTheStartPageFiltersByTask() {
+    QMap<QString, int> filesPerTask;
+    QMap<QString, QString> taskOfTemplate;
+    int files = 0;
+    for (const char* dir : {"/resources/templates", "/resources/examples"}) {
+      const QDir folder(QStringLiteral(NETSMITH_SOURCE_DIR) + QLatin1String(dir));
+      for (const QString& name :
+           folder.entryList({QStringLiteral("*.netsmith.json")}, QDir::Files)) {
+        QFile file(folder.filePath(name));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QJsonObject root = QJsonDocument::fromJson(file.readAll()).object();
+        QVERIFY2(!root.isEmpty(), qPrintable(name));
+        // No "task" key: a classification project.
+        const QString task =
+            root.value(QStringLiteral("task")).toString(QStringLiteral("classification"));
+        ++filesPerTask[task];
+        if (QLatin1String(dir) == QLatin1String("/resources/templates"))
+          taskOfTemplate[name] = task;
+        ++files;
+      }
+    }
+    // Each task File > New offers starts from a template of that task.
+    for (const auto& choice : netsmith::ui::NewProjectTaskDialog::choices())
+      QCOMPARE(taskOfTemplate.value(choice.templateFile), choice.name);
+
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    auto* start = window.startPage();
+    QVERIFY(start && start->isVisible());
+    auto* examples = start->examplesList();
+    const auto shownLines = [examples] {
+      QStringList lines;
+      for (int i = 0; i < examples->count(); ++i)
+        if (!examples->item(i)->isHidden())
+          lines << examples->item(i)->text().section(QLatin1Char('\n'), 1, 1);
+      return lines;
+    };
+    QCOMPARE(examples->count(), files);
+    QCOMPARE(shownLines().size(), files);
+    auto* filter = start->findChild<QComboBox*>(QStringLiteral("startTaskFilter"));
+    QVERIFY(filter && filter == start->taskFilter());
+    QCOMPARE(filter->currentText(), QStringLiteral("All tasks"));
+    QCOMPARE(filter->count(), 5);
+    // Through every task by keyboard: only its entries stay, each line naming it.
+    filter->setFocus();
+    for (int i = 1; i < filter->count(); ++i) {
+      QTest::keyClick(filter, Qt::Key_Down);
+      QCOMPARE(filter->currentIndex(), i);
+      const auto task =
+          netsmith::ui::NewProjectTaskDialog::choice(filter->currentData().toString());
+      QCOMPARE(filter->currentText(), task.title);
+      QVERIFY2(filesPerTask.value(task.name) > 0, qPrintable(task.name));  // a template at least
+      const QStringList lines = shownLines();
+      QCOMPARE(lines.size(), filesPerTask.value(task.name));
+      for (const auto& line : lines)
+        QVERIFY2(line.contains(QStringLiteral(" \u00b7 ") + task.noun + QLatin1Char(':')),
+                 qPrintable(line));
+    }
+    QCOMPARE(filter->currentText(), QStringLiteral("Segmentation"));
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty())
+      QVERIFY(window.grab().save(shots + QStringLiteral("/start_segmentation.png")));
+    filter->setCurrentIndex(0);
+    QCOMPARE(shownLines().size(), files);
+
+    // The task dialog: classification at first; Esc cancels.
+    {
+      netsmith::ui::NewProjectTaskDialog cancelled(&window);
+      QSignalSpy rejected(&cancelled, &QDialog::rejected);
+      cancelled.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&cancelled));
+      QCOMPARE(cancelled.task(), QStringLiteral("classification"));
+      QTest::keyClick(cancelled.list(), Qt::Key_Escape);
+      QCOMPARE(rejected.count(), 1);
+      QVERIFY(!cancelled.isVisible());
+    }
+    netsmith::ui::NewProjectTaskDialog ask(&window);
+    QCOMPARE(ask.objectName(), QStringLiteral("newProjectTask"));
+    QSignalSpy accepted(&ask, &QDialog::accepted);
+    ask.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&ask));
+    QCOMPARE(ask.list()->count(), 4);
+    ask.list()->setFocus();
+    QTest::keyClick(ask.list(), Qt::Key_Down);
+    QVERIFY2(ask.list()->currentItem()->text().startsWith(QStringLiteral("Multi-label\n")),
+             qPrintable(ask.list()->currentItem()->text()));
+    if (!shots.isEmpty()) QVERIFY(ask.grab().save(shots + QStringLiteral("/new_project_task.png")));
+    QTest::keyClick(ask.list(), Qt::Key_Return);
+    QCOMPARE(accepted.count(), 1);
+    QVERIFY(!ask.isVisible());
+    QCOMPARE(ask.task(), QStringLiteral("multilabel"));
+
+    // The save dialog's part: the target (as the other File > New tests do).
+    QTemporaryDir tmp;
+    const QString target = tmp.filePath(QStringLiteral("tags.netsmith.json"));
+    QVERIFY2(window.createBlankProject(target, ask.task()), qPrintable(window.lastError()));
+    QCOMPARE(window.document()->filePath(), target);
+    QTRY_VERIFY(window.pages()->isVisible() && !start->isVisible());
+    QCOMPARE(window.document()->project().model.nodes.size(), std::size_t(1));
+    // The file as written, read as JSON here rather than through the project reader.
+    QFile saved(target);
+    QVERIFY(saved.open(QIODevice::ReadOnly));
+    const QJsonObject root = QJsonDocument::fromJson(saved.readAll()).object();
+    QCOMPARE(root.value(QStringLiteral("task")).toString(), QStringLiteral("multilabel"));
+    const QJsonObject train = root.value(QStringLiteral("train")).toObject();
+    QCOMPARE(train.value(QStringLiteral("loss")).toString(), QStringLiteral("bce"));
+    QCOMPARE(train.value(QStringLiteral("monitor")).toString(), QStringLiteral("val_map"));
+    const QJsonObject data = root.value(QStringLiteral("data")).toObject();
+    QCOMPARE(
+        data.value(QStringLiteral("train")).toObject().value(QStringLiteral("format")).toString(),
+        QStringLiteral("multilabel_csv"));
+    const QJsonObject input =
+        root.value(QStringLiteral("model")).toObject().value(QStringLiteral("input")).toObject();
+    QCOMPARE(input.value(QStringLiteral("channels")).toInt(), 3);
+    QCOMPARE(input.value(QStringLiteral("height")).toInt(), 64);
+    // A task without a template is refused with the reason, and the open project stays.
+    QVERIFY(!window.createBlankProject(tmp.filePath(QStringLiteral("x.netsmith.json")),
+                                       QStringLiteral("detection")));
+    QVERIFY2(window.lastError().contains(QStringLiteral("detection")),
+             qPrintable(window.lastError()));
+    QCOMPARE(window.document()->filePath(), target);
   }
 
   void dataPageReadsSplitsAndClassCounts() {

@@ -14,6 +14,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTimer>
@@ -23,6 +24,7 @@
 
 #include "data/named_paths.h"
 #include "evaluation/sample_dialog.h"
+#include "evaluation/task_view.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
@@ -113,6 +115,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_cell(new QListWidget(this)),
       m_misclassified(new QListWidget(this)),
       m_order(new QComboBox(this)),
+      m_views(new QStackedWidget(this)),
       m_result(std::make_unique<train::Evaluation>()),
       m_job(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("evaluationPage"));
@@ -230,10 +233,13 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   split->addWidget(tabs);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
+  m_classView = split;
+  m_views->setObjectName(QStringLiteral("evaluationViews"));
+  m_views->addWidget(split);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(top);
   layout->addWidget(m_summary);
-  layout->addWidget(split, 1);
+  layout->addWidget(m_views, 1);
   setCheckpoint({});
 }
 
@@ -269,6 +275,7 @@ void EvaluationPage::clearResult() {
   m_cell->clear();
   m_cellRow = m_cellColumn = -1;
   m_misclassified->clear();
+  if (m_taskView) m_taskView->clearResult();
   m_progress->setValue(0);
   m_cancelButton->setEnabled(false);
 }
@@ -278,8 +285,9 @@ QString EvaluationPage::summaryText() const {
   if (e.metrics.samples == 0) return {};
   // The checkpoint's tag: best, last or epoch-N, from its file name.
   const QString tag = QFileInfo(QString::fromStdString(e.checkpoint)).completeBaseName();
-  return tr("%1 accuracy %2 on %3 images (checkpoint %4)")
-      .arg(QString::fromStdString(e.split), pct(e.metrics.accuracy))
+  // The task's figures as the run's log line words them (train::describeTestFigure).
+  return tr("%1%2 on %3 images (checkpoint %4)")
+      .arg(QString::fromStdString(e.split), QString::fromStdString(train::figuresText(e.metrics)))
       .arg(e.metrics.samples)
       .arg(tag);
 }
@@ -381,20 +389,19 @@ void EvaluationPage::showResult() {
   const auto& e = *m_result;
   const auto& m = e.metrics;
   if (!e.classView) {
-    // A task without classes: its loss and figures (its own view comes with the task).
-    QString figures;
-    for (const auto& [name, value] : m.figures)
-      figures += QStringLiteral(", %1 %2").arg(QString::fromStdString(name)).arg(value, 0, 'g', 4);
+    // A task without the class view: its figures (in the summary), its loss, its own view.
+    showTaskView();
     m_summary->setText(
-        tr("<b>%1</b>; task %2: loss %3%4%5")
+        tr("<b>%1</b>; task %2, loss %3%4")
             .arg(summaryText().toHtmlEscaped(), QString::fromStdString(e.task).toHtmlEscaped())
             .arg(m.loss, 0, 'f', 4)
-            .arg(figures.toHtmlEscaped(), e.cancelled ? tr(" (cancelled: partial)") : QString()));
+            .arg(e.cancelled ? tr(" (cancelled: partial)") : QString()));
     m_confusion->clear();
     m_confusion->setRowCount(0);
     m_confusion->setColumnCount(0);
     return;
   }
+  m_views->setCurrentWidget(m_classView);
   m_summary->setText(tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5")
                          .arg(summaryText().toHtmlEscaped())
                          .arg(e.topK)
@@ -485,10 +492,38 @@ void EvaluationPage::showResult() {
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
 }
 
+void EvaluationPage::showTaskView() {
+  const auto& e = *m_result;
+  if (!m_taskView || m_taskViewTask != e.task) {
+    delete m_taskView;  // a view of another task
+    m_taskView = makeTaskView(e.task, m_views);
+    m_taskViewTask = e.task;
+    if (m_taskView) {
+      m_views->addWidget(m_taskView);
+      connect(m_taskView, &TaskView::sampleRequested, this, &EvaluationPage::openSampleDialog);
+    }
+  }
+  if (!m_taskView) {
+    m_views->setCurrentWidget(m_classView);
+    return;
+  }
+  m_views->setCurrentWidget(m_taskView);
+  m_taskView->showResult(e);
+}
+
 SampleDialog* EvaluationPage::openSample(qint64 position) {
+  return qobject_cast<SampleDialog*>(openSampleDialog(position));
+}
+
+QDialog* EvaluationPage::openSampleDialog(qint64 position) {
   for (const auto& s : m_result->samples) {
     if (s.position != position) continue;
-    auto* dialog = new SampleDialog(m_checkpoint, s, m_result->classes, this);
+    QDialog* dialog = nullptr;
+    if (m_result->classView)
+      dialog = new SampleDialog(m_checkpoint, s, m_result->classes, this);
+    else if (m_taskView)
+      dialog = m_taskView->sampleDialog(m_checkpoint, s, *m_result);
+    if (!dialog) return nullptr;
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();
     return dialog;
@@ -526,7 +561,7 @@ void EvaluationPage::fillMisclassified() {
 
 void EvaluationPage::changeEvent(QEvent* event) {
   QWidget::changeEvent(event);
-  if (event->type() != QEvent::PaletteChange || !m_result) return;
+  if (event->type() != QEvent::PaletteChange || !m_result || !m_result->classView) return;
   fillMisclassified();
   if (m_cellRow >= 0) fillGallery(m_cell, m_result->cell(m_cellRow, m_cellColumn));
 }

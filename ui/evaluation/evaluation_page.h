@@ -5,6 +5,7 @@
 // the confusion matrix as a heatmap (counts and row percentages; a click lists that cell's
 // images, highest loss first, with true label, prediction and top-3 probabilities), per-class
 // precision / recall / F1 as a table and bars, accuracy and top-k, and the misclassified gallery.
+// A task without the class view shows its own view instead (evaluation/task_view.h).
 #include <QString>
 #include <QWidget>
 #include <memory>
@@ -14,11 +15,13 @@
 class QEvent;
 class QResizeEvent;
 class QComboBox;
+class QDialog;
 class QCustomPlot;
 class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QStackedWidget;
 class QTabWidget;
 class QTableWidget;
 
@@ -26,6 +29,7 @@ namespace netsmith::ui {
 
 class BackgroundJob;
 class SampleDialog;
+class TaskView;
 
 class EvaluationPage : public QWidget {
   Q_OBJECT
@@ -51,11 +55,16 @@ class EvaluationPage : public QWidget {
   QTableWidget* perClass() const { return m_perClass; }
   QListWidget* cellList() const { return m_cell; }
   QListWidget* misclassified() const { return m_misclassified; }
+  /// The view of the evaluated task when it has no class view (null before one is shown).
+  TaskView* taskView() const { return m_taskView; }
   /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
   void showCell(int row, int column);
   /// Opens sample `position` of the evaluated split large, with its Grad-CAM maps (a click on
   /// a thumbnail does this). Returns the dialog, or nullptr when the sample was not kept.
+  /// A task view's sample opens as its view makes it (openSampleDialog); openSample returns it
+  /// when it is a SampleDialog (multi-label's, with a map per label).
   SampleDialog* openSample(qint64 position);
+  QDialog* openSampleDialog(qint64 position);
 
  Q_SIGNALS:
   void evaluated();
@@ -72,6 +81,8 @@ class EvaluationPage : public QWidget {
   /// The checkpoint's data is not named by the user (see data/named_paths.h): ask to read it.
   void askToReadData(const std::vector<std::string>& paths);
   void showResult();
+  /// The evaluated task's own view (made for its task, shown, filled).
+  void showTaskView();
   void clearResult();
   void fillMisclassified();
   /// The matrix's column headers, elided to their columns' widths (whole in their tooltips).
@@ -91,6 +102,10 @@ class EvaluationPage : public QWidget {
   QCustomPlot* m_bars;
   QLabel* m_cellTitle;
   QTabWidget* m_details = nullptr;  ///< per class, the clicked cell, the misclassified
+  QStackedWidget* m_views;          ///< the class view (matrix and tabs) or the task's view
+  QWidget* m_classView = nullptr;
+  TaskView* m_taskView = nullptr;
+  std::string m_taskViewTask;  ///< the task m_taskView is of
   QListWidget* m_cell;
   QListWidget* m_misclassified;
   QComboBox* m_order;

@@ -11,6 +11,8 @@
 #include <QSignalBlocker>
 #include <QVBoxLayout>
 
+#include <algorithm>
+
 #include "train/evaluation.h"
 #include "util/image_convert.h"
 
@@ -76,6 +78,44 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   group->addButton(ofTrue);
   m_ofPredicted->setChecked(true);
   connect(m_ofPredicted, &QRadioButton::toggled, this, &SampleDialog::showPredicted);
+  const auto& view = sample.view;
+  const bool multiLabel = !view.output.empty() && view.output.size() == view.truth.size();
+  if (multiLabel) {
+    // Each label has its own score: the map of the one chosen, most probable first.
+    m_ofPredicted->hide();
+    ofTrue->hide();
+    m_labelChoice = new QComboBox(this);
+    m_labelChoice->setObjectName(QStringLiteral("gradCamLabel"));
+    m_labelChoice->setToolTip(tr("The label whose score the map explains"));
+    std::vector<int> order(view.output.size());
+    for (std::size_t k = 0; k < order.size(); ++k)
+      order[k] = int(k);
+    std::stable_sort(order.begin(), order.end(), [&view](int a, int b) {
+      return view.output[std::size_t(a)] > view.output[std::size_t(b)];
+    });
+    QStringList labels, probabilities;
+    for (int k : order) {
+      const bool truth = view.truth[std::size_t(k)] > 0.5f;
+      m_labelChoice->addItem(tr("%1 (probability %2%%3)")
+                                 .arg(name(k))
+                                 .arg(100.0 * view.output[std::size_t(k)], 0, 'f', 1)
+                                 .arg(truth ? tr(", a true label") : QString()),
+                             k);
+      if (truth) labels << name(k);
+      if (probabilities.size() < 5)
+        probabilities << QStringLiteral("%1 %2%").arg(name(k)).arg(
+            100.0 * view.output[std::size_t(k)], 0, 'f', 1);
+    }
+    m_label = m_predictedClass = order.empty() ? 0 : order.front();
+    m_sampleText = tr("<b>#%1</b>: labels <b>%2</b>, loss %3<br>most probable: %4")
+                       .arg(sample.position)
+                       .arg((labels.isEmpty() ? tr("(none)") : labels.join(QStringLiteral(", ")))
+                                .toHtmlEscaped())
+                       .arg(sample.loss, 0, 'f', 4)
+                       .arg(probabilities.join(QStringLiteral(", ")).toHtmlEscaped());
+    connect(m_labelChoice, qOverload<int>(&QComboBox::activated), this,
+            [this](int row) { mapOfLabel(m_labelChoice->itemData(row).toInt()); });
+  }
   m_node->setObjectName(QStringLiteral("gradCamNode"));
   m_node->setToolTip(tr("The node the map is taken at (by default the last convolution)"));
 
@@ -89,6 +129,7 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   connect(m_node, &QComboBox::textActivated, this, &SampleDialog::mapAt);
   for (QWidget* w : std::initializer_list<QWidget*>{m_ofPredicted, ofTrue, m_node})
     w->setEnabled(m_error.isEmpty());
+  if (m_labelChoice) m_labelChoice->setEnabled(m_error.isEmpty());
 
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
@@ -101,6 +142,7 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   grid->addLayout(colourScale(), 0, 2);
   grid->addWidget(m_ofPredicted, 1, 1);
   grid->addWidget(ofTrue, 2, 1);
+  if (m_labelChoice) grid->addWidget(m_labelChoice, 1, 1);
   grid->addLayout(nodeRow, 3, 1);
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(m_caption);
@@ -152,6 +194,17 @@ void SampleDialog::updateCaption() {
                           ? tr("Grad-CAM at node %1: red is where the class's score comes from.")
                                 .arg(QString::fromStdString(m_predicted.node).toHtmlEscaped())
                           : tr("Grad-CAM failed: %1").arg(m_error.toHtmlEscaped())));
+}
+
+void SampleDialog::mapOfLabel(int label) {
+  if (!m_labelChoice) return;
+  m_label = m_predictedClass = label;
+  const int row = m_labelChoice->findData(label);
+  if (row >= 0 && row != m_labelChoice->currentIndex()) {
+    const QSignalBlocker block(m_labelChoice);
+    m_labelChoice->setCurrentIndex(row);
+  }
+  mapAt(m_node->currentText());
 }
 
 void SampleDialog::mapAt(const QString& node) {

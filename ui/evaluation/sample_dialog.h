@@ -2,7 +2,9 @@
 
 // One evaluated sample, large: its picture, true class, prediction and loss, its top-3
 // probabilities, and the Grad-CAM map (core/explain) of the predicted class or of the true
-// class (switchable) laid over it, the same map `netsmith-cli eval --gradcam` writes.
+// class (switchable) laid over it, the same map `netsmith-cli eval --gradcam` writes. A
+// multi-label sample (its SampleView has probabilities) shows its labels and their
+// probabilities instead, and the map of the label chosen in a list (each label's own score).
 #include <QDialog>
 #include <QPixmap>
 #include <QString>
@@ -31,6 +33,8 @@ class SampleDialog : public QDialog {
 
   /// The map shown: of the predicted class (true) or of the true class (false).
   void showPredicted(bool predicted);
+  /// Multi-label: shows the map of label `label` (the list's row).
+  void mapOfLabel(int label);
   /// Takes both maps at `node` instead (any node with a feature map: the combo box lists them).
   void mapAt(const QString& node);
   const explain::GradCam& predictedMap() const { return m_predicted; }
@@ -49,6 +53,7 @@ class SampleDialog : public QDialog {
   QLabel* m_caption;
   QRadioButton* m_ofPredicted;
   QComboBox* m_node;
+  QComboBox* m_labelChoice = nullptr;  ///< multi-label only
   QString m_checkpoint;
   cv::Mat m_image;
   std::int64_t m_label = 0, m_predictedClass = 0;

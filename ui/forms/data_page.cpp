@@ -87,6 +87,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
       m_imbalance(new QLabel(this)),
       m_classWeights(new QPushButton(tr("Use class weights"), this)),
       m_histogram(new QCustomPlot(this)),
+      m_cooccurrence(new QTableWidget(this)),
       m_skipped(new QListWidget(this)),
       m_classFilter(new QComboBox(this)),
       m_grid(new QListWidget(this)),
@@ -168,14 +169,21 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   imbalanceRow->addWidget(m_imbalance, 1);
   imbalanceRow->addWidget(m_classWeights);
   rl->addLayout(imbalanceRow);
-  auto* tabs = new QTabWidget(right);
+  auto* tabs = m_tabs = new QTabWidget(right);
   tabs->addTab(m_histogram, tr("Class histogram"));
+  m_cooccurrence->setObjectName(QStringLiteral("labelCooccurrence"));
+  m_cooccurrence->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_cooccurrence->setToolTip(
+      tr("Training images holding both the row's and the column's label (the diagonal: each "
+         "label's images)"));
   auto* samplesTab = new QWidget(tabs);
   auto* stl = new QVBoxLayout(samplesTab);
   stl->addWidget(m_classFilter);
   stl->addWidget(m_grid, 1);
   tabs->addTab(samplesTab, tr("Samples"));
   tabs->addTab(m_skipped, tr("Skipped files"));
+  tabs->addTab(m_cooccurrence, tr("Co-occurrence"));
+  tabs->setTabVisible(tabs->indexOf(m_cooccurrence), false);
   rl->addWidget(tabs, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(scroll);
@@ -456,6 +464,8 @@ void DataPage::showScan() {
   m_skipped->clear();
   m_grid->clear();
   m_histogram->clearPlottables();
+  m_histogram->clearGraphs();
+  m_cooccurrence->clear();
   m_imbalance->clear();
   m_classWeights->hide();
   if (!s.ok) {
@@ -483,6 +493,30 @@ void DataPage::showScan() {
                                         s.subsets.join(QStringLiteral("<br>")).toHtmlEscaped()));
   for (const auto& item : s.skipped)
     m_skipped->addItem(item);
+  fillCooccurrence(m_cooccurrence, s);
+  m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence),
+                        s.targets.kind == data::TargetKind::MultiHot);
+  if (s.targets.kind != data::TargetKind::ClassIndex) {
+    // Targets that are not one class per sample: their own chart, the samples with captions.
+    m_tabs->setTabText(m_tabs->indexOf(m_histogram), drawTargetChart(m_histogram, s));
+    m_classFilter->hide();
+    for (int i = 0; i < s.samples.size(); ++i) {
+      // Small images shown at the grid's size, pixels kept sharp (a mask's edges show).
+      const QImage& image = s.samples[i];
+      const QSize icon = m_grid->iconSize();
+      auto* item =
+          new QListWidgetItem(QIcon(QPixmap::fromImage(image.width() < icon.width()
+                                                           ? image.scaled(icon, Qt::KeepAspectRatio,
+                                                                          Qt::FastTransformation)
+                                                           : image)),
+                              s.sampleCaptions.value(i), m_grid);
+      item->setToolTip(s.sampleCaptions.value(i));
+      item->setData(Qt::UserRole, -1);
+    }
+    return;
+  }
+  m_tabs->setTabText(m_tabs->indexOf(m_histogram), tr("Class histogram"));
+  m_classFilter->show();
   // Histogram: train and validation bars per class.
   auto* group = new QCPBarsGroup(m_histogram);
   QVector<double> ticks;
@@ -514,6 +548,7 @@ void DataPage::showScan() {
   m_histogram->xAxis->setRange(-0.6, s.classes.size() - 0.4);
   m_histogram->yAxis->setRange(0, top * 1.1);
   m_histogram->yAxis->setLabel(tr("images"));
+  m_histogram->xAxis->setLabel(QString());
   m_histogram->legend->setVisible(true);
   m_histogram->replot();
   // Imbalance: the largest class more than 3x the smallest.

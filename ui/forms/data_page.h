@@ -4,7 +4,10 @@
 // file and folder pickers, the validation split, normalisation and how images are fitted to the
 // model input; a background scan (progress, cancel) that reads every training image once and
 // reports split sizes, the class histogram (with an imbalance warning and a class-weights
-// switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples.
+// switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples. Data
+// whose samples are not one class each shows its targets instead (forms/data_targets.cpp):
+// multi-label images per label and the labels' co-occurrence, regression target histograms,
+// segmentation class pixel shares and the images with their masks over them.
 #include <QImage>
 #include <QString>
 #include <QStringList>
@@ -15,6 +18,7 @@
 #include <string>
 
 #include "common/json.h"
+#include "data/data_scan.h"
 #include "project/project.h"
 
 class QCheckBox;
@@ -28,6 +32,8 @@ class QListWidget;
 class QProgressBar;
 class QPushButton;
 class QSpinBox;
+class QTableWidget;
+class QTabWidget;
 
 namespace netsmith::ui {
 
@@ -46,9 +52,20 @@ struct DataScan {
   QStringList subsets;  ///< which subsets the data's limits took
   QVector<double> mean, std;
   QString normalization;
-  QVector<QImage> samples;  ///< a few training images per class
-  QVector<int> sampleLabels;
+  QVector<QImage> samples;     ///< a few training images per class
+  QVector<int> sampleLabels;   ///< -1: a sample of data without one class per sample
+  QStringList sampleCaptions;  ///< each sample's target as a person reads it
+  data::TargetStats targets;   ///< what the training targets hold (not one class each)
+  QStringList targetNames;     ///< a regression's targets
 };
+
+/// The chart of a scan's training targets when they are not one class per sample: images per
+/// label (multi-label), each target's histogram (regression), each class's share of the mask
+/// pixels (segmentation). Returns the tab title for it.
+QString drawTargetChart(QCustomPlot* plot, const DataScan& scan);
+/// Multi-label: images with both labels of a row and a column, the diagonal their positives;
+/// empty for other data.
+void fillCooccurrence(QTableWidget* table, const DataScan& scan);
 
 /// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
 /// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).
@@ -69,6 +86,7 @@ class DataPage : public QWidget {
   QListWidget* skippedList() const { return m_skipped; }
   QListWidget* sampleGrid() const { return m_grid; }
   QCustomPlot* histogram() const { return m_histogram; }
+  QTableWidget* cooccurrence() const { return m_cooccurrence; }
   /// Show only samples of class `label` in the grid (-1: all).
   void filterSamples(int label);
   /// Sets the train source to a format and path (what the pickers do).
@@ -108,6 +126,8 @@ class DataPage : public QWidget {
   QLabel* m_imbalance;
   QPushButton* m_classWeights;
   QCustomPlot* m_histogram;
+  QTableWidget* m_cooccurrence;
+  QTabWidget* m_tabs = nullptr;
   QListWidget* m_skipped;
   QComboBox* m_classFilter;
   QListWidget* m_grid;

@@ -48,7 +48,13 @@ DataScan scanProjectData(const project::Project& project, const std::string& bas
     for (std::size_t k = 0; k < scan.samples.size(); ++k) {
       s.samples << toQImage(scan.samples[k]);
       s.sampleLabels << int(scan.sampleLabels[k]);
+      s.sampleCaptions << (k < scan.sampleCaptions.size()
+                               ? QString::fromStdString(scan.sampleCaptions[k])
+                               : QString());
     }
+    s.targets = scan.targets;
+    for (const auto& t : scan.targetNames)
+      s.targetNames << QString::fromStdString(t);
     s.ok = true;
   } catch (const std::exception& e) {
     s.error = QString::fromStdString(e.what());

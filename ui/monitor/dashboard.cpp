@@ -323,9 +323,19 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
     m_table->headerItem()->setText(1, tr("Train loss *"));
     m_table->headerItem()->setToolTip(1, why);
   }
-  row->setText(2, percent(e.trainAccuracy));
+  // Accuracy, or the task's training figure (headlineFigure), in the header's name.
+  QString figure;
+  const double trainFigure = headlineFigure(e, false, &figure);
+  const auto shown = [&figure, percent](double v) {
+    if (!std::isfinite(v)) return QStringLiteral("-");
+    return figure.isEmpty() ? percent(v) : QString::number(v, 'g', 4);
+  };
+  m_table->headerItem()->setText(2,
+                                 figure.isEmpty() ? tr("Train acc") : tr("Train %1").arg(figure));
+  m_table->headerItem()->setText(4, figure.isEmpty() ? tr("Val acc") : tr("Val %1").arg(figure));
+  row->setText(2, shown(trainFigure));
   row->setText(3, e.hasValidation ? QString::number(e.validation.loss, 'f', 4) : QString());
-  row->setText(4, e.hasValidation ? percent(e.validation.accuracy) : QString());
+  row->setText(4, e.hasValidation ? shown(headlineFigure(e, true, nullptr)) : QString());
   row->setText(5, formatChartValue(e.lr));
   row->setToolTip(5, tr("The LR of the epoch's last optimizer step"));
   row->setText(6, QString::number(e.seconds, 'f', 1));
@@ -414,7 +424,8 @@ void Dashboard::refitY(const DashboardChart& chart) {
           yhi = std::max(yhi, r.upper);
         }
       }
-  if (chart.id() == QLatin1String("accuracy")) {
+  const auto* accuracy = dynamic_cast<const AccuracyChart*>(&chart);
+  if (accuracy && accuracy->figure().isEmpty()) {
     // Accuracy lives in [0, 1]: the top is always 1 (100%), the bottom follows the data.
     const double bottom = std::isfinite(ylo) ? std::max(0.0, ylo - 0.05) : 0.0;
     plot->yAxis->setRange(bottom, 1.0);

@@ -293,10 +293,32 @@ void AccuracyChart::addBatches(const QVector<train::BatchMetrics>& batches,
     running.append(keys[i], batches[i].epochAccuracy);
 }
 
+double headlineFigure(const train::EpochMetrics& e, bool validation, QString* name) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (std::isfinite(e.trainAccuracy) || e.trainFigures.empty()) {
+    if (name) name->clear();
+    return validation ? (e.hasValidation ? e.validation.accuracy : nan) : e.trainAccuracy;
+  }
+  const auto& [figure, value] = *e.trainFigures.begin();
+  if (name) *name = QString::fromStdString(figure);
+  if (!validation) return value;
+  if (!e.hasValidation) return nan;
+  const auto it = e.validation.figures.find(figure);
+  return it != e.validation.figures.end() ? it->second : nan;
+}
+
 void AccuracyChart::addEpoch(const train::EpochMetrics& e, double key) {
-  series()[0].append(key, e.trainAccuracy);
-  series()[1].append(
-      key, e.hasValidation ? e.validation.accuracy : std::numeric_limits<double>::quiet_NaN());
+  QString figure;
+  const double train = headlineFigure(e, false, &figure);
+  if (figure != m_figure) {
+    // Another task's figure: the chart says which.
+    m_figure = figure;
+    auto* title = qobject_cast<QCPTextElement*>(plot()->plotLayout()->element(0, 0));
+    if (title) title->setText(figure.isEmpty() ? tr("Accuracy") : figure);
+    plot()->yAxis->setLabel(figure.isEmpty() ? tr("accuracy") : figure);
+  }
+  series()[0].append(key, train);
+  series()[1].append(key, headlineFigure(e, true, nullptr));
 }
 
 BatchValueChart::BatchValueChart(const QString& id, const QString& title, const QString& yLabel,

@@ -128,14 +128,25 @@ class LossChart : public DashboardChart {
 };
 
 /// Training and validation accuracy of every epoch, and the training accuracy of the epoch so
-/// far at every step.
+/// far at every step. A task without accuracy: its training figure (the first the task reports
+/// in training: multi-label's F1, regression's MAE, segmentation's mIoU...) and the same
+/// figure of validation, the chart titled by it.
 class AccuracyChart : public DashboardChart {
  public:
   explicit AccuracyChart(QWidget* parent);
   void addBatches(const QVector<train::BatchMetrics>& batches,
                   const QVector<double>& keys) override;
   void addEpoch(const train::EpochMetrics& epoch, double key) override;
+  /// The figure drawn in place of accuracy ("" : accuracy).
+  const QString& figure() const { return m_figure; }
+
+ private:
+  QString m_figure;
 };
+
+/// The figure an epoch table or chart shows for `epoch`: its accuracy where the task has one,
+/// else its first training figure. `name` gets that figure's name ("" for accuracy).
+double headlineFigure(const train::EpochMetrics& epoch, bool validation, QString* name);
 
 /// One value of every batch: the learning rate, the throughput.
 class BatchValueChart : public DashboardChart {

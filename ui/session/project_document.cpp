@@ -140,11 +140,20 @@ void ProjectDocument::composeProblems() {
   m_problems = m_loadProblems;
   m_problems.insert(m_problems.end(), m_analysis.problems.begin(), m_analysis.problems.end());
   // What train would refuse: an unknown task, an output that does not fit the task's head
-  // rule for the data (unless training replaces the head: train.replace_head).
-  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, m_tasks))
+  // rule for the data (unless training replaces the head: train.replace_head). A regression's
+  // targets are the ones data.targets names (unnamed: every column of the manifest, which is
+  // not read here; train checks them).
+  std::vector<std::string> targets;
+  if (m_project.data.is_object() && m_project.data.contains("targets") &&
+      m_project.data["targets"].is_array()) {
+    for (const auto& t : m_project.data["targets"])
+      if (t.is_string()) targets.push_back(t.get<std::string>());
+  }
+  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, m_tasks, targets))
     m_problems.push_back(*p);
   // ...and a metric (train.monitor, early stopping, plateau) the task does not report.
-  const auto metrics = train::metricProblems(m_project, m_analysis, m_dataClasses, m_tasks);
+  const auto metrics =
+      train::metricProblems(m_project, m_analysis, m_dataClasses, m_tasks, targets);
   m_problems.insert(m_problems.end(), metrics.begin(), metrics.end());
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
 }

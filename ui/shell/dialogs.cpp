@@ -10,6 +10,7 @@
 #include <QDoubleSpinBox>
 #include <QFormLayout>
 #include <QLabel>
+#include <QListWidget>
 #include <QPainter>
 #include <QPalette>
 #include <QPlainTextEdit>
@@ -310,6 +311,73 @@ LrFinderDialog::LrFinderDialog(const train::LrFindResult& result, QWidget* paren
   layout->addWidget(plot, 1);
   layout->addWidget(label);
   layout->addWidget(buttons);
+}
+
+NewProjectTaskDialog::NewProjectTaskDialog(QWidget* parent)
+    : QDialog(parent), m_list(new QListWidget(this)) {
+  setObjectName(QStringLiteral("newProjectTask"));
+  setWindowTitle(tr("New project"));
+  resize(560, 340);
+  auto* heading = new QLabel(tr("<b>What will the network learn?</b>"), this);
+  m_list->setObjectName(QStringLiteral("newProjectTaskList"));
+  m_list->setSpacing(2);
+  m_list->setWordWrap(true);
+  const auto all = choices();
+  for (const auto& c : all) {
+    auto* item = new QListWidgetItem(c.title + QLatin1Char('\n') + c.data, m_list);
+    item->setData(Qt::UserRole, c.name);
+  }
+  m_list->setCurrentRow(0);
+  auto* note = new QLabel(tr("The project starts with its Input only, and the data and training "
+                             "settings of the task's template: point the Data page at your "
+                             "data."),
+                          this);
+  note->setWordWrap(true);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
+  // The list passes Enter on to the dialog, which presses its default button.
+  buttons->button(QDialogButtonBox::Ok)->setDefault(true);
+  connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
+  connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  connect(m_list, &QListWidget::itemDoubleClicked, this, &QDialog::accept);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(heading);
+  layout->addWidget(m_list, 1);
+  layout->addWidget(note);
+  layout->addWidget(buttons);
+  m_list->setFocus();
+}
+
+QString NewProjectTaskDialog::task() const {
+  const auto* item = m_list->currentItem();
+  return item ? item->data(Qt::UserRole).toString() : choices().constFirst().name;
+}
+
+QList<TaskChoice> NewProjectTaskDialog::choices() {
+  // The names are the task registry's (core/task); the templates are in resources/templates.
+  return {
+      {QStringLiteral("classification"), tr("Classification"), tr("classification"),
+       tr("One class per image: a folder of images per class, a path,label CSV, IDX or CIFAR-10 "
+          "files"),
+       QStringLiteral("fashion_mnist_cnn.netsmith.json")},
+      {QStringLiteral("multilabel"), tr("Multi-label"), tr("multi-label"),
+       tr("Any number of labels per image: a CSV with a path,labels header, the labels "
+          "separated by ;"),
+       QStringLiteral("multilabel_cnn.netsmith.json")},
+      {QStringLiteral("regression"), tr("Regression"), tr("regression"),
+       tr("Numbers per image: a CSV with a path column and a column of numbers per target"),
+       QStringLiteral("regression_cnn.netsmith.json")},
+      {QStringLiteral("segmentation"), tr("Segmentation"), tr("segmentation"),
+       tr("A class for every pixel: a folder of images and a folder of PNG masks paired by file "
+          "name"),
+       QStringLiteral("unet.netsmith.json")},
+  };
+}
+
+TaskChoice NewProjectTaskDialog::choice(const QString& task) {
+  const auto all = choices();
+  for (const auto& c : all)
+    if (c.name == task) return c;
+  return {task, task, task, QString(), QString()};
 }
 
 }  // namespace netsmith::ui

@@ -1,12 +1,14 @@
 #pragma once
 
 // The studio's dialogs: Environment (the `netsmith-cli env` report), Preferences, the export
-// report and the LR finder's result; and the theme.
+// report, the LR finder's result and File > New's task; and the theme.
 #include <QDialog>
+#include <QList>
 #include <QString>
 
 class QComboBox;
 class QDoubleSpinBox;
+class QListWidget;
 class QPlainTextEdit;
 class QSpinBox;
 
@@ -85,6 +87,35 @@ class LrFinderDialog : public QDialog {
  private:
   QString m_summary;
   double m_suggested = 0;
+};
+
+/// A task as the studio offers it: File > New's choices, the start page's filter and lines.
+struct TaskChoice {
+  QString name;          ///< the project's "task" key ("multilabel")
+  QString title;         ///< "Multi-label"
+  QString noun;          ///< "multi-label", as a line of the start page names it
+  QString data;          ///< what its data looks like, in one line
+  QString templateFile;  ///< the template a new project takes its data and settings from
+};
+
+/// File > New's first question: the task, one line each on what its data looks like.
+/// Classification is chosen at first; Enter (or a double click) accepts, Esc cancels.
+class NewProjectTaskDialog : public QDialog {
+  Q_OBJECT
+ public:
+  explicit NewProjectTaskDialog(QWidget* parent = nullptr);
+  /// The chosen task's name ("classification", "multilabel", ...).
+  QString task() const;
+  QListWidget* list() const { return m_list; }
+
+  /// The tasks the studio offers, in the order it lists them (classification first).
+  static QList<TaskChoice> choices();
+  /// The choice named `task`; a task the studio does not offer gets its name as its title and
+  /// no template.
+  static TaskChoice choice(const QString& task);
+
+ private:
+  QListWidget* m_list;
 };
 
 }  // namespace netsmith::ui

@@ -57,9 +57,12 @@ class MainWindow : public QMainWindow {
   /// File > New from template once the target is chosen: the new project replaces the open
   /// one, and the last run's figures are cleared.
   bool createProject(const QString& templatePath, const QString& target);
-  /// File > New: a project with only its Input (the default project's data and training
-  /// settings), saved as `target` and opened.
-  bool createBlankProject(const QString& target);
+  /// File > New: a project for `task` ("classification", "multilabel", "regression",
+  /// "segmentation") with only its Input, taking the input size, data and training settings of
+  /// the task's template (NewProjectTaskDialog::choices()), saved as `target` and opened; false
+  /// (the reason in lastError()) for a task the studio offers no template for.
+  bool createBlankProject(const QString& target,
+                          const QString& task = QStringLiteral("classification"));
   /// File > New from data folder: projectFromImageFolder(folder), saved as `target` and
   /// opened; false (the reason in lastError()) when the folder cannot be used.
   bool createProjectFromFolder(const QString& folder, const QString& target);

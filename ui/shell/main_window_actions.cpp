@@ -55,7 +55,8 @@ void MainWindow::buildFileMenu() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
   setUp(file->addAction(tr("&New project..."), this, &MainWindow::newBlankWithDialog),
         "actionNewBlank", QKeySequence::New)
-      ->setToolTip(tr("A project with only its Input, on the Fashion-MNIST data"));
+      ->setToolTip(tr("A project with only its Input, for the task you choose: the data and "
+                      "training settings of that task's template"));
   setUp(file->addAction(tr("New from &data folder..."), this, &MainWindow::newFromDataWithDialog),
         "actionNewFromData")
       ->setToolTip(tr("Pick a folder with one sub-folder of images per class: a small CNN "

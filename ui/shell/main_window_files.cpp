@@ -16,6 +16,7 @@
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
+#include "shell/dialogs.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 #include "util/elided_label.h"
@@ -77,10 +78,14 @@ bool MainWindow::createProject(const QString& templatePath, const QString& targe
 
 void MainWindow::newBlankWithDialog() {
   if (!maybeSave()) return;
+  // The task first: it decides the data the project reads and the settings it starts with.
+  NewProjectTaskDialog ask(this);
+  if (ask.exec() != QDialog::Accepted) return;
+  const QString task = ask.task();
   const QString target = QFileDialog::getSaveFileName(
       this, tr("New project"), QDir::home().filePath(QStringLiteral("untitled.netsmith.json")),
       tr("Netsmith projects (*.netsmith.json)"));
-  if (!target.isEmpty() && !createBlankProject(target))
+  if (!target.isEmpty() && !createBlankProject(target, task))
     QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
 }
 
@@ -172,18 +177,29 @@ bool MainWindow::importModel(const QString& onnx, const QString& target, const Q
   return true;
 }
 
-bool MainWindow::createBlankProject(const QString& target) {
-  // The default project's data and training settings, around an Input of its size.
+bool MainWindow::createBlankProject(const QString& target, const QString& task) {
+  const TaskChoice choice = NewProjectTaskDialog::choice(task);
+  if (choice.templateFile.isEmpty()) {
+    QStringList offered;
+    for (const auto& c : NewProjectTaskDialog::choices())
+      offered << c.name;
+    m_lastError = tr("No template for the task \"%1\" (File > New offers %2)")
+                      .arg(task, offered.join(QStringLiteral(", ")));
+    return false;
+  }
+  // The task's template's data and training settings, around an Input of its size.
   project::Project base;
-  const QString defaults = m_templatesDir + QStringLiteral("/fashion_mnist_cnn.netsmith.json");
+  const QString defaults = m_templatesDir + QLatin1Char('/') + choice.templateFile;
   try {
     base = project::loadProject(defaults.toStdString()).project;
   } catch (const std::exception&) {
+    // No templates folder: the default Input and empty sections, which the pages ask to fill.
   }
   QString name = QFileInfo(target).fileName();
   name.chop(int(qstrlen(".netsmith.json")));
-  return openNewProject(
-      import::blankProject(name.toStdString(), base.model.input, base.data, base.train), target);
+  auto blank = import::blankProject(name.toStdString(), base.model.input, base.data, base.train);
+  blank.task = task.toStdString();
+  return openNewProject(blank, target);
 }
 
 bool MainWindow::createProjectFromFolder(const QString& folder, const QString& target) {

@@ -1,6 +1,7 @@
 #include "shell/start_page.h"
 
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QEvent>
 #include <QFileInfo>
@@ -14,6 +15,7 @@
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "shell/dialogs.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -21,6 +23,8 @@ namespace netsmith::ui {
 namespace {
 
 constexpr QSize kPicture(150, 44);
+/// An entry's task, beside its path (Qt::UserRole).
+constexpr int kTaskRole = Qt::UserRole + 1;
 
 /// A picture of a network: one block per layer in order, tinted by its op's group (convolution
 /// blue, normalisation green, activation orange, ...), wrapped into rows.
@@ -61,7 +65,8 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
     : QWidget(parent),
       m_registry(registry),
       m_recent(new QListWidget(this)),
-      m_examples(new QListWidget(this)) {
+      m_examples(new QListWidget(this)),
+      m_taskFilter(new QComboBox(this)) {
   setObjectName(QStringLiteral("startPage"));
   auto* title = new QLabel(tr("<h2>Netsmith</h2>Build a convolutional network, point it at "
                               "images, train it, export it."),
@@ -75,7 +80,8 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
     connect(b, &QPushButton::clicked, this, signal);
     buttons->addWidget(b);
   };
-  button(tr("New project..."), "startNew", tr("A blank model with the default data and settings"),
+  button(tr("New project..."), "startNew",
+         tr("A blank model for the task you choose, with its template's data and settings"),
          &StartPage::newBlankRequested);
   button(tr("New from a data folder..."), "startFromData",
          tr("A folder with one sub-folder of images per class"), &StartPage::newFromDataRequested);
@@ -96,13 +102,25 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
   connect(m_examples, &QListWidget::itemActivated, this, [this](QListWidgetItem* item) {
     Q_EMIT templateChosen(item->data(Qt::UserRole).toString());
   });
+  m_taskFilter->setObjectName(QStringLiteral("startTaskFilter"));
+  m_taskFilter->setToolTip(tr("Show the examples and templates of one task"));
+  m_taskFilter->addItem(tr("All tasks"), QString());
+  for (const auto& task : NewProjectTaskDialog::choices())
+    m_taskFilter->addItem(task.title, task.name);
+  connect(m_taskFilter, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &StartPage::applyTaskFilter);
 
   auto* left = new QVBoxLayout;
   left->addWidget(new QLabel(tr("<b>Recent projects</b> (double-click to open)"), this));
   left->addWidget(m_recent, 1);
   auto* right = new QVBoxLayout;
-  right->addWidget(new QLabel(
-      tr("<b>Examples and templates</b> (double-click to start a project from one)"), this));
+  auto* examplesHeading = new QHBoxLayout;
+  examplesHeading->addWidget(
+      new QLabel(tr("<b>Examples and templates</b> (double-click to start a project from one)"),
+                 this),
+      1);
+  examplesHeading->addWidget(m_taskFilter);
+  right->addLayout(examplesHeading);
   right->addWidget(m_examples, 1);
   auto* lists = new QHBoxLayout;
   lists->addLayout(left, 2);
@@ -140,6 +158,16 @@ void StartPage::fillExamples() {
                                      e.title + QLatin1Char('\n') + e.line, m_examples);
     item->setToolTip(e.tooltip);
     item->setData(Qt::UserRole, e.path);
+    item->setData(kTaskRole, e.task);
+  }
+  applyTaskFilter();
+}
+
+void StartPage::applyTaskFilter() {
+  const QString task = m_taskFilter->currentData().toString();
+  for (int i = 0; i < m_examples->count(); ++i) {
+    QListWidgetItem* item = m_examples->item(i);
+    item->setHidden(!task.isEmpty() && item->data(kTaskRole).toString() != task);
   }
 }
 
@@ -159,15 +187,17 @@ void StartPage::addProjects(const QString& dir, const QString& kind) {
       const QString description = QString::fromStdString(p.description);
       const auto analysis = graph::analyseGraph(p.model, m_registry);
       const auto& in = p.model.input;
-      m_entries.push_back({info.absoluteFilePath(),
-                           titleOf(description, QString::fromStdString(p.name)),
-                           tr("%1: %2x%3x%4 input, %L5 parameters")
-                               .arg(kind)
-                               .arg(in.channels)
-                               .arg(in.height)
-                               .arg(in.width)
-                               .arg(analysis.totalParams),
-                           description + QLatin1Char('\n') + info.absoluteFilePath(), p.model});
+      const QString task = QString::fromStdString(p.task);
+      m_entries.push_back(
+          {info.absoluteFilePath(), titleOf(description, QString::fromStdString(p.name)),
+           tr("%1 · %2: %3x%4x%5 input, %L6 parameters")
+               .arg(kind)
+               .arg(NewProjectTaskDialog::choice(task).noun)
+               .arg(in.channels)
+               .arg(in.height)
+               .arg(in.width)
+               .arg(analysis.totalParams),
+           description + QLatin1Char('\n') + info.absoluteFilePath(), task, p.model});
     } catch (const std::exception&) {
       // A damaged file in the templates folder is left out of the list.
     }

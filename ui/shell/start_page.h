@@ -2,7 +2,7 @@
 
 // What the studio shows while no project is open: New / Open / Import, the recent projects,
 // and the example projects and templates by name, each with a picture of its network and a
-// line saying what it is.
+// line saying what it is and for which task, filtered by task.
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -10,6 +10,7 @@
 
 #include "graph/model_graph.h"
 
+class QComboBox;
 class QListWidget;
 
 namespace netsmith::ops {
@@ -30,6 +31,9 @@ class StartPage : public QWidget {
   void setRecent(const QStringList& paths);
   QListWidget* recentList() const { return m_recent; }
   QListWidget* examplesList() const { return m_examples; }
+  /// Shows the examples and templates of one task (item 0: all tasks; the item's data is the
+  /// task's name, "" for all).
+  QComboBox* taskFilter() const { return m_taskFilter; }
 
  Q_SIGNALS:
   void openRequested(const QString& path);   ///< a recent project
@@ -47,14 +51,18 @@ class StartPage : public QWidget {
   /// An example or template as listed: read once, its picture drawn again per theme.
   struct Entry {
     QString path, title, line, tooltip;
+    QString task;  ///< the project's task ("classification" without a "task" key)
     graph::ModelGraph model;
   };
   void fillExamples();
+  /// Hides the entries of other tasks than the filter's.
+  void applyTaskFilter();
   void addProjects(const QString& dir, const QString& kind);
 
   const ops::OpRegistry& m_registry;
   QListWidget* m_recent;
   QListWidget* m_examples;
+  QComboBox* m_taskFilter;
   QString m_templatesDir;
   std::vector<Entry> m_entries;
   bool m_loaded = false;

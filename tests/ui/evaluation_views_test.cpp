@@ -1,0 +1,591 @@
+// The Evaluation page of each task without the class view, as a user gets there: a project of
+// small generated data opened in the studio, trained with the Start action, evaluated by the
+// page on its test split. What the views show is checked against the run's figures and against
+// the predictions `netsmith-cli eval --predictions` writes (an independent path: the task's
+// prediction writer, read back here from its files).
+#include <QAbstractSlider>
+#include <QComboBox>
+#include <QDialog>
+#include <QLabel>
+#include <QListWidget>
+#include <QProcess>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QUndoStack>
+#include <QtTest>
+
+#include <qcustomplot.h>
+#include <opencv2/imgcodecs.hpp>
+
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "common/json.h"
+#include "evaluation/evaluation_page.h"
+#include "evaluation/multilabel_view.h"
+#include "evaluation/regression_view.h"
+#include "evaluation/sample_dialog.h"
+#include "evaluation/segmentation_view.h"
+#include "forms/data_page.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+#include "shell/project_pages.h"
+#include "ui_test_support.h"
+
+using netsmith::Json;
+using netsmith::ui::MainWindow;
+
+namespace {
+
+/// 16x16 grey images: a bright 5x5 square at (x, y) on a dark noisy background.
+cv::Mat square(std::mt19937& rng, int x, int y, int level = 230) {
+  cv::Mat img(16, 16, CV_8UC1);
+  std::uniform_int_distribution<int> noise(0, 40);
+  for (int r = 0; r < 16; ++r)
+    for (int c = 0; c < 16; ++c)
+      img.at<uchar>(r, c) = uchar(noise(rng));
+  img(cv::Rect(x, y, 5, 5)).setTo(level);
+  return img;
+}
+
+Json node(const std::string& id, const std::string& op, Json params, const std::string& input) {
+  return Json{{"id", id},
+              {"op", op},
+              {"params", std::move(params)},
+              {"inputs", input.empty() ? Json::array() : Json::array({input})}};
+}
+
+/// A small CNN ending in `outputs` numbers (or, `dense`, in `outputs` maps at the input size).
+Json model(int outputs, bool dense) {
+  Json nodes = Json::array(
+      {node("input", "Input", Json::object(), ""),
+       node("conv1", "Conv2d", {{"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}}, "input"),
+       node("relu1", "ReLU", Json::object(), "conv1")});
+  if (dense) {
+    nodes.push_back(
+        node("out", "Conv2d", {{"out_channels", outputs}, {"kernel_size", 1}}, "relu1"));
+  } else {
+    nodes.push_back(node("pool", "MaxPool2d", {{"kernel_size", 4}}, "relu1"));
+    nodes.push_back(node("flat", "Flatten", Json::object(), "pool"));
+    nodes.push_back(node("out", "Linear", {{"out_features", outputs}}, "flat"));
+  }
+  return Json{{"input", {{"channels", 1}, {"height", 16}, {"width", 16}}}, {"nodes", nodes}};
+}
+
+std::string writeProject(const QTemporaryDir& dir, const std::string& task, Json data,
+                         const Json& net, const std::string& loss) {
+  data["on_error"] = "fail";
+  // No validation split: the Data page's training counts are then the files' own, counted here.
+  data["validation"] = Json{{"fraction", 0.0}};
+  const Json project{{"format", "netsmith-project"},
+                     {"version", 1},
+                     {"name", task + "_views"},
+                     {"task", task},
+                     {"data", data},
+                     {"augment", Json::array()},
+                     {"train",
+                      {{"epochs", 3},
+                       {"batch_size", 16},
+                       {"seed", 1},
+                       {"threads", 1},
+                       {"workers", 1},
+                       {"device", "cpu"},
+                       {"optimizer", {{"type", "adam"}, {"lr", 0.01}}},
+                       {"loss", loss}}},
+                     {"model", net}};
+  const std::string path =
+      dir.filePath(QString::fromStdString(task + ".netsmith.json")).toStdString();
+  std::ofstream(path) << project.dump(2);
+  return path;
+}
+
+/// The rows of a CSV file of plain cells (what the prediction writers write), header first.
+std::vector<std::vector<std::string>> readCsv(const QString& path) {
+  std::ifstream in(path.toStdString());
+  std::vector<std::vector<std::string>> rows;
+  std::string line;
+  while (std::getline(in, line)) {
+    std::vector<std::string> cells;
+    std::stringstream s(line);
+    std::string cell;
+    while (std::getline(s, cell, ','))
+      cells.push_back(cell);
+    rows.push_back(cells);
+  }
+  return rows;
+}
+
+/// `netsmith-cli eval CHECKPOINT --predictions OUT`; fails the test when it fails.
+bool writePredictions(const QString& checkpoint, const QString& out) {
+  QProcess cli;
+  cli.start(QStringLiteral(NETSMITH_CLI),
+            {QStringLiteral("eval"), checkpoint, QStringLiteral("--predictions"), out});
+  if (!cli.waitForFinished(120000) || cli.exitCode() != 0) {
+    qWarning("%s", cli.readAllStandardError().constData());
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+class EvaluationViewsTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("NetsmithTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("netsmith_ui_evaluation_views_tests"));
+    QSettings().clear();
+  }
+
+  // Two labels, "top" (a square in the top half) and "bottom" (one in the bottom half), any
+  // subset of them per image.
+  void multiLabelTableCurveAndThreshold() {
+    QTemporaryDir dir;
+    std::mt19937 rng(5);
+    std::int64_t tops = 0, bottoms = 0, both = 0, none = 0;
+    for (const char* split : {"train", "test"}) {
+      std::ofstream csv(dir.filePath(QStringLiteral("%1.csv").arg(split)).toStdString());
+      csv << "path,labels\n";
+      const int n = std::string(split) == "train" ? 96 : 32;
+      for (int i = 0; i < n; ++i) {
+        const bool top = i % 4 == 1 || i % 4 == 3, bottom = i % 4 >= 2;
+        cv::Mat img = square(rng, 10, 10, 40);  // a faint square: the empty case
+        if (top) img(cv::Rect(2, 1, 5, 5)).setTo(230);
+        if (bottom) img(cv::Rect(9, 10, 5, 5)).setTo(230);
+        const std::string name = std::string(split) + "_" + std::to_string(i) + ".png";
+        cv::imwrite(dir.filePath(QString::fromStdString(name)).toStdString(), img);
+        csv << name << "," << (top ? "top" : "") << (top && bottom ? ";" : "")
+            << (bottom ? "bottom" : "") << "\n";
+        if (std::string(split) == "train") {
+          tops += top, bottoms += bottom, both += top && bottom, none += !top && !bottom;
+        }
+      }
+    }
+    const auto project =
+        writeProject(dir, "multilabel",
+                     Json{{"train", {{"format", "multilabel_csv"}, {"manifest", "train.csv"}}},
+                          {"test", {{"format", "multilabel_csv"}, {"manifest", "test.csv"}}},
+                          {"classes", {"top", "bottom"}}},
+                     model(2, false), "bce");
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    // The Data page: images per label and the co-occurrence, as the manifest has them.
+    auto* data = openAndScan(window, project);
+    QVERIFY(data);
+    const auto& t = data->result().targets;
+    QCOMPARE(t.positives, (std::vector<std::int64_t>{tops, bottoms}));
+    QCOMPARE(t.labelsPerImage, (std::vector<std::int64_t>{none, tops + bottoms - 2 * both, both}));
+    QCOMPARE(data->cooccurrence()->rowCount(), 2);
+    QCOMPARE(data->cooccurrence()->item(0, 1)->text(), QString::number(both));
+    QCOMPARE(data->cooccurrence()->item(1, 1)->text(), QString::number(bottoms));
+    auto* bars = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
+    QVERIFY(bars && bars->data()->size() == 2);
+    QCOMPARE(bars->data()->at(1)->value, double(bottoms));
+    QCOMPARE(data->sampleGrid()->count(), 32);
+    QCOMPARE(data->sampleGrid()->item(3)->text(), QStringLiteral("top, bottom"));
+    screenshot(window, "data_multilabel.png");
+    auto* page = trainAndEvaluate(window);
+    QVERIFY(page);
+    auto* view = qobject_cast<netsmith::ui::MultiLabelView*>(page->taskView());
+    QVERIFY(view && view->isVisible());
+    const auto& e = page->result();
+    QCOMPARE(int(e.samples.size()), 32);
+    QVERIFY2(page->summaryText().startsWith(QStringLiteral("test f1_macro ")),
+             qPrintable(page->summaryText()));
+    // The table says what the run's figures say.
+    QCOMPARE(view->table()->rowCount(), 2);
+    QCOMPARE(view->table()->item(1, 0)->text(), QStringLiteral("bottom"));
+    for (int k = 0; k < 2; ++k) {
+      QCOMPARE(view->table()->item(k, 1)->text(),
+               QString::number(e.metrics.perClass.at("ap")[std::size_t(k)], 'f', 4));
+      QCOMPARE(view->table()->item(k, 3)->text(),
+               QString::number(e.metrics.perClass.at("threshold")[std::size_t(k)], 'f', 3));
+    }
+
+    // The predictions file the CLI writes, read back: each label's counts at any threshold.
+    const QString predictions = dir.filePath(QStringLiteral("predictions.csv"));
+    QVERIFY(writePredictions(QString::fromStdString(e.checkpoint), predictions));
+    const auto rows = readCsv(predictions);
+    QCOMPARE(int(rows.size()), 33);
+    QCOMPARE(rows[0], (std::vector<std::string>{"path", "true:top", "true:bottom", "prob:top",
+                                                "prob:bottom"}));
+    const auto countsAt = [&rows](int label, double threshold) {
+      netsmith::ui::MultiLabelView::Counts c;
+      for (std::size_t r = 1; r < rows.size(); ++r) {
+        const bool positive = rows[r][std::size_t(1 + label)] == "1";
+        const bool predicted = std::stof(rows[r][std::size_t(3 + label)]) >= float(threshold);
+        c.tp += predicted && positive;
+        c.fp += predicted && !positive;
+        c.fn += !predicted && positive;
+      }
+      return c;
+    };
+    // The user picks "bottom" in the table and drags the threshold with the keyboard.
+    QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {},
+                      view->table()->visualItemRect(view->table()->item(1, 0)).center());
+    QCOMPARE(view->currentLabel(), 1);
+    QCOMPARE(view->threshold(), std::round(e.metrics.perClass.at("threshold")[1] * 1000) / 1000);
+    // At the run's threshold the counts give the run's F1 for the label.
+    auto c = view->counts();
+    auto expected = countsAt(1, view->threshold());
+    QCOMPARE(c.tp, expected.tp);
+    QCOMPARE(c.fp, expected.fp);
+    QCOMPARE(c.fn, expected.fn);
+    if (c.tp > 0)
+      QVERIFY(std::abs(2.0 * double(c.tp) / double(2 * c.tp + c.fp + c.fn) -
+                       e.metrics.perClass.at("f1")[1]) < 1e-9);
+    view->slider()->setFocus();
+    view->setThreshold(0.5);
+    for (int i = 0; i < 10; ++i)
+      QTest::keyClick(view->slider(), Qt::Key_PageUp);  // 50 steps each: to 1.0
+    QCOMPARE(view->threshold(), 1.0);
+    view->setThreshold(0.3);
+    QTest::keyClick(view->slider(), Qt::Key_Right);  // one step of 5: 0.305
+    QCOMPARE(view->threshold(), 0.305);
+    c = view->counts();
+    expected = countsAt(1, 0.305);
+    QCOMPARE(c.tp, expected.tp);
+    QCOMPARE(c.fp, expected.fp);
+    QCOMPARE(c.fn, expected.fn);
+    QVERIFY(view->countsLabel()->text().contains(QStringLiteral("TP %1,").arg(c.tp)));
+    // The PR curve has a point per distinct score, the operating point drawn on it.
+    QVERIFY(view->curve()->graphCount() == 2 && view->curve()->graph(0)->dataCount() >= 2);
+    QCOMPARE(view->curve()->graph(1)->dataCount(), c.tp + c.fp > 0 ? 1 : 0);
+    // The gallery: highest loss first; a click opens the sample with its labels' maps.
+    QCOMPARE(view->gallery()->count(), 32);
+    double previous = 1e9;
+    for (int i = 0; i < view->gallery()->count(); ++i) {
+      const qint64 position = view->gallery()->item(i)->data(Qt::UserRole).toLongLong();
+      const auto& s = e.samples.at(std::size_t(position));
+      QCOMPARE(s.position, position);
+      QVERIFY(s.loss <= previous);
+      previous = s.loss;
+    }
+    auto* first = view->gallery()->item(0);
+    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
+                      view->gallery()->visualItemRect(first).center());
+    auto* dialog = window.findChild<netsmith::ui::SampleDialog*>(QStringLiteral("sampleDialog"));
+    QTRY_VERIFY(dialog && dialog->isVisible());
+    QVERIFY2(dialog->errorText().isEmpty(), qPrintable(dialog->errorText()));
+    auto* labels = dialog->findChild<QComboBox*>(QStringLiteral("gradCamLabel"));
+    QVERIFY(labels && labels->count() == 2);
+    const int other = labels->itemData(1).toInt();
+    dialog->mapOfLabel(other);
+    QCOMPARE(dialog->predictedMap().targetClass, std::int64_t(other));
+    QVERIFY(!dialog->overlay().isNull());
+    dialog->close();
+    screenshot(window, "evaluation_multilabel.png");
+  }
+
+  // One target, "level": the square's brightness / 255.
+  void regressionScatterResidualsAndWorst() {
+    QTemporaryDir dir;
+    std::mt19937 rng(7);
+    std::uniform_int_distribution<int> level(60, 250), place(0, 11);
+    std::vector<float> trainLevels;
+    for (const char* split : {"train", "test"}) {
+      std::ofstream csv(dir.filePath(QStringLiteral("%1.csv").arg(split)).toStdString());
+      csv << "path,level\n";
+      const int n = std::string(split) == "train" ? 96 : 24;
+      for (int i = 0; i < n; ++i) {
+        const int l = level(rng);
+        const std::string name = std::string(split) + "_" + std::to_string(i) + ".png";
+        cv::imwrite(dir.filePath(QString::fromStdString(name)).toStdString(),
+                    square(rng, place(rng), place(rng), l));
+        csv << name << "," << double(l) / 255.0 << "\n";
+        if (std::string(split) == "train") trainLevels.push_back(float(double(l) / 255.0));
+      }
+    }
+    const auto project =
+        writeProject(dir, "regression",
+                     Json{{"train", {{"format", "regression_csv"}, {"manifest", "train.csv"}}},
+                          {"test", {{"format", "regression_csv"}, {"manifest", "test.csv"}}},
+                          {"targets", {"level"}}},
+                     model(1, false), "mse");
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    // The Data page: the target's values and their histogram, every training image counted.
+    auto* data = openAndScan(window, project);
+    QVERIFY(data);
+    auto values = data->result().targets.values.at(0);
+    std::sort(values.begin(), values.end());
+    std::sort(trainLevels.begin(), trainLevels.end());
+    QCOMPARE(int(values.size()), int(trainLevels.size()));
+    for (std::size_t i = 0; i < values.size(); ++i)
+      QVERIFY(std::abs(values[i] - trainLevels[i]) < 1e-6f);
+    QCOMPARE(data->histogram()->graphCount(), 1);
+    double counted = 0;
+    for (int i = 0; i < data->histogram()->graph(0)->dataCount(); ++i)
+      counted += data->histogram()->graph(0)->data()->at(i)->value;
+    QCOMPARE(counted, double(trainLevels.size()));
+    QVERIFY(data->sampleGrid()->item(0)->text().startsWith(QStringLiteral("level ")));
+    screenshot(window, "data_regression.png");
+    // The head rule as the user edits: a second target the model has no output for is a
+    // problem naming the output node; taking it back clears it.
+    QVERIFY(window.document()->problems().empty());
+    Json twoTargets = window.document()->project().data;
+    twoTargets["targets"] = {"level", "other"};
+    window.document()->editSection(QStringLiteral("data"), twoTargets,
+                                   QStringLiteral("Set targets"));
+    bool named = false;
+    for (const auto& problem : window.document()->problems())
+      named = named || (problem.message.find("2 targets") != std::string::npos ||
+                        problem.message.find("2 outputs") != std::string::npos);
+    QVERIFY2(named, window.document()->problems().empty()
+                        ? "no problem"
+                        : window.document()->problems().front().message.c_str());
+    window.document()->undoStack()->undo();  // Edit > Undo
+    QTRY_VERIFY(window.document()->problems().empty());
+    auto* page = trainAndEvaluate(window);
+    QVERIFY(page);
+    auto* view = qobject_cast<netsmith::ui::RegressionView*>(page->taskView());
+    QVERIFY(view && view->isVisible());
+    const auto& e = page->result();
+    QCOMPARE(view->table()->item(0, 0)->text(), QStringLiteral("level"));
+    QCOMPARE(view->table()->item(0, 1)->text(),
+             QString::number(e.metrics.perClass.at("mae")[0], 'g', 5));
+    QCOMPARE(view->table()->item(0, 3)->text(),
+             QString::number(e.metrics.perClass.at("r2")[0], 'g', 5));
+    const QString predictions = dir.filePath(QStringLiteral("predictions.csv"));
+    QVERIFY(writePredictions(QString::fromStdString(e.checkpoint), predictions));
+    const auto rows = readCsv(predictions);
+    QCOMPARE(int(rows.size()), 25);
+    QCOMPARE(rows[0], (std::vector<std::string>{"path", "true:level", "pred:level"}));
+    // The scatter holds every sample's (true, predicted) as the predictions file has them.
+    auto* points = view->scatter()->graph(1);
+    QCOMPARE(points->dataCount(), 24);
+    std::vector<std::pair<double, double>> drawn, written;
+    for (int i = 0; i < points->dataCount(); ++i)
+      drawn.emplace_back(points->data()->at(i)->key, points->data()->at(i)->value);
+    std::vector<double> residuals;
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+      written.emplace_back(std::stof(rows[r][1]), std::stof(rows[r][2]));
+      residuals.push_back(double(std::stof(rows[r][2])) - double(std::stof(rows[r][1])));
+    }
+    std::sort(drawn.begin(), drawn.end());
+    std::sort(written.begin(), written.end());
+    for (std::size_t i = 0; i < drawn.size(); ++i) {
+      QVERIFY(std::abs(drawn[i].first - written[i].first) < 1e-6);
+      QVERIFY(std::abs(drawn[i].second - written[i].second) < 1e-5);
+    }
+    // The histogram's bins count the residuals (bins of the view's edges, counted here).
+    std::vector<double> counts(netsmith::ui::RegressionView::kBins, 0.0);
+    for (double r : residuals) {
+      const int b = std::clamp(int((r - view->residualBinStart()) / view->residualBinWidth()), 0,
+                               netsmith::ui::RegressionView::kBins - 1);
+      counts[std::size_t(b)] += 1;
+    }
+    QCOMPARE(std::vector<double>(view->residualCounts().begin(), view->residualCounts().end()),
+             counts);
+    // Largest error first; the first's caption holds its values.
+    QCOMPARE(view->worst()->count(), 24);
+    double largest = 0;
+    for (double r : residuals)
+      largest = std::max(largest, std::abs(r));
+    const auto& worst =
+        e.samples.at(std::size_t(view->worst()->item(0)->data(Qt::UserRole).toLongLong()));
+    QVERIFY(std::abs(worst.loss - largest) < 1e-5);
+    QTest::mouseClick(view->worst()->viewport(), Qt::LeftButton, {},
+                      view->worst()->visualItemRect(view->worst()->item(0)).center());
+    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
+    QTRY_VERIFY(dialog && dialog->isVisible());
+    QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
+                ->text()
+                .contains(QStringLiteral("level: true")));
+    dialog->close();
+    screenshot(window, "evaluation_regression.png");
+  }
+
+  // Three classes: background 0, "bright" squares 1, "dim" squares 2; a ring of 255 (ignored)
+  // around some squares.
+  void segmentationTableBarsAndGallery() {
+    QTemporaryDir dir;
+    std::mt19937 rng(9);
+    std::uniform_int_distribution<int> place(0, 11);
+    std::vector<std::int64_t> pixels(3, 0);
+    std::int64_t ignored = 0;
+    for (const char* split : {"train", "test"}) {
+      QDir(dir.path()).mkpath(QStringLiteral("%1/images").arg(split));
+      QDir(dir.path()).mkpath(QStringLiteral("%1/masks").arg(split));
+      const int n = std::string(split) == "train" ? 64 : 16;
+      for (int i = 0; i < n; ++i) {
+        const int x = place(rng), y = place(rng);
+        const bool bright = i % 2 == 0;
+        cv::Mat mask(16, 16, CV_8UC1, cv::Scalar(0));
+        if (i % 3 == 0)
+          mask(cv::Rect(std::max(0, x - 1), std::max(0, y - 1), 7, 7) & cv::Rect(0, 0, 16, 16))
+              .setTo(255);
+        mask(cv::Rect(x, y, 5, 5)).setTo(bright ? 1 : 2);
+        const QString name = QStringLiteral("%1/%2/%3.png").arg(split);
+        cv::imwrite(dir.filePath(name.arg(QStringLiteral("images")).arg(i)).toStdString(),
+                    square(rng, x, y, bright ? 240 : 130));
+        cv::imwrite(dir.filePath(name.arg(QStringLiteral("masks")).arg(i)).toStdString(), mask);
+        for (int j = 0; std::string(split) == "train" && j < 256; ++j)
+          (mask.data[j] == 255 ? ignored : pixels[mask.data[j]]) += 1;
+      }
+    }
+    const auto project = writeProject(
+        dir, "segmentation",
+        Json{{"train",
+              {{"format", "mask_folders"}, {"images", "train/images"}, {"masks", "train/masks"}}},
+             {"test",
+              {{"format", "mask_folders"}, {"images", "test/images"}, {"masks", "test/masks"}}},
+             {"classes", {"background", "bright", "dim"}},
+             {"colors", {"#000000", "#ff0000", "#0000ff"}}},
+        model(3, true), "cross_entropy");
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    // The Data page: each class's pixels in the training masks, counted here as written.
+    auto* data = openAndScan(window, project);
+    QVERIFY(data);
+    QCOMPARE(data->result().targets.classPixels, pixels);
+    QCOMPARE(data->result().targets.ignoredPixels, ignored);
+    auto* shares = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
+    QVERIFY(shares && shares->data()->size() == 3);
+    QVERIFY(std::abs(shares->data()->at(2)->value - 100.0 * double(pixels[2]) / (64.0 * 256)) <
+            1e-9);
+    QCOMPARE(data->sampleGrid()->count(), 32);
+    screenshot(window, "data_segmentation.png");
+    auto* tabs = data->findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    tabs->setCurrentIndex(1);  // Samples: images with their masks over them
+    screenshot(window, "data_segmentation_samples.png");
+    tabs->setCurrentIndex(0);
+    auto* page = trainAndEvaluate(window);
+    QVERIFY(page);
+    auto* view = qobject_cast<netsmith::ui::SegmentationView*>(page->taskView());
+    QVERIFY(view && view->isVisible());
+    const auto& e = page->result();
+    QCOMPARE(view->table()->rowCount(), 3);
+    for (int c = 0; c < 3; ++c) {
+      const double iou = e.metrics.perClass.at("iou")[std::size_t(c)];
+      QCOMPARE(view->table()->item(c, 1)->text(),
+               std::isfinite(iou) ? QString::number(100 * iou, 'f', 2) + QLatin1Char('%')
+                                  : QStringLiteral("-"));
+    }
+    // Each sample's IoU, worked out here from the mask files the CLI writes.
+    const QString out = dir.filePath(QStringLiteral("predicted"));
+    QVERIFY(writePredictions(QString::fromStdString(e.checkpoint), out));
+    const auto rows = readCsv(out + QStringLiteral("/predictions.csv"));
+    QCOMPARE(int(rows.size()), 17);
+    std::vector<double> ious;
+    for (std::size_t r = 1; r < rows.size(); ++r) {
+      const cv::Mat p =
+          cv::imread((out + QLatin1Char('/') + QString::fromStdString(rows[r][1])).toStdString(),
+                     cv::IMREAD_UNCHANGED);
+      const cv::Mat t =
+          cv::imread((out + QLatin1Char('/') + QString::fromStdString(rows[r][2])).toStdString(),
+                     cv::IMREAD_UNCHANGED);
+      double sum = 0;
+      int present = 0;
+      for (int c = 0; c < 3; ++c) {
+        double inter = 0, uni = 0;
+        for (int i = 0; i < 256; ++i) {
+          const int tv = t.data[i], pv = p.data[i];
+          if (tv == 255) continue;
+          inter += tv == c && pv == c;
+          uni += tv == c || pv == c;
+        }
+        if (uni > 0) sum += inter / uni, ++present;
+      }
+      ious.push_back(present ? sum / present : std::nan(""));
+    }
+    QCOMPARE(view->gallery()->count(), 16);
+    double previous = -1;
+    for (int i = 0; i < view->gallery()->count(); ++i) {
+      const auto position = view->gallery()->item(i)->data(Qt::UserRole).toLongLong();
+      const double iou = ious.at(std::size_t(position));
+      QVERIFY2(std::abs(e.samples.at(std::size_t(position)).loss - iou) < 1e-9,
+               qPrintable(QStringLiteral("sample %1: %2 vs %3")
+                              .arg(position)
+                              .arg(e.samples.at(std::size_t(position)).loss)
+                              .arg(iou)));
+      QVERIFY(iou >= previous);  // lowest IoU first
+      previous = iou;
+      QVERIFY(view->gallery()->item(i)->text().contains(QString::number(iou, 'f', 3)));
+    }
+    // The other order, chosen by the user.
+    view->order()->setFocus();
+    QTest::keyClick(view->order(), Qt::Key_Down);
+    const auto top = view->gallery()->item(0)->data(Qt::UserRole).toLongLong();
+    QCOMPARE(ious.at(std::size_t(top)), *std::max_element(ious.begin(), ious.end()));
+    // A tile: image, truth and prediction side by side, the truth's colours the project's.
+    const auto& sample = e.samples.at(std::size_t(top));
+    const QImage tile = netsmith::ui::SegmentationView::tile(sample, e.colors, 16).toImage();
+    QCOMPARE(tile.width(), 3 * 16 + 8);
+    int red = 0;
+    for (int y = 0; y < 16; ++y)
+      for (int x = 20; x < 36; ++x)
+        red += qRed(tile.pixel(x, y)) > qBlue(tile.pixel(x, y)) + 60;
+    int brightPixels = 0;
+    for (auto v : sample.view.trueMask)
+      brightPixels += v == 1;
+    QCOMPARE(red > 0, brightPixels > 0);
+    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
+                      view->gallery()->visualItemRect(view->gallery()->item(0)).center());
+    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
+    QTRY_VERIFY(dialog && dialog->isVisible());
+    QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
+                ->text()
+                .contains(QStringLiteral("IoU")));
+    dialog->close();
+    screenshot(window, "evaluation_segmentation.png");
+  }
+
+ private:
+  /// Opens `project` and scans its data with the Data page's button.
+  netsmith::ui::DataPage* openAndScan(MainWindow& window, const std::string& project) {
+    if (!window.openProject(QString::fromStdString(project), /*quiet=*/true)) return nullptr;
+    window.pages()->showPage(netsmith::ui::ProjectPages::DataPage);
+    auto* page = window.pages()->dataPage();
+    QSignalSpy scanned(page, &netsmith::ui::DataPage::scanned);
+    auto* button = page->findChild<QPushButton*>(QStringLiteral("dataScan"));
+    if (!button) return nullptr;
+    QTest::mouseClick(button, Qt::LeftButton);
+    if (!scanned.wait(60000) || !page->result().ok) return nullptr;
+    return page;
+  }
+
+  /// Trains the open project with the Start action and waits for the Evaluation page's own
+  /// evaluation of the test split.
+  netsmith::ui::EvaluationPage* trainAndEvaluate(MainWindow& window) {
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    netsmith::uitest::action(window, "actionTrainStart")->trigger();
+    if (!finished.wait(120000)) return nullptr;
+    auto* page = window.pages()->evaluationPage();
+    if (!QTest::qWaitFor([page] { return !page->summaryText().isEmpty() && !page->isRunning(); },
+                         120000))
+      return nullptr;
+    window.pages()->showPage(netsmith::ui::ProjectPages::EvalPage);
+    QTest::qWait(50);
+    return page;
+  }
+
+  /// NETSMITH_SCREENSHOT_DIR: the window as it is now.
+  static void screenshot(MainWindow& window, const char* name) {
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (shots.isEmpty()) return;
+    QTest::qWait(100);
+    window.grab().save(shots + QLatin1Char('/') + QLatin1String(name));
+  }
+
+  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+};
+
+QTEST_MAIN(EvaluationViewsTest)
+#include "evaluation_views_test.moc"

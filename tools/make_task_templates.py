@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Writes the multi-label and regression templates (run from the repository root).
+
+Both are the same small CNN for the user's own images (3x64x64 input, images of other sizes
+resized to it): three [conv3x3-BN-ReLU, maxpool] stages of 32, 64 and 128 filters, global
+average pooling, then a head for the task. Their data sections read CSV manifests beside the
+project (data/train.csv, data/test.csv), the formats the mosaics and rotations examples use; File
+> New takes a new project's data and training settings from them. The keys are written in the
+order project::serialiseProject writes them, so a file is what the studio would save.
+"""
+import json
+import sys
+
+WIDTHS = [32, 64, 128]
+INPUT = {"channels": 3, "height": 64, "width": 64}
+
+
+def build(head):
+    """The backbone and then `head`: (id, op, params) in order."""
+    nodes = []
+
+    def node(id, op, params):
+        inputs = [nodes[-1]["id"]] if nodes else []
+        nodes.append({"id": id, "op": op, "params": params, "inputs": inputs,
+                      "pos": [0, len(nodes) * 80]})
+
+    node("input", "Input", {})
+    for i, w in enumerate(WIDTHS, 1):
+        node("conv%d" % i, "Conv2d",
+             {"out_channels": w, "kernel_size": 3, "padding": 1, "bias": False})
+        node("bn%d" % i, "BatchNorm2d", {})
+        node("relu%d" % i, "ReLU", {})
+        node("pool%d" % i, "MaxPool2d", {"kernel_size": 2})
+    node("gap", "GlobalAvgPool", {})
+    node("flatten", "Flatten", {})
+    for id, op, params in head:
+        node(id, op, params)
+    return {"input": INPUT, "nodes": nodes}
+
+
+def csv_data(format, extra):
+    data = {"train": {"format": format, "manifest": "data/train.csv"},
+            "validation": {"fraction": 0.1, "seed": 0, "stratified": True},
+            "test": {"format": format, "manifest": "data/test.csv"}}
+    data.update(extra)
+    data.update({"fit": "resize", "normalize": "auto", "on_error": "skip"})
+    return data
+
+
+def train(loss, monitor):
+    return {"epochs": 15, "batch_size": 64,
+            "optimizer": {"type": "adam", "lr": 0.001, "weight_decay": 0.0},
+            "schedule": {"type": "cosine", "warmup_epochs": 0},
+            "seed": 0, "device": "cpu", "loss": loss, "monitor": monitor}
+
+
+def project(name, description, task, model, data, augment, train):
+    # project::projectToJson's order.
+    return {"format": "netsmith-project", "version": 1, "name": name,
+            "description": description, "task": task, "model": model, "data": data,
+            "augment": augment, "train": train}
+
+
+def write(path, project):
+    with open(path, "w") as f:
+        json.dump(project, f, indent=2)
+        f.write("\n")
+
+
+# The head's width: 10 labels until the user's are counted (the head rule names the fix).
+LABELS = 10
+# One target: the common case (an age, a count, a score); name more in data.targets and widen
+# out.out_features to match.
+TARGETS = ["value"]
+
+
+def main():
+    write("resources/templates/multilabel_cnn.netsmith.json", project(
+        "multilabel_cnn",
+        "Multi-label CNN: which of your labels each image shows, any number of them at once. "
+        "Data: a CSV manifest with a path,labels header, labels holding an image's label names "
+        "separated by ; (data/train.csv and data/test.csv beside the project, image paths "
+        "relative to the CSV; or one 0/1 column per label). Set out.out_features to your number "
+        "of labels.",
+        "multilabel",
+        build([("drop", "Dropout", {"p": 0.2}),
+               ("out", "Linear", {"out_features": LABELS})]),
+        csv_data("multilabel_csv", {}),
+        [{"transform": "HorizontalFlip", "p": 0.5}],
+        train("bce", "val_map")))
+    write("resources/templates/regression_cnn.netsmith.json", project(
+        "regression_cnn",
+        "Regression CNN: numbers to predict from each image (an angle, an age, a count). Data: a "
+        "CSV manifest with a path column and one column of numbers per target (data/train.csv "
+        "and data/test.csv beside the project, image paths relative to the CSV); data.targets "
+        "names the columns the model predicts, in output order. Set out.out_features to their "
+        "number.",
+        "regression",
+        build([("fc1", "Linear", {"out_features": 64}),
+               ("relu_fc", "ReLU", {}),
+               ("out", "Linear", {"out_features": len(TARGETS)})]),
+        csv_data("regression_csv", {"targets": TARGETS}),
+        # No flips: a mirrored image may not have the same targets (an angle changes sign).
+        [],
+        train("huber", "val_mae")))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

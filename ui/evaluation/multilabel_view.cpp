@@ -1,0 +1,289 @@
+#include "evaluation/multilabel_view.h"
+
+#include <qcustomplot.h>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QSlider>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "evaluation/sample_dialog.h"
+#include "train/evaluation.h"
+#include "util/chart_fit.h"
+#include "util/image_convert.h"
+#include "util/theme_colors.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kSteps = 1000;  // the slider's steps over [0, 1]
+constexpr int kLabelThumb = 96;
+
+QString labelFigure(double v) {
+  return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("-");
+}
+
+}  // namespace
+
+MultiLabelView::MultiLabelView(QWidget* parent)
+    : TaskView(parent),
+      m_table(new QTableWidget(0, 5, this)),
+      m_curve(new QCustomPlot(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_countsLabel(new QLabel(this)),
+      m_gallery(new QListWidget(this)) {
+  setObjectName(QStringLiteral("multilabelView"));
+  m_table->setObjectName(QStringLiteral("labelTable"));
+  m_table->setHorizontalHeaderLabels(
+      {tr("Label"), tr("AP"), tr("F1"), tr("Threshold"), tr("Positives")});
+  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->verticalHeader()->hide();
+  // Names take the room left; figures as wide as they read.
+  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_table->setToolTip(
+      tr("Average precision, and F1 at the threshold the run used (tuned on validation). "
+         "Select a label to see its precision-recall curve."));
+  connect(m_table, &QTableWidget::currentCellChanged, this,
+          [this](int row, int, int, int) { selectLabel(row); });
+  m_curve->setObjectName(QStringLiteral("prCurve"));
+  m_curve->setMinimumHeight(200);
+  m_curve->xAxis->setLabel(tr("recall"));
+  m_curve->yAxis->setLabel(tr("precision"));
+  m_curve->xAxis->setRange(0, 1.02);
+  m_curve->yAxis->setRange(0, 1.05);
+  followTheme(m_curve);
+  fitTicksToSize(m_curve);
+  m_slider->setObjectName(QStringLiteral("thresholdSlider"));
+  m_slider->setRange(0, kSteps);
+  m_slider->setSingleStep(5);
+  m_slider->setPageStep(50);
+  m_slider->setToolTip(tr("The threshold: a label is predicted when its probability reaches it"));
+  connect(m_slider, &QSlider::valueChanged, this, &MultiLabelView::updateCounts);
+  m_countsLabel->setObjectName(QStringLiteral("thresholdCounts"));
+  m_countsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_gallery->setObjectName(QStringLiteral("multilabelGallery"));
+  m_gallery->setViewMode(QListView::IconMode);
+  m_gallery->setIconSize(QSize(kLabelThumb, kLabelThumb));
+  m_gallery->setGridSize(QSize(kLabelThumb + 84, kLabelThumb + 76));
+  m_gallery->setResizeMode(QListView::Adjust);
+  m_gallery->setMovement(QListView::Static);
+  m_gallery->setWordWrap(true);
+  connect(m_gallery, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
+  });
+
+  auto* curveBox = new QWidget(this);
+  auto* cl = new QVBoxLayout(curveBox);
+  cl->setContentsMargins(0, 0, 0, 0);
+  cl->addWidget(m_curve, 1);
+  auto* sliderRow = new QHBoxLayout;
+  sliderRow->addWidget(new QLabel(tr("Threshold"), curveBox));
+  sliderRow->addWidget(m_slider, 1);
+  cl->addLayout(sliderRow);
+  cl->addWidget(m_countsLabel);
+  auto* top = new QSplitter(Qt::Horizontal, this);
+  top->addWidget(m_table);
+  top->addWidget(curveBox);
+  top->setStretchFactor(0, 1);
+  top->setStretchFactor(1, 1);
+  auto* galleryBox = new QWidget(this);
+  auto* gl = new QVBoxLayout(galleryBox);
+  gl->setContentsMargins(0, 0, 0, 0);
+  gl->addWidget(new QLabel(
+      tr("<b>Samples, highest loss first</b> (click one to see each label's Grad-CAM map)"),
+      galleryBox));
+  gl->addWidget(m_gallery, 1);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(top);
+  split->addWidget(galleryBox);
+  split->setStretchFactor(0, 3);
+  split->setStretchFactor(1, 2);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+}
+
+void MultiLabelView::clearResult() {
+  m_evaluation = nullptr;
+  m_label = -1;
+  m_used.clear();
+  m_counts = {};
+  m_table->setRowCount(0);
+  m_curve->clearGraphs();
+  m_curve->replot();
+  m_countsLabel->clear();
+  m_gallery->clear();
+}
+
+void MultiLabelView::showResult(const train::Evaluation& e) {
+  clearResult();
+  m_evaluation = &e;
+  const auto& per = e.metrics.perClass;
+  const std::size_t labels = e.classes.size();
+  m_used.assign(labels, 0.5);
+  m_table->setRowCount(int(labels));
+  for (std::size_t k = 0; k < labels; ++k) {
+    const double used = perClassFigure(per, "threshold", k);
+    if (std::isfinite(used)) m_used[k] = used;
+    std::int64_t positives = 0;
+    for (const auto& s : e.samples)
+      positives += k < s.view.truth.size() && s.view.truth[k] > 0.5f;
+    const QStringList cells = {QString::fromStdString(e.classes[k]),
+                               labelFigure(perClassFigure(per, "ap", k)),
+                               labelFigure(perClassFigure(per, "f1", k)),
+                               QString::number(m_used[k], 'f', 3), QString::number(positives)};
+    for (int col = 0; col < cells.size(); ++col) {
+      auto* item = new QTableWidgetItem(cells[col]);
+      if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      m_table->setItem(int(k), col, item);
+    }
+  }
+  fillGallery();
+  if (labels) m_table->setCurrentCell(0, 0);  // selectLabel(0) through currentCellChanged
+}
+
+void MultiLabelView::selectLabel(int label) {
+  if (!m_evaluation || label < 0 || label >= int(m_used.size())) return;
+  m_label = label;
+  if (m_table->currentRow() != label) m_table->setCurrentCell(label, 0);
+  drawCurve();
+  const int value = int(std::lround(m_used[std::size_t(label)] * kSteps));
+  if (m_slider->value() == value)
+    updateCounts();
+  else
+    m_slider->setValue(value);
+}
+
+QDialog* MultiLabelView::sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+                                      const train::Evaluation& evaluation) {
+  return new SampleDialog(checkpoint, sample, evaluation.classes, this);
+}
+
+void MultiLabelView::setThreshold(double threshold) {
+  m_slider->setValue(int(std::lround(std::clamp(threshold, 0.0, 1.0) * kSteps)));
+}
+
+double MultiLabelView::threshold() const {
+  return double(m_slider->value()) / kSteps;
+}
+
+void MultiLabelView::drawCurve() {
+  m_curve->clearGraphs();
+  const auto k = std::size_t(m_label);
+  // Scores from highest to lowest; a point after each run of equal scores (a threshold at
+  // that score predicts all of them).
+  std::vector<std::pair<float, bool>> scored;
+  for (const auto& s : m_evaluation->samples)
+    if (k < s.view.output.size()) scored.emplace_back(s.view.output[k], s.view.truth[k] > 0.5f);
+  std::sort(scored.begin(), scored.end(),
+            [](const auto& a, const auto& b) { return a.first > b.first; });
+  double positives = 0;
+  for (const auto& [score, positive] : scored)
+    positives += positive;
+  QVector<double> recall, precision;
+  double tp = 0, fp = 0;
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    (scored[i].second ? tp : fp) += 1;
+    if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
+    recall << (positives > 0 ? tp / positives : 0);
+    precision << tp / (tp + fp);
+  }
+  auto* graph = m_curve->addGraph();
+  graph->setName(QString::fromStdString(m_evaluation->classes[k]));
+  graph->setPen(QPen(QColor(31, 119, 180), 2));
+  graph->setData(recall, precision, true);
+  auto* point = m_curve->addGraph();
+  point->setName(tr("threshold"));
+  point->setLineStyle(QCPGraph::lsNone);
+  point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(214, 39, 40), 10));
+  m_curve->plotLayout()->setRowStretchFactor(0, 1);
+  m_curve->replot();
+}
+
+void MultiLabelView::updateCounts() {
+  if (!m_evaluation || m_label < 0) return;
+  const auto k = std::size_t(m_label);
+  const float t = float(threshold());
+  Counts c;
+  for (const auto& s : m_evaluation->samples) {
+    if (k >= s.view.output.size()) continue;
+    const bool predicted = s.view.output[k] >= t;
+    const bool positive = s.view.truth[k] > 0.5f;
+    if (predicted && positive) ++c.tp;
+    if (predicted && !positive) ++c.fp;
+    if (!predicted && positive) ++c.fn;
+    if (!predicted && !positive) ++c.tn;
+  }
+  m_counts = c;
+  const double precision = c.tp + c.fp ? double(c.tp) / double(c.tp + c.fp) : 0;
+  const double recall = c.tp + c.fn ? double(c.tp) / double(c.tp + c.fn) : 0;
+  const double f1 = precision + recall > 0 ? 2 * precision * recall / (precision + recall) : 0;
+  m_countsLabel->setText(
+      tr("%1 at threshold %2: precision %3, recall %4, F1 %5 (TP %6, FP %7, FN %8)%9")
+          .arg(QString::fromStdString(m_evaluation->classes[k]).toHtmlEscaped())
+          .arg(threshold(), 0, 'f', 3)
+          .arg(precision, 0, 'f', 4)
+          .arg(recall, 0, 'f', 4)
+          .arg(f1, 0, 'f', 4)
+          .arg(c.tp)
+          .arg(c.fp)
+          .arg(c.fn)
+          .arg(std::abs(threshold() - m_used[k]) < 0.5 / kSteps ? tr(" — the run's threshold")
+                                                                : QString()));
+  if (m_curve->graphCount() > 1) {
+    m_curve->graph(1)->data()->clear();
+    if (c.tp + c.fp > 0) m_curve->graph(1)->addData(recall, precision);
+    m_curve->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+void MultiLabelView::fillGallery() {
+  m_gallery->clear();
+  std::vector<const train::SampleOutcome*> order;
+  for (const auto& s : m_evaluation->samples)
+    order.push_back(&s);
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto* a, const auto* b) { return a->loss > b->loss; });
+  const auto names = [this](const std::vector<float>& values, const auto& keep) {
+    QStringList out;
+    for (std::size_t k = 0; k < values.size() && k < m_evaluation->classes.size(); ++k)
+      if (keep(k, values[k])) out << QString::fromStdString(m_evaluation->classes[k]);
+    return out.isEmpty() ? tr("(none)") : out.join(QStringLiteral(", "));
+  };
+  const std::size_t shown = std::min<std::size_t>(order.size(), 500);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& s = *order[i];
+    const QString truth = names(s.view.truth, [](std::size_t, float v) { return v > 0.5f; });
+    const QString predicted =
+        names(s.view.output, [this](std::size_t k, float v) { return double(v) >= m_used[k]; });
+    const QImage picture = toQImage(s.picture);
+    auto* item = new QListWidgetItem(
+        QIcon(QPixmap::fromImage(picture.scaled(
+            kLabelThumb, kLabelThumb, Qt::KeepAspectRatio,
+            picture.width() < kLabelThumb ? Qt::FastTransformation : Qt::SmoothTransformation))),
+        tr("#%1 loss %2\ntrue: %3\npredicted: %4")
+            .arg(s.position)
+            .arg(s.loss, 0, 'f', 3)
+            .arg(truth, predicted),
+        m_gallery);
+    item->setToolTip(tr("sample %1\ntrue: %2\npredicted: %3\nloss: %4")
+                         .arg(s.position)
+                         .arg(truth, predicted)
+                         .arg(s.loss, 0, 'f', 4));
+    item->setData(Qt::UserRole, qlonglong(s.position));
+    item->setData(Qt::UserRole + 1, truth);
+    item->setData(Qt::UserRole + 2, predicted);
+  }
+}
+
+}  // namespace netsmith::ui

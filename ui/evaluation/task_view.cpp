@@ -1,0 +1,63 @@
+#include "evaluation/task_view.h"
+
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include <limits>
+
+#include "evaluation/multilabel_view.h"
+#include "evaluation/regression_view.h"
+#include "evaluation/segmentation_view.h"
+#include "train/evaluation.h"
+#include "util/image_convert.h"
+
+namespace netsmith::ui {
+
+TaskView* makeTaskView(const std::string& task, QWidget* parent) {
+  if (task == "multilabel") return new MultiLabelView(parent);
+  if (task == "regression") return new RegressionView(parent);
+  if (task == "segmentation") return new SegmentationView(parent);
+  return nullptr;
+}
+
+double perClassFigure(const std::map<std::string, std::vector<double>>& perClass, const char* name,
+                      std::size_t k) {
+  const auto it = perClass.find(name);
+  return it != perClass.end() && k < it->second.size() ? it->second[k]
+                                                       : std::numeric_limits<double>::quiet_NaN();
+}
+
+QDialog* TaskView::sampleDialog(const QString&, const train::SampleOutcome& sample,
+                                const train::Evaluation&) {
+  const QImage picture = toQImage(sample.picture);
+  return pictureDialog(
+      sample.position,
+      QPixmap::fromImage(picture.scaled(
+          280, 280, Qt::KeepAspectRatio,
+          picture.width() < 280 ? Qt::FastTransformation : Qt::SmoothTransformation)),
+      tr("<b>#%1</b>: score %2").arg(sample.position).arg(sample.loss, 0, 'g', 4));
+}
+
+QDialog* TaskView::pictureDialog(qint64 position, const QPixmap& picture, const QString& caption) {
+  auto* dialog = new QDialog(this);
+  dialog->setObjectName(QStringLiteral("sampleDialog"));
+  dialog->setWindowTitle(tr("Sample #%1").arg(position));
+  auto* text = new QLabel(caption, dialog);
+  text->setObjectName(QStringLiteral("sampleCaption"));
+  text->setWordWrap(true);
+  text->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  auto* image = new QLabel(dialog);
+  image->setObjectName(QStringLiteral("samplePicture"));
+  image->setPixmap(picture);
+  auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, dialog);
+  connect(buttons, &QDialogButtonBox::rejected, dialog, &QDialog::reject);
+  auto* layout = new QVBoxLayout(dialog);
+  layout->addWidget(text);
+  layout->addWidget(image, 1, Qt::AlignCenter);
+  layout->addWidget(buttons);
+  return dialog;
+}
+
+}  // namespace netsmith::ui

@@ -1,0 +1,52 @@
+#pragma once
+
+// The Evaluation page's view of a task without the class view (multi-label, regression,
+// segmentation): what the page shows in place of the confusion matrix, drawn from the
+// evaluation's figures (core's, the numbers `netsmith-cli eval` prints) and its kept samples
+// (train::SampleOutcome::view). One view per task; makeTaskView is the only place that knows
+// which, so the page itself never branches on the task.
+#include <QWidget>
+#include <map>
+#include <string>
+#include <vector>
+
+class QDialog;
+
+namespace netsmith::train {
+struct Evaluation;
+struct SampleOutcome;
+}  // namespace netsmith::train
+
+namespace netsmith::ui {
+
+class TaskView : public QWidget {
+  Q_OBJECT
+
+ public:
+  using QWidget::QWidget;
+  /// Shows `evaluation` (kept by the page for as long as the view shows it).
+  virtual void showResult(const train::Evaluation& evaluation) = 0;
+  virtual void clearResult() = 0;
+  /// Sample `sample` of `evaluation` opened large (a child of this view, not yet shown), or
+  /// nullptr. The default shows its picture and what the view says of it.
+  virtual QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+                                const train::Evaluation& evaluation);
+
+ protected:
+  /// A dialog with `picture` large and `caption` above it.
+  QDialog* pictureDialog(qint64 position, const QPixmap& picture, const QString& caption);
+
+ Q_SIGNALS:
+  /// The user asked to open sample `position` of the evaluated split large.
+  void sampleRequested(qint64 position);
+};
+
+/// The view of `task` ("multilabel", "regression", "segmentation"); nullptr for a task with
+/// none (the page then shows its figures as text).
+TaskView* makeTaskView(const std::string& task, QWidget* parent);
+
+/// Figure `name` of class or target `k` in an evaluation's per-class figures; NaN when absent.
+double perClassFigure(const std::map<std::string, std::vector<double>>& perClass, const char* name,
+                      std::size_t k);
+
+}  // namespace netsmith::ui

@@ -1,0 +1,139 @@
+// The Data page's view of targets that are not one class per sample: what a scan's
+// data::TargetStats hold, drawn (multi-label label counts and co-occurrence, regression target
+// histograms, segmentation class pixel shares).
+#include <qcustomplot.h>
+#include <QTableWidget>
+
+#include <algorithm>
+#include <cmath>
+
+#include "forms/data_page.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+const QColor kSeries[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
+                          QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
+
+/// Bars of `values` per class name, the names along the axis.
+void classBars(QCustomPlot* plot, const QStringList& names, const QVector<double>& values,
+               const QString& series, const QString& axis) {
+  QVector<double> ticks;
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  double top = 1e-9;
+  for (int c = 0; c < names.size(); ++c) {
+    ticks << c;
+    ticker->addTick(c, names[c]);
+    top = std::max(top, values.value(c));
+  }
+  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+  bars->setName(series);
+  bars->setBrush(kSeries[0]);
+  bars->setPen(Qt::NoPen);
+  bars->setWidth(0.6);
+  bars->setData(ticks, values, true);
+  plot->xAxis->setTicker(ticker);
+  plot->xAxis->setTickLabelRotation(names.size() > 6 ? 40 : 0);
+  plot->xAxis->setRange(-0.6, names.size() - 0.4);
+  plot->xAxis->setLabel(QString());
+  plot->yAxis->setRange(0, top * 1.1);
+  plot->yAxis->setLabel(axis);
+}
+
+}  // namespace
+
+QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
+  const auto& t = s.targets;
+  plot->clearPlottables();
+  plot->clearGraphs();
+  QString title;
+  if (t.kind == data::TargetKind::MultiHot) {
+    QVector<double> values;
+    for (auto v : t.positives)
+      values << double(v);
+    classBars(plot, s.classes, values, QObject::tr("train"), QObject::tr("images with the label"));
+    title = QObject::tr("Label frequencies");
+  } else if (t.kind == data::TargetKind::ClassMask) {
+    double all = double(t.ignoredPixels);
+    for (auto v : t.classPixels)
+      all += double(v);
+    QVector<double> shares;
+    for (auto v : t.classPixels)
+      shares << (all > 0 ? 100.0 * double(v) / all : 0.0);
+    classBars(plot, s.classes, shares, QObject::tr("train"),
+              QObject::tr("share of mask pixels (%)"));
+    title = QObject::tr("Class pixels");
+  } else if (t.kind == data::TargetKind::RealVector) {
+    // One histogram per target (30 bins over the values of all targets), drawn as steps.
+    constexpr int kBins = 30;
+    double lo = 0, hi = 0;
+    bool any = false;
+    for (const auto& values : t.values)
+      for (float v : values) {
+        if (!std::isfinite(v)) continue;
+        lo = any ? std::min(lo, double(v)) : double(v);
+        hi = any ? std::max(hi, double(v)) : double(v);
+        any = true;
+      }
+    if (hi <= lo) hi = lo + 1;
+    const double width = (hi - lo) / kBins;
+    double top = 1;
+    for (std::size_t k = 0; k < t.values.size(); ++k) {
+      QVector<double> counts(kBins, 0.0), centres;
+      for (float v : t.values[k])
+        if (std::isfinite(v)) counts[std::clamp(int((double(v) - lo) / width), 0, kBins - 1)] += 1;
+      for (int b = 0; b < kBins; ++b) {
+        centres << lo + (b + 0.5) * width;
+        top = std::max(top, counts[b]);
+      }
+      auto* graph = plot->addGraph();
+      graph->setName(s.targetNames.value(int(k), QObject::tr("target %1").arg(k)));
+      graph->setLineStyle(QCPGraph::lsStepCenter);
+      QColor colour = kSeries[k % (sizeof kSeries / sizeof kSeries[0])];
+      graph->setPen(QPen(colour, 2));
+      colour.setAlpha(50);
+      graph->setBrush(colour);
+      graph->setData(centres, counts, true);
+    }
+    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+    plot->xAxis->setTickLabelRotation(0);
+    plot->xAxis->setRange(lo - width, hi + width);
+    plot->xAxis->setLabel(QObject::tr("value"));
+    plot->yAxis->setRange(0, top * 1.1);
+    plot->yAxis->setLabel(QObject::tr("training images"));
+    title = QObject::tr("Target histogram");
+  }
+  plot->legend->setVisible(true);
+  plot->replot();
+  return title;
+}
+
+void fillCooccurrence(QTableWidget* table, const DataScan& s) {
+  const auto& t = s.targets;
+  table->clear();
+  const int k = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
+  table->setRowCount(k);
+  table->setColumnCount(k);
+  if (k == 0) return;
+  table->setHorizontalHeaderLabels(s.classes.mid(0, k));
+  table->setVerticalHeaderLabels(s.classes.mid(0, k));
+  for (int a = 0; a < k; ++a) {
+    const double positives = double(t.cooccurrence[std::size_t(a)][std::size_t(a)]);
+    for (int b = 0; b < k; ++b) {
+      const auto count = t.cooccurrence[std::size_t(a)][std::size_t(b)];
+      auto* item = new QTableWidgetItem(QString::number(count));
+      item->setTextAlignment(Qt::AlignCenter);
+      // Heat by the share of the row label's images that also hold the column's.
+      QColor heat = a == b ? QColor(44, 160, 44) : QColor(31, 119, 180);
+      heat.setAlphaF(float(std::min(1.0, 0.05 + (positives > 0 ? double(count) / positives : 0))));
+      item->setBackground(count ? heat : QColor(Qt::transparent));
+      item->setToolTip(QObject::tr("%1 training images hold both %2 and %3")
+                           .arg(count)
+                           .arg(s.classes.value(a), s.classes.value(b)));
+      table->setItem(a, b, item);
+    }
+  }
+}
+
+}  // namespace netsmith::ui
