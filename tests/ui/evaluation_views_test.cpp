@@ -17,6 +17,7 @@
 #include <QTabWidget>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTreeWidget>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -35,6 +36,7 @@
 #include "evaluation/sample_dialog.h"
 #include "evaluation/segmentation_view.h"
 #include "forms/data_page.h"
+#include "monitor/dashboard.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -264,6 +266,17 @@ class EvaluationViewsTest : public QObject {
     // The PR curve has a point per distinct score, the operating point drawn on it.
     QVERIFY(view->curve()->graphCount() == 2 && view->curve()->graph(0)->dataCount() >= 2);
     QCOMPARE(view->curve()->graph(1)->dataCount(), c.tp + c.fp > 0 ? 1 : 0);
+    // The dashboard drew the task's training figure for each epoch, its chart named after it
+    // (multi-label reports subset accuracy in training).
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_accuracy")), 3);
+    auto* figureChart = window.findChild<QCustomPlot*>(QStringLiteral("accuracyChart"));
+    QVERIFY(figureChart);
+    auto* title = qobject_cast<QCPTextElement*>(figureChart->plotLayout()->element(0, 0));
+    QVERIFY(title);
+    QCOMPARE(title->text(), QStringLiteral("subset_accuracy"));
+    auto* epochs = window.findChild<QTreeWidget*>(QStringLiteral("epochTable"));
+    QVERIFY(epochs);
+    QCOMPARE(epochs->headerItem()->text(2), QStringLiteral("Train subset_accuracy"));
     // The gallery: highest loss first; a click opens the sample with its labels' maps.
     QCOMPARE(view->gallery()->count(), 32);
     double previous = 1e9;
