@@ -152,20 +152,24 @@ int runDataStats(const std::vector<std::string>& words) {
   };
   const auto summarise = [](const std::vector<float>& v) {
     Summary s;
-    if (v.empty()) return s;
-    s.min = s.max = v.front();
-    double sum = 0, sq = 0;
+    double sum = 0;
+    std::size_t n = 0;
     for (float x : v) {
-      s.min = std::min(s.min, double(x));
-      s.max = std::max(s.max, double(x));
+      if (!std::isfinite(x)) continue;
+      s.min = n ? std::min(s.min, double(x)) : double(x);
+      s.max = n ? std::max(s.max, double(x)) : double(x);
       sum += x;
-      sq += double(x) * double(x);
+      ++n;
     }
-    s.mean = sum / double(v.size());
-    s.std = std::sqrt(std::max(0.0, sq / double(v.size()) - s.mean * s.mean));
+    if (n == 0) return s;
+    s.mean = sum / double(n);
+    double sq = 0;  // about the mean: no cancellation for values far from zero
+    for (float x : v)
+      if (std::isfinite(x)) sq += (double(x) - s.mean) * (double(x) - s.mean);
+    s.std = std::sqrt(sq / double(n));
     return s;
   };
-  std::int64_t maskPixels = t.ignoredPixels;
+  std::int64_t maskPixels = 0;  // the pixels not ignored, as the figures' pixel_share counts
   for (auto p : t.classPixels)
     maskPixels += p;
   if (t.kind == data::TargetKind::MultiHot) {
@@ -226,8 +230,10 @@ int runDataStats(const std::vector<std::string>& words) {
       std::printf("%-*s %14lld %7.2f%%\n", int(w), d.classes[k].c_str(),
                   (long long)t.classPixels[k],
                   maskPixels ? 100.0 * double(t.classPixels[k]) / double(maskPixels) : 0.0);
-    std::printf("%-*s %14lld %7.2f%%\n", int(w), "(ignored)", (long long)t.ignoredPixels,
-                maskPixels ? 100.0 * double(t.ignoredPixels) / double(maskPixels) : 0.0);
+    const auto all = maskPixels + t.ignoredPixels;
+    std::printf("%-*s %14lld %7.2f%% of all pixels\n", int(w), "(ignored)",
+                (long long)t.ignoredPixels,
+                all ? 100.0 * double(t.ignoredPixels) / double(all) : 0.0);
   }
   std::cout << "Mean/std (train, per channel):";
   for (std::size_t c = 0; c < d.mean.size(); ++c)

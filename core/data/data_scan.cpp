@@ -18,7 +18,7 @@ namespace {
 /// every mask decoded once (a mask that cannot be read is listed under on_error "skip", fatal
 /// under "fail", as training would find it). False when `progress` says stop.
 bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& progress,
-                 DataScanResult& s) {
+                 DataScanResult& s, std::vector<std::int64_t>& unreadable) {
   auto& t = s.targets;
   const auto& source = *train.source;
   const auto width = std::size_t(std::max<std::int64_t>(0, source.targetWidth()));
@@ -56,6 +56,7 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
       } catch (const SampleError& e) {
         if (policy == ErrorPolicy::Fail) throw;
         s.skipped.push_back(skippedFor(source.describe(i), e.what()));
+        unreadable.push_back(k);
         continue;
       }
       std::array<std::int64_t, 256> histogram{};
@@ -71,6 +72,28 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
     if (progress && (k % 256 == 255 || k + 1 == train.size()) && !progress(k + 1, train.size()))
       return false;
   }
+  return true;
+}
+
+/// Decodes every mask of `set` (a source with masks; nothing otherwise) and removes the
+/// samples whose mask cannot be read, listed in `skipped` (fatal under on_error "fail").
+bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& progress,
+                         std::vector<SkippedItem>& skipped) {
+  if (set.empty() || !set.source->hasMasks()) return true;
+  std::vector<std::int64_t> unreadable;
+  for (std::int64_t k = 0; k < set.size(); ++k) {
+    const auto i = set.indices[std::size_t(k)];
+    try {
+      (void)set.source->loadMask(i);
+    } catch (const SampleError& e) {
+      if (policy == ErrorPolicy::Fail) throw;
+      skipped.push_back(skippedFor(set.source->describe(i), e.what()));
+      unreadable.push_back(k);
+    }
+    if (progress && (k % 256 == 255 || k + 1 == set.size()) && !progress(k + 1, set.size()))
+      return false;
+  }
+  removePositions(set, unreadable);
   return true;
 }
 
@@ -129,6 +152,24 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
     }
     offset += size;
   }
+  // Targets that are not one class per sample: counted over the training split; every mask of
+  // every split decoded once, the unreadable left out of the counts as training leaves them.
+  s.targets.kind = sourceFormat(s.trainFormat).targets;
+  s.targetNames = d.targets;
+  if (s.targets.kind != TargetKind::ClassIndex) {
+    std::vector<std::int64_t> badMasks;
+    if (!scanTargets(d.train, policy, step("reading targets"), s, badMasks)) {
+      s.cancelled = true;
+      return s;
+    }
+    removePositions(d.train, badMasks);
+    for (auto* set : {&d.validation, &d.test}) {
+      if (!dropUnreadableMasks(*set, policy, step("reading masks"), s.skipped)) {
+        s.cancelled = true;
+        return s;
+      }
+    }
+  }
   s.train = d.train.size();
   s.validation = d.validation.size();
   s.test = d.test.size();
@@ -150,13 +191,7 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
       return s;
     }
   }
-  s.targets.kind = sourceFormat(s.trainFormat).targets;
-  s.targetNames = d.targets;
   if (s.targets.kind != TargetKind::ClassIndex) {
-    if (!scanTargets(d.train, policy, step("reading targets"), s)) {
-      s.cancelled = true;
-      return s;
-    }
     // The first training images with their targets (masks drawn over their images).
     const int wanted = 4 * options.samplesPerClass;
     for (std::int64_t k = 0; k < d.train.size() && int(s.samples.size()) < wanted; ++k) {

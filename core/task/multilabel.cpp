@@ -358,7 +358,8 @@ std::vector<SampleView> MultiLabelTask::describeSamples(const torch::Tensor& out
       torch::binary_cross_entropy_with_logits(logits, truth, {}, {}, at::Reduction::None)
           .mean(1)
           .contiguous();
-  const auto probs = torch::sigmoid(logits).contiguous();
+  // A non-finite output (a diverged model) scores 0, as the figures count it (MultiLabelSums).
+  const auto probs = torch::nan_to_num(torch::sigmoid(logits), 0.0, 1.0, 0.0).contiguous();
   const auto n = logits.size(0), k = logits.size(1);
   std::vector<SampleView> out(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {

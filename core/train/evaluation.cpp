@@ -254,6 +254,32 @@ std::vector<std::uint8_t> fitMask(std::vector<std::uint8_t> mask, int h, int w, 
   return std::vector<std::uint8_t>(out.datastart, out.dataend);
 }
 
+/// Drops the pictures and masks of all but the kMaskSamplesKept lowest- and highest-scoring
+/// samples that hold masks (no IoU: dropped first), once they are many: memory stays bounded
+/// whatever the split's size.
+void pruneMaskSamples(std::vector<SampleOutcome>& samples) {
+  std::vector<std::size_t> holding;
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    if (!samples[i].view.trueMask.empty()) holding.push_back(i);
+  if (holding.size() <= 4 * kMaskSamplesKept) return;
+  std::vector<std::size_t> scored;
+  for (auto i : holding)
+    if (std::isfinite(samples[i].loss)) scored.push_back(i);
+  std::stable_sort(scored.begin(), scored.end(), [&samples](std::size_t a, std::size_t b) {
+    return samples[a].loss < samples[b].loss;
+  });
+  std::vector<bool> keep(samples.size(), false);
+  for (std::size_t j = 0; j < scored.size(); ++j)
+    if (j < kMaskSamplesKept || j + kMaskSamplesKept >= scored.size()) keep[scored[j]] = true;
+  for (auto i : holding) {
+    if (keep[i]) continue;
+    auto& s = samples[i];
+    s.picture.release();
+    s.view.trueMask = {};
+    s.view.predictedMask = {};
+  }
+}
+
 /// Each sample of `batch` as its task describes it, with its picture.
 void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, const task::Task& task,
                       const data::Normalization& norm, int thumbnail,
@@ -277,6 +303,7 @@ void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, con
     s.view = std::move(v);
     samples.push_back(std::move(s));
   }
+  pruneMaskSamples(samples);
 }
 
 /// Runs `net` over `set` for a task without the class view: its figures only.

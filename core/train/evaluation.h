@@ -46,6 +46,9 @@ struct EvaluationOptions {
 
 /// The longest side of a segmentation sample's picture and masks when samples are kept.
 inline constexpr int kMaskThumbnail = 96;
+/// Kept samples with masks: only the this-many lowest- and highest-scoring (IoU) keep their
+/// picture and masks (what a gallery shows from either end); the rest keep their score.
+inline constexpr std::size_t kMaskSamplesKept = 300;
 
 struct SampleOutcome {
   std::int64_t position = 0;  ///< in the split

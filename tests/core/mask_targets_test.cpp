@@ -11,11 +11,13 @@
 
 #include "augment/transform.h"
 #include "data/data_loader.h"
+#include "data/data_scan.h"
 #include "data/dataset_source.h"
 #include "data/sample_processor.h"
 #include "data_fixtures.h"
 #include "graph/model_graph.h"
 #include "ops/op_registry.h"
+#include "project/project.h"
 #include "task/segmentation.h"
 #include "test_support.h"
 
@@ -408,4 +410,53 @@ TEST(SegmentationTask, LossesLeaveIgnoredPixelsOut) {
   task::SegmentationTask seg(setup);
   const auto ignored = torch::full({1, 2, 2}, 255, torch::kLong);
   EXPECT_EQ(seg.loss(logits, ignored, {}).item<double>(), 0.0);
+}
+
+// The Data page's scan of mask data: class pixels counted over the training masks as written
+// here, a mask that cannot be read skipped and left out of the counts (as training leaves it),
+// or fatal under on_error "fail".
+TEST(MaskFolderSource, TheDataScanCountsClassPixelsAndSkipsUnreadableMasks) {
+  TempDir dir;
+  fs::create_directories(dir.path() / "images");
+  fs::create_directories(dir.path() / "masks");
+  cv::Mat one = stripes(6, 6, 3);
+  one.at<uchar>(0, 0) = 255;  // ignored
+  writePair(dir, "a", one);
+  writePair(dir, "b", stripes(6, 6, 3));
+  cv::Mat bad = stripes(6, 6, 3);
+  bad.at<uchar>(1, 1) = 9;
+  writePair(dir, "c", bad);
+  const auto projectWith = [&dir](const std::string& onError) {
+    project::Project p;
+    p.name = "scan";
+    p.task = "segmentation";
+    p.model.input = {1, 6, 6};
+    p.data = Json{{"train", Json{{"format", "mask_folders"},
+                                 {"images", dir.file("images")},
+                                 {"masks", dir.file("masks")}}},
+                  {"classes", kThree},
+                  {"normalize", "none"},
+                  {"on_error", onError}};
+    return p;
+  };
+  data::DataScanOptions options;
+  options.samplesPerClass = 2;
+  const auto s = data::scanProjectData(projectWith("skip"), dir.path().string(), options);
+  EXPECT_EQ(s.train, 2);
+  ASSERT_EQ(s.skipped.size(), 1u);
+  EXPECT_CONTAINS(s.skipped[0].item + ": " + s.skipped[0].reason, "c.png");
+  EXPECT_CONTAINS(s.skipped[0].reason, "the value 9");
+  // Two readable masks of 12 pixels per class (2 columns x 6 rows), one pixel ignored.
+  EXPECT_EQ(s.targets.kind, data::TargetKind::ClassMask);
+  EXPECT_EQ(s.targets.classPixels, (std::vector<std::int64_t>{23, 24, 24}));
+  EXPECT_EQ(s.targets.ignoredPixels, 1);
+  // Each sample shown with its mask over it and the mask's classes as its caption.
+  ASSERT_EQ(s.samples.size(), 2u);
+  EXPECT_EQ(s.samples[0].channels(), 3);
+  EXPECT_EQ(s.sampleLabels[0], -1);
+  EXPECT_CONTAINS(s.sampleCaptions[0], "a ");
+  EXPECT_CONTAINS(testutil::errorOf([&] {
+                    data::scanProjectData(projectWith("fail"), dir.path().string(), options);
+                  }),
+                  "c.png");
 }

@@ -6,6 +6,7 @@
 #include <QAbstractSlider>
 #include <QComboBox>
 #include <QDialog>
+#include <QDoubleSpinBox>
 #include <QLabel>
 #include <QListWidget>
 #include <QProcess>
@@ -199,6 +200,15 @@ class EvaluationViewsTest : public QObject {
     QCOMPARE(data->sampleGrid()->count(), 32);
     QCOMPARE(data->sampleGrid()->item(3)->text(), QStringLiteral("top, bottom"));
     screenshot(window, "data_multilabel.png");
+    // A quarter held out for validation, typed into the Data page: the run tunes each label's
+    // threshold on it.
+    auto* fraction = data->findChild<QDoubleSpinBox*>(QStringLiteral("validationFraction"));
+    QVERIFY(fraction);
+    fraction->setFocus();
+    fraction->selectAll();
+    QTest::keyClicks(fraction, QStringLiteral("0.25"));
+    QTest::keyClick(fraction, Qt::Key_Return);
+    QTRY_COMPARE(window.document()->project().data["validation"]["fraction"].get<double>(), 0.25);
     auto* page = trainAndEvaluate(window);
     QVERIFY(page);
     auto* view = qobject_cast<netsmith::ui::MultiLabelView*>(page->taskView());
@@ -239,16 +249,44 @@ class EvaluationViewsTest : public QObject {
     QTest::mouseClick(view->table()->viewport(), Qt::LeftButton, {},
                       view->table()->visualItemRect(view->table()->item(1, 0)).center());
     QCOMPARE(view->currentLabel(), 1);
-    QCOMPARE(view->threshold(), std::round(e.metrics.perClass.at("threshold")[1] * 1000) / 1000);
-    // At the run's threshold the counts give the run's F1 for the label.
+    // The run's tuned threshold, exactly (a score, not a slider step), and at it the counts
+    // give the run's F1 for the label.
+    const double tuned = e.metrics.perClass.at("threshold")[1];
+    QVERIFY2(tuned != 0.5, "the threshold was not tuned");
+    QCOMPARE(view->threshold(), tuned);
+    QVERIFY(view->countsLabel()->text().contains(QStringLiteral("the run's threshold")));
     auto c = view->counts();
-    auto expected = countsAt(1, view->threshold());
+    auto expected = countsAt(1, tuned);
     QCOMPARE(c.tp, expected.tp);
     QCOMPARE(c.fp, expected.fp);
     QCOMPARE(c.fn, expected.fn);
-    if (c.tp > 0)
-      QVERIFY(std::abs(2.0 * double(c.tp) / double(2 * c.tp + c.fp + c.fn) -
-                       e.metrics.perClass.at("f1")[1]) < 1e-9);
+    QVERIFY(c.tp > 0);
+    QVERIFY(std::abs(2.0 * double(c.tp) / double(2 * c.tp + c.fp + c.fn) -
+                     e.metrics.perClass.at("f1")[1]) < 1e-9);
+    // The curve: a (recall, precision) point after each distinct score, highest first, worked
+    // out here from the file.
+    {
+      std::vector<std::pair<float, bool>> scored;
+      for (std::size_t r = 1; r < rows.size(); ++r)
+        scored.emplace_back(std::stof(rows[r][4]), rows[r][2] == "1");
+      std::sort(scored.begin(), scored.end(),
+                [](const auto& a, const auto& b) { return a.first > b.first; });
+      double tp = 0, fp = 0, positives = 0;
+      for (const auto& s : scored)
+        positives += s.second;
+      std::vector<std::pair<double, double>> points;
+      for (std::size_t i = 0; i < scored.size(); ++i) {
+        (scored[i].second ? tp : fp) += 1;
+        if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
+        points.emplace_back(tp / positives, tp / (tp + fp));
+      }
+      auto* curve = view->curve()->graph(0);
+      QCOMPARE(curve->dataCount(), int(points.size()));
+      for (int i = 0; i < curve->dataCount(); ++i) {
+        QVERIFY(std::abs(curve->data()->at(i)->key - points[std::size_t(i)].first) < 1e-12);
+        QVERIFY(std::abs(curve->data()->at(i)->value - points[std::size_t(i)].second) < 1e-12);
+      }
+    }
     view->slider()->setFocus();
     view->setThreshold(0.5);
     for (int i = 0; i < 10; ++i)
@@ -266,17 +304,17 @@ class EvaluationViewsTest : public QObject {
     // The PR curve has a point per distinct score, the operating point drawn on it.
     QVERIFY(view->curve()->graphCount() == 2 && view->curve()->graph(0)->dataCount() >= 2);
     QCOMPARE(view->curve()->graph(1)->dataCount(), c.tp + c.fp > 0 ? 1 : 0);
-    // The dashboard drew the task's training figure for each epoch, its chart named after it
-    // (multi-label reports subset accuracy in training).
-    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_accuracy")), 3);
+    // The dashboard drew the monitored figure (val_map, the task's headline) for each epoch,
+    // its chart and the epoch table's column named after it, the values the run's own.
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("val_accuracy")), 3);
     auto* figureChart = window.findChild<QCustomPlot*>(QStringLiteral("accuracyChart"));
     QVERIFY(figureChart);
     auto* title = qobject_cast<QCPTextElement*>(figureChart->plotLayout()->element(0, 0));
     QVERIFY(title);
-    QCOMPARE(title->text(), QStringLiteral("subset_accuracy"));
+    QCOMPARE(title->text(), QStringLiteral("map"));
     auto* epochs = window.findChild<QTreeWidget*>(QStringLiteral("epochTable"));
     QVERIFY(epochs);
-    QCOMPARE(epochs->headerItem()->text(2), QStringLiteral("Train subset_accuracy"));
+    QCOMPARE(epochs->headerItem()->text(4), QStringLiteral("Val map"));
     // The gallery: highest loss first; a click opens the sample with its labels' maps.
     QCOMPARE(view->gallery()->count(), 32);
     double previous = 1e9;
@@ -470,8 +508,9 @@ class EvaluationViewsTest : public QObject {
     QCOMPARE(data->result().targets.ignoredPixels, ignored);
     auto* shares = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
     QVERIFY(shares && shares->data()->size() == 3);
-    QVERIFY(std::abs(shares->data()->at(2)->value - 100.0 * double(pixels[2]) / (64.0 * 256)) <
-            1e-9);
+    // Shares of the pixels not ignored, as the figures' pixel_share counts them.
+    QVERIFY(std::abs(shares->data()->at(2)->value -
+                     100.0 * double(pixels[2]) / double(pixels[0] + pixels[1] + pixels[2])) < 1e-9);
     QCOMPARE(data->sampleGrid()->count(), 32);
     screenshot(window, "data_segmentation.png");
     auto* tabs = data->findChild<QTabWidget*>();

@@ -504,6 +504,14 @@ void EvaluationPage::showTaskView() {
     }
   }
   if (!m_taskView) {
+    // A task with no view of its own: its figures in the summary, the class view emptied (its
+    // galleries would open another result's samples).
+    m_perClass->setRowCount(0);
+    m_bars->clearPlottables();
+    m_bars->replot();
+    m_cell->clear();
+    m_cellRow = m_cellColumn = -1;
+    m_misclassified->clear();
     m_views->setCurrentWidget(m_classView);
     return;
   }

@@ -5,6 +5,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QSplitter>
 #include <QTableWidget>
@@ -68,7 +69,10 @@ MultiLabelView::MultiLabelView(QWidget* parent)
   m_slider->setSingleStep(5);
   m_slider->setPageStep(50);
   m_slider->setToolTip(tr("The threshold: a label is predicted when its probability reaches it"));
-  connect(m_slider, &QSlider::valueChanged, this, &MultiLabelView::updateCounts);
+  connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
+    m_threshold = double(value) / kSteps;
+    updateCounts();
+  });
   m_countsLabel->setObjectName(QStringLiteral("thresholdCounts"));
   m_countsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_gallery->setObjectName(QStringLiteral("multilabelGallery"));
@@ -157,24 +161,22 @@ void MultiLabelView::selectLabel(int label) {
   m_label = label;
   if (m_table->currentRow() != label) m_table->setCurrentCell(label, 0);
   drawCurve();
-  const int value = int(std::lround(m_used[std::size_t(label)] * kSteps));
-  if (m_slider->value() == value)
-    updateCounts();
-  else
-    m_slider->setValue(value);
+  // The run's own threshold, exactly (a tuned one is a score, not a slider step).
+  setThreshold(m_used[std::size_t(label)]);
 }
 
 QDialog* MultiLabelView::sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
                                       const train::Evaluation& evaluation) {
-  return new SampleDialog(checkpoint, sample, evaluation.classes, this);
+  return new SampleDialog(checkpoint, sample, evaluation.classes, this, /*perLabel=*/true);
 }
 
 void MultiLabelView::setThreshold(double threshold) {
-  m_slider->setValue(int(std::lround(std::clamp(threshold, 0.0, 1.0) * kSteps)));
-}
-
-double MultiLabelView::threshold() const {
-  return double(m_slider->value()) / kSteps;
+  m_threshold = std::clamp(threshold, 0.0, 1.0);
+  {
+    const QSignalBlocker block(m_slider);
+    m_slider->setValue(int(std::lround(m_threshold * kSteps)));
+  }
+  updateCounts();
 }
 
 void MultiLabelView::drawCurve() {
@@ -184,7 +186,8 @@ void MultiLabelView::drawCurve() {
   // that score predicts all of them).
   std::vector<std::pair<float, bool>> scored;
   for (const auto& s : m_evaluation->samples)
-    if (k < s.view.output.size()) scored.emplace_back(s.view.output[k], s.view.truth[k] > 0.5f);
+    if (k < s.view.output.size() && k < s.view.truth.size())
+      scored.emplace_back(s.view.output[k], s.view.truth[k] > 0.5f);
   std::sort(scored.begin(), scored.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });
   double positives = 0;
@@ -213,10 +216,10 @@ void MultiLabelView::drawCurve() {
 void MultiLabelView::updateCounts() {
   if (!m_evaluation || m_label < 0) return;
   const auto k = std::size_t(m_label);
-  const float t = float(threshold());
+  const float t = float(m_threshold);
   Counts c;
   for (const auto& s : m_evaluation->samples) {
-    if (k >= s.view.output.size()) continue;
+    if (k >= s.view.output.size() || k >= s.view.truth.size()) continue;
     const bool predicted = s.view.output[k] >= t;
     const bool positive = s.view.truth[k] > 0.5f;
     if (predicted && positive) ++c.tp;
@@ -231,15 +234,14 @@ void MultiLabelView::updateCounts() {
   m_countsLabel->setText(
       tr("%1 at threshold %2: precision %3, recall %4, F1 %5 (TP %6, FP %7, FN %8)%9")
           .arg(QString::fromStdString(m_evaluation->classes[k]).toHtmlEscaped())
-          .arg(threshold(), 0, 'f', 3)
+          .arg(m_threshold, 0, 'f', 3)
           .arg(precision, 0, 'f', 4)
           .arg(recall, 0, 'f', 4)
           .arg(f1, 0, 'f', 4)
           .arg(c.tp)
           .arg(c.fp)
           .arg(c.fn)
-          .arg(std::abs(threshold() - m_used[k]) < 0.5 / kSteps ? tr(" — the run's threshold")
-                                                                : QString()));
+          .arg(m_threshold == m_used[k] ? tr(" — the run's threshold") : QString()));
   if (m_curve->graphCount() > 1) {
     m_curve->graph(1)->data()->clear();
     if (c.tp + c.fp > 0) m_curve->graph(1)->addData(recall, precision);

@@ -31,9 +31,10 @@ class MultiLabelView : public TaskView {
   /// The label whose curve and counts are shown (a row of the table).
   void selectLabel(int label);
   int currentLabel() const { return m_label; }
-  /// Moves the slider to `threshold` (in [0, 1], to the slider's 1/1000 steps).
+  /// Counts at `threshold` (in [0, 1]; the slider shows it to its 1/1000 steps). Choosing a
+  /// label sets the run's threshold for it exactly; the slider's steps set 1/1000s.
   void setThreshold(double threshold);
-  double threshold() const;
+  double threshold() const { return m_threshold; }
   struct Counts {
     std::int64_t tp = 0, fp = 0, fn = 0, tn = 0;
   };
@@ -55,6 +56,7 @@ class MultiLabelView : public TaskView {
   const train::Evaluation* m_evaluation = nullptr;
   int m_label = -1;
   std::vector<double> m_used;  ///< each label's threshold in the run's figures
+  double m_threshold = 0.5;    ///< the counts' threshold
   Counts m_counts;
   QTableWidget* m_table;
   QCustomPlot* m_curve;

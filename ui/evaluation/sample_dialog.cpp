@@ -34,7 +34,7 @@ QPixmap large(const cv::Mat& image) {
 }  // namespace
 
 SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
-                           const std::vector<std::string>& classes, QWidget* parent)
+                           const std::vector<std::string>& classes, QWidget* parent, bool perLabel)
     : QDialog(parent),
       m_picture(new QLabel(this)),
       m_map(new QLabel(this)),
@@ -79,7 +79,8 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
   m_ofPredicted->setChecked(true);
   connect(m_ofPredicted, &QRadioButton::toggled, this, &SampleDialog::showPredicted);
   const auto& view = sample.view;
-  const bool multiLabel = !view.output.empty() && view.output.size() == view.truth.size();
+  const bool multiLabel =
+      perLabel && !view.output.empty() && view.output.size() == view.truth.size();
   if (multiLabel) {
     // Each label has its own score: the map of the one chosen, most probable first.
     m_ofPredicted->hide();

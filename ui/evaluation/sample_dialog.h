@@ -28,8 +28,11 @@ class SampleDialog : public QDialog {
  public:
   /// Computes both maps at once (one forward and backward pass each); a failure is shown in
   /// the dialog in place of the maps.
+  /// `perLabel`: a multi-label sample (its SampleView's probabilities and labels), a map per
+  /// label.
   SampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
-               const std::vector<std::string>& classes, QWidget* parent = nullptr);
+               const std::vector<std::string>& classes, QWidget* parent = nullptr,
+               bool perLabel = false);
 
   /// The map shown: of the predicted class (true) or of the true class (false).
   void showPredicted(bool predicted);

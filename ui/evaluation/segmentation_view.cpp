@@ -191,7 +191,8 @@ void SegmentationView::fillGallery() {
     if (aNone || bNone) return !aNone && bNone;
     return lowestFirst ? a->loss < b->loss : a->loss > b->loss;
   });
-  const std::size_t shown = std::min<std::size_t>(order.size(), 300);
+  // The evaluation keeps the pictures of this many from either end.
+  const std::size_t shown = std::min<std::size_t>(order.size(), train::kMaskSamplesKept);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& s = *order[i];
     auto* item = new QListWidgetItem(QIcon(tile(s, m_evaluation->colors, kTileSide)),

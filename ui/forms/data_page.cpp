@@ -388,12 +388,17 @@ void DataPage::refreshForms() {
   const Json v = d.is_object() && d.contains("validation") ? d["validation"] : Json::object();
   {
     const QSignalBlocker b1(m_fraction), b2(m_splitSeed), b3(m_stratified);
-    m_fraction->setValue(v.is_object() && v.contains("fraction") && v["fraction"].is_number()
-                             ? v["fraction"].get<double>()
-                             : 0.0);
-    m_splitSeed->setValue(v.is_object() && v.contains("seed") && v["seed"].is_number_integer()
-                              ? v["seed"].get<int>()
-                              : 0);
+    // Set only when it differs: the edit being typed comes back here, and setting the same
+    // value rewrites the text under the cursor ("0.2" became "0.200", so typing "0.25" gave
+    // 0.2).
+    const double fraction = v.is_object() && v.contains("fraction") && v["fraction"].is_number()
+                                ? v["fraction"].get<double>()
+                                : 0.0;
+    if (m_fraction->value() != fraction) m_fraction->setValue(fraction);
+    const int seed = v.is_object() && v.contains("seed") && v["seed"].is_number_integer()
+                         ? v["seed"].get<int>()
+                         : 0;
+    if (m_splitSeed->value() != seed) m_splitSeed->setValue(seed);
     m_stratified->setChecked(v.is_object() && v.contains("stratified") &&
                                      v["stratified"].is_boolean()
                                  ? v["stratified"].get<bool>()

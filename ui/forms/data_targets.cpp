@@ -55,14 +55,15 @@ QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
     classBars(plot, s.classes, values, QObject::tr("train"), QObject::tr("images with the label"));
     title = QObject::tr("Label frequencies");
   } else if (t.kind == data::TargetKind::ClassMask) {
-    double all = double(t.ignoredPixels);
+    // Shares of the counted pixels, as the figures' pixel_share (ignored ones left out).
+    double all = 0;
     for (auto v : t.classPixels)
       all += double(v);
     QVector<double> shares;
     for (auto v : t.classPixels)
       shares << (all > 0 ? 100.0 * double(v) / all : 0.0);
     classBars(plot, s.classes, shares, QObject::tr("train"),
-              QObject::tr("share of mask pixels (%)"));
+              QObject::tr("share of the pixels not ignored (%)"));
     title = QObject::tr("Class pixels");
   } else if (t.kind == data::TargetKind::RealVector) {
     // One histogram per target (30 bins over the values of all targets), drawn as steps.
@@ -112,26 +113,45 @@ QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
 void fillCooccurrence(QTableWidget* table, const DataScan& s) {
   const auto& t = s.targets;
   table->clear();
-  const int k = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
+  const int all = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
+  // At most kShown labels, the most frequent (a table of thousands of labels is unreadable
+  // and slow to fill); the tooltip says so.
+  constexpr int kShown = 60;
+  std::vector<int> labels(std::size_t(all), 0);
+  for (int a = 0; a < all; ++a)
+    labels[std::size_t(a)] = a;
+  std::stable_sort(labels.begin(), labels.end(), [&t](int a, int b) {
+    return t.cooccurrence[std::size_t(a)][std::size_t(a)] >
+           t.cooccurrence[std::size_t(b)][std::size_t(b)];
+  });
+  if (all > kShown) labels.resize(kShown);
+  std::sort(labels.begin(), labels.end());  // back in class order
+  const int k = int(labels.size());
   table->setRowCount(k);
   table->setColumnCount(k);
   if (k == 0) return;
-  table->setHorizontalHeaderLabels(s.classes.mid(0, k));
-  table->setVerticalHeaderLabels(s.classes.mid(0, k));
-  for (int a = 0; a < k; ++a) {
-    const double positives = double(t.cooccurrence[std::size_t(a)][std::size_t(a)]);
-    for (int b = 0; b < k; ++b) {
-      const auto count = t.cooccurrence[std::size_t(a)][std::size_t(b)];
+  QStringList names;
+  for (int a : labels)
+    names << s.classes.value(a);
+  table->setHorizontalHeaderLabels(names);
+  table->setVerticalHeaderLabels(names);
+  if (all > kShown)
+    table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(kShown).arg(all));
+  for (int r = 0; r < k; ++r) {
+    const auto a = std::size_t(labels[std::size_t(r)]);
+    const double positives = double(t.cooccurrence[a][a]);
+    for (int c = 0; c < k; ++c) {
+      const auto b = std::size_t(labels[std::size_t(c)]);
+      const auto count = t.cooccurrence[a][b];
       auto* item = new QTableWidgetItem(QString::number(count));
       item->setTextAlignment(Qt::AlignCenter);
       // Heat by the share of the row label's images that also hold the column's.
       QColor heat = a == b ? QColor(44, 160, 44) : QColor(31, 119, 180);
       heat.setAlphaF(float(std::min(1.0, 0.05 + (positives > 0 ? double(count) / positives : 0))));
       item->setBackground(count ? heat : QColor(Qt::transparent));
-      item->setToolTip(QObject::tr("%1 training images hold both %2 and %3")
-                           .arg(count)
-                           .arg(s.classes.value(a), s.classes.value(b)));
-      table->setItem(a, b, item);
+      item->setToolTip(
+          QObject::tr("%1 training images hold both %2 and %3").arg(count).arg(names[r], names[c]));
+      table->setItem(r, c, item);
     }
   }
 }

@@ -253,6 +253,13 @@ void Dashboard::configure(double clipGradNorm) {
 void Dashboard::setMonitor(const QString& monitor, bool maximize) {
   m_monitor = monitor;
   m_maximize = maximize;
+  // The figure chart of a task without accuracy draws the monitored figure.
+  QString figure = monitor;
+  for (const char* prefix : {"val_", "train_"})
+    if (figure.startsWith(QLatin1String(prefix))) figure.remove(0, int(qstrlen(prefix)));
+  for (const auto& c : m_charts)
+    if (auto* accuracy = dynamic_cast<AccuracyChart*>(c.get()))
+      accuracy->setPreferredFigure(figure);
   m_table->headerItem()->setToolTip(0, tr("The best epoch by %1 is marked").arg(monitor));
 }
 
@@ -325,7 +332,9 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   }
   // Accuracy, or the task's training figure (headlineFigure), in the header's name.
   QString figure;
-  const double trainFigure = headlineFigure(e, false, &figure);
+  const auto* chart = dynamic_cast<const AccuracyChart*>(findChart(QStringLiteral("accuracy")));
+  const QString preferred = chart ? chart->preferredFigure() : QString();
+  const double trainFigure = headlineFigure(e, false, &figure, preferred);
   const auto shown = [&figure, percent](double v) {
     if (!std::isfinite(v)) return QStringLiteral("-");
     return figure.isEmpty() ? percent(v) : QString::number(v, 'g', 4);
@@ -335,7 +344,7 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   m_table->headerItem()->setText(4, figure.isEmpty() ? tr("Val acc") : tr("Val %1").arg(figure));
   row->setText(2, shown(trainFigure));
   row->setText(3, e.hasValidation ? QString::number(e.validation.loss, 'f', 4) : QString());
-  row->setText(4, e.hasValidation ? shown(headlineFigure(e, true, nullptr)) : QString());
+  row->setText(4, e.hasValidation ? shown(headlineFigure(e, true, nullptr, preferred)) : QString());
   row->setText(5, formatChartValue(e.lr));
   row->setToolTip(5, tr("The LR of the epoch's last optimizer step"));
   row->setText(6, QString::number(e.seconds, 'f', 1));

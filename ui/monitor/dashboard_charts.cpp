@@ -293,32 +293,47 @@ void AccuracyChart::addBatches(const QVector<train::BatchMetrics>& batches,
     running.append(keys[i], batches[i].epochAccuracy);
 }
 
-double headlineFigure(const train::EpochMetrics& e, bool validation, QString* name) {
+double headlineFigure(const train::EpochMetrics& e, bool validation, QString* name,
+                      const QString& preferred) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  if (std::isfinite(e.trainAccuracy) || e.trainFigures.empty()) {
+  if (std::isfinite(e.trainAccuracy) || (e.trainFigures.empty() && e.validation.figures.empty())) {
     if (name) name->clear();
     return validation ? (e.hasValidation ? e.validation.accuracy : nan) : e.trainAccuracy;
   }
-  const auto& [figure, value] = *e.trainFigures.begin();
+  const std::string wanted = preferred.toStdString();
+  std::string figure;
+  if (!wanted.empty() && wanted != "loss" &&
+      (e.trainFigures.count(wanted) || e.validation.figures.count(wanted)))
+    figure = wanted;
+  else if (!e.trainFigures.empty())
+    figure = e.trainFigures.begin()->first;
+  else
+    figure = e.validation.figures.begin()->first;
   if (name) *name = QString::fromStdString(figure);
-  if (!validation) return value;
-  if (!e.hasValidation) return nan;
-  const auto it = e.validation.figures.find(figure);
-  return it != e.validation.figures.end() ? it->second : nan;
+  const auto& figures = validation ? e.validation.figures : e.trainFigures;
+  if (validation && !e.hasValidation) return nan;
+  const auto it = figures.find(figure);
+  return it != figures.end() ? it->second : nan;
 }
 
 void AccuracyChart::addEpoch(const train::EpochMetrics& e, double key) {
   QString figure;
-  const double train = headlineFigure(e, false, &figure);
-  if (figure != m_figure) {
-    // Another task's figure: the chart says which.
-    m_figure = figure;
-    auto* title = qobject_cast<QCPTextElement*>(plot()->plotLayout()->element(0, 0));
-    if (title) title->setText(figure.isEmpty() ? tr("Accuracy") : figure);
-    plot()->yAxis->setLabel(figure.isEmpty() ? tr("accuracy") : figure);
-  }
+  const double train = headlineFigure(e, false, &figure, m_preferred);
+  if (figure != m_figure) setTitle(figure);  // another task's figure: the chart says which
   series()[0].append(key, train);
-  series()[1].append(key, headlineFigure(e, true, nullptr));
+  series()[1].append(key, headlineFigure(e, true, nullptr, m_preferred));
+}
+
+void AccuracyChart::clear() {
+  DashboardChart::clear();
+  setTitle({});
+}
+
+void AccuracyChart::setTitle(const QString& figure) {
+  m_figure = figure;
+  auto* title = qobject_cast<QCPTextElement*>(plot()->plotLayout()->element(0, 0));
+  if (title) title->setText(figure.isEmpty() ? tr("Accuracy") : figure);
+  plot()->yAxis->setLabel(figure.isEmpty() ? tr("accuracy") : figure);
 }
 
 BatchValueChart::BatchValueChart(const QString& id, const QString& title, const QString& yLabel,

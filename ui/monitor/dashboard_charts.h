@@ -128,25 +128,35 @@ class LossChart : public DashboardChart {
 };
 
 /// Training and validation accuracy of every epoch, and the training accuracy of the epoch so
-/// far at every step. A task without accuracy: its training figure (the first the task reports
-/// in training: multi-label's F1, regression's MAE, segmentation's mIoU...) and the same
-/// figure of validation, the chart titled by it.
+/// far at every step. A task without accuracy: the figure the run monitors (val_map: map) when
+/// the epoch reports it, else the first of its training figures, in training and validation,
+/// the chart titled by it.
 class AccuracyChart : public DashboardChart {
  public:
   explicit AccuracyChart(QWidget* parent);
   void addBatches(const QVector<train::BatchMetrics>& batches,
                   const QVector<double>& keys) override;
   void addEpoch(const train::EpochMetrics& epoch, double key) override;
+  /// Forgets the points and the figure (the next run may be of another task).
+  void clear() override;
   /// The figure drawn in place of accuracy ("" : accuracy).
   const QString& figure() const { return m_figure; }
+  /// The figure to prefer (the run's monitor without val_ / train_; "" : none).
+  void setPreferredFigure(const QString& figure) { m_preferred = figure; }
+  const QString& preferredFigure() const { return m_preferred; }
 
  private:
+  void setTitle(const QString& figure);
   QString m_figure;
+  QString m_preferred;
 };
 
 /// The figure an epoch table or chart shows for `epoch`: its accuracy where the task has one,
-/// else its first training figure. `name` gets that figure's name ("" for accuracy).
-double headlineFigure(const train::EpochMetrics& epoch, bool validation, QString* name);
+/// else `preferred` when the epoch reports it (in training or validation), else its first
+/// training figure. `name` gets that figure's name ("" for accuracy); NaN where the epoch has
+/// no value of it.
+double headlineFigure(const train::EpochMetrics& epoch, bool validation, QString* name,
+                      const QString& preferred = {});
 
 /// One value of every batch: the learning rate, the throughput.
 class BatchValueChart : public DashboardChart {
