@@ -180,6 +180,21 @@ void csvSeeds(const fs::path& dir) {
   put(dir / "names_quoted_crlf",
       std::string(1, '\1') + "\xEF\xBB\xBFid,\"path\",label\r\n1,\"a.png\",cat\r\n2,b.png,dog\r\n");
   put(dir / "fail_policy", std::string(1, '\2') + "label,path\n0,a.png\n1,missing.png\n");
+  // Detection annotations: the first byte's reader (bits 2..) 3 YOLO labels, 4 names, 5 COCO,
+  // 6 VOC; bit 0 gives the class names.
+  put(dir / "yolo_labels",
+      std::string(1, char(3 << 2 | 1)) + "0 0.5 0.5 0.25 0.5\n2 0.1 0.9 0.2 0.2\n");
+  put(dir / "yolo_yaml",
+      std::string(1, char(4 << 2 | 1)) + "path: .\nnames:\n  0: cat\n  1: 'dog'\n");
+  put(dir / "coco", std::string(1, char(5 << 2)) +
+                        R"({"images":[{"id":1,"file_name":"a.png","width":64,"height":48}],)"
+                        R"("annotations":[{"id":1,"image_id":1,"category_id":3,"bbox":[4,2,12,8],)"
+                        R"("iscrowd":0}],"categories":[{"id":3,"name":"cat"}]})");
+  put(dir / "voc", std::string(1, char(6 << 2)) +
+                       "<annotation><filename>a.png</filename><size><width>64</width><height>48"
+                       "</height><depth>3</depth></size><object><name>dog</name><difficult>1"
+                       "</difficult><bndbox><xmin>5</xmin><ymin>3</ymin><xmax>16</xmax><ymax>10"
+                       "</ymax></bndbox></object></annotation>");
 }
 
 void safetensorsSeeds(const fs::path& dir) {

@@ -17,7 +17,10 @@ enum class SourceFormat {
   Cifar10,
   MultiLabelCsv,
   RegressionCsv,
-  MaskFolders
+  MaskFolders,
+  Yolo,
+  Coco,
+  Voc
 };
 /// What a sample's target is (each task takes one kind; each source format gives one).
 /// `spatial` kinds (masks, boxes) move with the image under the geometric transforms.
@@ -39,9 +42,10 @@ std::string sourceFormatName(SourceFormat f);
 struct SourceSpec {
   SourceFormat format = SourceFormat::Idx;
   std::string path;                ///< JSON path for messages: "data.train"
-  std::string images;              ///< idx (a file); mask_folders (a folder)
+  std::string images;              ///< idx (a file); mask_folders, yolo, coco, voc (a folder)
   std::string masks;               ///< mask_folders: the folder of masks
-  std::string labels;              ///< idx
+  std::string labels;              ///< idx (a file); yolo (a folder of .txt files)
+  std::string annotations;         ///< coco (a JSON file); voc (a folder of .xml files)
   std::string root;                ///< image_folder; cifar10 (folder holding the .bin batches)
   std::string manifest;            ///< csv
   std::vector<std::string> files;  ///< cifar10 batch files

@@ -64,6 +64,49 @@ bool isImageFileName(const std::string& name) {
   return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
 }
 
+bool hasExtension(const std::string& name, const std::string& extension) {
+  std::string ext = std::filesystem::path(name).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return ext == extension;
+}
+
+std::map<std::string, std::string> filesByStem(const std::string& dir, const std::string& where,
+                                               bool (*accept)(const std::string&),
+                                               const std::string& kind,
+                                               std::vector<SkippedItem>& skipped,
+                                               std::vector<SkippedItem>& clashes) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  if (!fs::exists(dir, ec)) throw Error(where + ": folder not found");
+  if (!fs::is_directory(dir, ec)) throw Error(where + ": not a folder");
+  std::vector<fs::path> entries;
+  for (const auto& entry : fs::directory_iterator(dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.empty() || name[0] == '.') continue;
+    std::error_code sec;
+    if (!entry.is_regular_file(sec)) continue;
+    if (!accept(name)) {
+      skipped.push_back({entry.path().string(), "not " + kind + " (extension)"});
+      continue;
+    }
+    entries.push_back(entry.path());
+  }
+  if (ec) throw Error(where + ": cannot list (" + ec.message() + ")");
+  std::sort(entries.begin(), entries.end());
+  std::map<std::string, std::string> out;
+  for (const auto& p : entries) {
+    const auto [it, fresh] = out.emplace(p.stem().string(), p.string());
+    if (!fresh)
+      clashes.push_back({p.string(), "has the same stem as " + it->second + "; rename one"});
+  }
+  return out;
+}
+
+std::vector<Box> DatasetSource::loadBoxes(std::int64_t i, int, int) const {
+  throw SampleError(describe(i) + ": this data source has no boxes");
+}
+
 namespace {
 
 /// For a PNG, whether its chunks run on to IEND inside the file. libpng reports a truncated

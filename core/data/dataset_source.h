@@ -1,6 +1,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/error.h"
+#include "data/box.h"
 #include "data/data_config.h"
 #include "data/jpeg_decode.h"
 
@@ -62,6 +64,12 @@ class DatasetSource {
   /// Throws SampleError naming the mask file (unreadable, another size, a value that is no
   /// class).
   virtual cv::Mat loadMask(std::int64_t i) const;
+  /// Whether samples carry object boxes (yolo, coco, voc sources).
+  virtual bool hasBoxes() const { return false; }
+  /// Sample i's boxes in the pixels of its image as decoded (`width` x `height`), clipped to
+  /// it. Throws SampleError naming the annotation (unreadable, a class that is none, a box of
+  /// no area, an image of another size than its annotation says).
+  virtual std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const;
   /// Names sample i for messages: a file path, or "FILE #i" for packed formats.
   virtual std::string describe(std::int64_t i) const = 0;
   /// Class names in label order (may be generated: "0", "1", ...).
@@ -141,6 +149,16 @@ std::shared_ptr<DatasetSource> openRegressionCsvSource(const SourceSpec& spec,
 std::shared_ptr<DatasetSource> openMaskFolderSource(const SourceSpec& spec,
                                                     const std::vector<std::string>& classes,
                                                     ErrorPolicy policy);
+/// Detection annotations (data/box_sources.cpp).
+std::shared_ptr<DatasetSource> openYoloSource(const SourceSpec& spec,
+                                              const std::vector<std::string>& classes,
+                                              ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openCocoSource(const SourceSpec& spec,
+                                              const std::vector<std::string>& classes,
+                                              ErrorPolicy policy);
+std::shared_ptr<DatasetSource> openVocSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
+                                             ErrorPolicy policy);
 std::shared_ptr<DatasetSource> openCifarSource(const SourceSpec& spec,
                                                const std::vector<std::string>& classes,
                                                ErrorPolicy policy);
@@ -167,5 +185,16 @@ void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string&
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);
+/// True for names ending in `extension` (".png", ".txt"; any case).
+bool hasExtension(const std::string& name, const std::string& extension);
+
+/// The regular files at the top of `dir` whose names `accept` takes, by stem (dot-names
+/// ignored; others listed in `skipped` as "not <kind>"); a second file of a stem already seen
+/// is listed in `clashes`. Throws netsmith::Error naming `where` when `dir` is no folder.
+std::map<std::string, std::string> filesByStem(const std::string& dir, const std::string& where,
+                                               bool (*accept)(const std::string&),
+                                               const std::string& kind,
+                                               std::vector<SkippedItem>& skipped,
+                                               std::vector<SkippedItem>& clashes);
 
 }  // namespace netsmith::data

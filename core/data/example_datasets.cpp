@@ -15,6 +15,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/json.h"
 #include "data/csv_table.h"
 #include "data/dataset_source.h"
 
@@ -35,11 +36,18 @@ std::shared_ptr<DatasetSource> items(const std::string& folder, const std::strin
   return openIdxSource(spec, fashionMnistClasses(), ErrorPolicy::Fail);
 }
 
-/// One image and its manifest cells (after the path), or its mask.
+/// An object's box: its class (0-based, no background) and pixels [x0, x1) x [y0, y1).
+struct MadeBox {
+  int cls = 0;
+  int x0 = 0, y0 = 0, x1 = 0, y1 = 0;
+};
+
+/// One image and its manifest cells (after the path), or its mask and boxes.
 struct Made {
   cv::Mat image;
   std::vector<std::string> cells;
-  cv::Mat mask;  ///< mask data sets: CV_8UC1 class indices (255: ignore)
+  cv::Mat mask;                ///< mask data sets: CV_8UC1 class indices (255: ignore)
+  std::vector<MadeBox> boxes;  ///< scenes: each item's box around its pixels of the mask
 };
 using Maker = std::function<Made(const DatasetSource& items, std::mt19937_64& rng)>;
 
@@ -115,16 +123,69 @@ Made scene(const DatasetSource& items, std::mt19937_64& rng) {
     placed.push_back(box);
     const cv::Mat item = items.load(i);
     const auto cls = static_cast<uchar>(items.label(i) + 1);  // 0 is the background
+    // The item's box: around the pixels its mask gives its class (the faint edge left out).
+    MadeBox tight{int(items.label(i)), 64, 64, 0, 0};
     for (int y = 0; y < 28; ++y) {
       for (int x = 0; x < 28; ++x) {
         const uchar v = item.at<uchar>(y, x);
         if (v == 0) continue;
         m.image.at<uchar>(box.y + y, box.x + x) = v;
         m.mask.at<uchar>(box.y + y, box.x + x) = v >= kItemLevel ? cls : 255;
+        if (v < kItemLevel) continue;
+        tight.x0 = std::min(tight.x0, box.x + x);
+        tight.y0 = std::min(tight.y0, box.y + y);
+        tight.x1 = std::max(tight.x1, box.x + x + 1);
+        tight.y1 = std::max(tight.y1, box.y + y + 1);
       }
     }
+    if (tight.x1 > tight.x0 && tight.y1 > tight.y0) m.boxes.push_back(tight);
   }
   return m;
+}
+
+/// `text` with XML's special characters escaped.
+std::string xmlText(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
+  }
+  return out;
+}
+
+/// A scene's boxes as a YOLO label file: `class cx cy w h`, normalised by the image's size.
+std::string yoloLabels(const Made& m) {
+  std::string text;
+  const double w = m.image.cols, h = m.image.rows;
+  for (const auto& b : m.boxes) {
+    char line[128];
+    std::snprintf(line, sizeof line, "%d %.9g %.9g %.9g %.9g\n", b.cls, (b.x0 + b.x1) / 2.0 / w,
+                  (b.y0 + b.y1) / 2.0 / h, (b.x1 - b.x0) / w, (b.y1 - b.y0) / h);
+    text += line;
+  }
+  return text;
+}
+
+/// A scene's boxes as a Pascal VOC annotation (1-based inclusive pixels: xmin = x0 + 1,
+/// xmax = x1).
+std::string vocAnnotation(const Made& m, const std::string& file,
+                          const std::vector<std::string>& classes) {
+  std::string text = "<annotation>\n  <filename>" + xmlText(file) + "</filename>\n  <size><width>" +
+                     std::to_string(m.image.cols) + "</width><height>" +
+                     std::to_string(m.image.rows) + "</height><depth>1</depth></size>\n";
+  for (const auto& b : m.boxes) {
+    text += "  <object>\n    <name>" + xmlText(classes.at(std::size_t(b.cls))) +
+            "</name>\n    <difficult>0</difficult>\n    <bndbox><xmin>" + std::to_string(b.x0 + 1) +
+            "</xmin><ymin>" + std::to_string(b.y0 + 1) + "</ymin><xmax>" + std::to_string(b.x1) +
+            "</xmax><ymax>" + std::to_string(b.y1) + "</ymax></bndbox>\n  </object>\n";
+  }
+  return text + "</annotation>\n";
 }
 
 struct Kind {
@@ -158,22 +219,29 @@ const std::vector<Kind>& kinds() {
   return k;
 }
 
-/// Writes `image` as a new PNG file `rel` under `out`. A new file in a folder made here (the
+/// Writes `bytes` as a new file `rel` under `out`. A new file in a folder made here (the
 /// manifests or the folder renames, last, are the step that makes the data set whole):
 /// O_EXCL | O_NOFOLLOW, so nothing planted there is followed or overwritten.
-void writeNewPng(const std::string& out, const std::string& rel, const cv::Mat& image) {
-  std::vector<uchar> png;
-  if (!cv::imencode(".png", image, png)) throw Error(out + ": cannot encode " + rel);
+void writeNewText(const std::string& out, const std::string& rel, const std::string& bytes) {
   const std::string file = (fs::path(out) / rel).string();
   const int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
   if (fd < 0) throw IoError(file + ": cannot create (" + std::strerror(errno) + ")");
-  const bool written = ::write(fd, png.data(), png.size()) == ssize_t(png.size());
+  const bool written = ::write(fd, bytes.data(), bytes.size()) == ssize_t(bytes.size());
   ::close(fd);
   if (!written) throw IoError(file + ": cannot write");
 }
 
+/// Writes `image` as a new PNG file `rel` under `out` (as writeNewText).
+void writeNewPng(const std::string& out, const std::string& rel, const cv::Mat& image) {
+  std::vector<uchar> png;
+  if (!cv::imencode(".png", image, png)) throw Error(out + ": cannot encode " + rel);
+  writeNewText(out, rel, std::string(png.begin(), png.end()));
+}
+
 /// Writes one split's images and returns its manifest's text. A mask data set (no header)
-/// writes <split>.incomplete/images and /masks, renamed to <split> once every file is there.
+/// writes <split>.incomplete/images and /masks, and the scenes' boxes in the three detection
+/// formats: /labels (YOLO, one .txt per image), /annotations (Pascal VOC, one .xml per image)
+/// and /annotations.json (COCO), renamed to <split> once every file is there.
 std::string writeSplit(const Kind& kind, const DatasetSource& source, const std::string& out,
                        const std::string& split, std::int64_t count, std::uint64_t seed,
                        std::int64_t offset, std::int64_t total,
@@ -183,7 +251,18 @@ std::string writeSplit(const Kind& kind, const DatasetSource& source, const std:
   const std::string maskDir = split + ".incomplete/masks";
   makeRealFolder((fs::path(out) / imageDir).parent_path().string());
   makeRealFolder((fs::path(out) / imageDir).string());
-  if (masks) makeRealFolder((fs::path(out) / maskDir).string());
+  const std::string boxDir = split + ".incomplete";
+  if (masks) {
+    makeRealFolder((fs::path(out) / maskDir).string());
+    makeRealFolder((fs::path(out) / boxDir / "labels").string());
+    makeRealFolder((fs::path(out) / boxDir / "annotations").string());
+  }
+  const auto& classes = source.classNames();
+  Json coco{
+      {"images", Json::array()}, {"annotations", Json::array()}, {"categories", Json::array()}};
+  for (std::size_t c = 0; c < classes.size(); ++c)
+    coco["categories"].push_back(Json{{"id", c + 1}, {"name", classes[c]}});
+  std::int64_t annotationId = 0;
   std::mt19937_64 rng(seed * 0x9E3779B97F4A7C15ull + (split == "train" ? 1 : 2));
   std::string manifest = "path," + kind.header + "\n";
   for (std::int64_t i = 0; i < count; ++i) {
@@ -192,7 +271,21 @@ std::string writeSplit(const Kind& kind, const DatasetSource& source, const std:
     std::snprintf(name, sizeof name, "%06lld.png", (long long)i);
     const std::string rel = imageDir + "/" + name;
     writeNewPng(out, rel, m.image);
-    if (masks) writeNewPng(out, maskDir + "/" + name, m.mask);
+    if (masks) {
+      writeNewPng(out, maskDir + "/" + name, m.mask);
+      const std::string stem = std::string(name).substr(0, 6);
+      writeNewText(out, boxDir + "/labels/" + stem + ".txt", yoloLabels(m));
+      writeNewText(out, boxDir + "/annotations/" + stem + ".xml", vocAnnotation(m, name, classes));
+      coco["images"].push_back(Json{
+          {"id", i + 1}, {"file_name", name}, {"width", m.image.cols}, {"height", m.image.rows}});
+      for (const auto& b : m.boxes)
+        coco["annotations"].push_back(Json{{"id", ++annotationId},
+                                           {"image_id", i + 1},
+                                           {"category_id", b.cls + 1},
+                                           {"bbox", {b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0}},
+                                           {"area", (b.x1 - b.x0) * (b.y1 - b.y0)},
+                                           {"iscrowd", 0}});
+    }
     manifest += rel;
     for (const auto& c : m.cells)
       manifest += "," + c;
@@ -200,6 +293,7 @@ std::string writeSplit(const Kind& kind, const DatasetSource& source, const std:
     if (options.progress && !options.progress(offset + i + 1, total))
       throw Error("stopped: " + out + " is incomplete (no manifest written)");
   }
+  if (masks) writeNewText(out, boxDir + "/annotations.json", coco.dump());
   return manifest;
 }
 
@@ -245,6 +339,14 @@ void makeExampleDataset(const ExampleDatasetOptions& options) {
   const std::string testCsv = writeSplit(*kind, *testItems, options.out, "test", test, options.seed,
                                          train, train + test, options);
   if (kind->header.empty()) {
+    // YOLO's class names, where its tools look for them (the labels folders' grandparent).
+    std::string yaml =
+        "# the scenes' classes for their YOLO labels (train/labels, test/labels)\n"
+        "train: train/images\nval: test/images\nnames:\n";
+    const auto& classes = trainItems->classNames();
+    for (std::size_t c = 0; c < classes.size(); ++c)
+      yaml += "  " + std::to_string(c) + ": '" + classes[c] + "'\n";
+    writeNewText(options.out, "data.yaml", yaml);
     for (const char* split : {"test", "train"}) {
       const fs::path done = fs::path(options.out) / split;
       fs::rename(fs::path(options.out) / (std::string(split) + ".incomplete"), done, ec);

@@ -9,7 +9,10 @@
 //              sin and cos (regression_csv: path,angle,sin,cos)
 //   scenes     1 to 3 items on a 64x64 canvas; masks give each item's pixels its class (1 to
 //              10; 0 is the background, 255 the faint edges to ignore) (mask_folders:
-//              train/images, train/masks, test/images, test/masks)
+//              train/images, train/masks, test/images, test/masks); and each item's box (around
+//              its pixels of the mask, the faint edge left out; class 0 to 9) in the three
+//              detection formats: yolo (train/labels, names in data.yaml), coco
+//              (train/annotations.json), voc (train/annotations)
 // Training images come from the training items, test images from the test items.
 #include <cstdint>
 #include <functional>

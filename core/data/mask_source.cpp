@@ -17,43 +17,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-/// The regular files at the top of `dir`, by stem; a second file with a stem already seen is
-/// listed in `clashes`.
-std::map<std::string, std::string> filesByStem(const std::string& dir, const std::string& where,
-                                               bool (*accept)(const std::string&),
-                                               std::vector<SkippedItem>& skipped,
-                                               std::vector<SkippedItem>& clashes) {
-  std::error_code ec;
-  if (!fs::exists(dir, ec)) throw Error(where + ": folder not found");
-  if (!fs::is_directory(dir, ec)) throw Error(where + ": not a folder");
-  std::vector<fs::path> entries;
-  for (const auto& entry : fs::directory_iterator(dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (name.empty() || name[0] == '.') continue;
-    std::error_code sec;
-    if (!entry.is_regular_file(sec)) continue;
-    if (!accept(name)) {
-      skipped.push_back({entry.path().string(), "not an image file (extension)"});
-      continue;
-    }
-    entries.push_back(entry.path());
-  }
-  if (ec) throw Error(where + ": cannot list (" + ec.message() + ")");
-  std::sort(entries.begin(), entries.end());
-  std::map<std::string, std::string> out;
-  for (const auto& p : entries) {
-    const auto [it, fresh] = out.emplace(p.stem().string(), p.string());
-    if (!fresh)
-      clashes.push_back({p.string(), "has the same stem as " + it->second + "; rename one"});
-  }
-  return out;
-}
-
 bool isPngName(const std::string& name) {
-  std::string ext = fs::path(name).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png";
+  return hasExtension(name, ".png");
 }
 
 class MaskFolderSource : public FileListSource {
@@ -72,9 +37,9 @@ class MaskFolderSource : public FileListSource {
     m_classes = classes;
     std::vector<SkippedItem> problems;
     const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
-                                    isImageFileName, m_skipped, problems);
+                                    isImageFileName, "an image file", m_skipped, problems);
     const auto masks = filesByStem(spec.masks, spec.path + ".masks: " + spec.masks, isPngName,
-                                   m_skipped, problems);
+                                   "a PNG mask", m_skipped, problems);
     for (const auto& [stem, image] : images) {
       const auto m = masks.find(stem);
       if (m == masks.end()) {

@@ -127,6 +127,67 @@ std::vector<SourceFormatDef> makeFormats() {
     d.open = openMaskFolderSource;
     f.push_back(std::move(d));
   }
+  {
+    SourceFormatDef d;
+    d.name = "yolo";
+    d.format = SourceFormat::Yolo;
+    d.title = "Images and YOLO labels";
+    d.help =
+        "a folder of images and a folder of YOLO label files with the same stems (a.jpg and "
+        "a.txt): one `class cx cy w h` line per object, normalised to [0, 1]; an image without "
+        "a label file holds no object; class names from data.classes, else the names of a "
+        "data.yaml beside the labels folder, else its classes.txt";
+    d.fields = {
+        {"images", Kind::Folder, "the folder of images", &SourceSpec::images, nullptr},
+        {"labels", Kind::Folder, "the folder of .txt label files", &SourceSpec::labels, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::Boxes;
+    d.example = Json{
+        {"format", "yolo"}, {"images", "scenes/train/images"}, {"labels", "scenes/train/labels"}};
+    d.open = openYoloSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "coco";
+    d.format = SourceFormat::Coco;
+    d.title = "COCO annotations";
+    d.help =
+        "a COCO instances JSON (images, annotations with bbox [x, y, w, h] in pixels, "
+        "categories) and the folder its file_names are relative to; iscrowd boxes are left "
+        "out of matching; class names from the categories (by id), or data.classes in the "
+        "model's output order";
+    d.fields = {
+        {"annotations", Kind::File, "the COCO JSON file", &SourceSpec::annotations, nullptr},
+        {"images", Kind::Folder, "the folder of images", &SourceSpec::images, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::Boxes;
+    d.example = Json{{"format", "coco"},
+                     {"annotations", "scenes/train/annotations.json"},
+                     {"images", "scenes/train/images"}};
+    d.open = openCocoSource;
+    f.push_back(std::move(d));
+  }
+  {
+    SourceFormatDef d;
+    d.name = "voc";
+    d.format = SourceFormat::Voc;
+    d.title = "Pascal VOC annotations";
+    d.help =
+        "a folder of Pascal VOC .xml annotations and a folder of images with the same stems "
+        "(a.xml and a.jpg); difficult boxes are left out of matching; class names from "
+        "data.classes";
+    d.fields = {{"annotations", Kind::Folder, "the folder of .xml files", &SourceSpec::annotations,
+                 nullptr},
+                {"images", Kind::Folder, "the folder of images", &SourceSpec::images, nullptr}};
+    d.imageFiles = true;
+    d.targets = TargetKind::Boxes;
+    d.example = Json{{"format", "voc"},
+                     {"annotations", "scenes/train/annotations"},
+                     {"images", "scenes/train/images"}};
+    d.open = openVocSource;
+    f.push_back(std::move(d));
+  }
   return f;
 }
 

@@ -1,0 +1,242 @@
+// Object detection data: images with boxes, in the three formats people have.
+//   yolo  an images folder and a labels folder of .txt files paired by file stem (a.jpg with
+//         a.txt; an image without a label file holds no object), one `class cx cy w h` line
+//         per object, normalised; class names from data.classes, else a data.yaml (`names:`)
+//         in the labels folder's parent or grandparent (where Ultralytics keeps it), else a
+//         classes.txt in the labels folder
+//   coco  a COCO instances JSON and the images folder its file_names are relative to;
+//         iscrowd boxes are kept, marked crowd (left out of matching)
+//   voc   a folder of Pascal VOC .xml files and the images folder, paired by file stem;
+//         <difficult> boxes marked difficult; class names from data.classes (VOC files carry
+//         none of their own)
+// Boxes are checked where they are read (box_formats.h): clipped to the image, a box of no
+// area refused by name; a sample's boxes are in the pixels of its image as decoded, and an
+// image whose size differs from its annotation's is refused by name.
+#include <filesystem>
+#include <map>
+
+#include "common/file_util.h"
+#include "data/box_formats.h"
+#include "data/dataset_source.h"
+
+namespace netsmith::data {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+/// The most bytes read from one annotation file (a YOLO or VOC file per image) and from a
+/// COCO file (all images at once).
+constexpr std::uint64_t kMaxAnnotationBytes = std::uint64_t(16) << 20;
+constexpr std::uint64_t kMaxCocoBytes = std::uint64_t(1) << 30;
+
+bool isTextName(const std::string& name) {
+  return hasExtension(name, ".txt");
+}
+bool isXmlName(const std::string& name) {
+  return hasExtension(name, ".xml");
+}
+
+/// Under on_error "fail" the first of `problems` ends the opening; else they are listed.
+void settle(const std::vector<SkippedItem>& problems, const SourceSpec& spec, ErrorPolicy policy,
+            std::vector<SkippedItem>& skipped) {
+  if (!problems.empty() && policy == ErrorPolicy::Fail) {
+    throw Error(spec.path + ": " + problems.front().item + ": " + problems.front().reason +
+                (problems.size() > 1
+                     ? " (and " + std::to_string(problems.size() - 1) + " more such files)"
+                     : std::string()) +
+                " (data.on_error is \"fail\"; set it to \"skip\" to leave such files out)");
+  }
+  skipped.insert(skipped.end(), problems.begin(), problems.end());
+}
+
+/// A source of images whose boxes come with them: one stratum (no class per sample).
+class BoxSource : public FileListSource {
+ public:
+  std::int64_t stratum(std::int64_t) const override { return 0; }
+  std::int64_t numStrata() const override { return 1; }
+  bool hasBoxes() const override { return true; }
+};
+
+/// Boxes read at opening (COCO, VOC), with the image size the annotation gives (0: none).
+class StoredBoxSource : public BoxSource {
+ public:
+  std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const override {
+    const auto k = static_cast<std::size_t>(i);
+    const auto& size = m_sizes.at(k);
+    if ((size.first > 0 && size.first != width) || (size.second > 0 && size.second != height)) {
+      throw SampleError(m_files.at(k) + ": the image is " + std::to_string(width) + "x" +
+                        std::to_string(height) + " but " + m_annotations.at(k) + " says " +
+                        std::to_string(size.first) + "x" + std::to_string(size.second));
+    }
+    return m_boxes.at(k);
+  }
+
+ protected:
+  void add(const std::string& image, const std::string& annotation, int width, int height,
+           std::vector<Box> boxes) {
+    m_files.push_back(image);
+    m_labels.push_back(-1);
+    m_annotations.push_back(annotation);
+    m_sizes.emplace_back(width, height);
+    m_boxes.push_back(std::move(boxes));
+  }
+
+ private:
+  std::vector<std::string> m_annotations;  ///< what names each sample's boxes in messages
+  std::vector<std::pair<int, int>> m_sizes;
+  std::vector<std::vector<Box>> m_boxes;
+};
+
+class YoloSource : public BoxSource {
+ public:
+  YoloSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
+    m_classes = classes.empty() ? namesBeside(spec) : classes;
+    std::vector<SkippedItem> problems;
+    const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
+                                    isImageFileName, "an image file", m_skipped, problems);
+    const auto labels = filesByStem(spec.labels, spec.path + ".labels: " + spec.labels, isTextName,
+                                    "a .txt label file", m_skipped, problems);
+    for (const auto& [stem, image] : images) {
+      const auto l = labels.find(stem);
+      m_files.push_back(image);
+      m_labels.push_back(-1);
+      m_labelFiles.push_back(l == labels.end() ? std::string() : l->second);
+    }
+    for (const auto& [stem, label] : labels) {
+      // classes.txt beside the labels names the classes (Label Studio's and YOLO tools'
+      // exports put it there); it is no image's labels.
+      if (stem == "classes" && !images.count(stem)) continue;
+      if (!images.count(stem))
+        problems.push_back({label, "no image named " + stem + " in " + spec.images});
+    }
+    settle(problems, spec, policy, m_skipped);
+    if (m_files.empty()) throw Error(spec.path + ".images: no image in " + spec.images);
+  }
+
+  std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const override {
+    const std::string& file = m_labelFiles.at(static_cast<std::size_t>(i));
+    if (file.empty()) return {};  // no label file: an image without objects
+    std::string text;
+    try {
+      text = readTextFile(file, kMaxAnnotationBytes);
+    } catch (const Error& e) {
+      throw SampleError(e.what());
+    }
+    return parseYoloLabels(text, width, height, numClasses(), file);
+  }
+
+ private:
+  /// The class names YOLO's tools keep beside the labels: data.yaml's `names` in the labels
+  /// folder's parent or grandparent, else classes.txt in the labels folder.
+  static std::vector<std::string> namesBeside(const SourceSpec& spec) {
+    const fs::path labels(spec.labels);
+    for (const auto& dir : {labels.parent_path(), labels.parent_path().parent_path()}) {
+      for (const char* name : {"data.yaml", "data.yml"}) {
+        const fs::path yaml = dir / name;
+        std::error_code ec;
+        if (!dir.empty() && fs::is_regular_file(yaml, ec))
+          return parseYoloNames(readTextFile(yaml.string(), kMaxAnnotationBytes), true,
+                                yaml.string());
+      }
+    }
+    const fs::path list = labels / "classes.txt";
+    std::error_code ec;
+    if (fs::is_regular_file(list, ec))
+      return parseYoloNames(readTextFile(list.string(), kMaxAnnotationBytes), false, list.string());
+    throw Error(spec.path +
+                ": a yolo source needs its class names: set data.classes, or put a data.yaml "
+                "with names: beside the labels folder (" +
+                labels.parent_path().string() + ") or a classes.txt in it");
+  }
+
+  std::vector<std::string> m_labelFiles;  ///< per sample; "" : no objects
+};
+
+class CocoSource : public StoredBoxSource {
+ public:
+  CocoSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
+    const std::string where = spec.path + ".annotations: " + spec.annotations;
+    const auto coco = parseCoco(readTextFile(spec.annotations, kMaxCocoBytes), classes,
+                                policy == ErrorPolicy::Skip, where);
+    m_classes = coco.categories;
+    m_skipped = coco.skipped;
+    std::error_code ec;
+    if (!fs::is_directory(spec.images, ec))
+      throw Error(spec.path + ".images: " + spec.images + ": not a folder");
+    std::vector<SkippedItem> problems;
+    for (const auto& image : coco.images) {
+      const std::string path = (fs::path(spec.images) / image.file).string();
+      std::error_code fec;
+      if (!fs::is_regular_file(path, fec)) {
+        problems.push_back({path, "no such image (" + spec.annotations + ", image id " +
+                                      std::to_string(image.id) + ")"});
+        continue;
+      }
+      add(path, spec.annotations + " (image id " + std::to_string(image.id) + ")", image.width,
+          image.height, image.boxes);
+    }
+    settle(problems, spec, policy, m_skipped);
+    if (m_files.empty()) throw Error(where + ": no image of it is in " + spec.images);
+  }
+};
+
+class VocSource : public StoredBoxSource {
+ public:
+  VocSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
+    if (classes.empty()) {
+      throw Error(spec.path +
+                  ": a voc source needs the class names (VOC files carry none of their own): "
+                  "set data.classes, e.g. [\"person\", \"car\"]");
+    }
+    m_classes = classes;
+    std::vector<SkippedItem> problems;
+    const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
+                                    isImageFileName, "an image file", m_skipped, problems);
+    const auto xmls = filesByStem(spec.annotations, spec.path + ".annotations: " + spec.annotations,
+                                  isXmlName, "an .xml annotation", m_skipped, problems);
+    for (const auto& [stem, image] : images) {
+      const auto x = xmls.find(stem);
+      if (x == xmls.end()) {
+        problems.push_back({image, "no annotation " + stem + ".xml in " + spec.annotations});
+        continue;
+      }
+      try {
+        const auto voc =
+            parseVoc(readTextFile(x->second, kMaxAnnotationBytes), m_classes, x->second);
+        add(image, x->second, voc.width, voc.height, voc.boxes);
+      } catch (const Error& e) {
+        problems.push_back(skippedFor(x->second, e.what()));
+      }
+    }
+    for (const auto& [stem, xml] : xmls)
+      if (!images.count(stem))
+        problems.push_back({xml, "no image named " + stem + " in " + spec.images});
+    settle(problems, spec, policy, m_skipped);
+    if (m_files.empty())
+      throw Error(spec.path + ": no image in " + spec.images + " has an annotation in " +
+                  spec.annotations + " (paired by file stem: a.jpg with a.xml)");
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<DatasetSource> openYoloSource(const SourceSpec& spec,
+                                              const std::vector<std::string>& classes,
+                                              ErrorPolicy policy) {
+  return std::make_shared<YoloSource>(spec, classes, policy);
+}
+
+std::shared_ptr<DatasetSource> openCocoSource(const SourceSpec& spec,
+                                              const std::vector<std::string>& classes,
+                                              ErrorPolicy policy) {
+  return std::make_shared<CocoSource>(spec, classes, policy);
+}
+
+std::shared_ptr<DatasetSource> openVocSource(const SourceSpec& spec,
+                                             const std::vector<std::string>& classes,
+                                             ErrorPolicy policy) {
+  return std::make_shared<VocSource>(spec, classes, policy);
+}
+
+}  // namespace netsmith::data
