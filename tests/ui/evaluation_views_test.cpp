@@ -339,6 +339,11 @@ class EvaluationViewsTest : public QObject {
     QVERIFY(!dialog->overlay().isNull());
     dialog->close();
     screenshot(window, "evaluation_multilabel.png");
+    // From the menu to a checked ONNX file, as every task exports.
+    const QString report = exportOnnx(window);
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
+                 !report.startsWith(QStringLiteral("failed")),
+             qPrintable(report));
   }
 
   // One target, "level": the square's brightness / 255.
@@ -459,6 +464,11 @@ class EvaluationViewsTest : public QObject {
                 .contains(QStringLiteral("level: true")));
     dialog->close();
     screenshot(window, "evaluation_regression.png");
+    // From the menu to a checked ONNX file, as every task exports.
+    const QString report = exportOnnx(window);
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
+                 !report.startsWith(QStringLiteral("failed")),
+             qPrintable(report));
   }
 
   // Three classes: background 0, "bright" squares 1, "dim" squares 2; a ring of 255 (ignored)
@@ -597,6 +607,11 @@ class EvaluationViewsTest : public QObject {
                 .contains(QStringLiteral("IoU")));
     dialog->close();
     screenshot(window, "evaluation_segmentation.png");
+    // From the menu to a checked ONNX file, as every task exports.
+    const QString report = exportOnnx(window);
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
+                 !report.startsWith(QStringLiteral("failed")),
+             qPrintable(report));
   }
 
  private:
@@ -626,6 +641,19 @@ class EvaluationViewsTest : public QObject {
     window.pages()->showPage(netsmith::ui::ProjectPages::EvalPage);
     QTest::qWait(50);
     return page;
+  }
+
+  /// Export > ONNX from the menu, as after any run: the file is written and passes its check
+  /// in OpenCV DNN against LibTorch (the report's "max abs diff"). Returns the report.
+  static QString exportOnnx(MainWindow& window) {
+    QSignalSpy exported(&window, &MainWindow::exportFinished);
+    netsmith::uitest::action(window, "actionExport_onnx")->trigger();
+    if (!exported.wait(120000)) return QStringLiteral("no export");
+    const QString report = exported[0][1].toString();
+    if (!exported[0][0].toBool()) return QStringLiteral("failed: ") + report;
+    for (auto* dialog : window.findChildren<QDialog*>(QStringLiteral("exportReport")))
+      dialog->close();
+    return report;
   }
 
   /// NETSMITH_SCREENSHOT_DIR: the window as it is now.
