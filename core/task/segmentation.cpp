@@ -2,8 +2,13 @@
 
 #include <opencv2/imgcodecs.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 
 #include "common/file_util.h"
@@ -116,7 +121,11 @@ class SegmentationSums : public MetricSums {
 
 /// `eval --predictions DIR`: DIR/masks/<n>.png the predicted class per pixel, DIR/truth/<n>.png
 /// the truth as the model saw it (after fitting; 255: ignore), both 8-bit single-channel PNGs at
-/// the model's size, and DIR/predictions.csv (path,prediction,truth) naming them, written last.
+/// the model's size, and DIR/predictions.csv (path,prediction,truth) naming them, written last
+/// (flushed to disk: the step that makes the folder whole). The PNGs are each written to a
+/// temporary name and renamed, not flushed one by one (thousands of fsyncs); PNGs of an earlier
+/// evaluation into the same folder (its NNNNNN.png files) are removed first, so the folder
+/// holds this evaluation's only.
 class MaskPredictionWriter : public PredictionWriter {
  public:
   MaskPredictionWriter(std::string dir, const data::SampleSet& set)
@@ -127,6 +136,8 @@ class MaskPredictionWriter : public PredictionWriter {
     makeRealFolder(m_dir);
     makeRealFolder(m_dir + "/masks");
     makeRealFolder(m_dir + "/truth");
+    removeEarlierPngs(m_dir + "/masks");
+    removeEarlierPngs(m_dir + "/truth");
     m_text = "path,prediction,truth\n";
   }
 
@@ -152,8 +163,34 @@ class MaskPredictionWriter : public PredictionWriter {
     const auto contiguous = plane.contiguous();
     const cv::Mat mat(h, w, CV_8UC1, contiguous.data_ptr<std::uint8_t>());
     std::vector<uchar> png;
-    if (!cv::imencode(".png", mat, png)) throw Error(m_dir + "/" + relative + ": cannot encode");
-    writeFileAtomically(m_dir + "/" + relative, std::string(png.begin(), png.end()));
+    const std::string path = m_dir + "/" + relative;
+    if (!cv::imencode(".png", mat, png)) throw Error(path + ": cannot encode");
+    // A new temporary file (never an existing one, never through a link), then renamed.
+    const std::string tmp = path + ".partial";
+    ::unlink(tmp.c_str());
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw IoError(path + ": cannot write (" + std::strerror(errno) + ")");
+    const bool written = ::write(fd, png.data(), png.size()) == ssize_t(png.size());
+    const bool closed = ::close(fd) == 0;
+    if (!written || !closed || std::rename(tmp.c_str(), path.c_str()) != 0) {
+      ::unlink(tmp.c_str());
+      throw IoError(path + ": cannot write (" + std::strerror(errno) + ")");
+    }
+  }
+
+  /// The NNNNNN.png files an earlier evaluation left in `dir` (regular files and links
+  /// themselves; nothing a link points to is touched).
+  static void removeEarlierPngs(const std::string& dir) {
+    std::error_code ec;
+    std::vector<std::filesystem::path> earlier;
+    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
+      const std::string name = entry.path().filename().string();
+      if (name.size() == 10 && name.compare(6, 4, ".png") == 0 &&
+          name.find_first_not_of("0123456789") == 6)
+        earlier.push_back(entry.path());
+    }
+    for (const auto& p : earlier)
+      std::filesystem::remove(p, ec);  // a link is removed, not followed
   }
 
   std::string m_dir;

@@ -256,6 +256,15 @@ def segmentation(cli, source, work):
     close("mIoU", report["figures"]["miou"], float(np.nanmean(iou)))
     close("Dice", report["figures"]["dice"], float(np.nanmean(dice)))
     close("pixel accuracy", report["figures"]["pixel_accuracy"], tp.sum() / cm.sum())
+    # A second evaluation into the same folder, of fewer samples: the folder then holds its
+    # masks only (the earlier run's extra PNGs removed), each named in its predictions.csv.
+    run([cli, "eval", ckpt, "--data", project, "--limit", "50", "--predictions", folder])
+    again = read_rows(os.path.join(folder, "predictions.csv"))
+    for sub, column in (("masks", "prediction"), ("truth", "truth")):
+        listed = sorted(os.path.basename(r[column]) for r in again)
+        if len(again) != 50 or sorted(os.listdir(os.path.join(folder, sub))) != listed:
+            sys.exit("task_flows: scenes: a second eval left %s/ holding other files than its "
+                     "own %d" % (sub, len(again)))
     refused(cli, work, project, "mixup", lambda q: q["augment"].append({"transform": "MixUp"}),
             ["validate"], "MixUp moves or mixes pixels but cannot move a mask")
     refused(cli, work, project, "narrow_head",
