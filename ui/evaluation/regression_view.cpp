@@ -157,16 +157,11 @@ QDialog* RegressionView::sampleDialog(const QString&, const train::SampleOutcome
                 .arg(targetName(e, k).toHtmlEscaped())
                 .arg(double(s.view.truth[k]), 0, 'g', 5)
                 .arg(double(s.view.output[k]), 0, 'g', 5);
-  const QImage picture = toQImage(s.picture);
-  return pictureDialog(
-      s.position,
-      QPixmap::fromImage(picture.scaled(
-          280, 280, Qt::KeepAspectRatio,
-          picture.width() < 280 ? Qt::FastTransformation : Qt::SmoothTransformation)),
-      tr("<b>#%1</b>: mean absolute error %2<br>%3")
-          .arg(s.position)
-          .arg(s.loss, 0, 'g', 5)
-          .arg(rows.join(QStringLiteral("<br>"))));
+  return pictureDialog(s.position, largePicture(s.picture),
+                       tr("<b>#%1</b>: mean absolute error %2<br>%3")
+                           .arg(s.position)
+                           .arg(s.loss, 0, 'g', 5)
+                           .arg(rows.join(QStringLiteral("<br>"))));
 }
 
 void RegressionView::selectTarget(int index) {

@@ -29,15 +29,18 @@ double perClassFigure(const std::map<std::string, std::vector<double>>& perClass
                                                        : std::numeric_limits<double>::quiet_NaN();
 }
 
+QPixmap TaskView::largePicture(const cv::Mat& picture) {
+  const QImage image = toQImage(picture);
+  // Small pictures keep their pixels sharp; larger ones are scaled down smoothly.
+  return QPixmap::fromImage(
+      image.scaled(280, 280, Qt::KeepAspectRatio,
+                   image.width() < 280 ? Qt::FastTransformation : Qt::SmoothTransformation));
+}
+
 QDialog* TaskView::sampleDialog(const QString&, const train::SampleOutcome& sample,
                                 const train::Evaluation&) {
-  const QImage picture = toQImage(sample.picture);
-  return pictureDialog(
-      sample.position,
-      QPixmap::fromImage(picture.scaled(
-          280, 280, Qt::KeepAspectRatio,
-          picture.width() < 280 ? Qt::FastTransformation : Qt::SmoothTransformation)),
-      tr("<b>#%1</b>: score %2").arg(sample.position).arg(sample.loss, 0, 'g', 4));
+  return pictureDialog(sample.position, largePicture(sample.picture),
+                       tr("<b>#%1</b>: score %2").arg(sample.position).arg(sample.loss, 0, 'g', 4));
 }
 
 QDialog* TaskView::pictureDialog(qint64 position, const QPixmap& picture, const QString& caption) {

@@ -5,8 +5,11 @@
 // evaluation's figures (core's, the numbers `netsmith-cli eval` prints) and its kept samples
 // (train::SampleOutcome::view). One view per task; makeTaskView is the only place that knows
 // which, so the page itself never branches on the task.
+#include <QPixmap>
 #include <QWidget>
+
 #include <map>
+#include <opencv2/core/mat.hpp>
 #include <string>
 #include <vector>
 
@@ -33,6 +36,8 @@ class TaskView : public QWidget {
                                 const train::Evaluation& evaluation);
 
  protected:
+  /// An evaluated sample's picture at the dialogs' size (280 px).
+  static QPixmap largePicture(const cv::Mat& picture);
   /// A dialog with `picture` large and `caption` above it.
   QDialog* pictureDialog(qint64 position, const QPixmap& picture, const QString& caption);
 
