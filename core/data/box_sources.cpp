@@ -37,19 +37,6 @@ bool isXmlName(const std::string& name) {
   return hasExtension(name, ".xml");
 }
 
-/// Under on_error "fail" the first of `problems` ends the opening; else they are listed.
-void settle(const std::vector<SkippedItem>& problems, const SourceSpec& spec, ErrorPolicy policy,
-            std::vector<SkippedItem>& skipped) {
-  if (!problems.empty() && policy == ErrorPolicy::Fail) {
-    throw Error(spec.path + ": " + problems.front().item + ": " + problems.front().reason +
-                (problems.size() > 1
-                     ? " (and " + std::to_string(problems.size() - 1) + " more such files)"
-                     : std::string()) +
-                " (data.on_error is \"fail\"; set it to \"skip\" to leave such files out)");
-  }
-  skipped.insert(skipped.end(), problems.begin(), problems.end());
-}
-
 /// A source of images whose boxes come with them: one stratum (no class per sample).
 class BoxSource : public FileListSource {
  public:
@@ -110,7 +97,7 @@ class YoloSource : public BoxSource {
       if (!images.count(stem))
         problems.push_back({label, "no image named " + stem + " in " + spec.images});
     }
-    settle(problems, spec, policy, m_skipped);
+    settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) throw Error(spec.path + ".images: no image in " + spec.images);
   }
 
@@ -176,7 +163,7 @@ class CocoSource : public StoredBoxSource {
       add(path, spec.annotations + " (image id " + std::to_string(image.id) + ")", image.width,
           image.height, image.boxes);
     }
-    settle(problems, spec, policy, m_skipped);
+    settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) throw Error(where + ": no image of it is in " + spec.images);
   }
 };
@@ -212,7 +199,7 @@ class VocSource : public StoredBoxSource {
     for (const auto& [stem, xml] : xmls)
       if (!images.count(stem))
         problems.push_back({xml, "no image named " + stem + " in " + spec.images});
-    settle(problems, spec, policy, m_skipped);
+    settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty())
       throw Error(spec.path + ": no image in " + spec.images + " has an annotation in " +
                   spec.annotations + " (paired by file stem: a.jpg with a.xml)");

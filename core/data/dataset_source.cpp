@@ -64,6 +64,18 @@ bool isImageFileName(const std::string& name) {
   return std::find(std::begin(kExts), std::end(kExts), ext) != std::end(kExts);
 }
 
+void settleScanProblems(const std::vector<SkippedItem>& problems, const SourceSpec& spec,
+                        ErrorPolicy policy, std::vector<SkippedItem>& skipped) {
+  if (!problems.empty() && policy == ErrorPolicy::Fail) {
+    throw Error(spec.path + ": " + problems.front().item + ": " + problems.front().reason +
+                (problems.size() > 1
+                     ? " (and " + std::to_string(problems.size() - 1) + " more such files)"
+                     : std::string()) +
+                " (data.on_error is \"fail\"; set it to \"skip\" to leave such files out)");
+  }
+  skipped.insert(skipped.end(), problems.begin(), problems.end());
+}
+
 bool hasExtension(const std::string& name, const std::string& extension) {
   std::string ext = std::filesystem::path(name).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(),

@@ -185,6 +185,11 @@ void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string&
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);
+/// Files a source's scan found unusable (unpaired, clashing): under on_error "fail" the first
+/// ends the opening, naming it and how many more there are; under "skip" all are listed in
+/// `skipped`.
+void settleScanProblems(const std::vector<SkippedItem>& problems, const SourceSpec& spec,
+                        ErrorPolicy policy, std::vector<SkippedItem>& skipped);
 /// True for names ending in `extension` (".png", ".txt"; any case).
 bool hasExtension(const std::string& name, const std::string& extension);
 

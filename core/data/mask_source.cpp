@@ -53,14 +53,7 @@ class MaskFolderSource : public FileListSource {
     for (const auto& [stem, mask] : masks)
       if (!images.count(stem))
         problems.push_back({mask, "no image named " + stem + " in " + spec.images});
-    if (!problems.empty() && policy == ErrorPolicy::Fail) {
-      throw Error(spec.path + ": " + problems.front().item + ": " + problems.front().reason +
-                  (problems.size() > 1
-                       ? " (and " + std::to_string(problems.size() - 1) + " more such files)"
-                       : std::string()) +
-                  " (data.on_error is \"fail\"; set it to \"skip\" to leave such files out)");
-    }
-    m_skipped.insert(m_skipped.end(), problems.begin(), problems.end());
+    settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) {
       throw Error(spec.path + ": no image in " + spec.images + " has a mask in " + spec.masks +
                   " (images and masks are paired by file stem: a.jpg with a.png)");
