@@ -15,6 +15,7 @@
 #include "data/data_loader.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
+#include "data/sample_processor.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -245,13 +246,13 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
 }
 
-/// A mask (`view`'s, row-major) at `size` (nearest neighbour: classes stay classes).
-std::vector<std::uint8_t> fitMask(std::vector<std::uint8_t> mask, int h, int w, cv::Size size) {
+/// A mask (`view`'s, row-major) at `size`, as the loader fits masks (data::fitMask: nearest
+/// neighbour, classes stay classes).
+std::vector<std::uint8_t> maskAtSize(std::vector<std::uint8_t> mask, int h, int w, cv::Size size) {
   if (mask.empty() || (size.height == h && size.width == w)) return mask;
   const cv::Mat in(h, w, CV_8UC1, mask.data());
-  cv::Mat out;
-  cv::resize(in, out, size, 0, 0, cv::INTER_NEAREST);
-  return std::vector<std::uint8_t>(out.datastart, out.dataend);
+  const cv::Mat out = data::fitMask(in, size.height, size.width, data::FitPolicy::Resize);
+  return std::vector<std::uint8_t>(out.begin<std::uint8_t>(), out.end<std::uint8_t>());
 }
 
 /// Drops the pictures and masks of all but the kMaskSamplesKept lowest- and highest-scoring
@@ -295,8 +296,8 @@ void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, con
                         masks ? std::max(thumbnail, kMaskThumbnail) : thumbnail);
     if (masks) {
       const cv::Size size(s.picture.cols, s.picture.rows);
-      v.trueMask = fitMask(std::move(v.trueMask), v.height, v.width, size);
-      v.predictedMask = fitMask(std::move(v.predictedMask), v.height, v.width, size);
+      v.trueMask = maskAtSize(std::move(v.trueMask), v.height, v.width, size);
+      v.predictedMask = maskAtSize(std::move(v.predictedMask), v.height, v.width, size);
       v.height = size.height;
       v.width = size.width;
     }

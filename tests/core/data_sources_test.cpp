@@ -354,9 +354,9 @@ TEST(DataConfig, EachFormatIsCheckedAgainstItsDescription) {
   std::vector<std::string> names;
   for (const auto& def : sourceFormats())
     names.push_back(def.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"idx", "image_folder", "csv", "cifar10",
-                                             "multilabel_csv", "regression_csv", "mask_folders",
-                                             "yolo", "coco", "voc"}));
+  EXPECT_EQ(names,
+            (std::vector<std::string>{"idx", "image_folder", "csv", "cifar10", "multilabel_csv",
+                                      "regression_csv", "mask_folders", "yolo", "coco", "voc"}));
   for (const auto& def : sourceFormats()) {
     SCOPED_TRACE(def.name);
     Problems problems;

@@ -41,16 +41,10 @@ MultiLabelView::MultiLabelView(QWidget* parent)
       m_countsLabel(new QLabel(this)),
       m_gallery(new QListWidget(this)) {
   setObjectName(QStringLiteral("multilabelView"));
-  m_table->setObjectName(QStringLiteral("labelTable"));
-  m_table->setHorizontalHeaderLabels(
-      {tr("Label"), tr("AP"), tr("F1"), tr("Threshold"), tr("Positives")});
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  setUpFigureTable(m_table, QStringLiteral("labelTable"),
+                   {tr("Label"), tr("AP"), tr("F1"), tr("Threshold"), tr("Positives")});
   m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->verticalHeader()->hide();
-  // Names take the room left; figures as wide as they read.
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
   m_table->setToolTip(
       tr("Average precision, and F1 at the threshold the run used (tuned on validation). "
          "Select a label to see its precision-recall curve."));
@@ -75,16 +69,8 @@ MultiLabelView::MultiLabelView(QWidget* parent)
   });
   m_countsLabel->setObjectName(QStringLiteral("thresholdCounts"));
   m_countsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
-  m_gallery->setObjectName(QStringLiteral("multilabelGallery"));
-  m_gallery->setViewMode(QListView::IconMode);
-  m_gallery->setIconSize(QSize(kLabelThumb, kLabelThumb));
-  m_gallery->setGridSize(QSize(kLabelThumb + 84, kLabelThumb + 76));
-  m_gallery->setResizeMode(QListView::Adjust);
-  m_gallery->setMovement(QListView::Static);
-  m_gallery->setWordWrap(true);
-  connect(m_gallery, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-    Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
-  });
+  setUpGallery(m_gallery, QStringLiteral("multilabelGallery"), QSize(kLabelThumb, kLabelThumb),
+               QSize(kLabelThumb + 84, kLabelThumb + 76));
 
   auto* curveBox = new QWidget(this);
   auto* cl = new QVBoxLayout(curveBox);
@@ -146,11 +132,7 @@ void MultiLabelView::showResult(const train::Evaluation& e) {
                                labelFigure(perClassFigure(per, "ap", k)),
                                labelFigure(perClassFigure(per, "f1", k)),
                                QString::number(m_used[k], 'f', 3), QString::number(positives)};
-    for (int col = 0; col < cells.size(); ++col) {
-      auto* item = new QTableWidgetItem(cells[col]);
-      if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      m_table->setItem(int(k), col, item);
-    }
+    setFigureRow(m_table, int(k), cells);
   }
   fillGallery();
   if (labels) m_table->setCurrentCell(0, 0);  // selectLabel(0) through currentCellChanged

@@ -46,13 +46,8 @@ RegressionView::RegressionView(QWidget* parent)
   m_targetChoice->setObjectName(QStringLiteral("regressionTarget"));
   connect(m_targetChoice, qOverload<int>(&QComboBox::currentIndexChanged), this,
           &RegressionView::selectTarget);
-  m_table->setObjectName(QStringLiteral("targetTable"));
-  m_table->setHorizontalHeaderLabels({tr("Target"), tr("MAE"), tr("RMSE"), tr("R²")});
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->hide();
-  // Names take the room left; figures as wide as they read.
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  setUpFigureTable(m_table, QStringLiteral("targetTable"),
+                   {tr("Target"), tr("MAE"), tr("RMSE"), tr("R²")});
   m_table->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   m_scatter->setObjectName(QStringLiteral("regressionScatter"));
   m_scatter->xAxis->setLabel(tr("true"));
@@ -65,16 +60,8 @@ RegressionView::RegressionView(QWidget* parent)
     followTheme(plot);
     fitTicksToSize(plot);
   }
-  m_worst->setObjectName(QStringLiteral("worstSamples"));
-  m_worst->setViewMode(QListView::IconMode);
-  m_worst->setIconSize(QSize(kRegressionThumb, kRegressionThumb));
-  m_worst->setGridSize(QSize(kRegressionThumb + 60, kRegressionThumb + 76));
-  m_worst->setResizeMode(QListView::Adjust);
-  m_worst->setMovement(QListView::Static);
-  m_worst->setWordWrap(true);
-  connect(m_worst, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-    Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
-  });
+  setUpGallery(m_worst, QStringLiteral("worstSamples"), QSize(kRegressionThumb, kRegressionThumb),
+               QSize(kRegressionThumb + 60, kRegressionThumb + 76));
 
   auto* choice = new QHBoxLayout;
   choice->addWidget(new QLabel(tr("Target"), this));
@@ -132,11 +119,7 @@ void RegressionView::showResult(const train::Evaluation& e) {
       const QStringList cells = {targetName(e, k), targetFigure(perClassFigure(per, "mae", k)),
                                  targetFigure(perClassFigure(per, "rmse", k)),
                                  targetFigure(perClassFigure(per, "r2", k))};
-      for (int col = 0; col < cells.size(); ++col) {
-        auto* item = new QTableWidgetItem(cells[col]);
-        if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-        m_table->setItem(int(k), col, item);
-      }
+      setFigureRow(m_table, int(k), cells);
       m_targetChoice->addItem(targetName(e, k));
     }
   }

@@ -40,13 +40,8 @@ SegmentationView::SegmentationView(QWidget* parent)
       m_order(new QComboBox(this)),
       m_gallery(new QListWidget(this)) {
   setObjectName(QStringLiteral("segmentationView"));
-  m_table->setObjectName(QStringLiteral("classIouTable"));
-  m_table->setHorizontalHeaderLabels({tr("Class"), tr("IoU"), tr("Dice"), tr("Pixel share")});
-  m_table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  m_table->verticalHeader()->hide();
-  // Names take the room left; figures as wide as they read.
-  m_table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  m_table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  setUpFigureTable(m_table, QStringLiteral("classIouTable"),
+                   {tr("Class"), tr("IoU"), tr("Dice"), tr("Pixel share")});
   m_table->setToolTip(
       tr("From the split's pixel confusion matrix, ignored pixels left out; \"-\": the class "
          "is in neither the truth nor the prediction"));
@@ -60,16 +55,9 @@ SegmentationView::SegmentationView(QWidget* parent)
   m_order->addItems({tr("Lowest IoU first"), tr("Highest IoU first")});
   connect(m_order, qOverload<int>(&QComboBox::currentIndexChanged), this,
           &SegmentationView::fillGallery);
-  m_gallery->setObjectName(QStringLiteral("segmentationGallery"));
-  m_gallery->setViewMode(QListView::IconMode);
-  m_gallery->setIconSize(QSize(3 * kTileSide + 8, kTileSide));
-  m_gallery->setGridSize(QSize(3 * kTileSide + 24, kTileSide + 40));
-  m_gallery->setResizeMode(QListView::Adjust);
-  m_gallery->setMovement(QListView::Static);
+  setUpGallery(m_gallery, QStringLiteral("segmentationGallery"),
+               QSize(3 * kTileSide + 8, kTileSide), QSize(3 * kTileSide + 24, kTileSide + 40));
   m_gallery->setToolTip(tr("Each sample: the image, its true mask, the predicted mask"));
-  connect(m_gallery, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-    Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
-  });
 
   auto* figures = new QSplitter(Qt::Vertical, this);
   figures->addWidget(m_table);
@@ -114,11 +102,7 @@ void SegmentationView::showResult(const train::Evaluation& e) {
     const QStringList cells = {name, classPercent(perClassFigure(per, "iou", c)),
                                classPercent(perClassFigure(per, "dice", c)),
                                classPercent(perClassFigure(per, "pixel_share", c))};
-    for (int col = 0; col < cells.size(); ++col) {
-      auto* item = new QTableWidgetItem(cells[col]);
-      if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      m_table->setItem(int(c), col, item);
-    }
+    setFigureRow(m_table, int(c), cells);
     ticks << double(c);
     const double v = perClassFigure(per, "iou", c);
     iou << (std::isfinite(v) ? v : 0.0);

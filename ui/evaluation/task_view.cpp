@@ -2,7 +2,10 @@
 
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QHeaderView>
 #include <QLabel>
+#include <QListWidget>
+#include <QTableWidget>
 #include <QVBoxLayout>
 
 #include <limits>
@@ -27,6 +30,38 @@ double perClassFigure(const std::map<std::string, std::vector<double>>& perClass
   const auto it = perClass.find(name);
   return it != perClass.end() && k < it->second.size() ? it->second[k]
                                                        : std::numeric_limits<double>::quiet_NaN();
+}
+
+void TaskView::setUpFigureTable(QTableWidget* table, const QString& name,
+                                const QStringList& headers) {
+  table->setObjectName(name);
+  table->setColumnCount(int(headers.size()));
+  table->setHorizontalHeaderLabels(headers);
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->verticalHeader()->hide();
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+}
+
+void TaskView::setFigureRow(QTableWidget* table, int row, const QStringList& cells) {
+  for (int col = 0; col < cells.size(); ++col) {
+    auto* item = new QTableWidgetItem(cells[col]);
+    if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+    table->setItem(row, col, item);
+  }
+}
+
+void TaskView::setUpGallery(QListWidget* gallery, const QString& name, QSize icon, QSize grid) {
+  gallery->setObjectName(name);
+  gallery->setViewMode(QListView::IconMode);
+  gallery->setIconSize(icon);
+  gallery->setGridSize(grid);
+  gallery->setResizeMode(QListView::Adjust);
+  gallery->setMovement(QListView::Static);
+  gallery->setWordWrap(true);
+  connect(gallery, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
+    Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
+  });
 }
 
 QPixmap TaskView::largePicture(const cv::Mat& picture) {

@@ -6,6 +6,7 @@
 // (train::SampleOutcome::view). One view per task; makeTaskView is the only place that knows
 // which, so the page itself never branches on the task.
 #include <QPixmap>
+#include <QStringList>
 #include <QWidget>
 
 #include <map>
@@ -14,6 +15,8 @@
 #include <vector>
 
 class QDialog;
+class QListWidget;
+class QTableWidget;
 
 namespace netsmith::train {
 struct Evaluation;
@@ -36,6 +39,15 @@ class TaskView : public QWidget {
                                 const train::Evaluation& evaluation);
 
  protected:
+  /// A read-only table of per-class or per-target figures named `name`: names in the first
+  /// column (taking the room left), figures as wide as they read.
+  static void setUpFigureTable(QTableWidget* table, const QString& name,
+                               const QStringList& headers);
+  /// Row `row` of such a table: `cells`, the figures right-aligned.
+  static void setFigureRow(QTableWidget* table, int row, const QStringList& cells);
+  /// A gallery of samples named `name` (icons of `icon`, laid out in cells of `grid`); a click
+  /// asks for the sample (sampleRequested with the item's Qt::UserRole position).
+  void setUpGallery(QListWidget* gallery, const QString& name, QSize icon, QSize grid);
   /// An evaluated sample's picture at the dialogs' size (280 px).
   static QPixmap largePicture(const cv::Mat& picture);
   /// A dialog with `picture` large and `caption` above it.
