@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes the multi-label and regression templates (run from the repository root).
+"""Writes the multi-label, regression and detection templates and the scenes detection example
+(run from the repository root).
 
 Both are the same small CNN for the user's own images (3x64x64 input, images of other sizes
 resized to it): three [conv3x3-BN-ReLU, maxpool] stages of 32, 64 and 128 filters, global
@@ -103,6 +104,85 @@ def main():
         # No flips: a mirrored image may not have the same targets (an angle changes sign).
         [],
         train("huber", "val_mae")))
+    write_detection()
+
+
+# Fashion-MNIST's items: the scenes' detection classes (make-dataset scenes, data.yaml).
+ITEMS = ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker",
+         "Bag", "Ankle boot"]
+
+
+def detector(input, classes, widths):
+    """A small single-stage detector: three [conv3x3-BN-ReLU, maxpool] stages, a fourth conv at
+    stride 8, a feature pyramid step (the stride-8 map upsampled and concatenated with the
+    stride-4 one), and the anchor-free head at stride 4: a 3x3 conv, then a 1x1 conv of classes
+    + 5 channels (class scores, 4 box distances, centre-ness; task/detection_head.h)."""
+    nodes = []
+
+    def node(id, op, params, inputs=None):
+        if inputs is None:
+            inputs = [nodes[-1]["id"]] if nodes else []
+        nodes.append({"id": id, "op": op, "params": params, "inputs": inputs,
+                      "pos": [0, len(nodes) * 80]})
+
+    def block(i, w):
+        node("conv%d" % i, "Conv2d",
+             {"out_channels": w, "kernel_size": 3, "padding": 1, "bias": False})
+        node("bn%d" % i, "BatchNorm2d", {})
+        node("relu%d" % i, "ReLU", {})
+
+    node("input", "Input", {})
+    for i, w in enumerate(widths[:3], 1):
+        block(i, w)
+        node("pool%d" % i, "MaxPool2d", {"kernel_size": 2})
+    block(4, widths[3])
+    node("up", "Upsample", {"scale_factor": 2, "mode": "nearest"})
+    node("fpn", "Concat", {}, ["pool2", "up"])
+    block(5, widths[2])
+    node("head_conv", "Conv2d", {"out_channels": widths[2], "kernel_size": 3, "padding": 1})
+    node("head_relu", "ReLU", {})
+    node("head", "Conv2d", {"out_channels": classes + 5, "kernel_size": 1})
+    return {"input": input, "nodes": nodes}
+
+
+def detection_train(epochs):
+    return {"epochs": epochs, "batch_size": 32,
+            "optimizer": {"type": "adam", "lr": 0.002, "weight_decay": 0.0},
+            "schedule": {"type": "cosine", "warmup_epochs": 1},
+            "seed": 0, "device": "cpu", "loss": "fcos", "monitor": "val_map50"}
+
+
+def write_detection():
+    write("resources/templates/detector.netsmith.json", project(
+        "detector",
+        "Small object detector: boxes around the objects in your images, with their classes "
+        "(anchor-free, one head at stride 4). Data: YOLO folders beside the project "
+        "(data/train/images, data/train/labels with one class cx cy w h line per box, names in "
+        "data/data.yaml), or set the format to coco or voc. Set head.out_channels to your "
+        "number of classes + 5.",
+        "detection",
+        detector({"channels": 3, "height": 128, "width": 128}, LABELS, [32, 64, 96, 128]),
+        {"train": {"format": "yolo", "images": "data/train/images",
+                   "labels": "data/train/labels"},
+         "validation": {"fraction": 0.1, "seed": 0},
+         "test": {"format": "yolo", "images": "data/test/images", "labels": "data/test/labels"},
+         "fit": "resize", "normalize": "auto", "on_error": "skip"},
+        [{"transform": "HorizontalFlip", "p": 0.5}],
+        detection_train(30)))
+    write("resources/examples/scenes_detection.netsmith.json", project(
+        "scenes_detection",
+        "Detection: boxes around the Fashion-MNIST items of a 64x64 scene, with their classes. "
+        "Make its data first: netsmith-cli make-dataset scenes --out resources/examples/scenes",
+        "detection",
+        detector({"channels": 1, "height": 64, "width": 64}, len(ITEMS), [16, 32, 64, 96]),
+        {"train": {"format": "yolo", "images": "scenes/train/images",
+                   "labels": "scenes/train/labels"},
+         "validation": {"fraction": 0.1, "seed": 0},
+         "test": {"format": "yolo", "images": "scenes/test/images",
+                  "labels": "scenes/test/labels"},
+         "on_error": "fail"},
+        [{"transform": "HorizontalFlip", "p": 0.5}],
+        detection_train(15)))
 
 
 if __name__ == "__main__":

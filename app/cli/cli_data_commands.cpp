@@ -189,6 +189,23 @@ int runDataStats(const std::vector<std::string>& words) {
   } else if (t.kind == data::TargetKind::ClassMask) {
     j.erase("class_counts");
     j["pixels"] = Json{{"train", counts(t.classPixels)}, {"ignored", t.ignoredPixels}};
+  } else if (t.kind == data::TargetKind::Boxes) {
+    j.erase("class_counts");
+    Json perClass = Json::object();
+    const auto sizes = data::boxSizeSummaries(t, d.classes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      const auto& s = sizes[k];
+      const auto spread = [](const std::array<double, 3>& v) {
+        return Json{{"min", v[0]}, {"median", v[1]}, {"max", v[2]}};
+      };
+      perClass[d.classes[k]] = Json{{"boxes", s.boxes},
+                                    {"width", spread(s.width)},
+                                    {"height", spread(s.height)},
+                                    {"aspect", spread(s.aspect)}};
+    }
+    j["boxes"] = Json{{"train", perClass},
+                      {"boxes_per_image", t.boxesPerImage},
+                      {"images_without_boxes", t.boxesPerImage.empty() ? 0 : t.boxesPerImage[0]}};
   }
   if (args.has("--json")) {
     std::cout << j.dump(2) << '\n';
@@ -224,6 +241,21 @@ int runDataStats(const std::vector<std::string>& words) {
       std::printf("%-12s %12.5g %12.5g %12.5g %12.5g\n", d.targetNames[k].c_str(), s.min, s.mean,
                   s.std, s.max);
     }
+  } else if (t.kind == data::TargetKind::Boxes) {
+    std::printf("%-*s %8s %17s %17s %17s\n", int(w), "class", "boxes", "width min/med/max",
+                "height min/med/max", "aspect min/med/max");
+    const auto sizes = data::boxSizeSummaries(t, d.classes.size());
+    for (std::size_t k = 0; k < sizes.size(); ++k) {
+      const auto& s = sizes[k];
+      std::printf("%-*s %8lld %5.0f/%5.0f/%5.0f %5.0f/%5.0f/%5.0f %5.2f/%5.2f/%5.2f\n", int(w),
+                  d.classes[k].c_str(), (long long)s.boxes, s.width[0], s.width[1], s.width[2],
+                  s.height[0], s.height[1], s.height[2], s.aspect[0], s.aspect[1], s.aspect[2]);
+    }
+    std::cout << "Boxes per image (train):";
+    for (std::size_t n = 0; n < t.boxesPerImage.size(); ++n)
+      if (t.boxesPerImage[n] > 0) std::cout << ' ' << n << ": " << t.boxesPerImage[n];
+    std::cout << " (" << (t.boxesPerImage.empty() ? 0 : t.boxesPerImage[0])
+              << " images without boxes)\n";
   } else if (t.kind == data::TargetKind::ClassMask) {
     std::printf("%-*s %14s %8s\n", int(w), "class", "train pixels", "share");
     for (std::size_t k = 0; k < d.classes.size() && k < t.classPixels.size(); ++k)

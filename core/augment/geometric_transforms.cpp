@@ -1,9 +1,10 @@
 // Geometry family: Resize, CenterCrop, RandomCrop, RandomResizedCrop, HorizontalFlip,
 // VerticalFlip, RandomRotation, RandomAffine (torchvision semantics, sizes as [height, width]).
-// Each moves a pixel target (a mask) with the image under the same draws: nearest neighbour
-// on the pixel centres the image's interpolation uses (INTER_NEAREST_EXACT for interpolating
-// resizes: plain INTER_NEAREST floors and shifts a mask up to half a source pixel off the image;
-// a "nearest" resize floors for both), new pixels the target's fill (the ignore index).
+// Letterbox. Each moves a pixel target (a mask, boxes) with the image under the same draws: a
+// mask by nearest neighbour on the pixel centres the image's interpolation uses
+// (INTER_NEAREST_EXACT for interpolating resizes: plain INTER_NEAREST floors and shifts a mask up
+// to half a source pixel off the image; a "nearest" resize floors for both), new pixels the
+// target's fill (the ignore index); boxes by the same map of the image's edges (moveBoxes).
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -19,6 +20,48 @@
 namespace netsmith::augment {
 
 namespace {
+
+/// Whether a target carries a mask to move (a target of boxes alone has none).
+bool hasMask(const PixelTarget* target) {
+  return target && !target->mask.empty();
+}
+
+/// Moves the boxes by `m`, a map of edge coordinates (a pixel i spans [i, i + 1]).
+void moveBoxesByEdges(PixelTarget& target, const cv::Matx23d& m, cv::Size size) {
+  if (target.boxes.empty()) return;
+  std::vector<data::Box> kept;
+  kept.reserve(target.boxes.size());
+  for (auto box : target.boxes) {
+    const std::array<cv::Point2d, 4> corners{
+        cv::Point2d{box.x0, box.y0}, {box.x1, box.y0}, {box.x0, box.y1}, {box.x1, box.y1}};
+    double x0 = 1e300, y0 = 1e300, x1 = -1e300, y1 = -1e300;
+    for (const auto& c : corners) {
+      const double x = m(0, 0) * c.x + m(0, 1) * c.y + m(0, 2);
+      const double y = m(1, 0) * c.x + m(1, 1) * c.y + m(1, 2);
+      x0 = std::min(x0, x), x1 = std::max(x1, x), y0 = std::min(y0, y), y1 = std::max(y1, y);
+    }
+    const double whole = (x1 - x0) * (y1 - y0);
+    x0 = std::clamp(x0, 0.0, double(size.width)), x1 = std::clamp(x1, 0.0, double(size.width));
+    y0 = std::clamp(y0, 0.0, double(size.height)), y1 = std::clamp(y1, 0.0, double(size.height));
+    const double visible = (x1 - x0) * (y1 - y0);
+    if (!(whole > 0) || visible < target.minVisible * whole || x1 - x0 < 1 || y1 - y0 < 1) continue;
+    box.x0 = float(x0), box.y0 = float(y0), box.x1 = float(x1), box.y1 = float(y1);
+    kept.push_back(box);
+  }
+  target.boxes = std::move(kept);
+}
+
+/// The boxes shifted by (dx, dy) into an image of `size` (crops and pads).
+void shiftBoxes(PixelTarget* target, double dx, double dy, cv::Size size) {
+  if (target) moveBoxesByEdges(*target, {1, 0, dx, 0, 1, dy}, size);
+}
+
+/// The boxes scaled from an image of `from` to one of `to` (resizes).
+void scaleBoxes(PixelTarget* target, cv::Size from, cv::Size to) {
+  if (target && from != to)
+    moveBoxesByEdges(
+        *target, {double(to.width) / from.width, 0, 0, 0, double(to.height) / from.height, 0}, to);
+}
 
 using schema::Params;
 using schema::ParamSpec;
@@ -66,17 +109,20 @@ void cropTo(cv::Mat& image, int top, int left, cv::Size size) {
 void warpImageAndTarget(cv::Mat& image, PixelTarget* target, const cv::Matx23d& forward,
                         double fill) {
   warpWithFill(image, forward, fill);
-  if (target) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+  if (hasMask(target)) warpWithFill(target->mask, forward, target->fill, cv::INTER_NEAREST);
+  if (target) moveBoxes(*target, forward, image.size());
 }
 
 /// torchvision center_crop: pads with `fill` (black) when the crop is larger than the image.
-void centerCrop(cv::Mat& image, cv::Size size, double fill = 0.0) {
+/// Returns where the image's old origin is in the result (x, y).
+cv::Point centerCrop(cv::Mat& image, cv::Size size, double fill = 0.0) {
   const int padW = std::max(size.width - image.cols, 0);
   const int padH = std::max(size.height - image.rows, 0);
   padConstant(image, padH / 2, (padH + 1) / 2, padW / 2, (padW + 1) / 2, fill);
   const int top = static_cast<int>(std::nearbyint((image.rows - size.height) / 2.0));
   const int left = static_cast<int>(std::nearbyint((image.cols - size.width) / 2.0));
   cropTo(image, top, left, size);
+  return {padW / 2 - left, padH / 2 - top};
 }
 
 TransformDef resizeDef() {
@@ -98,10 +144,11 @@ TransformDef resizeDef() {
     const int interpolation = interpolationFlag(p.text("interpolation"));
     return std::make_unique<GeometricTransform>([size, interpolation](
                                                     cv::Mat& img, PixelTarget* target, SampleRng&) {
+      scaleBoxes(target, img.size(), size);
       resizeTo(img, size, interpolation);
       // The mask samples where the image does: a "nearest" image floors (INTER_NEAREST),
       // the interpolating ones sample pixel centres (INTER_NEAREST_EXACT).
-      if (target)
+      if (hasMask(target))
         resizeTo(target->mask, size,
                  interpolation == cv::INTER_NEAREST ? cv::INTER_NEAREST : cv::INTER_NEAREST_EXACT);
     });
@@ -123,8 +170,9 @@ TransformDef centerCropDef() {
     const cv::Size size = targetSize(p, ctx);
     return std::make_unique<GeometricTransform>(
         [size](cv::Mat& img, PixelTarget* target, SampleRng&) {
-          centerCrop(img, size);
-          if (target) centerCrop(target->mask, size, target->fill);
+          const cv::Point origin = centerCrop(img, size);
+          if (hasMask(target)) centerCrop(target->mask, size, target->fill);
+          shiftBoxes(target, origin.x, origin.y, size);
         });
   };
   return def;
@@ -184,7 +232,8 @@ TransformDef randomCropDef() {
             cv::copyMakeBorder(img, out, vertical, vertical, horizontal, horizontal, mode,
                                cv::Scalar::all(fill));
             img = out;
-            if (!target) return;
+            shiftBoxes(target, horizontal, vertical, img.size());
+            if (!hasMask(target)) return;
             cv::Mat mask;  // a buffer of its own: `out` is the image's now
             cv::copyMakeBorder(target->mask, mask, vertical, vertical, horizontal, horizontal, mode,
                                cv::Scalar::all(target->fill));
@@ -199,13 +248,15 @@ TransformDef randomCropDef() {
             const int dw = std::max(size.width - img.cols, 0);
             const int dh = std::max(size.height - img.rows, 0);
             padConstant(img, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, fill);
-            if (target)
+            if (hasMask(target))
               padConstant(target->mask, dh / 2, dh - dh / 2, dw / 2, dw - dw / 2, target->fill);
+            shiftBoxes(target, dw / 2, dh / 2, img.size());
           }
           const auto top = static_cast<int>(rng.integer(0, img.rows - size.height));
           const auto left = static_cast<int>(rng.integer(0, img.cols - size.width));
           cropTo(img, top, left, size);
-          if (target) cropTo(target->mask, top, left, size);
+          if (hasMask(target)) cropTo(target->mask, top, left, size);
+          shiftBoxes(target, -left, -top, size);
         });
   };
   return def;
@@ -251,9 +302,13 @@ class ResizedCrop : public Transform {
   void apply(cv::Mat& image, SampleRng& rng) const override { cutImage(image, rng); }
   void applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng& rng) const override {
     const cv::Rect region = cutImage(image, rng);
-    cv::Mat mask = target.mask(region).clone();
-    resizeTo(mask, m_size, cv::INTER_NEAREST_EXACT);
-    target.mask = mask;
+    if (hasMask(&target)) {
+      cv::Mat mask = target.mask(region).clone();
+      resizeTo(mask, m_size, cv::INTER_NEAREST_EXACT);
+      target.mask = mask;
+    }
+    shiftBoxes(&target, -region.x, -region.y, region.size());
+    scaleBoxes(&target, region.size(), m_size);
   }
   bool cutsRegion() const override { return true; }
   cv::Rect regionOf(cv::Size image, SampleRng& rng) const override {
@@ -321,8 +376,50 @@ TransformDef flipDef(const std::string& name, const std::string& help, int flipC
     return std::make_unique<GeometricTransform>(
         [flipCode](cv::Mat& img, PixelTarget* target, SampleRng&) {
           cv::flip(img, img, flipCode);
-          if (target) cv::flip(target->mask, target->mask, flipCode);
+          if (hasMask(target)) cv::flip(target->mask, target->mask, flipCode);
+          // flipCode 1 mirrors x (x -> w - x on the edges), 0 mirrors y.
+          if (target)
+            moveBoxesByEdges(*target,
+                             flipCode == 1 ? cv::Matx23d(-1, 0, img.cols, 0, 1, 0)
+                                           : cv::Matx23d(1, 0, 0, 0, -1, img.rows),
+                             img.size());
         });
+  };
+  return def;
+}
+
+TransformDef letterboxDef() {
+  TransformDef def;
+  def.name = "Letterbox";
+  def.group = "Geometry";
+  def.help =
+      "resizes to fit inside the given size keeping the aspect ratio, then pads the rest "
+      "evenly with the fill (as detectors' letterbox)";
+  def.schema = {sizeSpec("output size [height, width]; one number for a square"), fillParam()};
+  def.deterministic = true;
+  def.setsSize = true;
+  def.targets = TargetEffect::Moves;
+  def.build = [](const Params& p, const TransformContext& ctx) -> std::unique_ptr<Transform> {
+    const cv::Size size = targetSize(p, ctx);
+    const double fill = p.real("fill");
+    return std::make_unique<GeometricTransform>([size, fill](cv::Mat& img, PixelTarget* target,
+                                                             SampleRng&) {
+      const double scale = std::min(double(size.width) / img.cols, double(size.height) / img.rows);
+      const cv::Size inner(std::clamp(int(std::lround(img.cols * scale)), 1, size.width),
+                           std::clamp(int(std::lround(img.rows * scale)), 1, size.height));
+      const int left = (size.width - inner.width) / 2;
+      const int top = (size.height - inner.height) / 2;
+      const int right = size.width - inner.width - left;
+      const int bottom = size.height - inner.height - top;
+      scaleBoxes(target, img.size(), inner);
+      shiftBoxes(target, left, top, size);
+      resizeTo(img, inner, cv::INTER_LINEAR);
+      padConstant(img, top, bottom, left, right, fill);
+      if (hasMask(target)) {
+        resizeTo(target->mask, inner, cv::INTER_NEAREST_EXACT);
+        padConstant(target->mask, top, bottom, left, right, target->fill);
+      }
+    });
   };
   return def;
 }
@@ -412,6 +509,19 @@ TransformDef randomAffineDef() {
 
 }  // namespace
 
+void moveBoxes(PixelTarget& target, const cv::Matx23d& forward, cv::Size size) {
+  // The same map on the edges: x_edge = x_centre + 0.5 on both sides.
+  const cv::Matx23d& m = forward;
+  moveBoxesByEdges(target,
+                   {m(0, 0), m(0, 1), m(0, 2) + 0.5 - 0.5 * (m(0, 0) + m(0, 1)), m(1, 0), m(1, 1),
+                    m(1, 2) + 0.5 - 0.5 * (m(1, 0) + m(1, 1))},
+                   size);
+}
+
+void moveBoxesOnEdges(PixelTarget& target, const cv::Matx23d& edgeMap, cv::Size size) {
+  moveBoxesByEdges(target, edgeMap, size);
+}
+
 void registerGeometricTransforms(TransformRegistry& registry) {
   registry.add(resizeDef());
   registry.add(centerCropDef());
@@ -419,6 +529,7 @@ void registerGeometricTransforms(TransformRegistry& registry) {
   registry.add(randomResizedCropDef());
   registry.add(flipDef("HorizontalFlip", "mirrors left and right", 1));
   registry.add(flipDef("VerticalFlip", "mirrors top and bottom", 0));
+  registry.add(letterboxDef());
   registry.add(randomRotationDef());
   registry.add(randomAffineDef());
 }

@@ -74,10 +74,10 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
     }
     if (context.pixelTargets && def->targets == TargetEffect::Breaks) {
       problems.push_back({path + ".transform",
-                          name + " moves or mixes pixels but cannot move a mask with them",
+                          name + " moves or mixes pixels but cannot move a mask or boxes with them",
                           {},
                           "use the Geometry transforms (flips, crops, rotation, affine), which "
-                          "move the mask with the image"});
+                          "move the mask or boxes with the image"});
       continue;
     }
     if (!enabled) continue;
@@ -137,7 +137,8 @@ void Pipeline::applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng* r
   const auto size = [](const cv::Mat& m) {
     return std::to_string(m.cols) + "x" + std::to_string(m.rows);
   };
-  if (target.mask.size() != image.size() || target.mask.type() != CV_8UC1)
+  const bool masked = !target.mask.empty();  // boxes alone carry no mask
+  if (masked && (target.mask.size() != image.size() || target.mask.type() != CV_8UC1))
     throw Error(
         "augment: a mask must be one byte per pixel (8-bit, one channel) at the image's "
         "size (" +
@@ -149,7 +150,7 @@ void Pipeline::applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng* r
     runStep(step, image, rng, &target);
     // A transform that changes the size without moving the mask (its TransformDef says
     // `targets` None by mistake) is named, not trained out of step.
-    if (target.mask.size() != image.size())
+    if (masked && target.mask.size() != image.size())
       throw Error("augment[" + std::to_string(i) + "]: " + step.name + " made the image " +
                   size(image) + " but left the mask " + size(target.mask));
   }

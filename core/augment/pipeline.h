@@ -37,10 +37,11 @@ class Pipeline {
   /// `from`: the index of the first step to run (after applyLeading()).
   void apply(cv::Mat& image, SampleRng* rng, bool stopBeforeNormalize = false,
              std::size_t from = 0) const;
-  /// apply() with a pixel target (a mask) beside the image: the geometric steps move it under
-  /// the same draws (the image comes out as apply() gives it for the same `rng` state), the
-  /// others leave it alone. Made with TransformContext::pixelTargets, so no step breaks it.
-  /// Throws netsmith::Error when the mask is not CV_8UC1 at the image's size.
+  /// apply() with a pixel target (a mask, boxes or both) beside the image: the geometric steps
+  /// move it under the same draws (the image comes out as apply() gives it for the same `rng`
+  /// state), the others leave it alone. Made with TransformContext::pixelTargets, so no step
+  /// breaks it. Throws netsmith::Error when a mask is given and is not CV_8UC1 at the image's
+  /// size.
   void applyWithTarget(cv::Mat& image, PixelTarget& target, SampleRng* rng,
                        bool stopBeforeNormalize = false) const;
   /// Runs the steps at the start of the pipeline that work on any depth (TransformDef::anyDepth)

@@ -9,20 +9,35 @@
 
 #include "augment/sample_rng.h"
 #include "common/named_registry.h"
+#include "data/box.h"
 #include "schema/param_schema.h"
 
 namespace netsmith::augment {
 
-/// A target that lies on the image's pixels (a per-pixel class mask), carried through the
-/// pipeline beside the image: geometric transforms (TransformDef::targets == Moves) move it
-/// with the image under the same draws, nearest neighbour, new pixels set to `fill` (the ignore
-/// index); the others (colour, noise, erasing, Normalize) leave it alone.
+/// A target that lies on the image's pixels (a per-pixel class mask, or object boxes), carried
+/// through the pipeline beside the image: geometric transforms (TransformDef::targets == Moves)
+/// move it with the image under the same draws; the others (colour, noise, erasing,
+/// Normalize) leave it alone. The mask moves by nearest neighbour, new pixels set to `fill`
+/// (the ignore index). A box moves as its four corners do (its new box the corners' bounds, so
+/// a rotation widens it), then is clipped to the image; a box of which less than
+/// `minVisible` of its moved area stays inside the image, or that is left under one pixel wide
+/// or high, is dropped (a crop that cuts an object mostly away leaves no box for it).
 struct PixelTarget {
-  /// CV_8UC1, one class index per pixel, the image's size. Changed in place (flips) or
-  /// replaced, as the image is: pass a mask of the sample's own, not a cached one.
+  /// CV_8UC1, one class index per pixel, the image's size; empty when the target is boxes
+  /// alone. Changed in place (flips) or replaced, as the image is: pass a mask of the sample's
+  /// own, not a cached one.
   cv::Mat mask;
   double fill = 255;
+  /// The objects' boxes in the image's pixels (edges: a box of the whole image is 0, 0, w, h).
+  std::vector<data::Box> boxes;
+  double minVisible = 0.25;
 };
+
+/// Moves the boxes of `target` by the affine map `forward` of pixel centres (cv::warpAffine's
+/// matrix) into an image of `size`, with the visible-area rule above.
+void moveBoxes(PixelTarget& target, const cv::Matx23d& forward, cv::Size size);
+/// moveBoxes() with a map of edge coordinates (a pixel i spans [i, i + 1]): resizes and crops.
+void moveBoxesOnEdges(PixelTarget& target, const cv::Matx23d& edgeMap, cv::Size size);
 
 /// A per-sample transform. Images are CV_32FC1 or CV_32FC3 (RGB order), values in [0, 1]
 /// (until Normalize runs), of any size; transforms whose def says `anyDepth` also get CV_8U

@@ -105,6 +105,10 @@ void DataLoader::workerLoop() {
   }
 }
 
+torch::Tensor TargetCollator::collateBoxes(const std::vector<std::vector<Box>>&) const {
+  throw Error("this task takes no boxes");
+}
+
 Batch DataLoader::buildBatch(std::int64_t b) {
   const std::int64_t world = std::max(1, m_options.worldSize);
   const std::int64_t globalStart = b * m_options.batchSize * world;
@@ -119,6 +123,8 @@ Batch DataLoader::buildBatch(std::int64_t b) {
   auto images = torch::empty({count, f.channels, f.height, f.width}, torch::kFloat);
   float* data = images.data_ptr<float>();
   const bool pixelTargets = m_options.collator && m_options.collator->pixelTargets();
+  const bool boxTargets = m_options.collator && m_options.collator->boxTargets();
+  std::vector<std::vector<Box>> boxes;
   torch::Tensor masks;
   if (pixelTargets) masks = torch::empty({count, f.height, f.width}, torch::kUInt8);
   const std::int64_t maskBytes = std::int64_t(f.height) * f.width;
@@ -131,8 +137,10 @@ Batch DataLoader::buildBatch(std::int64_t b) {
           m_set, k, m_options.training, m_options.seed, m_epoch,
           data + floats * std::int64_t(kept.size()),
           pixelTargets ? masks.data_ptr<std::uint8_t>() + maskBytes * std::int64_t(kept.size())
-                       : nullptr);
+                       : nullptr,
+          boxTargets ? &boxes.emplace_back() : nullptr);
     } catch (const SampleError& e) {
+      if (boxTargets && boxes.size() > kept.size()) boxes.pop_back();
       if (m_options.onError == ErrorPolicy::Fail) {
         throw Error(std::string(e.what()) +
                     " (data.on_error is \"fail\"; set it to \"skip\" to leave such samples out)");
@@ -168,6 +176,10 @@ Batch DataLoader::buildBatch(std::int64_t b) {
           augment::applyBatchMix(batch.images, none, m_options.mixes, rng, &batch.masks);
     }
     batch.target = m_options.collator->collateMasks(batch.masks);
+  } else if (boxTargets) {
+    // Batch mixes are refused for boxes (run_setup): a pasted box has no object list.
+    batch.target = m_options.collator->collateBoxes(boxes);
+    batch.boxes = std::move(boxes);
   } else {
     batch.target =
         m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "augment/pipeline.h"
+#include "data/box.h"
 #include "data/data_module.h"
 #include "data/sample_processor.h"
 
@@ -34,6 +35,11 @@ class TargetCollator {
   virtual bool pixelTargets() const { return false; }
   /// The target from the batch's masks (N x H x W bytes, 255: ignore).
   virtual torch::Tensor collateMasks(const torch::Tensor& masks) const { return masks; }
+  /// Whether the target is object boxes: the loader then moves each sample's boxes with its
+  /// image through the augmentation and makes the batch's target with collateBoxes().
+  virtual bool boxTargets() const { return false; }
+  /// The target from the batch's boxes (each sample's, in the model input's pixels).
+  virtual torch::Tensor collateBoxes(const std::vector<std::vector<Box>>& boxes) const;
 };
 
 /// The target rows (DatasetSource::targetRow) of `samples` (positions in `set`) as an N x width
@@ -73,6 +79,8 @@ struct Batch {
   torch::Tensor targets;  ///< N x K float soft labels when batch mixes are configured
   torch::Tensor
       masks;  ///< N x H x W uint8 class masks (255: ignore) when the target lies on pixels
+  /// Each sample's boxes in the model input's pixels, when the target is boxes.
+  std::vector<std::vector<Box>> boxes;
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch
   double mixWeight = 1.0;

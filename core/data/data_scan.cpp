@@ -14,6 +14,17 @@ namespace netsmith::data {
 
 namespace {
 
+/// Sample i's boxes in the pixels of its image, whose size is read from its header where the
+/// format allows (a one-pixel region: JPEGs are not decoded).
+std::vector<Box> boxesOf(const DatasetSource& source, std::int64_t i) {
+  cv::Size size;
+  (void)source.loadRegion(i, [&size](cv::Size s) {
+    size = s;
+    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
+  });
+  return source.loadBoxes(i, size.width, size.height);
+}
+
 /// The training split's targets into s.targets (its kind set): labels counted, values kept,
 /// every mask decoded once (a mask that cannot be read is listed under on_error "skip", fatal
 /// under "fail", as training would find it). False when `progress` says stop.
@@ -30,6 +41,8 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
     t.values.assign(width, {});
   } else if (t.kind == TargetKind::ClassMask) {
     t.classPixels.assign(s.classes.size(), 0);
+  } else if (t.kind == TargetKind::Boxes) {
+    t.boxesPerClass.assign(s.classes.size(), 0);
   }
   std::vector<std::size_t> present;
   for (std::int64_t k = 0; k < train.size(); ++k) {
@@ -68,6 +81,24 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
       for (std::size_t c = 0; c < t.classPixels.size() && c < 255; ++c)
         t.classPixels[c] += histogram[c];
       t.ignoredPixels += histogram[255];
+    } else if (t.kind == TargetKind::Boxes && source.hasBoxes()) {
+      std::vector<Box> boxes;
+      try {
+        boxes = boxesOf(source, i);
+      } catch (const SampleError& e) {
+        if (policy == ErrorPolicy::Fail) throw;
+        s.skipped.push_back(skippedFor(source.describe(i), e.what()));
+        unreadable.push_back(k);
+        continue;
+      }
+      if (t.boxesPerImage.size() <= boxes.size()) t.boxesPerImage.resize(boxes.size() + 1, 0);
+      ++t.boxesPerImage[boxes.size()];
+      for (const auto& b : boxes) {
+        if (b.cls >= 0 && std::size_t(b.cls) < t.boxesPerClass.size()) ++t.boxesPerClass[b.cls];
+        t.boxClasses.push_back(std::int32_t(b.cls));
+        t.boxWidths.push_back(b.x1 - b.x0);
+        t.boxHeights.push_back(b.y1 - b.y0);
+      }
     }
     if (progress && (k % 256 == 255 || k + 1 == train.size()) && !progress(k + 1, train.size()))
       return false;
@@ -75,16 +106,20 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
   return true;
 }
 
-/// Decodes every mask of `set` (a source with masks; nothing otherwise) and removes the
-/// samples whose mask cannot be read, listed in `skipped` (fatal under on_error "fail").
+/// Decodes every mask or box list of `set` (a source with masks or boxes; nothing otherwise)
+/// and removes the samples whose target cannot be read, listed in `skipped` (fatal under
+/// on_error "fail").
 bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& progress,
                          std::vector<SkippedItem>& skipped) {
-  if (set.empty() || !set.source->hasMasks()) return true;
+  if (set.empty() || !(set.source->hasMasks() || set.source->hasBoxes())) return true;
   std::vector<std::int64_t> unreadable;
   for (std::int64_t k = 0; k < set.size(); ++k) {
     const auto i = set.indices[std::size_t(k)];
     try {
-      (void)set.source->loadMask(i);
+      if (set.source->hasMasks())
+        (void)set.source->loadMask(i);
+      else
+        (void)boxesOf(*set.source, i);
     } catch (const SampleError& e) {
       if (policy == ErrorPolicy::Fail) throw;
       skipped.push_back(skippedFor(set.source->describe(i), e.what()));
@@ -98,6 +133,32 @@ bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& p
 }
 
 }  // namespace
+
+std::vector<BoxSizeSummary> boxSizeSummaries(const TargetStats& t, std::size_t classes) {
+  std::vector<BoxSizeSummary> out(classes);
+  std::vector<std::vector<float>> widths(classes), heights(classes), aspects(classes);
+  for (std::size_t b = 0; b < t.boxClasses.size(); ++b) {
+    const auto c = t.boxClasses[b];
+    if (c < 0 || std::size_t(c) >= classes) continue;
+    widths[std::size_t(c)].push_back(t.boxWidths[b]);
+    heights[std::size_t(c)].push_back(t.boxHeights[b]);
+    aspects[std::size_t(c)].push_back(t.boxHeights[b] > 0 ? t.boxWidths[b] / t.boxHeights[b] : 0.f);
+  }
+  const auto spread = [](std::vector<float>& v) {
+    std::array<double, 3> r{};
+    if (v.empty()) return r;
+    std::sort(v.begin(), v.end());
+    r = {v.front(), v[(v.size() - 1) / 2], v.back()};
+    return r;
+  };
+  for (std::size_t c = 0; c < classes; ++c) {
+    out[c].boxes = std::int64_t(widths[c].size());
+    out[c].width = spread(widths[c]);
+    out[c].height = spread(heights[c]);
+    out[c].aspect = spread(aspects[c]);
+  }
+  return out;
+}
 
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
                                const DataScanOptions& options) {
@@ -197,7 +258,12 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
     for (std::int64_t k = 0; k < d.train.size() && int(s.samples.size()) < wanted; ++k) {
       try {
         cv::Mat picture;
-        if (d.train.source->hasMasks()) {
+        if (d.train.source->hasBoxes()) {
+          std::vector<Box> boxes;
+          const cv::Mat image = pd->processor->preview(d.train, k, false, 0, 0, nullptr, &boxes);
+          overlayBoxes(image, boxes, d.config.colors).convertTo(picture, CV_8U, 255.0);
+          s.sampleCaptions.push_back(boxCaption(boxes, d.classes));
+        } else if (d.train.source->hasMasks()) {
           cv::Mat mask;
           const cv::Mat image = pd->processor->preview(d.train, k, false, 0, 0, &mask);
           overlayMask(image, mask, d.config.colors).convertTo(picture, CV_8U, 255.0);

@@ -5,6 +5,7 @@
 // every split decoded once under the project's on_error (the unreadable ones listed and left
 // out of the counts, as training leaves them out), the training split's mean and standard
 // deviation, and, when asked, image sizes and a few samples of each class. No LibTorch here.
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -44,7 +45,23 @@ struct TargetStats {
   /// the ignored ones (255).
   std::vector<std::int64_t> classPixels;
   std::int64_t ignoredPixels = 0;
+  /// Detection: training boxes per class; [n]: images with n boxes (images without any at
+  /// [0]); every box's class, width and height in its image's pixels, in file order.
+  std::vector<std::int64_t> boxesPerClass;
+  std::vector<std::int64_t> boxesPerImage;
+  std::vector<std::int32_t> boxClasses;
+  std::vector<float> boxWidths, boxHeights;
 };
+
+/// A class's box sizes in the training split (TargetStats' boxes): widths and heights in their
+/// images' pixels, aspect ratio = width / height; min, median (the lower middle of an even
+/// count) and max. All 0 for a class without a box.
+struct BoxSizeSummary {
+  std::int64_t boxes = 0;
+  std::array<double, 3> width{}, height{}, aspect{};  ///< min, median, max
+};
+/// One summary per class (boxes of a class outside 0 .. classes - 1 are left out).
+std::vector<BoxSizeSummary> boxSizeSummaries(const TargetStats& targets, std::size_t classes);
 
 struct DataScanResult {
   bool cancelled = false;  ///< the progress callback said stop; the rest is partial

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <map>
 #include <opencv2/imgproc.hpp>
 
 namespace netsmith::data {
@@ -50,6 +51,19 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
         rows.push_back(std::move(row));
         continue;
       }
+      if (source.hasBoxes()) {
+        const auto& colors = pd.data.config.colors;
+        std::vector<Box> boxes;
+        row.original = overlayBoxes(
+            pd.processor->preview(train, k, false, seed, 0, nullptr, &boxes), boxes, colors);
+        row.caption = boxCaption(boxes, source.classNames());
+        for (int j = 0; j < draws; ++j) {
+          const cv::Mat drawn = pd.processor->preview(train, k, true, seed, j, nullptr, &boxes);
+          row.draws.push_back(overlayBoxes(drawn, boxes, colors));
+        }
+        rows.push_back(std::move(row));
+        continue;
+      }
       row.original = pd.processor->preview(train, k, /*training=*/false, seed, 0);
       for (int j = 0; j < draws; ++j)
         row.draws.push_back(pd.processor->preview(train, k, /*training=*/true, seed, j));
@@ -61,25 +75,32 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
   return rows;
 }
 
-cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
-                    const std::vector<std::string>& colors) {
-  // A qualitative palette for classes 1, 2, ... when the project gives no colours.
+cv::Vec3f classColor(std::size_t c, const std::vector<std::string>& colors,
+                     std::size_t paletteStart) {
+  // A qualitative palette when the project gives no colours.
   static const cv::Vec3f kPalette[] = {{230, 25, 75},   {60, 180, 75},  {255, 225, 25},
                                        {67, 99, 216},   {245, 130, 49}, {145, 30, 180},
                                        {70, 240, 240},  {240, 50, 230}, {188, 246, 12},
                                        {250, 190, 190}, {0, 128, 128},  {154, 99, 36}};
-  // Each class's tint once (not per pixel): the project's colour, else the palette's.
+  if (c < colors.size() && colors[c].size() == 7 && colors[c][0] == '#' &&
+      colors[c].find_first_not_of("0123456789abcdefABCDEF", 1) == std::string::npos) {
+    const auto hex = [&](std::size_t at) {
+      return float(std::stoi(colors[c].substr(at, 2), nullptr, 16));
+    };
+    return {hex(1), hex(3), hex(5)};
+  }
+  const std::size_t n = sizeof kPalette / sizeof kPalette[0];
+  return kPalette[(c + n - paletteStart % n) % n];
+}
+
+cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
+                    const std::vector<std::string>& colors) {
+  // Each class's tint once (not per pixel): the project's colour, else the palette's from
+  // class 1 (class 0 is the background).
   std::array<cv::Vec3f, 256> tint;
   tint[255] = cv::Vec3f(255, 255, 255);
-  for (std::size_t c = 1; c < 255; ++c) {
-    tint[c] = kPalette[(c - 1) % (sizeof kPalette / sizeof kPalette[0])];
-    if (c < colors.size() && colors[c].size() == 7) {
-      const auto hex = [&](std::size_t at) {
-        return float(std::stoi(colors[c].substr(at, 2), nullptr, 16));
-      };
-      tint[c] = {hex(1), hex(3), hex(5)};
-    }
-  }
+  for (std::size_t c = 1; c < 255; ++c)
+    tint[c] = classColor(c, colors, 1);
   cv::Mat rgb;
   if (image.channels() == 1)
     cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB);
@@ -94,6 +115,38 @@ cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
     }
   }
   return rgb;
+}
+
+cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<Box>& boxes,
+                     const std::vector<std::string>& colors) {
+  cv::Mat rgb;
+  if (image.channels() == 1)
+    cv::cvtColor(image, rgb, cv::COLOR_GRAY2RGB);
+  else
+    rgb = image.clone();
+  for (const auto& b : boxes) {
+    const cv::Vec3f c =
+        classColor(std::size_t(std::max<std::int64_t>(b.cls, 0)), colors, 0) / 255.f;
+    // The box's outermost pixels: [x0, x1) x [y0, y1) rounded to whole pixels.
+    const cv::Point a(int(std::lround(b.x0)), int(std::lround(b.y0)));
+    const cv::Point z(int(std::lround(b.x1)) - 1, int(std::lround(b.y1)) - 1);
+    cv::rectangle(rgb, a, z, cv::Scalar(c[0], c[1], c[2]), 1, cv::LINE_8);
+  }
+  return rgb;
+}
+
+std::string boxCaption(const std::vector<Box>& boxes, const std::vector<std::string>& classes) {
+  if (boxes.empty()) return "no boxes";
+  std::map<std::int64_t, int> counts;
+  for (const auto& b : boxes)
+    ++counts[b.cls];
+  std::string text;
+  for (const auto& [c, n] : counts) {
+    const std::string name =
+        c >= 0 && std::size_t(c) < classes.size() ? classes[std::size_t(c)] : std::to_string(c);
+    text += (text.empty() ? "" : ", ") + name + (n > 1 ? " x" + std::to_string(n) : "");
+  }
+  return text;
 }
 
 std::string maskCaption(const cv::Mat& mask, const std::vector<std::string>& classes) {

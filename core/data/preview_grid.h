@@ -6,6 +6,7 @@
 
 #include <opencv2/core/mat.hpp>
 
+#include "data/box.h"
 #include "data/project_data.h"
 
 namespace netsmith::data {
@@ -22,7 +23,9 @@ struct PreviewRow {
 /// uses epoch j of the pipeline's seeded RNG, so a seed reproduces the grid. A source with masks
 /// shows each image in colour with its mask over it (moved by the same draws): every class but
 /// the first (the background) tinted with its colour (data.colors, else a built-in palette),
-/// ignored pixels white; the caption names the classes the original shows, largest first.
+/// ignored pixels white; the caption names the classes the original shows, largest first. A
+/// source with boxes shows them drawn over the image (moved by the same draws; a box a crop cut
+/// mostly away is gone), captioned with their classes.
 std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int draws,
                                     std::uint64_t seed);
 
@@ -30,6 +33,17 @@ std::vector<PreviewRow> makePreview(const ProjectData& data, int samples, int dr
 /// `colors`: "#rrggbb" per class (empty: the built-in palette).
 cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
                     const std::vector<std::string>& colors);
+/// `image` (CV_32F, 1 or 3 channels, [0, 1]) as RGB with each box's outline in its class's
+/// colour (data.colors, else the built-in palette from class 0).
+cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<Box>& boxes,
+                     const std::vector<std::string>& colors);
+/// The classes of the boxes with their counts: "Bag, Sneaker x2"; "no boxes".
+std::string boxCaption(const std::vector<Box>& boxes, const std::vector<std::string>& classes);
+/// Class c's colour (RGB, 0..255): data.colors[c] when it is "#rrggbb", else the built-in
+/// palette's colour number c - paletteStart (masks start it at class 1, boxes at 0).
+cv::Vec3f classColor(std::size_t c, const std::vector<std::string>& colors,
+                     std::size_t paletteStart);
+
 /// The classes a mask holds, largest share first, the background (class 0) last: "Bag 21%, Sneaker
 /// 9%, background 70%".
 std::string maskCaption(const cv::Mat& mask, const std::vector<std::string>& classes);

@@ -12,13 +12,14 @@ augment::TransformContext transformContext(const project::Project& project) {
   ctx.channels = static_cast<int>(project.model.input.channels);
   ctx.height = static_cast<int>(project.model.input.height);
   ctx.width = static_cast<int>(project.model.input.width);
-  // Masks move with the image: the training source's format says whether its targets lie on
-  // the pixels (what the data gives, known before any task is made).
+  // Masks and boxes move with the image: the training source's format says whether its targets lie
+  // on the pixels (what the data gives, known before any task is made).
   if (project.data.is_object() && project.data.contains("train") &&
       project.data["train"].is_object() && project.data["train"].contains("format") &&
       project.data["train"]["format"].is_string()) {
     const auto* def = findSourceFormat(project.data["train"]["format"].get<std::string>());
-    ctx.pixelTargets = def && def->targets == TargetKind::ClassMask;
+    ctx.pixelTargets =
+        def && (def->targets == TargetKind::ClassMask || def->targets == TargetKind::Boxes);
   }
   return ctx;
 }

@@ -65,6 +65,27 @@ cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit) {
   return fitWith(mask, height, width, fit, cv::INTER_NEAREST_EXACT);
 }
 
+void fitBoxes(std::vector<Box>& boxes, cv::Size from, int height, int width, FitPolicy fit) {
+  if (boxes.empty() || (from.height == height && from.width == width)) return;
+  augment::PixelTarget target;
+  target.boxes = std::move(boxes);
+  if (fit == FitPolicy::Resize) {
+    augment::moveBoxesOnEdges(
+        target, {double(width) / from.width, 0, 0, 0, double(height) / from.height, 0},
+        {width, height});
+  } else {
+    // fitWith's ResizeCrop: resized to cover, then the centre cut.
+    const double scale = std::max(double(height) / from.height, double(width) / from.width);
+    const int h = std::max(height, int(std::lround(from.height * scale)));
+    const int w = std::max(width, int(std::lround(from.width * scale)));
+    augment::moveBoxesOnEdges(target,
+                              {double(w) / from.width, 0, -double((w - width) / 2), 0,
+                               double(h) / from.height, -double((h - height) / 2)},
+                              {width, height});
+  }
+  boxes = std::move(target.boxes);
+}
+
 SampleProcessor::SampleProcessor(SampleFormat format, const augment::Pipeline* pipeline,
                                  std::vector<double> mean, std::vector<double> std)
     : m_format(format), m_pipeline(pipeline), m_mean(std::move(mean)), m_std(std::move(std)) {
@@ -78,14 +99,35 @@ bool SampleProcessor::meanApplies() const {
 }
 
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
-                             std::uint64_t seed, std::int64_t epoch, bool forDisplay,
-                             cv::Mat* mask) const {
+                             std::uint64_t seed, std::int64_t epoch, bool forDisplay, cv::Mat* mask,
+                             std::vector<Box>* boxes) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
   augment::SampleRng rng(
       augment::mixSeed(seed, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(k)));
   augment::SampleRng* const draws = training ? &rng : nullptr;
   const int h = m_format.height, w = m_format.width;
+  if (boxes) {
+    // The boxes go through every step beside the image, as the mask below does.
+    cv::Mat img = withChannels(set.source->load(index), m_format.channels);
+    augment::PixelTarget moved;
+    try {
+      moved.boxes = set.source->loadBoxes(index, img.cols, img.rows);
+    } catch (const SampleError&) {
+      throw;
+    } catch (const std::exception& e) {
+      throw SampleError(set.describe(k) + ": " + e.what());
+    }
+    img = toUnitFloats(img);
+    if (!pipelineSizes) {
+      fitBoxes(moved.boxes, img.size(), h, w, m_format.fit);
+      img = fitImage(img, h, w, m_format.fit);
+    }
+    if (m_pipeline) m_pipeline->applyWithTarget(img, moved, draws, forDisplay);
+    fitBoxes(moved.boxes, img.size(), h, w, m_format.fit);
+    *boxes = std::move(moved.boxes);
+    return fitImage(img, h, w, m_format.fit);
+  }
   if (mask) {
     // The mask goes through every step beside the image, as floats; the decoded-bytes and
     // region shortcuts below are for images alone.
@@ -136,11 +178,12 @@ cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training
 
 void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool training,
                               std::uint64_t seed, std::int64_t epoch, float* out,
-                              std::uint8_t* maskOut) const {
+                              std::uint8_t* maskOut, std::vector<Box>* boxesOut) const {
   // The pipeline without the final normalisation, which is done here in the same pass that
   // writes the planes (HWC -> CHW): one pass instead of three.
   cv::Mat mask;
-  const cv::Mat img = run(set, k, training, seed, epoch, false, maskOut ? &mask : nullptr);
+  const cv::Mat img =
+      run(set, k, training, seed, epoch, false, maskOut ? &mask : nullptr, boxesOut);
   if (maskOut) {
     if (mask.type() != CV_8UC1 || mask.rows != m_format.height || mask.cols != m_format.width)
       throw Error("sample " + std::to_string(k) + ": the pipeline gave a mask of another size");
@@ -188,8 +231,9 @@ void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool trainin
 }
 
 cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool training,
-                                 std::uint64_t seed, std::int64_t epoch, cv::Mat* mask) const {
-  return run(set, k, training, seed, epoch, true, mask);
+                                 std::uint64_t seed, std::int64_t epoch, cv::Mat* mask,
+                                 std::vector<Box>* boxes) const {
+  return run(set, k, training, seed, epoch, true, mask, boxes);
 }
 
 cv::Mat SampleProcessor::plain(const SampleSet& set, std::int64_t k) const {

@@ -6,6 +6,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "augment/pipeline.h"
+#include "data/box.h"
 #include "data/data_config.h"
 #include "data/data_module.h"
 
@@ -25,6 +26,9 @@ cv::Mat toModelChannels(const cv::Mat& decoded, int channels);
 cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit);
 /// fitImage() for a class mask: the same geometry, nearest neighbour.
 cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit);
+/// fitImage()'s geometry for boxes in an image of `from` (a box the crop cuts mostly away is
+/// dropped, as augment::PixelTarget says).
+void fitBoxes(std::vector<Box>& boxes, cv::Size from, int height, int width, FitPolicy fit);
 
 /// Turns sample k of a set into the model's input: decode, channel conversion, fitting,
 /// augmentation (training: seeded from (seed, epoch, k), so the result does not depend on
@@ -37,12 +41,17 @@ class SampleProcessor {
   /// Writes channels x height x width floats (CHW) to `out`. Throws SampleError.
   /// `maskOut` (a source with masks): also writes the sample's mask, height x width bytes (a
   /// class index per pixel, 255: ignore), moved by the same geometric draws as the image.
+  /// `boxesOut` (a source with boxes): set to the sample's boxes in the output's pixels, moved
+  /// with the image (augment::PixelTarget says how a box cut by a crop is kept or dropped).
   void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-               std::int64_t epoch, float* out, std::uint8_t* maskOut = nullptr) const;
+               std::int64_t epoch, float* out, std::uint8_t* maskOut = nullptr,
+               std::vector<Box>* boxesOut = nullptr) const;
   /// The image as a person should see it (before normalisation), CV_32F in [0, 1], HxWxC.
   /// `mask` (a source with masks): set to the mask moved with it (CV_8UC1).
+  /// `boxes` (a source with boxes): set to the boxes moved with it.
   cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-                  std::int64_t epoch, cv::Mat* mask = nullptr) const;
+                  std::int64_t epoch, cv::Mat* mask = nullptr,
+                  std::vector<Box>* boxes = nullptr) const;
   /// Decoded, channel-converted and fitted, without augmentation (for statistics).
   cv::Mat plain(const SampleSet& set, std::int64_t k) const;
 
@@ -55,8 +64,10 @@ class SampleProcessor {
   /// The sample after the pipeline and the final fit. `forDisplay`: as the pipeline shows it
   /// (no normalisation at all); otherwise the project's mean/std are left to the caller.
   /// `mask`: run the mask through with the image (no byte steps or region decoding then).
+  /// `boxes`: the same for the sample's boxes.
   cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
-              std::int64_t epoch, bool forDisplay, cv::Mat* mask = nullptr) const;
+              std::int64_t epoch, bool forDisplay, cv::Mat* mask = nullptr,
+              std::vector<Box>* boxes = nullptr) const;
   /// Whether the project's mean/std apply after the pipeline.
   bool meanApplies() const;
 

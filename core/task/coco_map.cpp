@@ -22,8 +22,11 @@ struct Range {
 constexpr std::array<Range, 4> kRanges{
     {{0, 1e10}, {0, 32.0 * 32.0}, {32.0 * 32.0, 96.0 * 96.0}, {96.0 * 96.0, 1e10}}};
 
+/// The IoU thresholds and recalls exactly as COCOeval's np.linspace makes them (k x step +
+/// start, the last the end itself): 0.5 + 0.05 x 7 is not its 8th threshold to the last bit,
+/// and a detection's IoU or a class's recall can land on one exactly.
 double threshold(int t) {
-  return 0.5 + 0.05 * t;
+  return t == kThresholds - 1 ? 0.95 : t * ((0.95 - 0.5) / (kThresholds - 1)) + 0.5;
 }
 
 /// One image and class, one area range: its detections (best first) with, per threshold,
@@ -118,7 +121,7 @@ void accumulate(const std::vector<ImageResult>& images, int t, std::array<double
     pr[i - 1] = std::max(pr[i - 1], pr[i]);
   q.fill(0);
   for (int k = 0; k < kRecalls; ++k) {
-    const double at = double(k) / (kRecalls - 1);
+    const double at = k == kRecalls - 1 ? 1.0 : k * (1.0 / (kRecalls - 1));
     const auto it = std::lower_bound(rc.begin(), rc.end(), at);
     if (it == rc.end()) break;
     q[std::size_t(k)] = pr[std::size_t(it - rc.begin())];

@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "data/box.h"
+
 namespace netsmith::task {
 
 struct EvalMetrics {
@@ -35,12 +37,19 @@ struct SampleView {
   std::vector<float> output;
   /// The task's figure of this one sample: multi-label its loss (mean binary cross-entropy over
   /// the labels), regression its mean absolute error, segmentation its IoU (mean over the
-  /// classes in its truth or prediction; NaN when every pixel is ignored).
+  /// classes in its truth or prediction; NaN when every pixel is ignored), detection its
+  /// errors (below).
   double score = 0;
   /// Segmentation: the true and predicted class of every pixel (row-major, 255: ignore),
   /// `height` x `width`.
   int height = 0, width = 0;
   std::vector<std::uint8_t> trueMask, predictedMask;
+  /// Detection: the true boxes and the detections (box.cls their class, `predictedScores` one
+  /// per detection, best first), in the model input's pixels. Its score is its errors at the
+  /// view's operating point: true boxes missed plus detections false (score >= 0.5, matched
+  /// at IoU >= 0.5 with the same class, best score first).
+  std::vector<data::Box> trueBoxes, predictedBoxes;
+  std::vector<float> predictedScores;
 };
 
 /// The value of a figure that is undefined (no sample, no positive): NaN, written as null.

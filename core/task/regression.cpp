@@ -253,6 +253,7 @@ void foldTargetScaling(checkpoint::LoadedModel& model) {
   TaskSetup setup;
   setup.state = state;
   setup.outputShape = model.net->analysis().outputShape;
+  setup.inputShape = model.net->analysis().inputShape;
   const RegressionTask task(setup);  // checks the recorded values
   const auto& a = model.net->analysis();
   std::string op;

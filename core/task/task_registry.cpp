@@ -3,6 +3,7 @@
 #include "common/error.h"
 #include "data/source_formats.h"
 #include "task/classification.h"
+#include "task/detection.h"
 #include "task/multilabel.h"
 #include "task/regression.h"
 #include "task/segmentation.h"
@@ -35,6 +36,13 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 [](const TaskSetup& s) { return std::make_shared<SegmentationTask>(s); },
                 segmentationExportNotes(),
                 data::TargetKind::ClassMask,
+                {}});
+  r.add(TaskDef{"detection",
+                "object detection: boxes around the objects of each image, with their classes",
+                "tasks",
+                [](const TaskSetup& s) { return std::make_shared<DetectionTask>(s); },
+                detectionExportNotes(),
+                data::TargetKind::Boxes,
                 {}});
   return r;
 }

@@ -35,6 +35,7 @@ struct TaskSetup {
   std::vector<std::string> classes;  ///< the data's classes (may be empty)
   std::int64_t dataClasses = 0;
   std::vector<std::int64_t> outputShape;  ///< the model's output per sample (empty: unknown)
+  std::vector<std::int64_t> inputShape;   ///< the model's input per sample (empty: unknown)
   double labelSmoothing = 0;              ///< train.label_smoothing
   std::string loss;                       ///< train.loss ("": the task's default)
   std::vector<std::string> targets;       ///< a regression's target names (data.targets)

@@ -384,6 +384,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   setup.classes = pd->data.classes;
   setup.dataClasses = pd->data.numClasses();
   setup.outputShape = net->analysis().outputShape;
+  setup.inputShape = net->analysis().inputShape;
   setup.targets = pd->data.targets;
   setup.state = ckpt.meta.value("task_state", Json());
   std::shared_ptr<task::Task> task;

@@ -160,6 +160,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   ts.classes = d.classes;
   ts.dataClasses = s.numClasses;
   ts.outputShape = s.net->analysis().outputShape;
+  ts.inputShape = s.net->analysis().inputShape;
   ts.labelSmoothing = s.opt.labelSmoothing;
   ts.loss = s.opt.loss;
   ts.targets = d.targets;
@@ -177,11 +178,20 @@ void makeTask(RunContext& ctx, RunSetup& s) {
       text += (text.empty() ? "" : "; ") + problem.toString();
     throw Error(text);
   }
+  // Detection's figures keep every image's boxes (task/detection.h), which the processes do
+  // not gather yet.
+  if (s.task->target().kind == data::TargetKind::Boxes && s.group->worldSize() > 1)
+    throw Error("train.processes: the task \"" + s.task->name() +
+                "\" trains in one process (its evaluation keeps each image's boxes, which "
+                "processes do not gather yet); set it to 1");
   s.numClasses = s.task->numClasses();
   s.task->to(s.device);
   const auto mixes = s.pd->pipeline.batchMixes();
-  // Masks: the loader pastes CutMix's box into the mask (MixUp is refused by the augment list).
-  if (!mixes.empty() && !s.task->target().mixable && !s.task->target().spatial) {
+  // Masks: the loader pastes CutMix's box into the mask (MixUp is refused by the augment list);
+  // boxes have no such paste.
+  const auto target = s.task->target();
+  if (!mixes.empty() && !target.mixable &&
+      (!target.spatial || target.kind == data::TargetKind::Boxes)) {
     throw Error("augment: MixUp and CutMix blend class scores, and the task \"" + s.task->name() +
                 "\" has none to blend; remove them from the augment list");
   }

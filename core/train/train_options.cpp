@@ -199,10 +199,11 @@ const schema::ParamSchema& trainSchema() {
           .atLeast(0),
       ParamSpec::choice(
           "loss", "auto",
-          {"auto", "cross_entropy", "bce", "focal", "mse", "l1", "huber", "dice", "ce_dice"},
+          {"auto", "cross_entropy", "bce", "focal", "mse", "l1", "huber", "dice", "ce_dice",
+           "fcos"},
           "the task's loss; auto: its default (classification cross_entropy, "
           "multilabel bce or focal, regression mse, l1 or huber, segmentation "
-          "cross_entropy, dice or ce_dice)"),
+          "cross_entropy, dice or ce_dice, detection fcos: focal + GIoU + centre-ness)"),
       ParamSpec::real("label_smoothing", 0.0, "cross-entropy label smoothing")
           .atLeast(0)
           .atMost(0.999),

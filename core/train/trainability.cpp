@@ -25,6 +25,7 @@ std::shared_ptr<task::Task> checkingTask(const task::TaskDef& def, const project
   task::TaskSetup setup;
   setup.dataClasses = dataClasses;
   setup.outputShape = analysis.outputShape;
+  setup.inputShape = analysis.inputShape;
   setup.targets = targets;
   // The train section's keys a task checks when it is made (their own syntax is checked with
   // the section).

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Multi-label, regression and segmentation from data to export with the real CLI, every figure
+"""Multi-label, regression, segmentation and detection from data to export with the real CLI, every figure
 checked against scikit-learn or numpy. For each task: `make-dataset` builds a small data set from Fashion-MNIST
 (mosaics: 600 training and 200 test images; rotations: the same), the example project trains
 on it for a few epochs, `eval --predictions` writes every sample's output, and
@@ -19,6 +19,13 @@ and a true mask PNG per sample; the true masks equal the data's mask files, and 
 pixel accuracy, per-class IoU and the pixel confusion matrix equal numpy's count over those PNGs
 (ignored pixels left out); the ONNX file in OpenCV DNN predicts the same masks; MixUp and a head
 of the wrong width are refused by name.
+
+Detection (the same scenes, their YOLO labels): `eval --predictions FILE.json` writes the
+detections in the COCO results format and FILE.truth.json the truth; the truth equals the test
+split's COCO file as make-dataset wrote it, and every figure (mAP, mAP@.5, @.75, per area range,
+recall, per-class AP, AP@.5 and recall) equals a COCO evaluation written here from its
+definition, to 1e-6; the exported ONNX head run in OpenCV DNN and decoded here with
+torchvision's batched_nms gives eval's detections.
 
 Exit 77 (skipped) without the Fashion-MNIST package or scikit-learn.
 
@@ -62,16 +69,21 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-def train_and_eval(cli, source, work, name, epochs, predictions_name=None):
-    data = os.path.join(work, name)
-    run([cli, "make-dataset", name, "--out", data, "--train", "600", "--test", "200", "--seed",
-         "3"])
+def train_and_eval(cli, source, work, name, epochs, predictions_name=None, dataset=None):
+    data = os.path.join(work, dataset or name)
+    if not os.path.isdir(data):
+        run([cli, "make-dataset", dataset or name, "--out", data, "--train", "600", "--test",
+             "200", "--seed", "3"])
     with open(os.path.join(source, "resources/examples/%s.netsmith.json" % name)) as f:
         project = json.load(f)
     if project["data"]["train"]["format"] == "mask_folders":
         for split in ("train", "test"):
             project["data"][split]["images"] = os.path.join(data, split, "images")
             project["data"][split]["masks"] = os.path.join(data, split, "masks")
+    elif project["data"]["train"]["format"] == "yolo":
+        for split in ("train", "test"):
+            project["data"][split]["images"] = os.path.join(data, split, "images")
+            project["data"][split]["labels"] = os.path.join(data, split, "labels")
     else:
         project["data"]["train"]["manifest"] = os.path.join(data, "train.csv")
         project["data"]["test"]["manifest"] = os.path.join(data, "test.csv")
@@ -96,6 +108,10 @@ def train_and_eval(cli, source, work, name, epochs, predictions_name=None):
     finished = [e for e in events if e.get("event") == "finished"][-1]
     recorded = finished["test"]["figures"]
     for key, value in report["figures"].items():
+        if value is None:  # undefined (NaN): no box in an area range
+            if recorded[key] is not None or "%s nan" % key not in out.splitlines()[-1]:
+                sys.exit("task_flows: %s: %s is undefined in eval but not in the run" % (name, key))
+            continue
         close("%s: the run's recorded test %s" % (name, key), recorded[key], value)
         printed = "%s %.4f" % (key, value)
         if printed not in out.splitlines()[-1]:
@@ -291,6 +307,233 @@ def segmentation(cli, source, work):
              report["figures"]["pixel_accuracy"], 100 * agree))
 
 
+def coco_eval(truth, results, classes, max_dets=100):
+    """COCO's bbox evaluation written here from its definition (pycocotools' COCOeval, which
+    Debian does not package), on a truth dataset and a results list as COCO files hold them:
+    per image and class the detections, best score first (the first max_dets), take at each IoU
+    threshold the unmatched true box of the highest IoU (ignored boxes: crowd, difficult or
+    outside the area range, only when no other is left; a crowd box IoU over the detection's
+    area and any number of matches); per class and range precision made monotone and read at
+    the 101 recalls. Returns {figure: value} and per-class AP, AP50 and recall."""
+    thresholds = np.linspace(0.5, 0.95, 10)
+    recalls = np.linspace(0, 1, 101)
+    ranges = {"all": (0, 1e10), "small": (0, 32 ** 2), "medium": (32 ** 2, 96 ** 2),
+              "large": (96 ** 2, 1e10)}
+    gts, dts = {}, {}
+    for a in truth["annotations"]:
+        gts.setdefault((a["image_id"], a["category_id"]), []).append(a)
+    for d in results:
+        dts.setdefault((d["image_id"], d["category_id"]), []).append(d)
+    images = [i["id"] for i in truth["images"]]
+
+    def iou(d, g, crowd):
+        dx, dy, dw, dh = d
+        gx, gy, gw, gh = g
+        iw = max(0.0, min(dx + dw, gx + gw) - max(dx, gx))
+        ih = max(0.0, min(dy + dh, gy + gh) - max(dy, gy))
+        inter = iw * ih
+        union = dw * dh if crowd else dw * dh + gw * gh - inter
+        return inter / union if union > 0 else 0.0
+
+    def evaluate(image, cat, lo, hi):
+        g = gts.get((image, cat), [])
+        d = sorted(dts.get((image, cat), []), key=lambda x: -x["score"])[:max_dets]
+        ignore = [bool(x["iscrowd"] or x.get("difficult", 0) or not lo <= x["area"] <= hi)
+                  for x in g]
+        order = sorted(range(len(g)), key=lambda i: ignore[i])  # kept boxes first
+        g = [g[i] for i in order]
+        ignore = [ignore[i] for i in order]
+        crowd = [bool(x["iscrowd"]) for x in g]
+        T = len(thresholds)
+        gt_match = np.zeros((T, len(g)), bool)
+        dt_match = np.zeros((T, len(d)), bool)
+        dt_ignore = np.zeros((T, len(d)), bool)
+        for t, thr in enumerate(thresholds):
+            for di, det in enumerate(d):
+                best, m = min(thr, 1 - 1e-10), -1
+                for gi, gt in enumerate(g):
+                    if gt_match[t, gi] and not crowd[gi]:
+                        continue
+                    if m > -1 and not ignore[m] and ignore[gi]:
+                        break
+                    v = iou(det["bbox"], gt["bbox"], crowd[gi])
+                    if v < best:
+                        continue
+                    best, m = v, gi
+                if m == -1:
+                    continue
+                dt_ignore[t, di] = ignore[m]
+                dt_match[t, di] = True
+                gt_match[t, m] = True
+        area = np.array([x["bbox"][2] * x["bbox"][3] for x in d])
+        outside = (area < lo) | (area > hi) if len(d) else np.zeros(0, bool)
+        dt_ignore |= ~dt_match & outside[None, :]
+        return [x["score"] for x in d], dt_match, dt_ignore, sum(not i for i in ignore)
+
+    cats = [c["id"] for c in truth["categories"]]
+    out = {}
+    per_class = {"ap": [], "ap50": [], "recall": []}
+    for name, (lo, hi) in ranges.items():
+        precision = -np.ones((len(thresholds), 101, len(cats)))
+        recall = -np.ones((len(thresholds), len(cats)))
+        for k, cat in enumerate(cats):
+            scores, matches, ignores, npig = [], [], [], 0
+            for image in images:
+                s_, m_, i_, n_ = evaluate(image, cat, lo, hi)
+                scores += s_
+                matches.append(m_)
+                ignores.append(i_)
+                npig += n_
+            if npig == 0:
+                continue
+            order = np.argsort(-np.array(scores), kind="mergesort")
+            m = np.concatenate(matches, 1)[:, order]
+            ig = np.concatenate(ignores, 1)[:, order]
+            tps = np.cumsum(m & ~ig, 1).astype(float)
+            fps = np.cumsum(~m & ~ig, 1).astype(float)
+            for t in range(len(thresholds)):
+                tp, fp = tps[t], fps[t]
+                rc = tp / npig
+                pr = tp / (fp + tp + np.spacing(1))
+                recall[t, k] = rc[-1] if len(tp) else 0
+                pr = pr.tolist()
+                for i in range(len(pr) - 1, 0, -1):
+                    pr[i - 1] = max(pr[i - 1], pr[i])
+                q = np.zeros(101)
+                for ri, pi in enumerate(np.searchsorted(rc, recalls, side="left")):
+                    if pi < len(pr):
+                        q[ri] = pr[pi]
+                precision[t, :, k] = q
+
+        def mean(v):
+            v = v[v > -1]
+            return float(v.mean()) if v.size else math.nan
+        key = "map" if name == "all" else "map_" + name
+        out[key] = mean(precision)
+        if name == "all":
+            out["map50"] = mean(precision[0])
+            out["map75"] = mean(precision[5])
+            out["recall"] = mean(recall)
+            for k in range(len(cats)):
+                per_class["ap"].append(mean(precision[:, :, k]))
+                per_class["ap50"].append(mean(precision[0, :, k]))
+                per_class["recall"].append(mean(recall[:, k]))
+    return out, per_class
+
+
+def decode_head(out, classes, stride, score_threshold=0.05, pre_nms=1000, nms_iou=0.6,
+                max_dets=100):
+    """The head's detections written here from its documented conventions
+    (task/detection_head.h), with torchvision's batched_nms: one image's K+5 x H x W output ->
+    [(class, [x0, y0, x1, y1], score)] best first."""
+    import torch
+    import torchvision
+    k = classes
+    _, h, w = out.shape
+    sig = lambda x: 1 / (1 + np.exp(-x.astype(np.float64)))
+    score = np.sqrt(sig(out[:k]) * sig(out[k + 4])[None])
+    dist = np.exp(np.minimum(out[k:k + 4].astype(np.float64), 10)) * stride
+    py, px = np.meshgrid((np.arange(h) + 0.5) * stride, (np.arange(w) + 0.5) * stride,
+                         indexing="ij")
+    boxes = np.stack([np.clip(px - dist[0], 0, w * stride), np.clip(py - dist[1], 0, h * stride),
+                      np.clip(px + dist[2], 0, w * stride), np.clip(py + dist[3], 0, h * stride)])
+    c, i, j = np.nonzero(score >= score_threshold)  # class, row, column order
+    s = score[c, i, j]
+    order = np.argsort(-s, kind="mergesort")[:pre_nms]
+    c, i, j, s = c[order], i[order], j[order], s[order]
+    b = boxes[:, i, j].T
+    keep = (b[:, 2] > b[:, 0]) & (b[:, 3] > b[:, 1])
+    c, b, s = c[keep], b[keep], s[keep]
+    kept = torchvision.ops.batched_nms(torch.tensor(b), torch.tensor(s), torch.tensor(c),
+                                       nms_iou).numpy()[:max_dets]
+    return [(int(c[x]), b[x].tolist(), float(s[x])) for x in kept]
+
+
+def detection(cli, source, work):
+    import cv2
+    report, ckpt, project, predictions, data = train_and_eval(
+        cli, source, work, "scenes_detection", 4, "scenes_detection-predictions.json", "scenes")
+    with open(predictions) as f:
+        results = json.load(f)
+    with open(predictions[:-len(".json")] + ".truth.json") as f:
+        truth = json.load(f)
+    if report["samples"] != 200 or len(truth["images"]) != 200:
+        sys.exit("task_flows: detection: %d samples, %d images" % (report["samples"],
+                                                                    len(truth["images"])))
+    # The truth is the data's: the test split's COCO file as make-dataset wrote it (the model's
+    # size is the images', so the boxes are the same pixels).
+    with open(os.path.join(data, "test", "annotations.json")) as f:
+        given = json.load(f)
+    by_name = {i["id"]: os.path.basename(i["file_name"]) for i in given["images"]}
+    want = {}
+    for a in given["annotations"]:
+        want.setdefault(by_name[a["image_id"]], []).append((a["category_id"], a["bbox"]))
+    name_of = {i["id"]: os.path.basename(i["file_name"]) for i in truth["images"]}
+    got = {}
+    for a in truth["annotations"]:
+        got.setdefault(name_of[a["image_id"]], []).append((a["category_id"], a["bbox"]))
+    given_cats = {c["id"]: c["name"] for c in given["categories"]}
+    truth_cats = {c["id"]: c["name"] for c in truth["categories"]}
+    for name in name_of.values():
+        a = sorted((given_cats[c], b) for c, b in want.get(name, []))
+        b = sorted((truth_cats[c], b) for c, b in got.get(name, []))
+        if len(a) != len(b) or any(x[0] != y[0] or max(abs(p - q) for p, q in zip(x[1], y[1])) >
+                                   1e-3 for x, y in zip(a, b)):
+            sys.exit("task_flows: detection: %s: the true boxes %s differ from the data's %s"
+                     % (name, b, a))
+    figures, per_class = coco_eval(truth, results, [c["name"] for c in truth["categories"]])
+    for key, value in figures.items():
+        got = report["figures"][key]
+        close("detection " + key, math.nan if got is None else got, value)
+    for key, values in per_class.items():
+        for c, value in enumerate(values):
+            got = report["per_class_figures"][key][c]
+            close("detection %s of class %d" % (key, c), math.nan if got is None else got, value)
+    refused(cli, work, project, "mixup", lambda q: q["augment"].append({"transform": "MixUp"}),
+            ["validate"], "MixUp moves or mixes pixels but cannot move a mask or boxes")
+    refused(cli, work, project, "narrow_head",
+            lambda q: [n["params"].update(out_channels=7) for n in q["model"]["nodes"]
+                       if n["id"] == "head"],
+            ["validate"], "set head.out_channels to 15")
+    # The export: the raw head in OpenCV DNN, decoded here, gives eval's detections.
+    run([cli, "export", ckpt, "--data-from-checkpoint"])
+    onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
+    meta = onnx_metadata(onnx_path)
+    if meta.get("task") != "detection":
+        sys.exit("task_flows: detection: ONNX metadata %s" % meta)
+    classes = len(truth["categories"])
+    net = cv2.dnn.readNetFromONNX(onnx_path)
+    mean = json.loads(meta["normalization_mean"])[0]
+    std = json.loads(meta["normalization_std"])[0]
+    files = [i["file_name"] for i in truth["images"]]
+    ids = [i["id"] for i in truth["images"]]
+    images = np.stack([cv2.imread(p, cv2.IMREAD_GRAYSCALE) for p in files])
+    net.setInput((images.astype(np.float32)[:, None] / 255 - mean) / std)
+    heads = net.forward()
+    stride = images.shape[1] // heads.shape[2]
+    by_image = {}
+    for r in results:
+        by_image.setdefault(r["image_id"], []).append(r)
+    same = 0
+    for n, image_id in enumerate(ids):
+        mine = decode_head(heads[n], classes, stride)
+        theirs = by_image.get(image_id, [])
+        if len(mine) == len(theirs) and all(
+                c + 1 == r["category_id"] and abs(s - r["score"]) < 1e-4 and
+                max(abs(p - q) for p, q in zip(b, [r["bbox"][0], r["bbox"][1],
+                                                   r["bbox"][0] + r["bbox"][2],
+                                                   r["bbox"][1] + r["bbox"][3]])) < 1e-2
+                for (c, b, s), r in zip(mine, theirs)):
+            same += 1
+    # Near-equal scores (ONNX vs LibTorch differ by ~1e-6) may reorder two detections.
+    if same < 0.98 * len(ids):
+        sys.exit("task_flows: detection: the ONNX head decoded with torchvision's NMS gives "
+                 "eval's detections on %d of %d images" % (same, len(ids)))
+    print("detection: mAP %.4f, mAP@.5 %.4f (the COCO definition here agrees); ONNX in OpenCV "
+          "DNN decoded with torchvision's NMS gives eval's detections on %d of %d images"
+          % (report["figures"]["map"], report["figures"]["map50"], same, len(ids)))
+
+
 def main():
     cli, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
     if not os.path.exists(os.path.join(FMNIST, "train-images-idx3-ubyte.gz")):
@@ -301,6 +544,7 @@ def main():
     multilabel(cli, source, work)
     regression(cli, source, work)
     segmentation(cli, source, work)
+    detection(cli, source, work)
 
 
 if __name__ == "__main__":

@@ -251,7 +251,7 @@ TEST(PixelTarget, TransformsThatCannotMoveAMaskAreRefusedByName) {
     Pipeline::fromJson(Json::parse(json), TransformRegistry::withBuiltins(), ctx, problems);
     const std::string text = formatProblems(problems);
     EXPECT_NE(text.find("augment[1].transform: " + name +
-                        " moves or mixes pixels but cannot move a mask with them"),
+                        " moves or mixes pixels but cannot move a mask or boxes with them"),
               std::string::npos)
         << text;
     // Without a pixel target (classification) they are fine.

@@ -24,13 +24,17 @@ TEST_F(TemplatesTest, EveryTemplateValidatesBuildsAndRuns) {
       const auto out = net->forward(torch::randn({2, in.channels, in.height, in.width}));
       // A score per class of data.classes (10 where the classes come from the data: the
       // templates' default head), a regression one number per target of data.targets, a
-      // segmentation a score per class for every input pixel.
+      // segmentation a score per class for every input pixel, a detector its head's map.
       const auto& section = loaded.project.data;
       const auto classes =
           section.contains("classes") ? std::int64_t(section["classes"].size()) : std::int64_t(10);
       if (loaded.project.task == "segmentation") {
         ASSERT_TRUE(section.contains("classes"));
         EXPECT_EQ(out.sizes().vec(), (std::vector<std::int64_t>{2, classes, in.height, in.width}));
+      } else if (loaded.project.task == "detection") {
+        // Per location of the head's map (stride 4): class scores, 4 distances, centre-ness.
+        EXPECT_EQ(out.sizes().vec(),
+                  (std::vector<std::int64_t>{2, classes + 5, in.height / 4, in.width / 4}));
       } else if (loaded.project.task == "regression") {
         ASSERT_TRUE(section.contains("targets"));
         EXPECT_EQ(out.sizes().vec(),

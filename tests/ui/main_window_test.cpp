@@ -223,7 +223,7 @@ class MainWindowTest : public QObject {
     auto* filter = start->findChild<QComboBox*>(QStringLiteral("startTaskFilter"));
     QVERIFY(filter && filter == start->taskFilter());
     QCOMPARE(filter->currentText(), QStringLiteral("All tasks"));
-    QCOMPARE(filter->count(), 5);
+    QCOMPARE(filter->count(), 1 + netsmith::ui::NewProjectTaskDialog::choices().size());
     // Through every task by keyboard: only its entries stay, each line naming it.
     filter->setFocus();
     for (int i = 1; i < filter->count(); ++i) {
@@ -239,10 +239,10 @@ class MainWindowTest : public QObject {
         QVERIFY2(line.contains(QStringLiteral(" \u00b7 ") + task.noun + QLatin1Char(':')),
                  qPrintable(line));
     }
-    QCOMPARE(filter->currentText(), QStringLiteral("Segmentation"));
+    QCOMPARE(filter->currentText(), QStringLiteral("Object detection"));
     const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
     if (!shots.isEmpty())
-      QVERIFY(window.grab().save(shots + QStringLiteral("/start_segmentation.png")));
+      QVERIFY(window.grab().save(shots + QStringLiteral("/start_detection.png")));
     filter->setCurrentIndex(0);
     QCOMPARE(shownLines().size(), files);
 
@@ -262,7 +262,7 @@ class MainWindowTest : public QObject {
     QSignalSpy accepted(&ask, &QDialog::accepted);
     ask.show();
     QVERIFY(QTest::qWaitForWindowExposed(&ask));
-    QCOMPARE(ask.list()->count(), 4);
+    QCOMPARE(ask.list()->count(), netsmith::ui::NewProjectTaskDialog::choices().size());
     ask.list()->setFocus();
     QTest::keyClick(ask.list(), Qt::Key_Down);
     QVERIFY2(ask.list()->currentItem()->text().startsWith(QStringLiteral("Multi-label\n")),
@@ -298,8 +298,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(input.value(QStringLiteral("height")).toInt(), 64);
     // A task without a template is refused with the reason, and the open project stays.
     QVERIFY(!window.createBlankProject(tmp.filePath(QStringLiteral("x.netsmith.json")),
-                                       QStringLiteral("detection")));
-    QVERIFY2(window.lastError().contains(QStringLiteral("detection")),
+                                       QStringLiteral("keypoints")));
+    QVERIFY2(window.lastError().contains(QStringLiteral("keypoints")),
              qPrintable(window.lastError()));
     QCOMPARE(window.document()->filePath(), target);
   }

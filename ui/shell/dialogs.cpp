@@ -370,6 +370,10 @@ QList<TaskChoice> NewProjectTaskDialog::choices() {
        tr("A class for every pixel: a folder of images and a folder of PNG masks paired by file "
           "name"),
        QStringLiteral("unet.netsmith.json")},
+      {QStringLiteral("detection"), tr("Object detection"), tr("detection"),
+       tr("Boxes around the objects of each image: YOLO label folders, a COCO JSON or Pascal "
+          "VOC XML files"),
+       QStringLiteral("detector.netsmith.json")},
   };
 }
 

@@ -1,0 +1,341 @@
+#include "task/detection.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/file_util.h"
+#include "data/data_module.h"
+#include "task/coco_map.h"
+
+namespace netsmith::task {
+
+namespace {
+
+/// The view's operating point (SampleView's errors): a detection counts from this score.
+constexpr float kViewScore = 0.5f;
+
+/// A split's figures: every image's true boxes and detections are kept (tens of bytes a box)
+/// and matched by cocoMap when the split is done, since COCO's precision needs every
+/// detection's score across the split. The loss is summed per sample.
+class DetectionSums : public MetricSums {
+ public:
+  explicit DetectionSums(const DetectionTask& task) : m_task(task) {}
+
+  void add(const torch::Tensor& output, const torch::Tensor& target) override {
+    torch::NoGradGuard noGrad;
+    m_task.requireHead(output);
+    const auto out = output.to(torch::kFloat);
+    const auto& p = m_task.params();
+    const auto n = out.size(0);
+    m_loss += detectionLoss(out, target, p).total.item<double>() * double(n);
+    m_samples += double(n);
+    const auto cpu = out.to(torch::kCPU);
+    auto detections =
+        decodeDetections(cpu, p, int(cpu.size(3) * p.stride), int(cpu.size(2) * p.stride));
+    auto truth = boxesFromTarget(target.to(torch::kCPU));
+    truth.resize(detections.size());
+    for (std::size_t i = 0; i < detections.size(); ++i) {
+      m_truth.push_back(std::move(truth[i]));
+      m_detections.push_back(std::move(detections[i]));
+    }
+  }
+
+  std::vector<double> sums() const override { return {m_loss, m_samples}; }
+
+  void setSums(const std::vector<double>& v) override {
+    if (v.size() != 2) throw Error("detection sums of the wrong size");
+    // Each process keeps its own images' boxes; the figures need them all in one place.
+    if (v[1] != m_samples)
+      throw Error(
+          "detection: the figures of an evaluation split over several processes are not "
+          "gathered yet; set train.processes to 1");
+    m_loss = v[0];
+  }
+
+  EvalMetrics finish() const override {
+    EvalMetrics m;
+    m.samples = std::int64_t(m_samples);
+    m.loss = m_samples > 0 ? m_loss / m_samples : noFigure();
+    m.accuracy = noFigure();
+    const auto k = m_task.params().classes;
+    const CocoMap c =
+        cocoMap(m_truth, m_detections, k, {static_cast<int>(m_task.params().maxDetections)});
+    const auto figure = [&](double v) { return m_samples > 0 && v >= 0 ? v : noFigure(); };
+    m.figures["map"] = figure(c.map);
+    m.figures["map50"] = figure(c.map50);
+    m.figures["map75"] = figure(c.map75);
+    m.figures["map_small"] = figure(c.mapSmall);
+    m.figures["map_medium"] = figure(c.mapMedium);
+    m.figures["map_large"] = figure(c.mapLarge);
+    m.figures["recall"] = figure(c.recall);
+    const auto perClass = [&](const std::vector<double>& v) {
+      std::vector<double> out(std::size_t(k), noFigure());
+      for (std::size_t i = 0; i < out.size() && i < v.size(); ++i)
+        if (v[i] >= 0) out[i] = v[i];
+      return out;
+    };
+    m.perClass["ap"] = perClass(c.ap);
+    m.perClass["ap50"] = perClass(c.ap50);
+    m.perClass["recall"] = perClass(c.classRecall);
+    return m;
+  }
+
+ private:
+  const DetectionTask& m_task;
+  double m_loss = 0, m_samples = 0;
+  std::vector<std::vector<data::Box>> m_truth;
+  std::vector<std::vector<ScoredBox>> m_detections;
+};
+
+/// [x, y, w, h] as COCO writes a box.
+Json cocoBox(const data::Box& b) {
+  return Json::array({b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0});
+}
+
+/// `eval --predictions FILE`: FILE the detections in the COCO results format (a list of
+/// {image_id, category_id, bbox [x, y, w, h], score}), and beside it FILE's stem + ".truth.json"
+/// the truth as a COCO dataset (images with the sample's name and the model's size,
+/// annotations, categories), so any COCO tool computes the figures from the two. Boxes are in
+/// the model input's pixels (the image as the model saw it); category_id is the class index
+/// + 1, image_id the sample's position in the split + 1.
+class CocoPredictionWriter : public PredictionWriter {
+ public:
+  CocoPredictionWriter(std::string path, const data::SampleSet& set, const DetectionTask& task,
+                       std::vector<std::string> names)
+      : m_path(std::move(path)), m_set(set), m_task(task) {
+    const std::string suffix = ".json";
+    const bool json = m_path.size() > suffix.size() &&
+                      m_path.compare(m_path.size() - suffix.size(), suffix.size(), suffix) == 0;
+    m_truthPath = (json ? m_path.substr(0, m_path.size() - suffix.size()) : m_path) + ".truth.json";
+    m_truth = Json{
+        {"images", Json::array()}, {"annotations", Json::array()}, {"categories", Json::array()}};
+    for (std::int64_t c = 0; c < task.params().classes; ++c)
+      m_truth["categories"].push_back(
+          {{"id", c + 1},
+           {"name", std::size_t(c) < names.size() ? names[std::size_t(c)] : std::to_string(c)}});
+  }
+
+  void add(const torch::Tensor& output, const torch::Tensor& target,
+           const std::vector<std::int64_t>& samples) override {
+    m_task.requireHead(output);
+    const auto& p = m_task.params();
+    const auto out = output.to(torch::kCPU, torch::kFloat);
+    const int w = int(out.size(3) * p.stride), h = int(out.size(2) * p.stride);
+    const auto detections = decodeDetections(out, p, w, h);
+    const auto truth = boxesFromTarget(target.to(torch::kCPU));
+    for (std::size_t i = 0; i < samples.size() && i < detections.size(); ++i) {
+      const std::int64_t id = samples[i] + 1;
+      m_truth["images"].push_back(
+          {{"id", id}, {"file_name", m_set.describe(samples[i])}, {"width", w}, {"height", h}});
+      if (i < truth.size())
+        for (const auto& b : truth[i])
+          m_truth["annotations"].push_back({{"id", ++m_annotations},
+                                            {"image_id", id},
+                                            {"category_id", b.cls + 1},
+                                            {"bbox", cocoBox(b)},
+                                            {"area", (b.x1 - b.x0) * (b.y1 - b.y0)},
+                                            {"iscrowd", b.crowd ? 1 : 0},
+                                            {"difficult", b.difficult ? 1 : 0}});
+      for (const auto& d : detections[i])
+        m_results.push_back({{"image_id", id},
+                             {"category_id", d.box.cls + 1},
+                             {"bbox", cocoBox(d.box)},
+                             {"score", d.score}});
+    }
+  }
+
+  void finish() override {
+    writeFileAtomically(m_truthPath, m_truth.dump());
+    writeFileAtomically(m_path, m_results.dump());
+  }
+
+ private:
+  std::string m_path, m_truthPath;
+  const data::SampleSet& m_set;
+  const DetectionTask& m_task;
+  Json m_truth;
+  Json m_results = Json::array();
+  std::int64_t m_annotations = 0;
+};
+
+}  // namespace
+
+DetectionTask::DetectionTask(const TaskSetup& s) : m_names(s.classes), m_inputShape(s.inputShape) {
+  if (!s.loss.empty() && s.loss != "fcos")
+    throw Error(
+        "train.loss: the detection task takes \"fcos\" (focal + GIoU + centre-ness), not \"" +
+        printable(s.loss) + "\"");
+  if (s.labelSmoothing > 0)
+    throw Error("train.label_smoothing: the detection task's focal loss has none; remove it");
+  if (s.classWeights != "none")
+    throw Error(
+        "train.class_weights: the detection task's focal loss weighs the hard examples itself; "
+        "set class_weights to \"none\"");
+  m_params.classes = std::max<std::int64_t>(s.dataClasses, 0);
+  std::int64_t stride = 0;
+  if (m_inputShape.size() == 3 && m_params.classes > 0 &&
+      !detectionOutputProblem(s.outputShape, m_params.classes, m_inputShape[1], m_inputShape[2],
+                              &stride))
+    m_params.stride = stride;
+  else
+    m_params.stride = 0;  // requireHead names the problem when a batch comes
+}
+
+void DetectionTask::requireHead(const torch::Tensor& output) const {
+  if (m_params.stride <= 0 || output.dim() != 4 || output.size(1) != m_params.classes + 5)
+    throw Error("detection: the model's output is not a detection head for " +
+                std::to_string(m_params.classes) + " classes (" +
+                std::to_string(m_params.classes + 5) +
+                " channels: class scores, 4 box distances, a centre-ness) on a map that divides "
+                "the input evenly");
+}
+
+torch::Tensor DetectionTask::collate(const data::SampleSet& set,
+                                     const std::vector<std::int64_t>&) const {
+  throw Error(set.name + ": the detection task takes boxes, which the loader moves with the image");
+}
+
+torch::Tensor DetectionTask::collateBoxes(const std::vector<std::vector<data::Box>>& boxes) const {
+  return targetFromBoxes(boxes);
+}
+
+std::vector<FigureSpec> DetectionTask::figures() const {
+  return {{"map", true, "COCO mAP@[.5:.95]: AP averaged over IoU 0.50 to 0.95 and the classes"},
+          {"map50", true, "mAP at IoU 0.50 (Pascal VOC's measure)"},
+          {"map75", true, "mAP at IoU 0.75"},
+          {"map_small", true, "mAP@[.5:.95] of boxes under 32x32 pixels"},
+          {"map_medium", true, "mAP@[.5:.95] of boxes from 32x32 to 96x96 pixels"},
+          {"map_large", true, "mAP@[.5:.95] of boxes over 96x96 pixels"},
+          {"recall", true, "recall averaged over IoU thresholds and classes, 100 per image"}};
+}
+
+std::optional<Problem> DetectionTask::headProblem(const graph::GraphAnalysis& a) const {
+  const auto k = m_params.classes;
+  if (!a.ok() || k <= 0 || a.inputShape.size() != 3) return std::nullopt;
+  std::int64_t stride = 0;
+  const auto problem =
+      detectionOutputProblem(a.outputShape, k, a.inputShape[1], a.inputShape[2], &stride);
+  if (!problem) return std::nullopt;
+  std::string conv;
+  for (const auto& n : a.nodes)
+    if (n.op == "Conv2d") conv = n.id;
+  const std::string channels = std::to_string(k + 5);
+  if (a.outputShape.size() == 3 && a.outputShape[0] != k + 5 && !conv.empty())
+    return Problem{"node \"" + conv + "\"", "the detection head: " + *problem, conv,
+                   "set " + conv + ".out_channels to " + channels + " (" + std::to_string(k) +
+                       " class scores, 4 box distances, 1 centre-ness)"};
+  return Problem{"node \"" + a.outputId + "\"", "the detection head: " + *problem, a.outputId,
+                 "end the model with a Conv2d of " + channels +
+                     " out_channels on a feature map whose size divides the input's by a whole "
+                     "stride (4, 8 or 16), without Flatten or Linear"};
+}
+
+torch::Tensor DetectionTask::loss(const torch::Tensor& output, const torch::Tensor& target,
+                                  const torch::Tensor&) const {
+  requireHead(output);
+  return detectionLoss(output, target, m_params).total;
+}
+
+std::vector<double> DetectionTask::trainSums(const torch::Tensor&,
+                                             const torch::Tensor& target) const {
+  // The boxes trained on (after the crops' visible-area rule), for the log.
+  return {double(target.numel() ? target.select(2, 0).ge(0).sum().item<std::int64_t>() : 0)};
+}
+
+std::map<std::string, double> DetectionTask::trainFigures(const std::vector<double>&,
+                                                          std::int64_t) const {
+  // mAP needs every detection of a split; training batches report their loss only.
+  return {};
+}
+
+std::unique_ptr<MetricSums> DetectionTask::evalSums() const {
+  return std::make_unique<DetectionSums>(*this);
+}
+
+torch::Tensor DetectionTask::syntheticTarget(std::int64_t n) const {
+  const float h = m_inputShape.size() == 3 ? float(m_inputShape[1]) : 32.f;
+  const float w = m_inputShape.size() == 3 ? float(m_inputShape[2]) : 32.f;
+  std::vector<std::vector<data::Box>> boxes(static_cast<std::size_t>(n));
+  for (auto& b : boxes)
+    b.push_back({0, w / 4, h / 4, 3 * w / 4, 3 * h / 4, false, false});
+  return targetFromBoxes(boxes);
+}
+
+Json DetectionTask::evaluationSchema() const {
+  const Json number{{"type", {"number", "null"}}};
+  const Json perClass{{"type", "array"}, {"items", number}, {"description", "[class]"}};
+  return Json{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
+              {"title", "detection evaluation"},
+              {"type", "object"},
+              {"required", {"loss", "samples", "figures", "per_class_figures"}},
+              {"properties",
+               {{"loss", number},
+                {"samples", {{"type", "integer"}, {"minimum", 0}}},
+                {"figures",
+                 {{"type", "object"},
+                  {"required",
+                   {"map", "map50", "map75", "map_small", "map_medium", "map_large", "recall"}}}},
+                {"per_class_figures",
+                 {{"type", "object"},
+                  {"required", {"ap", "ap50", "recall"}},
+                  {"properties", {{"ap", perClass}, {"ap50", perClass}, {"recall", perClass}}}}}}}};
+}
+
+std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& output,
+                                                       const torch::Tensor& target) const {
+  requireHead(output);
+  const auto out = output.to(torch::kCPU, torch::kFloat);
+  const auto detections = decodeDetections(out, m_params, int(out.size(3) * m_params.stride),
+                                           int(out.size(2) * m_params.stride));
+  const auto truth = boxesFromTarget(target.to(torch::kCPU));
+  std::vector<SampleView> views(detections.size());
+  for (std::size_t i = 0; i < views.size(); ++i) {
+    auto& v = views[i];
+    v.height = int(out.size(2) * m_params.stride);
+    v.width = int(out.size(3) * m_params.stride);
+    if (i < truth.size()) v.trueBoxes = truth[i];
+    std::vector<bool> found(v.trueBoxes.size(), false);
+    int falseDetections = 0;
+    for (const auto& d : detections[i]) {
+      v.predictedBoxes.push_back(d.box);
+      v.predictedScores.push_back(d.score);
+      if (d.score < kViewScore) continue;
+      // The best unmatched true box of its class at IoU >= 0.5 (detections come best first).
+      double best = 0.5;
+      std::size_t match = found.size();
+      for (std::size_t t = 0; t < found.size(); ++t) {
+        if (found[t] || v.trueBoxes[t].cls != d.box.cls) continue;
+        const double iou = boxIou(d.box, v.trueBoxes[t]);
+        if (iou >= best) best = iou, match = t;
+      }
+      if (match < found.size())
+        found[match] = true;
+      else
+        ++falseDetections;
+    }
+    const auto missed = std::count(found.begin(), found.end(), false);
+    v.score = double(missed + falseDetections);
+  }
+  return views;
+}
+
+std::unique_ptr<PredictionWriter> DetectionTask::predictionWriter(
+    const std::string& path, const data::SampleSet& set) const {
+  return std::make_unique<CocoPredictionWriter>(path, set, *this, m_names);
+}
+
+ExportNotes detectionExportNotes() {
+  ExportNotes notes;
+  notes.output = "head";
+  notes.outputDescription =
+      "per location of the head's map: a score per class (logits), 4 box distances (left, top, "
+      "right, bottom as exp(x) x stride from the location's centre) and a centre-ness logit";
+  notes.postprocessing =
+      "score = sqrt(sigmoid(class) x sigmoid(centre-ness)); boxes from the distances around "
+      "((column + 0.5) x stride, (row + 0.5) x stride); scores >= 0.05, class-aware "
+      "non-maximum suppression at IoU 0.6, the 100 best";
+  notes.classScores = false;
+  return notes;
+}
+
+}  // namespace netsmith::task

@@ -1,0 +1,386 @@
+#include "task/detection_head.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "common/error.h"
+#include "common/shape.h"
+
+namespace netsmith::task {
+
+namespace {
+
+/// Raw distances are clamped here before exp: exp(10) x stride is already far past any input,
+/// and more would overflow float32 on its way to a NaN loss.
+constexpr double kDhMaxRaw = 10.0;
+/// A positive's target distances are at least this many strides: a fallback's point may lie on
+/// its box's edge or outside it, where a zero distance would give a zero centre-ness and a box
+/// that does not hold the point.
+constexpr double kDhMinDistance = 0.01;
+/// Added to the GIoU's union and enclosing area, as torchvision's generalized_box_iou_loss.
+constexpr double kDhGiouEps = 1e-7;
+/// The box loss's denominator at least this: a batch without positives divides 0 by it.
+constexpr double kDhMinCentreness = 1e-6;
+
+void dhCheckParams(const DetectionHeadParams& p, const std::string& what) {
+  if (p.classes < 1) throw Error(what + ": a detector needs at least one class");
+  if (p.stride < 1)
+    throw Error(what + ": the detection head's stride is not known (" + std::to_string(p.stride) +
+                "); the model's output map must divide its input evenly");
+}
+
+void dhCheckOutput(const torch::Tensor& output, std::int64_t classes, const std::string& what) {
+  if (output.dim() != 4 || output.size(1) != classes + 5)
+    throw Error(what + ": the model's output is " + formatShape(output.sizes().vec()) +
+                "; a detector of " + std::to_string(classes) + " classes gives N x " +
+                std::to_string(classes + 5) + " x H x W");
+}
+
+void dhCheckTarget(const torch::Tensor& target) {
+  if (target.dim() != 3 || target.size(2) != 6)
+    throw Error("detection target: " + formatShape(target.sizes().vec()) +
+                " is not N x M x 6 (a row [class, x0, y0, x1, y1, flags] per box)");
+}
+
+/// The input pixel a location stands for, on one axis.
+double dhPoint(std::int64_t index, double stride) {
+  return (double(index) + 0.5) * stride;
+}
+
+}  // namespace
+
+DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height, std::int64_t width,
+                               const DetectionHeadParams& p) {
+  dhCheckParams(p, "detection target");
+  dhCheckTarget(target);
+  if (height < 1 || width < 1)
+    throw Error("detection target: a map of " + std::to_string(height) + "x" +
+                std::to_string(width) + " locations");
+  // A few boxes on a small map: plain loops on the CPU, moved to the target's device after.
+  const auto t = target.detach().to(torch::kCPU, torch::kFloat).contiguous();
+  auto rows = t.accessor<float, 3>();
+  const std::int64_t n = t.size(0), m = t.size(1), k = p.classes;
+  auto classTarget = torch::zeros({n, k, height, width}, torch::kFloat);
+  auto valid = torch::ones({n, height, width}, torch::kBool);
+  auto positive = torch::zeros({n, height, width}, torch::kBool);
+  auto boxTarget = torch::zeros({n, 4, height, width}, torch::kFloat);
+  auto centreness = torch::zeros({n, height, width}, torch::kFloat);
+  auto classOut = classTarget.accessor<float, 4>();
+  auto validOut = valid.accessor<bool, 3>();
+  auto positiveOut = positive.accessor<bool, 3>();
+  auto boxOut = boxTarget.accessor<float, 4>();
+  auto centreOut = centreness.accessor<float, 3>();
+  const double s = double(p.stride), radius = p.centreRadius * s;
+  const double minDistance = kDhMinDistance * s;
+  const auto cells = static_cast<std::size_t>(height * width);
+  std::vector<double> bestArea(cells);
+  std::vector<std::int64_t> owner(cells);
+  std::vector<char> inCrowd(cells);
+  std::vector<std::size_t> candidates;
+  for (std::int64_t i = 0; i < n; ++i) {
+    std::fill(bestArea.begin(), bestArea.end(), std::numeric_limits<double>::infinity());
+    std::fill(owner.begin(), owner.end(), std::int64_t(-1));
+    std::fill(inCrowd.begin(), inCrowd.end(), char(0));
+    for (std::int64_t b = 0; b < m; ++b) {
+      const auto row = rows[i][b];
+      const double cls = row[0];
+      if (!(cls >= 0)) continue;  // padding
+      if (!(cls < double(k)) || std::llround(cls) >= k)
+        throw Error("detection target: a box of class " +
+                    (std::isfinite(cls) ? std::to_string(std::llround(cls)) : std::string("?")) +
+                    " but the detector has " + std::to_string(k) + " classes (0 .. " +
+                    std::to_string(k - 1) + ")");
+      const double x0 = row[1], y0 = row[2], x1 = row[3], y1 = row[4];
+      if (!(x1 > x0 && y1 > y0)) continue;  // no extent (or NaN): nothing to find
+      const float flags = row[5];
+      const bool crowd = std::isfinite(flags) && (std::lround(flags) & 1) != 0;
+      if (crowd) {
+        for (std::int64_t r = 0; r < height; ++r)
+          for (std::int64_t c = 0; c < width; ++c) {
+            const double px = dhPoint(c, s), py = dhPoint(r, s);
+            if (px > x0 && px < x1 && py > y0 && py < y1) inCrowd[std::size_t(r * width + c)] = 1;
+          }
+        continue;
+      }
+      const double area = (x1 - x0) * (y1 - y0);
+      const double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+      candidates.clear();
+      for (std::int64_t r = 0; r < height; ++r)
+        for (std::int64_t c = 0; c < width; ++c) {
+          const double px = dhPoint(c, s), py = dhPoint(r, s);
+          if (px > x0 && px < x1 && py > y0 && py < y1 && std::abs(px - cx) < radius &&
+              std::abs(py - cy) < radius)
+            candidates.push_back(std::size_t(r * width + c));
+        }
+      if (candidates.empty()) {
+        // Smaller than a stride: the cell holding the centre (clamped as a double first, so a
+        // far-off centre never overflows the integer).
+        const auto r = std::int64_t(std::clamp(std::floor(cy / s), 0.0, double(height - 1)));
+        const auto c = std::int64_t(std::clamp(std::floor(cx / s), 0.0, double(width - 1)));
+        candidates.push_back(std::size_t(r * width + c));
+      }
+      // Strictly smaller: on equal areas the earlier box keeps the location.
+      for (const auto cell : candidates)
+        if (area < bestArea[cell]) bestArea[cell] = area, owner[cell] = b;
+    }
+    for (std::int64_t r = 0; r < height; ++r)
+      for (std::int64_t c = 0; c < width; ++c) {
+        const auto cell = std::size_t(r * width + c);
+        const std::int64_t b = owner[cell];
+        if (b < 0) {
+          if (inCrowd[cell]) validOut[i][r][c] = false;
+          continue;
+        }
+        const auto row = rows[i][b];
+        const double px = dhPoint(c, s), py = dhPoint(r, s);
+        const double l = std::max(px - double(row[1]), minDistance);
+        const double top = std::max(py - double(row[2]), minDistance);
+        const double right = std::max(double(row[3]) - px, minDistance);
+        const double bottom = std::max(double(row[4]) - py, minDistance);
+        positiveOut[i][r][c] = true;
+        classOut[i][std::llround(row[0])][r][c] = 1;
+        boxOut[i][0][r][c] = float(px - l);
+        boxOut[i][1][r][c] = float(py - top);
+        boxOut[i][2][r][c] = float(px + right);
+        boxOut[i][3][r][c] = float(py + bottom);
+        centreOut[i][r][c] = float(std::sqrt(std::min(l, right) / std::max(l, right) *
+                                             std::min(top, bottom) / std::max(top, bottom)));
+      }
+  }
+  const auto device = target.device();
+  return {classTarget.to(device), valid.to(device), positive.to(device), boxTarget.to(device),
+          centreness.to(device)};
+}
+
+torch::Tensor sigmoidFocalLoss(const torch::Tensor& logits, const torch::Tensor& targets,
+                               double alpha, double gamma) {
+  namespace F = torch::nn::functional;
+  const auto x = logits.to(torch::kFloat);
+  const auto y = targets.to(torch::kFloat);
+  const auto prob = torch::sigmoid(x);
+  const auto ce = F::binary_cross_entropy_with_logits(
+      x, y, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone));
+  const auto pt = prob * y + (1 - prob) * (1 - y);
+  auto loss = ce * (1 - pt).pow(gamma);
+  // torchvision: a negative alpha leaves the classes unweighted.
+  if (alpha >= 0) loss = loss * (alpha * y + (1 - alpha) * (1 - y));
+  return loss;
+}
+
+torch::Tensor generalizedIouLoss(const torch::Tensor& predicted, const torch::Tensor& target) {
+  const auto a = predicted.to(torch::kFloat), b = target.to(torch::kFloat);
+  const auto ax0 = a.select(-1, 0), ay0 = a.select(-1, 1), ax1 = a.select(-1, 2),
+             ay1 = a.select(-1, 3);
+  const auto bx0 = b.select(-1, 0), by0 = b.select(-1, 1), bx1 = b.select(-1, 2),
+             by1 = b.select(-1, 3);
+  const auto areaA = (ax1 - ax0).clamp_min(0) * (ay1 - ay0).clamp_min(0);
+  const auto areaB = (bx1 - bx0).clamp_min(0) * (by1 - by0).clamp_min(0);
+  const auto inter = (torch::minimum(ax1, bx1) - torch::maximum(ax0, bx0)).clamp_min(0) *
+                     (torch::minimum(ay1, by1) - torch::maximum(ay0, by0)).clamp_min(0);
+  const auto uni = areaA + areaB - inter;
+  const auto enclosing = (torch::maximum(ax1, bx1) - torch::minimum(ax0, bx0)) *
+                         (torch::maximum(ay1, by1) - torch::minimum(ay0, by0));
+  const auto iou = inter / (uni + kDhGiouEps);
+  return 1 - (iou - (enclosing - uni) / (enclosing + kDhGiouEps));
+}
+
+DetectionLossParts detectionLoss(const torch::Tensor& output, const torch::Tensor& target,
+                                 const DetectionHeadParams& p) {
+  namespace F = torch::nn::functional;
+  dhCheckParams(p, "detection loss");
+  dhCheckOutput(output, p.classes, "detection loss");
+  dhCheckTarget(target);
+  if (target.size(0) != output.size(0))
+    throw Error("detection loss: " + std::to_string(output.size(0)) + " outputs but " +
+                std::to_string(target.size(0)) + " targets");
+  const auto x = output.to(torch::kFloat);
+  const std::int64_t k = p.classes, n = x.size(0), h = x.size(2), w = x.size(3);
+  const auto device = x.device();
+  const auto t = assignTargets(target, h, w, p);
+  const auto positive = t.positive.to(device);
+  const auto positives = positive.sum().to(torch::kFloat).clamp_min(1);
+
+  const auto valid = t.valid.to(device).unsqueeze(1).to(torch::kFloat);
+  const auto focal =
+      sigmoidFocalLoss(x.narrow(1, 0, k), t.classTarget.to(device), p.focalAlpha, p.focalGamma);
+  const auto cls = (focal * valid).sum() / positives;
+
+  // The boxes of the positives only: a negative's predicted box may be degenerate (exp
+  // underflows) against no target, and a NaN there would reach the gradient even weighed by 0.
+  const double s = double(p.stride);
+  const auto distances = (x.narrow(1, k, 4).clamp_max(kDhMaxRaw).exp() * s)
+                             .permute({0, 2, 3, 1})
+                             .index({positive});  // P x 4: l, t, r, b
+  const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
+  const auto px =
+      ((torch::arange(w, options) + 0.5) * s).view({1, 1, w}).expand({n, h, w}).index({positive});
+  const auto py =
+      ((torch::arange(h, options) + 0.5) * s).view({1, h, 1}).expand({n, h, w}).index({positive});
+  const auto predicted = torch::stack({px - distances.select(1, 0), py - distances.select(1, 1),
+                                       px + distances.select(1, 2), py + distances.select(1, 3)},
+                                      1);
+  const auto boxTarget = t.boxTarget.to(device).permute({0, 2, 3, 1}).index({positive});
+  const auto centreness = t.centreness.to(device).index({positive});
+  const auto box = (generalizedIouLoss(predicted, boxTarget) * centreness).sum() /
+                   centreness.sum().clamp_min(kDhMinCentreness);
+
+  const auto ctr = F::binary_cross_entropy_with_logits(
+                       x.select(1, k + 4).index({positive}), centreness,
+                       F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kSum)) /
+                   positives;
+  return {cls + box + ctr, cls, box, ctr};
+}
+
+std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou) {
+  // NaN would break the sort's ordering: it ranks lowest.
+  const auto rank = [&](std::size_t i) {
+    const float s = boxes[i].score;
+    return std::isnan(s) ? -std::numeric_limits<float>::infinity() : s;
+  };
+  std::vector<std::size_t> order(boxes.size());
+  std::iota(order.begin(), order.end(), std::size_t(0));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return rank(a) > rank(b); });
+  std::vector<std::size_t> kept;
+  for (const auto i : order) {
+    bool suppressed = false;
+    for (const auto j : kept)
+      if (boxes[j].box.cls == boxes[i].box.cls && boxIou(boxes[j].box, boxes[i].box) > iou) {
+        suppressed = true;
+        break;
+      }
+    if (!suppressed) kept.push_back(i);
+  }
+  return kept;
+}
+
+std::vector<std::vector<ScoredBox>> decodeDetections(const torch::Tensor& output,
+                                                     const DetectionHeadParams& p, int imageWidth,
+                                                     int imageHeight) {
+  dhCheckParams(p, "detection decoding");
+  dhCheckOutput(output, p.classes, "detection decoding");
+  torch::NoGradGuard noGrad;
+  const auto x = output.detach().to(torch::kCPU, torch::kFloat);
+  const std::int64_t k = p.classes, n = x.size(0), h = x.size(2), w = x.size(3);
+  const auto scores =
+      torch::sqrt(torch::sigmoid(x.narrow(1, 0, k)) * torch::sigmoid(x.narrow(1, k + 4, 1)))
+          .contiguous();
+  const double s = double(p.stride);
+  const auto distances = (x.narrow(1, k, 4).clamp_max(kDhMaxRaw).exp() * s).contiguous();
+  auto scoreAt = scores.accessor<float, 4>();
+  auto distanceAt = distances.accessor<float, 4>();
+  const double right = std::max(imageWidth, 0), bottom = std::max(imageHeight, 0);
+  const auto preNms = static_cast<std::size_t>(std::max<std::int64_t>(p.preNms, 0));
+  const auto most = static_cast<std::size_t>(std::max<std::int64_t>(p.maxDetections, 0));
+
+  struct Candidate {
+    float score;
+    std::int64_t cls, row, col;
+  };
+  std::vector<std::vector<ScoredBox>> out(static_cast<std::size_t>(n));
+  std::vector<Candidate> candidates;
+  std::vector<ScoredBox> boxes;
+  for (std::int64_t i = 0; i < n; ++i) {
+    candidates.clear();
+    // Collected class, row, column in order: the stable sort keeps that order on equal scores.
+    for (std::int64_t c = 0; c < k; ++c)
+      for (std::int64_t r = 0; r < h; ++r)
+        for (std::int64_t col = 0; col < w; ++col) {
+          const float score = scoreAt[i][c][r][col];
+          if (double(score) >= p.scoreThreshold) candidates.push_back({score, c, r, col});
+        }
+    std::stable_sort(candidates.begin(), candidates.end(),
+                     [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
+    if (candidates.size() > preNms) candidates.resize(preNms);
+    boxes.clear();
+    for (const auto& cand : candidates) {
+      const double px = dhPoint(cand.col, s), py = dhPoint(cand.row, s);
+      ScoredBox d;
+      d.box.cls = cand.cls;
+      d.box.x0 = float(std::clamp(px - double(distanceAt[i][0][cand.row][cand.col]), 0.0, right));
+      d.box.y0 = float(std::clamp(py - double(distanceAt[i][1][cand.row][cand.col]), 0.0, bottom));
+      d.box.x1 = float(std::clamp(px + double(distanceAt[i][2][cand.row][cand.col]), 0.0, right));
+      d.box.y1 = float(std::clamp(py + double(distanceAt[i][3][cand.row][cand.col]), 0.0, bottom));
+      d.score = cand.score;
+      // Clipped to nothing (wholly outside the image, or NaN distances): no box to report.
+      if (!(d.box.x1 > d.box.x0 && d.box.y1 > d.box.y0)) continue;
+      boxes.push_back(d);
+    }
+    auto& image = out[static_cast<std::size_t>(i)];
+    for (const auto j : nonMaxSuppression(boxes, p.nmsIou)) {
+      if (image.size() >= most) break;
+      image.push_back(boxes[j]);
+    }
+  }
+  return out;
+}
+
+std::optional<std::string> detectionOutputProblem(const std::vector<std::int64_t>& outputShape,
+                                                  std::int64_t classes, std::int64_t inputHeight,
+                                                  std::int64_t inputWidth, std::int64_t* stride) {
+  if (classes < 1) return std::string("has no class to detect (the data has none)");
+  const std::string k = std::to_string(classes);
+  const std::string channels = std::to_string(classes + 5);
+  const std::string detector = "a detector of " + k + (classes == 1 ? " class" : " classes");
+  const std::string parts = "(" + k + (classes == 1 ? " class score" : " class scores") +
+                            ", 4 box distances, 1 centre-ness)";
+  if (outputShape.size() != 3)
+    return "gives an output of " + formatShape(outputShape) + "; " + detector +
+           " needs a map (channels x height x width) of " + channels + " channels " + parts;
+  if (outputShape[0] != classes + 5)
+    return "gives " + std::to_string(outputShape[0]) + " channels; " + detector + " needs " +
+           channels + " " + parts;
+  const std::int64_t h = outputShape[1], w = outputShape[2];
+  if (h < 1 || w < 1 || inputHeight < 1 || inputWidth < 1 || inputHeight % h != 0 ||
+      inputWidth % w != 0 || inputHeight / h != inputWidth / w)
+    return "a " + std::to_string(h) + "x" + std::to_string(w) + " map does not divide the " +
+           std::to_string(inputHeight) + "x" + std::to_string(inputWidth) +
+           " input into equal strides";
+  if (stride) *stride = inputHeight / h;
+  return std::nullopt;
+}
+
+torch::Tensor targetFromBoxes(const std::vector<std::vector<data::Box>>& boxes) {
+  std::size_t most = 0;
+  for (const auto& image : boxes)
+    most = std::max(most, image.size());
+  auto target = torch::zeros({std::int64_t(boxes.size()), std::int64_t(most), 6}, torch::kFloat);
+  auto rows = target.accessor<float, 3>();
+  for (std::size_t i = 0; i < boxes.size(); ++i)
+    for (std::size_t j = 0; j < most; ++j) {
+      auto row = rows[std::int64_t(i)][std::int64_t(j)];
+      if (j >= boxes[i].size()) {
+        row[0] = -1;
+        continue;
+      }
+      const auto& b = boxes[i][j];
+      row[0] = float(b.cls);
+      row[1] = b.x0, row[2] = b.y0, row[3] = b.x1, row[4] = b.y1;
+      row[5] = float((b.crowd ? 1 : 0) | (b.difficult ? 2 : 0));
+    }
+  return target;
+}
+
+std::vector<std::vector<data::Box>> boxesFromTarget(const torch::Tensor& target) {
+  dhCheckTarget(target);
+  const auto t = target.detach().to(torch::kCPU, torch::kFloat).contiguous();
+  auto rows = t.accessor<float, 3>();
+  std::vector<std::vector<data::Box>> out(static_cast<std::size_t>(t.size(0)));
+  for (std::int64_t i = 0; i < t.size(0); ++i)
+    for (std::int64_t j = 0; j < t.size(1); ++j) {
+      const auto row = rows[i][j];
+      if (!(row[0] >= 0) || !std::isfinite(row[0])) continue;  // padding
+      data::Box b;
+      b.cls = std::llround(row[0]);
+      b.x0 = row[1], b.y0 = row[2], b.x1 = row[3], b.y1 = row[4];
+      const long flags = std::isfinite(row[5]) ? std::lround(row[5]) : 0;
+      b.crowd = (flags & 1) != 0;
+      b.difficult = (flags & 2) != 0;
+      out[std::size_t(i)].push_back(b);
+    }
+  return out;
+}
+
+}  // namespace netsmith::task
