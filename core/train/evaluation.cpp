@@ -261,7 +261,9 @@ std::vector<std::uint8_t> maskAtSize(std::vector<std::uint8_t> mask, int h, int 
 void pruneMaskSamples(std::vector<SampleOutcome>& samples) {
   std::vector<std::size_t> holding;
   for (std::size_t i = 0; i < samples.size(); ++i)
-    if (!samples[i].view.trueMask.empty()) holding.push_back(i);
+    if (!samples[i].view.trueMask.empty() ||
+        (samples[i].view.height > 0 && !samples[i].picture.empty()))
+      holding.push_back(i);
   if (holding.size() <= 4 * kMaskSamplesKept) return;
   std::vector<std::size_t> scored;
   for (auto i : holding)
@@ -275,6 +277,8 @@ void pruneMaskSamples(std::vector<SampleOutcome>& samples) {
   for (auto i : holding) {
     if (keep[i]) continue;
     auto& s = samples[i];
+    // (A detection sample keeps its boxes, a few hundred bytes: the view's precision-recall
+    // curve and counts need every sample's.)
     s.picture.release();
     s.view.trueMask = {};
     s.view.predictedMask = {};
@@ -291,9 +295,20 @@ void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, con
     s.position = batch.samples[i];
     s.loss = views[i].score;
     auto& v = views[i];
-    const bool masks = v.height > 0;
+    const bool masks = !v.trueMask.empty() || !v.predictedMask.empty();
+    const bool boxes = !masks && v.height > 0;  // detection: boxes in the model input's pixels
     s.picture = picture(batch.images[std::int64_t(i)], norm.mean, norm.std,
-                        masks ? std::max(thumbnail, kMaskThumbnail) : thumbnail);
+                        masks || boxes ? std::max(thumbnail, kMaskThumbnail) : thumbnail);
+    if (boxes) {
+      // The boxes at the picture's size, as masks are.
+      const float sx = float(s.picture.cols) / float(v.width);
+      const float sy = float(s.picture.rows) / float(v.height);
+      for (auto* list : {&v.trueBoxes, &v.predictedBoxes})
+        for (auto& b : *list)
+          b.x0 *= sx, b.x1 *= sx, b.y0 *= sy, b.y1 *= sy;
+      v.height = s.picture.rows;
+      v.width = s.picture.cols;
+    }
     if (masks) {
       const cv::Size size(s.picture.cols, s.picture.rows);
       v.trueMask = maskAtSize(std::move(v.trueMask), v.height, v.width, size);

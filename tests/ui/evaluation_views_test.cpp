@@ -31,11 +31,13 @@
 #include <sstream>
 
 #include "common/json.h"
+#include "evaluation/detection_view.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/multilabel_view.h"
 #include "evaluation/regression_view.h"
 #include "evaluation/sample_dialog.h"
 #include "evaluation/segmentation_view.h"
+#include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
@@ -608,6 +610,217 @@ class EvaluationViewsTest : public QObject {
     dialog->close();
     screenshot(window, "evaluation_segmentation.png");
     // From the menu to a checked ONNX file, as every task exports.
+    const QString report = exportOnnx(window);
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
+                 !report.startsWith(QStringLiteral("failed")),
+             qPrintable(report));
+  }
+
+  // Detection: 32x32 images with one or two squares, "bright" or "dim", their boxes as YOLO
+  // labels; a small detector with its head at stride 4.
+  void detectionDataAugmentAndEvaluation() {
+    QTemporaryDir dir;
+    std::mt19937 rng(5);
+    std::uniform_int_distribution<int> place(0, 22);
+    std::vector<std::int64_t> boxesPerClass(2, 0), imagesByBoxes(3, 0);
+    for (const char* split : {"train", "test"}) {
+      QDir(dir.path()).mkpath(QStringLiteral("%1/images").arg(split));
+      QDir(dir.path()).mkpath(QStringLiteral("%1/labels").arg(split));
+      const int n = std::string(split) == "train" ? 64 : 16;
+      for (int i = 0; i < n; ++i) {
+        cv::Mat img(32, 32, CV_8UC1);
+        std::uniform_int_distribution<int> noise(0, 40);
+        for (int p = 0; p < 32 * 32; ++p)
+          img.data[p] = uchar(noise(rng));
+        std::ofstream labels(
+            dir.filePath(QStringLiteral("%1/labels/%2.txt").arg(split).arg(i)).toStdString());
+        const int objects = 1 + i % 2;
+        for (int o = 0; o < objects; ++o) {
+          const int cls = (i + o) % 2, x = place(rng), y = place(rng);
+          img(cv::Rect(x, y, 9, 9)).setTo(cls == 0 ? 240 : 130);
+          // class cx cy w h, normalised
+          labels << cls << ' ' << (x + 4.5) / 32 << ' ' << (y + 4.5) / 32 << ' ' << 9.0 / 32 << ' '
+                 << 9.0 / 32 << '\n';
+          if (std::string(split) == "train") ++boxesPerClass[std::size_t(cls)];
+        }
+        if (std::string(split) == "train") ++imagesByBoxes[std::size_t(objects)];
+        cv::imwrite(
+            dir.filePath(QStringLiteral("%1/images/%2.png").arg(split).arg(i)).toStdString(), img);
+      }
+    }
+    Json nodes =
+        Json::array({node("input", "Input", Json::object(), ""),
+                     node("conv1", "Conv2d",
+                          {{"out_channels", 8}, {"kernel_size", 3}, {"padding", 1}}, "input"),
+                     node("relu1", "ReLU", Json::object(), "conv1"),
+                     node("pool1", "MaxPool2d", {{"kernel_size", 2}}, "relu1"),
+                     node("conv2", "Conv2d",
+                          {{"out_channels", 16}, {"kernel_size", 3}, {"padding", 1}}, "pool1"),
+                     node("relu2", "ReLU", Json::object(), "conv2"),
+                     node("pool2", "MaxPool2d", {{"kernel_size", 2}}, "relu2"),
+                     node("conv3", "Conv2d",
+                          {{"out_channels", 16}, {"kernel_size", 3}, {"padding", 1}}, "pool2"),
+                     node("relu3", "ReLU", Json::object(), "conv3"),
+                     node("head", "Conv2d", {{"out_channels", 7}, {"kernel_size", 1}}, "relu3")});
+    const Json net{{"input", {{"channels", 1}, {"height", 32}, {"width", 32}}}, {"nodes", nodes}};
+    auto path = writeProject(
+        dir, "detection",
+        Json{
+            {"train", {{"format", "yolo"}, {"images", "train/images"}, {"labels", "train/labels"}}},
+            {"test", {{"format", "yolo"}, {"images", "test/images"}, {"labels", "test/labels"}}},
+            {"classes", {"bright", "dim"}},
+            {"colors", {"#ff0000", "#0000ff"}}},
+        net, "fcos");
+    {
+      // Flips and resized crops in the augment list: the preview draws the moved boxes.
+      auto project = Json::parse(std::ifstream(path));
+      project["augment"] = Json::parse(
+          R"([{"transform": "HorizontalFlip", "p": 0.5},
+              {"transform": "RandomResizedCrop", "size": 32, "scale": [0.6, 1.0]}])");
+      project["train"]["epochs"] = 6;
+      project["train"]["optimizer"]["lr"] = 0.005;
+      std::ofstream(path) << project.dump(2);
+    }
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    // The Data page: boxes per class and images by their number of boxes, as written here.
+    auto* data = openAndScan(window, path);
+    QVERIFY(data);
+    QCOMPARE(data->result().targets.boxesPerClass, boxesPerClass);
+    QCOMPARE(data->result().targets.boxesPerImage, imagesByBoxes);
+    auto* bars = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
+    QVERIFY(bars && bars->data()->size() == 2);
+    QCOMPARE(bars->data()->at(1)->value, double(boxesPerClass[1]));
+    auto* sizes = data->cooccurrence();
+    QCOMPARE(sizes->rowCount(), 3);
+    QCOMPARE(sizes->item(0, 1)->text(), QString::number(boxesPerClass[0]));
+    // Every box is 9x9: min, median and max alike.
+    QCOMPARE(sizes->item(0, 2)->text(), QStringLiteral("9 / 9 / 9"));
+    QVERIFY(sizes->item(2, 0)->text().contains(QStringLiteral("32 with 1, 32 with 2")));
+    auto* tabs = data->findChild<QTabWidget*>();
+    QVERIFY(tabs);
+    QCOMPARE(tabs->tabText(tabs->indexOf(sizes)), QStringLiteral("Box sizes"));
+    screenshot(window, "data_detection.png");
+    tabs->setCurrentIndex(1);  // Samples: images with their boxes
+    QCOMPARE(data->sampleGrid()->count(), 32);
+    QVERIFY(data->sampleGrid()->item(0)->text().contains(QStringLiteral("bright")) ||
+            data->sampleGrid()->item(0)->text().contains(QStringLiteral("dim")));
+    screenshot(window, "data_detection_samples.png");
+    tabs->setCurrentIndex(0);
+    // The Augment page's preview: the boxes' outlines in the classes' colours (the images are
+    // grey, so any red or blue pixel is a box).
+    auto* augment = window.pages()->augmentPage();
+    window.pages()->showPage(netsmith::ui::ProjectPages::AugmentPage);
+    QVERIFY(QTest::qWaitFor([augment] { return augment->previewCount() > 0; }, 30000));
+    QVERIFY2(augment->previewError().isEmpty(), qPrintable(augment->previewError()));
+    const QImage preview = augment->previewImage().convertToFormat(QImage::Format_RGB32);
+    int red = 0, blue = 0;
+    for (int y = 0; y < preview.height(); ++y)
+      for (int x = 0; x < preview.width(); ++x) {
+        const QRgb px = preview.pixel(x, y);
+        red += qRed(px) > 200 && qGreen(px) < 60 && qBlue(px) < 60;
+        blue += qBlue(px) > 200 && qRed(px) < 60 && qGreen(px) < 60;
+      }
+    QVERIFY2(red > 20 && blue > 20,
+             qPrintable(QStringLiteral("%1 red, %2 blue").arg(red).arg(blue)));
+    screenshot(window, "augment_detection.png");
+
+    auto* page = trainAndEvaluate(window);
+    QVERIFY(page);
+    auto* view = qobject_cast<netsmith::ui::DetectionView*>(page->taskView());
+    QVERIFY(view && view->isVisible());
+    const auto& e = page->result();
+    QCOMPARE(view->table()->rowCount(), 2);
+    for (int c = 0; c < 2; ++c)
+      QCOMPARE(view->table()->item(c, 2)->text(),
+               QString::number(e.metrics.perClass.at("ap50")[std::size_t(c)], 'f', 4));
+    // The counts at a score, worked out here from the COCO files `eval --predictions` writes:
+    // each class's detections from the score, best first per image, take the unmatched true box
+    // of their class with the highest IoU >= 0.5.
+    const QString out = dir.filePath(QStringLiteral("detections.json"));
+    QVERIFY(writePredictions(QString::fromStdString(e.checkpoint), out));
+    const Json results = Json::parse(std::ifstream(out.toStdString()));
+    const Json truth = Json::parse(
+        std::ifstream(dir.filePath(QStringLiteral("detections.truth.json")).toStdString()));
+    QCOMPARE(int(truth["images"].size()), 16);
+    const auto countsAt = [&](int cls, double threshold) {
+      netsmith::ui::DetectionView::Counts c;
+      for (const auto& image : truth["images"]) {
+        const auto id = image["id"].get<std::int64_t>();
+        std::vector<std::array<double, 4>> boxes;
+        for (const auto& a : truth["annotations"])
+          if (a["image_id"] == id && a["category_id"] == cls + 1)
+            boxes.push_back({a["bbox"][0].get<double>(), a["bbox"][1].get<double>(),
+                             a["bbox"][2].get<double>(), a["bbox"][3].get<double>()});
+        std::vector<std::pair<double, std::array<double, 4>>> found;
+        for (const auto& r : results)
+          if (r["image_id"] == id && r["category_id"] == cls + 1 &&
+              r["score"].get<double>() >= threshold)
+            found.push_back({r["score"].get<double>(),
+                             {r["bbox"][0].get<double>(), r["bbox"][1].get<double>(),
+                              r["bbox"][2].get<double>(), r["bbox"][3].get<double>()}});
+        std::stable_sort(found.begin(), found.end(),
+                         [](const auto& a, const auto& b) { return a.first > b.first; });
+        std::vector<bool> taken(boxes.size(), false);
+        for (const auto& [score, d] : found) {
+          double best = 0.5;
+          int match = -1;
+          for (std::size_t t = 0; t < boxes.size(); ++t) {
+            const auto& g = boxes[t];
+            const double iw =
+                std::max(0.0, std::min(d[0] + d[2], g[0] + g[2]) - std::max(d[0], g[0]));
+            const double ih =
+                std::max(0.0, std::min(d[1] + d[3], g[1] + g[3]) - std::max(d[1], g[1]));
+            const double iou = iw * ih / (d[2] * d[3] + g[2] * g[3] - iw * ih);
+            if (!taken[t] && iou >= best) best = iou, match = int(t);
+          }
+          if (match >= 0) {
+            taken[std::size_t(match)] = true;
+            ++c.tp;
+          } else {
+            ++c.fp;
+          }
+        }
+        c.fn += std::int64_t(std::count(taken.begin(), taken.end(), false));
+      }
+      return c;
+    };
+    view->selectClass(0);
+    auto want = countsAt(0, view->threshold());
+    QCOMPARE(view->counts().tp, want.tp);
+    QCOMPARE(view->counts().fp, want.fp);
+    QCOMPARE(view->counts().fn, want.fn);
+    // The slider by keyboard: a page down lowers the score by 0.05.
+    view->slider()->setFocus();
+    QTest::keyClick(view->slider(), Qt::Key_PageDown);
+    QVERIFY(std::abs(view->threshold() - 0.45) < 1e-9);
+    view->selectClass(1);
+    want = countsAt(1, view->threshold());
+    QCOMPARE(view->counts().tp, want.tp);
+    QCOMPARE(view->counts().fp, want.fp);
+    QCOMPARE(view->counts().fn, want.fn);
+    QVERIFY(view->countsLabel()->text().contains(QStringLiteral("TP %1").arg(want.tp)));
+    // The curve: its last point is the recall of every detection of the class.
+    auto lowest = countsAt(1, 0.0);
+    const auto* curve = view->curve()->graph(0);
+    QVERIFY(curve->data()->size() > 0);
+    QVERIFY(std::abs(curve->data()->at(curve->data()->size() - 1)->key -
+                     double(lowest.tp) / double(lowest.tp + lowest.fn)) < 1e-9);
+    // The gallery, most errors first at the slider's score.
+    QCOMPARE(view->gallery()->count(), 16);
+    for (int i = 1; i < view->gallery()->count(); ++i)
+      QVERIFY(view->gallery()->item(i - 1)->data(Qt::UserRole + 1).toInt() >=
+              view->gallery()->item(i)->data(Qt::UserRole + 1).toInt());
+    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
+                      view->gallery()->visualItemRect(view->gallery()->item(0)).center());
+    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
+    QTRY_VERIFY(dialog && dialog->isVisible());
+    QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
+                ->text()
+                .contains(QStringLiteral("missed")));
+    dialog->close();
+    screenshot(window, "evaluation_detection.png");
     const QString report = exportOnnx(window);
     QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
                  !report.startsWith(QStringLiteral("failed")),

@@ -10,6 +10,7 @@
 
 #include <limits>
 
+#include "evaluation/detection_view.h"
 #include "evaluation/multilabel_view.h"
 #include "evaluation/regression_view.h"
 #include "evaluation/segmentation_view.h"
@@ -22,6 +23,7 @@ TaskView* makeTaskView(const std::string& task, QWidget* parent) {
   if (task == "multilabel") return new MultiLabelView(parent);
   if (task == "regression") return new RegressionView(parent);
   if (task == "segmentation") return new SegmentationView(parent);
+  if (task == "detection") return new DetectionView(parent);
   return nullptr;
 }
 

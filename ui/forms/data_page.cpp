@@ -499,8 +499,11 @@ void DataPage::showScan() {
   for (const auto& item : s.skipped)
     m_skipped->addItem(item);
   fillCooccurrence(m_cooccurrence, s);
+  const bool boxes = s.targets.kind == data::TargetKind::Boxes;
   m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence),
-                        s.targets.kind == data::TargetKind::MultiHot);
+                        s.targets.kind == data::TargetKind::MultiHot || boxes);
+  m_tabs->setTabText(m_tabs->indexOf(m_cooccurrence),
+                     boxes ? tr("Box sizes") : tr("Co-occurrence"));
   if (s.targets.kind != data::TargetKind::ClassIndex) {
     // Targets that are not one class per sample: their own chart, the samples with captions.
     m_tabs->setTabText(m_tabs->indexOf(m_histogram), drawTargetChart(m_histogram, s));

@@ -61,11 +61,14 @@ struct DataScan {
 
 /// The chart of a scan's training targets when they are not one class per sample: images per
 /// label (multi-label), each target's histogram (regression), each class's share of the mask
-/// pixels (segmentation). Returns the tab title for it.
+/// pixels (segmentation), boxes per class (detection). Returns the tab title for it.
 QString drawTargetChart(QCustomPlot* plot, const DataScan& scan);
 /// Multi-label: images with both labels of a row and a column, the diagonal their positives;
-/// empty for other data.
+/// detection: each class's boxes and their sizes (fillBoxSizes); empty for other data.
 void fillCooccurrence(QTableWidget* table, const DataScan& scan);
+/// Detection: per class its training boxes and their width, height and aspect ratio (min /
+/// median / max, data::boxSizeSummaries), and a last row of images by their number of boxes.
+void fillBoxSizes(QTableWidget* table, const DataScan& scan);
 
 /// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
 /// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).

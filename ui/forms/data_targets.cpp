@@ -1,7 +1,8 @@
 // The Data page's view of targets that are not one class per sample: what a scan's
 // data::TargetStats hold, drawn (multi-label label counts and co-occurrence, regression target
-// histograms, segmentation class pixel shares).
+// histograms, segmentation class pixel shares, detection boxes per class and their sizes).
 #include <qcustomplot.h>
+#include <QHeaderView>
 #include <QTableWidget>
 
 #include <algorithm>
@@ -65,6 +66,12 @@ QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
     classBars(plot, s.classes, shares, QObject::tr("train"),
               QObject::tr("share of the pixels not ignored (%)"));
     title = QObject::tr("Class pixels");
+  } else if (t.kind == data::TargetKind::Boxes) {
+    QVector<double> values;
+    for (auto v : t.boxesPerClass)
+      values << double(v);
+    classBars(plot, s.classes, values, QObject::tr("train"), QObject::tr("boxes"));
+    title = QObject::tr("Boxes per class");
   } else if (t.kind == data::TargetKind::RealVector) {
     // One histogram per target (30 bins over the values of all targets), drawn as steps.
     constexpr int kBins = 30;
@@ -110,9 +117,57 @@ QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
   return title;
 }
 
+void fillBoxSizes(QTableWidget* table, const DataScan& s) {
+  const auto& t = s.targets;
+  const auto sizes = data::boxSizeSummaries(t, std::size_t(s.classes.size()));
+  const auto spread = [](const std::array<double, 3>& v, int decimals) {
+    return QStringLiteral("%1 / %2 / %3")
+        .arg(v[0], 0, 'f', decimals)
+        .arg(v[1], 0, 'f', decimals)
+        .arg(v[2], 0, 'f', decimals);
+  };
+  table->setColumnCount(5);
+  table->setHorizontalHeaderLabels(
+      {QObject::tr("Class"), QObject::tr("Boxes"), QObject::tr("Width min / median / max"),
+       QObject::tr("Height min / median / max"), QObject::tr("Aspect (w / h)")});
+  table->verticalHeader()->hide();
+  table->setRowCount(int(sizes.size()) + 1);
+  for (std::size_t k = 0; k < sizes.size(); ++k) {
+    const auto& z = sizes[k];
+    const QStringList cells = {s.classes.value(int(k)), QString::number(z.boxes),
+                               z.boxes ? spread(z.width, 0) : QStringLiteral("-"),
+                               z.boxes ? spread(z.height, 0) : QStringLiteral("-"),
+                               z.boxes ? spread(z.aspect, 2) : QStringLiteral("-")};
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      table->setItem(int(k), c, item);
+    }
+  }
+  // The last row: training images by their number of boxes (the first: images without any).
+  QStringList perImage;
+  for (std::size_t n = 0; n < t.boxesPerImage.size(); ++n)
+    if (t.boxesPerImage[n] > 0)
+      perImage << QObject::tr("%1 with %2").arg(t.boxesPerImage[n]).arg(n);
+  const int last = int(sizes.size());
+  table->setItem(
+      last, 0,
+      new QTableWidgetItem(
+          QObject::tr("Training images by boxes: %1").arg(perImage.join(QStringLiteral(", ")))));
+  table->setSpan(last, 0, 1, 5);
+  table->setToolTip(QObject::tr("Box sizes in their images' pixels, per class (training split)"));
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+}
+
 void fillCooccurrence(QTableWidget* table, const DataScan& s) {
   const auto& t = s.targets;
   table->clear();
+  table->clearSpans();
+  if (t.kind == data::TargetKind::Boxes) {
+    fillBoxSizes(table, s);
+    return;
+  }
+  table->verticalHeader()->setVisible(true);
   const int all = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
   // At most kShown labels, the most frequent (a table of thousands of labels is unreadable
   // and slow to fill); the tooltip says so.

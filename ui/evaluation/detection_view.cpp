@@ -1,0 +1,420 @@
+#include "evaluation/detection_view.h"
+
+#include <qcustomplot.h>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QSignalBlocker>
+#include <QSlider>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+
+#include <algorithm>
+#include <cmath>
+
+#include "data/preview_grid.h"
+#include "task/coco_map.h"
+#include "train/evaluation.h"
+#include "util/chart_fit.h"
+#include "util/image_convert.h"
+#include "util/theme_colors.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kScoreSteps = 1000;  // the slider's steps over [0, 1]
+constexpr int kBoxTile = 96;       // each of a tile's two pictures
+constexpr double kMatchIou = 0.5;
+constexpr double kTouchIou = 0.1;  // below this a detection is on no object at all
+
+QString classFigure(double v) {
+  return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("-");
+}
+
+bool ignoredTruth(const data::Box& b) {
+  return b.crowd || b.difficult;
+}
+
+/// Class `k`'s detections of one image matched at IoU 0.5: (score, true) per detection that
+/// counts (one on a crowd or difficult box counts neither way), and its true boxes that count.
+void matchClass(const task::SampleView& v, std::int64_t k,
+                std::vector<std::pair<float, bool>>& scored, std::int64_t& positives) {
+  std::vector<bool> taken(v.trueBoxes.size(), false);
+  for (std::size_t t = 0; t < v.trueBoxes.size(); ++t)
+    positives += v.trueBoxes[t].cls == k && !ignoredTruth(v.trueBoxes[t]);
+  for (std::size_t d = 0; d < v.predictedBoxes.size(); ++d) {
+    const auto& box = v.predictedBoxes[d];
+    if (box.cls != k) continue;
+    double best = kMatchIou;
+    std::size_t match = taken.size();
+    bool onIgnored = false;
+    for (std::size_t t = 0; t < v.trueBoxes.size(); ++t) {
+      const auto& truth = v.trueBoxes[t];
+      if (truth.cls != k) continue;
+      const double iou = task::boxIou(box, truth, truth.crowd);
+      if (ignoredTruth(truth)) {
+        onIgnored = onIgnored || iou >= kMatchIou;
+        continue;
+      }
+      if (!taken[t] && iou >= best) best = iou, match = t;
+    }
+    const float score = d < v.predictedScores.size() ? v.predictedScores[d] : 0.f;
+    if (match < taken.size()) {
+      taken[match] = true;
+      scored.emplace_back(score, true);
+    } else if (!onIgnored) {
+      scored.emplace_back(score, false);
+    }
+  }
+}
+
+QColor boxColor(std::int64_t cls, const std::vector<std::string>& colors) {
+  const cv::Vec3f c = data::classColor(std::size_t(std::max<std::int64_t>(cls, 0)), colors, 0);
+  return QColor(int(c[0]), int(c[1]), int(c[2]));
+}
+
+}  // namespace
+
+DetectionErrors detectionErrors(const task::SampleView& v, float threshold) {
+  DetectionErrors e;
+  std::vector<bool> taken(v.trueBoxes.size(), false);
+  for (std::size_t d = 0; d < v.predictedBoxes.size(); ++d) {
+    if (d >= v.predictedScores.size() || v.predictedScores[d] < threshold) continue;
+    const auto& box = v.predictedBoxes[d];
+    double best = kMatchIou, sameClass = 0, otherClass = 0;
+    std::size_t match = taken.size();
+    for (std::size_t t = 0; t < v.trueBoxes.size(); ++t) {
+      const auto& truth = v.trueBoxes[t];
+      const double iou = task::boxIou(box, truth);
+      if (truth.cls != box.cls) {
+        otherClass = std::max(otherClass, iou);
+        continue;
+      }
+      sameClass = std::max(sameClass, iou);
+      if (!taken[t] && iou >= best) best = iou, match = t;
+    }
+    if (match < taken.size()) {
+      taken[match] = true;
+      ++e.found;
+    } else if (otherClass >= kMatchIou) {
+      ++e.wrongClass;
+    } else if (sameClass >= kTouchIou) {
+      ++e.poorBox;  // on its object, badly placed, or a second box on a found one
+    } else {
+      ++e.falses;
+    }
+  }
+  for (std::size_t t = 0; t < taken.size(); ++t)
+    e.missed += !taken[t] && !ignoredTruth(v.trueBoxes[t]);
+  return e;
+}
+
+DetectionView::DetectionView(QWidget* parent)
+    : TaskView(parent),
+      m_table(new QTableWidget(0, 4, this)),
+      m_curve(new QCustomPlot(this)),
+      m_slider(new QSlider(Qt::Horizontal, this)),
+      m_countsLabel(new QLabel(this)),
+      m_order(new QComboBox(this)),
+      m_gallery(new QListWidget(this)) {
+  setObjectName(QStringLiteral("detectionView"));
+  setUpFigureTable(m_table, QStringLiteral("classApTable"),
+                   {tr("Class"), tr("AP"), tr("AP@.5"), tr("Recall")});
+  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
+  m_table->setToolTip(
+      tr("COCO's figures: AP averaged over IoU 0.50 to 0.95, AP at IoU 0.50, recall averaged "
+         "over the thresholds (100 detections per image). Select a class to see its "
+         "precision-recall curve."));
+  connect(m_table, &QTableWidget::currentCellChanged, this,
+          [this](int row, int, int, int) { selectClass(row); });
+  m_curve->setObjectName(QStringLiteral("detectionPrCurve"));
+  m_curve->setMinimumHeight(200);
+  m_curve->xAxis->setLabel(tr("recall (IoU 0.5)"));
+  m_curve->yAxis->setLabel(tr("precision"));
+  m_curve->xAxis->setRange(0, 1.02);
+  m_curve->yAxis->setRange(0, 1.05);
+  followTheme(m_curve);
+  fitTicksToSize(m_curve);
+  m_slider->setObjectName(QStringLiteral("scoreSlider"));
+  m_slider->setRange(0, kScoreSteps);
+  m_slider->setSingleStep(5);
+  m_slider->setPageStep(50);
+  m_slider->setToolTip(tr("The score from which a detection counts (and is drawn)"));
+  connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
+    m_threshold = double(value) / kScoreSteps;
+    updateCounts();
+    fillGallery();
+  });
+  m_countsLabel->setObjectName(QStringLiteral("scoreCounts"));
+  m_countsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_order->setObjectName(QStringLiteral("detectionOrder"));
+  m_order->addItems({tr("Most errors first"), tr("Missed objects first"),
+                     tr("False detections first"), tr("Wrong classes first"),
+                     tr("Poor boxes first"), tr("Fewest errors first")});
+  connect(m_order, qOverload<int>(&QComboBox::currentIndexChanged), this,
+          &DetectionView::fillGallery);
+  setUpGallery(m_gallery, QStringLiteral("detectionGallery"), QSize(2 * kBoxTile + 4, kBoxTile),
+               QSize(2 * kBoxTile + 24, kBoxTile + 40));
+  m_gallery->setToolTip(
+      tr("Each image: its true boxes, and the detections from the slider's score"));
+
+  auto* curveBox = new QWidget(this);
+  auto* cl = new QVBoxLayout(curveBox);
+  cl->setContentsMargins(0, 0, 0, 0);
+  cl->addWidget(m_curve, 1);
+  auto* sliderRow = new QHBoxLayout;
+  sliderRow->addWidget(new QLabel(tr("Score"), curveBox));
+  sliderRow->addWidget(m_slider, 1);
+  cl->addLayout(sliderRow);
+  cl->addWidget(m_countsLabel);
+  auto* figures = new QSplitter(Qt::Vertical, this);
+  figures->addWidget(m_table);
+  figures->addWidget(curveBox);
+  auto* galleryBox = new QWidget(this);
+  auto* gl = new QVBoxLayout(galleryBox);
+  gl->setContentsMargins(0, 0, 0, 0);
+  auto* head = new QHBoxLayout;
+  head->addWidget(new QLabel(tr("<b>True boxes, detections</b>"), galleryBox));
+  head->addStretch(1);
+  head->addWidget(m_order);
+  gl->addLayout(head);
+  gl->addWidget(m_gallery, 1);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(figures);
+  split->addWidget(galleryBox);
+  split->setStretchFactor(0, 2);
+  split->setStretchFactor(1, 3);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+}
+
+void DetectionView::clearResult() {
+  m_evaluation = nullptr;
+  m_class = -1;
+  m_counts = {};
+  m_table->setRowCount(0);
+  m_curve->clearGraphs();
+  m_curve->replot();
+  m_countsLabel->clear();
+  m_gallery->clear();
+}
+
+void DetectionView::showResult(const train::Evaluation& e) {
+  clearResult();
+  m_evaluation = &e;
+  const auto& per = e.metrics.perClass;
+  const std::size_t classes = e.classes.size();
+  m_table->setRowCount(int(classes));
+  for (std::size_t k = 0; k < classes; ++k)
+    setFigureRow(m_table, int(k),
+                 {QString::fromStdString(e.classes[k]), classFigure(perClassFigure(per, "ap", k)),
+                  classFigure(perClassFigure(per, "ap50", k)),
+                  classFigure(perClassFigure(per, "recall", k))});
+  {
+    const QSignalBlocker block(m_slider);
+    m_slider->setValue(int(std::lround(m_threshold * kScoreSteps)));
+  }
+  fillGallery();
+  if (classes) m_table->setCurrentCell(0, 0);  // selectClass(0) through currentCellChanged
+}
+
+void DetectionView::selectClass(int cls) {
+  if (!m_evaluation || cls < 0 || cls >= int(m_evaluation->classes.size())) return;
+  m_class = cls;
+  if (m_table->currentRow() != cls) m_table->setCurrentCell(cls, 0);
+  drawCurve();
+  updateCounts();
+}
+
+void DetectionView::setThreshold(double threshold) {
+  m_threshold = std::clamp(threshold, 0.0, 1.0);
+  {
+    const QSignalBlocker block(m_slider);
+    m_slider->setValue(int(std::lround(m_threshold * kScoreSteps)));
+  }
+  updateCounts();
+  fillGallery();
+}
+
+void DetectionView::drawCurve() {
+  m_curve->clearGraphs();
+  std::vector<std::pair<float, bool>> scored;
+  std::int64_t positives = 0;
+  for (const auto& s : m_evaluation->samples)
+    matchClass(s.view, m_class, scored, positives);
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  // A point after each run of equal scores (a threshold at that score counts all of them).
+  QVector<double> recall, precision;
+  double tp = 0, fp = 0;
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    (scored[i].second ? tp : fp) += 1;
+    if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
+    recall << (positives > 0 ? tp / double(positives) : 0);
+    precision << tp / (tp + fp);
+  }
+  auto* graph = m_curve->addGraph();
+  graph->setName(QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]));
+  graph->setPen(QPen(QColor(31, 119, 180), 2));
+  graph->setData(recall, precision, true);
+  auto* point = m_curve->addGraph();
+  point->setName(tr("score threshold"));
+  point->setLineStyle(QCPGraph::lsNone);
+  point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(214, 39, 40), 10));
+  m_curve->replot();
+}
+
+void DetectionView::updateCounts() {
+  if (!m_evaluation || m_class < 0) return;
+  std::vector<std::pair<float, bool>> scored;
+  std::int64_t positives = 0;
+  for (const auto& s : m_evaluation->samples)
+    matchClass(s.view, m_class, scored, positives);
+  Counts c;
+  for (const auto& [score, found] : scored)
+    if (double(score) >= m_threshold) (found ? c.tp : c.fp) += 1;
+  c.fn = positives - c.tp;
+  m_counts = c;
+  const double precision = c.tp + c.fp ? double(c.tp) / double(c.tp + c.fp) : 0;
+  const double recall = positives ? double(c.tp) / double(positives) : 0;
+  m_countsLabel->setText(
+      tr("%1 from score %2 at IoU 0.5: precision %3, recall %4 (TP %5, FP %6, FN %7)")
+          .arg(QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]).toHtmlEscaped())
+          .arg(m_threshold, 0, 'f', 3)
+          .arg(precision, 0, 'f', 4)
+          .arg(recall, 0, 'f', 4)
+          .arg(c.tp)
+          .arg(c.fp)
+          .arg(c.fn));
+  if (m_curve->graphCount() > 1) {
+    m_curve->graph(1)->data()->clear();
+    if (c.tp + c.fp > 0) m_curve->graph(1)->addData(recall, precision);
+    m_curve->replot(QCustomPlot::rpQueuedReplot);
+  }
+}
+
+QPixmap DetectionView::tile(const train::SampleOutcome& s, const std::vector<std::string>& colors,
+                            int side, float threshold) {
+  const auto& v = s.view;
+  const QImage picture = toQImage(s.picture);
+  QPixmap pixmap(2 * side + 4, side);
+  pixmap.fill(Qt::transparent);
+  if (picture.isNull()) return pixmap;
+  QPainter p(&pixmap);
+  p.setRenderHint(QPainter::Antialiasing, false);
+  const QImage big = picture.scaled(side, side, Qt::KeepAspectRatio, Qt::FastTransformation);
+  const double scale = double(big.width()) / std::max(1, v.width > 0 ? v.width : picture.width());
+  QFont font = p.font();
+  font.setPixelSize(std::max(8, side / 12));
+  p.setFont(font);
+  for (int panel = 0; panel < 2; ++panel) {
+    const int x0 = panel * (side + 4) + (side - big.width()) / 2;
+    const int y0 = (side - big.height()) / 2;
+    p.drawImage(x0, y0, big);
+    const auto& boxes = panel == 0 ? v.trueBoxes : v.predictedBoxes;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      const auto& b = boxes[i];
+      const float score = panel == 1 && i < v.predictedScores.size() ? v.predictedScores[i] : 1.f;
+      if (panel == 1 && score < threshold) continue;
+      const QRectF r(x0 + b.x0 * scale, y0 + b.y0 * scale, (b.x1 - b.x0) * scale,
+                     (b.y1 - b.y0) * scale);
+      QPen pen(boxColor(b.cls, colors), 2);
+      if (panel == 0 && (b.crowd || b.difficult)) pen.setStyle(Qt::DashLine);
+      p.setPen(pen);
+      p.setBrush(Qt::NoBrush);
+      p.drawRect(r);
+      if (panel == 1)
+        p.drawText(r.topLeft() + QPointF(2, font.pixelSize()), QString::number(score, 'f', 2));
+    }
+  }
+  return pixmap;
+}
+
+QDialog* DetectionView::sampleDialog(const QString&, const train::SampleOutcome& s,
+                                     const train::Evaluation& e) {
+  const auto errors = detectionErrors(s.view, float(m_threshold));
+  const auto names = [&](const std::vector<data::Box>& boxes, bool scored) {
+    QStringList out;
+    for (std::size_t i = 0; i < boxes.size(); ++i) {
+      if (scored &&
+          (i >= s.view.predictedScores.size() || s.view.predictedScores[i] < float(m_threshold)))
+        continue;
+      const auto c = std::size_t(std::max<std::int64_t>(boxes[i].cls, 0));
+      QString name = c < e.classes.size() ? QString::fromStdString(e.classes[c])
+                                          : QString::number(boxes[i].cls);
+      if (scored) name += QStringLiteral(" %1").arg(s.view.predictedScores[i], 0, 'f', 2);
+      out << name.toHtmlEscaped();
+    }
+    return out.isEmpty() ? tr("none") : out.join(QStringLiteral(", "));
+  };
+  return pictureDialog(
+      s.position, tile(s, e.colors, 240, float(m_threshold)),
+      tr("<b>#%1</b> from score %2: %3 found, %4 missed, %5 false, %6 wrong class, %7 poor "
+         "box<br>true: %8<br>detected: %9")
+          .arg(s.position)
+          .arg(m_threshold, 0, 'f', 2)
+          .arg(errors.found)
+          .arg(errors.missed)
+          .arg(errors.falses)
+          .arg(errors.wrongClass)
+          .arg(errors.poorBox)
+          .arg(names(s.view.trueBoxes, false), names(s.view.predictedBoxes, true)));
+}
+
+void DetectionView::fillGallery() {
+  m_gallery->clear();
+  if (!m_evaluation) return;
+  const float t = float(m_threshold);
+  struct Entry {
+    const train::SampleOutcome* sample;
+    DetectionErrors errors;
+  };
+  std::vector<Entry> entries;
+  for (const auto& s : m_evaluation->samples)
+    if (!s.picture.empty()) entries.push_back({&s, detectionErrors(s.view, t)});
+  const int order = m_order->currentIndex();
+  const auto key = [order](const DetectionErrors& e) {
+    switch (order) {
+      case 1:
+        return e.missed;
+      case 2:
+        return e.falses;
+      case 3:
+        return e.wrongClass;
+      case 4:
+        return e.poorBox;
+      case 5:
+        return -e.total();
+      default:
+        return e.total();
+    }
+  };
+  std::stable_sort(entries.begin(), entries.end(), [&key](const Entry& a, const Entry& b) {
+    const int ka = key(a.errors), kb = key(b.errors);
+    return ka != kb ? ka > kb : a.errors.total() > b.errors.total();
+  });
+  const std::size_t shown = std::min<std::size_t>(entries.size(), train::kMaskSamplesKept);
+  for (std::size_t i = 0; i < shown; ++i) {
+    const auto& [s, e] = entries[i];
+    QStringList parts;
+    if (e.missed) parts << tr("%1 missed").arg(e.missed);
+    if (e.falses) parts << tr("%1 false").arg(e.falses);
+    if (e.wrongClass) parts << tr("%1 wrong class").arg(e.wrongClass);
+    if (e.poorBox) parts << tr("%1 poor box").arg(e.poorBox);
+    auto* item = new QListWidgetItem(
+        QIcon(tile(*s, m_evaluation->colors, kBoxTile, t)),
+        tr("#%1 %2").arg(s->position).arg(parts.isEmpty() ? tr("all found") : parts.join(", ")),
+        m_gallery);
+    item->setData(Qt::UserRole, qlonglong(s->position));
+    item->setData(Qt::UserRole + 1, e.total());
+  }
+}
+
+}  // namespace netsmith::ui

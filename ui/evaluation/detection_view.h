@@ -1,0 +1,93 @@
+#pragma once
+
+// The Evaluation page for object detection: per class AP@[.5:.95], AP@.5 and recall (core's
+// COCO figures), the chosen class's precision-recall curve at IoU 0.5 with a score threshold
+// slider that counts TP / FP / FN at any score from the kept samples' detections, and the
+// images with their true and predicted boxes (in the classes' colours, scores shown), ordered
+// by their errors at the slider's score: missed objects, false detections, wrong classes and
+// poor boxes.
+#include <cstdint>
+#include <vector>
+
+#include <QPixmap>
+
+#include "evaluation/task_view.h"
+
+class QComboBox;
+class QCustomPlot;
+class QLabel;
+class QListWidget;
+class QSlider;
+class QTableWidget;
+
+namespace netsmith::task {
+struct SampleView;
+}
+
+namespace netsmith::ui {
+
+/// One image's errors at a score threshold, matching as the view does (each detection, best
+/// first, takes the unmatched true box of its class of the highest IoU >= 0.5).
+struct DetectionErrors {
+  int found = 0;       ///< detections matched to a true box of their class
+  int missed = 0;      ///< true boxes no detection found
+  int falses = 0;      ///< detections over no object (IoU < 0.1 with every true box)
+  int wrongClass = 0;  ///< detections on an object of another class (IoU >= 0.5)
+  int poorBox = 0;     ///< detections on an object of their class, but IoU in [0.1, 0.5)
+  int total() const { return missed + falses + wrongClass + poorBox; }
+};
+DetectionErrors detectionErrors(const task::SampleView& view, float threshold);
+
+class DetectionView : public TaskView {
+  Q_OBJECT
+
+ public:
+  explicit DetectionView(QWidget* parent = nullptr);
+  void showResult(const train::Evaluation& evaluation) override;
+  void clearResult() override;
+  QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+                        const train::Evaluation& evaluation) override;
+
+  /// The class whose curve and counts are shown (a row of the table).
+  void selectClass(int cls);
+  int currentClass() const { return m_class; }
+  /// The score from which a detection counts (slider steps of 1/1000).
+  void setThreshold(double threshold);
+  double threshold() const { return m_threshold; }
+  struct Counts {
+    std::int64_t tp = 0, fp = 0, fn = 0;
+  };
+  /// The chosen class's counts at the threshold, IoU 0.5 (crowd and difficult boxes neither
+  /// found nor missed, a detection on one neither true nor false).
+  Counts counts() const { return m_counts; }
+
+  /// A gallery tile: the image with its true boxes, and with the detections from `threshold`
+  /// (their scores written), side by side, each `side` pixels high.
+  static QPixmap tile(const train::SampleOutcome& sample, const std::vector<std::string>& colors,
+                      int side, float threshold);
+
+  QTableWidget* table() const { return m_table; }
+  QCustomPlot* curve() const { return m_curve; }
+  QSlider* slider() const { return m_slider; }
+  QLabel* countsLabel() const { return m_countsLabel; }
+  QComboBox* order() const { return m_order; }
+  QListWidget* gallery() const { return m_gallery; }
+
+ private:
+  void drawCurve();
+  void updateCounts();
+  void fillGallery();
+
+  const train::Evaluation* m_evaluation = nullptr;
+  int m_class = -1;
+  double m_threshold = 0.5;
+  Counts m_counts;
+  QTableWidget* m_table;
+  QCustomPlot* m_curve;
+  QSlider* m_slider;
+  QLabel* m_countsLabel;
+  QComboBox* m_order;
+  QListWidget* m_gallery;
+};
+
+}  // namespace netsmith::ui
