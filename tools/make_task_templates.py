@@ -145,6 +145,38 @@ def detector(input, classes, widths):
     return {"input": input, "nodes": nodes}
 
 
+def resnet18_detector(classes):
+    """The ResNet-18 template's backbone (resources/templates/resnet18, torchvision's layout
+    imported through ONNX) to its third stage, a feature pyramid step (stage 3 at stride 16
+    upsampled and concatenated with stage 2 at stride 8) and the anchor-free head at stride 8."""
+    with open("resources/templates/resnet18.netsmith.json") as f:
+        net = json.load(f)["model"]
+    nodes = []
+    for n in net["nodes"]:
+        nodes.append(n)
+        if n["id"] == "layer3_1_relu_1":
+            break
+    y = nodes[-1]["pos"][1]
+
+    def node(id, op, params, inputs):
+        nonlocal y
+        y += 80
+        nodes.append({"id": id, "op": op, "params": params, "inputs": inputs,
+                      "pos": [0, y]})
+
+    node("up", "Upsample", {"scale_factor": 2, "mode": "nearest"}, ["layer3_1_relu_1"])
+    node("fpn", "Concat", {}, ["layer2_1_relu_1", "up"])
+    node("fpn_conv", "Conv2d", {"out_channels": 128, "kernel_size": 3, "padding": 1,
+                                "bias": False}, ["fpn"])
+    node("fpn_bn", "BatchNorm2d", {}, ["fpn_conv"])
+    node("fpn_relu", "ReLU", {}, ["fpn_bn"])
+    node("head_conv", "Conv2d", {"out_channels": 128, "kernel_size": 3, "padding": 1},
+         ["fpn_relu"])
+    node("head_relu", "ReLU", {}, ["head_conv"])
+    node("head", "Conv2d", {"out_channels": classes + 5, "kernel_size": 1}, ["head_relu"])
+    return {"input": net["input"], "nodes": nodes}
+
+
 def detection_train(epochs):
     return {"epochs": epochs, "batch_size": 32,
             "optimizer": {"type": "adam", "lr": 0.002, "weight_decay": 0.0},
@@ -169,6 +201,26 @@ def write_detection():
          "fit": "resize", "normalize": "auto", "on_error": "skip"},
         [{"transform": "HorizontalFlip", "p": 0.5}],
         detection_train(30)))
+    write("resources/templates/resnet18_detector.netsmith.json", project(
+        "resnet18_detector",
+        "Object detector on the ResNet-18 backbone (torchvision's layout, to its third stage), "
+        "a feature pyramid step and the anchor-free head at stride 8; 3x224x224 input. Data as "
+        "the small detector's: YOLO folders beside the project (data/train/images, "
+        "data/train/labels, names in data/data.yaml), or coco or voc. Load ImageNet weights "
+        "into the backbone with netsmith-cli train --init-from CKPT when you have them; "
+        "set head.out_channels to your number of classes + 5.",
+        "detection",
+        resnet18_detector(LABELS),
+        {"train": {"format": "yolo", "images": "data/train/images",
+                   "labels": "data/train/labels"},
+         "validation": {"fraction": 0.1, "seed": 0},
+         "test": {"format": "yolo", "images": "data/test/images", "labels": "data/test/labels"},
+         "fit": "resize", "normalize": {"mean": [0.485, 0.456, 0.406],
+                                         "std": [0.229, 0.224, 0.225]},
+         "on_error": "skip"},
+        [{"transform": "HorizontalFlip", "p": 0.5}],
+        dict(detection_train(30), optimizer={"type": "sgd", "lr": 0.01, "momentum": 0.9,
+                                             "weight_decay": 0.0001})))
     write("resources/examples/scenes_detection.netsmith.json", project(
         "scenes_detection",
         "Detection: boxes around the Fashion-MNIST items of a 64x64 scene, with their classes. "

@@ -114,11 +114,16 @@ const std::vector<Command>& commands() {
 )",
        "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
       {"export", runExport,
-       R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--safetensors FILE]
-         [--pytorch FILE] [--samples N] [--keep-failed] [--data-from-checkpoint] [--json]
+       R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--decoder] [--nms]
+         [--safetensors FILE] [--pytorch FILE] [--samples N] [--keep-failed]
+         [--data-from-checkpoint] [--json]
                                       ONNX (checked, and run in OpenCV DNN against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
-                                      into the run's exports/ folder; exit 1 if parity fails
+                                      into the run's exports/ folder; exit 1 if parity fails.
+                                      A detector: --decoder adds the outputs "boxes" (N x L x 4,
+                                      input pixels) and "scores" (N x K x L); --nms (implies
+                                      --decoder) also "selected" from a NonMaxSuppression node
+                                      (checked by onnx::checker; OpenCV DNN cannot run it)
 )",
        "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
       {"import", runImport,

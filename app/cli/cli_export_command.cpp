@@ -9,13 +9,17 @@
 namespace netsmith::cli {
 
 int runExport(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--softmax", "--keep-failed", "--data-from-checkpoint"},
-                  {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples"});
+  const Args args(
+      words,
+      {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint"},
+      {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples"});
   exporting::ExportJob job;
   job.checkpoint = args.one("CHECKPOINT");
   job.opset = static_cast<int>(args.integer("--opset", 13, 11, 17));
   job.samples = args.integer("--samples", 16, 0, 4096);
   job.softmax = args.has("--softmax");
+  job.detectionNms = args.has("--nms");  // implies --decoder: NMS works on its boxes and scores
+  job.detectionDecoder = args.has("--decoder") || job.detectionNms;
   job.keepFailed = args.has("--keep-failed");
   job.dataFromCheckpoint = args.has("--data-from-checkpoint");
   // None named: everything, into the run's exports/ folder (or next to the checkpoint).

@@ -118,11 +118,20 @@ ExportJobResult runExportJob(const ExportJob& job) {
   if (job.softmax && !notes.classScores)
     throw Error(job.checkpoint + ": --softmax adds probabilities over classes, but the task \"" +
                 taskDef->name + "\" outputs " + notes.outputDescription);
+  if ((job.detectionDecoder || job.detectionNms) && taskDef->name != "detection") {
+    const char* flag = job.detectionDecoder ? "--decoder" : "--nms";
+    throw Error(job.checkpoint + ": " + flag + " adds a detector's decoding (boxes and scores" +
+                (job.detectionNms ? ", non-maximum suppression" : "") + "), but the task \"" +
+                taskDef->name + "\" outputs " + notes.outputDescription);
+  }
   ExportRequest request;
   request.task = taskDef->name;
   request.notes = notes;
   request.onnx.opset = job.opset;
   request.onnx.softmax = job.softmax;
+  // Classes and stride stay 0: buildOnnx takes them from the model's output and input.
+  request.onnx.decoder.enabled = job.detectionDecoder || job.detectionNms;
+  request.onnx.decoder.nms = job.detectionNms;
   request.keepFailed = job.keepFailed;
   ExportJobResult out;
   for (const auto& [name, path] : targets) {

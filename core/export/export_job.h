@@ -28,6 +28,11 @@ struct ExportJob {
   std::vector<std::pair<std::string, std::string>> targets;
   int opset = 13;
   bool softmax = false;
+  /// A detector's ONNX file also outputs "boxes" and "scores" (OnnxOptions::DetectionDecoder;
+  /// classes and stride from the model's output); refused for another task.
+  bool detectionDecoder = false;
+  /// And "selected" from a NonMaxSuppression node (implies detectionDecoder).
+  bool detectionNms = false;
   bool keepFailed = false;
   std::int64_t samples = 16;  ///< real samples (test split first) for the ONNX parity check
   /// Take those samples from the checkpoint's data even where no project file the user has names

@@ -3,12 +3,14 @@
 #include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 
 #include "common/error.h"
 #include "graph/graph_analysis.h"
 #include "netsmith/version.h"
+#include "task/detection_head.h"
 
 namespace netsmith::exporting {
 
@@ -134,6 +136,149 @@ void addValueInfo(onnx::ValueInfoProto* v, const std::string& name, const Shape&
     shape->add_dim()->set_dim_value(d);
 }
 
+/// The metadata that says what the detection decoder's outputs hold.
+std::string decoderDescription(const OnnxOptions& options) {
+  const auto& d = options.decoder;
+  std::string text =
+      "boxes: N x L x 4, per location [x0, y0, x1, y1] in input pixels, clipped to the input "
+      "(L = H x W locations of the head's map, row-major); scores: N x K x L, sqrt(sigmoid(class) "
+      "x sigmoid(centre-ness))";
+  if (d.nms) {
+    text +=
+        "; selected: num x 3 (batch, class, box index) from class-aware NonMaxSuppression at "
+        "IoU " +
+        ops::pyNumber(d.nmsIou) + " of the scores >= " + ops::pyNumber(d.scoreThreshold) +
+        ", at most " + std::to_string(d.maxPerClass) +
+        " per class and image: take boxes[batch, index] and scores[batch, class, index] and "
+        "keep the 100 best per image";
+  }
+  return text;
+}
+
+/// The value the last node added produces gets the name `name` (a graph output's).
+void nameLastOutput(onnx::GraphProto& graph, const std::string& name) {
+  graph.mutable_node(graph.node_size() - 1)->set_output(0, name);
+}
+
+/// The detection decoder (OnnxOptions::DetectionDecoder) after the head `options.output`, an
+/// N x (K + 5) x H x W map (`outputShape` per sample) of an `inputHeight` x `inputWidth` input.
+/// Only ops OpenCV DNN 4.6 runs, in the forms it reads: Min, Max and Clip with bound inputs
+/// are not among them (it reads Clip's attributes of opset < 11 only, and Min and Max of two
+/// computed tensors only), and it adds or multiplies a constant only without a batch
+/// dimension (C x H x W, C x 1 x 1 or a scalar) and two computed tensors only of one shape.
+void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
+                            const OnnxOptions& options, const Shape& outputShape,
+                            std::int64_t inputHeight, std::int64_t inputWidth) {
+  const auto& d = options.decoder;
+  ops::OnnxEmitter& e = emitter;  // the interface's default arguments
+  if (outputShape.size() != 3 || outputShape[0] < 6) {
+    throw Error(
+        "ONNX export: the detection decoder needs a detection head, a map of K + 5 "
+        "channels (K >= 1) x H x W; the model outputs " +
+        formatShape(outputShape));
+  }
+  const std::int64_t k = d.classes > 0 ? d.classes : outputShape[0] - 5;
+  std::int64_t stride = 0;
+  if (const auto problem =
+          task::detectionOutputProblem(outputShape, k, inputHeight, inputWidth, &stride)) {
+    // The problem is a phrase to follow "the model" or, about the map, a clause of its own.
+    throw Error("ONNX export: the detection decoder needs a detection head; " +
+                (problem->rfind("a ", 0) == 0 ? *problem : "the model " + *problem));
+  }
+  if (d.stride > 0 && d.stride != stride) {
+    throw Error("ONNX export: the detection decoder was given stride " + std::to_string(d.stride) +
+                ", but the model's " + formatShape(outputShape) + " map of its " +
+                std::to_string(inputHeight) + "x" + std::to_string(inputWidth) +
+                " input has stride " + std::to_string(stride));
+  }
+  const std::int64_t h = outputShape[1], w = outputShape[2], l = h * w;
+  // The decoding clamps a raw distance at 10 (exp(10) x stride pixels) before exp; a distance
+  // that long reaches past the input from every location of a map of at most 22026 cells a
+  // side, and the box is clipped to the input, so the graph leaves the clamp out (Min and Clip
+  // do not run in OpenCV DNN 4.6) and gives the same boxes.
+  if (h > 22026 || w > 22026)
+    throw Error(
+        "ONNX export: the detection decoder needs a map of at most 22026x22026 cells; "
+        "the model's is " +
+        std::to_string(h) + "x" + std::to_string(w));
+  for (const auto& n : graph.node())
+    for (const auto& o : n.output())
+      if (o == "boxes" || o == "scores" || o == "selected")
+        throw Error("node \"" + o + "\": the detection decoder's output \"" + o +
+                    "\" has that name; rename the node to export with the decoder");
+
+  const std::string& head = options.output;
+  const auto channels = [&](std::int64_t from, std::int64_t to) {  // head[:, from:to]
+    return e.node("Slice",
+                  {head, e.constantInts({from}), e.constantInts({to}), e.constantInts({1})});
+  };
+  const auto axis1 = std::vector<ops::OnnxAttr>{ops::OnnxAttr::integer("axis", 1)};
+
+  emitter.setNode("decoder/scores");
+  const auto classProb = e.node("Sigmoid", {channels(0, k)});
+  auto centreProb = e.node("Sigmoid", {channels(k + 4, k + 5)});
+  // OpenCV DNN 4.6 multiplies two computed tensors only of one shape (a 1-channel one would
+  // not broadcast over the classes): the centre-ness goes once per class.
+  if (k > 1)
+    centreProb = e.node("Concat", std::vector<std::string>(std::size_t(k), centreProb), axis1);
+  const auto score = e.node("Sqrt", {e.node("Mul", {classProb, centreProb})});
+  e.node("Reshape", {score, e.constantInts({-1, k, l})});
+  nameLastOutput(graph, "scores");
+
+  emitter.setNode("decoder/boxes");
+  // Each location's point: channel 0 (j + 0.5) x stride, channel 1 (i + 0.5) x stride.
+  std::vector<float> points(std::size_t(2 * l));
+  for (std::int64_t i = 0; i < h; ++i) {
+    for (std::int64_t j = 0; j < w; ++j) {
+      points[std::size_t(i * w + j)] = float((double(j) + 0.5) * double(stride));
+      points[std::size_t(l + i * w + j)] = float((double(i) + 0.5) * double(stride));
+    }
+  }
+  const auto point = e.constant(points, {2, h, w});
+  const auto distances = [&](std::int64_t from) {  // (l, t) or (r, b) in pixels
+    return e.node("Mul", {e.node("Exp", {channels(from, from + 2)}), e.constant({float(stride)})});
+  };
+  // clamp(v, 0, limit) = limit - relu(limit - relu(v)): exact at and beyond both ends (an
+  // infinite distance included), within half a unit in the last place of `limit` between.
+  const auto limit = inputWidth == inputHeight
+                         ? e.constant({float(inputWidth)})
+                         : e.constant({float(inputWidth), float(inputHeight)}, {2, 1, 1});
+  const auto clip = [&](const std::string& v) {
+    const auto room = e.node("Sub", {limit, e.node("Relu", {v})});
+    return e.node("Sub", {limit, e.node("Relu", {room})});
+  };
+  const auto topLeft = clip(e.node("Sub", {point, distances(k)}));          // x0, y0
+  const auto bottomRight = clip(e.node("Add", {point, distances(k + 2)}));  // x1, y1
+  const auto corners = e.node("Concat", {topLeft, bottomRight}, axis1);     // N x 4 x H x W
+  const auto rows = e.node("Reshape", {corners, e.constantInts({-1, 4, l})});
+  e.node("Transpose", {rows}, {ops::OnnxAttr::integers("perm", {0, 2, 1})});
+  nameLastOutput(graph, "boxes");
+  addValueInfo(graph.add_output(), "boxes", Shape{l, 4});
+  addValueInfo(graph.add_output(), "scores", Shape{k, l});
+  if (!d.nms) return;
+
+  // ONNX's NonMaxSuppression: boxes [N, L, 4], scores [N, K, L]; with center_point_box 0 a box
+  // is any two opposite corners, so [x0, y0, x1, y1] gives the IoU of [y0, x0, y1, x1].
+  // OpenCV DNN 4.6 has no such layer: this node is checked by onnx::checker alone.
+  emitter.setNode("decoder/nms");
+  auto* most = graph.add_initializer();  // a scalar, as the operator's inputs are
+  most->set_name("decoder/nms_max_output_boxes_per_class");
+  most->set_data_type(onnx::TensorProto::INT64);
+  most->add_int64_data(d.maxPerClass);
+  const std::string mostName = most->name();
+  const auto iou = e.constant({float(d.nmsIou)});
+  const auto threshold = e.constant({float(d.scoreThreshold)});
+  e.node("NonMaxSuppression", {"boxes", "scores", mostName, iou, threshold},
+         {ops::OnnxAttr::integer("center_point_box", 0)});
+  nameLastOutput(graph, "selected");
+  auto* selected = graph.add_output();
+  selected->set_name("selected");
+  auto* type = selected->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::INT64);
+  type->mutable_shape()->add_dim()->set_dim_param("selected");
+  type->mutable_shape()->add_dim()->set_dim_value(3);
+}
+
 }  // namespace
 
 std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
@@ -152,6 +297,7 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
   opset->set_version(options.opset);
   auto metadata = model.metadata();
   metadata.insert(metadata.end(), options.metadata.begin(), options.metadata.end());
+  if (options.decoder.enabled) metadata.emplace_back("decoder", decoderDescription(options));
   for (const auto& [key, value] : metadata) {
     auto* p = proto.add_metadata_props();
     p->set_key(key);
@@ -223,6 +369,8 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
     a->set_i(1);
     addValueInfo(graph.add_output(), "probabilities", analysis.outputShape);
   }
+  if (options.decoder.enabled)
+    appendDetectionDecoder(graph, emitter, options, analysis.outputShape, in.height, in.width);
 
   try {
     onnx::checker::check_model(proto);

@@ -1,5 +1,6 @@
 #include "export/onnx_parity.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <opencv2/dnn.hpp>
@@ -9,14 +10,21 @@
 namespace netsmith::exporting {
 
 Json ParityReport::toJson() const {
-  return Json{{"passed", passed()},
-              {"samples", samples},
-              {"max_abs_diff", maxAbsDiff},
-              {"max_rel_diff", maxRelDiff},
-              {"top1_agreement", top1Agreement},
-              {"tolerance", tolerance},
-              {"runtime", std::string("OpenCV DNN ") + CV_VERSION},
-              {"batches", batches}};
+  Json j{{"passed", passed()},
+         {"samples", samples},
+         {"max_abs_diff", maxAbsDiff},
+         {"max_rel_diff", maxRelDiff},
+         {"top1_agreement", top1Agreement},
+         {"tolerance", tolerance},
+         {"runtime", std::string("OpenCV DNN ") + CV_VERSION},
+         {"batches", batches}};
+  if (decoder) {
+    j["decoder"] = Json{{"boxes_max_abs_diff", boxesMaxAbsDiff},
+                        {"boxes_tolerance", boxesTolerance},
+                        {"scores_max_abs_diff", scoresMaxAbsDiff},
+                        {"scores_tolerance", tolerance}};
+  }
+  return j;
 }
 
 std::string ParityReport::summary() const {
@@ -26,8 +34,63 @@ std::string ParityReport::summary() const {
                 "diff %.3g, top-1 agreement %.2f%% (tolerance %.0e)",
                 passed() ? "passed" : "FAILED", CV_VERSION, static_cast<long long>(samples),
                 maxAbsDiff, maxRelDiff, 100 * top1Agreement, tolerance);
-  return buf;
+  std::string out = buf;
+  if (decoder) {
+    std::snprintf(buf, sizeof buf,
+                  "; decoder: boxes max abs diff %.3g px (tolerance %.2g), scores %.3g "
+                  "(tolerance %.0e)",
+                  boxesMaxAbsDiff, boxesTolerance, scoresMaxAbsDiff, tolerance);
+    out += buf;
+  }
+  return out;
 }
+
+namespace {
+
+/// LibTorch's side of the detection decoder (OnnxOptions::DetectionDecoder): task/
+/// detection_head.h's decoding (decodeDetections' arithmetic) before the score threshold and
+/// NMS, laid out as the ONNX outputs are. `head` N x (K + 5) x H x W float.
+struct DecodedHead {
+  torch::Tensor boxes;   ///< N x L x 4 float: x0, y0, x1, y1
+  torch::Tensor scores;  ///< N x K x L float
+};
+DecodedHead decodeHead(const torch::Tensor& head, std::int64_t inputHeight,
+                       std::int64_t inputWidth) {
+  if (head.dim() != 4 || head.size(1) < 6 || head.size(2) < 1 || head.size(3) < 1) {
+    throw Error(
+        "ONNX parity check: the detection decoder needs an N x (K + 5) x H x W output; "
+        "LibTorch's is " +
+        formatShape(std::vector<std::int64_t>(head.sizes().begin(), head.sizes().end())));
+  }
+  const std::int64_t n = head.size(0), k = head.size(1) - 5, h = head.size(2), w = head.size(3);
+  const double stride = double(inputHeight / h);
+  const auto scores =
+      torch::sqrt(torch::sigmoid(head.narrow(1, 0, k)) * torch::sigmoid(head.narrow(1, k + 4, 1)))
+          .reshape({n, k, h * w});
+  // As decodeDetections: the distances in float, the points, sums and clipping in double.
+  const auto d = (head.narrow(1, k, 4).clamp_max(10.0).exp() * stride).to(torch::kDouble);
+  const auto px = ((torch::arange(w, torch::kDouble) + 0.5) * stride).view({1, 1, w});
+  const auto py = ((torch::arange(h, torch::kDouble) + 0.5) * stride).view({1, h, 1});
+  const double right = double(inputWidth), bottom = double(inputHeight);
+  const auto boxes = torch::stack(
+      {(px - d.select(1, 0)).clamp(0.0, right), (py - d.select(1, 1)).clamp(0.0, bottom),
+       (px + d.select(1, 2)).clamp(0.0, right), (py + d.select(1, 3)).clamp(0.0, bottom)},
+      3);  // N x H x W x 4
+  return {boxes.reshape({n, h * w, 4}).to(torch::kFloat).contiguous(), scores.contiguous()};
+}
+
+/// The largest |got - want| of two float arrays of `count` values; a value OpenCV gives that is
+/// not finite counts as infinitely far.
+double largestDiff(const float* got, const float* want, std::int64_t count) {
+  double most = 0;
+  for (std::int64_t i = 0; i < count; ++i) {
+    const double g = got[i];
+    most = std::max(most, std::isfinite(g) ? std::abs(g - double(want[i])) : INFINITY);
+  }
+  return most;
+}
+
+}  // namespace
 
 std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint64_t seed) {
   const auto& in = model.project.model.input;
@@ -42,9 +105,12 @@ std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint
 
 ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
                              const std::vector<ParityBatch>& batches, double tolerance,
-                             const std::string& output) {
+                             const std::string& output, bool decoder) {
   ParityReport report;
   report.tolerance = tolerance;
+  const auto& in = model.project.model.input;
+  report.decoder = decoder;
+  report.boxesTolerance = std::max(1e-3, tolerance * double(std::max(in.height, in.width)));
   cv::dnn::Net net;
   try {
     net = cv::dnn::readNetFromONNX(onnxBytes.data(), onnxBytes.size());
@@ -54,14 +120,20 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
   bool oneAtATime = false;
   for (const auto& node : model.project.model.nodes)
     oneAtATime = oneAtATime || node.op == "Mul";
+  std::vector<std::string> names{output};
+  if (decoder) {
+    names.push_back("boxes");
+    names.push_back("scores");
+  }
   std::int64_t agree = 0;
   for (const auto& batch : batches) {
     const auto x = batch.input.to(torch::kCPU, torch::kFloat).contiguous();
-    const auto expected = model.forward(x).to(torch::kFloat).reshape({x.size(0), -1}).contiguous();
+    const auto raw = model.forward(x).to(torch::kFloat);
+    const auto expected = raw.reshape({x.size(0), -1}).contiguous();
     std::vector<int> dims(x.sizes().begin(), x.sizes().end());
     cv::Mat blob(static_cast<int>(dims.size()), dims.data(), CV_32F,
                  const_cast<float*>(x.data_ptr<float>()));
-    cv::Mat out;
+    std::vector<cv::Mat> outs(names.size());  // per name, in names' order
     try {
       if (oneAtATime && dims[0] > 1) {
         // OpenCV DNN 4.6 broadcasts a Mul of two tensors (a Cx1x1 gate times a CxHxW map)
@@ -73,16 +145,19 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
           cv::Mat sample(static_cast<int>(one.size()), one.data(), CV_32F,
                          const_cast<float*>(x.data_ptr<float>()) + per * std::size_t(i));
           net.setInput(sample.clone(), "input");
-          const cv::Mat row = net.forward(output);
-          out.push_back(row.reshape(1, 1));
+          std::vector<cv::Mat> rows;
+          net.forward(rows, names);
+          for (std::size_t j = 0; j < names.size(); ++j)
+            outs[j].push_back(rows.at(j).reshape(1, 1));
         }
       } else {
         net.setInput(blob.clone(), "input");
-        out = net.forward(output);
+        net.forward(outs, names);
       }
     } catch (const cv::Exception& e) {
       throw Error(std::string("OpenCV DNN cannot run the exported model: ") + e.what());
     }
+    const cv::Mat& out = outs.at(0);
     const std::int64_t n = x.size(0), k = expected.size(1);
     if (static_cast<std::int64_t>(out.total()) != n * k) {
       throw Error("OpenCV DNN returned " + std::to_string(out.total()) + " values for batch \"" +
@@ -101,6 +176,20 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
         if (ref[i * k + j] > ref[i * k + b]) b = j;
       }
       agree += a == b;
+    }
+    if (decoder) {
+      const auto want = decodeHead(raw, in.height, in.width);
+      const auto compare = [&](std::size_t j, const torch::Tensor& t, double& most) {
+        const cv::Mat& m = outs.at(j);
+        if (static_cast<std::int64_t>(m.total()) != t.numel()) {
+          throw Error("OpenCV DNN returned " + std::to_string(m.total()) + " values of \"" +
+                      names[j] + "\" for batch \"" + batch.name + "\", the decoding of " +
+                      "LibTorch's output " + std::to_string(t.numel()));
+        }
+        most = std::max(most, largestDiff(m.ptr<float>(), t.data_ptr<float>(), t.numel()));
+      };
+      compare(1, want.boxes, report.boxesMaxAbsDiff);
+      compare(2, want.scores, report.scoresMaxAbsDiff);
     }
     report.samples += n;
     // Say how it ran: "random x7" run as one batch would claim what OpenCV could not do.

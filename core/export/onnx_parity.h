@@ -19,7 +19,16 @@ struct ParityReport {
   double top1Agreement = 1.0;  ///< fraction of samples with the same arg-max
   double tolerance = 1e-4;
   std::vector<std::string> batches;  ///< "random x7", "random x1", "test data x16"
-  bool passed() const { return maxAbsDiff <= tolerance; }
+  /// The detection decoder's "boxes" and "scores" (OnnxOptions::decoder), compared with the same
+  /// decoding of LibTorch's output: scores within `tolerance`, boxes within boxesTolerance
+  /// pixels (a distance is exp(raw) x stride, so an output's error grows with the box).
+  bool decoder = false;
+  double boxesMaxAbsDiff = 0, scoresMaxAbsDiff = 0;
+  double boxesTolerance = 0;  ///< `tolerance` x the input's longer side, at least 1e-3
+  bool passed() const {
+    return maxAbsDiff <= tolerance &&
+           (!decoder || (boxesMaxAbsDiff <= boxesTolerance && scoresMaxAbsDiff <= tolerance));
+  }
   Json toJson() const;
   std::string summary() const;  ///< "parity passed: 39 samples, max abs diff 2.1e-06, ..."
 };
@@ -32,10 +41,13 @@ struct ParityBatch {
 
 /// Runs the ONNX bytes in OpenCV DNN on every batch and compares with `model.forward`.
 /// Throws netsmith::Error when OpenCV cannot read or run the file.
-/// `output`: the ONNX output compared (OnnxOptions::output).
+/// `output`: the ONNX output compared (OnnxOptions::output). `decoder`: the file also has the
+/// detection decoder's "boxes" and "scores" (built without its NonMaxSuppression, which OpenCV
+/// DNN 4.6 cannot run), compared too (task/detection_head.h's decoding before the score
+/// threshold and NMS, of LibTorch's output).
 ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
                              const std::vector<ParityBatch>& batches, double tolerance = 1e-4,
-                             const std::string& output = "logits");
+                             const std::string& output = "logits", bool decoder = false);
 
 /// Random inputs of the model's shape: a batch of 7 and a batch of 1 (the dynamic batch).
 std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint64_t seed = 0);

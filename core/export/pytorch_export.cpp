@@ -7,6 +7,7 @@
 #include "common/error.h"
 #include "graph/graph_analysis.h"
 #include "netsmith/version.h"
+#include "task/detection_head.h"
 
 namespace netsmith::exporting {
 
@@ -61,6 +62,87 @@ std::string pyString(const std::string& s) {
   return Json(s).dump(-1, ' ', false, Json::error_handler_t::replace);
 }
 
+// A detector's decoding in plain torch, after `def decode(head, stride=S, classes=K, ...):`,
+// following task/detection_head.h step by step (the C++ decodeDetections' arithmetic: the
+// distances in float32, the points, sums and clipping in float64).
+constexpr const char* kDecodeBody =
+    R"PY(    """Detections from the model's output, as Netsmith decodes them.
+
+    head: N x (classes + 5) x H x W, per location (row i, column j) the class logits, the box
+    distances left, top, right, bottom (each exp(min(raw, 10)) x stride pixels) and the
+    centre-ness logit. The location stands for the input point (px, py) =
+    ((j + 0.5) x stride, (i + 0.5) x stride); its box is [px - left, py - top, px + right,
+    py + bottom], clipped to the input (INPUT_SIZE). Its score for a class is
+    sqrt(sigmoid(class logit) x sigmoid(centre-ness logit)). Per image: the scores >=
+    score_threshold; of those the pre_nms best (equal scores: the lower class, then row, then
+    column first); a box of no width or height after clipping dropped; class-aware non-maximum
+    suppression (a box goes when its IoU with a kept, better box of its class is > nms_iou;
+    torchvision's batched_nms where torchvision is installed, else the same greedy loop in
+    plain torch); the max_detections best.
+
+    Returns a list with one (boxes, scores, classes) per image, best first: boxes D x 4
+    [x0, y0, x1, y1] in input pixels (float32), scores D (float32), classes D (int64).
+    """
+    head = head.detach().float()
+    n, _, h, w = head.shape
+    k = classes
+    height, width = INPUT_SIZE[1], INPUT_SIZE[2]
+    scores = torch.sqrt(torch.sigmoid(head[:, :k]) * torch.sigmoid(head[:, k + 4:k + 5]))
+    scores = scores.reshape(n, k * h * w)  # class, then row, then column
+    distances = (head[:, k:k + 4].clamp(max=10.0).exp() * stride).double()
+    cells = dict(dtype=torch.float64, device=head.device)
+    px = ((torch.arange(w, **cells) + 0.5) * stride).view(1, w)
+    py = ((torch.arange(h, **cells) + 0.5) * stride).view(h, 1)
+    boxes = torch.stack([(px - distances[:, 0]).clamp(0, width),
+                         (py - distances[:, 1]).clamp(0, height),
+                         (px + distances[:, 2]).clamp(0, width),
+                         (py + distances[:, 3]).clamp(0, height)], dim=-1)
+    boxes = boxes.float().reshape(n, h * w, 4)
+    detections = []
+    for i in range(n):
+        found = torch.nonzero(scores[i] >= score_threshold).flatten()
+        order = torch.sort(scores[i][found], descending=True, stable=True).indices
+        found = found[order[:pre_nms]]
+        image_boxes = boxes[i][found % (h * w)]
+        image_scores = scores[i][found]
+        image_classes = torch.div(found, h * w, rounding_mode="floor")
+        real = (image_boxes[:, 2] > image_boxes[:, 0]) & (image_boxes[:, 3] > image_boxes[:, 1])
+        image_boxes, image_scores = image_boxes[real], image_scores[real]
+        image_classes = image_classes[real]
+        keep = class_nms(image_boxes, image_scores, image_classes, nms_iou)[:max_detections]
+        detections.append((image_boxes[keep], image_scores[keep], image_classes[keep]))
+    return detections
+
+
+try:
+    from torchvision.ops import batched_nms
+except ImportError:  # torchvision is optional: class_nms has the same loop in plain torch
+    batched_nms = None
+
+
+def class_nms(boxes, scores, classes, iou):
+    """Class-aware greedy non-maximum suppression: the kept indices, best score first (equal
+    scores: the lower index first), a box dropped when its IoU with a kept box of its class is
+    > iou."""
+    if batched_nms is not None:
+        return batched_nms(boxes, scores, classes, iou)
+    order = torch.sort(scores, descending=True, stable=True).indices
+    area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
+    kept = []
+    for i in order.tolist():
+        if kept:
+            best = torch.tensor(kept, dtype=torch.int64, device=boxes.device)
+            w = (torch.minimum(boxes[best, 2], boxes[i, 2]) -
+                 torch.maximum(boxes[best, 0], boxes[i, 0])).clamp(min=0)
+            h = (torch.minimum(boxes[best, 3], boxes[i, 3]) -
+                 torch.maximum(boxes[best, 1], boxes[i, 1])).clamp(min=0)
+            overlap = w * h / (area[best] + area[i] - w * h)
+            if bool(((classes[best] == classes[i]) & (overlap > iou)).any()):
+                continue
+        kept.append(i)
+    return torch.tensor(kept, dtype=torch.int64, device=boxes.device)
+)PY";
+
 std::string pyList(const std::vector<double>& v) {
   std::string out = "[";
   for (std::size_t i = 0; i < v.size(); ++i)
@@ -111,6 +193,26 @@ std::string generatePyTorch(const ExportModel& model) {
             << "\n";
   }
   const auto& in = model.project.model.input;
+  // A detector's model.py decodes its output too, with the task's stride and classes.
+  std::string decode;
+  if (model.project.task == "detection") {
+    const auto& out = analysis.outputShape;
+    const std::int64_t k = out.size() == 3 ? out[0] - 5 : 0;
+    std::int64_t stride = 0;
+    const auto problem = task::detectionOutputProblem(out, k, in.height, in.width, &stride);
+    const task::DetectionHeadParams p{};
+    if (problem) {
+      decode = "# decode() is left out: the model's output is no detection head (" + *problem +
+               ")\n\n\n";
+    } else {
+      decode = "def decode(head, stride=" + std::to_string(stride) +
+               ", classes=" + std::to_string(k) +
+               ", score_threshold=" + ops::pyNumber(p.scoreThreshold) +
+               ", nms_iou=" + ops::pyNumber(p.nmsIou) +
+               ",\n           max_detections=" + std::to_string(p.maxDetections) +
+               ", pre_nms=" + std::to_string(p.preNms) + "):\n" + kDecodeBody + "\n\n";
+    }
+  }
   std::ostringstream py;
   // Names and paths from the project stay out of the docstring: they are data (PROJECT_NAME,
   // SOURCE, CLASSES), written as literals, so no text of theirs can become code.
@@ -120,6 +222,9 @@ std::string generatePyTorch(const ExportModel& model) {
      << "    model.load_state_dict(load_safetensors(\"model.safetensors\"), strict=True)\n"
      << "    model.eval()\n"
      << "    logits = model(preprocess(images))  # images: N x H x W x C uint8 (0..255)\n"
+     << (decode.rfind("def", 0) == 0
+             ? "    detections = decode(logits)  # per image (boxes, scores, classes)\n"
+             : "")
      << "\"\"\"\n"
      << "import json\n\nimport torch\nfrom torch import nn\n\n"
      << "PROJECT_NAME = " << pyString(model.project.name) << "\n"
@@ -169,7 +274,7 @@ std::string generatePyTorch(const ExportModel& model) {
      << "                else torch.empty(0, dtype=dtype))\n"
      << "        state[name] = flat.reshape(info[\"shape\"]).clone()\n"
      << "    return state\n\n\n"
-     << "if __name__ == \"__main__\":\n"
+     << decode << "if __name__ == \"__main__\":\n"
      << "    import sys\n"
      << "    model = Model()\n"
      << "    if len(sys.argv) > 1:\n"

@@ -44,7 +44,8 @@ struct EvaluationOptions {
   task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
 
-/// The longest side of a segmentation sample's picture and masks when samples are kept.
+/// The longest side of a segmentation sample's picture and masks (a detection sample's picture,
+/// its boxes scaled to it) when samples are kept.
 inline constexpr int kMaskThumbnail = 96;
 /// Kept samples with masks: only the this-many lowest- and highest-scoring (IoU) keep their
 /// picture and masks (what a gallery shows from either end); the rest keep their score.

@@ -4,9 +4,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <opencv2/dnn.hpp>
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
@@ -14,6 +17,7 @@
 #include "export/exporter.h"
 #include "export/pytorch_export.h"
 #include "graph/graph_module.h"
+#include "task/detection.h"
 #include "test_support.h"
 
 using namespace netsmith;
@@ -443,4 +447,106 @@ TEST(Export, AParityCheckRunOneSampleAtATimeSaysSo) {
             "random x7 (7 samples one at a time: a batch of 2 or more with Mul does not run in "
             "OpenCV DNN 4.6)");
   EXPECT_EQ(report.batches[1], "random x1");
+}
+
+// A detector's ONNX file with the decoder: OpenCV DNN's "boxes" and "scores" against
+// task/detection_head.h's decoding written out here over LibTorch's raw output (not the
+// exporter's code). With NMS the file also holds a NonMaxSuppression, which OpenCV DNN 4.6
+// cannot run: the exporter runs the rest of the graph there and onnx::checker checks the node.
+TEST(Export, DetectionDecoderOutputsMatchTheHeadDecodedByHand) {
+  // 1x32x32 -> 8x8x8 (stride 4) -> 7 channels: 2 class logits, 4 distances, 1 centre-ness.
+  auto model = randomModel(
+      CONV("c1", R"({"out_channels": 8, "kernel_size": 3, "stride": 4, "padding": 1})", "input") R"(,
+      {"id": "act", "op": "ReLU", "inputs": ["c1"]}, )" CONV(
+          "pred", R"({"out_channels": 7, "kernel_size": 1})", "act"),
+      1, 32, 32);
+  OnnxOptions o;
+  o.output = "head";
+  o.decoder.enabled = true;
+  const std::string bytes = buildOnnx(model, o);  // onnx::checker runs in it
+  EXPECT_EQ(inspectOnnx(bytes).outputs, (std::vector<std::string>{"head", "boxes", "scores"}));
+
+  torch::manual_seed(4);
+  const auto x = (torch::randn({5, 1, 32, 32}) * 3).contiguous();  // large enough to clip
+  cv::dnn::Net net = cv::dnn::readNetFromONNX(bytes.data(), bytes.size());
+  std::vector<int> dims{5, 1, 32, 32};
+  net.setInput(cv::Mat(4, dims.data(), CV_32F, x.data_ptr<float>()).clone(), "input");
+  std::vector<cv::Mat> outs;
+  net.forward(outs, std::vector<std::string>{"boxes", "scores"});
+  ASSERT_EQ(outs.size(), 2u);
+  ASSERT_EQ(outs[0].total(), std::size_t(5 * 64 * 4));
+  ASSERT_EQ(outs[1].total(), std::size_t(5 * 2 * 64));
+  const float* boxes = outs[0].ptr<float>();   // N x L x 4, L = 8 x 8 row-major
+  const float* scores = outs[1].ptr<float>();  // N x K x L
+  const auto head = model.forward(x).contiguous();
+  ASSERT_EQ(std::vector<std::int64_t>(head.sizes().begin(), head.sizes().end()),
+            (std::vector<std::int64_t>{5, 7, 8, 8}));
+  const auto at = head.accessor<float, 4>();
+  const auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  const auto worst = [](double& most, double diff) {  // NaN is the worst
+    if (!(diff <= most)) most = diff;
+  };
+  double boxDiff = 0, scoreDiff = 0;
+  int edges = 0;
+  for (int n = 0; n < 5; ++n) {
+    for (int i = 0; i < 8; ++i) {    // row
+      for (int j = 0; j < 8; ++j) {  // column
+        const int loc = i * 8 + j;
+        const double px = (j + 0.5) * 4, py = (i + 0.5) * 4;
+        double d[4];  // left, top, right, bottom: exp(min(raw, 10)) x stride
+        for (int c = 0; c < 4; ++c)
+          d[c] = std::exp(std::min<double>(at[n][2 + c][i][j], 10)) * 4;
+        const double want[4] = {std::clamp(px - d[0], 0.0, 32.0), std::clamp(py - d[1], 0.0, 32.0),
+                                std::clamp(px + d[2], 0.0, 32.0), std::clamp(py + d[3], 0.0, 32.0)};
+        for (int c = 0; c < 4; ++c) {
+          worst(boxDiff, std::abs(boxes[(n * 64 + loc) * 4 + c] - want[c]));
+          edges += want[c] == 0.0 || want[c] == 32.0;
+        }
+        for (int k = 0; k < 2; ++k) {
+          const double score = std::sqrt(sigmoid(at[n][k][i][j]) * sigmoid(at[n][6][i][j]));
+          worst(scoreDiff, std::abs(scores[(n * 2 + k) * 64 + loc] - score));
+        }
+      }
+    }
+  }
+  EXPECT_LT(boxDiff, 1e-3);
+  EXPECT_LT(scoreDiff, 1e-4);
+  EXPECT_GT(edges, 0) << "no box reached the input's edge: the clipping went untested";
+  const auto report =
+      checkOnnxParity(bytes, model, randomParityBatches(model), 1e-4, "head", /*decoder=*/true);
+  EXPECT_TRUE(report.passed()) << report.summary();
+  EXPECT_NE(report.summary().find("decoder: boxes max abs diff"), std::string::npos)
+      << report.summary();
+
+  // With NMS, through the exporter: verified (OpenCV DNN runs the graph without the NMS node)
+  // and written with it.
+  TempDir dir;
+  ExportRequest request;
+  request.path = dir.file("detector.onnx");
+  request.task = "detection";
+  request.notes = task::detectionExportNotes();
+  request.onnx.decoder.enabled = true;
+  request.onnx.decoder.nms = true;
+  const auto r = ExporterRegistry::withBuiltins().find("onnx")->run(model, request);
+  EXPECT_TRUE(r.verified) << r.message;
+  ASSERT_TRUE(r.written) << r.message;
+  const auto info = inspectOnnx(readTextFile(request.path));
+  EXPECT_EQ(info.outputs, (std::vector<std::string>{"head", "boxes", "scores", "selected"}));
+  EXPECT_NE(std::find(info.opTypes.begin(), info.opTypes.end(), "NonMaxSuppression"),
+            info.opTypes.end());
+  std::map<std::string, std::string> meta(info.metadata.begin(), info.metadata.end());
+  EXPECT_NE(meta["decoder"].find("selected: num x 3"), std::string::npos) << meta["decoder"];
+
+  // A model whose output is no detection head is refused.
+  OnnxOptions classifier;
+  classifier.decoder.enabled = true;
+  EXPECT_THROW(buildOnnx(randomModel(R"({"id": "f", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["f"]})"),
+                         classifier),
+               Error);
+  // model.py of a detection project decodes with the model's stride and classes.
+  model.project.task = "detection";
+  EXPECT_NE(generatePyTorch(model).find("def decode(head, stride=4, classes=2, "
+                                        "score_threshold=0.05, nms_iou=0.6,"),
+            std::string::npos);
 }
