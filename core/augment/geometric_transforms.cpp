@@ -44,7 +44,9 @@ void moveBoxesByEdges(PixelTarget& target, const cv::Matx23d& m, cv::Size size) 
     x0 = std::clamp(x0, 0.0, double(size.width)), x1 = std::clamp(x1, 0.0, double(size.width));
     y0 = std::clamp(y0, 0.0, double(size.height)), y1 = std::clamp(y1, 0.0, double(size.height));
     const double visible = (x1 - x0) * (y1 - y0);
-    if (!(whole > 0) || visible < target.minVisible * whole || x1 - x0 < 1 || y1 - y0 < 1) continue;
+    // A box shrunk below a pixel by a resize stays: it is still an object the model is
+    // trained and scored on (only what a cut leaves outside the image goes).
+    if (!(whole > 0) || !(visible > 0) || visible < target.minVisible * whole) continue;
     box.x0 = float(x0), box.y0 = float(y0), box.x1 = float(x1), box.y1 = float(y1);
     kept.push_back(box);
   }

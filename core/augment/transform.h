@@ -20,8 +20,10 @@ namespace netsmith::augment {
 /// Normalize) leave it alone. The mask moves by nearest neighbour, new pixels set to `fill`
 /// (the ignore index). A box moves as its four corners do (its new box the corners' bounds, so
 /// a rotation widens it), then is clipped to the image; a box of which less than
-/// `minVisible` of its moved area stays inside the image, or that is left under one pixel wide
-/// or high, is dropped (a crop that cuts an object mostly away leaves no box for it).
+/// `minVisible` of its moved area stays inside the image is dropped (a crop that cuts an object
+/// mostly away leaves no box for it; in evaluation too, where a deterministic crop cuts). A box
+/// a resize makes smaller than a pixel stays. Reflect and edge padding (RandomCrop) mirror or
+/// repeat pixels of objects near the edge without boxes for the copies.
 struct PixelTarget {
   /// CV_8UC1, one class index per pixel, the image's size; empty when the target is boxes
   /// alone. Changed in place (flips) or replaced, as the image is: pass a mask of the sample's

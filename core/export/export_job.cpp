@@ -118,7 +118,7 @@ ExportJobResult runExportJob(const ExportJob& job) {
   if (job.softmax && !notes.classScores)
     throw Error(job.checkpoint + ": --softmax adds probabilities over classes, but the task \"" +
                 taskDef->name + "\" outputs " + notes.outputDescription);
-  if ((job.detectionDecoder || job.detectionNms) && taskDef->name != "detection") {
+  if ((job.detectionDecoder || job.detectionNms) && !notes.boxDecoder) {
     const char* flag = job.detectionDecoder ? "--decoder" : "--nms";
     throw Error(job.checkpoint + ": " + flag + " adds a detector's decoding (boxes and scores" +
                 (job.detectionNms ? ", non-maximum suppression" : "") + "), but the task \"" +

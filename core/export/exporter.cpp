@@ -104,7 +104,7 @@ ExportResult exportPyTorch(const ExportModel& model, const ExportRequest& reques
   ExportResult r;
   r.format = "pytorch";
   r.path = request.path;
-  writeFileAtomically(request.path, generatePyTorch(model));
+  writeFileAtomically(request.path, generatePyTorch(model, request.notes.boxDecoder));
   r.written = true;
   r.message = "model.py with its own safetensors reader (run it with the weights to check)";
   return r;

@@ -152,7 +152,7 @@ std::string pyList(const std::vector<double>& v) {
 
 }  // namespace
 
-std::string generatePyTorch(const ExportModel& model) {
+std::string generatePyTorch(const ExportModel& model, bool boxDecoder) {
   const auto analysis = graph::analyseGraph(model.project.model, *model.registry);
   if (!analysis.ok()) throw Error("the model has problems; fix them before exporting");
   std::map<std::string, const graph::Node*> nodes;
@@ -195,7 +195,7 @@ std::string generatePyTorch(const ExportModel& model) {
   const auto& in = model.project.model.input;
   // A detector's model.py decodes its output too, with the task's stride and classes.
   std::string decode;
-  if (model.project.task == "detection") {
+  if (boxDecoder) {
     const auto& out = analysis.outputShape;
     const std::int64_t k = out.size() == 3 ? out[0] - 5 : 0;
     std::int64_t stride = 0;

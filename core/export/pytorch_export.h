@@ -10,6 +10,7 @@
 namespace netsmith::exporting {
 
 /// The text of model.py. Throws netsmith::Error naming a node that has no PyTorch emitter.
-std::string generatePyTorch(const ExportModel& model);
+/// `boxDecoder` (the task's ExportNotes::boxDecoder): the module also gets decode().
+std::string generatePyTorch(const ExportModel& model, bool boxDecoder = false);
 
 }  // namespace netsmith::exporting

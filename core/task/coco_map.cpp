@@ -211,4 +211,88 @@ CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
   return out;
 }
 
+ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<data::Box>& detections,
+                      std::int64_t cls, double threshold) {
+  ImageMatch m;
+  m.truthOf.assign(detections.size(), -1);
+  m.onIgnored.assign(detections.size(), false);
+  // The class's true boxes, the counted ones first (as evaluateImage orders them).
+  std::vector<std::size_t> order;
+  for (int pass = 0; pass < 2; ++pass)
+    for (std::size_t t = 0; t < truth.size(); ++t) {
+      const auto& b = truth[t];
+      const bool ignored = b.crowd || b.difficult;
+      if (b.cls != cls || ignored != (pass == 1)) continue;
+      order.push_back(t);
+      if (!ignored) ++m.positives;
+    }
+  std::vector<bool> taken(order.size(), false);
+  for (std::size_t d = 0; d < detections.size(); ++d) {
+    if (detections[d].cls != cls) continue;
+    double best = std::min(threshold, 1 - 1e-10);
+    int pick = -1;
+    for (std::size_t k = 0; k < order.size(); ++k) {
+      const auto& g = truth[order[k]];
+      if (taken[k] && !g.crowd) continue;
+      const bool ignored = g.crowd || g.difficult;
+      if (pick > -1 &&
+          !(truth[order[std::size_t(pick)]].crowd || truth[order[std::size_t(pick)]].difficult) &&
+          ignored)
+        break;
+      const double iou = boxIou(detections[d], g, g.crowd);
+      if (iou < best) continue;
+      best = iou;
+      pick = int(k);
+    }
+    if (pick < 0) continue;
+    taken[std::size_t(pick)] = true;
+    const auto& g = truth[order[std::size_t(pick)]];
+    m.truthOf[d] = int(order[std::size_t(pick)]);
+    m.onIgnored[d] = g.crowd || g.difficult;
+  }
+  for (std::size_t k = 0; k < order.size(); ++k) {
+    const auto& g = truth[order[k]];
+    if (!taken[k] && !(g.crowd || g.difficult)) ++m.missed;
+  }
+  return m;
+}
+
+DetectionErrors detectionErrors(const std::vector<data::Box>& truth,
+                                const std::vector<data::Box>& detections,
+                                const std::vector<float>& scores, float score) {
+  DetectionErrors e;
+  std::vector<data::Box> kept;
+  for (std::size_t d = 0; d < detections.size(); ++d)
+    if (d < scores.size() && scores[d] >= score) kept.push_back(detections[d]);
+  std::vector<std::int64_t> classes;
+  for (const std::vector<data::Box>* list : {&truth, static_cast<const decltype(kept)*>(&kept)})
+    for (const auto& b : *list)
+      if (std::find(classes.begin(), classes.end(), b.cls) == classes.end())
+        classes.push_back(b.cls);
+  for (const auto cls : classes) {
+    const auto m = matchImage(truth, kept, cls, 0.5);
+    e.missed += m.missed;
+    for (std::size_t d = 0; d < kept.size(); ++d) {
+      if (kept[d].cls != cls || m.onIgnored[d]) continue;
+      if (m.truthOf[d] >= 0) {
+        ++e.found;
+        continue;
+      }
+      double sameClass = 0, otherClass = 0;
+      for (const auto& g : truth) {
+        const double iou = boxIou(kept[d], g);
+        (g.cls == cls ? sameClass : otherClass) =
+            std::max(g.cls == cls ? sameClass : otherClass, iou);
+      }
+      if (otherClass >= 0.5)
+        ++e.wrongClass;
+      else if (sameClass >= 0.1)
+        ++e.poorBox;
+      else
+        ++e.falses;
+    }
+  }
+  return e;
+}
+
 }  // namespace netsmith::task

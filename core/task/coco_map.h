@@ -51,4 +51,31 @@ CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
 /// IoU of two boxes; with `crowd` (b a crowd box) the intersection over a's area.
 double boxIou(const data::Box& a, const data::Box& b, bool crowd = false);
 
+/// One image's detections of class `cls` matched to its true boxes as cocoMap matches them at
+/// IoU `threshold` (area range all): each detection, in the order given (best first), takes the
+/// unmatched true box of its class with the highest IoU >= threshold, ignored boxes (crowd,
+/// difficult) only when no other is left, a crowd box any number of times.
+struct ImageMatch {
+  std::vector<int> truthOf;     ///< per detection: the true box it matched, -1 (or another class)
+  std::vector<bool> onIgnored;  ///< per detection: matched a crowd or difficult box (neither way)
+  int missed = 0;               ///< true boxes of the class, not ignored, left unmatched
+  int positives = 0;            ///< true boxes of the class, not ignored
+};
+ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<data::Box>& detections,
+                      std::int64_t cls, double threshold = 0.5);
+
+/// One image's errors at a score, matching with matchImage at IoU 0.5 for every class: a
+/// detection from `score` that matches is found (on a crowd or difficult box: neither); one
+/// that does not is a wrong class when it overlaps a true box of another class at IoU >= 0.5,
+/// a poor box when it overlaps one of its own class at IoU >= 0.1 (badly placed, or a second
+/// box on a found object), and false otherwise; a true box (not ignored) no detection found is
+/// missed. What the Evaluation page orders its images by.
+struct DetectionErrors {
+  int found = 0, missed = 0, falses = 0, wrongClass = 0, poorBox = 0;
+  int total() const { return missed + falses + wrongClass + poorBox; }
+};
+DetectionErrors detectionErrors(const std::vector<data::Box>& truth,
+                                const std::vector<data::Box>& detections,
+                                const std::vector<float>& scores, float score);
+
 }  // namespace netsmith::task

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <sstream>
 
 #include "common/file_util.h"
 #include "data/data_module.h"
@@ -11,7 +12,7 @@ namespace netsmith::task {
 
 namespace {
 
-/// The view's operating point (SampleView's errors): a detection counts from this score.
+/// The Evaluation page's first score (SampleView's errors): a detection counts from it.
 constexpr float kViewScore = 0.5f;
 
 /// A split's figures: every image's true boxes and detections are kept (tens of bytes a box)
@@ -294,27 +295,13 @@ std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& outp
     v.height = int(out.size(2) * m_params.stride);
     v.width = int(out.size(3) * m_params.stride);
     if (i < truth.size()) v.trueBoxes = truth[i];
-    std::vector<bool> found(v.trueBoxes.size(), false);
-    int falseDetections = 0;
     for (const auto& d : detections[i]) {
       v.predictedBoxes.push_back(d.box);
       v.predictedScores.push_back(d.score);
-      if (d.score < kViewScore) continue;
-      // The best unmatched true box of its class at IoU >= 0.5 (detections come best first).
-      double best = 0.5;
-      std::size_t match = found.size();
-      for (std::size_t t = 0; t < found.size(); ++t) {
-        if (found[t] || v.trueBoxes[t].cls != d.box.cls) continue;
-        const double iou = boxIou(d.box, v.trueBoxes[t]);
-        if (iou >= best) best = iou, match = t;
-      }
-      if (match < found.size())
-        found[match] = true;
-      else
-        ++falseDetections;
     }
-    const auto missed = std::count(found.begin(), found.end(), false);
-    v.score = double(missed + falseDetections);
+    // Its errors as the Evaluation page counts them at its first score (coco_map.h).
+    v.score = double(
+        detectionErrors(v.trueBoxes, v.predictedBoxes, v.predictedScores, kViewScore).total());
   }
   return views;
 }
@@ -325,16 +312,27 @@ std::unique_ptr<PredictionWriter> DetectionTask::predictionWriter(
 }
 
 ExportNotes detectionExportNotes() {
+  // The decoding's numbers are the head's own defaults (what eval and the studio use).
+  const DetectionHeadParams p{};
+  const auto number = [](double v) {
+    std::ostringstream text;
+    text << v;
+    return text.str();
+  };
   ExportNotes notes;
   notes.output = "head";
   notes.outputDescription =
       "per location of the head's map: a score per class (logits), 4 box distances (left, top, "
-      "right, bottom as exp(x) x stride from the location's centre) and a centre-ness logit";
+      "right, bottom as exp(min(x, 10)) x stride from the location's centre) and a centre-ness "
+      "logit";
   notes.postprocessing =
       "score = sqrt(sigmoid(class) x sigmoid(centre-ness)); boxes from the distances around "
-      "((column + 0.5) x stride, (row + 0.5) x stride); scores >= 0.05, class-aware "
-      "non-maximum suppression at IoU 0.6, the 100 best";
+      "((column + 0.5) x stride, (row + 0.5) x stride), clipped to the image; scores >= " +
+      number(p.scoreThreshold) + ", the " + std::to_string(p.preNms) +
+      " best, class-aware non-maximum suppression at IoU " + number(p.nmsIou) + ", the " +
+      std::to_string(p.maxDetections) + " best";
   notes.classScores = false;
+  notes.boxDecoder = true;
   return notes;
 }
 

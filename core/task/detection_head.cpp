@@ -96,9 +96,18 @@ DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height,
       if (!(x1 > x0 && y1 > y0)) continue;  // no extent (or NaN): nothing to find
       const float flags = row[5];
       const bool crowd = std::isfinite(flags) && (std::lround(flags) & 1) != 0;
+      // Only the cells whose point can lie inside the box are visited (point (c + 0.5) x s in
+      // (x0, x1)): an image of many boxes costs its boxes' areas, not boxes x cells.
+      const auto cells = [s](double lo, double hi, std::int64_t n) {
+        const auto first = std::int64_t(std::clamp(std::floor(lo / s - 0.5), 0.0, double(n)));
+        const auto last = std::int64_t(std::clamp(std::ceil(hi / s - 0.5), 0.0, double(n - 1)));
+        return std::pair<std::int64_t, std::int64_t>{first, last};
+      };
+      const auto [c0, c1] = cells(x0, x1, width);
+      const auto [r0, r1] = cells(y0, y1, height);
       if (crowd) {
-        for (std::int64_t r = 0; r < height; ++r)
-          for (std::int64_t c = 0; c < width; ++c) {
+        for (std::int64_t r = r0; r <= r1; ++r)
+          for (std::int64_t c = c0; c <= c1; ++c) {
             const double px = dhPoint(c, s), py = dhPoint(r, s);
             if (px > x0 && px < x1 && py > y0 && py < y1) inCrowd[std::size_t(r * width + c)] = 1;
           }
@@ -107,8 +116,8 @@ DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height,
       const double area = (x1 - x0) * (y1 - y0);
       const double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
       candidates.clear();
-      for (std::int64_t r = 0; r < height; ++r)
-        for (std::int64_t c = 0; c < width; ++c) {
+      for (std::int64_t r = r0; r <= r1; ++r)
+        for (std::int64_t c = c0; c <= c1; ++c) {
           const double px = dhPoint(c, s), py = dhPoint(r, s);
           if (px > x0 && px < x1 && py > y0 && py < y1 && std::abs(px - cx) < radius &&
               std::abs(py - cy) < radius)
@@ -233,7 +242,8 @@ DetectionLossParts detectionLoss(const torch::Tensor& output, const torch::Tenso
   return {cls + box + ctr, cls, box, ctr};
 }
 
-std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou) {
+std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou,
+                                           std::size_t most) {
   // NaN would break the sort's ordering: it ranks lowest.
   const auto rank = [&](std::size_t i) {
     const float s = boxes[i].score;
@@ -245,6 +255,7 @@ std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, 
                    [&](std::size_t a, std::size_t b) { return rank(a) > rank(b); });
   std::vector<std::size_t> kept;
   for (const auto i : order) {
+    if (kept.size() >= most) break;  // the rest would be cut anyway: the result is the same
     bool suppressed = false;
     for (const auto j : kept)
       if (boxes[j].box.cls == boxes[i].box.cls && boxIou(boxes[j].box, boxes[i].box) > iou) {
@@ -309,7 +320,7 @@ std::vector<std::vector<ScoredBox>> decodeDetections(const torch::Tensor& output
       boxes.push_back(d);
     }
     auto& image = out[static_cast<std::size_t>(i)];
-    for (const auto j : nonMaxSuppression(boxes, p.nmsIou)) {
+    for (const auto j : nonMaxSuppression(boxes, p.nmsIou, most)) {
       if (image.size() >= most) break;
       image.push_back(boxes[j]);
     }

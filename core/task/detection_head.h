@@ -28,7 +28,11 @@
 //     clipped to the box, FCOS's centre sampling.
 //   - A box for which no location qualifies (one smaller than a stride) has as its one candidate
 //     the location nearest its centre: the cell holding the centre (floor(cx / stride),
-//     floor(cy / stride)), clamped to the map. This keeps small objects trained.
+//     floor(cy / stride)), clamped to the map. This keeps small objects in the class loss, but
+//     poorly placed: the cell's point lies on or outside the box, so its distances on that side
+//     are clamped (below) and its box target is the box stretched to reach the point (for a
+//     4-pixel box at stride 8 an IoU of about 0.4 with the true box) with a centre-ness near 0.
+//     Choose a stride below your smallest objects (data-stats lists the boxes' sizes).
 //   - A location that is a candidate of several boxes (qualifying or by that fallback) is a
 //     positive of the one of the smallest area (w x h); on equal areas the first in the target's
 //     order. So a fallback takes a location from a larger box but never from a smaller one.
@@ -115,8 +119,10 @@ torch::Tensor generalizedIouLoss(const torch::Tensor& predicted, const torch::Te
 
 /// Class-aware greedy non-maximum suppression: the boxes best score first (equal scores: the
 /// lower index first; NaN as the lowest), a box dropped when its IoU (boxIou) with a kept box of
-/// the same class is > `iou`. Returns the kept indices in that order.
-std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou);
+/// the same class is > `iou`. Returns the kept indices in that order, the first `most` of them
+/// (it stops there: NMS over 1,000 candidates of an untrained model is quadratic).
+std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou,
+                                           std::size_t most = std::size_t(-1));
 
 /// Each image's detections, best first (decoding above); box.cls the class. `output` as the
 /// model gives it (moved to the CPU and float32 here); the image's size in input pixels.

@@ -46,8 +46,7 @@ struct SampleView {
   std::vector<std::uint8_t> trueMask, predictedMask;
   /// Detection: the true boxes and the detections (box.cls their class, `predictedScores` one
   /// per detection, best first), in the model input's pixels. Its score is its errors at the
-  /// view's operating point: true boxes missed plus detections false (score >= 0.5, matched
-  /// at IoU >= 0.5 with the same class, best score first).
+  /// view's first score, 0.5 (task::detectionErrors: missed, false, wrong class, poor box).
   std::vector<data::Box> trueBoxes, predictedBoxes;
   std::vector<float> predictedScores;
 };

@@ -40,7 +40,7 @@ class SegmentationTask : public Task {
   bool pixelTargets() const override { return true; }
   torch::Tensor collateMasks(const torch::Tensor& masks) const override;
   std::string name() const override { return "segmentation"; }
-  TargetSpec target() const override { return {TargetKind::ClassMask, true, false}; }
+  TargetSpec target() const override { return {TargetKind::ClassMask, true, false, true}; }
   std::vector<FigureSpec> figures() const override;
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return m_classes; }

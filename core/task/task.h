@@ -34,6 +34,12 @@ struct TargetSpec {
   bool spatial = false;
   /// Batch mixes (MixUp, CutMix) blend this target as soft class scores.
   bool mixable = false;
+  /// CutMix pastes this (spatial) target's cut with the image's (a mask); otherwise batch mixes
+  /// are refused for a target that is neither mixable nor pasted (boxes).
+  bool pastesCut = false;
+  /// The split's figures come from sums that the processes of a data-parallel run add
+  /// (MetricSums); false: they need every sample in one place, and such a run is refused.
+  bool figuresSum = true;
 };
 
 /// One split's figures, summed over batches and then over the processes of a data-parallel

@@ -56,6 +56,9 @@ struct ExportNotes {
   std::string postprocessing;     ///< what a consumer does with it, for the export report
   /// The output is one score per class: --softmax may add "probabilities".
   bool classScores = false;
+  /// The output is a detection head (task/detection_head.h): --decoder and --nms may decode it
+  /// in the ONNX graph, and model.py gets decode().
+  bool boxDecoder = false;
 };
 
 /// Classification's: "logits", one score per class.

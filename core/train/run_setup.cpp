@@ -180,7 +180,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   }
   // Detection's figures keep every image's boxes (task/detection.h), which the processes do
   // not gather yet.
-  if (s.task->target().kind == data::TargetKind::Boxes && s.group->worldSize() > 1)
+  if (!s.task->target().figuresSum && s.group->worldSize() > 1)
     throw Error("train.processes: the task \"" + s.task->name() +
                 "\" trains in one process (its evaluation keeps each image's boxes, which "
                 "processes do not gather yet); set it to 1");
@@ -190,8 +190,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   // Masks: the loader pastes CutMix's box into the mask (MixUp is refused by the augment list);
   // boxes have no such paste.
   const auto target = s.task->target();
-  if (!mixes.empty() && !target.mixable &&
-      (!target.spatial || target.kind == data::TargetKind::Boxes)) {
+  if (!mixes.empty() && !target.mixable && !target.pastesCut) {
     throw Error("augment: MixUp and CutMix blend class scores, and the task \"" + s.task->name() +
                 "\" has none to blend; remove them from the augment list");
   }

@@ -525,13 +525,33 @@ def detection(cli, source, work):
                                                    r["bbox"][1] + r["bbox"][3]])) < 1e-2
                 for (c, b, s), r in zip(mine, theirs)):
             same += 1
+    # The exported model.py's decode() on the same head: eval's detections too.
+    import importlib.util
+    import torch
+    spec = importlib.util.spec_from_file_location(
+        "flow_detector", os.path.join(os.path.dirname(onnx_path), "best.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    decoded = module.decode(torch.from_numpy(heads))
+    agree = 0
+    for n, image_id in enumerate(ids):
+        b, sc, c = decoded[n]
+        theirs = by_image.get(image_id, [])
+        if len(theirs) == len(sc) and all(
+                int(c[i]) + 1 == r["category_id"] and abs(float(sc[i]) - r["score"]) < 1e-4
+                for i, r in enumerate(theirs)):
+            agree += 1
+    if agree < 0.98 * len(ids):
+        sys.exit("task_flows: detection: model.py's decode() gives eval's detections on %d of "
+                 "%d images" % (agree, len(ids)))
     # Near-equal scores (ONNX vs LibTorch differ by ~1e-6) may reorder two detections.
     if same < 0.98 * len(ids):
         sys.exit("task_flows: detection: the ONNX head decoded with torchvision's NMS gives "
                  "eval's detections on %d of %d images" % (same, len(ids)))
     print("detection: mAP %.4f, mAP@.5 %.4f (the COCO definition here agrees); ONNX in OpenCV "
-          "DNN decoded with torchvision's NMS gives eval's detections on %d of %d images"
-          % (report["figures"]["map"], report["figures"]["map50"], same, len(ids)))
+          "DNN decoded with torchvision's NMS gives eval's detections on %d of %d images, model.py's "
+          "decode() on %d" % (report["figures"]["map"], report["figures"]["map50"], same,
+                              len(ids), agree))
 
 
 def main():

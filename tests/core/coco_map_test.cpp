@@ -216,3 +216,44 @@ TEST(CocoMap, AgreesWithAnIndependentImplementationOnRandomScenes) {
   }
   EXPECT_GT(between, 200);
 }
+
+// One image's errors at a score, worked by hand: true boxes A (class 0), B (class 1) and a
+// difficult D (class 0); detections best first:
+//   d6 on D, 0.95        matches the difficult box: counts neither way
+//   d7 on D again, 0.94  D is taken (not crowd), IoU 1 with a class-0 box: poor box (COCO: FP)
+//   d1 on A, 0.9         found
+//   d2 near A, 0.8       A taken; IoU 81/100 with A: poor box
+//   d3 class 0 on B, 0.7 IoU 1 with B of class 1: wrong class
+//   d4 class 1 off everything, 0.6: false
+//   d5 class 1 on B, 0.3 below the score 0.5: not counted, so B is missed
+TEST(CocoMap, ImageErrorsAtAScoreFollowTheMatchingRules) {
+  const auto box = [](std::int64_t cls, float x0, float y0, float x1, float y1,
+                      bool difficult = false) {
+    return Box{cls, x0, y0, x1, y1, false, difficult};
+  };
+  const std::vector<Box> truth = {box(0, 0, 0, 10, 10), box(1, 20, 20, 30, 30),
+                                  box(0, 40, 0, 50, 10, true)};
+  const std::vector<Box> dets = {
+      box(0, 40, 0, 50, 10),  box(0, 40, 0, 50, 10),  box(0, 0, 0, 10, 10),  box(0, 1, 1, 10, 10),
+      box(0, 20, 20, 30, 30), box(1, 50, 50, 60, 60), box(1, 20, 20, 30, 30)};
+  const std::vector<float> scores = {0.95f, 0.94f, 0.9f, 0.8f, 0.7f, 0.6f, 0.3f};
+  auto e = netsmith::task::detectionErrors(truth, dets, scores, 0.5f);
+  EXPECT_EQ(e.found, 1);
+  EXPECT_EQ(e.poorBox, 2);
+  EXPECT_EQ(e.wrongClass, 1);
+  EXPECT_EQ(e.falses, 1);
+  EXPECT_EQ(e.missed, 1);
+  EXPECT_EQ(e.total(), 5);
+  // From 0.2, d5 finds B.
+  e = netsmith::task::detectionErrors(truth, dets, scores, 0.2f);
+  EXPECT_EQ(e.found, 2);
+  EXPECT_EQ(e.missed, 0);
+  // The class-0 match: d6 on the ignored box, d1 found, A and D's class has one positive.
+  const auto m = netsmith::task::matchImage(truth, dets, 0, 0.5);
+  EXPECT_EQ(m.positives, 1);
+  EXPECT_EQ(m.missed, 0);
+  EXPECT_TRUE(m.onIgnored[0]);
+  EXPECT_EQ(m.truthOf[1], -1);
+  EXPECT_EQ(m.truthOf[2], 0);
+  EXPECT_EQ(m.truthOf[3], -1);
+}

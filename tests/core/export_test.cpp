@@ -546,7 +546,8 @@ TEST(Export, DetectionDecoderOutputsMatchTheHeadDecodedByHand) {
                Error);
   // model.py of a detection project decodes with the model's stride and classes.
   model.project.task = "detection";
-  EXPECT_NE(generatePyTorch(model).find("def decode(head, stride=4, classes=2, "
-                                        "score_threshold=0.05, nms_iou=0.6,"),
+  EXPECT_NE(generatePyTorch(model, true)
+                .find("def decode(head, stride=4, classes=2, "
+                      "score_threshold=0.05, nms_iou=0.6,"),
             std::string::npos);
 }

@@ -30,46 +30,22 @@ namespace {
 constexpr int kScoreSteps = 1000;  // the slider's steps over [0, 1]
 constexpr int kBoxTile = 96;       // each of a tile's two pictures
 constexpr double kMatchIou = 0.5;
-constexpr double kTouchIou = 0.1;  // below this a detection is on no object at all
 
 QString classFigure(double v) {
   return std::isfinite(v) ? QString::number(v, 'f', 4) : QStringLiteral("-");
 }
 
-bool ignoredTruth(const data::Box& b) {
-  return b.crowd || b.difficult;
-}
-
-/// Class `k`'s detections of one image matched at IoU 0.5: (score, true) per detection that
-/// counts (one on a crowd or difficult box counts neither way), and its true boxes that count.
+/// Class `k`'s detections of one image matched at IoU 0.5 as COCO matches them
+/// (task::matchImage): (score, found) per detection that counts (one on a crowd or difficult
+/// box counts neither way), and the class's true boxes that count.
 void matchClass(const task::SampleView& v, std::int64_t k,
                 std::vector<std::pair<float, bool>>& scored, std::int64_t& positives) {
-  std::vector<bool> taken(v.trueBoxes.size(), false);
-  for (std::size_t t = 0; t < v.trueBoxes.size(); ++t)
-    positives += v.trueBoxes[t].cls == k && !ignoredTruth(v.trueBoxes[t]);
+  const auto m = task::matchImage(v.trueBoxes, v.predictedBoxes, k, kMatchIou);
+  positives += m.positives;
   for (std::size_t d = 0; d < v.predictedBoxes.size(); ++d) {
-    const auto& box = v.predictedBoxes[d];
-    if (box.cls != k) continue;
-    double best = kMatchIou;
-    std::size_t match = taken.size();
-    bool onIgnored = false;
-    for (std::size_t t = 0; t < v.trueBoxes.size(); ++t) {
-      const auto& truth = v.trueBoxes[t];
-      if (truth.cls != k) continue;
-      const double iou = task::boxIou(box, truth, truth.crowd);
-      if (ignoredTruth(truth)) {
-        onIgnored = onIgnored || iou >= kMatchIou;
-        continue;
-      }
-      if (!taken[t] && iou >= best) best = iou, match = t;
-    }
+    if (v.predictedBoxes[d].cls != k || m.onIgnored[d]) continue;
     const float score = d < v.predictedScores.size() ? v.predictedScores[d] : 0.f;
-    if (match < taken.size()) {
-      taken[match] = true;
-      scored.emplace_back(score, true);
-    } else if (!onIgnored) {
-      scored.emplace_back(score, false);
-    }
+    scored.emplace_back(score, m.truthOf[d] >= 0);
   }
 }
 
@@ -80,38 +56,8 @@ QColor boxColor(std::int64_t cls, const std::vector<std::string>& colors) {
 
 }  // namespace
 
-DetectionErrors detectionErrors(const task::SampleView& v, float threshold) {
-  DetectionErrors e;
-  std::vector<bool> taken(v.trueBoxes.size(), false);
-  for (std::size_t d = 0; d < v.predictedBoxes.size(); ++d) {
-    if (d >= v.predictedScores.size() || v.predictedScores[d] < threshold) continue;
-    const auto& box = v.predictedBoxes[d];
-    double best = kMatchIou, sameClass = 0, otherClass = 0;
-    std::size_t match = taken.size();
-    for (std::size_t t = 0; t < v.trueBoxes.size(); ++t) {
-      const auto& truth = v.trueBoxes[t];
-      const double iou = task::boxIou(box, truth);
-      if (truth.cls != box.cls) {
-        otherClass = std::max(otherClass, iou);
-        continue;
-      }
-      sameClass = std::max(sameClass, iou);
-      if (!taken[t] && iou >= best) best = iou, match = t;
-    }
-    if (match < taken.size()) {
-      taken[match] = true;
-      ++e.found;
-    } else if (otherClass >= kMatchIou) {
-      ++e.wrongClass;
-    } else if (sameClass >= kTouchIou) {
-      ++e.poorBox;  // on its object, badly placed, or a second box on a found one
-    } else {
-      ++e.falses;
-    }
-  }
-  for (std::size_t t = 0; t < taken.size(); ++t)
-    e.missed += !taken[t] && !ignoredTruth(v.trueBoxes[t]);
-  return e;
+task::DetectionErrors detectionErrors(const task::SampleView& v, float threshold) {
+  return task::detectionErrors(v.trueBoxes, v.predictedBoxes, v.predictedScores, threshold);
 }
 
 DetectionView::DetectionView(QWidget* parent)
@@ -374,13 +320,13 @@ void DetectionView::fillGallery() {
   const float t = float(m_threshold);
   struct Entry {
     const train::SampleOutcome* sample;
-    DetectionErrors errors;
+    task::DetectionErrors errors;
   };
   std::vector<Entry> entries;
   for (const auto& s : m_evaluation->samples)
     if (!s.picture.empty()) entries.push_back({&s, detectionErrors(s.view, t)});
   const int order = m_order->currentIndex();
-  const auto key = [order](const DetectionErrors& e) {
+  const auto key = [order](const task::DetectionErrors& e) {
     switch (order) {
       case 1:
         return e.missed;
@@ -402,7 +348,8 @@ void DetectionView::fillGallery() {
   });
   const std::size_t shown = std::min<std::size_t>(entries.size(), train::kMaskSamplesKept);
   for (std::size_t i = 0; i < shown; ++i) {
-    const auto& [s, e] = entries[i];
+    const auto& s = entries[i].sample;
+    const auto& e = entries[i].errors;
     QStringList parts;
     if (e.missed) parts << tr("%1 missed").arg(e.missed);
     if (e.falses) parts << tr("%1 false").arg(e.falses);
