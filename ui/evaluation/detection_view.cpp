@@ -27,8 +27,7 @@ namespace netsmith::ui {
 
 namespace {
 
-constexpr int kScoreSteps = 1000;  // the slider's steps over [0, 1]
-constexpr int kBoxTile = 96;       // each of a tile's two pictures
+constexpr int kBoxTile = 96;  // each of a tile's two pictures
 constexpr double kMatchIou = 0.5;
 
 QString classFigure(double v) {
@@ -79,21 +78,11 @@ DetectionView::DetectionView(QWidget* parent)
          "precision-recall curve."));
   connect(m_table, &QTableWidget::currentCellChanged, this,
           [this](int row, int, int, int) { selectClass(row); });
-  m_curve->setObjectName(QStringLiteral("detectionPrCurve"));
-  m_curve->setMinimumHeight(200);
-  m_curve->xAxis->setLabel(tr("recall (IoU 0.5)"));
-  m_curve->yAxis->setLabel(tr("precision"));
-  m_curve->xAxis->setRange(0, 1.02);
-  m_curve->yAxis->setRange(0, 1.05);
-  followTheme(m_curve);
-  fitTicksToSize(m_curve);
-  m_slider->setObjectName(QStringLiteral("scoreSlider"));
-  m_slider->setRange(0, kScoreSteps);
-  m_slider->setSingleStep(5);
-  m_slider->setPageStep(50);
-  m_slider->setToolTip(tr("The score from which a detection counts (and is drawn)"));
+  setUpPrCurve(m_curve, QStringLiteral("detectionPrCurve"), tr("recall (IoU 0.5)"));
+  setUpThresholdSlider(m_slider, QStringLiteral("scoreSlider"),
+                       tr("The score from which a detection counts (and is drawn)"));
   connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
-    m_threshold = double(value) / kScoreSteps;
+    m_threshold = double(value) / kThresholdSteps;
     updateCounts();
     fillGallery();
   });
@@ -165,7 +154,7 @@ void DetectionView::showResult(const train::Evaluation& e) {
                   classFigure(perClassFigure(per, "recall", k))});
   {
     const QSignalBlocker block(m_slider);
-    m_slider->setValue(int(std::lround(m_threshold * kScoreSteps)));
+    m_slider->setValue(int(std::lround(m_threshold * kThresholdSteps)));
   }
   fillGallery();
   if (classes) m_table->setCurrentCell(0, 0);  // selectClass(0) through currentCellChanged
@@ -183,38 +172,19 @@ void DetectionView::setThreshold(double threshold) {
   m_threshold = std::clamp(threshold, 0.0, 1.0);
   {
     const QSignalBlocker block(m_slider);
-    m_slider->setValue(int(std::lround(m_threshold * kScoreSteps)));
+    m_slider->setValue(int(std::lround(m_threshold * kThresholdSteps)));
   }
   updateCounts();
   fillGallery();
 }
 
 void DetectionView::drawCurve() {
-  m_curve->clearGraphs();
   std::vector<std::pair<float, bool>> scored;
   std::int64_t positives = 0;
   for (const auto& s : m_evaluation->samples)
     matchClass(s.view, m_class, scored, positives);
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
-  // A point after each run of equal scores (a threshold at that score counts all of them).
-  QVector<double> recall, precision;
-  double tp = 0, fp = 0;
-  for (std::size_t i = 0; i < scored.size(); ++i) {
-    (scored[i].second ? tp : fp) += 1;
-    if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
-    recall << (positives > 0 ? tp / double(positives) : 0);
-    precision << tp / (tp + fp);
-  }
-  auto* graph = m_curve->addGraph();
-  graph->setName(QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]));
-  graph->setPen(QPen(QColor(31, 119, 180), 2));
-  graph->setData(recall, precision, true);
-  auto* point = m_curve->addGraph();
-  point->setName(tr("score threshold"));
-  point->setLineStyle(QCPGraph::lsNone);
-  point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(214, 39, 40), 10));
-  m_curve->replot();
+  drawPrCurve(m_curve, std::move(scored), double(positives),
+              QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]));
 }
 
 void DetectionView::updateCounts() {
@@ -239,11 +209,7 @@ void DetectionView::updateCounts() {
           .arg(c.tp)
           .arg(c.fp)
           .arg(c.fn));
-  if (m_curve->graphCount() > 1) {
-    m_curve->graph(1)->data()->clear();
-    if (c.tp + c.fp > 0) m_curve->graph(1)->addData(recall, precision);
-    m_curve->replot(QCustomPlot::rpQueuedReplot);
-  }
+  markPrPoint(m_curve, recall, precision, c.tp + c.fp > 0);
 }
 
 QPixmap DetectionView::tile(const train::SampleOutcome& s, const std::vector<std::string>& colors,

@@ -24,7 +24,6 @@ namespace netsmith::ui {
 
 namespace {
 
-constexpr int kSteps = 1000;  // the slider's steps over [0, 1]
 constexpr int kLabelThumb = 96;
 
 QString labelFigure(double v) {
@@ -50,21 +49,11 @@ MultiLabelView::MultiLabelView(QWidget* parent)
          "Select a label to see its precision-recall curve."));
   connect(m_table, &QTableWidget::currentCellChanged, this,
           [this](int row, int, int, int) { selectLabel(row); });
-  m_curve->setObjectName(QStringLiteral("prCurve"));
-  m_curve->setMinimumHeight(200);
-  m_curve->xAxis->setLabel(tr("recall"));
-  m_curve->yAxis->setLabel(tr("precision"));
-  m_curve->xAxis->setRange(0, 1.02);
-  m_curve->yAxis->setRange(0, 1.05);
-  followTheme(m_curve);
-  fitTicksToSize(m_curve);
-  m_slider->setObjectName(QStringLiteral("thresholdSlider"));
-  m_slider->setRange(0, kSteps);
-  m_slider->setSingleStep(5);
-  m_slider->setPageStep(50);
-  m_slider->setToolTip(tr("The threshold: a label is predicted when its probability reaches it"));
+  setUpPrCurve(m_curve, QStringLiteral("prCurve"), tr("recall"));
+  setUpThresholdSlider(m_slider, QStringLiteral("thresholdSlider"),
+                       tr("The threshold: a label is predicted when its probability reaches it"));
   connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
-    m_threshold = double(value) / kSteps;
+    m_threshold = double(value) / kThresholdSteps;
     updateCounts();
   });
   m_countsLabel->setObjectName(QStringLiteral("thresholdCounts"));
@@ -156,43 +145,22 @@ void MultiLabelView::setThreshold(double threshold) {
   m_threshold = std::clamp(threshold, 0.0, 1.0);
   {
     const QSignalBlocker block(m_slider);
-    m_slider->setValue(int(std::lround(m_threshold * kSteps)));
+    m_slider->setValue(int(std::lround(m_threshold * kThresholdSteps)));
   }
   updateCounts();
 }
 
 void MultiLabelView::drawCurve() {
-  m_curve->clearGraphs();
   const auto k = std::size_t(m_label);
-  // Scores from highest to lowest; a point after each run of equal scores (a threshold at
-  // that score predicts all of them).
   std::vector<std::pair<float, bool>> scored;
-  for (const auto& s : m_evaluation->samples)
-    if (k < s.view.output.size() && k < s.view.truth.size())
-      scored.emplace_back(s.view.output[k], s.view.truth[k] > 0.5f);
-  std::sort(scored.begin(), scored.end(),
-            [](const auto& a, const auto& b) { return a.first > b.first; });
   double positives = 0;
-  for (const auto& [score, positive] : scored)
-    positives += positive;
-  QVector<double> recall, precision;
-  double tp = 0, fp = 0;
-  for (std::size_t i = 0; i < scored.size(); ++i) {
-    (scored[i].second ? tp : fp) += 1;
-    if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
-    recall << (positives > 0 ? tp / positives : 0);
-    precision << tp / (tp + fp);
-  }
-  auto* graph = m_curve->addGraph();
-  graph->setName(QString::fromStdString(m_evaluation->classes[k]));
-  graph->setPen(QPen(QColor(31, 119, 180), 2));
-  graph->setData(recall, precision, true);
-  auto* point = m_curve->addGraph();
-  point->setName(tr("threshold"));
-  point->setLineStyle(QCPGraph::lsNone);
-  point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(214, 39, 40), 10));
-  m_curve->plotLayout()->setRowStretchFactor(0, 1);
-  m_curve->replot();
+  for (const auto& s : m_evaluation->samples)
+    if (k < s.view.output.size() && k < s.view.truth.size()) {
+      scored.emplace_back(s.view.output[k], s.view.truth[k] > 0.5f);
+      positives += s.view.truth[k] > 0.5f;
+    }
+  drawPrCurve(m_curve, std::move(scored), positives,
+              QString::fromStdString(m_evaluation->classes[k]));
 }
 
 void MultiLabelView::updateCounts() {
@@ -224,11 +192,7 @@ void MultiLabelView::updateCounts() {
           .arg(c.fp)
           .arg(c.fn)
           .arg(m_threshold == m_used[k] ? tr(" — the run's threshold") : QString()));
-  if (m_curve->graphCount() > 1) {
-    m_curve->graph(1)->data()->clear();
-    if (c.tp + c.fp > 0) m_curve->graph(1)->addData(recall, precision);
-    m_curve->replot(QCustomPlot::rpQueuedReplot);
-  }
+  markPrPoint(m_curve, recall, precision, c.tp + c.fp > 0);
 }
 
 void MultiLabelView::fillGallery() {

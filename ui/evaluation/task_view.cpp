@@ -1,12 +1,16 @@
 #include "evaluation/task_view.h"
 
+#include <qcustomplot.h>
 #include <QDialog>
 #include <QDialogButtonBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
+#include <QSlider>
 #include <QTableWidget>
 #include <QVBoxLayout>
+
+#include <algorithm>
 
 #include <limits>
 
@@ -15,7 +19,9 @@
 #include "evaluation/regression_view.h"
 #include "evaluation/segmentation_view.h"
 #include "train/evaluation.h"
+#include "util/chart_fit.h"
 #include "util/image_convert.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -64,6 +70,56 @@ void TaskView::setUpGallery(QListWidget* gallery, const QString& name, QSize ico
   connect(gallery, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
     Q_EMIT sampleRequested(item->data(Qt::UserRole).toLongLong());
   });
+}
+
+void TaskView::setUpPrCurve(QCustomPlot* plot, const QString& name, const QString& recallLabel) {
+  plot->setObjectName(name);
+  plot->setMinimumHeight(200);
+  plot->xAxis->setLabel(recallLabel);
+  plot->yAxis->setLabel(tr("precision"));
+  plot->xAxis->setRange(0, 1.02);
+  plot->yAxis->setRange(0, 1.05);
+  followTheme(plot);
+  fitTicksToSize(plot);
+}
+
+void TaskView::setUpThresholdSlider(QSlider* slider, const QString& name, const QString& tip) {
+  slider->setObjectName(name);
+  slider->setRange(0, kThresholdSteps);
+  slider->setSingleStep(5);
+  slider->setPageStep(50);
+  slider->setToolTip(tip);
+}
+
+void TaskView::drawPrCurve(QCustomPlot* plot, std::vector<std::pair<float, bool>> scored,
+                           double positives, const QString& name) {
+  plot->clearGraphs();
+  std::stable_sort(scored.begin(), scored.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  QVector<double> recall, precision;
+  double tp = 0, fp = 0;
+  for (std::size_t i = 0; i < scored.size(); ++i) {
+    (scored[i].second ? tp : fp) += 1;
+    if (i + 1 < scored.size() && scored[i + 1].first == scored[i].first) continue;
+    recall << (positives > 0 ? tp / positives : 0);
+    precision << tp / (tp + fp);
+  }
+  auto* graph = plot->addGraph();
+  graph->setName(name);
+  graph->setPen(QPen(QColor(31, 119, 180), 2));
+  graph->setData(recall, precision, true);
+  auto* point = plot->addGraph();
+  point->setName(tr("threshold"));
+  point->setLineStyle(QCPGraph::lsNone);
+  point->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, QColor(214, 39, 40), 10));
+  plot->replot();
+}
+
+void TaskView::markPrPoint(QCustomPlot* plot, double recall, double precision, bool any) {
+  if (plot->graphCount() < 2) return;
+  plot->graph(1)->data()->clear();
+  if (any) plot->graph(1)->addData(recall, precision);
+  plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
 QPixmap TaskView::largePicture(const cv::Mat& picture) {

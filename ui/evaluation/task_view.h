@@ -14,7 +14,9 @@
 #include <string>
 #include <vector>
 
+class QCustomPlot;
 class QDialog;
+class QSlider;
 class QListWidget;
 class QTableWidget;
 
@@ -48,6 +50,18 @@ class TaskView : public QWidget {
   /// A gallery of samples named `name` (icons of `icon`, laid out in cells of `grid`); a click
   /// asks for the sample (sampleRequested with the item's Qt::UserRole position).
   void setUpGallery(QListWidget* gallery, const QString& name, QSize icon, QSize grid);
+  /// A precision-recall chart named `name`, recall (`recallLabel`) along x, both axes [0, 1].
+  static void setUpPrCurve(QCustomPlot* plot, const QString& name, const QString& recallLabel);
+  /// A slider over [0, 1] in steps of 1/kThresholdSteps named `name`.
+  static void setUpThresholdSlider(QSlider* slider, const QString& name, const QString& tip);
+  static constexpr int kThresholdSteps = 1000;
+  /// The curve of `scored` (score, whether it is a true positive) against `positives` as
+  /// graph 0 named `name`, a point after each run of equal scores (a threshold at that score
+  /// takes all of them); graph 1 (empty) is the threshold's point (markPrPoint).
+  static void drawPrCurve(QCustomPlot* plot, std::vector<std::pair<float, bool>> scored,
+                          double positives, const QString& name);
+  /// Graph 1 at (recall, precision), or empty when `any` is false (nothing predicted).
+  static void markPrPoint(QCustomPlot* plot, double recall, double precision, bool any);
   /// An evaluated sample's picture at the dialogs' size (280 px).
   static QPixmap largePicture(const cv::Mat& picture);
   /// A dialog with `picture` large and `caption` above it.
