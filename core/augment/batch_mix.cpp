@@ -25,6 +25,8 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
   const auto perm = torch::tensor(order, torch::kLong);
   double lambda = rng.beta(mix.alpha, mix.alpha);
   torch::NoGradGuard noGrad;
+  if (mix.kind == BatchMix::Kind::Mosaic)
+    throw Error("augment: Mosaic moves boxes with the images, and this task's targets are none");
   if (mix.kind == BatchMix::Kind::MixUp) {
     if (masks) throw Error("augment: MixUp blends images, and a blended mask is no class");
     images = images * lambda + images.index_select(0, perm) * (1.0 - lambda);
@@ -57,6 +59,48 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
   if (targets.defined())
     targets = targets * lambda + targets.index_select(0, perm) * (1.0 - lambda);
   return lambda;
+}
+
+void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& boxes,
+                 double probability, SampleRng& rng) {
+  namespace F = torch::nn::functional;
+  const std::int64_t n = images.size(0);
+  if (std::int64_t(boxes.size()) != n)
+    throw Error("augment: Mosaic got " + std::to_string(boxes.size()) + " box lists for " +
+                std::to_string(n) + " images");
+  const std::int64_t h = images.size(2), w = images.size(3), hh = h / 2, hw = w / 2;
+  if (n < 1 || hh < 1 || hw < 1) return;
+  torch::NoGradGuard noGrad;
+  const std::vector<std::vector<data::Box>> sourceBoxes = boxes;
+  torch::Tensor halves;  // every image at half size, made when the first Mosaic fires
+  torch::Tensor out;
+  for (std::int64_t i = 0; i < n; ++i) {
+    if (!rng.chance(probability)) continue;
+    if (!halves.defined()) {
+      halves = F::interpolate(images.to(torch::kFloat), F::InterpolateFuncOptions()
+                                                            .size(std::vector<std::int64_t>{hh, hw})
+                                                            .mode(torch::kBilinear)
+                                                            .align_corners(false));
+      out = images.clone();
+    }
+    const std::array<std::int64_t, 4> parts{i, rng.integer(0, n - 1), rng.integer(0, n - 1),
+                                            rng.integer(0, n - 1)};
+    auto image = torch::zeros_like(images[i]);
+    std::vector<data::Box> moved;
+    const double sx = double(hw) / double(w), sy = double(hh) / double(h);
+    for (std::size_t q = 0; q < 4; ++q) {
+      const std::int64_t top = std::int64_t(q / 2) * hh, left = std::int64_t(q % 2) * hw;
+      image.narrow(1, top, hh).narrow(2, left, hw).copy_(halves[parts[q]]);
+      for (auto b : sourceBoxes[std::size_t(parts[q])]) {
+        b.x0 = float(b.x0 * sx + double(left)), b.x1 = float(b.x1 * sx + double(left));
+        b.y0 = float(b.y0 * sy + double(top)), b.y1 = float(b.y1 * sy + double(top));
+        if (b.x1 > b.x0 && b.y1 > b.y0) moved.push_back(b);
+      }
+    }
+    out[i].copy_(image);
+    boxes[std::size_t(i)] = std::move(moved);
+  }
+  if (out.defined()) images = out;
 }
 
 }  // namespace netsmith::augment

@@ -8,6 +8,7 @@
 
 #include "augment/pipeline.h"
 #include "augment/sample_rng.h"
+#include "data/box.h"
 
 namespace netsmith::augment {
 
@@ -22,5 +23,14 @@ torch::Tensor oneHot(const torch::Tensor& labels, std::int64_t numClasses);
 double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
                      const std::vector<BatchMix>& mixes, SampleRng& rng,
                      torch::Tensor* masks = nullptr);
+
+/// Mosaic on a batch of `images` (N x C x H x W, as the model takes them) and each image's
+/// `boxes` (its pixels): each image, with `probability`, becomes four images at half size
+/// (H / 2 x W / 2, bilinear), itself top left and three images of the batch drawn from `rng`
+/// (any, itself included) in the other quadrants, each's boxes scaled and moved with it. The
+/// partners are read as they were before any Mosaic of this batch. An odd row or column left
+/// over is 0 (the normalised mean). Throws netsmith::Error when there are not N box lists.
+void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& boxes,
+                 double probability, SampleRng& rng);
 
 }  // namespace netsmith::augment

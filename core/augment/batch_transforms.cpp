@@ -1,4 +1,4 @@
-// Batch family: MixUp and CutMix. Declared here (schema, help); applied to whole batches of
+// Batch family: MixUp, CutMix and Mosaic. Declared here (schema, help); applied to whole batches of
 // tensors by augment/batch_mix.h.
 #include "augment/transform.h"
 
@@ -29,6 +29,17 @@ void registerBatchTransforms(TransformRegistry& registry) {
   cutmix.batchLevel = true;
   cutmix.targets = TargetEffect::Moves;  // the loader pastes the partner's mask with the box
   registry.add(std::move(cutmix));
+
+  TransformDef mosaic;
+  mosaic.name = "Mosaic";
+  mosaic.group = "Batch";
+  mosaic.help =
+      "four images in one: the image and three others of its batch, each at half size in a "
+      "quadrant, their boxes moved with them (detection)";
+  mosaic.defaultProbability = 0.5;
+  mosaic.batchLevel = true;
+  mosaic.targets = TargetEffect::Moves;  // the loader moves the boxes with the quadrants
+  registry.add(std::move(mosaic));
 }
 
 }  // namespace netsmith::augment

@@ -83,8 +83,10 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
     if (!enabled) continue;
     if (def->batchLevel) {
       BatchMix mix;
-      mix.kind = name == "CutMix" ? BatchMix::Kind::CutMix : BatchMix::Kind::MixUp;
-      mix.alpha = resolved.real("alpha");
+      mix.kind = name == "CutMix"   ? BatchMix::Kind::CutMix
+                 : name == "Mosaic" ? BatchMix::Kind::Mosaic
+                                    : BatchMix::Kind::MixUp;
+      if (mix.kind != BatchMix::Kind::Mosaic) mix.alpha = resolved.real("alpha");
       mix.probability = step.probability;
       p.m_mixes.push_back(mix);
       continue;
@@ -225,8 +227,14 @@ std::string Pipeline::describe() const {
     first = false;
   }
   for (const auto& m : m_mixes) {
-    os << (first ? "" : ", ") << (m.kind == BatchMix::Kind::MixUp ? "MixUp" : "CutMix")
-       << "(alpha=" << m.alpha << ")";
+    os << (first ? "" : ", ")
+       << (m.kind == BatchMix::Kind::MixUp    ? "MixUp"
+           : m.kind == BatchMix::Kind::CutMix ? "CutMix"
+                                              : "Mosaic");
+    if (m.kind == BatchMix::Kind::Mosaic)
+      os << "(p=" << m.probability << ")";
+    else
+      os << "(alpha=" << m.alpha << ")";
     first = false;
   }
   return first ? std::string("none") : os.str();

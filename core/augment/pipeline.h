@@ -14,7 +14,7 @@ namespace netsmith::augment {
 
 /// A batch-level mix (MixUp / CutMix) from the augment list.
 struct BatchMix {
-  enum class Kind { MixUp, CutMix };
+  enum class Kind { MixUp, CutMix, Mosaic };
   Kind kind = Kind::MixUp;
   double alpha = 1.0;
   double probability = 1.0;

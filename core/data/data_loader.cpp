@@ -177,15 +177,23 @@ Batch DataLoader::buildBatch(std::int64_t b) {
     }
     batch.target = m_options.collator->collateMasks(batch.masks);
   } else if (boxTargets) {
-    // Batch mixes are refused for boxes (run_setup): a pasted box has no object list.
+    // Of the batch mixes only Mosaic moves boxes (run_setup refuses the others for them).
+    if (m_options.training && !boxes.empty())
+      for (const auto& mix : m_options.mixes)
+        if (mix.kind == augment::BatchMix::Kind::Mosaic) {
+          augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
+                                                  static_cast<std::uint64_t>(m_epoch),
+                                                  static_cast<std::uint64_t>(b)));
+          augment::applyMosaic(batch.images, boxes, mix.probability, rng);
+        }
     batch.target = m_options.collator->collateBoxes(boxes);
     batch.boxes = std::move(boxes);
   } else {
     batch.target =
         m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;
   }
-  if (!pixelTargets && m_options.training && !m_options.mixes.empty() && m_options.numClasses > 0 &&
-      !batch.samples.empty()) {
+  if (!pixelTargets && !boxTargets && m_options.training && !m_options.mixes.empty() &&
+      m_options.numClasses > 0 && !batch.samples.empty()) {
     batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
     augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
                                             static_cast<std::uint64_t>(m_epoch),

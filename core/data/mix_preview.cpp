@@ -31,7 +31,7 @@ std::vector<MixPreview> makeMixPreview(const ProjectData& pd, std::uint64_t seed
   const SampleSet& train = pd.data.train;
   // Mixes blend class labels: a source of label sets or numbers has none to show.
   if (mixes.empty() || train.size() < 2 || train.source->targetWidth() > 0 ||
-      train.source->hasMasks())
+      train.source->hasMasks() || train.source->hasBoxes())
     return out;
   // Two samples of different classes (when there are two classes).
   std::int64_t a = 0, b = 1;
@@ -45,6 +45,7 @@ std::vector<MixPreview> makeMixPreview(const ProjectData& pd, std::uint64_t seed
   const auto classes = std::max<std::int64_t>(2, pd.data.numClasses());
   const auto labels = torch::tensor({train.label(a), train.label(b)}, torch::kLong);
   for (const auto& mix : mixes) {
+    if (mix.kind == augment::BatchMix::Kind::Mosaic) continue;  // boxes only (none here)
     MixPreview p;
     p.mix = mix.kind == augment::BatchMix::Kind::MixUp ? "MixUp" : "CutMix";
     p.first = first;

@@ -33,8 +33,11 @@ class DetectionTask : public Task {
   bool boxTargets() const override { return true; }
   torch::Tensor collateBoxes(const std::vector<std::vector<data::Box>>& boxes) const override;
   std::string name() const override { return "detection"; }
-  /// Boxes move with the image; no batch mix; its figures keep every image's boxes.
-  TargetSpec target() const override { return {TargetKind::Boxes, true, false, false, false}; }
+  /// Boxes move with the image and with Mosaic (no other batch mix); its figures keep every
+  /// image's boxes.
+  TargetSpec target() const override {
+    return {TargetKind::Boxes, true, false, false, true, false};
+  }
   std::vector<FigureSpec> figures() const override;
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return m_params.classes; }

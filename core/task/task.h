@@ -37,6 +37,8 @@ struct TargetSpec {
   /// CutMix pastes this (spatial) target's cut with the image's (a mask); otherwise batch mixes
   /// are refused for a target that is neither mixable nor pasted (boxes).
   bool pastesCut = false;
+  /// Mosaic (a batch mix of four images at half size) can move this target (boxes).
+  bool mosaic = false;
   /// The split's figures come from sums that the processes of a data-parallel run add
   /// (MetricSums); false: they need every sample in one place, and such a run is refused.
   bool figuresSum = true;

@@ -188,9 +188,15 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   s.task->to(s.device);
   const auto mixes = s.pd->pipeline.batchMixes();
   // Masks: the loader pastes CutMix's box into the mask (MixUp is refused by the augment list);
-  // boxes have no such paste.
+  // boxes have no such paste, but Mosaic moves them.
   const auto target = s.task->target();
-  if (!mixes.empty() && !target.mixable && !target.pastesCut) {
+  bool blends = false, mosaic = false;
+  for (const auto& mix : mixes)
+    (mix.kind == augment::BatchMix::Kind::Mosaic ? mosaic : blends) = true;
+  if (mosaic && !target.mosaic)
+    throw Error("augment: Mosaic moves boxes with the images, and the task \"" + s.task->name() +
+                "\" has none; remove it from the augment list");
+  if (blends && !target.mixable && !target.pastesCut) {
     throw Error("augment: MixUp and CutMix blend class scores, and the task \"" + s.task->name() +
                 "\" has none to blend; remove them from the augment list");
   }

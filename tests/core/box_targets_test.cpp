@@ -12,6 +12,7 @@
 #include <opencv2/core.hpp>
 #include <opencv2/imgproc.hpp>
 
+#include "augment/batch_mix.h"
 #include "augment/pipeline.h"
 #include "augment/sample_rng.h"
 #include "test_support.h"
@@ -207,4 +208,58 @@ TEST(BoxTargets, PhotometricStepsLeaveTheBoxesAloneAndShearingPoliciesAreRefused
   Pipeline::fromJson(Json::parse(R"([{"transform": "TrivialAugmentWide"}])"),
                      TransformRegistry::withBuiltins(), ctx, problems);
   ASSERT_EQ(problems.size(), 1u);
+}
+
+// Mosaic: four images of the batch at half size in the quadrants, their boxes moved with them.
+// Image k is dark with one square of brightness (k + 1) / 4 whose box has class k, so each
+// moved box says which image it came from, and the picture under it must be that image's
+// square (an exact 2x bilinear downscale of a square on even pixels keeps its value).
+TEST(BoxTargets, MosaicPutsFourImagesAndTheirBoxesInTheQuadrants) {
+  const int n = 4, side = 16;
+  auto images = torch::zeros({n, 1, side, side});
+  std::vector<std::vector<data::Box>> boxes(n);
+  for (int k = 0; k < n; ++k) {
+    const int x = 2 + 2 * k, y = 4 + 2 * (k % 2);
+    images[k][0].narrow(0, y, 4).narrow(1, x, 4).fill_(float(k + 1) / 4);
+    boxes[std::size_t(k)].push_back(
+        {k, float(x), float(y), float(x + 4), float(y + 4), false, false});
+  }
+  SampleRng rng(7);
+  augment::applyMosaic(images, boxes, 1.0, rng);
+  for (int i = 0; i < n; ++i) {
+    SCOPED_TRACE(i);
+    // Four quadrants, one box each (every source image has one).
+    ASSERT_EQ(boxes[std::size_t(i)].size(), 4u);
+    // The first quadrant is the image itself.
+    EXPECT_EQ(boxes[std::size_t(i)][0].cls, i);
+    int perQuadrant[4] = {0, 0, 0, 0};
+    for (const auto& b : boxes[std::size_t(i)]) {
+      EXPECT_FLOAT_EQ(b.x1 - b.x0, 2.f);
+      EXPECT_FLOAT_EQ(b.y1 - b.y0, 2.f);
+      const int q = (b.y0 >= side / 2 ? 2 : 0) + (b.x0 >= side / 2 ? 1 : 0);
+      ++perQuadrant[q];
+      const auto under =
+          images[i][0].narrow(0, std::int64_t(b.y0), 2).narrow(1, std::int64_t(b.x0), 2);
+      EXPECT_NEAR(under.min().item<float>(), float(b.cls + 1) / 4, 1e-6);
+      EXPECT_NEAR(under.max().item<float>(), float(b.cls + 1) / 4, 1e-6);
+    }
+    for (int q = 0; q < 4; ++q)
+      EXPECT_EQ(perQuadrant[q], 1);
+    // Nothing bright outside the boxes.
+    EXPECT_NEAR(
+        images[i].sum().item<float>(),
+        [&] {
+          float s = 0;
+          for (const auto& b : boxes[std::size_t(i)])
+            s += 4 * float(b.cls + 1) / 4;
+          return s;
+        }(),
+        1e-4);
+  }
+  // Mosaic is refused where the batch has no boxes to move.
+  auto plain = torch::zeros({2, 1, 8, 8});
+  torch::Tensor none;
+  augment::BatchMix mosaic;
+  mosaic.kind = augment::BatchMix::Kind::Mosaic;
+  EXPECT_THROW(augment::applyBatchMix(plain, none, {mosaic}, rng), Error);
 }
