@@ -6,6 +6,7 @@
 #include <opencv2/dnn.hpp>
 
 #include "common/error.h"
+#include "task/detection_head.h"
 
 namespace netsmith::exporting {
 
@@ -46,38 +47,6 @@ std::string ParityReport::summary() const {
 }
 
 namespace {
-
-/// LibTorch's side of the detection decoder (OnnxOptions::DetectionDecoder): task/
-/// detection_head.h's decoding (decodeDetections' arithmetic) before the score threshold and
-/// NMS, laid out as the ONNX outputs are. `head` N x (K + 5) x H x W float.
-struct DecodedHead {
-  torch::Tensor boxes;   ///< N x L x 4 float: x0, y0, x1, y1
-  torch::Tensor scores;  ///< N x K x L float
-};
-DecodedHead decodeHead(const torch::Tensor& head, std::int64_t inputHeight,
-                       std::int64_t inputWidth) {
-  if (head.dim() != 4 || head.size(1) < 6 || head.size(2) < 1 || head.size(3) < 1) {
-    throw Error(
-        "ONNX parity check: the detection decoder needs an N x (K + 5) x H x W output; "
-        "LibTorch's is " +
-        formatShape(std::vector<std::int64_t>(head.sizes().begin(), head.sizes().end())));
-  }
-  const std::int64_t n = head.size(0), k = head.size(1) - 5, h = head.size(2), w = head.size(3);
-  const double stride = double(inputHeight / h);
-  const auto scores =
-      torch::sqrt(torch::sigmoid(head.narrow(1, 0, k)) * torch::sigmoid(head.narrow(1, k + 4, 1)))
-          .reshape({n, k, h * w});
-  // As decodeDetections: the distances in float, the points, sums and clipping in double.
-  const auto d = (head.narrow(1, k, 4).clamp_max(10.0).exp() * stride).to(torch::kDouble);
-  const auto px = ((torch::arange(w, torch::kDouble) + 0.5) * stride).view({1, 1, w});
-  const auto py = ((torch::arange(h, torch::kDouble) + 0.5) * stride).view({1, h, 1});
-  const double right = double(inputWidth), bottom = double(inputHeight);
-  const auto boxes = torch::stack(
-      {(px - d.select(1, 0)).clamp(0.0, right), (py - d.select(1, 1)).clamp(0.0, bottom),
-       (px + d.select(1, 2)).clamp(0.0, right), (py + d.select(1, 3)).clamp(0.0, bottom)},
-      3);  // N x H x W x 4
-  return {boxes.reshape({n, h * w, 4}).to(torch::kFloat).contiguous(), scores.contiguous()};
-}
 
 /// The largest |got - want| of two float arrays of `count` values; a value OpenCV gives that is
 /// not finite counts as infinitely far.
@@ -178,7 +147,13 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
       agree += a == b;
     }
     if (decoder) {
-      const auto want = decodeHead(raw, in.height, in.width);
+      if (raw.dim() != 4 || raw.size(1) < 6 || raw.size(2) < 1 || raw.size(3) < 1)
+        throw Error(
+            "ONNX parity check: the detection decoder needs an N x (K + 5) x H x W output; "
+            "LibTorch's is " +
+            formatShape(std::vector<std::int64_t>(raw.sizes().begin(), raw.sizes().end())));
+      const auto want =
+          task::decodeHead(raw, in.height / raw.size(2), double(in.width), double(in.height));
       const auto compare = [&](std::size_t j, const torch::Tensor& t, double& most) {
         const cv::Mat& m = outs.at(j);
         if (static_cast<std::int64_t>(m.total()) != t.numel()) {

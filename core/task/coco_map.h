@@ -70,6 +70,9 @@ ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<dat
 /// a poor box when it overlaps one of its own class at IoU >= 0.1 (badly placed, or a second
 /// box on a found object), and false otherwise; a true box (not ignored) no detection found is
 /// missed. What the Evaluation page orders its images by.
+/// The score from which the Evaluation page first counts a detection, and at which a detection
+/// sample's own score (its errors, SampleView::score) is taken.
+inline constexpr float kErrorsScore = 0.5f;
 struct DetectionErrors {
   int found = 0, missed = 0, falses = 0, wrongClass = 0, poorBox = 0;
   int total() const { return missed + falses + wrongClass + poorBox; }

@@ -12,9 +12,6 @@ namespace netsmith::task {
 
 namespace {
 
-/// The Evaluation page's first score (SampleView's errors): a detection counts from it.
-constexpr float kViewScore = 0.5f;
-
 /// A split's figures: every image's true boxes and detections are kept (tens of bytes a box)
 /// and matched by cocoMap when the split is done, since COCO's precision needs every
 /// detection's score across the split. The loss is summed per sample.
@@ -301,7 +298,7 @@ std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& outp
     }
     // Its errors as the Evaluation page counts them at its first score (coco_map.h).
     v.score = double(
-        detectionErrors(v.trueBoxes, v.predictedBoxes, v.predictedScores, kViewScore).total());
+        detectionErrors(v.trueBoxes, v.predictedBoxes, v.predictedScores, kErrorsScore).total());
   }
   return views;
 }

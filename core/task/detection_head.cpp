@@ -267,63 +267,74 @@ std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, 
   return kept;
 }
 
+DecodedHead decodeHead(const torch::Tensor& output, std::int64_t stride, double imageWidth,
+                       double imageHeight) {
+  torch::NoGradGuard noGrad;
+  const auto x = output.detach().to(torch::kCPU, torch::kFloat);
+  const std::int64_t k = x.size(1) - 5, n = x.size(0), h = x.size(2), w = x.size(3);
+  const auto scores =
+      torch::sqrt(torch::sigmoid(x.narrow(1, 0, k)) * torch::sigmoid(x.narrow(1, k + 4, 1)))
+          .reshape({n, k, h * w});
+  // The distances in float, the points, sums and clipping in double.
+  const double s = double(stride);
+  const auto d = (x.narrow(1, k, 4).clamp_max(kDhMaxRaw).exp() * s).to(torch::kDouble);
+  const auto px = ((torch::arange(w, torch::kDouble) + 0.5) * s).view({1, 1, w});
+  const auto py = ((torch::arange(h, torch::kDouble) + 0.5) * s).view({1, h, 1});
+  const double right = std::max(imageWidth, 0.0), bottom = std::max(imageHeight, 0.0);
+  const auto boxes = torch::stack(
+      {(px - d.select(1, 0)).clamp(0.0, right), (py - d.select(1, 1)).clamp(0.0, bottom),
+       (px + d.select(1, 2)).clamp(0.0, right), (py + d.select(1, 3)).clamp(0.0, bottom)},
+      3);  // N x H x W x 4
+  return {boxes.reshape({n, h * w, 4}).to(torch::kFloat).contiguous(), scores.contiguous()};
+}
+
 std::vector<std::vector<ScoredBox>> decodeDetections(const torch::Tensor& output,
                                                      const DetectionHeadParams& p, int imageWidth,
                                                      int imageHeight) {
   dhCheckParams(p, "detection decoding");
   dhCheckOutput(output, p.classes, "detection decoding");
-  torch::NoGradGuard noGrad;
-  const auto x = output.detach().to(torch::kCPU, torch::kFloat);
-  const std::int64_t k = p.classes, n = x.size(0), h = x.size(2), w = x.size(3);
-  const auto scores =
-      torch::sqrt(torch::sigmoid(x.narrow(1, 0, k)) * torch::sigmoid(x.narrow(1, k + 4, 1)))
-          .contiguous();
-  const double s = double(p.stride);
-  const auto distances = (x.narrow(1, k, 4).clamp_max(kDhMaxRaw).exp() * s).contiguous();
-  auto scoreAt = scores.accessor<float, 4>();
-  auto distanceAt = distances.accessor<float, 4>();
-  const double right = std::max(imageWidth, 0), bottom = std::max(imageHeight, 0);
+  const auto decoded = decodeHead(output, p.stride, imageWidth, imageHeight);
+  const std::int64_t k = p.classes, n = decoded.scores.size(0), l = decoded.scores.size(2);
+  auto scoreAt = decoded.scores.accessor<float, 3>();
+  auto boxAt = decoded.boxes.accessor<float, 3>();
   const auto preNms = static_cast<std::size_t>(std::max<std::int64_t>(p.preNms, 0));
   const auto most = static_cast<std::size_t>(std::max<std::int64_t>(p.maxDetections, 0));
 
   struct Candidate {
     float score;
-    std::int64_t cls, row, col;
+    std::int64_t cls, at;
   };
   std::vector<std::vector<ScoredBox>> out(static_cast<std::size_t>(n));
   std::vector<Candidate> candidates;
   std::vector<ScoredBox> boxes;
   for (std::int64_t i = 0; i < n; ++i) {
     candidates.clear();
-    // Collected class, row, column in order: the stable sort keeps that order on equal scores.
+    // Collected class, then location (row-major) in order: the stable sort keeps that order on
+    // equal scores.
     for (std::int64_t c = 0; c < k; ++c)
-      for (std::int64_t r = 0; r < h; ++r)
-        for (std::int64_t col = 0; col < w; ++col) {
-          const float score = scoreAt[i][c][r][col];
-          if (double(score) >= p.scoreThreshold) candidates.push_back({score, c, r, col});
-        }
+      for (std::int64_t at = 0; at < l; ++at) {
+        const float score = scoreAt[i][c][at];
+        if (double(score) >= p.scoreThreshold) candidates.push_back({score, c, at});
+      }
     std::stable_sort(candidates.begin(), candidates.end(),
                      [](const Candidate& a, const Candidate& b) { return a.score > b.score; });
     if (candidates.size() > preNms) candidates.resize(preNms);
     boxes.clear();
     for (const auto& cand : candidates) {
-      const double px = dhPoint(cand.col, s), py = dhPoint(cand.row, s);
       ScoredBox d;
       d.box.cls = cand.cls;
-      d.box.x0 = float(std::clamp(px - double(distanceAt[i][0][cand.row][cand.col]), 0.0, right));
-      d.box.y0 = float(std::clamp(py - double(distanceAt[i][1][cand.row][cand.col]), 0.0, bottom));
-      d.box.x1 = float(std::clamp(px + double(distanceAt[i][2][cand.row][cand.col]), 0.0, right));
-      d.box.y1 = float(std::clamp(py + double(distanceAt[i][3][cand.row][cand.col]), 0.0, bottom));
+      d.box.x0 = boxAt[i][cand.at][0];
+      d.box.y0 = boxAt[i][cand.at][1];
+      d.box.x1 = boxAt[i][cand.at][2];
+      d.box.y1 = boxAt[i][cand.at][3];
       d.score = cand.score;
       // Clipped to nothing (wholly outside the image, or NaN distances): no box to report.
       if (!(d.box.x1 > d.box.x0 && d.box.y1 > d.box.y0)) continue;
       boxes.push_back(d);
     }
     auto& image = out[static_cast<std::size_t>(i)];
-    for (const auto j : nonMaxSuppression(boxes, p.nmsIou, most)) {
-      if (image.size() >= most) break;
+    for (const auto j : nonMaxSuppression(boxes, p.nmsIou, most))
       image.push_back(boxes[j]);
-    }
   }
   return out;
 }

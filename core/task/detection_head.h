@@ -124,6 +124,16 @@ torch::Tensor generalizedIouLoss(const torch::Tensor& predicted, const torch::Te
 std::vector<std::size_t> nonMaxSuppression(const std::vector<ScoredBox>& boxes, double iou,
                                            std::size_t most = std::size_t(-1));
 
+/// The head decoded at every location, before any filter: `boxes` N x L x 4 (x0, y0, x1, y1 in
+/// input pixels, clipped to [0, imageWidth] x [0, imageHeight]; L = H x W, row-major) and
+/// `scores` N x K x L, float32 on the CPU. What decodeDetections filters and suppresses, and
+/// what the ONNX export's decoder outputs ("boxes", "scores"), checked against this.
+struct DecodedHead {
+  torch::Tensor boxes, scores;
+};
+DecodedHead decodeHead(const torch::Tensor& output, std::int64_t stride, double imageWidth,
+                       double imageHeight);
+
 /// Each image's detections, best first (decoding above); box.cls the class. `output` as the
 /// model gives it (moved to the CPU and float32 here); the image's size in input pixels.
 std::vector<std::vector<ScoredBox>> decodeDetections(const torch::Tensor& output,

@@ -99,35 +99,11 @@ DetectionView::DetectionView(QWidget* parent)
   m_gallery->setToolTip(
       tr("Each image: its true boxes, and the detections from the slider's score"));
 
-  auto* curveBox = new QWidget(this);
-  auto* cl = new QVBoxLayout(curveBox);
-  cl->setContentsMargins(0, 0, 0, 0);
-  cl->addWidget(m_curve, 1);
-  auto* sliderRow = new QHBoxLayout;
-  sliderRow->addWidget(new QLabel(tr("Score"), curveBox));
-  sliderRow->addWidget(m_slider, 1);
-  cl->addLayout(sliderRow);
-  cl->addWidget(m_countsLabel);
   auto* figures = new QSplitter(Qt::Vertical, this);
   figures->addWidget(m_table);
-  figures->addWidget(curveBox);
-  auto* galleryBox = new QWidget(this);
-  auto* gl = new QVBoxLayout(galleryBox);
-  gl->setContentsMargins(0, 0, 0, 0);
-  auto* head = new QHBoxLayout;
-  head->addWidget(new QLabel(tr("<b>True boxes, detections</b>"), galleryBox));
-  head->addStretch(1);
-  head->addWidget(m_order);
-  gl->addLayout(head);
-  gl->addWidget(m_gallery, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(figures);
-  split->addWidget(galleryBox);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  figures->addWidget(curvePanel(m_curve, tr("Score"), m_slider, m_countsLabel));
+  layOutSplit(Qt::Horizontal, figures,
+              galleryPanel(tr("<b>True boxes, detections</b>"), m_gallery, m_order), 2, 3);
 }
 
 void DetectionView::clearResult() {

@@ -74,7 +74,7 @@ class DetectionView : public TaskView {
 
   const train::Evaluation* m_evaluation = nullptr;
   int m_class = -1;
-  double m_threshold = 0.5;
+  double m_threshold = task::kErrorsScore;
   Counts m_counts;
   QTableWidget* m_table;
   QCustomPlot* m_curve;

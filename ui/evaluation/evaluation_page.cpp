@@ -126,6 +126,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_progress->setMaximumWidth(260);
   m_summary->setObjectName(QStringLiteral("evaluationSummary"));
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  // Wrapped: a task with many figures (detection's seven) must not widen the window.
+  m_summary->setWordWrap(true);
   m_checkpointLabel->setWordWrap(true);
   m_confusion->setObjectName(QStringLiteral("confusionMatrix"));
   m_confusion->setEditTriggers(QAbstractItemView::NoEditTriggers);

@@ -61,35 +61,16 @@ MultiLabelView::MultiLabelView(QWidget* parent)
   setUpGallery(m_gallery, QStringLiteral("multilabelGallery"), QSize(kLabelThumb, kLabelThumb),
                QSize(kLabelThumb + 84, kLabelThumb + 76));
 
-  auto* curveBox = new QWidget(this);
-  auto* cl = new QVBoxLayout(curveBox);
-  cl->setContentsMargins(0, 0, 0, 0);
-  cl->addWidget(m_curve, 1);
-  auto* sliderRow = new QHBoxLayout;
-  sliderRow->addWidget(new QLabel(tr("Threshold"), curveBox));
-  sliderRow->addWidget(m_slider, 1);
-  cl->addLayout(sliderRow);
-  cl->addWidget(m_countsLabel);
   auto* top = new QSplitter(Qt::Horizontal, this);
   top->addWidget(m_table);
-  top->addWidget(curveBox);
+  top->addWidget(curvePanel(m_curve, tr("Threshold"), m_slider, m_countsLabel));
   top->setStretchFactor(0, 1);
   top->setStretchFactor(1, 1);
-  auto* galleryBox = new QWidget(this);
-  auto* gl = new QVBoxLayout(galleryBox);
-  gl->setContentsMargins(0, 0, 0, 0);
-  gl->addWidget(new QLabel(
-      tr("<b>Samples, highest loss first</b> (click one to see each label's Grad-CAM map)"),
-      galleryBox));
-  gl->addWidget(m_gallery, 1);
-  auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(top);
-  split->addWidget(galleryBox);
-  split->setStretchFactor(0, 3);
-  split->setStretchFactor(1, 2);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layOutSplit(Qt::Vertical, top,
+              galleryPanel(tr("<b>Samples, highest loss first</b> (click one to see each "
+                              "label's Grad-CAM map)"),
+                           m_gallery),
+              3, 2);
 }
 
 void MultiLabelView::clearResult() {

@@ -62,23 +62,9 @@ SegmentationView::SegmentationView(QWidget* parent)
   auto* figures = new QSplitter(Qt::Vertical, this);
   figures->addWidget(m_table);
   figures->addWidget(m_bars);
-  auto* galleryBox = new QWidget(this);
-  auto* gl = new QVBoxLayout(galleryBox);
-  gl->setContentsMargins(0, 0, 0, 0);
-  auto* head = new QHBoxLayout;
-  head->addWidget(new QLabel(tr("<b>Image, true mask, predicted mask</b>"), galleryBox));
-  head->addStretch(1);
-  head->addWidget(m_order);
-  gl->addLayout(head);
-  gl->addWidget(m_gallery, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(figures);
-  split->addWidget(galleryBox);
-  split->setStretchFactor(0, 2);
-  split->setStretchFactor(1, 3);
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  layOutSplit(Qt::Horizontal, figures,
+              galleryPanel(tr("<b>Image, true mask, predicted mask</b>"), m_gallery, m_order), 2,
+              3);
 }
 
 void SegmentationView::clearResult() {

@@ -1,12 +1,15 @@
 #include "evaluation/task_view.h"
 
 #include <qcustomplot.h>
+#include <QComboBox>
 #include <QDialog>
 #include <QDialogButtonBox>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QSlider>
+#include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
 
@@ -120,6 +123,47 @@ void TaskView::markPrPoint(QCustomPlot* plot, double recall, double precision, b
   plot->graph(1)->data()->clear();
   if (any) plot->graph(1)->addData(recall, precision);
   plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QWidget* TaskView::curvePanel(QCustomPlot* curve, const QString& sliderLabel, QSlider* slider,
+                              QLabel* counts) {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(curve, 1);
+  auto* sliderRow = new QHBoxLayout;
+  sliderRow->addWidget(new QLabel(sliderLabel, box));
+  sliderRow->addWidget(slider, 1);
+  layout->addLayout(sliderRow);
+  // Wrapped: a long counts line must not widen the page past the window.
+  counts->setWordWrap(true);
+  layout->addWidget(counts);
+  return box;
+}
+
+QWidget* TaskView::galleryPanel(const QString& title, QListWidget* gallery, QComboBox* order) {
+  auto* box = new QWidget(this);
+  auto* layout = new QVBoxLayout(box);
+  layout->setContentsMargins(0, 0, 0, 0);
+  auto* head = new QHBoxLayout;
+  head->addWidget(new QLabel(title, box));
+  head->addStretch(1);
+  if (order) head->addWidget(order);
+  layout->addLayout(head);
+  layout->addWidget(gallery, 1);
+  return box;
+}
+
+void TaskView::layOutSplit(Qt::Orientation orientation, QWidget* first, QWidget* second,
+                           int firstStretch, int secondStretch) {
+  auto* split = new QSplitter(orientation, this);
+  split->addWidget(first);
+  split->addWidget(second);
+  split->setStretchFactor(0, firstStretch);
+  split->setStretchFactor(1, secondStretch);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
 }
 
 QPixmap TaskView::largePicture(const cv::Mat& picture) {

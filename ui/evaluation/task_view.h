@@ -14,8 +14,10 @@
 #include <string>
 #include <vector>
 
+class QComboBox;
 class QCustomPlot;
 class QDialog;
+class QLabel;
 class QSlider;
 class QListWidget;
 class QTableWidget;
@@ -62,6 +64,15 @@ class TaskView : public QWidget {
                           double positives, const QString& name);
   /// Graph 1 at (recall, precision), or empty when `any` is false (nothing predicted).
   static void markPrPoint(QCustomPlot* plot, double recall, double precision, bool any);
+  /// The curve over its threshold slider (labelled `sliderLabel`) over the counts line.
+  QWidget* curvePanel(QCustomPlot* curve, const QString& sliderLabel, QSlider* slider,
+                      QLabel* counts);
+  /// The gallery under its title (and its order chooser, when given).
+  QWidget* galleryPanel(const QString& title, QListWidget* gallery, QComboBox* order = nullptr);
+  /// This view's layout: `first` and `second` in a splitter (`orientation`), with the stretch
+  /// factors given.
+  void layOutSplit(Qt::Orientation orientation, QWidget* first, QWidget* second, int firstStretch,
+                   int secondStretch);
   /// An evaluated sample's picture at the dialogs' size (280 px).
   static QPixmap largePicture(const cv::Mat& picture);
   /// A dialog with `picture` large and `caption` above it.
