@@ -2,7 +2,7 @@
 _netsmith_cli() {
   local cur prev words cword
   _init_completion || return
-  local commands="validate summary env ops transforms formats data-stats preview-aug lr-schedule bench train eval lr-find export import"
+  local commands="validate summary env ops transforms formats data-stats preview-aug lr-schedule bench train eval lr-find export import doctor"
   if [[ $cword -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -29,9 +29,10 @@ _netsmith_cli() {
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch" ;;
     bench) opts="--steps --batch-size --threads --json" ;;
     train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --nproc --dist-timeout --json" ;;
-    eval) opts="--data --split --limit --batch-size --threads --top-k --json" ;;
+    eval) opts="--data --split --limit --batch-size --threads --top-k --json --temperature --fit-temperature --predictions" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
-    export) opts="--onnx --opset --softmax --safetensors --pytorch --samples --keep-failed --json" ;;
+    export) opts="--onnx --opset --softmax --temperature --safetensors --pytorch --samples --keep-failed --json" ;;
+    doctor) opts="--out --folds --epochs --limit --checkpoint --no-labels --seed --json --schema" ;;
     import) opts="--out --weights --input --classes --replace-head --freeze-to --lr-mult --force --json" ;;
   esac
   if [[ "$cur" == -* ]]; then

@@ -95,7 +95,7 @@ const std::vector<Command>& commands() {
       {"eval", runEval,
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
-       [--out FILE] [--predictions FILE]
+       [--out FILE] [--predictions FILE] [--temperature T|FILE] [--fit-temperature]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix). --predictions FILE:
                                       every sample's output as CSV (path, truth, scores) to
@@ -105,9 +105,28 @@ const std::vector<Command>& commands() {
                                       read it anyway). --gradcam IMAGE: the Grad-CAM map of
                                       the predicted class (--gradcam-class N: of class N) at
                                       the last convolution (--gradcam-node ID), written over
-                                      the image to --out (IMAGE-gradcam.png)
+                                      the image to --out (IMAGE-gradcam.png). Classifiers:
+                                      ECE and MCE (15 bins); --fit-temperature fits temperature
+                                      scaling on the validation split, evaluates with it and
+                                      records it (CHECKPOINT-STEM.calibration.json);
+                                      --temperature T|FILE divides the logits by T
 )",
        "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
+      {"doctor", runDoctor,
+       R"(  doctor PROJECT [--out DIR] [--folds K] [--epochs N] [--limit N] [--checkpoint CKPT]
+         [--no-labels] [--seed S] [--json] [--schema]
+                                      the data doctor: likely label errors (confident learning
+                                      on out-of-sample probabilities from K-fold cross-training,
+                                      3 folds of N=2 epochs by default; --checkpoint CKPT: that
+                                      model's in-sample outputs instead), exact and near
+                                      duplicates within and across splits (leakage), class
+                                      balance and outliers. Writes doctor.json, report.html and
+                                      label_ranking.csv to --out (doctor/PROJECT). Ctrl-C stops;
+                                      the same command goes on from the finished folds.
+                                      --no-labels: no training (duplicates, balance, image
+                                      outliers). --schema: the report's JSON schema
+)",
+       "netsmith-cli doctor resources/examples/fashion_mnist.netsmith.json --limit 6000"},
       {"lr-find", runLrFind,
        R"(  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
                                       the LR range test; prints a suggested learning rate
@@ -116,14 +135,16 @@ const std::vector<Command>& commands() {
       {"export", runExport,
        R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--decoder] [--nms]
          [--safetensors FILE] [--pytorch FILE] [--samples N] [--keep-failed]
-         [--data-from-checkpoint] [--json]
+         [--data-from-checkpoint] [--temperature T|FILE] [--json]
                                       ONNX (checked, and run in OpenCV DNN against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails.
                                       A detector: --decoder adds the outputs "boxes" (N x L x 4,
                                       input pixels) and "scores" (N x K x L); --nms (implies
                                       --decoder) also "selected" from a NonMaxSuppression node
-                                      (checked by onnx::checker; OpenCV DNN cannot run it)
+                                      (checked by onnx::checker; OpenCV DNN cannot run it).
+                                      --temperature T|FILE (eval --fit-temperature's file):
+                                      the logits divided by T, before --softmax
 )",
        "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
       {"import", runImport,

@@ -34,6 +34,7 @@ int runLrFind(const std::vector<std::string>& words);
 int runExport(const std::vector<std::string>& words);
 int runImport(const std::vector<std::string>& words);
 int runSweep(const std::vector<std::string>& words);
+int runDoctor(const std::vector<std::string>& words);
 
 }  // namespace netsmith::cli
 

@@ -5,6 +5,7 @@
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
 #include "export/export_job.h"
+#include "train/calibration.h"
 
 namespace netsmith::cli {
 
@@ -12,12 +13,14 @@ int runExport(const std::vector<std::string>& words) {
   const Args args(
       words,
       {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint"},
-      {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples"});
+      {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples", "--temperature"});
   exporting::ExportJob job;
   job.checkpoint = args.one("CHECKPOINT");
   job.opset = static_cast<int>(args.integer("--opset", 13, 11, 17));
   job.samples = args.integer("--samples", 16, 0, 4096);
   job.softmax = args.has("--softmax");
+  if (!args.option("--temperature").empty())
+    job.temperature = train::readTemperature(args.option("--temperature"));
   job.detectionNms = args.has("--nms");  // implies --decoder: NMS works on its boxes and scores
   job.detectionDecoder = args.has("--decoder") || job.detectionNms;
   job.keepFailed = args.has("--keep-failed");

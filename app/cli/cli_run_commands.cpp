@@ -332,9 +332,10 @@ void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::st
 }
 
 int runEval(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--data-from-checkpoint"},
-                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
-                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out", "--predictions"});
+  const Args args(
+      words, {"--json", "--data-from-checkpoint", "--fit-temperature"},
+      {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k", "--gradcam",
+       "--gradcam-node", "--gradcam-class", "--out", "--predictions", "--temperature"});
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
@@ -349,7 +350,14 @@ int runEval(const std::vector<std::string>& words) {
   o.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
   o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));
   o.predictions = args.option("--predictions");
+  o.fitTemperature = args.has("--fit-temperature");
+  if (!args.option("--temperature").empty()) {
+    if (o.fitTemperature) throw UsageError{"--temperature and --fit-temperature: give one"};
+    o.temperature = train::readTemperature(args.option("--temperature"));
+  }
   const auto e = train::evaluateCheckpoint(o);
+  std::string recorded;
+  if (e.temperatureFitted) recorded = train::writeCalibrationFile(o.checkpoint, e.temperatureFit);
   if (args.has("--json")) {
     std::cout << e.toJson().dump(2) << '\n';
     return kExitOk;
@@ -367,8 +375,19 @@ int runEval(const std::vector<std::string>& words) {
   }
   printEval(e.metrics, e.classes);
   if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
-  std::printf("\ntop-%d accuracy %s\n\nper class: precision recall f1\n", e.topK,
-              percent(e.topKAccuracy).c_str());
+  std::printf("\ntop-%d accuracy %s\n", e.topK, percent(e.topKAccuracy).c_str());
+  std::printf("calibration: ECE %.4f, MCE %.4f (%d bins), NLL %.4f at temperature %.4g\n",
+              e.calibration.ece, e.calibration.mce, train::kCalibrationBins, e.metrics.loss,
+              e.temperature);
+  if (e.temperatureFitted) {
+    const auto& f = e.temperatureFit;
+    std::printf(
+        "temperature %.4f fitted on %lld validation samples: NLL %.4f -> %.4f, "
+        "ECE %.4f -> %.4f; recorded in %s\n",
+        f.temperature, (long long)f.samples, f.nllBefore, f.nllAfter, f.eceBefore, f.eceAfter,
+        recorded.c_str());
+  }
+  std::printf("\nper class: precision recall f1\n");
   for (std::size_t c = 0; c < e.perClass.size(); ++c) {
     const auto& s = e.perClass[c];
     std::printf("  %2zu %-16s %8s %8s %8s\n", c, c < e.classes.size() ? e.classes[c].c_str() : "",

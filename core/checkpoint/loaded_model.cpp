@@ -11,7 +11,9 @@ namespace netsmith::checkpoint {
 torch::Tensor LoadedModel::forward(const torch::Tensor& input) const {
   torch::NoGradGuard noGrad;
   net->eval();
-  return net->forward(input).contiguous();
+  auto out = net->forward(input);
+  if (temperature != 1) out = out / temperature;
+  return out.contiguous();
 }
 
 LoadedModel loadedModelFrom(const project::Project& project, graph::GraphModule net,

@@ -30,8 +30,11 @@ struct LoadedModel {
   Json taskState;
   std::string source;      ///< the checkpoint path (or the project's)
   bool dataNamed = false;  ///< loaded from a project file the user named: so is its data
+  /// Temperature scaling (train/calibration.h): forward() and every export divide the output
+  /// by it. 1: the output as trained.
+  double temperature = 1;
 
-  /// LibTorch's output for `input` (N x C x H x W), no gradients.
+  /// LibTorch's output for `input` (N x C x H x W) over `temperature`, no gradients.
   torch::Tensor forward(const torch::Tensor& input) const;
 };
 

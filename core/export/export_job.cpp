@@ -118,6 +118,12 @@ ExportJobResult runExportJob(const ExportJob& job) {
   if (job.softmax && !notes.classScores)
     throw Error(job.checkpoint + ": --softmax adds probabilities over classes, but the task \"" +
                 taskDef->name + "\" outputs " + notes.outputDescription);
+  if (job.temperature != 1) {
+    if (!notes.classScores)
+      throw Error(job.checkpoint + ": --temperature divides class scores, but the task \"" +
+                  taskDef->name + "\" outputs " + notes.outputDescription);
+    model.temperature = job.temperature;
+  }
   if ((job.detectionDecoder || job.detectionNms) && !notes.boxDecoder) {
     const char* flag = job.detectionDecoder ? "--decoder" : "--nms";
     throw Error(job.checkpoint + ": " + flag + " adds a detector's decoding (boxes and scores" +

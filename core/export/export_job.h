@@ -34,6 +34,9 @@ struct ExportJob {
   /// And "selected" from a NonMaxSuppression node (implies detectionDecoder).
   bool detectionNms = false;
   bool keepFailed = false;
+  /// Temperature scaling (eval --fit-temperature): every export's output is the model's
+  /// divided by it, before --softmax. Refused for a task without class scores.
+  double temperature = 1;
   std::int64_t samples = 16;  ///< real samples (test split first) for the ONNX parity check
   /// Take those samples from the checkpoint's data even where no project file the user has names
   /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.

@@ -1,5 +1,7 @@
 #include "export/export_model.h"
 
+#include <sstream>
+
 namespace netsmith::exporting {
 
 std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
@@ -12,6 +14,12 @@ std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
       {"channel_order", in.channels == 1 ? "grey" : "RGB"},
       {"pixel_scale", "1/255 (0..1 before normalisation)"}};
   if (taskState.is_object() && !taskState.empty()) m.emplace_back("task_state", taskState.dump());
+  if (temperature != 1) {
+    std::ostringstream t;
+    t.precision(17);
+    t << temperature;
+    m.emplace_back("temperature", t.str() + " (the output is the model's divided by it)");
+  }
   if (!mean.empty()) {
     m.emplace_back("normalization_mean", Json(mean).dump());
     m.emplace_back("normalization_std", Json(std).dump());

@@ -354,6 +354,23 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
     n->add_input(out);
     n->add_output(options.output);
   }
+  if (model.temperature != 1) {
+    // Temperature scaling: the output is the model's over T (before the optional softmax).
+    const std::string unscaled = options.output + "_unscaled";
+    for (auto& n : *graph.mutable_node())
+      for (auto& o : *n.mutable_output())
+        if (o == options.output) o = unscaled;
+    auto* t = graph.add_initializer();
+    t->set_name("temperature");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_float_data(static_cast<float>(model.temperature));
+    auto* n = graph.add_node();
+    n->set_op_type("Div");
+    n->set_name("temperature_scaling");
+    n->add_input(unscaled);
+    n->add_input("temperature");
+    n->add_output(options.output);
+  }
   addValueInfo(graph.add_output(), options.output, analysis.outputShape);
   if (options.softmax) {
     if (analysis.outputShape.size() != 1)

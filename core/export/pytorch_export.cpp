@@ -235,14 +235,20 @@ std::string generatePyTorch(const ExportModel& model, bool boxDecoder) {
      << ")  # channels, height, width\n"
      << "CHANNEL_ORDER = " << pyString(in.channels == 1 ? "grey" : "RGB") << "\n"
      << "MEAN = " << (model.mean.empty() ? "None" : pyList(model.mean)) << "\n"
-     << "STD = " << (model.std.empty() ? "None" : pyList(model.std)) << "\n\n\n"
+     << "STD = " << (model.std.empty() ? "None" : pyList(model.std)) << "\n"
+     << (model.temperature != 1
+             ? "TEMPERATURE = " + ops::pyNumber(model.temperature) +
+                   "  # temperature scaling: forward() divides the output by it\n"
+             : std::string())
+     << "\n\n"
      << "class Model(nn.Module):\n"
      << "    def __init__(self):\n"
      << "        super().__init__()\n"
      << init.str() << "\n"
      << "    def forward(self, x):  # x: N x " << in.channels << " x " << in.height << " x "
      << in.width << "\n"
-     << forward.str() << "        return " << var.at(analysis.outputId) << "\n\n\n"
+     << forward.str() << "        return " << var.at(analysis.outputId)
+     << (model.temperature != 1 ? " / TEMPERATURE" : "") << "\n\n\n"
      << "def preprocess(images):\n"
      << "    \"\"\"uint8 images (N x H x W x C, or N x H x W for grey) -> normalised float "
         "N x C x H x W.\"\"\"\n"

@@ -248,9 +248,30 @@ Json ClassificationTask::evaluationSchema() const {
           {"items", {{"type", "array"}, {"items", count}}},
           {"description", "[true class][predicted class]"}}},
         {"figures",
+         {{"type", "object"}, {"required", {"accuracy"}}, {"properties", {{"accuracy", number}}}}},
+        {"temperature",
+         {{"type", "number"},
+          {"description", "the logits were divided by it (1: as the model gives them)"}}},
+        {"calibration",
          {{"type", "object"},
-          {"required", {"accuracy"}},
-          {"properties", {{"accuracy", number}}}}}}}};
+          {"description",
+           "15 equal-width confidence bins, (b/15, (b+1)/15]; ECE = sum of count/samples x "
+           "|accuracy - confidence|, MCE the largest gap"},
+          {"properties",
+           {{"ece", number},
+            {"mce", number},
+            {"samples", count},
+            {"bins", {{"type", "array"}, {"maxItems", 15}}}}}}},
+        {"temperature_fit",
+         {{"type", "object"},
+          {"description", "temperature scaling fitted on the validation split (--fit-temperature)"},
+          {"properties",
+           {{"temperature", number},
+            {"samples", count},
+            {"nll_before", number},
+            {"nll_after", number},
+            {"ece_before", number},
+            {"ece_after", number}}}}}}}};
 }
 
 std::unique_ptr<PredictionWriter> ClassificationTask::predictionWriter(

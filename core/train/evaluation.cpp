@@ -93,6 +93,9 @@ Json Evaluation::toJson() const {
                        {"f1", num(c.f1)},
                        {"support", c.support}});
   j["per_class"] = per;
+  j["temperature"] = temperature;
+  j["calibration"] = calibration.toJson();
+  if (temperatureFitted) j["temperature_fit"] = temperatureFit.toJson();
   return j;
 }
 
@@ -145,7 +148,7 @@ void keepOutcomes(const data::Batch& batch, const torch::Tensor& logits,
 /// The data to evaluate on: the checkpoint's own, another project's, or a folder of class
 /// sub-folders, preprocessed exactly as in training, whole splits.
 void resolveEvaluationData(const Json& meta, const std::string& dataPath, project::Project& project,
-                           std::string& baseDir) {
+                           std::string& baseDir, bool keepValidation = false) {
   Json data = project.data;
   if (!dataPath.empty()) {
     if (std::filesystem::is_directory(dataPath)) {
@@ -167,7 +170,7 @@ void resolveEvaluationData(const Json& meta, const std::string& dataPath, projec
         n.is_object() && n.contains("mean") && n["mean"].is_array() && n["mean"].empty();
     data["normalize"] = none ? Json("none") : n;
   }
-  data.erase("validation");  // evaluate whole splits
+  if (!keepValidation) data.erase("validation");  // evaluate whole splits
   project.data = data;
   project.augment = Json::array();
 }
@@ -217,12 +220,14 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
 
   torch::NoGradGuard noGrad;
   task::ConfusionCounter counter(classes);
+  CalibrationCounter calibration;
   double lossSum = 0;
   std::int64_t topKHits = 0, done = 0;
   const auto total = set.size();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
-    const auto logits = net.forward(batch->images).to(torch::kFloat);
+    auto logits = net.forward(batch->images).to(torch::kFloat);
+    if (out.temperature != 1) logits = logits / out.temperature;
     const auto labels = batch->labels;
     // The same sum as evaluateClassifier, so both report the same loss.
     lossSum +=
@@ -231,6 +236,12 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
             .item<double>();
     const auto predicted = logits.argmax(1);
     counter.add(predicted, labels);
+    {
+      const auto confidence = std::get<0>(torch::softmax(logits, 1).max(1)).contiguous();
+      const auto hit = predicted.eq(labels).contiguous();
+      for (std::int64_t i = 0; i < confidence.size(0); ++i)
+        calibration.add(confidence.data_ptr<float>()[i], hit.data_ptr<bool>()[i]);
+    }
     const auto topk = std::get<1>(logits.topk(out.topK, 1));
     topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
     if (options.keepSamples) {
@@ -242,8 +253,30 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
     if (!keepEvaluating(options, done, total, loader, out)) break;
   }
   out.metrics = counter.metrics(lossSum);
+  out.calibration = calibration.finish();
   if (predictions && !out.cancelled) predictions->finish();
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+}
+
+/// The logits (row-major, `classes` a row) and labels of every sample of `set`.
+void collectLogits(graph::GraphModuleImpl& net, const data::SampleSet& set,
+                   const data::ProjectData& pd, const EvaluationOptions& options,
+                   std::int64_t classes, std::vector<float>& logits,
+                   std::vector<std::int64_t>& labels, Evaluation& out) {
+  data::DataLoader loader(set, *pd.processor, evaluationLoaderOptions(pd, options));
+  net.eval();
+  torch::NoGradGuard noGrad;
+  loader.startEpoch(0);
+  std::int64_t done = 0;
+  while (auto batch = loader.next()) {
+    const auto z = net.forward(batch->images).to(torch::kFloat).contiguous();
+    if (z.size(1) != classes) throw Error("the model's outputs are not one score per class");
+    logits.insert(logits.end(), z.data_ptr<float>(), z.data_ptr<float>() + z.numel());
+    const auto y = batch->labels.contiguous();
+    labels.insert(labels.end(), y.data_ptr<std::int64_t>(), y.data_ptr<std::int64_t>() + y.numel());
+    done += y.numel();
+    if (!keepEvaluating(options, done, set.size(), loader, out)) return;
+  }
 }
 
 /// A mask (`view`'s, row-major) at `size`, as the loader fits masks (data::fitMask: nearest
@@ -378,6 +411,11 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     if (!unnamed.empty())
       throw data::UnnamedDataError(data::unnamedDataMessage(ckptPath, home, unnamed), unnamed);
   }
+  // Temperature scaling is fitted on the validation split as training made it.
+  project::Project fitProject = loaded.project;
+  std::string fitBaseDir = baseDir;
+  if (options.fitTemperature)
+    resolveEvaluationData(ckpt.meta, options.data, fitProject, fitBaseDir, true);
   resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
 
   torch::manual_seed(0);
@@ -425,9 +463,37 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
         options.limit, 0);
   }
   if (!out.classView) {
+    if (options.fitTemperature || options.temperature != 1)
+      throw Error("--temperature: temperature scaling divides class scores; the task \"" +
+                  out.task + "\" has none");
     out.topK = 0;
     runFigureEvaluation(*net, set, *pd, task, options, out);
     return out;
+  }
+  out.temperature = options.temperature;
+  if (options.fitTemperature) {
+    auto fitData = data::openProjectData(fitProject, fitBaseDir,
+                                         augment::TransformRegistry::withBuiltins(), "");
+    if (!fitData) throw Error("cancelled");
+    data::SampleSet validation = fitData->data.validation;
+    if (validation.empty())
+      throw Error(ckptPath +
+                  ": --fit-temperature needs a validation split (data.validation) "
+                  "to fit on, and this data has none");
+    const auto& source = *validation.source;
+    if (options.fitLimit > 0 && validation.size() > options.fitLimit)
+      validation.indices = data::stratifiedSubset(
+          validation.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
+          options.fitLimit, 0);
+    const auto classes =
+        std::max<std::int64_t>(pd->data.numClasses(), net->analysis().outputShape.at(0));
+    std::vector<float> logits;
+    std::vector<std::int64_t> labels;
+    collectLogits(*net, validation, *fitData, options, classes, logits, labels, out);
+    if (out.cancelled) return out;
+    out.temperatureFit = fitTemperature(logits, classes, labels);
+    out.temperatureFitted = true;
+    out.temperature = out.temperatureFit.temperature;
   }
   runEvaluation(*net, set, *pd, *task, options, out);
   out.perClass = classScores(out.metrics);

@@ -16,6 +16,7 @@
 #include "common/json.h"
 #include "task/figures.h"
 #include "task/task_registry.h"
+#include "train/calibration.h"
 #include "train/events.h"
 
 namespace netsmith::train {
@@ -38,6 +39,13 @@ struct EvaluationOptions {
   /// The longest side of a sample's picture, pixels (segmentation's pictures and masks: at
   /// least kMaskThumbnail).
   int thumbnail = 56;
+  /// A class view's logits are divided by this before anything is computed from them
+  /// (temperature scaling; train/calibration.h). 1: as the model gives them.
+  double temperature = 1;
+  /// First fit the temperature on the data's validation split (at most `fitLimit` samples, a
+  /// stratified subset), then evaluate with it. The split must exist.
+  bool fitTemperature = false;
+  std::int64_t fitLimit = 50000;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
   /// The tasks this program knows; a checkpoint of another task is refused by name.
@@ -83,6 +91,12 @@ struct Evaluation {
   std::vector<ClassScores> perClass;
   int topK = 5;
   double topKAccuracy = 0;
+  /// The temperature the logits were divided by, and the reliability of the scores under it.
+  double temperature = 1;
+  Calibration calibration;
+  /// When EvaluationOptions::fitTemperature asked: the fit on the validation split.
+  bool temperatureFitted = false;
+  TemperatureFit temperatureFit;
   /// When asked, in split order: every sample of the class view; a task without it keeps its
   /// SampleView (label, predicted and top stay empty).
   std::vector<SampleOutcome> samples;

@@ -84,6 +84,19 @@ void openData(RunContext& ctx, RunSetup& s) {
   limitSet(ctx, d.train, config.limitTrain, s.opt.seed, "--limit-train");
   limitSet(ctx, d.validation, config.limitVal, s.opt.seed, "--limit-val");
   limitSet(ctx, d.test, config.limitTest, s.opt.seed, "--limit-test");
+  if (!config.trainIndices.empty()) {
+    const auto n = d.train.source->size();
+    for (const auto i : config.trainIndices)
+      if (i < 0 || i >= n)
+        throw Error("training sample " + std::to_string(i) + " is outside the " +
+                    std::to_string(n) + " samples of the training data");
+    d.train.indices = config.trainIndices;
+    d.validation.indices.clear();
+    d.test.indices.clear();
+    ctx.log("training on " + std::to_string(d.train.size()) +
+            " chosen samples, without "
+            "validation or test");
+  }
   if (d.train.empty()) throw Error("data.train: no training samples");
   const int world = s.group->worldSize();
   s.plan = RunPlan::make(s.opt, d.train.size(), 0, world);

@@ -69,6 +69,10 @@ struct TrainerConfig {
   std::int64_t stopAtEpoch = 0;
   /// Skip the test split at the end (a sweep's trials are judged on validation only).
   bool skipTest = false;
+  /// Train on exactly these samples of the training source (indices into it, in order), with
+  /// no validation or test split: the data doctor's cross-training folds. Empty: the project's
+  /// splits.
+  std::vector<std::int64_t> trainIndices;
   /// Run the LR range test instead of training (no run folder); see TrainResult::lrFind.
   bool lrFind = false;
   LrFindOptions lrFindOptions;

@@ -1,0 +1,879 @@
+#include "doctor/doctor.h"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
+#include <mutex>
+#include <numeric>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
+#include "augment/sample_rng.h"
+#include "checkpoint/checkpoint.h"
+#include "checkpoint/checkpoint_model.h"
+#include "common/file_util.h"
+#include "data/data_loader.h"
+#include "data/project_data.h"
+#include "doctor/confident_learning.h"
+#include "doctor/image_hash.h"
+#include "graph/graph_module.h"
+#include "ops/op_registry.h"
+#include "train/trainer.h"
+
+namespace netsmith::doctor {
+
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+/// What the doctor examines: a validation split cut from the training source goes back into
+/// it (the whole source is the data a user labelled); a validation source stays its own split.
+project::Project examinedProject(const project::Project& p) {
+  project::Project q = p;
+  if (q.data.is_object() && q.data.contains("validation") &&
+      !(q.data["validation"].is_object() && q.data["validation"].contains("format")))
+    q.data.erase("validation");
+  return q;
+}
+
+/// Reports progress and decides whether to go on; estimates the time left from what this call
+/// has done so far.
+class Progress {
+ public:
+  explicit Progress(const DoctorOptions& o) : m_options(o) {}
+  bool report(const std::string& stage, double fraction, const std::string& message = {}) {
+    fraction = std::clamp(fraction, 0.0, 1.0);
+    if (m_first < 0) m_first = fraction;
+    const double seconds = elapsed();
+    DoctorProgress p;
+    p.stage = stage;
+    p.fraction = fraction;
+    p.seconds = seconds;
+    p.message = message;
+    const double gained = fraction - m_first;
+    if (gained > 0.01 && seconds > 2) p.remaining = seconds / gained * (1 - fraction);
+    if (m_options.progress && !m_options.progress(p)) m_stopped = true;
+    return !m_stopped;
+  }
+  bool stopped() const { return m_stopped; }
+  double elapsed() const { return std::chrono::duration<double>(Clock::now() - m_start).count(); }
+  void log(const std::string& line) const {
+    if (m_options.log) m_options.log(line);
+  }
+
+ private:
+  const DoctorOptions& m_options;
+  Clock::time_point m_start = Clock::now();
+  double m_first = -1;
+  bool m_stopped = false;
+};
+
+/// The share of the whole job each stage takes (the folds take the rest).
+constexpr double kImagesShare = 0.06, kDuplicatesShare = 0.02, kReportShare = 0.02;
+
+struct Split {
+  std::string name;
+  data::SampleSet set;
+};
+
+struct ImageFacts {
+  bool readable = false;
+  int width = 0, height = 0, channels = 0;
+  double brightness = 0;  ///< mean of the grey image, 0..1
+};
+
+/// Decodes every image of `splits` once (on every core): fingerprints and facts.
+void scanImages(const std::vector<Split>& splits, std::vector<ImageRef>& refs,
+                std::vector<ImageFingerprint>& prints, std::vector<ImageFacts>& facts,
+                Progress& progress) {
+  for (std::size_t s = 0; s < splits.size(); ++s)
+    for (std::int64_t k = 0; k < splits[s].set.size(); ++k)
+      refs.push_back({int(s), k});
+  prints.assign(refs.size(), {});
+  facts.assign(refs.size(), {});
+  std::atomic<std::size_t> next{0}, done{0};
+  std::atomic<bool> cancel{false};
+  auto work = [&] {
+    for (;;) {
+      const std::size_t i = next.fetch_add(1);
+      if (i >= refs.size() || cancel.load()) return;
+      const auto& set = splits[std::size_t(refs[i].split)].set;
+      try {
+        const cv::Mat image = set.source->load(set.indices[std::size_t(refs[i].index)]);
+        prints[i] = fingerprint(image);
+        auto& f = facts[i];
+        f.readable = true;
+        f.width = image.cols;
+        f.height = image.rows;
+        f.channels = image.channels();
+        const cv::Scalar m = cv::mean(image);
+        double sum = 0;
+        for (int c = 0; c < image.channels() && c < 4; ++c)
+          sum += m[c];
+        f.brightness = sum / std::max(1, image.channels()) / 255.0;
+      } catch (const Error&) {
+        // Unreadable: counted and left out, as training leaves it out under on_error "skip".
+      }
+      done.fetch_add(1);
+    }
+  };
+  const unsigned threads = std::max(1u, std::min(8u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < threads; ++t)
+    pool.emplace_back(work);
+  while (done.load() < refs.size() && !cancel.load()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    const double f = refs.empty() ? 1.0 : double(done.load()) / double(refs.size());
+    if (!progress.report(
+            "images", kImagesShare * f,
+            std::to_string(done.load()) + " of " + std::to_string(refs.size()) + " images read"))
+      cancel = true;
+  }
+  for (auto& t : pool)
+    t.join();
+}
+
+SampleRef refOf(const Split& split, std::int64_t k) {
+  SampleRef r;
+  r.split = split.name;
+  r.index = split.set.indices[std::size_t(k)];
+  r.item = split.set.source->describe(r.index);
+  r.label = split.set.source->label(r.index);
+  return r;
+}
+
+// ---- settings and folds on disk ----
+
+Json settingsOf(const project::Project& examined, const DoctorOptions& o, std::int64_t samples) {
+  return Json{{"version", 1},
+              {"project", project::projectToJson(examined)},
+              {"folds", o.folds},
+              {"epochs", o.epochs},
+              {"limit", o.limit},
+              {"seed", o.seed},
+              {"checkpoint", o.checkpoint},
+              {"samples", samples}};
+}
+
+/// The folder's settings.json: written when new; a folder of other settings is refused.
+void checkSettings(const std::string& folder, const Json& settings) {
+  const std::string path = (fs::path(folder) / "settings.json").string();
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(path, ec))) {
+    Json theirs;
+    try {
+      const std::string text = readTextFile(path, 64 << 20);
+      checkJsonNesting(text, path);
+      theirs = Json::parse(text);
+    } catch (const std::exception& e) {
+      throw Error(path + ": not a doctor's settings file (" + e.what() +
+                  "); remove the folder or choose another");
+    }
+    if (theirs != settings) {
+      std::string differs;
+      for (const char* key :
+           {"project", "folds", "epochs", "limit", "seed", "checkpoint", "samples"})
+        if (!theirs.is_object() || !theirs.contains(key) || theirs[key] != settings[key])
+          differs += std::string(differs.empty() ? "" : ", ") + key;
+      throw Error(folder + ": holds a doctor run with other settings (" + differs +
+                  "); remove the folder to start again, or choose another");
+    }
+    return;
+  }
+  writeFileAtomically(path, settings.dump(1));
+}
+
+/// Fold of every position of `labels` (stratified: each class dealt round-robin after a
+/// seeded shuffle).
+std::vector<int> assignFolds(const std::vector<std::int64_t>& labels, int folds,
+                             std::uint64_t seed) {
+  std::map<std::int64_t, std::vector<std::size_t>> byClass;
+  for (std::size_t i = 0; i < labels.size(); ++i)
+    byClass[labels[i]].push_back(i);
+  std::vector<int> fold(labels.size(), 0);
+  std::mt19937_64 rng(augment::mixSeed(seed ^ 0xd0c7u, 0, 0));
+  int start = 0;
+  for (auto& [label, members] : byClass) {
+    std::shuffle(members.begin(), members.end(), rng);
+    for (std::size_t r = 0; r < members.size(); ++r)
+      fold[members[r]] = int((start + int(r)) % folds);
+    start = int((start + int(members.size())) % folds);
+  }
+  return fold;
+}
+
+/// A fold's held-out outputs: each sample's class probabilities and feature outlier score
+/// (NaN for a sample that could not be read).
+struct HeldOut {
+  std::vector<std::int64_t> positions;  ///< into the pool
+  std::vector<float> probs;             ///< positions x classes
+  std::vector<float> outlier;           ///< positions
+};
+
+Json heldOutToJson(const HeldOut& h) {
+  auto finite = [](const std::vector<float>& v) {
+    Json a = Json::array();
+    for (float x : v)
+      a.push_back(std::isfinite(x) ? Json(x) : Json());
+    return a;
+  };
+  return Json{
+      {"positions", h.positions}, {"probs", finite(h.probs)}, {"outlier", finite(h.outlier)}};
+}
+
+/// Reads a fold's file back; nothing when it is missing or does not hold these positions.
+std::optional<HeldOut> readHeldOut(const std::string& path,
+                                   const std::vector<std::int64_t>& positions,
+                                   std::int64_t classes) {
+  std::error_code ec;
+  if (!fs::is_regular_file(fs::symlink_status(path, ec))) return std::nullopt;
+  try {
+    const std::string text = readTextFile(path, std::uint64_t(1) << 30);
+    checkJsonNesting(text, path);
+    const Json j = Json::parse(text);
+    HeldOut h;
+    h.positions = j.at("positions").get<std::vector<std::int64_t>>();
+    if (h.positions != positions) return std::nullopt;
+    const auto& probs = j.at("probs");
+    const auto& outlier = j.at("outlier");
+    if (!probs.is_array() || !outlier.is_array() ||
+        probs.size() != positions.size() * std::size_t(classes) ||
+        outlier.size() != positions.size())
+      return std::nullopt;
+    auto read = [](const Json& a, std::vector<float>& out) {
+      out.reserve(a.size());
+      for (const auto& x : a)
+        out.push_back(x.is_number() ? x.get<float>() : NAN);
+    };
+    read(probs, h.probs);
+    read(outlier, h.outlier);
+    return h;
+  } catch (const std::exception&) {
+    return std::nullopt;  // written again
+  }
+}
+
+/// The node whose output the last layer reads: its features are the model's penultimate ones.
+std::string penultimateNode(const graph::GraphModuleImpl& net, const project::Project& p) {
+  const auto& outputId = net.analysis().outputId;
+  const auto* node = p.model.find(outputId);
+  if (!node || node->inputs.empty()) return {};
+  return node->inputs.front();
+}
+
+/// Runs `net` over `set`: softmax probabilities over the first `classes` outputs and the
+/// penultimate features (flattened; spatial ones averaged over H and W) per sample. A sample
+/// the loader skipped keeps NaN.
+void predict(graph::GraphModuleImpl& net, const project::Project& project,
+             const data::SampleSet& set, const data::ProjectData& pd, std::int64_t classes,
+             std::vector<float>& probs, std::vector<float>& features, std::int64_t& width,
+             const std::function<bool(std::int64_t)>& keepGoing) {
+  data::LoaderOptions lo;
+  lo.batchSize = 256;
+  lo.training = false;
+  lo.shuffle = false;
+  lo.onError = pd.data.config.onError;
+  data::DataLoader loader(set, *pd.processor, lo);
+  net.eval();
+  torch::NoGradGuard noGrad;
+  const std::string tap = penultimateNode(net, project);
+  probs.assign(std::size_t(set.size() * classes), NAN);
+  features.clear();
+  width = 0;
+  std::int64_t done = 0;
+  loader.startEpoch(0);
+  while (auto batch = loader.next()) {
+    torch::Tensor tapped;
+    torch::Tensor logits =
+        tap.empty() ? net.forward(batch->images) : net.forwardTapping(batch->images, tap, tapped);
+    logits = logits.to(torch::kFloat).reshape({logits.size(0), -1});
+    if (logits.size(1) < classes)
+      throw Error("the model gives " + std::to_string(logits.size(1)) + " outputs for " +
+                  std::to_string(classes) + " classes");
+    const auto p = torch::softmax(logits.slice(1, 0, classes), 1).contiguous();
+    torch::Tensor f;
+    if (tapped.defined()) {
+      f = tapped.to(torch::kFloat);
+      if (f.dim() == 4) f = f.mean({2, 3});
+      f = f.reshape({f.size(0), -1}).contiguous();
+      if (width == 0) {
+        width = f.size(1);
+        features.assign(std::size_t(set.size() * width), NAN);
+      }
+    }
+    const float* pp = p.data_ptr<float>();
+    for (std::size_t r = 0; r < batch->samples.size(); ++r) {
+      const auto k = batch->samples[r];
+      std::copy(pp + r * classes, pp + (r + 1) * classes, probs.begin() + k * classes);
+      if (f.defined() && f.size(1) == width)
+        std::copy(f.data_ptr<float>() + r * width, f.data_ptr<float>() + (r + 1) * width,
+                  features.begin() + k * width);
+    }
+    done += std::int64_t(batch->samples.size());
+    if (!keepGoing(done)) {
+      loader.stop();
+      return;
+    }
+  }
+}
+
+/// How far each sample lies from every class in feature space: its (L2-normalised) features'
+/// distance to the nearest class centre over that class's median distance. NaN where unknown.
+std::vector<float> featureOutlierScores(const std::vector<float>& features, std::int64_t width,
+                                        const std::vector<std::int64_t>& labels,
+                                        std::int64_t classes) {
+  const std::size_t n = labels.size();
+  std::vector<float> score(n, NAN);
+  if (width <= 0 || features.size() != n * std::size_t(width)) return score;
+  std::vector<float> x(features);
+  std::vector<bool> ok(n, true);
+  for (std::size_t i = 0; i < n; ++i) {
+    float* row = x.data() + i * width;
+    double norm = 0;
+    for (std::int64_t d = 0; d < width; ++d)
+      norm += double(row[d]) * row[d];
+    if (!std::isfinite(norm)) {
+      ok[i] = false;
+      continue;
+    }
+    norm = std::sqrt(norm) + 1e-12;
+    for (std::int64_t d = 0; d < width; ++d)
+      row[d] = float(row[d] / norm);
+  }
+  std::vector<std::vector<double>> centre(std::size_t(classes), std::vector<double>(width, 0));
+  std::vector<std::int64_t> count(std::size_t(classes), 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!ok[i] || labels[i] < 0 || labels[i] >= classes) continue;
+    auto& c = centre[std::size_t(labels[i])];
+    for (std::int64_t d = 0; d < width; ++d)
+      c[std::size_t(d)] += x[i * width + d];
+    ++count[std::size_t(labels[i])];
+  }
+  for (std::size_t c = 0; c < centre.size(); ++c)
+    for (auto& v : centre[c])
+      v = count[c] ? v / double(count[c]) : 0;
+  auto distance = [&](std::size_t i, std::size_t c) {
+    double s = 0;
+    for (std::int64_t d = 0; d < width; ++d) {
+      const double e = x[i * width + d] - centre[c][std::size_t(d)];
+      s += e * e;
+    }
+    return std::sqrt(s);
+  };
+  std::vector<std::vector<double>> own(static_cast<std::size_t>(classes));
+  for (std::size_t i = 0; i < n; ++i)
+    if (ok[i] && labels[i] >= 0 && labels[i] < classes)
+      own[std::size_t(labels[i])].push_back(distance(i, std::size_t(labels[i])));
+  std::vector<double> median(std::size_t(classes), 0);
+  for (std::size_t c = 0; c < own.size(); ++c) {
+    auto& d = own[c];
+    if (d.empty()) continue;
+    std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+    median[c] = d[d.size() / 2];
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!ok[i]) continue;
+    double best = INFINITY;
+    for (std::size_t c = 0; c < std::size_t(classes); ++c)
+      if (count[c] > 0 && median[c] > 1e-9) best = std::min(best, distance(i, c) / median[c]);
+    if (std::isfinite(best)) score[i] = float(best);
+  }
+  return score;
+}
+
+/// A checkpoint's model and project.
+struct FoldModel {
+  project::Project project;
+  graph::GraphModule net{nullptr};
+};
+
+FoldModel loadFoldModel(const std::string& path) {
+  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto ckpt = checkpoint::readCheckpoint(path);
+  FoldModel m;
+  m.project = checkpoint::checkpointProject(ckpt, path).project;
+  m.net = checkpoint::modelFromCheckpoint(m.project, ckpt, path, registry);
+  return m;
+}
+
+/// Counts the fold run's steps for the progress bar.
+class StepSink : public train::EventSink {
+ public:
+  void onEvent(const train::TrainingEvent& e) override {
+    if (e.type == train::EventType::BatchEnd) {
+      step = e.batch.step;
+      total = e.batch.totalSteps;
+    }
+  }
+  std::atomic<std::int64_t> step{0}, total{0};
+};
+
+// ---- findings ----
+
+std::string percent(double share) {
+  std::ostringstream os;
+  os.precision(share < 0.1 ? 2 : 3);
+  os << share * 100 << "%";
+  return os.str();
+}
+
+BalanceFinding balanceOf(const std::vector<std::int64_t>& labels, std::int64_t classes,
+                         const std::vector<std::string>& names) {
+  BalanceFinding b;
+  b.counts.assign(std::size_t(classes), 0);
+  for (const auto y : labels)
+    if (y >= 0 && y < classes) ++b.counts[std::size_t(y)];
+  const auto total = std::accumulate(b.counts.begin(), b.counts.end(), std::int64_t(0));
+  if (total == 0 || classes == 0) return b;
+  const auto [lo, hi] = std::minmax_element(b.counts.begin(), b.counts.end());
+  b.imbalanceRatio = *lo > 0 ? double(*hi) / double(*lo) : INFINITY;
+  double entropy = 0;
+  for (const auto c : b.counts)
+    if (c > 0) entropy -= double(c) / double(total) * std::log(double(c) / double(total));
+  b.effectiveClasses = std::exp(entropy);
+  if (b.imbalanceRatio >= 3) {
+    const auto rare = std::size_t(lo - b.counts.begin());
+    b.advice = "the class " + (rare < names.size() ? names[rare] : std::to_string(rare)) + " has " +
+               std::to_string(*lo) + " samples, the largest " + std::to_string(*hi) +
+               ": weigh the classes in the loss (train.class_weights \"auto\") so the rare ones "
+               "count as much";
+  }
+  return b;
+}
+
+/// Images whose size, channels or brightness differ from the rest.
+std::vector<OutlierFinding> imageOutliers(const std::vector<ImageRef>& refs,
+                                          const std::vector<ImageFacts>& facts,
+                                          const std::vector<Split>& splits) {
+  std::vector<OutlierFinding> out;
+  std::map<std::tuple<int, int>, std::int64_t> sizes;
+  std::map<int, std::int64_t> channels;
+  std::vector<double> bright;
+  std::int64_t readable = 0;
+  for (const auto& f : facts) {
+    if (!f.readable) continue;
+    ++readable;
+    ++sizes[{f.width, f.height}];
+    ++channels[f.channels];
+    bright.push_back(f.brightness);
+  }
+  if (readable == 0) return out;
+  const auto mode = std::max_element(sizes.begin(), sizes.end(),
+                                     [](auto& a, auto& b) { return a.second < b.second; });
+  const auto modeChannels = std::max_element(channels.begin(), channels.end(),
+                                             [](auto& a, auto& b) { return a.second < b.second; });
+  std::vector<double> sorted = bright;
+  std::nth_element(sorted.begin(), sorted.begin() + sorted.size() / 2, sorted.end());
+  const double median = sorted[sorted.size() / 2];
+  std::vector<double> dev;
+  for (double b : bright)
+    dev.push_back(std::abs(b - median));
+  std::nth_element(dev.begin(), dev.begin() + dev.size() / 2, dev.end());
+  const double mad = 1.4826 * dev[dev.size() / 2] + 1e-3;
+  const double modeShare = double(mode->second) / double(readable);
+  auto sizeText = [](int w, int h) { return std::to_string(w) + "x" + std::to_string(h); };
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    const auto& f = facts[i];
+    if (!f.readable) continue;
+    const auto& split = splits[std::size_t(refs[i].split)];
+    const std::tuple<int, int> size{f.width, f.height};
+    const double share = double(sizes[size]) / double(readable);
+    if (size != mode->first && modeShare >= 0.5 && share < 0.05) {
+      out.push_back({refOf(split, refs[i].index), "size",
+                     "size " + sizeText(f.width, f.height) + " where " + percent(modeShare) +
+                         " are " + sizeText(std::get<0>(mode->first), std::get<1>(mode->first)),
+                     modeShare / std::max(share, 1e-9)});
+      continue;
+    }
+    if (f.channels != modeChannels->first &&
+        double(channels[f.channels]) / double(readable) < 0.05) {
+      out.push_back({refOf(split, refs[i].index), "channels",
+                     std::to_string(f.channels) + " channel(s) where most have " +
+                         std::to_string(modeChannels->first),
+                     double(modeChannels->second) / double(channels[f.channels])});
+      continue;
+    }
+    const double z = std::abs(f.brightness - median) / mad;
+    if (z > 6) {
+      std::ostringstream why;
+      why.precision(2);
+      why << "brightness " << f.brightness << " where the median is " << median;
+      out.push_back({refOf(split, refs[i].index), "brightness", why.str(), z});
+    }
+  }
+  return out;
+}
+
+std::string csvField(const std::string& s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+std::string base64(const std::vector<unsigned char>& bytes) {
+  static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  for (std::size_t i = 0; i < bytes.size(); i += 3) {
+    const std::uint32_t b = std::uint32_t(bytes[i]) << 16 |
+                            (i + 1 < bytes.size() ? std::uint32_t(bytes[i + 1]) << 8 : 0) |
+                            (i + 2 < bytes.size() ? std::uint32_t(bytes[i + 2]) : 0);
+    out += table[(b >> 18) & 63];
+    out += table[(b >> 12) & 63];
+    out += i + 1 < bytes.size() ? table[(b >> 6) & 63] : '=';
+    out += i + 2 < bytes.size() ? table[b & 63] : '=';
+  }
+  return out;
+}
+
+/// The thumbnail of a sample as a data URI (at most 64 pixels a side), "" when unreadable.
+std::string thumbnailUri(const data::DatasetSource& source, std::int64_t index) {
+  try {
+    cv::Mat image = source.load(index);
+    const int side = std::max(image.cols, image.rows);
+    if (side <= 0) return {};
+    const double scale = 64.0 / side;
+    cv::Mat small;
+    cv::resize(image, small, cv::Size(), scale, scale,
+               scale > 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
+    if (small.channels() == 3) cv::cvtColor(small, small, cv::COLOR_RGB2BGR);
+    std::vector<unsigned char> png;
+    if (!cv::imencode(".png", small, png)) return {};
+    return "data:image/png;base64," + base64(png);
+  } catch (const Error&) {
+    return {};
+  }
+}
+
+}  // namespace
+
+DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& o) {
+  Progress progress(o);
+  DoctorReport report;
+  report.project = loaded.project.name;
+  if (o.folds < 2 || o.folds > 20)
+    throw Error("--folds: " + std::to_string(o.folds) + " is not between 2 and 20");
+  if (o.epochs < 1) throw Error("--epochs: must be at least 1");
+  if (o.folder.empty()) throw Error("the doctor needs a folder to write in");
+  makeRealFolder(o.folder);
+
+  const project::Project examined = examinedProject(loaded.project);
+  project::Project plain = examined;
+  plain.augment = Json::array();
+  const auto transforms = augment::TransformRegistry::withBuiltins();
+  progress.report("data", 0, "opening the data");
+  auto pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),
+                                  [&](std::int64_t, std::int64_t) {
+                                    return progress.report("data", 0, "computing statistics");
+                                  });
+  if (!pd) {
+    report.stopped = true;
+    return report;
+  }
+  auto& dm = pd->data;
+  report.classes = dm.classes;
+  const auto& def = o.tasks.get(loaded.project.task);
+  const bool classLabels = def.target == data::TargetKind::ClassIndex;
+  if (o.labels && !classLabels)
+    throw Error("the doctor checks labels of one class per sample; the task \"" +
+                loaded.project.task +
+                "\" has other targets: run it without label checks "
+                "(--no-labels) for duplicates, balance and outliers");
+
+  // The training data examined (a stratified subset when asked).
+  Split train{"train", dm.train};
+  if (o.limit > 0 && train.set.size() > o.limit) {
+    const auto& source = *train.set.source;
+    train.set.indices = data::stratifiedSubset(
+        train.set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
+        o.limit, o.seed);
+  }
+  std::vector<Split> splits{train};
+  if (!dm.validation.empty()) splits.push_back({"validation", dm.validation});
+  if (!dm.test.empty()) splits.push_back({"test", dm.test});
+  report.examined = train.set.size();
+  report.validationSamples = dm.validation.size();
+  report.testSamples = dm.test.size();
+  const std::int64_t classes = dm.numClasses();
+  std::vector<std::int64_t> labels(std::size_t(train.set.size()));
+  for (std::int64_t k = 0; k < train.set.size(); ++k)
+    labels[std::size_t(k)] = train.set.label(k);
+  const Json settings = settingsOf(examined, o, train.set.size());
+  checkSettings(o.folder, settings);
+
+  // Images: fingerprints and facts, duplicates and image outliers.
+  std::vector<ImageRef> refs;
+  std::vector<ImageFingerprint> prints;
+  std::vector<ImageFacts> facts;
+  scanImages(splits, refs, prints, facts, progress);
+  report.unreadable =
+      std::count_if(facts.begin(), facts.end(), [](const ImageFacts& f) { return !f.readable; });
+  // Unreadable images take no part in the comparisons.
+  std::vector<ImageRef> readableRefs;
+  std::vector<ImageFingerprint> readablePrints;
+  for (std::size_t i = 0; i < refs.size(); ++i)
+    if (facts[i].readable) {
+      readableRefs.push_back(refs[i]);
+      readablePrints.push_back(std::move(prints[i]));
+    }
+  prints.clear();
+  DuplicateResult dups;
+  if (!progress.stopped()) {
+    progress.report("duplicates", kImagesShare, "comparing images");
+    dups = findDuplicates(readableRefs, readablePrints, {}, [&] {
+      return !progress.report("duplicates", kImagesShare, "comparing images");
+    });
+  }
+  report.exactDuplicates = dups.exactFound;
+  report.nearDuplicates = dups.nearFound;
+  for (const auto& p : dups.pairs) {
+    DuplicateFinding d;
+    d.a = refOf(splits[std::size_t(p.a.split)], p.a.index);
+    d.b = refOf(splits[std::size_t(p.b.split)], p.b.index);
+    d.exact = p.exact;
+    d.distance = p.distance;
+    d.similarity = p.similarity;
+    if (d.leak()) ++report.leaks;
+    report.duplicates.push_back(std::move(d));
+  }
+  std::stable_sort(
+      report.duplicates.begin(), report.duplicates.end(),
+      [](const DuplicateFinding& a, const DuplicateFinding& b) { return a.leak() > b.leak(); });
+  if (report.duplicates.size() > kReportDuplicates) report.duplicates.resize(kReportDuplicates);
+  auto outliers = imageOutliers(refs, facts, splits);
+  report.balance = balanceOf(labels, classes, dm.classes);
+
+  // Label probabilities: cross-training folds, or a checkpoint's own outputs.
+  const auto n = std::size_t(train.set.size());
+  ClassProbabilities probs;
+  probs.classes = classes;
+  probs.values.assign(n * std::size_t(classes), NAN);
+  std::vector<float> featureScore(n, NAN);
+  const double foldsStart = kImagesShare + kDuplicatesShare;
+  const double foldsShare = 1 - foldsStart - kReportShare;
+  if (o.labels && !progress.stopped()) {
+    if (!o.checkpoint.empty()) {
+      report.inSample = true;
+      report.probabilitiesFrom = "the checkpoint " + o.checkpoint + " (in-sample)";
+      report.warnings.push_back(
+          "the label probabilities come from a model trained on these samples: it has learnt "
+          "some wrong labels, which then look right; cross-training (without --checkpoint) "
+          "finds more");
+      auto model = loadFoldModel(o.checkpoint);
+      std::vector<float> features;
+      std::int64_t width = 0;
+      predict(*model.net, model.project, train.set, *pd, classes, probs.values, features, width,
+              [&](std::int64_t done) {
+                return progress.report(
+                    "predicting",
+                    foldsStart + foldsShare * double(done) / double(std::max<std::size_t>(1, n)));
+              });
+      featureScore = featureOutlierScores(features, width, labels, classes);
+    } else {
+      report.probabilitiesFrom = "cross-training (" + std::to_string(o.folds) + " folds, " +
+                                 std::to_string(o.epochs) + " epoch" + (o.epochs == 1 ? "" : "s") +
+                                 " each)";
+      const auto fold = assignFolds(labels, o.folds, o.seed);
+      // Each fold's run: the project's model, augmentation and optimizer; a short schedule,
+      // one process, no validation, the normalisation the whole data gave.
+      project::Project foldProject = examined;
+      foldProject.train["epochs"] = o.epochs;
+      foldProject.train["monitor"] = "train_loss";
+      for (const char* key : {"early_stopping", "plateau", "monitor_mode"})
+        foldProject.train.erase(key);
+      foldProject.train["local_processes"] = 1;
+      const auto& norm = pd->normalization;
+      foldProject.data["normalize"] =
+          norm.mean.empty() ? Json("none") : Json{{"mean", norm.mean}, {"std", norm.std}};
+      for (int f = 0; f < o.folds && !progress.stopped(); ++f) {
+        const double share = foldsShare / o.folds;
+        const double base = foldsStart + share * f;
+        const std::string stage = "fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
+        const fs::path dir = fs::path(o.folder) / ("fold-" + std::to_string(f + 1));
+        std::vector<std::int64_t> heldPositions, trainIndices;
+        for (std::size_t i = 0; i < n; ++i)
+          (fold[i] == f ? heldPositions : trainIndices)
+              .push_back(fold[i] == f ? std::int64_t(i) : train.set.indices[i]);
+        std::sort(trainIndices.begin(), trainIndices.end());
+        const std::string heldPath = (dir / "held_out.json").string();
+        auto held = readHeldOut(heldPath, heldPositions, classes);
+        if (!held) {
+          makeRealFolder(dir.string());
+          train::TrainerConfig config;
+          config.project = foldProject;
+          config.baseDir = loaded.baseDir();
+          config.runDir = (dir / "run").string();
+          config.trainIndices = trainIndices;
+          config.skipTest = true;
+          config.tasks = o.tasks;
+          const fs::path last = dir / "run" / "checkpoints" / "last.safetensors";
+          std::error_code ec;
+          // A fold stopped before goes on from its last checkpoint; one whose run had
+          // finished its epochs only predicts.
+          bool trained = false;
+          if (fs::is_regular_file(fs::symlink_status(last, ec))) {
+            const auto meta = checkpoint::readCheckpoint(last.string()).meta;
+            trained = meta.value("epoch", std::int64_t(0)) >= o.epochs;
+            if (!trained) config.resumePath = last.string();
+          }
+          if (!trained) {
+            progress.log(stage + ": training on " + std::to_string(trainIndices.size()) +
+                         " samples" + (config.resumePath.empty() ? "" : " (resumed)"));
+            train::Trainer trainer(std::move(config));
+            auto steps = std::make_shared<StepSink>();
+            trainer.addSink(steps);
+            trainer.start();
+            bool asked = false;
+            while (trainer.state() != train::RunState::Finished) {
+              std::this_thread::sleep_for(std::chrono::milliseconds(200));
+              const auto total = steps->total.load();
+              const double within = total > 0 ? 0.9 * double(steps->step) / double(total) : 0;
+              if (!progress.report(stage, base + share * within,
+                                   stage + ": step " + std::to_string(steps->step.load()) + " of " +
+                                       std::to_string(total)) &&
+                  !asked) {
+                asked = true;
+                trainer.stop();
+              }
+            }
+            trainer.wait();
+            const auto result = trainer.result();
+            if (result.state == train::FinishState::Failed)
+              throw Error(stage + " failed: " + result.reason +
+                          " (its run: " + (dir / "run").string() + ")");
+            if (result.state == train::FinishState::Stopped || progress.stopped()) break;
+          }
+          // Held-out probabilities from the fold's model.
+          auto model = loadFoldModel(last.string());
+          data::SampleSet heldSet = train.set;
+          heldSet.indices.clear();
+          for (const auto p : heldPositions)
+            heldSet.indices.push_back(train.set.indices[std::size_t(p)]);
+          HeldOut h;
+          h.positions = heldPositions;
+          std::vector<float> features;
+          std::int64_t width = 0;
+          predict(*model.net, model.project, heldSet, *pd, classes, h.probs, features, width,
+                  [&](std::int64_t done) {
+                    return progress.report(stage,
+                                           base + share * (0.9 + 0.1 * double(done) /
+                                                                     double(std::max<std::size_t>(
+                                                                         1, heldPositions.size()))),
+                                           stage + ": predicting the held-out samples");
+                  });
+          if (progress.stopped()) break;
+          std::vector<std::int64_t> heldLabels;
+          for (const auto p : heldPositions)
+            heldLabels.push_back(labels[std::size_t(p)]);
+          h.outlier = featureOutlierScores(features, width, heldLabels, classes);
+          writeFileAtomically(heldPath, heldOutToJson(h).dump());
+          held = std::move(h);
+        }
+        for (std::size_t r = 0; r < held->positions.size(); ++r) {
+          const auto p = std::size_t(held->positions[r]);
+          std::copy(held->probs.begin() + std::int64_t(r) * classes,
+                    held->probs.begin() + std::int64_t(r + 1) * classes,
+                    probs.values.begin() + std::int64_t(p) * classes);
+          featureScore[p] = held->outlier[r];
+        }
+      }
+    }
+  }
+
+  // Confident learning over the samples with probabilities.
+  std::vector<std::string> ranking;
+  if (o.labels && !progress.stopped()) {
+    progress.report("report", 1 - kReportShare, "ranking labels");
+    std::vector<std::size_t> known;
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::isfinite(probs.values[i * std::size_t(classes)])) known.push_back(i);
+    ClassProbabilities kp;
+    kp.classes = classes;
+    std::vector<std::int64_t> kl;
+    for (const auto i : known) {
+      kp.values.insert(kp.values.end(), probs.values.begin() + std::int64_t(i) * classes,
+                       probs.values.begin() + std::int64_t(i + 1) * classes);
+      kl.push_back(labels[i]);
+    }
+    if (!known.empty()) {
+      const auto verdicts = rankLabelIssues(kl, kp);
+      std::string csv =
+          "rank,split,index,item,given,given_name,suggested,suggested_name,self_confidence,"
+          "suggested_probability,flagged\n";
+      std::int64_t rank = 0;
+      for (const auto& v : verdicts) {
+        const auto pos = std::int64_t(known[std::size_t(v.sample)]);
+        const SampleRef ref = refOf(train, pos);
+        auto name = [&](std::int64_t c) {
+          return c >= 0 && c < std::int64_t(dm.classes.size()) ? dm.classes[std::size_t(c)]
+                                                               : std::to_string(c);
+        };
+        std::ostringstream line;
+        line.precision(6);
+        line << ++rank << ",train," << ref.index << "," << csvField(ref.item) << "," << v.given
+             << "," << csvField(name(v.given)) << "," << v.suggested << ","
+             << csvField(name(v.suggested)) << "," << v.selfConfidence << ","
+             << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
+        csv += line.str();
+        if (v.flagged) {
+          ++report.labelIssuesFlagged;
+          if (report.labelIssues.size() < kReportLabelIssues)
+            report.labelIssues.push_back(
+                {ref, v.suggested, v.selfConfidence, v.suggestedProbability, true});
+        }
+      }
+      writeFileAtomically((fs::path(o.folder) / "label_ranking.csv").string(), csv);
+    }
+  }
+  // Feature outliers: the farthest 1% with a score of at least 2, most distant first.
+  {
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < n; ++i)
+      if (std::isfinite(featureScore[i]) && featureScore[i] >= 2) order.push_back(i);
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return featureScore[a] > featureScore[b]; });
+    order.resize(std::min(order.size(), std::max<std::size_t>(1, n / 100)));
+    for (const auto i : order) {
+      std::ostringstream why;
+      why.precision(3);
+      why << "features " << featureScore[i] << "x the usual distance from the nearest class centre";
+      outliers.push_back(
+          {refOf(train, std::int64_t(i)), "features", why.str(), double(featureScore[i])});
+    }
+  }
+  report.outliersFound = std::int64_t(outliers.size());
+  std::stable_sort(
+      outliers.begin(), outliers.end(),
+      [](const OutlierFinding& a, const OutlierFinding& b) { return a.score > b.score; });
+  if (outliers.size() > kReportOutliers) outliers.resize(kReportOutliers);
+  report.outliers = std::move(outliers);
+
+  report.stopped = progress.stopped();
+  report.seconds = progress.elapsed();
+  // The report files: JSON, then the page with thumbnails.
+  writeFileAtomically((fs::path(o.folder) / "doctor.json").string(), report.toJson().dump(1));
+  std::map<std::string, const data::DatasetSource*> sources;
+  for (const auto& s : splits)
+    sources[s.name] = s.set.source.get();
+  writeFileAtomically(
+      (fs::path(o.folder) / "report.html").string(), reportHtml(report, [&](const SampleRef& r) {
+        const auto it = sources.find(r.split);
+        return it == sources.end() ? std::string() : thumbnailUri(*it->second, r.index);
+      }));
+  if (!report.stopped) progress.report("done", 1, "done");
+  return report;
+}
+
+}  // namespace netsmith::doctor
