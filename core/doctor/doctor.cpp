@@ -21,6 +21,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_model.h"
 #include "common/file_util.h"
+#include "data/csv_table.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "doctor/confident_learning.h"
@@ -514,14 +515,6 @@ std::vector<OutlierFinding> imageOutliers(const std::vector<ImageRef>& refs,
   return out;
 }
 
-std::string csvField(const std::string& s) {
-  if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-  std::string q = "\"";
-  for (char c : s)
-    q += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return q + "\"";
-}
-
 std::string base64(const std::vector<unsigned char>& bytes) {
   static const char* table = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
   std::string out;
@@ -822,9 +815,9 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
         };
         std::ostringstream line;
         line.precision(6);
-        line << ++rank << ",train," << ref.index << "," << csvField(ref.item) << "," << v.given
-             << "," << csvField(name(v.given)) << "," << v.suggested << ","
-             << csvField(name(v.suggested)) << "," << v.selfConfidence << ","
+        line << ++rank << ",train," << ref.index << "," << data::csvCell(ref.item) << "," << v.given
+             << "," << data::csvCell(name(v.given)) << "," << v.suggested << ","
+             << data::csvCell(name(v.suggested)) << "," << v.selfConfidence << ","
              << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
         csv += line.str();
         if (v.flagged) {
