@@ -264,14 +264,6 @@ std::optional<HeldOut> readHeldOut(const std::string& path,
   }
 }
 
-/// The node whose output the last layer reads: its features are the model's penultimate ones.
-std::string penultimateNode(const graph::GraphModuleImpl& net, const project::Project& p) {
-  const auto& outputId = net.analysis().outputId;
-  const auto* node = p.model.find(outputId);
-  if (!node || node->inputs.empty()) return {};
-  return node->inputs.front();
-}
-
 /// Runs `net` over `set`: softmax probabilities over the first `classes` outputs and the
 /// penultimate features (flattened; spatial ones averaged over H and W) per sample. A sample
 /// the loader skipped keeps NaN.
@@ -287,7 +279,7 @@ void predict(graph::GraphModuleImpl& net, const project::Project& project,
   data::DataLoader loader(set, *pd.processor, lo);
   net.eval();
   torch::NoGradGuard noGrad;
-  const std::string tap = penultimateNode(net, project);
+  const std::string tap = project.model.penultimate(net.analysis().outputId);
   probs.assign(std::size_t(set.size() * classes), NAN);
   features.clear();
   width = 0;

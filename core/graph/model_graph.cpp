@@ -17,6 +17,11 @@ Node* ModelGraph::find(const std::string& id) {
   return i < 0 ? nullptr : &nodes[static_cast<std::size_t>(i)];
 }
 
+std::string ModelGraph::penultimate(const std::string& outputId) const {
+  const Node* node = find(outputId);
+  return node && !node->inputs.empty() ? node->inputs.front() : std::string();
+}
+
 int ModelGraph::indexOf(const std::string& id) const {
   for (std::size_t i = 0; i < nodes.size(); ++i) {
     if (nodes[i].id == id) return static_cast<int>(i);

@@ -55,6 +55,9 @@ class ModelGraph {
   int indexOf(const std::string& id) const;
   /// Ids of the nodes that read from `id`, in file order.
   std::vector<std::string> consumers(const std::string& id) const;
+  /// The node whose output node `outputId` (the model's output) reads first: its output is
+  /// the model's penultimate features. "" when there is none.
+  std::string penultimate(const std::string& outputId) const;
 
   bool operator==(const ModelGraph& o) const {
     return input == o.input && nodes == o.nodes && output == o.output;

@@ -208,6 +208,23 @@ std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
   return writer;
 }
 
+/// The tapped features of a batch's samples into out.features at their positions.
+void keepFeatures(const torch::Tensor& tapped, const std::vector<std::int64_t>& positions,
+                  std::int64_t total, Evaluation& out) {
+  auto f = tapped.to(torch::kFloat);
+  if (f.dim() == 4) f = f.mean({2, 3});
+  f = f.reshape({f.size(0), -1}).contiguous();
+  if (out.featureWidth == 0) {
+    out.featureWidth = f.size(1);
+    out.features.assign(std::size_t(total * out.featureWidth), NAN);
+  }
+  if (f.size(1) != out.featureWidth) return;
+  const float* data = f.data_ptr<float>();
+  for (std::size_t r = 0; r < positions.size(); ++r)
+    std::copy(data + r * out.featureWidth, data + (r + 1) * out.featureWidth,
+              out.features.begin() + positions[r] * out.featureWidth);
+}
+
 void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                    const data::ProjectData& pd, const task::Task& task,
                    const EvaluationOptions& options, Evaluation& out) {
@@ -226,7 +243,12 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   const auto total = set.size();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
-    auto logits = net.forward(batch->images).to(torch::kFloat);
+    torch::Tensor tapped;
+    auto logits =
+        (out.featureNode.empty() ? net.forward(batch->images)
+                                 : net.forwardTapping(batch->images, out.featureNode, tapped))
+            .to(torch::kFloat);
+    if (tapped.defined()) keepFeatures(tapped, batch->samples, set.size(), out);
     if (out.temperature != 1) logits = logits / out.temperature;
     const auto labels = batch->labels;
     // The same sum as evaluateClassifier, so both report the same loss.
@@ -495,6 +517,8 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     out.temperatureFitted = true;
     out.temperature = out.temperatureFit.temperature;
   }
+  if (options.features)
+    out.featureNode = loaded.project.model.penultimate(net->analysis().outputId);
   runEvaluation(*net, set, *pd, *task, options, out);
   out.perClass = classScores(out.metrics);
   return out;

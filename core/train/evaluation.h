@@ -46,6 +46,9 @@ struct EvaluationOptions {
   /// stratified subset), then evaluate with it. The split must exist.
   bool fitTemperature = false;
   std::int64_t fitLimit = 50000;
+  /// A class view also keeps every sample's penultimate features (Evaluation::features): what
+  /// the embedding explorer lays out.
+  bool features = false;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
   /// The tasks this program knows; a checkpoint of another task is refused by name.
@@ -100,6 +103,12 @@ struct Evaluation {
   /// When asked, in split order: every sample of the class view; a task without it keeps its
   /// SampleView (label, predicted and top stay empty).
   std::vector<SampleOutcome> samples;
+  /// When EvaluationOptions::features asked: the output of `featureNode` (the node the model's
+  /// output reads; spatial maps averaged over H and W), row-major, a row of `featureWidth` per
+  /// position of the split; NaN rows for samples the loader skipped.
+  std::vector<float> features;
+  std::int64_t featureWidth = 0;
+  std::string featureNode;
   bool cancelled = false;
   Json toJson() const;
   /// The samples of one confusion-matrix cell, highest loss first.

@@ -253,7 +253,8 @@ TEST(Doctor, FindsFlippedLabelsAndLeakageAndGoesOnAfterAStop) {
 
   // The JSON holds what its schema requires; the page is bounded and names what it shows.
   const Json json = Json::parse(readTextFile((fs::path(o.folder) / "doctor.json").string()));
-  for (const auto& key : doctor::doctorReportSchema().at("required"))
+  const Json schema = doctor::doctorReportSchema();
+  for (const auto& key : schema.at("required"))
     EXPECT_TRUE(json.contains(key.get<std::string>())) << key;
   EXPECT_EQ(json["duplicates"]["leaks"], 2);
   const std::string html = readTextFile((fs::path(o.folder) / "report.html").string());

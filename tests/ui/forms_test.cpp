@@ -20,6 +20,7 @@
 #include <QAction>
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 
 #include "../core/train_fixtures.h"
@@ -27,6 +28,7 @@
 #include "data/source_formats.h"
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
+#include "evaluation/calibration_panel.h"
 #include "evaluation/evaluation_page.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
@@ -36,6 +38,7 @@
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "train/calibration.h"
 #include "train/trainer.h"
 
 using netsmith::Json;
@@ -424,6 +427,70 @@ class FormsTest : public QObject {
         }
       }
     QVERIFY(clicked >= 4);
+
+    // The Calibration tab: ECE and the diagram's bars equal a count made here from the kept
+    // samples over the documented bins (bin = ceil(15 c) - 1); then a click fits the
+    // temperature, records it beside the checkpoint and shows the scores before and after.
+    window.show();
+    window.pages()->showPage(ProjectPages::EvalPage);
+    auto* calibration = page->calibration();
+    page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"))
+        ->setCurrentWidget(calibration);
+    const auto checkCalibration = [&](int barSets) {
+      std::vector<double> count(15), right(15), confidence(15);
+      for (const auto& s : page->result().samples) {
+        const double c = s.top[0].second;
+        const auto b = std::size_t(std::clamp(int(std::ceil(c * 15)) - 1, 0, 14));
+        count[b] += 1;
+        right[b] += s.label == s.predicted;
+        confidence[b] += c;
+      }
+      double ece = 0;
+      const double n = double(page->result().samples.size());
+      for (std::size_t b = 0; b < 15; ++b)
+        if (count[b] > 0)
+          ece += count[b] / n * std::abs(right[b] / count[b] - confidence[b] / count[b]);
+      QVERIFY2(std::abs(page->result().calibration.ece - ece) < 1e-5,
+               qPrintable(QString::number(page->result().calibration.ece) + " vs " +
+                          QString::number(ece)));
+      QVERIFY2(calibration->figures()->text().contains(QString::number(ece, 'f', 4)),
+               qPrintable(calibration->figures()->text()));
+      auto* chart = calibration->chart();
+      QCOMPARE(chart->plottableCount(), 1 + barSets);
+      // The last bar set is the scores as evaluated: a bar per bin holding samples, as high
+      // as that bin's accuracy.
+      auto* bars = qobject_cast<QCPBars*>(chart->plottable(barSets));
+      QVERIFY(bars);
+      int nonEmpty = 0;
+      for (std::size_t b = 0; b < 15; ++b)
+        if (count[b] > 0) {
+          const auto bar = bars->data()->at(nonEmpty++);
+          QCOMPARE(std::size_t(std::floor(bar->key * 15)), b);
+          QVERIFY(std::abs(bar->value - right[b] / count[b]) < 1e-9);
+        }
+      QCOMPARE(bars->data()->size(), nonEmpty);
+    };
+    checkCalibration(1);
+    if (QTest::currentTestFailed()) return;
+    QVERIFY(calibration->fitButton()->isEnabled());
+    QTest::mouseClick(calibration->fitButton(), Qt::LeftButton);
+    QVERIFY(evaluated.wait(60000));
+    QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
+    const auto& fitted = page->result();
+    QVERIFY(fitted.temperatureFitted);
+    QVERIFY(fitted.temperatureFit.samples > 0);
+    QVERIFY(fitted.temperatureFit.nllAfter <= fitted.temperatureFit.nllBefore);
+    QCOMPARE(fitted.metrics.confusion, confusion);  // scaling changes no prediction
+    const std::string recorded =
+        netsmith::train::calibrationFileFor(page->checkpoint().toStdString());
+    QVERIFY(QFile::exists(QString::fromStdString(recorded)));
+    QCOMPARE(netsmith::train::readTemperature(recorded), fitted.temperature);
+    QVERIFY(calibration->figures()->text().contains(QString::fromStdString(recorded)));
+    checkCalibration(2);  // before (T = 1) and after
+    if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      QTest::qWait(100);  // the layout settles
+      window.grab().save(shots + QStringLiteral("/evaluation-calibration.png"));
+    }
   }
 
   // A checkpoint from elsewhere whose data the user never named: the page asks before reading

@@ -23,6 +23,7 @@
 #include <cmath>
 
 #include "data/named_paths.h"
+#include "evaluation/calibration_panel.h"
 #include "evaluation/sample_dialog.h"
 #include "evaluation/task_view.h"
 #include "util/background_job.h"
@@ -112,6 +113,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_perClass(new QTableWidget(0, 5, this)),
       m_bars(new QCustomPlot(this)),
       m_cellTitle(new QLabel(this)),
+      m_calibration(new CalibrationPanel(this)),
       m_cell(new QListWidget(this)),
       m_misclassified(new QListWidget(this)),
       m_order(new QComboBox(this)),
@@ -214,6 +216,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   wl->addWidget(m_order, 0, Qt::AlignLeft);
   wl->addWidget(m_misclassified, 1);
   tabs->addTab(wrongTab, tr("Misclassified"));
+  tabs->addTab(m_calibration, tr("Calibration"));
+  connect(m_calibration, &CalibrationPanel::fitRequested, this, &EvaluationPage::fitTemperature);
   auto* perClassBox = new QWidget(tabs);
   auto* pl = new QVBoxLayout(perClassBox);
   pl->addWidget(m_perClass, 1);
@@ -277,6 +281,7 @@ void EvaluationPage::clearResult() {
   m_cell->clear();
   m_cellRow = m_cellColumn = -1;
   m_misclassified->clear();
+  m_calibration->clear();
   if (m_taskView) m_taskView->clearResult();
   m_progress->setValue(0);
   m_cancelButton->setEnabled(false);
@@ -303,21 +308,33 @@ bool EvaluationPage::isRunning() const {
 }
 
 void EvaluationPage::evaluate() {
+  startEvaluation(false);
+}
+
+void EvaluationPage::fitTemperature() {
+  startEvaluation(true);
+}
+
+void EvaluationPage::startEvaluation(bool fitTemperature) {
   if (m_checkpoint.isEmpty() || m_job->isRunning()) return;
   m_error.clear();
   m_run->setEnabled(false);
+  m_calibration->setBusy(true);
   m_cancelButton->setEnabled(true);
   m_progress->setValue(0);
-  m_summary->setText(tr("Evaluating..."));
+  m_summary->setText(fitTemperature ? tr("Fitting the temperature on the validation split...")
+                                    : tr("Evaluating..."));
   train::EvaluationOptions o;
   o.checkpoint = m_checkpoint.toStdString();
   o.split = m_split->currentText().toStdString();
   o.keepSamples = true;
   o.dataFromCheckpoint = m_dataFromCheckpoint;
+  o.fitTemperature = fitTemperature;
   // Data the user did not name (a checkpoint from elsewhere) comes back as a question.
   struct Outcome {
     train::Evaluation evaluation;
     std::vector<std::string> unnamedData;
+    std::string recorded;  ///< where a fitted temperature was written
   };
   m_job->start(
       [o](const JobContext& job) mutable {
@@ -331,9 +348,13 @@ void EvaluationPage::evaluate() {
         } catch (const data::UnnamedDataError& e) {
           out.unnamedData = e.paths();
         }
+        // What eval --fit-temperature records, for eval and export --temperature.
+        if (out.evaluation.temperatureFitted && !out.evaluation.cancelled)
+          out.recorded = train::writeCalibrationFile(o.checkpoint, out.evaluation.temperatureFit);
         return out;
       },
       [this](Outcome result) {
+        m_recorded = QString::fromStdString(result.recorded);
         if (result.unnamedData.empty())
           evaluationDone(std::move(result.evaluation), {});
         else
@@ -345,6 +366,7 @@ void EvaluationPage::evaluate() {
 void EvaluationPage::askToReadData(const std::vector<std::string>& paths) {
   m_cancelButton->setEnabled(false);
   m_run->setEnabled(true);
+  m_calibration->setBusy(false);
   QString list;
   for (std::size_t i = 0; i < paths.size() && i < 6; ++i)
     list += QStringLiteral("\n  ") + QString::fromStdString(paths[i]);
@@ -377,6 +399,7 @@ void EvaluationPage::askToReadData(const std::vector<std::string>& paths) {
 void EvaluationPage::evaluationDone(train::Evaluation result, const QString& error) {
   m_cancelButton->setEnabled(false);
   m_run->setEnabled(true);
+  m_calibration->setBusy(false);
   m_error = error;
   if (error.isEmpty()) {
     *m_result = std::move(result);
@@ -492,6 +515,20 @@ void EvaluationPage::showResult() {
   m_cell->clear();
   m_cellRow = m_cellColumn = -1;
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
+  showCalibration();
+}
+
+void EvaluationPage::showCalibration() {
+  const auto& e = *m_result;
+  // A fit is shown against the same checkpoint and split at temperature 1.
+  const QString key = QString::fromStdString(e.checkpoint + "\n" + e.split);
+  if (!e.temperatureFitted && e.temperature == 1 && !e.cancelled) {
+    m_uncalibrated = e.calibration;
+    m_uncalibratedKey = key;
+  }
+  const bool before = e.temperatureFitted && m_uncalibrated && m_uncalibratedKey == key;
+  m_calibration->showCalibration(e, before ? &*m_uncalibrated : nullptr,
+                                 e.temperatureFitted ? m_recorded : QString());
 }
 
 void EvaluationPage::showTaskView() {

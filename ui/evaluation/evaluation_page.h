@@ -4,11 +4,13 @@
 // split by core (the numbers `netsmith-cli eval` prints), on a background thread with progress:
 // the confusion matrix as a heatmap (counts and row percentages; a click lists that cell's
 // images, highest loss first, with true label, prediction and top-3 probabilities), per-class
-// precision / recall / F1 as a table and bars, accuracy and top-k, and the misclassified gallery.
+// precision / recall / F1 as a table and bars, accuracy and top-k, the misclassified gallery,
+// and the scores' calibration (evaluation/calibration_panel.h) with temperature scaling.
 // A task without the class view shows its own view instead (evaluation/task_view.h).
 #include <QString>
 #include <QWidget>
 #include <memory>
+#include <optional>
 
 #include "train/evaluation.h"
 
@@ -28,6 +30,7 @@ class QTableWidget;
 namespace netsmith::ui {
 
 class BackgroundJob;
+class CalibrationPanel;
 class SampleDialog;
 class TaskView;
 
@@ -41,6 +44,10 @@ class EvaluationPage : public QWidget {
   QString checkpoint() const { return m_checkpoint; }
   /// Evaluates the checkpoint on the chosen split in the background; evaluated() follows.
   void evaluate();
+  /// Fits temperature scaling on the checkpoint's validation split, records it beside the
+  /// checkpoint (train::writeCalibrationFile) and evaluates the chosen split with it; the
+  /// Calibration tab then shows the scores before and after.
+  void fitTemperature();
   /// After a run: `path` on its test split (what the run's test figure measured).
   void evaluateOnTest(const QString& path);
   /// "test accuracy 85.27% on 10000 images (checkpoint best)", as the CLI prints it; "" when
@@ -55,6 +62,7 @@ class EvaluationPage : public QWidget {
   QTableWidget* perClass() const { return m_perClass; }
   QListWidget* cellList() const { return m_cell; }
   QListWidget* misclassified() const { return m_misclassified; }
+  CalibrationPanel* calibration() const { return m_calibration; }
   /// The view of the evaluated task when it has no class view (null before one is shown).
   TaskView* taskView() const { return m_taskView; }
   /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
@@ -77,7 +85,10 @@ class EvaluationPage : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  void startEvaluation(bool fitTemperature);
   void evaluationDone(train::Evaluation result, const QString& error);
+  /// The Calibration tab for the result, with the checkpoint's scores before a fit beside it.
+  void showCalibration();
   /// The checkpoint's data is not named by the user (see data/named_paths.h): ask to read it.
   void askToReadData(const std::vector<std::string>& paths);
   void showResult();
@@ -106,6 +117,12 @@ class EvaluationPage : public QWidget {
   QWidget* m_classView = nullptr;
   TaskView* m_taskView = nullptr;
   std::string m_taskViewTask;  ///< the task m_taskView is of
+  CalibrationPanel* m_calibration;
+  /// The calibration at temperature 1 of the checkpoint and split in m_uncalibratedKey: what a
+  /// fit is shown against.
+  std::optional<train::Calibration> m_uncalibrated;
+  QString m_uncalibratedKey;
+  QString m_recorded;  ///< the file the last fit was recorded in
   QListWidget* m_cell;
   QListWidget* m_misclassified;
   QComboBox* m_order;
