@@ -96,6 +96,7 @@ const std::vector<Command>& commands() {
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE] [--predictions FILE] [--temperature T|FILE] [--fit-temperature]
+       [--embedding FILE]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix). --predictions FILE:
                                       every sample's output as CSV (path, truth, scores) to
@@ -109,7 +110,10 @@ const std::vector<Command>& commands() {
                                       ECE and MCE (15 bins); --fit-temperature fits temperature
                                       scaling on the validation split, evaluates with it and
                                       records it (CHECKPOINT-STEM.calibration.json);
-                                      --temperature T|FILE divides the logits by T
+                                      --temperature T|FILE divides the logits by T.
+                                      --embedding FILE: the samples' penultimate features
+                                      laid out in 2-D (PCA, Barnes-Hut t-SNE) as CSV
+                                      (position,sample,label,predicted,confidence,x,y,f0..)
 )",
        "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
       {"doctor", runDoctor,

@@ -18,6 +18,7 @@
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "distributed/dist_env.h"
+#include "doctor/embedding.h"
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
@@ -331,11 +332,33 @@ void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::st
   }
 }
 
+/// eval --embedding FILE: the evaluated samples' penultimate features laid out by t-SNE, with
+/// progress on stderr.
+void writeEmbedding(const std::string& path, const train::Evaluation& e, bool quiet) {
+  if (!e.classView) throw Error("--embedding: the task \"" + e.task + "\" has no class view");
+  if (e.featureWidth <= 0) throw Error("--embedding: the model has no penultimate layer to read");
+  const auto rows = doctor::embeddingRows(e);
+  doctor::EmbeddingOptions options;
+  options.progress = [quiet](int done, int total) {
+    if (!quiet && (done % 100 == 0 || done == total))
+      std::fprintf(stderr, "t-SNE: iteration %d/%d\n", done, total);
+    return true;  // Ctrl-C ends eval at once: it writes nothing until the end
+  };
+  const auto layout =
+      doctor::embedFeatures(rows.features, std::int64_t(rows.samples.size()), rows.width, options);
+  doctor::writeEmbeddingCsv(path, e, rows, layout);
+  if (!quiet)
+    std::fprintf(stderr,
+                 "embedding: %zu samples, %lld features from node %s, KL divergence %.4f: %s\n",
+                 rows.samples.size(), (long long)rows.width, e.featureNode.c_str(),
+                 layout.divergence, path.c_str());
+}
+
 int runEval(const std::vector<std::string>& words) {
-  const Args args(
-      words, {"--json", "--data-from-checkpoint", "--fit-temperature"},
-      {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k", "--gradcam",
-       "--gradcam-node", "--gradcam-class", "--out", "--predictions", "--temperature"});
+  const Args args(words, {"--json", "--data-from-checkpoint", "--fit-temperature"},
+                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
+                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out", "--predictions",
+                   "--temperature", "--embedding"});
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
@@ -355,7 +378,14 @@ int runEval(const std::vector<std::string>& words) {
     if (o.fitTemperature) throw UsageError{"--temperature and --fit-temperature: give one"};
     o.temperature = train::readTemperature(args.option("--temperature"));
   }
+  const std::string embeddingFile = args.option("--embedding");
+  if (!embeddingFile.empty()) {
+    o.features = true;
+    o.keepSamples = true;
+    o.thumbnail = 1;  // the samples' labels are what the file needs, not their pictures
+  }
   const auto e = train::evaluateCheckpoint(o);
+  if (!embeddingFile.empty()) writeEmbedding(embeddingFile, e, args.has("--json"));
   std::string recorded;
   if (e.temperatureFitted) recorded = train::writeCalibrationFile(o.checkpoint, e.temperatureFit);
   if (args.has("--json")) {

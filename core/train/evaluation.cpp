@@ -210,19 +210,23 @@ std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
 
 /// The tapped features of a batch's samples into out.features at their positions.
 void keepFeatures(const torch::Tensor& tapped, const std::vector<std::int64_t>& positions,
-                  std::int64_t total, Evaluation& out) {
+                  const data::SampleSet& set, Evaluation& out) {
+  const std::int64_t total = set.size();
   auto f = tapped.to(torch::kFloat);
   if (f.dim() == 4) f = f.mean({2, 3});
   f = f.reshape({f.size(0), -1}).contiguous();
   if (out.featureWidth == 0) {
     out.featureWidth = f.size(1);
     out.features.assign(std::size_t(total * out.featureWidth), NAN);
+    out.featureSamples.assign(std::size_t(total), std::string());
   }
   if (f.size(1) != out.featureWidth) return;
   const float* data = f.data_ptr<float>();
-  for (std::size_t r = 0; r < positions.size(); ++r)
+  for (std::size_t r = 0; r < positions.size(); ++r) {
     std::copy(data + r * out.featureWidth, data + (r + 1) * out.featureWidth,
               out.features.begin() + positions[r] * out.featureWidth);
+    out.featureSamples[std::size_t(positions[r])] = set.describe(positions[r]);
+  }
 }
 
 void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
@@ -248,7 +252,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
         (out.featureNode.empty() ? net.forward(batch->images)
                                  : net.forwardTapping(batch->images, out.featureNode, tapped))
             .to(torch::kFloat);
-    if (tapped.defined()) keepFeatures(tapped, batch->samples, set.size(), out);
+    if (tapped.defined()) keepFeatures(tapped, batch->samples, set, out);
     if (out.temperature != 1) logits = logits / out.temperature;
     const auto labels = batch->labels;
     // The same sum as evaluateClassifier, so both report the same loss.

@@ -109,6 +109,9 @@ struct Evaluation {
   std::vector<float> features;
   std::int64_t featureWidth = 0;
   std::string featureNode;
+  /// With the features: each position's sample as the predictions file names it ("FILE #k",
+  /// a path).
+  std::vector<std::string> featureSamples;
   bool cancelled = false;
   Json toJson() const;
   /// The samples of one confusion-matrix cell, highest loss first.

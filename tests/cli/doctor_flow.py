@@ -5,6 +5,10 @@
   prints equal numpy's over the same 15 bins of its --predictions file; the fitted temperature
   lowers the validation NLL; the ONNX file exported with that temperature gives, in OpenCV
   DNN, the probabilities of the predictions file;
+- embedding: `eval --embedding` on that run's checkpoint: one row per evaluated sample, labels
+  and predictions as its --predictions file has them, and a layout whose trustworthiness
+  (scikit-learn, 10 neighbours) of the features it lists is as high as scikit-learn's own
+  t-SNE reaches on them;
 - duplicates: image folders of Fashion-MNIST items with exact and near copies (resized,
   re-encoded as JPEG, brightened) planted across train and test: `doctor --no-labels` reports
   exactly those pairs as leakage; the same folders without the copies give no pair.
@@ -111,6 +115,39 @@ def calibration(cli, work):
     print("calibration: ECE %.4f MCE %.4f as numpy; T %.3f lowers the validation NLL %.4f -> "
           "%.4f; ONNX within %.1e" % (ece, mce, out["temperature"], fit["nll_before"],
                                       fit["nll_after"], diff))
+    return ckpt
+
+
+def embedding(cli, ckpt, work):
+    from sklearn.manifold import TSNE, trustworthiness
+    layout = os.path.join(work, "embedding.csv")
+    predictions = os.path.join(work, "embedding-predictions.csv")
+    run([cli, "eval", ckpt, "--limit", "600", "--embedding", layout, "--predictions",
+         predictions])
+    rows = list(csv.DictReader(open(layout)))
+    if len(rows) != 600:
+        sys.exit("%s: the embedding holds %d rows for 600 samples" % (FLOW, len(rows)))
+    truth = {}
+    for r in csv.DictReader(open(predictions)):
+        probs = [float(r[c]) for c in r if c.startswith("prob:")]
+        truth[r["path"]] = (int(r["label"]), int(np.argmax(probs)), max(probs))
+    for r in rows:
+        label, predicted, confidence = truth[r["sample"]]
+        if (int(r["label"]), int(r["predicted"])) != (label, predicted):
+            sys.exit("%s: embedding row %s: label/prediction %s/%s, the predictions file "
+                     "says %d/%d" % (FLOW, r["position"], r["label"], r["predicted"], label,
+                                     predicted))
+        close("confidence of sample " + r["position"], float(r["confidence"]), confidence, 1e-5)
+    features = np.array([[float(r[c]) for c in r if c.startswith("f")] for r in rows])
+    xy = np.array([[float(r["x"]), float(r["y"])] for r in rows])
+    ours = trustworthiness(features, xy, n_neighbors=10)
+    theirs = trustworthiness(features, TSNE(perplexity=30, init="pca", random_state=0)
+                             .fit_transform(features), n_neighbors=10)
+    if ours < 0.9 or ours < theirs - 0.02:
+        sys.exit("%s: the layout's trustworthiness is %.4f; scikit-learn's t-SNE reaches %.4f" %
+                 (FLOW, ours, theirs))
+    print("embedding: %d samples of %d features; trustworthiness %.4f (scikit-learn's t-SNE "
+          "%.4f)" % (len(rows), features.shape[1], ours, theirs))
 
 
 def write_folder(root, items, labels, images):
@@ -184,7 +221,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     duplicates(cli, work)
-    calibration(cli, work)
+    ckpt = calibration(cli, work)
+    embedding(cli, ckpt, work)
     return 0
 
 

@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <numeric>
 
 #include "../core/train_fixtures.h"
 #include "common/file_util.h"
@@ -29,7 +30,9 @@
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
 #include "evaluation/calibration_panel.h"
+#include "evaluation/embedding_panel.h"
 #include "evaluation/evaluation_page.h"
+#include "evaluation/sample_dialog.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "forms/schema_form.h"
@@ -491,6 +494,121 @@ class FormsTest : public QObject {
       QTest::qWait(100);  // the layout settles
       window.grab().save(shots + QStringLiteral("/evaluation-calibration.png"));
     }
+  }
+
+  // The Embedding tab: every evaluated sample laid out and coloured by class (a graph per
+  // class holding exactly that class's samples, as the confusion matrix counts them); the
+  // pointer over a point shows that sample; a lasso drag lists the samples inside the loop
+  // with their accuracy, counted here from the layout and the kept samples; a click on a point
+  // opens it with its Grad-CAM maps.
+  void embeddingLaysOutHoversLassosAndOpens() {
+    using netsmith::ui::EmbeddingPanel;
+    netsmith::testutil::TempDir dir;
+    MainWindow window(m_registry);
+    trainOneEpoch(window, dir);
+    if (QTest::currentTestFailed()) return;
+    auto* page = window.pages()->evaluationPage();
+    QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
+    page->evaluate();
+    QVERIFY(evaluated.wait(60000));
+    QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
+    const auto& result = page->result();
+    QVERIFY(result.featureWidth > 0);
+    QCOMPARE(result.features.size(), std::size_t(64 * result.featureWidth));
+    window.resize(1280, 720);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.pages()->showPage(ProjectPages::EvalPage);
+    auto* panel = page->embedding();
+    page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"))->setCurrentWidget(panel);
+    QSignalSpy laidOut(panel, &EmbeddingPanel::laidOut);
+    QTest::mouseClick(panel->layOutButton(), Qt::LeftButton);
+    QVERIFY(laidOut.wait(120000));
+    QCOMPARE(int(panel->points().size()), 64);
+    QTest::qWait(50);  // the chart's layout settles before pixels are read
+
+    // A graph per class, each as many points as the class has samples.
+    const auto& confusion = result.metrics.confusion;
+    auto* chart = panel->chart();
+    int classGraphs = 0;
+    for (int g = 0; g < chart->graphCount(); ++g) {
+      const QVariant group = chart->graph(g)->property("netsmithGroup");
+      if (!group.isValid()) continue;
+      const auto& row = confusion.at(std::size_t(group.toInt()));
+      QCOMPARE(std::int64_t(chart->graph(g)->dataCount()),
+               std::accumulate(row.begin(), row.end(), std::int64_t(0)));
+      ++classGraphs;
+    }
+    QCOMPARE(classGraphs, 4);
+    // Right / wrong, chosen with the keyboard: the diagonal and the rest.
+    panel->colouring()->setFocus();
+    QTest::keyClick(panel->colouring(), Qt::Key_Down);
+    std::int64_t rightCount = 0;
+    for (std::size_t k = 0; k < confusion.size(); ++k)
+      rightCount += confusion[k][k];
+    for (int g = 0; g < chart->graphCount(); ++g) {
+      const QVariant group = chart->graph(g)->property("netsmithGroup");
+      if (!group.isValid()) continue;
+      QCOMPARE(std::int64_t(chart->graph(g)->dataCount()),
+               group.toInt() == 0 ? rightCount : 64 - rightCount);
+    }
+
+    // The pointer over a point shows its sample.
+    const QPointF first = panel->pixelOf(0);
+    QTest::mouseMove(chart, first.toPoint());
+    QTRY_VERIFY2(panel->hoverText()->text().contains(
+                     QStringLiteral("#%1<").arg(panel->points()[0].position)),
+                 qPrintable(panel->hoverText()->text()));
+
+    // A lasso (L) around the middle of the chart.
+    QTest::keyClick(&window, Qt::Key_L);
+    if (!panel->lassoButton()->isChecked()) panel->lassoButton()->click();  // no active window
+    QVERIFY(panel->lassoButton()->isChecked());
+    const QRect area = chart->axisRect()->rect();
+    const QRect loop =
+        area.adjusted(area.width() / 5, area.height() / 5, -area.width() / 5, -area.height() / 5);
+    QTest::mousePress(chart, Qt::LeftButton, {}, loop.topLeft());
+    for (const QPoint corner : {loop.topRight(), loop.bottomRight(), loop.bottomLeft()})
+      QTest::mouseMove(chart, corner);
+    QTest::mouseRelease(chart, Qt::LeftButton, {}, loop.bottomLeft());
+    std::int64_t inside = 0, right = 0;
+    for (int i = 0; i < int(panel->points().size()); ++i) {
+      const QPointF p = panel->pixelOf(i);
+      if (p.x() > loop.left() && p.x() < loop.right() && p.y() > loop.top() &&
+          p.y() < loop.bottom()) {
+        ++inside;
+        const auto& s = result.samples[panel->points()[std::size_t(i)].sample];
+        right += s.label == s.predicted;
+      }
+    }
+    QVERIFY(inside > 0);
+    QCOMPARE(std::int64_t(panel->selection().size()), inside);
+    QCOMPARE(std::int64_t(panel->selectionList()->count()), inside);
+    QVERIFY2(panel->selectionText()->text().contains(
+                 QStringLiteral("%1 selected</b>: accuracy %2%")
+                     .arg(inside)
+                     .arg(100.0 * double(right) / double(inside), 0, 'f', 1)),
+             qPrintable(panel->selectionText()->text()));
+    if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      QTest::qWait(100);
+      window.grab().save(shots + QStringLiteral("/evaluation-embedding.png"));
+    }
+
+    // Lasso off: a click on a point opens that sample with its Grad-CAM maps.
+    panel->lassoButton()->click();
+    QVERIFY(!panel->lassoButton()->isChecked());
+    const QPoint target = panel->pixelOf(0).toPoint();
+    QCOMPARE(panel->pointAt(target), 0);
+    QTest::mouseMove(chart, target);
+    QTRY_VERIFY(panel->hoverText()->text().contains(
+        QStringLiteral("#%1<").arg(panel->points()[0].position)));
+    QTest::mouseClick(chart, Qt::LeftButton, {}, target);
+    netsmith::ui::SampleDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<netsmith::ui::SampleDialog*>()) != nullptr);
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->isVisible(), 10000);
+    QCOMPARE(dialog->windowTitle(), QStringLiteral("Sample #%1").arg(panel->points()[0].position));
+    dialog->close();
   }
 
   // A checkpoint from elsewhere whose data the user never named: the page asks before reading

@@ -24,6 +24,7 @@
 
 #include "data/named_paths.h"
 #include "evaluation/calibration_panel.h"
+#include "evaluation/embedding_panel.h"
 #include "evaluation/sample_dialog.h"
 #include "evaluation/task_view.h"
 #include "util/background_job.h"
@@ -113,11 +114,12 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_perClass(new QTableWidget(0, 5, this)),
       m_bars(new QCustomPlot(this)),
       m_cellTitle(new QLabel(this)),
+      m_views(new QStackedWidget(this)),
       m_calibration(new CalibrationPanel(this)),
+      m_embedding(new EmbeddingPanel(this)),
       m_cell(new QListWidget(this)),
       m_misclassified(new QListWidget(this)),
       m_order(new QComboBox(this)),
-      m_views(new QStackedWidget(this)),
       m_result(std::make_unique<train::Evaluation>()),
       m_job(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("evaluationPage"));
@@ -218,6 +220,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   tabs->addTab(wrongTab, tr("Misclassified"));
   tabs->addTab(m_calibration, tr("Calibration"));
   connect(m_calibration, &CalibrationPanel::fitRequested, this, &EvaluationPage::fitTemperature);
+  tabs->addTab(m_embedding, tr("Embedding"));
+  connect(m_embedding, &EmbeddingPanel::sampleRequested, this, &EvaluationPage::openSample);
   auto* perClassBox = new QWidget(tabs);
   auto* pl = new QVBoxLayout(perClassBox);
   pl->addWidget(m_perClass, 1);
@@ -282,6 +286,7 @@ void EvaluationPage::clearResult() {
   m_cellRow = m_cellColumn = -1;
   m_misclassified->clear();
   m_calibration->clear();
+  m_embedding->setEvaluation(nullptr);
   if (m_taskView) m_taskView->clearResult();
   m_progress->setValue(0);
   m_cancelButton->setEnabled(false);
@@ -330,6 +335,7 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   o.keepSamples = true;
   o.dataFromCheckpoint = m_dataFromCheckpoint;
   o.fitTemperature = fitTemperature;
+  o.features = true;  // the Embedding tab lays them out
   // Data the user did not name (a checkpoint from elsewhere) comes back as a question.
   struct Outcome {
     train::Evaluation evaluation;
@@ -402,6 +408,7 @@ void EvaluationPage::evaluationDone(train::Evaluation result, const QString& err
   m_calibration->setBusy(false);
   m_error = error;
   if (error.isEmpty()) {
+    m_embedding->setEvaluation(nullptr);  // its points index the result being replaced
     *m_result = std::move(result);
     showResult();
   } else {
@@ -516,6 +523,7 @@ void EvaluationPage::showResult() {
   m_cellRow = m_cellColumn = -1;
   m_cellTitle->setText(tr("Click a cell of the matrix to see its images."));
   showCalibration();
+  m_embedding->setEvaluation(m_result.get());
 }
 
 void EvaluationPage::showCalibration() {

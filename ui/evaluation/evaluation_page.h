@@ -5,7 +5,8 @@
 // the confusion matrix as a heatmap (counts and row percentages; a click lists that cell's
 // images, highest loss first, with true label, prediction and top-3 probabilities), per-class
 // precision / recall / F1 as a table and bars, accuracy and top-k, the misclassified gallery,
-// and the scores' calibration (evaluation/calibration_panel.h) with temperature scaling.
+// the scores' calibration (evaluation/calibration_panel.h) with temperature scaling, and the
+// samples' features laid out in 2-D (evaluation/embedding_panel.h).
 // A task without the class view shows its own view instead (evaluation/task_view.h).
 #include <QString>
 #include <QWidget>
@@ -31,6 +32,7 @@ namespace netsmith::ui {
 
 class BackgroundJob;
 class CalibrationPanel;
+class EmbeddingPanel;
 class SampleDialog;
 class TaskView;
 
@@ -63,6 +65,7 @@ class EvaluationPage : public QWidget {
   QListWidget* cellList() const { return m_cell; }
   QListWidget* misclassified() const { return m_misclassified; }
   CalibrationPanel* calibration() const { return m_calibration; }
+  EmbeddingPanel* embedding() const { return m_embedding; }
   /// The view of the evaluated task when it has no class view (null before one is shown).
   TaskView* taskView() const { return m_taskView; }
   /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
@@ -118,6 +121,7 @@ class EvaluationPage : public QWidget {
   TaskView* m_taskView = nullptr;
   std::string m_taskViewTask;  ///< the task m_taskView is of
   CalibrationPanel* m_calibration;
+  EmbeddingPanel* m_embedding;
   /// The calibration at temperature 1 of the checkpoint and split in m_uncalibratedKey: what a
   /// fit is shown against.
   std::optional<train::Calibration> m_uncalibrated;

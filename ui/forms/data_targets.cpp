@@ -9,13 +9,11 @@
 #include <cmath>
 
 #include "forms/data_page.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
 namespace {
-
-const QColor kSeries[] = {QColor(31, 119, 180), QColor(255, 127, 14),  QColor(44, 160, 44),
-                          QColor(214, 39, 40),  QColor(148, 103, 189), QColor(140, 86, 75)};
 
 /// Bars of `values` per class name, the names along the axis.
 void classBars(QCustomPlot* plot, const QStringList& names, const QVector<double>& values,
@@ -30,7 +28,7 @@ void classBars(QCustomPlot* plot, const QStringList& names, const QVector<double
   }
   auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
   bars->setName(series);
-  bars->setBrush(kSeries[0]);
+  bars->setBrush(seriesColor(0));
   bars->setPen(Qt::NoPen);
   bars->setWidth(0.6);
   bars->setData(ticks, values, true);
@@ -98,7 +96,7 @@ QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
       auto* graph = plot->addGraph();
       graph->setName(s.targetNames.value(int(k), QObject::tr("target %1").arg(k)));
       graph->setLineStyle(QCPGraph::lsStepCenter);
-      QColor colour = kSeries[k % (sizeof kSeries / sizeof kSeries[0])];
+      QColor colour = seriesColor(int(k));
       graph->setPen(QPen(colour, 2));
       colour.setAlpha(50);
       graph->setBrush(colour);

@@ -9,6 +9,13 @@
 
 namespace netsmith::ui {
 
+QColor seriesColor(int k) {
+  static const QColor colors[] = {{31, 119, 180},  {255, 127, 14}, {44, 160, 44},   {214, 39, 40},
+                                  {148, 103, 189}, {140, 86, 75},  {227, 119, 194}, {127, 127, 127},
+                                  {188, 189, 34},  {23, 190, 207}};
+  return colors[((k % 10) + 10) % 10];
+}
+
 namespace {
 
 /// Re-styles its chart when the application or widget palette changes.

@@ -23,6 +23,10 @@ struct ThemeColors {
 /// The colours for the current application palette.
 ThemeColors themeColors();
 
+/// Series colour `k` of ten (matplotlib's tab10, readable on light and dark backgrounds),
+/// repeating after the tenth: one per class in the charts that colour by class.
+QColor seriesColor(int k);
+
 /// Styles a chart for the current palette (background, axes, grid, legend, title) and keeps it
 /// styled: it follows every later palette change. Call once, when the chart is made.
 void followTheme(QCustomPlot* plot);
