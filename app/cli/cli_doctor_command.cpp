@@ -122,13 +122,7 @@ int runDoctor(const std::vector<std::string>& words) {
     throw Error(path + ": the project has no data section; nothing to examine");
 
   doctor::DoctorOptions options;
-  std::string stem = std::filesystem::path(path).filename().string();
-  for (const char* suffix : {".json", ".netsmith"})
-    if (stem.size() > std::strlen(suffix) &&
-        stem.compare(stem.size() - std::strlen(suffix), std::string::npos, suffix) == 0)
-      stem.resize(stem.size() - std::strlen(suffix));
-  options.folder = args.option(
-      "--out", (std::filesystem::path("doctor") / fileNameSafe(stem, "project")).string());
+  options.folder = args.option("--out", doctor::defaultDoctorFolder(path));
   options.folds = int(args.integer("--folds", 3, 2, 20));
   options.epochs = args.integer("--epochs", 2, 1, 1000);
   options.limit = args.integer("--limit", 0, 1, 1LL << 40);

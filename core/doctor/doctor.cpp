@@ -523,8 +523,9 @@ std::string base64(const std::vector<unsigned char>& bytes) {
   return out;
 }
 
-/// The thumbnail of a sample as a data URI (at most 64 pixels a side), "" when unreadable.
-std::string thumbnailUri(const data::DatasetSource& source, std::int64_t index) {
+/// A sample's picture at most 64 pixels a side (as its source gives it: RGB or grey); empty
+/// when unreadable.
+cv::Mat smallPicture(const data::DatasetSource& source, std::int64_t index) {
   try {
     cv::Mat image = source.load(index);
     const int side = std::max(image.cols, image.rows);
@@ -533,13 +534,19 @@ std::string thumbnailUri(const data::DatasetSource& source, std::int64_t index) 
     cv::Mat small;
     cv::resize(image, small, cv::Size(), scale, scale,
                scale > 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
-    if (small.channels() == 3) cv::cvtColor(small, small, cv::COLOR_RGB2BGR);
-    std::vector<unsigned char> png;
-    if (!cv::imencode(".png", small, png)) return {};
-    return "data:image/png;base64," + base64(png);
+    return small;
   } catch (const Error&) {
     return {};
   }
+}
+
+/// A small picture as a PNG data URI, "" when there is none.
+std::string pictureUri(cv::Mat small) {
+  if (small.empty()) return {};
+  if (small.channels() == 3) cv::cvtColor(small, small, cv::COLOR_RGB2BGR);
+  std::vector<unsigned char> png;
+  if (!cv::imencode(".png", small, png)) return {};
+  return "data:image/png;base64," + base64(png);
 }
 
 }  // namespace
@@ -552,6 +559,13 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
     throw Error("--folds: " + std::to_string(o.folds) + " is not between 2 and 20");
   if (o.epochs < 1) throw Error("--epochs: must be at least 1");
   if (o.folder.empty()) throw Error("the doctor needs a folder to write in");
+  {
+    // The default folder's parent (doctor/) is made on the first run.
+    const auto parent = fs::path(o.folder).parent_path();
+    std::error_code ec;
+    if (!parent.empty() && !fs::exists(fs::symlink_status(parent, ec)))
+      makeRealFolder(parent.string());
+  }
   makeRealFolder(o.folder);
 
   const project::Project examined = examinedProject(loaded.project);
@@ -852,13 +866,38 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   std::map<std::string, const data::DatasetSource*> sources;
   for (const auto& s : splits)
     sources[s.name] = s.set.source.get();
+  const auto picture = [&](const SampleRef& r) {
+    const auto it = sources.find(r.split);
+    return it == sources.end() ? cv::Mat() : smallPicture(*it->second, r.index);
+  };
   writeFileAtomically(
-      (fs::path(o.folder) / "report.html").string(), reportHtml(report, [&](const SampleRef& r) {
-        const auto it = sources.find(r.split);
-        return it == sources.end() ? std::string() : thumbnailUri(*it->second, r.index);
-      }));
+      (fs::path(o.folder) / "report.html").string(),
+      reportHtml(report, [&](const SampleRef& r) { return pictureUri(picture(r)); }));
+  if (o.thumbnail) {
+    const auto send = [&](const SampleRef& r) {
+      const cv::Mat small = picture(r);
+      if (!small.empty()) o.thumbnail(r, small);
+    };
+    for (const auto& issue : report.labelIssues)
+      send(issue.sample);
+    for (const auto& d : report.duplicates) {
+      send(d.a);
+      send(d.b);
+    }
+    for (const auto& outlier : report.outliers)
+      send(outlier.sample);
+  }
   if (!report.stopped) progress.report("done", 1, "done");
   return report;
+}
+
+std::string defaultDoctorFolder(const std::string& projectPath) {
+  std::string stem = fs::path(projectPath).filename().string();
+  for (const std::string suffix : {".json", ".netsmith"})
+    if (stem.size() > suffix.size() &&
+        stem.compare(stem.size() - suffix.size(), std::string::npos, suffix) == 0)
+      stem.resize(stem.size() - suffix.size());
+  return (fs::path("doctor") / fileNameSafe(stem, "project")).string();
 }
 
 }  // namespace netsmith::doctor

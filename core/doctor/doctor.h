@@ -18,6 +18,7 @@
 // checkpoint; run again with the same settings, it goes on from there. No LibTorch here.
 #include <cstdint>
 #include <functional>
+#include <opencv2/core/mat.hpp>
 #include <string>
 
 #include "doctor/doctor_report.h"
@@ -46,6 +47,9 @@ struct DoctorOptions {
   /// Called a few times a second; return false to stop (resumable).
   std::function<bool(const DoctorProgress&)> progress;
   std::function<void(const std::string&)> log;
+  /// When set: called, before the report is returned, with a small picture (at most 64 pixels
+  /// a side, RGB or grey) of every sample the report lists (the studio's galleries).
+  std::function<void(const SampleRef&, const cv::Mat&)> thumbnail;
   task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
 };
 
@@ -54,5 +58,10 @@ struct DoctorOptions {
 /// place when the data cannot be read, the folder holds a doctor run of other settings, or the
 /// project's task has no class labels to check (then only `labels = false` runs).
 DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& options);
+
+/// Where the doctor of project file `projectPath` writes by default, relative to a base folder
+/// (the CLI's working folder, the studio's project folder): doctor/STEM, STEM the file's name
+/// without .json and .netsmith.
+std::string defaultDoctorFolder(const std::string& projectPath);
 
 }  // namespace netsmith::doctor

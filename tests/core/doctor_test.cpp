@@ -275,6 +275,14 @@ TEST(Doctor, FindsFlippedLabelsAndLeakageAndGoesOnAfterAStop) {
   EXPECT_NE(error.find("other settings (epochs)"), std::string::npos) << error;
 }
 
+TEST(Doctor, DefaultFolderIsDoctorSlashTheProjectsStem) {
+  EXPECT_EQ(doctor::defaultDoctorFolder("/a/b/fashion_mnist.netsmith.json"),
+            "doctor/fashion_mnist");
+  EXPECT_EQ(doctor::defaultDoctorFolder("scenes.json"), "doctor/scenes");
+  EXPECT_EQ(doctor::defaultDoctorFolder("/x/.netsmith.json"),
+            "doctor/_netsmith");  // no hidden folder
+}
+
 TEST(Doctor, RefusesALinkedFolderAndRunsWithoutLabelChecks) {
   TempDir dir;
   const auto path = testutil::writeTrainProject(dir);

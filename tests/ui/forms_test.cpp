@@ -27,6 +27,7 @@
 #include "../core/train_fixtures.h"
 #include "common/file_util.h"
 #include "data/source_formats.h"
+#include "doctor/doctor_report.h"
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
 #include "evaluation/calibration_panel.h"
@@ -35,6 +36,7 @@
 #include "evaluation/sample_dialog.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
+#include "forms/doctor_panel.h"
 #include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "session/project_document.h"
@@ -669,6 +671,108 @@ class FormsTest : public QObject {
       QVERIFY(evaluated.wait(60000));  // the evaluation the yes started
       QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
       QCOMPARE(page->result().metrics.samples, std::int64_t(64));  // the whole test split
+    }
+  }
+
+  // The Data page's Doctor tab on blobs with 12 labels flipped and a training image copied into
+  // the test set: settings typed, Run clicked, Stop clicked while a fold trains, Run again goes
+  // on; then the galleries hold exactly what the doctor.json it wrote lists, leak first, with
+  // pictures.
+  void doctorTabRunsStopsGoesOnAndListsItsReport() {
+    netsmith::testutil::TempDir dir;
+    const QString path =
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}}, 384));
+    {
+      // Flip the labels of the first 12 training images; copy training image 5 over test
+      // image 0 (IDX: a 16-byte image header, an 8-byte label header).
+      std::fstream labels(dir.file("train-labels.idx"),
+                          std::ios::in | std::ios::out | std::ios::binary);
+      for (int i = 0; i < 12; ++i) {
+        labels.seekg(8 + i);
+        const int label = labels.get();
+        labels.seekp(8 + i);
+        labels.put(char((label + 1) % 4));
+      }
+      std::ifstream train(dir.file("train-images.idx"), std::ios::binary);
+      std::string picture(256, '\0');
+      train.seekg(16 + 5 * 256);
+      train.read(picture.data(), 256);
+      std::fstream test(dir.file("test-images.idx"),
+                        std::ios::in | std::ios::out | std::ios::binary);
+      test.seekp(16);
+      test.write(picture.data(), 256);
+    }
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    window.resize(1280, 720);
+    window.show();
+    window.pages()->showPage(ProjectPages::DataPage);
+    auto* doctor = window.pages()->dataPage()->doctor();
+    window.pages()
+        ->dataPage()
+        ->findChild<QTabWidget*>(QStringLiteral("dataTabs"))
+        ->setCurrentWidget(doctor);
+    for (const auto& [box, text] :
+         {std::pair{doctor->folds(), "2"}, std::pair{doctor->epochs(), "3"}}) {
+      box->setFocus();
+      box->selectAll();
+      QTest::keyClicks(box, QString::fromLatin1(text));
+    }
+    QCOMPARE(doctor->folds()->value(), 2);
+    QCOMPARE(doctor->epochs()->value(), 3);
+    QSignalSpy finished(doctor, &netsmith::ui::DoctorPanel::finished);
+    QTest::mouseClick(doctor->runButton(), Qt::LeftButton);
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                   return doctor->progressBar()->format().startsWith(QStringLiteral("fold 1"));
+                 },
+                 60000),
+             qPrintable(doctor->progressBar()->format() + QStringLiteral(": ") +
+                        doctor->findChild<QLabel*>(QStringLiteral("doctorStatus"))->text()));
+    QTest::mouseClick(doctor->stopButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(60000));
+    QVERIFY2(doctor->errorText().isEmpty(), qPrintable(doctor->errorText()));
+    QVERIFY(doctor->report().stopped);
+    QVERIFY(doctor->runButton()->isEnabled());
+    QTest::mouseClick(doctor->runButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(doctor->errorText().isEmpty(), qPrintable(doctor->errorText()));
+    QVERIFY(!doctor->report().stopped);
+    QVERIFY(doctor->progressBar()->format().startsWith(QStringLiteral("done in")));
+
+    const Json report = Json::parse(netsmith::readTextFile(
+        QDir(doctor->folder()).filePath(QStringLiteral("doctor.json")).toStdString()));
+    QCOMPARE(report["stopped"], Json(false));
+    const auto& issues = report["label_issues"]["samples"];
+    const auto& pairs = report["duplicates"]["pairs"];
+    QCOMPARE(std::size_t(doctor->labelIssues()->count()), issues.size());
+    QCOMPARE(std::size_t(doctor->duplicates()->count()), pairs.size());
+    QCOMPARE(std::size_t(doctor->outliers()->count()), report["outliers"]["samples"].size());
+    // The copied image is found as a leak, listed first.
+    QVERIFY(report["duplicates"]["leaks"].get<int>() >= 1);
+    QVERIFY(doctor->duplicates()->item(0)->text().startsWith(QStringLiteral("LEAK")));
+    QVERIFY(!doctor->duplicates()->item(0)->icon().isNull());
+    QVERIFY2(doctor->summary()->text().contains(
+                 QStringLiteral("Leakage: %1 pairs").arg(report["duplicates"]["leaks"].get<int>())),
+             qPrintable(doctor->summary()->text()));
+    // Most flagged labels are the flipped ones; each item names its given and suggested class.
+    QVERIFY(!issues.empty());
+    int flipped = 0;
+    const QStringList classes = {QStringLiteral("top-left"), QStringLiteral("top-right"),
+                                 QStringLiteral("bottom-left"), QStringLiteral("bottom-right")};
+    for (std::size_t i = 0; i < issues.size(); ++i) {
+      const auto& issue = issues[i];
+      flipped += issue["sample"]["index"].get<int>() < 12;
+      const QString text = doctor->labelIssues()->item(int(i))->text();
+      QVERIFY2(text.startsWith(classes[issue["sample"]["label"].get<int>()] +
+                               QStringLiteral(" → ") + classes[issue["suggested"].get<int>()]),
+               qPrintable(text));
+      QVERIFY(!doctor->labelIssues()->item(int(i))->icon().isNull());
+    }
+    QVERIFY2(flipped * 2 >= int(issues.size()), qPrintable(QString::number(flipped)));
+    if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      QTest::qWait(100);
+      window.grab().save(shots + QStringLiteral("/data-doctor.png"));
     }
   }
 

@@ -27,6 +27,7 @@
 #include "data/dataset_stats.h"
 #include "data/project_data.h"
 #include "data/source_formats.h"
+#include "forms/doctor_panel.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
@@ -184,6 +185,9 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   tabs->addTab(m_skipped, tr("Skipped files"));
   tabs->addTab(m_cooccurrence, tr("Co-occurrence"));
   tabs->setTabVisible(tabs->indexOf(m_cooccurrence), false);
+  tabs->setObjectName(QStringLiteral("dataTabs"));
+  m_doctor = new DoctorPanel(document, tabs);
+  tabs->addTab(m_doctor, tr("Doctor"));
   rl->addWidget(tabs, 1);
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(scroll);

@@ -7,7 +7,8 @@
 // switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples. Data
 // whose samples are not one class each shows its targets instead (forms/data_targets.cpp):
 // multi-label images per label and the labels' co-occurrence, regression target histograms,
-// segmentation class pixel shares and the images with their masks over them.
+// segmentation class pixel shares and the images with their masks over them. Its Doctor tab
+// (forms/doctor_panel.h) runs the data doctor.
 #include <QImage>
 #include <QString>
 #include <QStringList>
@@ -38,6 +39,7 @@ class QTabWidget;
 namespace netsmith::ui {
 
 class BackgroundJob;
+class DoctorPanel;
 class ProjectDocument;
 
 /// What a scan found.
@@ -90,6 +92,7 @@ class DataPage : public QWidget {
   QListWidget* sampleGrid() const { return m_grid; }
   QCustomPlot* histogram() const { return m_histogram; }
   QTableWidget* cooccurrence() const { return m_cooccurrence; }
+  DoctorPanel* doctor() const { return m_doctor; }
   /// Show only samples of class `label` in the grid (-1: all).
   void filterSamples(int label);
   /// Sets the train source to a format and path (what the pickers do).
@@ -134,6 +137,7 @@ class DataPage : public QWidget {
   QListWidget* m_skipped;
   QComboBox* m_classFilter;
   QListWidget* m_grid;
+  DoctorPanel* m_doctor = nullptr;
   DataScan m_scan;
   bool m_refreshing = false;
   BackgroundJob* m_scanJob;

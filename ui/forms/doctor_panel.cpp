@@ -1,0 +1,378 @@
+#include "forms/doctor_panel.h"
+
+#include <QCheckBox>
+#include <QDir>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QListWidget>
+#include <QPainter>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTabWidget>
+#include <QVBoxLayout>
+
+#include <cmath>
+
+#include "doctor/doctor.h"
+#include "session/project_document.h"
+#include "util/background_job.h"
+#include "util/chart_fit.h"
+#include "util/image_convert.h"
+
+namespace netsmith::ui {
+
+namespace {
+
+constexpr int kThumb = 64;
+
+std::string pictureKey(const doctor::SampleRef& s) {
+  return s.split + "#" + std::to_string(s.index);
+}
+
+/// "1:05" or "1:02:05".
+QString clock(double seconds) {
+  if (!(seconds >= 0)) return QStringLiteral("-");
+  const auto s = qint64(std::llround(seconds));
+  return s >= 3600 ? QStringLiteral("%1:%2:%3")
+                         .arg(s / 3600)
+                         .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
+                         .arg(s % 60, 2, 10, QLatin1Char('0'))
+                   : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+}
+
+void setUpGallery(QListWidget* list, const QString& name, QSize icon) {
+  list->setObjectName(name);
+  list->setViewMode(QListView::IconMode);
+  list->setIconSize(icon);
+  list->setGridSize(QSize(icon.width() + 40, icon.height() + 52));
+  list->setResizeMode(QListView::Adjust);
+  list->setMovement(QListView::Static);
+  list->setWordWrap(true);
+  list->setUniformItemSizes(true);
+}
+
+}  // namespace
+
+DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
+    : QWidget(parent),
+      m_document(document),
+      m_folds(new QSpinBox(this)),
+      m_epochs(new QSpinBox(this)),
+      m_limit(new QSpinBox(this)),
+      m_checkLabels(new QCheckBox(tr("Check labels (cross-training)"), this)),
+      m_run(new QPushButton(tr("Run doctor"), this)),
+      m_stop(new QPushButton(tr("Stop"), this)),
+      m_progress(new QProgressBar(this)),
+      m_status(new QLabel(this)),
+      m_summary(new QLabel(this)),
+      m_balance(new QLabel(this)),
+      m_classWeights(new QPushButton(tr("Use class weights"), this)),
+      m_tabs(new QTabWidget(this)),
+      m_labels(new QListWidget(this)),
+      m_duplicates(new QListWidget(this)),
+      m_outliers(new QListWidget(this)),
+      m_job(new BackgroundJob(this)),
+      m_report(std::make_unique<doctor::DoctorReport>()) {
+  setObjectName(QStringLiteral("doctorPanel"));
+  m_folds->setObjectName(QStringLiteral("doctorFolds"));
+  m_folds->setRange(2, 20);
+  m_folds->setValue(3);
+  m_folds->setToolTip(
+      tr("The training data is dealt into this many folds; each is predicted "
+         "by a model trained on the others."));
+  m_epochs->setObjectName(QStringLiteral("doctorEpochs"));
+  m_epochs->setRange(1, 1000);
+  m_epochs->setValue(2);
+  m_epochs->setToolTip(tr("The short schedule each fold's model trains."));
+  m_limit->setObjectName(QStringLiteral("doctorLimit"));
+  m_limit->setRange(0, 100000000);
+  m_limit->setSpecialValueText(tr("all"));
+  m_limit->setSingleStep(1000);
+  m_limit->setToolTip(tr("Examine a stratified subset of the training data (all: every sample)."));
+  m_checkLabels->setObjectName(QStringLiteral("doctorCheckLabels"));
+  m_checkLabels->setChecked(true);
+  m_checkLabels->setToolTip(tr("Off: duplicates, balance and image outliers only (no training)."));
+  m_run->setObjectName(QStringLiteral("runDoctor"));
+  m_stop->setObjectName(QStringLiteral("stopDoctor"));
+  m_stop->setEnabled(false);
+  m_progress->setObjectName(QStringLiteral("doctorProgress"));
+  m_progress->setRange(0, 1000);
+  m_progress->setValue(0);
+  m_progress->setTextVisible(true);
+  m_progress->setFormat(QString());
+  m_status->setObjectName(QStringLiteral("doctorStatus"));
+  m_status->setWordWrap(true);
+  m_summary->setObjectName(QStringLiteral("doctorSummary"));
+  m_summary->setWordWrap(true);
+  m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  m_balance->setObjectName(QStringLiteral("doctorBalance"));
+  m_balance->setWordWrap(true);
+  m_classWeights->setObjectName(QStringLiteral("doctorClassWeights"));
+  m_classWeights->setToolTip(
+      tr("Weigh each class's loss by the inverse of its share "
+         "(train.class_weights: \"auto\"; undoable)."));
+  m_classWeights->hide();
+  setUpGallery(m_labels, QStringLiteral("doctorLabelIssues"), QSize(kThumb, kThumb));
+  setUpGallery(m_duplicates, QStringLiteral("doctorDuplicates"), QSize(2 * kThumb + 6, kThumb));
+  setUpGallery(m_outliers, QStringLiteral("doctorOutliers"), QSize(kThumb, kThumb));
+  m_tabs->setObjectName(QStringLiteral("doctorFindings"));
+  m_tabs->addTab(m_labels, tr("Label issues"));
+  m_tabs->addTab(m_duplicates, tr("Duplicates"));
+  m_tabs->addTab(m_outliers, tr("Outliers"));
+
+  connect(m_run, &QPushButton::clicked, this, &DoctorPanel::run);
+  connect(m_stop, &QPushButton::clicked, this, &DoctorPanel::stop);
+  connect(m_classWeights, &QPushButton::clicked, this, [this] {
+    Json train = m_document->project().train;
+    train["class_weights"] = "auto";
+    m_document->editSection(QStringLiteral("train"), train, tr("Use class weights"));
+    m_classWeights->hide();
+  });
+
+  auto* settings = new QHBoxLayout;
+  settings->addWidget(new QLabel(tr("Folds"), this));
+  settings->addWidget(m_folds);
+  settings->addWidget(new QLabel(tr("Epochs per fold"), this));
+  settings->addWidget(m_epochs);
+  settings->addWidget(new QLabel(tr("Samples"), this));
+  settings->addWidget(m_limit);
+  settings->addWidget(m_checkLabels);
+  settings->addStretch(1);
+  auto* runRow = new QHBoxLayout;
+  runRow->addWidget(m_run);
+  runRow->addWidget(m_stop);
+  runRow->addWidget(m_progress, 1);
+  auto* balanceRow = new QHBoxLayout;
+  balanceRow->addWidget(m_balance, 1);
+  balanceRow->addWidget(m_classWeights);
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(settings);
+  layout->addLayout(runRow);
+  layout->addWidget(m_status);
+  layout->addWidget(m_summary);
+  layout->addLayout(balanceRow);
+  layout->addWidget(m_tabs, 1);
+  m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
+                       "imbalance and outliers. Writes its report to %1.")
+                        .arg(QDir::toNativeSeparators(folder())));
+  connect(m_document, &ProjectDocument::loaded, this, [this] {
+    m_job->cancel();
+    *m_report = doctor::DoctorReport{};
+    m_pictures.clear();
+    m_run->setEnabled(true);
+    m_stop->setEnabled(false);
+    showReport();
+  });
+}
+
+DoctorPanel::~DoctorPanel() {
+  delete m_job;  // stops the doctor and waits for it before the widgets it reports to go
+}
+
+QString DoctorPanel::folder() const {
+  const QString path = m_document->filePath();
+  if (path.isEmpty()) return {};
+  return QDir(m_document->baseDir())
+      .filePath(QString::fromStdString(doctor::defaultDoctorFolder(path.toStdString())));
+}
+
+bool DoctorPanel::isRunning() const {
+  return m_job->isRunning();
+}
+
+void DoctorPanel::stop() {
+  m_job->requestStop();
+  m_status->setText(tr("Stopping after the current step..."));
+}
+
+void DoctorPanel::run() {
+  if (m_job->isRunning()) return;
+  if (m_document->filePath().isEmpty()) {
+    m_status->setText(tr("Save the project first: the doctor writes its report beside it."));
+    return;
+  }
+  m_error.clear();
+  m_run->setEnabled(false);
+  m_stop->setEnabled(true);
+  m_progress->setValue(0);
+  m_progress->setFormat(tr("starting"));
+  project::LoadedProject loaded;
+  loaded.project = m_document->project();
+  loaded.path = m_document->filePath().toStdString();
+  doctor::DoctorOptions o;
+  o.folder = folder().toStdString();
+  o.folds = m_folds->value();
+  o.epochs = m_epochs->value();
+  o.limit = m_limit->value();
+  o.labels = m_checkLabels->isChecked();
+  struct Outcome {
+    doctor::DoctorReport report;
+    std::map<std::string, QImage> pictures;
+  };
+  m_job->start(
+      [this, loaded, o](const JobContext& job) mutable {
+        Outcome out;
+        o.progress = [this, &job](const doctor::DoctorProgress& p) {
+          // Shown on the UI thread; dropped if this panel is gone by then.
+          QMetaObject::invokeMethod(
+              this, [this, p] { showProgress(p); }, Qt::QueuedConnection);
+          return !job.cancelled();
+        };
+        o.thumbnail = [&out](const doctor::SampleRef& s, const cv::Mat& picture) {
+          out.pictures[pictureKey(s)] = toQImage(picture);
+        };
+        out.report = doctor::runDoctor(loaded, o);
+        return out;
+      },
+      [this](Outcome out) {
+        *m_report = std::move(out.report);
+        m_pictures = std::move(out.pictures);
+        done();
+      },
+      [this](const QString& error) {
+        m_error = error;
+        *m_report = doctor::DoctorReport{};
+        m_pictures.clear();
+        done();
+      });
+}
+
+void DoctorPanel::showProgress(const doctor::DoctorProgress& p) {
+  if (!m_job->isRunning()) return;
+  m_progress->setValue(int(std::lround(1000 * std::clamp(p.fraction, 0.0, 1.0))));
+  m_progress->setFormat(tr("%1: %2 spent, %3 left")
+                            .arg(QString::fromStdString(p.stage), clock(p.seconds),
+                                 p.remaining >= 0 ? clock(p.remaining) : tr("estimating")));
+  if (!p.message.empty()) m_status->setText(QString::fromStdString(p.message));
+}
+
+void DoctorPanel::done() {
+  m_run->setEnabled(true);
+  m_stop->setEnabled(false);
+  if (!m_error.isEmpty()) {
+    m_progress->setFormat(tr("failed"));
+    m_status->setText(tr("<b>The doctor stopped:</b> %1").arg(m_error.toHtmlEscaped()));
+  } else if (m_report->stopped) {
+    m_progress->setFormat(tr("stopped at %p%"));
+    m_status->setText(tr("Stopped: what is finished is kept in %1; Run doctor goes on from there.")
+                          .arg(QDir::toNativeSeparators(folder()).toHtmlEscaped()));
+  } else {
+    m_progress->setValue(1000);
+    m_progress->setFormat(tr("done in %1").arg(clock(m_report->seconds)));
+    m_status->setText(
+        tr("Report: %1 (doctor.json and label_ranking.csv beside it).")
+            .arg(QDir::toNativeSeparators(QDir(folder()).filePath(QStringLiteral("report.html")))
+                     .toHtmlEscaped()));
+  }
+  showReport();
+  Q_EMIT finished();
+}
+
+QString DoctorPanel::className(std::int64_t k) const {
+  return k >= 0 && std::size_t(k) < m_report->classes.size()
+             ? QString::fromStdString(m_report->classes[std::size_t(k)])
+             : QString::number(k);
+}
+
+void DoctorPanel::showReport() {
+  const auto& r = *m_report;
+  m_labels->clear();
+  m_duplicates->clear();
+  m_outliers->clear();
+  if (r.examined == 0) {
+    m_summary->clear();
+    m_balance->clear();
+    m_classWeights->hide();
+    return;
+  }
+  QString text = tr("Examined %1 training samples").arg(r.examined);
+  if (r.validationSamples) text += tr(", %1 validation").arg(r.validationSamples);
+  if (r.testSamples) text += tr(", %1 test").arg(r.testSamples);
+  text += QStringLiteral(". ");
+  text += tr("<b>Leakage: %1 pairs across splits</b>; duplicates: %2 exact, %3 near.")
+              .arg(r.leaks)
+              .arg(r.exactDuplicates)
+              .arg(r.nearDuplicates);
+  if (!r.probabilitiesFrom.empty())
+    text +=
+        QStringLiteral(" ") + tr("<b>Label errors: %1 likely</b> (confident learning on %2).")
+                                  .arg(r.labelIssuesFlagged)
+                                  .arg(QString::fromStdString(r.probabilitiesFrom).toHtmlEscaped());
+  text += QStringLiteral(" ") + tr("Outliers: %1.").arg(r.outliersFound);
+  if (r.unreadable)
+    text += QStringLiteral(" ") + tr("%1 unreadable samples left out.").arg(r.unreadable);
+  for (const auto& w : r.warnings)
+    text +=
+        QStringLiteral("<br>") + tr("Warning: %1").arg(QString::fromStdString(w).toHtmlEscaped());
+  m_summary->setText(text);
+
+  const auto& b = r.balance;
+  m_balance->setText(tr("Balance: largest class / smallest %1, %2 effective classes of %3. %4")
+                         .arg(b.imbalanceRatio, 0, 'f', 2)
+                         .arg(b.effectiveClasses, 0, 'f', 2)
+                         .arg(b.counts.size())
+                         .arg(QString::fromStdString(b.advice)));
+  const Json& train = m_document->project().train;
+  m_classWeights->setVisible(!b.advice.empty() &&
+                             !(train.is_object() && train.contains("class_weights")));
+
+  const auto picture = [this](const doctor::SampleRef& s) {
+    const auto it = m_pictures.find(pictureKey(s));
+    return it == m_pictures.end() ? QImage() : it->second;
+  };
+  const auto thumb = [](const QImage& image) {
+    return image.isNull() ? QPixmap()
+                          : QPixmap::fromImage(image.scaled(kThumb, kThumb, Qt::KeepAspectRatio,
+                                                            Qt::FastTransformation));
+  };
+  for (const auto& issue : r.labelIssues) {
+    auto* item = new QListWidgetItem(m_labels);
+    item->setIcon(thumb(picture(issue.sample)));
+    item->setText(tr("%1 → %2\np %3")
+                      .arg(className(issue.sample.label), className(issue.suggested))
+                      .arg(issue.selfConfidence, 0, 'f', 3));
+    item->setToolTip(tr("%1\nlabelled %2; looks like %3 (p %4 against %5 for its label)")
+                         .arg(QString::fromStdString(issue.sample.item))
+                         .arg(className(issue.sample.label), className(issue.suggested))
+                         .arg(issue.suggestedProbability, 0, 'f', 3)
+                         .arg(issue.selfConfidence, 0, 'f', 3));
+    item->setData(Qt::UserRole, qlonglong(issue.sample.index));
+  }
+  for (const auto& d : r.duplicates) {
+    QPixmap pair(2 * kThumb + 6, kThumb);
+    pair.fill(Qt::transparent);
+    {
+      QPainter p(&pair);
+      const QPixmap a = thumb(picture(d.a)), b2 = thumb(picture(d.b));
+      if (!a.isNull()) p.drawPixmap(0, 0, a);
+      if (!b2.isNull()) p.drawPixmap(kThumb + 6, 0, b2);
+    }
+    auto* item = new QListWidgetItem(m_duplicates);
+    item->setIcon(pair);
+    const QString kind = d.exact ? tr("exact") : tr("near, %1 bits").arg(d.distance);
+    item->setText(
+        d.leak()
+            ? tr("LEAK %1 / %2\n%3")
+                  .arg(QString::fromStdString(d.a.split), QString::fromStdString(d.b.split), kind)
+            : tr("%1 / %2\n%3")
+                  .arg(QString::fromStdString(d.a.split), QString::fromStdString(d.b.split), kind));
+    item->setToolTip(tr("%1\n%2\nsimilarity %3")
+                         .arg(QString::fromStdString(d.a.item), QString::fromStdString(d.b.item))
+                         .arg(d.similarity, 0, 'f', 4));
+  }
+  for (const auto& o : r.outliers) {
+    auto* item = new QListWidgetItem(m_outliers);
+    item->setIcon(thumb(picture(o.sample)));
+    item->setText(QStringLiteral("%1\n%2").arg(QString::fromStdString(o.kind),
+                                               elideMiddle(QString::fromStdString(o.why), 24)));
+    item->setToolTip(QStringLiteral("%1\n%2").arg(QString::fromStdString(o.sample.item),
+                                                  QString::fromStdString(o.why)));
+  }
+  m_tabs->setTabText(0, tr("Label issues (%1)").arg(r.labelIssues.size()));
+  m_tabs->setTabText(1, tr("Duplicates (%1)").arg(r.duplicates.size()));
+  m_tabs->setTabText(2, tr("Outliers (%1)").arg(r.outliers.size()));
+}
+
+}  // namespace netsmith::ui
