@@ -29,7 +29,7 @@ _netsmith_cli() {
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch" ;;
     bench) opts="--steps --batch-size --threads --json" ;;
     train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --nproc --dist-timeout --json" ;;
-    eval) opts="--data --split --limit --batch-size --threads --top-k --json --temperature --fit-temperature --predictions --embedding" ;;
+    eval) opts="--data --split --limit --batch-size --threads --top-k --json --temperature --fit-temperature --predictions --embedding --tta" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --temperature --safetensors --pytorch --samples --keep-failed --json" ;;
     doctor) opts="--out --folds --epochs --limit --checkpoint --no-labels --seed --json --schema" ;;

@@ -96,7 +96,7 @@ const std::vector<Command>& commands() {
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE] [--predictions FILE] [--temperature T|FILE] [--fit-temperature]
-       [--embedding FILE]
+       [--embedding FILE] [--tta flip|crops]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix). --predictions FILE:
                                       every sample's output as CSV (path, truth, scores) to
@@ -113,7 +113,10 @@ const std::vector<Command>& commands() {
                                       --temperature T|FILE divides the logits by T.
                                       --embedding FILE: the samples' penultimate features
                                       laid out in 2-D (PCA, Barnes-Hut t-SNE) as CSV
-                                      (position,sample,label,predicted,confidence,x,y,f0..)
+                                      (position,sample,label,predicted,confidence,x,y,f0..).
+                                      --tta flip|crops: test-time augmentation (the mean
+                                      probabilities of the picture and its mirror, and with
+                                      crops of four shifted copies), with the accuracy gain
 )",
        "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
       {"doctor", runDoctor,

@@ -358,7 +358,7 @@ int runEval(const std::vector<std::string>& words) {
   const Args args(words, {"--json", "--data-from-checkpoint", "--fit-temperature"},
                   {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
                    "--gradcam", "--gradcam-node", "--gradcam-class", "--out", "--predictions",
-                   "--temperature", "--embedding"});
+                   "--temperature", "--embedding", "--tta"});
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
@@ -374,6 +374,9 @@ int runEval(const std::vector<std::string>& words) {
   o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));
   o.predictions = args.option("--predictions");
   o.fitTemperature = args.has("--fit-temperature");
+  o.tta = args.option("--tta");
+  if (!o.tta.empty() && o.tta != "flip" && o.tta != "crops")
+    throw UsageError{"--tta must be flip or crops, not \"" + o.tta + "\""};
   if (!args.option("--temperature").empty()) {
     if (o.fitTemperature) throw UsageError{"--temperature and --fit-temperature: give one"};
     o.temperature = train::readTemperature(args.option("--temperature"));
@@ -406,6 +409,11 @@ int runEval(const std::vector<std::string>& words) {
   printEval(e.metrics, e.classes);
   if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
   std::printf("\ntop-%d accuracy %s\n", e.topK, percent(e.topKAccuracy).c_str());
+  if (!e.tta.empty())
+    std::printf(
+        "test-time augmentation (%s, %d views): accuracy %s without, %s with: %+.2f points\n",
+        e.tta.c_str(), e.ttaViews, percent(e.accuracyWithoutTta).c_str(),
+        percent(e.metrics.accuracy).c_str(), 100.0 * (e.metrics.accuracy - e.accuracyWithoutTta));
   std::printf("calibration: ECE %.4f, MCE %.4f (%d bins), NLL %.4f at temperature %.4g\n",
               e.calibration.ece, e.calibration.mce, train::kCalibrationBins, e.metrics.loss,
               e.temperature);

@@ -96,6 +96,11 @@ Json Evaluation::toJson() const {
   j["temperature"] = temperature;
   j["calibration"] = calibration.toJson();
   if (temperatureFitted) j["temperature_fit"] = temperatureFit.toJson();
+  if (!tta.empty())
+    j["tta"] = Json{{"views", tta},
+                    {"count", ttaViews},
+                    {"accuracy_without", accuracyWithoutTta},
+                    {"gain", metrics.accuracy - accuracyWithoutTta}};
   return j;
 }
 
@@ -229,6 +234,24 @@ void keepFeatures(const torch::Tensor& tapped, const std::vector<std::int64_t>& 
   }
 }
 
+/// The pictures test-time augmentation `tta` averages over, the batch itself first.
+std::vector<torch::Tensor> ttaViews(const torch::Tensor& x, const std::string& tta) {
+  std::vector<torch::Tensor> views;
+  views.reserve(6);
+  views.push_back(x);
+  if (tta.empty()) return views;
+  views.push_back(x.flip({3}));
+  if (tta == "crops") {
+    const std::int64_t h = x.size(2), w = x.size(3);
+    const std::int64_t p = std::max<std::int64_t>(1, std::min(h, w) / 14);
+    const auto padded = torch::constant_pad_nd(x, {p, p, p, p}, 0);
+    for (const auto& [dy, dx] :
+         {std::pair<std::int64_t, std::int64_t>{0, 0}, {0, 2 * p}, {2 * p, 0}, {2 * p, 2 * p}})
+      views.push_back(padded.narrow(2, dy, h).narrow(3, dx, w));
+  }
+  return views;
+}
+
 void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                    const data::ProjectData& pd, const task::Task& task,
                    const EvaluationOptions& options, Evaluation& out) {
@@ -241,6 +264,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
 
   torch::NoGradGuard noGrad;
   task::ConfusionCounter counter(classes);
+  std::int64_t rightWithoutTta = 0;
   CalibrationCounter calibration;
   double lossSum = 0;
   std::int64_t topKHits = 0, done = 0;
@@ -255,6 +279,20 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
     if (tapped.defined()) keepFeatures(tapped, batch->samples, set, out);
     if (out.temperature != 1) logits = logits / out.temperature;
     const auto labels = batch->labels;
+    if (!out.tta.empty()) {
+      // The mean of the views' probabilities, as log-probabilities: every figure below (the
+      // loss, the prediction, the confidence, the predictions file) is of the mean.
+      rightWithoutTta += logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+      const auto views = ttaViews(batch->images, out.tta);
+      auto probs = torch::softmax(logits, 1);
+      for (std::size_t v = 1; v < views.size(); ++v) {
+        auto z = net.forward(views[v]).to(torch::kFloat);
+        if (out.temperature != 1) z = z / out.temperature;
+        probs = probs + torch::softmax(z, 1);
+      }
+      out.ttaViews = int(views.size());
+      logits = (probs / double(views.size())).clamp_min(1e-30).log();
+    }
     // The same sum as evaluateClassifier, so both report the same loss.
     lossSum +=
         torch::nn::functional::cross_entropy(
@@ -282,6 +320,9 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.calibration = calibration.finish();
   if (predictions && !out.cancelled) predictions->finish();
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+  if (!out.tta.empty())
+    out.accuracyWithoutTta =
+        out.metrics.samples ? double(rightWithoutTta) / double(out.metrics.samples) : 0;
 }
 
 /// The logits (row-major, `classes` a row) and labels of every sample of `set`.
@@ -489,6 +530,9 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
         options.limit, 0);
   }
   if (!out.classView) {
+    if (!options.tta.empty())
+      throw Error("--tta: test-time augmentation averages class probabilities; the task \"" +
+                  out.task + "\" has none");
     if (options.fitTemperature || options.temperature != 1)
       throw Error("--temperature: temperature scaling divides class scores; the task \"" +
                   out.task + "\" has none");
@@ -497,6 +541,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     return out;
   }
   out.temperature = options.temperature;
+  out.tta = options.tta;
   if (options.fitTemperature) {
     auto fitData = data::openProjectData(fitProject, fitBaseDir,
                                          augment::TransformRegistry::withBuiltins(), "");

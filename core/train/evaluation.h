@@ -36,6 +36,10 @@ struct EvaluationOptions {
   /// Write every sample's output here (the task's predictions file, task/task.h): anyone can
   /// recompute the figures from it.
   std::string predictions;
+  /// Test-time augmentation of a class view: "flip" averages the class probabilities of each
+  /// picture and its mirror image; "crops" also of four copies shifted by 1/14 of the side
+  /// (the edge filled with the normalised mean). "": none.
+  std::string tta;
   /// The longest side of a sample's picture, pixels (segmentation's pictures and masks: at
   /// least kMaskThumbnail).
   int thumbnail = 56;
@@ -100,6 +104,11 @@ struct Evaluation {
   /// When EvaluationOptions::fitTemperature asked: the fit on the validation split.
   bool temperatureFitted = false;
   TemperatureFit temperatureFit;
+  /// With EvaluationOptions::tta: its name, the views averaged, and the accuracy of the
+  /// picture alone (the first view) on the same samples: the gain is accuracy - this.
+  std::string tta;
+  int ttaViews = 1;
+  double accuracyWithoutTta = 0;
   /// When asked, in split order: every sample of the class view; a task without it keeps its
   /// SampleView (label, predicted and top stay empty).
   std::vector<SampleOutcome> samples;

@@ -9,6 +9,9 @@
   and predictions as its --predictions file has them, and a layout whose trustworthiness
   (scikit-learn, 10 neighbours) of the features it lists is as high as scikit-learn's own
   t-SNE reaches on them;
+- test-time augmentation: `eval --tta crops` on that checkpoint gives, in its predictions file,
+  the mean of OpenCV DNN's probabilities (the exported ONNX file) over the picture, its mirror
+  and four shifted copies, and the accuracy without and with it that numpy counts;
 - duplicates: image folders of Fashion-MNIST items with exact and near copies (resized,
   re-encoded as JPEG, brightened) planted across train and test: `doctor --no-labels` reports
   exactly those pairs as leakage; the same folders without the copies give no pair.
@@ -118,6 +121,44 @@ def calibration(cli, work):
     return ckpt
 
 
+def test_time_augmentation(cli, ckpt, work):
+    predictions = os.path.join(work, "tta-predictions.csv")
+    out = run_json([cli, "eval", ckpt, "--limit", "300", "--tta", "crops", "--predictions",
+                    predictions, "--json"])
+    onnx_path = os.path.join(work, "plain.onnx")
+    run([cli, "export", ckpt, "--onnx", onnx_path, "--softmax"])
+    rows = list(csv.DictReader(open(predictions)))
+    classes = [c for c in rows[0] if c.startswith("prob:")]
+    probs = np.array([[float(r[c]) for c in classes] for r in rows])
+    labels = np.array([int(r["label"]) for r in rows])
+    images = idx_images("t10k-images-idx3-ubyte.gz")
+    positions = [int(r["path"].rsplit("#", 1)[1]) for r in rows]
+    x = ((images[positions].astype(np.float32) / 255.0 - 0.286) / 0.353)[:, None, :, :]
+    p = 28 // 14
+    padded = np.pad(x, ((0, 0), (0, 0), (p, p), (p, p)))
+    views = [x, x[..., ::-1]] + [padded[:, :, dy:dy + 28, dx:dx + 28]
+                                 for dy, dx in ((0, 0), (0, 2 * p), (2 * p, 0), (2 * p, 2 * p))]
+    net = cv2.dnn.readNetFromONNX(onnx_path)
+    outs = []
+    for v in views:
+        net.setInput(np.ascontiguousarray(v), "input")
+        outs.append(net.forward("probabilities").copy())
+    mean = np.mean(outs, 0)
+    diff = np.abs(mean - probs).max()
+    if diff > 1e-4:
+        sys.exit("%s: --tta crops probabilities differ from the mean over OpenCV's views by %g" %
+                 (FLOW, diff))
+    if out["tta"]["count"] != 6:
+        sys.exit("%s: --tta crops averaged %s views, not 6" % (FLOW, out["tta"]["count"]))
+    n = len(rows)
+    without = float((outs[0].argmax(1) == labels).mean())
+    with_tta = float((mean.argmax(1) == labels).mean())
+    close("accuracy without TTA", out["tta"]["accuracy_without"], without, 1.5 / n)
+    close("accuracy with TTA", out["accuracy"], with_tta, 1.5 / n)
+    print("test-time augmentation (crops): probabilities within %.1e of OpenCV's mean over 6 "
+          "views; accuracy %.4f -> %.4f as numpy counts" % (diff, without, with_tta))
+
+
 def embedding(cli, ckpt, work):
     from sklearn.manifold import TSNE, trustworthiness
     layout = os.path.join(work, "embedding.csv")
@@ -223,6 +264,7 @@ def main():
     duplicates(cli, work)
     ckpt = calibration(cli, work)
     embedding(cli, ckpt, work)
+    test_time_augmentation(cli, ckpt, work)
     return 0
 
 

@@ -496,6 +496,29 @@ class FormsTest : public QObject {
       QTest::qWait(100);  // the layout settles
       window.grab().save(shots + QStringLiteral("/evaluation-calibration.png"));
     }
+
+    // Test-time augmentation chosen with the keyboard: the page's figures are the CLI's.
+    auto* tta = page->findChild<QComboBox*>(QStringLiteral("evaluationTta"));
+    tta->setFocus();
+    QTest::keyClick(tta, Qt::Key_Down);
+    QCOMPARE(tta->currentData().toString(), QStringLiteral("flip"));
+    page->evaluate();
+    QVERIFY(evaluated.wait(60000));
+    QProcess ttaCli;
+    ttaCli.start(QStringLiteral(NETSMITH_CLI),
+                 {QStringLiteral("eval"), page->checkpoint(), QStringLiteral("--tta"),
+                  QStringLiteral("flip"), QStringLiteral("--json")});
+    QVERIFY(ttaCli.waitForFinished(60000));
+    QCOMPARE(ttaCli.exitCode(), 0);
+    const Json withTta = Json::parse(ttaCli.readAllStandardOutput().toStdString());
+    QCOMPARE(page->result().tta, std::string("flip"));
+    QCOMPARE(page->result().metrics.accuracy, withTta["accuracy"].get<double>());
+    QCOMPARE(page->result().accuracyWithoutTta, withTta["tta"]["accuracy_without"].get<double>());
+    QCOMPARE(page->result().accuracyWithoutTta, j["accuracy"].get<double>());
+    QVERIFY2(page->findChild<QLabel*>(QStringLiteral("evaluationSummary"))
+                 ->text()
+                 .contains(QStringLiteral("test-time augmentation (flip, 2 views)")),
+             qPrintable(page->findChild<QLabel*>(QStringLiteral("evaluationSummary"))->text()));
   }
 
   // The Embedding tab: every evaluated sample laid out and coloured by class (a graph per
@@ -722,13 +745,12 @@ class FormsTest : public QObject {
     QCOMPARE(doctor->epochs()->value(), 3);
     QSignalSpy finished(doctor, &netsmith::ui::DoctorPanel::finished);
     QTest::mouseClick(doctor->runButton(), Qt::LeftButton);
-    QVERIFY2(QTest::qWaitFor(
-                 [&] {
-                   return doctor->progressBar()->format().startsWith(QStringLiteral("fold 1"));
-                 },
-                 60000),
-             qPrintable(doctor->progressBar()->format() + QStringLiteral(": ") +
-                        doctor->findChild<QLabel*>(QStringLiteral("doctorStatus"))->text()));
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] { return doctor->progressBar()->format().startsWith(QStringLiteral("fold 1")); },
+            60000),
+        qPrintable(doctor->progressBar()->format() + QStringLiteral(": ") +
+                   doctor->findChild<QLabel*>(QStringLiteral("doctorStatus"))->text()));
     QTest::mouseClick(doctor->stopButton(), Qt::LeftButton);
     QVERIFY(finished.wait(60000));
     QVERIFY2(doctor->errorText().isEmpty(), qPrintable(doctor->errorText()));

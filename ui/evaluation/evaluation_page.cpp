@@ -106,6 +106,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
     : QWidget(parent),
       m_checkpointLabel(new QLabel(this)),
       m_split(new QComboBox(this)),
+      m_tta(new QComboBox(this)),
       m_run(new QPushButton(tr("Evaluate"), this)),
       m_cancelButton(new QPushButton(tr("Cancel"), this)),
       m_progress(new QProgressBar(this)),
@@ -125,6 +126,14 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   setObjectName(QStringLiteral("evaluationPage"));
   m_split->addItems({QStringLiteral("test"), QStringLiteral("train")});
   m_split->setObjectName(QStringLiteral("evaluationSplit"));
+  m_tta->setObjectName(QStringLiteral("evaluationTta"));
+  m_tta->addItem(tr("No TTA"), QString());
+  m_tta->addItem(tr("TTA: flip"), QStringLiteral("flip"));
+  m_tta->addItem(tr("TTA: flip + crops"), QStringLiteral("crops"));
+  m_tta->setToolTip(
+      tr("Test-time augmentation: average the class probabilities of each "
+         "picture and its mirror image (and four shifted copies); the summary "
+         "gives the accuracy gained over the picture alone."));
   m_run->setObjectName(QStringLiteral("evaluate"));
   m_cancelButton->setEnabled(false);
   m_progress->setMaximumWidth(260);
@@ -198,6 +207,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   top->addWidget(m_checkpointLabel, 1);
   top->addWidget(choose);
   top->addWidget(m_split);
+  top->addWidget(m_tta);
   top->addWidget(m_run);
   top->addWidget(m_cancelButton);
   top->addWidget(m_progress);
@@ -336,6 +346,7 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   o.dataFromCheckpoint = m_dataFromCheckpoint;
   o.fitTemperature = fitTemperature;
   o.features = true;  // the Embedding tab lays them out
+  o.tta = m_tta->currentData().toString().toStdString();
   // Data the user did not name (a checkpoint from elsewhere) comes back as a question.
   struct Outcome {
     train::Evaluation evaluation;
@@ -434,11 +445,19 @@ void EvaluationPage::showResult() {
     return;
   }
   m_views->setCurrentWidget(m_classView);
-  m_summary->setText(tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5")
+  m_summary->setText(tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5%6")
                          .arg(summaryText().toHtmlEscaped())
                          .arg(e.topK)
                          .arg(pct(e.topKAccuracy))
                          .arg(m.loss, 0, 'f', 4)
+                         .arg(e.tta.empty()
+                                  ? QString()
+                                  : tr("; test-time augmentation (%1, %2 views): %3 points "
+                                       "over the picture alone (%4)")
+                                        .arg(QString::fromStdString(e.tta))
+                                        .arg(e.ttaViews)
+                                        .arg(100.0 * (m.accuracy - e.accuracyWithoutTta), 0, 'f', 2)
+                                        .arg(pct(e.accuracyWithoutTta)))
                          .arg(e.cancelled ? tr(" (cancelled: partial)") : QString()));
   const int k = int(m.confusion.size());
   QStringList names;

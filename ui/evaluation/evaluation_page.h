@@ -107,6 +107,7 @@ class EvaluationPage : public QWidget {
   bool m_dataFromCheckpoint = false;  ///< the user said yes to this checkpoint's data paths
   QLabel* m_checkpointLabel;
   QComboBox* m_split;
+  QComboBox* m_tta;  ///< test-time augmentation: none, flip, crops
   QPushButton* m_run;
   QPushButton* m_cancelButton;
   QProgressBar* m_progress;
