@@ -866,9 +866,16 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   std::map<std::string, const data::DatasetSource*> sources;
   for (const auto& s : splits)
     sources[s.name] = s.set.source.get();
+  // Each listed sample is decoded once, for the page and the studio's galleries alike (a
+  // sample can stand in several lists; at most a few thousand 64-pixel pictures are kept).
+  std::map<std::pair<std::string, std::int64_t>, cv::Mat> pictures;
   const auto picture = [&](const SampleRef& r) {
+    const auto key = std::make_pair(r.split, r.index);
+    if (const auto hit = pictures.find(key); hit != pictures.end()) return hit->second;
     const auto it = sources.find(r.split);
-    return it == sources.end() ? cv::Mat() : smallPicture(*it->second, r.index);
+    cv::Mat small = it == sources.end() ? cv::Mat() : smallPicture(*it->second, r.index);
+    if (o.thumbnail) pictures.emplace(key, small);
+    return small;
   };
   writeFileAtomically(
       (fs::path(o.folder) / "report.html").string(),
