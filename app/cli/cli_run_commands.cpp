@@ -425,11 +425,13 @@ int runEval(const std::vector<std::string>& words) {
         f.temperature, (long long)f.samples, f.nllBefore, f.nllAfter, f.eceBefore, f.eceAfter,
         recorded.c_str());
   }
-  std::printf("\nper class: precision recall f1\n");
+  std::printf("\nper class: precision recall f1 AP (average precision)\n");
   for (std::size_t c = 0; c < e.perClass.size(); ++c) {
     const auto& s = e.perClass[c];
-    std::printf("  %2zu %-16s %8s %8s %8s\n", c, c < e.classes.size() ? e.classes[c].c_str() : "",
-                percent(s.precision).c_str(), percent(s.recall).c_str(), percent(s.f1).c_str());
+    std::printf("  %2zu %-16s %8s %8s %8s %8s\n", c,
+                c < e.classes.size() ? e.classes[c].c_str() : "", percent(s.precision).c_str(),
+                percent(s.recall).c_str(), percent(s.f1).c_str(),
+                percent(s.averagePrecision).c_str());
   }
   return kExitOk;
 }

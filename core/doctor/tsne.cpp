@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <opencv2/core.hpp>
@@ -174,7 +175,11 @@ struct SparseP {
 };
 
 SparseP inputSimilarities(const std::vector<float>& x, std::int64_t n, std::int64_t d,
-                          double perplexity, unsigned threads) {
+                          double perplexity, unsigned threads,
+                          const std::function<bool()>& keepGoing, bool& stopped) {
+  // The neighbour search is O(n^2): the first thread asks now and then whether to go on, and
+  // every thread stops when it says no.
+  std::atomic<bool> stop{false};
   const std::int64_t k = std::min<std::int64_t>(n - 1, std::int64_t(3 * perplexity));
   std::vector<std::int64_t> neighbour(std::size_t(n * k));
   std::vector<double> conditional(std::size_t(n * k));
@@ -188,6 +193,10 @@ SparseP inputSimilarities(const std::vector<float>& x, std::int64_t n, std::int6
   parallelRanges(n, threads, [&](std::int64_t begin, std::int64_t end) {
     std::vector<std::pair<float, std::int64_t>> dist(static_cast<std::size_t>(n));
     for (std::int64_t i = begin; i < end; ++i) {
+      if ((i - begin) % 64 == 0) {
+        if (begin == 0 && keepGoing && !keepGoing()) stop = true;
+        if (stop) return;
+      }
       const float* xi = &x[std::size_t(i * d)];
       for (std::int64_t j = 0; j < n; ++j) {
         const float* xj = &x[std::size_t(j * d)];
@@ -230,6 +239,8 @@ SparseP inputSimilarities(const std::vector<float>& x, std::int64_t n, std::int6
       }
     }
   });
+  stopped = stop;
+  if (stopped) return {};
   // Symmetrise: every (i, j) and (j, i) entry, summed.
   std::vector<std::int64_t> rowSize(static_cast<std::size_t>(n), 0);
   for (std::int64_t i = 0; i < n; ++i)
@@ -345,7 +356,14 @@ Embedding embedFeatures(const std::vector<float>& features, std::int64_t n, std:
       v = float(v / maxAbs);
   const unsigned threads = threadCount(options.threads);
   const double perplexity = std::max(1.0, std::min(options.perplexity, double(m - 1) / 3.0));
-  const SparseP p = inputSimilarities(reduced, m, d, perplexity, threads);
+  bool stopped = false;
+  const SparseP p = inputSimilarities(
+      reduced, m, d, perplexity, threads,
+      [&options] { return !options.progress || options.progress(0, options.iterations); }, stopped);
+  if (stopped) {
+    out.cancelled = true;  // no layout yet: every point NaN
+    return out;
+  }
 
   // Started from the first two principal components, scaled to a standard deviation of 1e-4.
   std::vector<double> y(std::size_t(2 * m), 0.0);

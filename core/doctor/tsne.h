@@ -21,8 +21,9 @@ struct EmbeddingOptions {
   double theta = 0.5;
   int pcaDimensions = 50;
   unsigned threads = 0;  ///< 0: the machine's cores (at most 8)
-  /// Called every few iterations with (done, total); return false to stop (the layout so far
-  /// is returned, `cancelled` set).
+  /// Called every few iterations with (done, total), and with done 0 during the neighbour
+  /// search before them; return false to stop (the layout so far is returned, `cancelled` set;
+  /// stopped before the first iteration, every point is NaN).
   std::function<bool(int, int)> progress;
 };
 

@@ -91,6 +91,7 @@ Json Evaluation::toJson() const {
     per.push_back(Json{{"precision", num(c.precision)},
                        {"recall", num(c.recall)},
                        {"f1", num(c.f1)},
+                       {"average_precision", num(c.averagePrecision)},
                        {"support", c.support}});
   j["per_class"] = per;
   j["temperature"] = temperature;
@@ -266,6 +267,10 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   task::ConfusionCounter counter(classes);
   std::int64_t rightWithoutTta = 0;
   CalibrationCounter calibration;
+  // Every probability, for the per-class precision-recall curves (bounded).
+  const bool curves = set.size() * classes <= kPrCurveValues;
+  std::vector<float> probabilities;
+  std::vector<std::int64_t> curveLabels;
   double lossSum = 0;
   std::int64_t topKHits = 0, done = 0;
   const auto total = set.size();
@@ -300,6 +305,14 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
             .item<double>();
     const auto predicted = logits.argmax(1);
     counter.add(predicted, labels);
+    if (curves) {
+      const auto p = torch::softmax(logits, 1).contiguous();
+      probabilities.insert(probabilities.end(), p.data_ptr<float>(),
+                           p.data_ptr<float>() + p.numel());
+      const auto y = labels.contiguous();
+      curveLabels.insert(curveLabels.end(), y.data_ptr<std::int64_t>(),
+                         y.data_ptr<std::int64_t>() + y.numel());
+    }
     {
       const auto confidence = std::get<0>(torch::softmax(logits, 1).max(1)).contiguous();
       const auto hit = predicted.eq(labels).contiguous();
@@ -320,6 +333,14 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.calibration = calibration.finish();
   if (predictions && !out.cancelled) predictions->finish();
   out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
+  if (curves) {
+    for (std::int64_t k = 0; k < classes; ++k) {
+      std::vector<std::pair<float, bool>> scored(curveLabels.size());
+      for (std::size_t i = 0; i < curveLabels.size(); ++i)
+        scored[i] = {probabilities[i * std::size_t(classes) + std::size_t(k)], curveLabels[i] == k};
+      out.prCurves.push_back(precisionRecall(std::move(scored)));
+    }
+  }
   if (!out.tta.empty())
     out.accuracyWithoutTta =
         out.metrics.samples ? double(rightWithoutTta) / double(out.metrics.samples) : 0;
@@ -570,6 +591,10 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     out.featureNode = loaded.project.model.penultimate(net->analysis().outputId);
   runEvaluation(*net, set, *pd, *task, options, out);
   out.perClass = classScores(out.metrics);
+  for (std::size_t k = 0; k < out.perClass.size(); ++k)
+    out.perClass[k].averagePrecision = k < out.prCurves.size()
+                                           ? out.prCurves[k].averagePrecision
+                                           : std::numeric_limits<double>::quiet_NaN();
   return out;
 }
 

@@ -18,6 +18,7 @@
 #include "task/task_registry.h"
 #include "train/calibration.h"
 #include "train/events.h"
+#include "train/precision_recall.h"
 
 namespace netsmith::train {
 
@@ -82,7 +83,14 @@ struct ClassScores {
   double precision = 0, recall = 0,
          f1 = 0;  ///< NaN where undefined (nothing predicted / no sample)
   std::int64_t support = 0;
+  /// The area under the class's precision-recall curve over its probability (NaN: no sample
+  /// of it, or the split too large to keep every probability; see kPrCurveValues).
+  double averagePrecision = 0;
 };
+
+/// Per-class precision-recall curves keep every sample's probabilities while evaluating: at
+/// most this many values (samples x classes), else they are left out.
+inline constexpr std::int64_t kPrCurveValues = 20'000'000;
 
 struct Evaluation {
   std::string checkpoint;
@@ -104,6 +112,9 @@ struct Evaluation {
   /// When EvaluationOptions::fitTemperature asked: the fit on the validation split.
   bool temperatureFitted = false;
   TemperatureFit temperatureFit;
+  /// A class view's precision-recall curve of each class (one-against-the-rest over its
+  /// probability); empty when the split was too large (kPrCurveValues).
+  std::vector<PrCurve> prCurves;
   /// With EvaluationOptions::tta: its name, the views averaged, and the accuracy of the
   /// picture alone (the first view) on the same samples: the gain is accuracy - this.
   std::string tta;

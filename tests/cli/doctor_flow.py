@@ -94,6 +94,10 @@ def calibration(cli, work):
     if out["calibration"]["samples"] != len(rows):
         sys.exit("%s: calibration over %d samples, predictions hold %d" %
                  (FLOW, out["calibration"]["samples"], len(rows)))
+    from sklearn.metrics import average_precision_score
+    for k, per in enumerate(out["per_class"]):
+        want = average_precision_score(labels == k, probs[:, k])
+        close("class %d's average precision" % k, per["average_precision"], want, 1e-4)
     nll = -np.log(probs[np.arange(len(labels)), labels]).mean()
     close("test NLL (the loss)", out["loss"], nll, 1e-5)
     fit = out["temperature_fit"]

@@ -8,6 +8,7 @@
 
 #include "test_support.h"
 #include "train/calibration.h"
+#include "train/precision_recall.h"
 
 namespace netsmith {
 namespace {
@@ -90,6 +91,25 @@ TEST(Calibration, TemperatureFromANumberOrAFile) {
   EXPECT_DOUBLE_EQ(train::readTemperature(file), 0.75);
   EXPECT_EQ(train::calibrationFileFor("runs/r/checkpoints/best.safetensors"),
             "runs/r/checkpoints/best.calibration.json");
+}
+
+// Worked by hand: thresholds 0.9, 0.8, 0.7 (two samples), 0.1 over 3 positives give (recall,
+// precision) (1/3, 1), (1/3, 1/2), (2/3, 1/2), (1, 3/5): AP = 1/3 + 0 + 1/6 + 1/5 = 0.7.
+TEST(PrecisionRecall, AveragePrecisionAsWorkedByHand) {
+  const auto c = train::precisionRecall(
+      {{0.7f, false}, {0.9f, true}, {0.1f, true}, {0.8f, false}, {0.7f, true}});
+  EXPECT_NEAR(c.averagePrecision, 0.7, 1e-12);
+  ASSERT_EQ(c.recall.size(), 4u);
+  EXPECT_NEAR(c.recall[2], 2.0 / 3, 1e-12);
+  EXPECT_NEAR(c.precision[3], 0.6, 1e-12);
+  EXPECT_TRUE(std::isnan(train::precisionRecall({{0.5f, false}}).averagePrecision));
+  // A long curve is thinned to the points asked for, its last point kept.
+  std::vector<std::pair<float, bool>> many;
+  for (int i = 0; i < 1000; ++i)
+    many.push_back({float(i) / 1000, i % 3 == 0});
+  const auto thin = train::precisionRecall(many, 50);
+  EXPECT_EQ(thin.recall.size(), 50u);
+  EXPECT_DOUBLE_EQ(thin.recall.back(), 1.0);
 }
 
 }  // namespace

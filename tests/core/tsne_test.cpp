@@ -76,7 +76,7 @@ TEST(Tsne, KeepsSeparatedClustersApartAndSkipsNonFiniteRows) {
   o.iterations = 500;
   o.progress = [&](int done, int total) {
     EXPECT_LE(done, total);
-    ++calls;
+    calls += done > 0;  // done 0: the neighbour search
     return true;
   };
   const auto e = doctor::embedFeatures(features, n, width, o);
@@ -107,6 +107,12 @@ TEST(Tsne, KeepsSeparatedClustersApartAndSkipsNonFiniteRows) {
   const auto stopped = doctor::embedFeatures(features, n, width, o);
   EXPECT_TRUE(stopped.cancelled);
   EXPECT_EQ(stopped.iterations, 100);
+  // Stopped during the neighbour search: no layout.
+  o.progress = [](int, int) { return false; };
+  const auto early = doctor::embedFeatures(features, n, width, o);
+  EXPECT_TRUE(early.cancelled);
+  EXPECT_EQ(early.iterations, 0);
+  EXPECT_TRUE(std::isnan(early.xy[0]));
 }
 
 TEST(Tsne, RefusesFeaturesOfTheWrongSize) {

@@ -12,6 +12,7 @@
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStatusBar>
 #include <QTableWidget>
 #include <QUndoStack>
 #include <QtTest>
@@ -404,6 +405,14 @@ class FormsTest : public QObject {
         QCOMPARE(table->item(r, c)->data(Qt::UserRole).toLongLong(),
                  confusion[std::size_t(r)][std::size_t(c)]);
     QCOMPARE(page->perClass()->rowCount(), 4);
+    // Each class's AP in its column and its curve in the PR curves tab, as the CLI gives it.
+    QCOMPARE(page->prCurves()->plottableCount(), 4);
+    for (int c = 0; c < 4; ++c) {
+      const double ap = j["per_class"][std::size_t(c)]["average_precision"].get<double>();
+      QCOMPARE(page->perClass()->item(c, 4)->text(),
+               QString::number(100.0 * ap, 'f', 2) + QLatin1Char('%'));
+      QVERIFY(page->prCurves()->plottable(c)->name().contains(QString::number(ap, 'f', 3)));
+    }
     QCOMPARE(page->result().perClass[0].support,
              confusion[0][0] + confusion[0][1] + confusion[0][2] + confusion[0][3]);
 
@@ -492,9 +501,17 @@ class FormsTest : public QObject {
     QCOMPARE(netsmith::train::readTemperature(recorded), fitted.temperature);
     QVERIFY(calibration->figures()->text().contains(QString::fromStdString(recorded)));
     checkCalibration(2);  // before (T = 1) and after
+    // A status message ("Opened ...") is never drawn over the run state.
+    QCOMPARE(window.findChild<QWidget*>(QStringLiteral("runState"))->isVisible(),
+             window.statusBar()->currentMessage().isEmpty());
     if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
       QTest::qWait(100);  // the layout settles
       window.grab().save(shots + QStringLiteral("/evaluation-calibration.png"));
+      auto* details = page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"));
+      details->setCurrentWidget(page->prCurves());
+      QTest::qWait(100);
+      window.grab().save(shots + QStringLiteral("/evaluation-pr-curves.png"));
+      details->setCurrentWidget(calibration);
     }
 
     // Test-time augmentation chosen with the keyboard: the page's figures are the CLI's.

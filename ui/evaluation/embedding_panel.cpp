@@ -208,13 +208,16 @@ void EmbeddingPanel::layOut() {
           if (!std::isfinite(x) || !std::isfinite(y)) continue;
           m_points.push_back({e.samples[r.sampleOf[i]].position, x, y, r.sampleOf[i]});
         }
-        m_status->setText(
-            tr("%1 samples laid out: t-SNE, %2 iterations%3, KL divergence %4. Wheel: zoom; "
-               "drag: pan; click: open a sample; L: lasso.")
-                .arg(m_points.size())
-                .arg(r.embedding.iterations)
-                .arg(r.embedding.cancelled ? tr(" (stopped)") : QString())
-                .arg(r.embedding.divergence, 0, 'f', 3));
+        if (m_points.empty())
+          m_status->setText(tr("Stopped before the layout began: press Lay out again."));
+        else
+          m_status->setText(
+              tr("%1 samples laid out: t-SNE, %2 iterations%3, KL divergence %4. Wheel: zoom; "
+                 "drag: pan; click: open a sample; L: lasso.")
+                  .arg(m_points.size())
+                  .arg(r.embedding.iterations)
+                  .arg(r.embedding.cancelled ? tr(" (stopped)") : QString())
+                  .arg(r.embedding.divergence, 0, 'f', 3));
         draw();
         m_chart->rescaleAxes();
         const auto pad = [](QCPAxis* axis) {

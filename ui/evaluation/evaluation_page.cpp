@@ -112,8 +112,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_progress(new QProgressBar(this)),
       m_summary(new QLabel(this)),
       m_confusion(new QTableWidget(this)),
-      m_perClass(new QTableWidget(0, 5, this)),
+      m_perClass(new QTableWidget(0, 6, this)),
       m_bars(new QCustomPlot(this)),
+      m_prCurves(new QCustomPlot(this)),
       m_cellTitle(new QLabel(this)),
       m_views(new QStackedWidget(this)),
       m_calibration(new CalibrationPanel(this)),
@@ -163,7 +164,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
           &EvaluationPage::elideClassNames);
   m_perClass->setObjectName(QStringLiteral("perClassTable"));
   m_perClass->setHorizontalHeaderLabels(
-      {tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("Support")});
+      {tr("Class"), tr("Precision"), tr("Recall"), tr("F1"), tr("AP"), tr("Support")});
+  m_perClass->horizontalHeaderItem(4)->setToolTip(
+      tr("Average precision: the area under the class's precision-recall curve (PR curves tab)"));
   m_perClass->setEditTriggers(QAbstractItemView::NoEditTriggers);
   m_perClass->verticalHeader()->hide();
   m_perClass->horizontalHeader()->setStretchLastSection(true);
@@ -228,6 +231,16 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   wl->addWidget(m_order, 0, Qt::AlignLeft);
   wl->addWidget(m_misclassified, 1);
   tabs->addTab(wrongTab, tr("Misclassified"));
+  m_prCurves->setObjectName(QStringLiteral("prCurves"));
+  m_prCurves->xAxis->setLabel(tr("recall"));
+  m_prCurves->yAxis->setLabel(tr("precision"));
+  m_prCurves->xAxis->setRange(0, 1);
+  m_prCurves->yAxis->setRange(0, 1.02);
+  legendBelow(m_prCurves, 3);
+  followTheme(m_prCurves);
+  fitTicksToSize(m_prCurves);
+  legendTooltips(m_prCurves);
+  tabs->addTab(m_prCurves, tr("PR curves"));
   tabs->addTab(m_calibration, tr("Calibration"));
   connect(m_calibration, &CalibrationPanel::fitRequested, this, &EvaluationPage::fitTemperature);
   tabs->addTab(m_embedding, tr("Embedding"));
@@ -500,8 +513,8 @@ void EvaluationPage::showResult() {
   QVector<double> ticks, precision, recall, f1;
   for (int c = 0; c < int(e.perClass.size()); ++c) {
     const auto& s = e.perClass[std::size_t(c)];
-    const QStringList cells = {names.value(c), pct(s.precision), pct(s.recall), pct(s.f1),
-                               QString::number(s.support)};
+    const QStringList cells = {names.value(c), pct(s.precision),        pct(s.recall),
+                               pct(s.f1),      pct(s.averagePrecision), QString::number(s.support)};
     for (int col = 0; col < cells.size(); ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       if (col) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
@@ -536,6 +549,19 @@ void EvaluationPage::showResult() {
   m_bars->yAxis->setRange(0, 1.05);
   m_bars->legend->setVisible(true);
   m_bars->replot();
+
+  // Each class's precision-recall curve, named with its average precision.
+  m_prCurves->clearPlottables();
+  for (std::size_t k = 0; k < e.prCurves.size(); ++k) {
+    const auto& curve = e.prCurves[k];
+    auto* line = new QCPCurve(m_prCurves->xAxis, m_prCurves->yAxis);
+    line->setName(tr("%1 (AP %2)").arg(names.value(int(k))).arg(curve.averagePrecision, 0, 'f', 3));
+    line->setPen(QPen(seriesColor(int(k)), 1.5));
+    line->setData(QVector<double>(curve.recall.begin(), curve.recall.end()),
+                  QVector<double>(curve.precision.begin(), curve.precision.end()));
+  }
+  m_prCurves->legend->setVisible(!e.prCurves.empty());
+  m_prCurves->replot();
 
   fillMisclassified();
   m_cell->clear();
@@ -575,6 +601,8 @@ void EvaluationPage::showTaskView() {
     m_perClass->setRowCount(0);
     m_bars->clearPlottables();
     m_bars->replot();
+    m_prCurves->clearPlottables();
+    m_prCurves->replot();
     m_cell->clear();
     m_cellRow = m_cellColumn = -1;
     m_misclassified->clear();

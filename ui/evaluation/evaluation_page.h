@@ -62,6 +62,7 @@ class EvaluationPage : public QWidget {
 
   QTableWidget* confusion() const { return m_confusion; }
   QTableWidget* perClass() const { return m_perClass; }
+  QCustomPlot* prCurves() const { return m_prCurves; }
   QListWidget* cellList() const { return m_cell; }
   QListWidget* misclassified() const { return m_misclassified; }
   CalibrationPanel* calibration() const { return m_calibration; }
@@ -115,6 +116,7 @@ class EvaluationPage : public QWidget {
   QTableWidget* m_confusion;
   QTableWidget* m_perClass;
   QCustomPlot* m_bars;
+  QCustomPlot* m_prCurves;  ///< each class's precision-recall curve
   QLabel* m_cellTitle;
   QTabWidget* m_details = nullptr;  ///< per class, the clicked cell, the misclassified
   QStackedWidget* m_views;          ///< the class view (matrix and tabs) or the task's view

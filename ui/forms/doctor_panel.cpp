@@ -25,7 +25,7 @@ namespace netsmith::ui {
 
 namespace {
 
-constexpr int kThumb = 64;
+constexpr int kDoctorThumb = 64;
 
 std::string pictureKey(const doctor::SampleRef& s) {
   return s.split + "#" + std::to_string(s.index);
@@ -42,7 +42,7 @@ QString clock(double seconds) {
                    : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
 
-void setUpGallery(QListWidget* list, const QString& name, QSize icon) {
+void setUpDoctorGallery(QListWidget* list, const QString& name, QSize icon) {
   list->setObjectName(name);
   list->setViewMode(QListView::IconMode);
   list->setIconSize(icon);
@@ -114,9 +114,12 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
       tr("Weigh each class's loss by the inverse of its share "
          "(train.class_weights: \"auto\"; undoable)."));
   m_classWeights->hide();
-  setUpGallery(m_labels, QStringLiteral("doctorLabelIssues"), QSize(kThumb, kThumb));
-  setUpGallery(m_duplicates, QStringLiteral("doctorDuplicates"), QSize(2 * kThumb + 6, kThumb));
-  setUpGallery(m_outliers, QStringLiteral("doctorOutliers"), QSize(kThumb, kThumb));
+  setUpDoctorGallery(m_labels, QStringLiteral("doctorLabelIssues"),
+                     QSize(kDoctorThumb, kDoctorThumb));
+  setUpDoctorGallery(m_duplicates, QStringLiteral("doctorDuplicates"),
+                     QSize(2 * kDoctorThumb + 6, kDoctorThumb));
+  setUpDoctorGallery(m_outliers, QStringLiteral("doctorOutliers"),
+                     QSize(kDoctorThumb, kDoctorThumb));
   m_tabs->setObjectName(QStringLiteral("doctorFindings"));
   m_tabs->addTab(m_labels, tr("Label issues"));
   m_tabs->addTab(m_duplicates, tr("Duplicates"));
@@ -323,9 +326,10 @@ void DoctorPanel::showReport() {
     return it == m_pictures.end() ? QImage() : it->second;
   };
   const auto thumb = [](const QImage& image) {
-    return image.isNull() ? QPixmap()
-                          : QPixmap::fromImage(image.scaled(kThumb, kThumb, Qt::KeepAspectRatio,
-                                                            Qt::FastTransformation));
+    return image.isNull()
+               ? QPixmap()
+               : QPixmap::fromImage(image.scaled(kDoctorThumb, kDoctorThumb, Qt::KeepAspectRatio,
+                                                 Qt::FastTransformation));
   };
   for (const auto& issue : r.labelIssues) {
     auto* item = new QListWidgetItem(m_labels);
@@ -341,13 +345,13 @@ void DoctorPanel::showReport() {
     item->setData(Qt::UserRole, qlonglong(issue.sample.index));
   }
   for (const auto& d : r.duplicates) {
-    QPixmap pair(2 * kThumb + 6, kThumb);
+    QPixmap pair(2 * kDoctorThumb + 6, kDoctorThumb);
     pair.fill(Qt::transparent);
     {
       QPainter p(&pair);
       const QPixmap a = thumb(picture(d.a)), b2 = thumb(picture(d.b));
       if (!a.isNull()) p.drawPixmap(0, 0, a);
-      if (!b2.isNull()) p.drawPixmap(kThumb + 6, 0, b2);
+      if (!b2.isNull()) p.drawPixmap(kDoctorThumb + 6, 0, b2);
     }
     auto* item = new QListWidgetItem(m_duplicates);
     item->setIcon(pair);

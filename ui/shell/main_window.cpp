@@ -226,7 +226,11 @@ void MainWindow::buildStatusBar() {
   m_progress->setMaximumWidth(260);
   m_progress->setFormat(QStringLiteral("%p%"));
   m_progress->setValue(0);
-  statusBar()->addPermanentWidget(m_runState, 1);
+  // A message (Opened, Saved, an error) hides the run state for its seconds instead of being
+  // drawn over it (QStatusBar hides normal widgets itself only when they are already visible).
+  statusBar()->addWidget(m_runState, 1);
+  connect(statusBar(), &QStatusBar::messageChanged, m_runState,
+          [this](const QString& message) { m_runState->setVisible(message.isEmpty()); });
   statusBar()->addPermanentWidget(m_toEvaluation);
   statusBar()->addPermanentWidget(m_progress);
   statusBar()->addPermanentWidget(m_device);
