@@ -39,6 +39,42 @@ std::string resolvePath(const std::string& baseDir, const std::string& p) {
   return path.lexically_normal().string();
 }
 
+/// A data.exclude entry resolved: "PATH" or "PATH #N" with PATH against `baseDir`.
+std::string resolveExcludeEntry(const std::string& baseDir, const std::string& entry) {
+  const auto hash = entry.rfind(" #");
+  if (hash != std::string::npos && hash + 2 < entry.size() &&
+      std::all_of(entry.begin() + std::ptrdiff_t(hash) + 2, entry.end(),
+                  [](unsigned char ch) { return std::isdigit(ch); }))
+    return resolvePath(baseDir, entry.substr(0, hash)) + entry.substr(hash);
+  return resolvePath(baseDir, entry);
+}
+
+void readExclude(const Json& v, const std::string& baseDir, std::vector<std::string>& out,
+                 Problems& problems) {
+  if (!v.is_array() || v.size() > kMaxExcluded) {
+    problems.push_back({"data.exclude",
+                        "must be a list of at most " + std::to_string(kMaxExcluded) +
+                            " samples (image files, or \"FILE #N\" for a record of an IDX or "
+                            "CIFAR file), got " +
+                            jsonBrief(v),
+                        {},
+                        {}});
+    return;
+  }
+  for (std::size_t i = 0; i < v.size(); ++i) {
+    if (!v[i].is_string() || v[i].get<std::string>().empty() ||
+        v[i].get<std::string>().size() > 4096) {
+      problems.push_back({"data.exclude[" + std::to_string(i) + "]",
+                          "must be an image file or \"FILE #N\", got " + jsonBrief(v[i]),
+                          {},
+                          {}});
+      out.clear();
+      return;
+    }
+    out.push_back(resolveExcludeEntry(baseDir, v[i].get<std::string>()));
+  }
+}
+
 bool readString(const Json& obj, const char* key, const std::string& path, std::string& out,
                 Problems& problems, bool required) {
   if (!obj.contains(key)) {
@@ -167,6 +203,15 @@ std::vector<double> readNumbers(const Json& v, const std::string& path, bool pos
 
 }  // namespace
 
+std::string excludeEntryFor(const std::string& item, const std::string& baseDir) {
+  if (baseDir.empty()) return item;
+  const auto base = std::filesystem::path(baseDir).lexically_normal();
+  const auto path = std::filesystem::path(item).lexically_normal();
+  const auto relative = path.lexically_relative(base);
+  if (relative.empty() || relative.is_absolute() || *relative.begin() == "..") return item;
+  return relative.generic_string();
+}
+
 DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problems& problems) {
   DataConfig c;
   if (!data.is_object()) {
@@ -175,7 +220,7 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
   }
   schema::reportUnknownKeys(data,
                             {"train", "validation", "test", "classes", "targets", "colors", "fit",
-                             "normalize", "on_error"},
+                             "normalize", "on_error", "exclude"},
                             "data", problems);
   if (!data.contains("train")) {
     problems.push_back({"data.train",
@@ -286,6 +331,7 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
   for (auto* spec :
        {&c.train, c.validation ? &*c.validation : nullptr, c.test ? &*c.test : nullptr})
     if (spec) spec->targets = c.targets;
+  if (data.contains("exclude")) readExclude(data["exclude"], baseDir, c.exclude, problems);
   if (data.contains("fit")) {
     const Json& v = data["fit"];
     if (v == "resize") {

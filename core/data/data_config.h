@@ -77,7 +77,18 @@ struct DataConfig {
   enum class Normalization { Auto, Explicit, None } normalization = Normalization::Auto;
   std::vector<double> mean;  ///< Explicit
   std::vector<double> std;   ///< Explicit
+  /// data.exclude: samples left out of every split, as their source names them (an image file,
+  /// "FILE #N" for a record of an IDX or CIFAR file); absolute once parsed (relative ones are
+  /// resolved against the project's folder, like every path). The data doctor's "Exclude".
+  std::vector<std::string> exclude;
 };
+
+/// Most entries data.exclude may hold.
+inline constexpr std::size_t kMaxExcluded = 1000000;
+
+/// `item` (what a source's describe() gives) as data.exclude holds it: relative to `baseDir`
+/// when it lies inside that folder, so the project moves with its data.
+std::string excludeEntryFor(const std::string& item, const std::string& baseDir);
 
 /// Reads the `data` section. Every problem is added with its path (`data.train.images: ...`).
 /// `baseDir` is the project file's folder, for relative paths. Files are not opened here.

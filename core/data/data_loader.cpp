@@ -37,6 +37,31 @@ DataLoader::DataLoader(SampleSet set, const SampleProcessor& processor, LoaderOp
   if (m_options.batchSize < 1) throw Error("batch size must be >= 1");
   m_workers = m_options.workers > 0 ? m_options.workers : defaultWorkers(1);
   m_options.prefetchBatches = std::max(1, m_options.prefetchBatches);
+  if (m_options.balanced && m_options.shuffle && !m_set.empty()) {
+    std::int64_t classes = m_options.numClasses;
+    if (classes <= 0) classes = m_set.source->numClasses();
+    const auto counts = classCounts(m_set, classes);
+    m_drawWeights.resize(std::size_t(m_set.size()));
+    double total = 0;
+    for (std::int64_t k = 0; k < m_set.size(); ++k) {
+      const std::int64_t c = m_set.label(k);
+      if (c >= 0 && c < classes && counts[std::size_t(c)] > 0)
+        total += 1.0 / double(counts[std::size_t(c)]);
+      m_drawWeights[std::size_t(k)] = total;
+    }
+    if (total <= 0) m_drawWeights.clear();  // no sample has a class: a plain shuffle
+  }
+}
+
+void DataLoader::drawBalanced(std::mt19937_64& rng) {
+  // Inverse transform on the running sums, with the generator's own bits (the same order on
+  // every standard library, so every process of a data-parallel run draws the same epoch).
+  const double total = m_drawWeights.back();
+  for (auto& k : m_order) {
+    const double u = double(rng() >> 11) * 0x1.0p-53 * total;
+    const auto it = std::upper_bound(m_drawWeights.begin(), m_drawWeights.end(), u);
+    k = std::min<std::int64_t>(std::int64_t(it - m_drawWeights.begin()), m_set.size() - 1);
+  }
 }
 
 DataLoader::~DataLoader() {
@@ -67,7 +92,10 @@ void DataLoader::startEpoch(std::int64_t epoch, std::int64_t firstBatch) {
   if (m_options.shuffle) {
     std::mt19937_64 rng(
         augment::mixSeed(m_options.seed ^ kOrderStream, static_cast<std::uint64_t>(epoch), 0));
-    std::shuffle(m_order.begin(), m_order.end(), rng);
+    if (!m_options.balanced || m_drawWeights.empty())
+      std::shuffle(m_order.begin(), m_order.end(), rng);
+    else
+      drawBalanced(rng);
   }
   m_numBatches = batchesPerEpoch();
   firstBatch = std::clamp<std::int64_t>(firstBatch, 0, m_numBatches);

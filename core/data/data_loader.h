@@ -10,6 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -54,7 +55,11 @@ struct LoaderOptions {
   bool training = true;   ///< random augmentation and batch mixes; else deterministic steps only
   bool shuffle = true;    ///< a new seeded order every epoch
   bool dropLast = false;  ///< drop a last, smaller batch
-  int workers = 0;        ///< 0: defaultWorkers()
+  /// With `shuffle`: each epoch draws size() samples with replacement, sample i with a weight of
+  /// 1 / (samples of its class), so every class is equally likely (a sample of a label outside
+  /// 0..numClasses-1 is never drawn). Seeded per epoch like the shuffle.
+  bool balanced = false;
+  int workers = 0;  ///< 0: defaultWorkers()
   int prefetchBatches = 4;
   std::uint64_t seed = 0;
   bool channelsLast = false;
@@ -122,6 +127,8 @@ class DataLoader {
  private:
   void workerLoop();
   Batch buildBatch(std::int64_t b);
+  /// The balanced sampler's epoch order (LoaderOptions::balanced) from `rng`.
+  void drawBalanced(std::mt19937_64& rng);
 
   SampleSet m_set;
   const SampleProcessor& m_processor;
@@ -129,6 +136,8 @@ class DataLoader {
   int m_workers = 1;
 
   std::vector<std::int64_t> m_order;
+  /// The balanced sampler's running sum of the samples' weights (empty: shuffle).
+  std::vector<double> m_drawWeights;
   std::int64_t m_epoch = 0;
   std::int64_t m_numBatches = 0;
   std::atomic<std::int64_t> m_nextToBuild{0};

@@ -1,10 +1,10 @@
 #include "data/data_module.h"
 
-#include <cstdio>
-
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <random>
+#include <unordered_set>
 
 namespace netsmith::data {
 
@@ -86,14 +86,34 @@ namespace {
 
 /// Every sample of `source`, or the stratified subset its `limit` asks for (noted in
 /// `subsets`).
+/// data.exclude's entries, and which of them named a sample.
+struct Exclusion {
+  std::unordered_set<std::string> entries;
+  std::unordered_set<std::string> found;
+};
+
 SampleSet wholeSource(std::string name, std::shared_ptr<const DatasetSource> source,
-                      const SourceSpec& spec, std::uint64_t seed,
-                      std::vector<std::string>& subsets) {
+                      const SourceSpec& spec, std::uint64_t seed, std::vector<std::string>& subsets,
+                      Exclusion& exclusion) {
   SampleSet s;
   s.name = std::move(name);
-  s.indices.resize(static_cast<std::size_t>(source->size()));
-  for (std::size_t i = 0; i < s.indices.size(); ++i)
-    s.indices[i] = static_cast<std::int64_t>(i);
+  s.indices.reserve(static_cast<std::size_t>(source->size()));
+  std::int64_t excluded = 0;
+  for (std::int64_t i = 0; i < source->size(); ++i) {
+    if (!exclusion.entries.empty()) {
+      std::string item = source->describe(i);
+      if (exclusion.entries.count(item)) {
+        exclusion.found.insert(std::move(item));
+        ++excluded;
+        continue;
+      }
+    }
+    s.indices.push_back(i);
+  }
+  if (excluded > 0)
+    subsets.push_back("data.exclude: " + std::to_string(excluded) + " of the " +
+                      std::to_string(source->size()) + " samples of " + spec.path + " left out");
+  if (s.indices.empty()) throw Error("data.exclude: leaves " + spec.path + " without samples");
   if (spec.limit > 0 && spec.limit < source->size()) {
     s.indices = stratifiedSubset(
         s.indices, [&](std::int64_t i) { return source->stratum(i); }, source->numStrata(),
@@ -128,12 +148,14 @@ DataModule openDataModule(const DataConfig& config) {
   m.classes = train->classNames();
   m.targets = train->targetNames();
   const std::uint64_t seed = config.split.seed;
-  SampleSet all = wholeSource("train", train, config.train, seed, m.subsets);
+  Exclusion exclusion;
+  exclusion.entries.insert(config.exclude.begin(), config.exclude.end());
+  SampleSet all = wholeSource("train", train, config.train, seed, m.subsets, exclusion);
   if (config.validation) {
     m.train = std::move(all);
     auto val = openSource(*config.validation, m.classes, config.onError);
     checkSameClasses(*val, config.validation->path, m);
-    m.validation = wholeSource("validation", val, *config.validation, seed, m.subsets);
+    m.validation = wholeSource("validation", val, *config.validation, seed, m.subsets, exclusion);
   } else {
     // The split is taken from the (limited) training samples.
     const auto split = splitTrainValidation(
@@ -161,9 +183,20 @@ DataModule openDataModule(const DataConfig& config) {
   if (config.test) {
     auto test = openSource(*config.test, m.classes, config.onError);
     checkSameClasses(*test, config.test->path, m);
-    m.test = wholeSource("test", test, *config.test, seed, m.subsets);
+    m.test = wholeSource("test", test, *config.test, seed, m.subsets, exclusion);
   } else {
     m.test.name = "test";
+  }
+  if (exclusion.found.size() < exclusion.entries.size()) {
+    std::string first;
+    for (const auto& e : config.exclude)
+      if (!exclusion.found.count(e)) {
+        first = e;
+        break;
+      }
+    m.subsets.push_back(
+        "data.exclude: " + std::to_string(exclusion.entries.size() - exclusion.found.size()) +
+        " entries name no sample of the data (the first: " + first + ")");
   }
   if (!m.validation.source) m.validation.name = "validation";
   return m;

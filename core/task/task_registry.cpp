@@ -75,6 +75,16 @@ std::optional<std::string> dataTargetProblem(const TaskDef& def, const data::Dat
   return std::nullopt;
 }
 
+std::optional<std::string> samplerProblem(const TaskDef& def, bool balanced) {
+  if (!balanced || def.target == data::TargetKind::ClassIndex) return std::nullopt;
+  return "train.sampler: \"balanced\" draws each class equally often, but the task " + def.name +
+         "'s samples have " + data::targetKindName(def.target) +
+         ", not one class each; use \"shuffle\"" +
+         (def.target == data::TargetKind::MultiHot || def.target == data::TargetKind::ClassMask
+              ? std::string(" (train.class_weights \"auto\" weighs the rare classes)")
+              : std::string());
+}
+
 std::string unknownTaskMessage(const TaskRegistry& registry, const std::string& name) {
   if (registry.find(name)) return {};
   std::string known;

@@ -84,6 +84,10 @@ struct TaskDef {
 /// nothing when they can.
 std::optional<std::string> dataTargetProblem(const TaskDef& def, const data::DataConfig& data);
 
+/// Why train.sampler "balanced" cannot draw the task `def`'s samples by class (its samples have
+/// no single class), or nothing when it can (or `balanced` is false).
+std::optional<std::string> samplerProblem(const TaskDef& def, bool balanced);
+
 class TaskRegistry {
  public:
   static TaskRegistry withBuiltins();

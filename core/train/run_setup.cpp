@@ -182,6 +182,16 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   ts.train = &d.train;
   const auto& def = ctx.config.tasks.get(s.project.task);
   if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);
+  if (const auto p = task::samplerProblem(def, s.opt.balancedSampler)) throw Error(*p);
+  if (s.opt.balancedSampler) {
+    ctx.log("train.sampler balanced: each epoch draws " + std::to_string(d.train.size()) +
+            " samples with replacement, every class equally likely");
+    if (s.opt.classWeights != "none")
+      ctx.log(
+          "train.sampler balanced and train.class_weights both even out the classes: the "
+          "rare ones now weigh more than the common ones; keep one of the two",
+          "warning");
+  }
   s.task = def.make(ts);
   if (const auto p = s.task->headProblem(s.net->analysis())) throw Error(p->toString());
   // train.monitor and the callbacks' metrics name the task's figures (and take their way).
@@ -263,6 +273,7 @@ void makeLoaders(RunSetup& s, int workers) {
   lo.pinMemory = s.device.is_cuda();
   lo.dropLast = s.opt.dropLast;
   lo.shuffle = s.opt.overfitBatches == 0;
+  lo.balanced = s.opt.balancedSampler;
   lo.mixes = s.pd->pipeline.batchMixes();
   lo.collator = s.task;
   lo.rank = s.group->rank();

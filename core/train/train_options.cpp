@@ -219,6 +219,10 @@ const schema::ParamSchema& trainSchema() {
       ParamSpec::choice("nan_policy", "stop", {"stop", "skip"},
                         "on a non-finite loss or gradient: stop the run, or skip the batch"),
       ParamSpec::boolean("drop_last", false, "drop a last, smaller training batch"),
+      ParamSpec::choice("sampler", "shuffle", {"shuffle", "balanced"},
+                        "the training order: each sample once per epoch in a new order "
+                        "(shuffle), or drawn with each class equally likely (balanced; tasks "
+                        "whose samples have one class)"),
       ParamSpec::integer("overfit_batches", 0, "train and validate on the first K batches only")
           .atLeast(0),
       ParamSpec::boolean("fast_dev_run", false,
@@ -347,6 +351,7 @@ void readScalars(const Json& train, TrainOptions& o, Problems& problems) {
     o.replaceHead = p.flag("replace_head");
     o.nanPolicy = p.text("nan_policy");
     o.dropLast = p.flag("drop_last");
+    o.balancedSampler = p.text("sampler") == "balanced";
     o.overfitBatches = p.integer("overfit_batches");
     o.fastDevRun = p.flag("fast_dev_run");
     o.evalTest = p.flag("eval_test");

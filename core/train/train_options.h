@@ -87,6 +87,9 @@ struct TrainOptions {
   bool replaceHead = false;
   std::string nanPolicy = "stop";  ///< stop, skip
   bool dropLast = false;
+  /// train.sampler "balanced": each epoch draws as many samples as the split holds, every class
+  /// equally likely (data::LoaderOptions::balanced).
+  bool balancedSampler = false;
   std::int64_t overfitBatches = 0;   ///< train (and validate) on the first K batches only
   bool fastDevRun = false;           ///< one training and one validation batch, then stop
   bool evalTest = true;              ///< evaluate the test split at the end

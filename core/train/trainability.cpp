@@ -158,6 +158,12 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     problems.push_back({"data", *p, {}, {}});
     return problems;
   }
+  const Json train = project.train.is_object() ? project.train : Json::object();
+  if (const auto p = task::samplerProblem(tasks.get(project.task),
+                                          train.value("sampler", Json()) == "balanced")) {
+    problems.push_back({"train.sampler", *p, {}, {}});
+    return problems;
+  }
   data::DataModule module;
   try {
     module = data::openDataModule(config);

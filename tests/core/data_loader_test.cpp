@@ -109,6 +109,66 @@ TEST(DataLoader, EverySampleOncePerEpochInShuffledOrder) {
   EXPECT_FLOAT_EQ(b0.images[0][0][2][3].item<float>(), expected.at<unsigned char>(2, 3) / 255.0f);
 }
 
+TEST(DataLoader, BalancedSamplerDrawsEveryClassEquallyOftenAndTheSameOrderAnywhere) {
+  IdxFixture f(1000);  // labels i % 5
+  // Unbalanced: all 200 samples of class 0 and 10 of each other class.
+  SampleSet unbalanced{"train", f.source, {}};
+  std::vector<int> taken(5, 0);
+  for (std::int64_t i = 0; i < f.source->size(); ++i) {
+    const auto c = f.source->label(i);
+    if (c == 0 || taken[std::size_t(c)] < 10) {
+      unbalanced.indices.push_back(i);
+      ++taken[std::size_t(c)];
+    }
+  }
+  ASSERT_EQ(unbalanced.size(), 240);
+  const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});
+  LoaderOptions o;
+  o.batchSize = 32;
+  o.workers = 3;
+  o.numClasses = 5;
+  o.balanced = true;
+  const auto counts = [&](DataLoader& loader, int epochs, std::vector<std::int64_t>* order) {
+    std::vector<std::int64_t> perClass(5, 0);
+    for (int e = 0; e < epochs; ++e) {
+      std::int64_t drawn = 0;
+      for (const auto& b : drain(loader, e)) {
+        for (std::size_t i = 0; i < b.samples.size(); ++i) {
+          const auto k = b.samples[i];
+          EXPECT_GE(k, 0);
+          EXPECT_LT(k, unbalanced.size());
+          EXPECT_EQ(b.labels[long(i)].item<std::int64_t>(), unbalanced.label(k));
+          ++perClass[std::size_t(unbalanced.label(k))];
+          if (order) order->push_back(k);
+        }
+        drawn += b.images.size(0);
+      }
+      EXPECT_EQ(drawn, unbalanced.size()) << "an epoch is as long as the split";
+    }
+    return perClass;
+  };
+  std::vector<std::int64_t> order3, order1;
+  DataLoader balanced(unbalanced, proc, o);
+  EXPECT_EQ(balanced.batchesPerEpoch(), 8);
+  const auto drawn = counts(balanced, 20, &order3);
+  // 4,800 draws, each class with probability 1/5: 960 expected, standard deviation 28.
+  for (int c = 0; c < 5; ++c) {
+    EXPECT_GT(drawn[std::size_t(c)], 960 - 150) << "class " << c;
+    EXPECT_LT(drawn[std::size_t(c)], 960 + 150) << "class " << c;
+  }
+  // The same draws with one worker (and so in every process of a data-parallel run).
+  o.workers = 1;
+  DataLoader again(unbalanced, proc, o);
+  counts(again, 20, &order1);
+  EXPECT_EQ(order1, order3);
+  // A plain shuffle keeps the split's shares: 200 of 240 are class 0.
+  o.balanced = false;
+  DataLoader shuffled(unbalanced, proc, o);
+  const auto plain = counts(shuffled, 1, nullptr);
+  EXPECT_EQ(plain[0], 200);
+  EXPECT_EQ(plain[1], 10);
+}
+
 TEST(DataLoader, DropLastAndChannelsLast) {
   IdxFixture f;
   const SampleProcessor proc({1, 8, 8, FitPolicy::Resize}, nullptr, {}, {});

@@ -2,8 +2,10 @@
 // error (or a counted skip) for every kind of bad input.
 #include <opencv2/imgcodecs.hpp>
 
+#include "common/file_util.h"
 #include "data/data_module.h"
 #include "data/dataset_stats.h"
+#include "data/manifest_edit.h"
 #include "data/sample_processor.h"
 #include "data/source_formats.h"
 #include "data_fixtures.h"
@@ -321,6 +323,124 @@ TEST(DataModule, OpensSplitsWithLimits) {
   EXPECT_EQ(m.validation.size(), 32);
   EXPECT_EQ(m.test.size(), 40);
   EXPECT_EQ(classCounts(m.validation, 4), (std::vector<std::int64_t>{8, 8, 8, 8}));
+}
+
+// data.exclude leaves the samples it names out of every split (relative entries against the
+// project's folder, as excludeEntryFor writes them), before limits and the validation split;
+// entries naming nothing are reported, a bad list is a problem naming its entry.
+TEST(DataModule, ExcludedSamplesAreLeftOutOfEverySplit) {
+  TempDir dir;
+  const auto d = testutil::makeIdxData(100, 4, 4, 4);
+  testutil::writeIdx(d, 4, 4, dir.file("i"), dir.file("l"), false);
+  testutil::writeImageFolder(dir.path() / "test", {"a", "b", "c", "d"}, 3, 4, 4, 1);
+  const std::string base = dir.path().string();
+  const std::string testImage = (dir.path() / "test" / "b" / "img_1.png").string();
+  EXPECT_EQ(excludeEntryFor(dir.file("i") + " #7", base), "i #7");
+  EXPECT_EQ(excludeEntryFor(testImage, base), "test/b/img_1.png");
+  EXPECT_EQ(excludeEntryFor("/elsewhere/x.png", base), "/elsewhere/x.png");
+  Json data = Json::parse(R"({"train": {"format": "idx", "images": "i", "labels": "l"},
+                              "validation": {"fraction": 0.2},
+                              "test": {"format": "image_folder", "root": "test"},
+                              "classes": ["a", "b", "c", "d"]})");
+  Problems problems;
+  const auto plain = openDataModule(parseDataConfig(data, base, problems));
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  data["exclude"] = {"i #7", "i #8", excludeEntryFor(testImage, base), "test/a/missing.png"};
+  const auto config = parseDataConfig(data, base, problems);
+  ASSERT_TRUE(problems.empty()) << formatProblems(problems);
+  const auto m = openDataModule(config);
+  EXPECT_EQ(m.train.size() + m.validation.size(), 98);
+  EXPECT_EQ(m.test.size(), 11);
+  for (const auto* set : {&m.train, &m.validation})
+    for (const auto i : set->indices)
+      EXPECT_TRUE(i != 7 && i != 8) << set->name;
+  for (std::int64_t k = 0; k < m.test.size(); ++k)
+    EXPECT_NE(m.test.describe(k), testImage);
+  EXPECT_EQ(plain.test.size(), 12);
+  std::string said;
+  for (const auto& line : m.subsets)
+    said += line + "\n";
+  EXPECT_NE(said.find("data.exclude: 2 of the 100 samples of data.train left out"),
+            std::string::npos)
+      << said;
+  EXPECT_NE(said.find("data.exclude: 1 of the 12 samples of data.test left out"), std::string::npos)
+      << said;
+  EXPECT_NE(said.find("1 entries name no sample of the data (the first: " +
+                      (dir.path() / "test" / "a" / "missing.png").string()),
+            std::string::npos)
+      << said;
+  // Bad lists.
+  for (const auto& [bad, where] :
+       std::vector<std::pair<Json, std::string>>{{Json("i #7"), "data.exclude"},
+                                                 {Json::array({"i #7", 3}), "data.exclude[1]"},
+                                                 {Json::array({""}), "data.exclude[0]"}}) {
+    data["exclude"] = bad;
+    Problems p;
+    parseDataConfig(data, base, p);
+    ASSERT_EQ(p.size(), 1u) << bad.dump();
+    EXPECT_EQ(p[0].path, where);
+  }
+  // Excluding every test image is refused by name.
+  data["exclude"] = Json::array();
+  for (const auto& c : {"a", "b", "c", "d"})
+    for (int k = 0; k < 3; ++k)
+      data["exclude"].push_back("test/" + std::string(c) + "/img_" + std::to_string(k) + ".png");
+  Problems p;
+  EXPECT_NE(errorOf([&] {
+              openDataModule(parseDataConfig(data, base, p));
+            }).find("data.exclude: leaves data.test without samples"),
+            std::string::npos);
+}
+
+// Relabel in a CSV manifest: only the row's label cell changes (CRLF, quotes and the other rows
+// kept byte for byte); undo is the reverse call; a changed file, an unknown image and a link
+// are refused, leaving the file as it was.
+TEST(ManifestEdit, RelabelsOneRowAndUndoesIt) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 3, 6, 6, 3);
+  const std::string original =
+      "path,label,note\r\nimgs/x/img_0.png,cat,\"a, b\"\r\n\r\n\"imgs/x/img_1.png\" , dog ,c\r\n"
+      "imgs/x/img_2.png,cat,d";
+  { std::ofstream(dir.file("m.csv"), std::ios::binary) << original; }
+  const std::string image = (dir.path() / "imgs" / "x" / "img_1.png").string();
+  const auto done = relabelInManifest(dir.file("m.csv"), image, "dog", "cat");
+  EXPECT_EQ(done.line, 4);
+  EXPECT_EQ(done.before, "dog");
+  EXPECT_EQ(readTextFile(dir.file("m.csv")),
+            "path,label,note\r\nimgs/x/img_0.png,cat,\"a, b\"\r\n\r\nimgs/x/img_1.png,cat,c\r\n"
+            "imgs/x/img_2.png,cat,d");
+  const auto src = openSource(csvSpec(dir.file("m.csv")), {}, ErrorPolicy::Skip);
+  EXPECT_EQ(src->classNames(), (std::vector<std::string>{"cat"}));
+  // The last line, without a line end; then back.
+  relabelInManifest(dir.file("m.csv"), (dir.path() / "imgs" / "x" / "img_2.png").string(), "cat",
+                    "dog");
+  const std::string relabelled = readTextFile(dir.file("m.csv"));
+  EXPECT_EQ(relabelled.substr(relabelled.size() - 24), "\r\nimgs/x/img_2.png,dog,d");
+  relabelInManifest(dir.file("m.csv"), (dir.path() / "imgs" / "x" / "img_2.png").string(), "dog",
+                    "cat");
+  relabelInManifest(dir.file("m.csv"), image, "cat", "dog");
+  const std::string undone = readTextFile(dir.file("m.csv"));
+  EXPECT_NE(undone.find("imgs/x/img_1.png,dog,c\r\n"), std::string::npos) << undone;
+  // Refusals, each naming the manifest; nothing written.
+  EXPECT_NE(errorOf([&] {
+              relabelInManifest(dir.file("m.csv"), image, "cat", "bird");
+            }).find("m.csv: line 4: the label is \"dog\", not \"cat\""),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              relabelInManifest(dir.file("m.csv"), dir.file("nope.png"), "dog", "x");
+            }).find("no row names"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              relabelInManifest(dir.file("m.csv"), image, "dog", "two\nlines");
+            }).find("one non-empty line"),
+            std::string::npos);
+  EXPECT_EQ(readTextFile(dir.file("m.csv")), undone);
+  std::filesystem::create_symlink(dir.file("m.csv"), dir.file("link.csv"));
+  EXPECT_NE(errorOf([&] {
+              relabelInManifest(dir.file("link.csv"), image, "dog", "cat");
+            }).find("is a link"),
+            std::string::npos);
+  EXPECT_EQ(readTextFile(dir.file("m.csv")), undone);
 }
 
 TEST(DataConfig, ProblemsNameTheirPath) {

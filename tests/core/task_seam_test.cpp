@@ -440,6 +440,22 @@ TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {
   EXPECT_NE(r.reason.find("MixUp and CutMix blend class scores"), std::string::npos) << r.reason;
 }
 
+// The balanced sampler draws by class: every task whose samples have one class takes it; the
+// others are refused by name, with what to use instead.
+TEST(TaskSeam, TheBalancedSamplerNeedsOneClassPerSample) {
+  const auto tasks = task::TaskRegistry::withBuiltins();
+  EXPECT_FALSE(task::samplerProblem(tasks.get("classification"), true));
+  EXPECT_FALSE(task::samplerProblem(withQuadrants().get("quadrant_regression"), true));
+  for (const std::string name : {"multilabel", "regression", "segmentation", "detection"}) {
+    EXPECT_FALSE(task::samplerProblem(tasks.get(name), false));
+    const auto why = task::samplerProblem(tasks.get(name), true);
+    ASSERT_TRUE(why) << name;
+    EXPECT_EQ(why->rfind("train.sampler: ", 0), 0u) << *why;
+    EXPECT_NE(why->find(name), std::string::npos) << *why;
+    EXPECT_NE(why->find("use \"shuffle\""), std::string::npos) << *why;
+  }
+}
+
 TEST(TaskSeam, TheProjectsTaskKeyIsWrittenOnlyWhenItIsAnotherTask) {
   const std::string base = R"({"format": "netsmith-project", "version": 1, "name": "p",
     "model": {"input": {"channels": 1, "height": 4, "width": 4}, "nodes": [

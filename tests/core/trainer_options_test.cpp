@@ -109,6 +109,23 @@ TEST(Trainer, GradientAccumulationClippingLabelSmoothingAndClassWeights) {
   EXPECT_EQ(batches.back().batch.totalSteps, 4);
 }
 
+// train.sampler "balanced": the run says so (and warns beside class weights, which even the
+// classes out a second time); each epoch is as long as with the shuffle.
+TEST(Trainer, ABalancedSamplerIsLoggedAndWarnsBesideClassWeights) {
+  TempDir dir;
+  const auto run = trainRun(configFor(
+      testutil::writeTrainProject(dir, {{"sampler", "balanced"}, {"class_weights", "auto"}}), dir));
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  bool said = false, warned = false;
+  for (const auto& e : run.recorder->events()) {
+    said |= e.message.find("train.sampler balanced: each epoch draws") != std::string::npos;
+    warned |= e.message.find("keep one of the two") != std::string::npos;
+  }
+  EXPECT_TRUE(said);
+  EXPECT_TRUE(warned);
+  EXPECT_EQ(run.recorder->ofType(EventType::BatchEnd).size(), 12u);
+}
+
 TEST(Trainer, InitFromAnotherModelReportsWhatMatched) {
   TempDir dir;
   const auto path = testutil::writeTrainProject(dir, {{"epochs", 1}});
