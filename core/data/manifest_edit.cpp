@@ -1,6 +1,9 @@
 #include "data/manifest_edit.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <utility>
+#include <vector>
 
 #include "common/error.h"
 #include "common/file_util.h"
@@ -10,28 +13,76 @@ namespace netsmith::data {
 
 namespace fs = std::filesystem;
 
-ManifestRelabel relabelInManifest(const std::string& manifest, const std::string& image,
-                                  const std::string& expected, const std::string& label) {
+namespace {
+
+struct FoundRow {
+  CsvTable table;
+  std::size_t row = 0;  ///< into table.rows
+  int labelCol = -1;
+  const CsvRow& found() const { return table.rows[row]; }
+};
+
+FoundRow findRow(const std::string& manifest, const std::string& image) {
   std::error_code ec;
   if (fs::is_symlink(fs::symlink_status(manifest, ec)))
     throw Error(manifest + ": is a link; relabel the file it points to in its own project");
-  const CsvTable table = readCsvTable(manifest, manifest, "path,label");
-  const int pathCol = table.column("path"), labelCol = table.column("label");
-  if (pathCol < 0 || labelCol < 0)
-    throw Error(manifest + ": line " + std::to_string(table.headerLine) +
+  FoundRow out;
+  out.table = readCsvTable(manifest, manifest, "path,label");
+  const int pathCol = out.table.column("path");
+  out.labelCol = out.table.column("label");
+  if (pathCol < 0 || out.labelCol < 0)
+    throw Error(manifest + ": line " + std::to_string(out.table.headerLine) +
                 ": the header must have columns \"path\" and \"label\"");
   const fs::path base = fs::path(manifest).parent_path();
-  const CsvRow* found = nullptr;
-  for (const auto& row : table.rows) {
-    if (row.cells.size() <= std::size_t(std::max(pathCol, labelCol))) continue;
+  for (std::size_t i = 0; i < out.table.rows.size(); ++i) {
+    const auto& cells = out.table.rows[i].cells;
+    if (cells.size() <= std::size_t(std::max(pathCol, out.labelCol))) continue;
     std::string reason;
-    const auto file = manifestImage(base, row.cells[std::size_t(pathCol)], reason);
+    const auto file = manifestImage(base, cells[std::size_t(pathCol)], reason);
     if (file && *file == image) {
-      found = &row;
-      break;
+      out.row = i;
+      return out;
     }
   }
-  if (!found) throw Error(manifest + ": no row names " + image);
+  throw Error(manifest + ": no row names " + image);
+}
+
+}  // namespace
+
+std::string manifestLabel(const std::string& manifest, const std::string& image) {
+  const FoundRow f = findRow(manifest, image);
+  return f.found().cells[std::size_t(f.labelCol)];
+}
+
+std::size_t setMove(const std::string& list, const std::string& from, const std::string& to) {
+  std::error_code ec;
+  const auto status = fs::symlink_status(list, ec);
+  if (fs::is_symlink(status)) throw Error(list + ": is a link; the move list is not written");
+  std::vector<std::pair<std::string, std::string>> rows;
+  if (fs::exists(status)) {
+    const CsvTable table = readCsvTable(list, list, "from,to");
+    const int f = table.column("from"), t = table.column("to");
+    if (f < 0 || t < 0) throw Error(list + ": the header must be \"from,to\"");
+    for (const auto& row : table.rows)
+      if (row.cells.size() > std::size_t(std::max(f, t)))
+        rows.emplace_back(row.cells[std::size_t(f)], row.cells[std::size_t(t)]);
+  }
+  rows.erase(
+      std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == from; }),
+      rows.end());
+  if (!to.empty()) rows.emplace_back(from, to);
+  std::string text = "from,to\n";
+  for (const auto& [a, b] : rows)
+    text += csvCell(a) + "," + csvCell(b) + "\n";
+  writeFileAtomically(list, text);
+  return rows.size();
+}
+
+ManifestRelabel relabelInManifest(const std::string& manifest, const std::string& image,
+                                  const std::string& expected, const std::string& label) {
+  const FoundRow f = findRow(manifest, image);
+  const CsvRow* found = &f.found();
+  const int labelCol = f.labelCol;
   const std::string at = manifest + ": line " + std::to_string(found->line);
   const std::string current = found->cells[std::size_t(labelCol)];
   if (current != expected)

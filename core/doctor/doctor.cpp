@@ -438,8 +438,8 @@ BalanceFinding balanceOf(const std::vector<std::int64_t>& labels, std::int64_t c
     const auto rare = std::size_t(lo - b.counts.begin());
     b.advice = "the class " + (rare < names.size() ? names[rare] : std::to_string(rare)) + " has " +
                std::to_string(*lo) + " samples, the largest " + std::to_string(*hi) +
-               ": weigh the classes in the loss (train.class_weights \"auto\") so the rare ones "
-               "count as much";
+               ": weigh the classes in the loss (train.class_weights \"auto\") or draw them "
+               "equally often (train.sampler \"balanced\") so the rare ones count as much";
   }
   return b;
 }

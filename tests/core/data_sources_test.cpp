@@ -403,6 +403,7 @@ TEST(ManifestEdit, RelabelsOneRowAndUndoesIt) {
       "imgs/x/img_2.png,cat,d";
   { std::ofstream(dir.file("m.csv"), std::ios::binary) << original; }
   const std::string image = (dir.path() / "imgs" / "x" / "img_1.png").string();
+  EXPECT_EQ(manifestLabel(dir.file("m.csv"), image), "dog");
   const auto done = relabelInManifest(dir.file("m.csv"), image, "dog", "cat");
   EXPECT_EQ(done.line, 4);
   EXPECT_EQ(done.before, "dog");
@@ -441,6 +442,23 @@ TEST(ManifestEdit, RelabelsOneRowAndUndoesIt) {
             }).find("is a link"),
             std::string::npos);
   EXPECT_EQ(readTextFile(dir.file("m.csv")), undone);
+}
+
+// The move list of relabelled image-folder samples: one row per image (the latest move), a row
+// removed by an empty target; quotes kept; a link refused.
+TEST(ManifestEdit, TheMoveListKeepsOneRowPerImage) {
+  TempDir dir;
+  const std::string list = dir.file("moves.csv");
+  EXPECT_EQ(setMove(list, "/d/cat/a.png", "/d/dog/a.png"), 1u);
+  EXPECT_EQ(setMove(list, "/d/cat/b, 2.png", "/d/dog/b, 2.png"), 2u);
+  EXPECT_EQ(setMove(list, "/d/cat/a.png", "/d/bird/a.png"), 2u);
+  EXPECT_EQ(readTextFile(list),
+            "from,to\n\"/d/cat/b, 2.png\",\"/d/dog/b, 2.png\"\n/d/cat/a.png,/d/bird/a.png\n");
+  EXPECT_EQ(setMove(list, "/d/cat/a.png", ""), 1u);
+  EXPECT_EQ(readTextFile(list), "from,to\n\"/d/cat/b, 2.png\",\"/d/dog/b, 2.png\"\n");
+  std::filesystem::create_symlink(list, dir.file("link.csv"));
+  EXPECT_NE(errorOf([&] { setMove(dir.file("link.csv"), "x", "y"); }).find("is a link"),
+            std::string::npos);
 }
 
 TEST(DataConfig, ProblemsNameTheirPath) {

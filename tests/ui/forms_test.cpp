@@ -110,6 +110,19 @@ void trainOneEpoch(MainWindow& window, const netsmith::testutil::TempDir& dir) {
   QVERIFY(finished.wait(60000));
 }
 
+/// The window at 1280 x 720 on the Data page's Doctor tab.
+netsmith::ui::DoctorPanel* showDoctorTab(MainWindow& window) {
+  window.resize(1280, 720);
+  window.show();
+  window.pages()->showPage(ProjectPages::DataPage);
+  auto* doctor = window.pages()->dataPage()->doctor();
+  window.pages()
+      ->dataPage()
+      ->findChild<QTabWidget*>(QStringLiteral("dataTabs"))
+      ->setCurrentWidget(doctor);
+  return doctor;
+}
+
 class FormsTest : public QObject {
   Q_OBJECT
 
@@ -744,14 +757,7 @@ class FormsTest : public QObject {
     }
     MainWindow window(m_registry);
     QVERIFY(window.openProject(path, true));
-    window.resize(1280, 720);
-    window.show();
-    window.pages()->showPage(ProjectPages::DataPage);
-    auto* doctor = window.pages()->dataPage()->doctor();
-    window.pages()
-        ->dataPage()
-        ->findChild<QTabWidget*>(QStringLiteral("dataTabs"))
-        ->setCurrentWidget(doctor);
+    auto* doctor = showDoctorTab(window);
     for (const auto& [box, text] :
          {std::pair{doctor->folds(), "2"}, std::pair{doctor->epochs(), "3"}}) {
       box->setFocus();
@@ -809,9 +815,129 @@ class FormsTest : public QObject {
       QVERIFY(!doctor->labelIssues()->item(int(i))->icon().isNull());
     }
     QVERIFY2(flipped * 2 >= int(issues.size()), qPrintable(QString::number(flipped)));
+
+    // IDX keeps its labels in a binary file: Relabel says so; Delete on the gallery excludes the
+    // selected sample (data.exclude, relative to the project), struck through; undo restores.
+    auto* gallery = doctor->labelIssues();
+    QTest::mouseClick(gallery->viewport(), Qt::LeftButton, {},
+                      gallery->visualItemRect(gallery->item(0)).center());
+    QCOMPARE(gallery->currentRow(), 0);
+    QVERIFY(!doctor->relabelButton()->isEnabled());
+    QVERIFY2(doctor->relabelButton()->toolTip().contains(QStringLiteral("exclude the sample")),
+             qPrintable(doctor->relabelButton()->toolTip()));
+    QVERIFY(doctor->excludeButton()->isEnabled());
+    QTest::keyClick(gallery, Qt::Key_Delete);
+    const std::string entry =
+        "train-images.idx #" + std::to_string(issues[0]["sample"]["index"].get<int>());
+    const auto excluded = [&] {
+      const Json& data = window.document()->project().data;
+      return data.contains("exclude") ? data["exclude"] : Json::array();
+    };
+    QCOMPARE(excluded(), Json::array({entry}));
+    QVERIFY(gallery->item(0)->font().strikeOut());
+    QVERIFY(!doctor->excludeButton()->isEnabled());
+    // The leak: its training copy (image 5) is the one excluded.
+    doctor->findChild<QTabWidget*>(QStringLiteral("doctorFindings"))->setCurrentIndex(1);
+    doctor->duplicates()->setCurrentRow(0);
+    QTest::mouseClick(doctor->excludeButton(), Qt::LeftButton);
+    QCOMPARE(excluded(), Json::array({entry, "train-images.idx #5"}));
+    window.document()->undoStack()->undo();
+    window.document()->undoStack()->undo();
+    QCOMPARE(excluded(), Json::array());
+    QVERIFY(!gallery->item(0)->font().strikeOut());
     if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
       QTest::qWait(100);
       window.grab().save(shots + QStringLiteral("/data-doctor.png"));
+    }
+  }
+
+  // A CSV manifest project, unbalanced and with labels flipped: the doctor offers class weights
+  // and a balanced sampler (each an undo step); Relabel rewrites the flagged row's label in the
+  // manifest (Ctrl+R), undo puts the file back byte for byte, redo relabels again.
+  void doctorRelabelsACsvManifestAndEvensOutTheClasses() {
+    netsmith::testutil::TempDir dir;
+    const QString path =
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 1}}, 384));
+    // The training images as PNGs: every class-0 image, a quarter of the others; the labels of
+    // the first 6 listed rows of class 0 written as class 1.
+    std::string manifest = "path,label\n";
+    {
+      std::ifstream images(dir.file("train-images.idx"), std::ios::binary);
+      std::ifstream labels(dir.file("train-labels.idx"), std::ios::binary);
+      std::string pixels(256, '\0');
+      QDir().mkpath(QString::fromStdString(dir.file("imgs")));
+      int seen[4] = {0, 0, 0, 0}, flipped = 0;
+      for (int i = 0; i < 384; ++i) {
+        images.seekg(16 + 256 * i);
+        images.read(pixels.data(), 256);
+        labels.seekg(8 + i);
+        const int label = labels.get();
+        if (label != 0 && seen[label]++ % 4 != 0) continue;
+        const QString file = QStringLiteral("imgs/%1.png").arg(i);
+        QImage(reinterpret_cast<const uchar*>(pixels.data()), 16, 16, 16, QImage::Format_Grayscale8)
+            .save(QString::fromStdString(dir.file(file.toStdString())));
+        const bool flip = label == 0 && flipped < 6;
+        flipped += flip;
+        manifest += file.toStdString() + "," + std::to_string(flip ? 1 : label) + "\n";
+      }
+    }
+    std::ofstream(dir.file("train.csv"), std::ios::binary) << manifest;
+    {
+      Json project = Json::parse(netsmith::readTextFile(path.toStdString()));
+      project["data"]["train"] = {{"format", "csv"}, {"manifest", "train.csv"}};
+      std::ofstream(path.toStdString()) << project.dump(2);
+    }
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    auto* doctor = showDoctorTab(window);
+    doctor->folds()->setValue(2);
+    doctor->epochs()->setValue(3);
+    QSignalSpy finished(doctor, &netsmith::ui::DoctorPanel::finished);
+    QTest::mouseClick(doctor->runButton(), Qt::LeftButton);
+    QVERIFY(finished.wait(120000));
+    QVERIFY2(doctor->errorText().isEmpty(), qPrintable(doctor->errorText()));
+
+    // Unbalanced (class 0 about three times the others): both evening-outs offered.
+    QVERIFY2(doctor->report().balance.imbalanceRatio >= 3,
+             qPrintable(QString::number(doctor->report().balance.imbalanceRatio)));
+    QVERIFY(doctor->classWeightsButton()->isVisible());
+    QVERIFY(doctor->samplerButton()->isVisible());
+    QTest::mouseClick(doctor->samplerButton(), Qt::LeftButton);
+    QCOMPARE(window.document()->project().train["sampler"], Json("balanced"));
+    QVERIFY(!doctor->samplerButton()->isVisible());
+    QVERIFY(!doctor->classWeightsButton()->isVisible());
+    window.document()->undoStack()->undo();
+    QVERIFY(!window.document()->project().train.contains("sampler"));
+    QVERIFY(doctor->samplerButton()->isVisible());
+
+    // Relabel the first flagged sample as suggested.
+    const auto& issues = doctor->report().labelIssues;
+    QVERIFY(!issues.empty());
+    auto* gallery = doctor->labelIssues();
+    QTest::mouseClick(gallery->viewport(), Qt::LeftButton, {},
+                      gallery->visualItemRect(gallery->item(0)).center());
+    QVERIFY2(doctor->relabelButton()->isEnabled(), qPrintable(doctor->relabelButton()->toolTip()));
+    const auto& issue = issues[0];
+    const QString file = QDir(QString::fromStdString(dir.path().string()))
+                             .relativeFilePath(QString::fromStdString(issue.sample.item));
+    const std::string row = file.toStdString() + "," + std::to_string(issue.sample.label) + "\n";
+    const std::string relabelled =
+        file.toStdString() + "," + std::to_string(issue.suggested) + "\n";
+    QVERIFY2(manifest.find(row) != std::string::npos, row.c_str());
+    QTest::keyClick(gallery, Qt::Key_R, Qt::ControlModifier);
+    std::string after = manifest;
+    after.replace(after.find(row), row.size(), relabelled);
+    QCOMPARE(netsmith::readTextFile(dir.file("train.csv")), after);
+    QVERIFY(!doctor->relabelButton()->isEnabled());
+    window.document()->undoStack()->undo();
+    QCOMPARE(netsmith::readTextFile(dir.file("train.csv")), manifest);
+    QVERIFY(doctor->relabelButton()->isEnabled());  // the label is back: it can be done again
+    window.document()->undoStack()->redo();
+    QVERIFY(!doctor->relabelButton()->isEnabled());
+    QCOMPARE(netsmith::readTextFile(dir.file("train.csv")), after);
+    if (const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR"); !shots.isEmpty()) {
+      QTest::qWait(100);
+      window.grab().save(shots + QStringLiteral("/data-doctor-relabel.png"));
     }
   }
 

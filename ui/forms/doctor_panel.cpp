@@ -9,13 +9,16 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QShortcut>
 #include <QSpinBox>
 #include <QTabWidget>
+#include <QUndoStack>
 #include <QVBoxLayout>
 
 #include <cmath>
 
 #include "doctor/doctor.h"
+#include "forms/doctor_actions.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
@@ -26,6 +29,8 @@ namespace netsmith::ui {
 namespace {
 
 constexpr int kDoctorThumb = 64;
+/// A gallery item's position in its report list.
+constexpr int kFindingRole = Qt::UserRole + 1;
 
 std::string pictureKey(const doctor::SampleRef& s) {
   return s.split + "#" + std::to_string(s.index);
@@ -69,6 +74,9 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
       m_summary(new QLabel(this)),
       m_balance(new QLabel(this)),
       m_classWeights(new QPushButton(tr("Use class weights"), this)),
+      m_sampler(new QPushButton(tr("Use a balanced sampler"), this)),
+      m_relabel(new QPushButton(tr("Relabel as suggested"), this)),
+      m_exclude(new QPushButton(tr("Exclude from the data"), this)),
       m_tabs(new QTabWidget(this)),
       m_labels(new QListWidget(this)),
       m_duplicates(new QListWidget(this)),
@@ -114,6 +122,22 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
       tr("Weigh each class's loss by the inverse of its share "
          "(train.class_weights: \"auto\"; undoable)."));
   m_classWeights->hide();
+  m_sampler->setObjectName(QStringLiteral("doctorSampler"));
+  m_sampler->setToolTip(
+      tr("Draw each training epoch with every class equally likely "
+         "(train.sampler: \"balanced\"; undoable)."));
+  m_sampler->hide();
+  m_relabel->setObjectName(QStringLiteral("doctorRelabel"));
+  m_exclude->setObjectName(QStringLiteral("doctorExclude"));
+  // Keys on the galleries only: Delete and Ctrl+R mean other things on other pages.
+  for (const auto& [key, button] : {std::pair{QKeySequence(Qt::Key_Delete), m_exclude},
+                                    std::pair{QKeySequence(Qt::CTRL | Qt::Key_R), m_relabel}}) {
+    auto* shortcut = new QShortcut(key, m_tabs);
+    shortcut->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(shortcut, &QShortcut::activated, button, [button = button] {
+      if (button->isEnabled()) button->click();
+    });
+  }
   setUpDoctorGallery(m_labels, QStringLiteral("doctorLabelIssues"),
                      QSize(kDoctorThumb, kDoctorThumb));
   setUpDoctorGallery(m_duplicates, QStringLiteral("doctorDuplicates"),
@@ -131,7 +155,27 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
     Json train = m_document->project().train;
     train["class_weights"] = "auto";
     m_document->editSection(QStringLiteral("train"), train, tr("Use class weights"));
-    m_classWeights->hide();
+  });
+  connect(m_sampler, &QPushButton::clicked, this, [this] {
+    Json train = m_document->project().train;
+    train["sampler"] = "balanced";
+    m_document->editSection(QStringLiteral("train"), train, tr("Use a balanced sampler"));
+  });
+  connect(m_relabel, &QPushButton::clicked, this, &DoctorPanel::relabelSelected);
+  connect(m_exclude, &QPushButton::clicked, this, &DoctorPanel::excludeSelected);
+  for (auto* list : {m_labels, m_duplicates, m_outliers})
+    connect(list, &QListWidget::currentRowChanged, this, &DoctorPanel::updateActions);
+  connect(m_tabs, &QTabWidget::currentChanged, this, &DoctorPanel::updateActions);
+  // A relabel undone can be done again.
+  // (Not while the document goes: its stack's last clear() comes after the rest of it is gone.)
+  const auto undoLink = connect(m_document->undoStack(), &QUndoStack::indexChanged, this,
+                                &DoctorPanel::updateActions);
+  connect(m_document, &QObject::destroyed, this, [undoLink] { QObject::disconnect(undoLink); });
+  // Undo and redo of an exclusion or an evening-out show on the galleries and buttons.
+  connect(m_document, &ProjectDocument::sectionChanged, this, [this] {
+    markExcluded();
+    updateBalanceButtons();
+    updateActions();
   });
 
   auto* settings = new QHBoxLayout;
@@ -150,6 +194,11 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
   auto* balanceRow = new QHBoxLayout;
   balanceRow->addWidget(m_balance, 1);
   balanceRow->addWidget(m_classWeights);
+  balanceRow->addWidget(m_sampler);
+  auto* actionRow = new QHBoxLayout;
+  actionRow->addWidget(m_relabel);
+  actionRow->addWidget(m_exclude);
+  actionRow->addStretch(1);
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(settings);
   layout->addLayout(runRow);
@@ -157,6 +206,7 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
   layout->addWidget(m_summary);
   layout->addLayout(balanceRow);
   layout->addWidget(m_tabs, 1);
+  layout->addLayout(actionRow);
   m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
                        "imbalance and outliers. Writes its report to %1.")
                         .arg(QDir::toNativeSeparators(folder())));
@@ -240,6 +290,7 @@ void DoctorPanel::run() {
         m_pictures.clear();
         done();
       });
+  updateActions();  // no relabelling or excluding while the doctor reads the data
 }
 
 void DoctorPanel::showProgress(const doctor::DoctorProgress& p) {
@@ -288,6 +339,8 @@ void DoctorPanel::showReport() {
     m_summary->clear();
     m_balance->clear();
     m_classWeights->hide();
+    m_sampler->hide();
+    updateActions();
     return;
   }
   QString text = tr("Examined %1 training samples").arg(r.examined);
@@ -317,9 +370,7 @@ void DoctorPanel::showReport() {
                          .arg(b.effectiveClasses, 0, 'f', 2)
                          .arg(b.counts.size())
                          .arg(QString::fromStdString(b.advice)));
-  const Json& train = m_document->project().train;
-  m_classWeights->setVisible(!b.advice.empty() &&
-                             !(train.is_object() && train.contains("class_weights")));
+  updateBalanceButtons();
 
   const auto picture = [this](const doctor::SampleRef& s) {
     const auto it = m_pictures.find(pictureKey(s));
@@ -343,6 +394,7 @@ void DoctorPanel::showReport() {
                          .arg(issue.suggestedProbability, 0, 'f', 3)
                          .arg(issue.selfConfidence, 0, 'f', 3));
     item->setData(Qt::UserRole, qlonglong(issue.sample.index));
+    item->setData(kFindingRole, int(m_labels->count() - 1));
   }
   for (const auto& d : r.duplicates) {
     QPixmap pair(2 * kDoctorThumb + 6, kDoctorThumb);
@@ -354,6 +406,7 @@ void DoctorPanel::showReport() {
       if (!b2.isNull()) p.drawPixmap(kDoctorThumb + 6, 0, b2);
     }
     auto* item = new QListWidgetItem(m_duplicates);
+    item->setData(kFindingRole, int(m_duplicates->count() - 1));
     item->setIcon(pair);
     const QString kind = d.exact ? tr("exact") : tr("near, %1 bits").arg(d.distance);
     item->setText(
@@ -368,6 +421,7 @@ void DoctorPanel::showReport() {
   }
   for (const auto& o : r.outliers) {
     auto* item = new QListWidgetItem(m_outliers);
+    item->setData(kFindingRole, int(m_outliers->count() - 1));
     item->setIcon(thumb(picture(o.sample)));
     item->setText(QStringLiteral("%1\n%2").arg(QString::fromStdString(o.kind),
                                                elideMiddle(QString::fromStdString(o.why), 24)));
@@ -377,6 +431,105 @@ void DoctorPanel::showReport() {
   m_tabs->setTabText(0, tr("Label issues (%1)").arg(r.labelIssues.size()));
   m_tabs->setTabText(1, tr("Duplicates (%1)").arg(r.duplicates.size()));
   m_tabs->setTabText(2, tr("Outliers (%1)").arg(r.outliers.size()));
+  markExcluded();
+  updateActions();
+}
+
+const doctor::SampleRef* DoctorPanel::selectedSample(const doctor::LabelIssue** issue) const {
+  if (issue) *issue = nullptr;
+  auto* list = qobject_cast<QListWidget*>(m_tabs->currentWidget());
+  const QListWidgetItem* item = list ? list->currentItem() : nullptr;
+  if (!item) return nullptr;
+  const auto k = std::size_t(item->data(kFindingRole).toInt());
+  const auto& r = *m_report;
+  if (list == m_labels && k < r.labelIssues.size()) {
+    if (issue) *issue = &r.labelIssues[k];
+    return &r.labelIssues[k].sample;
+  }
+  // A duplicate pair: its first image (the training copy when the pair is a leak), so the
+  // validation or test split stays as it was.
+  if (list == m_duplicates && k < r.duplicates.size()) return &r.duplicates[k].a;
+  if (list == m_outliers && k < r.outliers.size()) return &r.outliers[k].sample;
+  return nullptr;
+}
+
+void DoctorPanel::updateActions() {
+  const doctor::LabelIssue* issue = nullptr;
+  const doctor::SampleRef* sample = selectedSample(&issue);
+  const bool running = isRunning();
+  m_exclude->setEnabled(!running && sample && !isExcluded(*m_document, *sample));
+  m_exclude->setToolTip(sample ? tr("Add %1 to data.exclude: left out of every split from the "
+                                    "next run (Delete; Edit > Undo takes it back).")
+                                     .arg(QString::fromStdString(sample->item))
+                               : tr("Select a finding to exclude its sample."));
+  if (!issue || running) {
+    m_relabel->setEnabled(false);
+    m_relabel->setToolTip(tr("Select a label issue to relabel it as the class it looks like."));
+    return;
+  }
+  const RelabelPlan plan =
+      planRelabel(*m_document, issue->sample, issue->suggested, m_report->classes, folder());
+  m_relabel->setEnabled(plan.kind != RelabelPlan::Kind::None);
+  m_relabel->setToolTip(plan.kind == RelabelPlan::Kind::None
+                            ? plan.why
+                            : plan.description + tr(" (Ctrl+R; Edit > Undo takes it back)"));
+}
+
+void DoctorPanel::relabelSelected() {
+  const doctor::LabelIssue* issue = nullptr;
+  selectedSample(&issue);
+  if (!issue || isRunning()) return;
+  const RelabelPlan plan =
+      planRelabel(*m_document, issue->sample, issue->suggested, m_report->classes, folder());
+  if (const QString error = relabel(m_document, plan); !error.isEmpty()) {
+    m_status->setText(tr("Not relabelled: %1").arg(error.toHtmlEscaped()));
+    return;
+  }
+  m_status->setText(
+      plan.kind == RelabelPlan::Kind::Manifest
+          ? tr("%1. Edit > Undo puts the label back.").arg(plan.description.toHtmlEscaped())
+          : tr("%1: %2 lists the moves to make (from,to); Edit > Undo takes it off the list.")
+                .arg(plan.description.toHtmlEscaped(),
+                     QString::fromStdString(plan.file).toHtmlEscaped()));
+  m_relabel->setEnabled(false);
+}
+
+void DoctorPanel::excludeSelected() {
+  const doctor::SampleRef* sample = selectedSample(nullptr);
+  if (!sample || isRunning()) return;
+  excludeSample(m_document, *sample);
+  m_status->setText(tr("%1 is left out of the data from the next run (data.exclude); Edit > "
+                       "Undo takes it back.")
+                        .arg(QString::fromStdString(sample->item).toHtmlEscaped()));
+}
+
+void DoctorPanel::markExcluded() {
+  const auto& r = *m_report;
+  const auto mark = [this](QListWidget* list, int row, const doctor::SampleRef& sample) {
+    auto* item = list->item(row);
+    if (!item) return;
+    const bool out = isExcluded(*m_document, sample);
+    QFont font = item->font();
+    font.setStrikeOut(out);
+    item->setFont(font);
+    item->setForeground(out ? palette().brush(QPalette::Disabled, QPalette::Text)
+                            : palette().brush(QPalette::Active, QPalette::Text));
+  };
+  for (std::size_t k = 0; k < r.labelIssues.size(); ++k)
+    mark(m_labels, int(k), r.labelIssues[k].sample);
+  for (std::size_t k = 0; k < r.duplicates.size(); ++k)
+    mark(m_duplicates, int(k), r.duplicates[k].a);
+  for (std::size_t k = 0; k < r.outliers.size(); ++k)
+    mark(m_outliers, int(k), r.outliers[k].sample);
+}
+
+void DoctorPanel::updateBalanceButtons() {
+  const Json& train = m_document->project().train;
+  const bool evened = train.is_object() && (train.contains("class_weights") ||
+                                            train.value("sampler", Json()) == "balanced");
+  const bool unbalanced = !m_report->balance.advice.empty();
+  m_classWeights->setVisible(unbalanced && !evened);
+  m_sampler->setVisible(unbalanced && !evened);
 }
 
 }  // namespace netsmith::ui

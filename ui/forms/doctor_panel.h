@@ -6,7 +6,9 @@
 // doctor/PROJECT beside the project file). The findings come as galleries: likely label errors
 // (picture, given class, the class it looks like, the probability of its label), duplicate pairs
 // side by side with the leaks across splits first, and outliers with the reason; the class
-// balance with a button that sets class weights in the loss.
+// balance with buttons that set class weights in the loss or a balanced sampler. A finding's
+// sample can be relabelled as suggested or excluded from the data (doctor_actions.h), each an
+// undo step.
 #include <QImage>
 #include <QWidget>
 
@@ -25,6 +27,8 @@ class QTabWidget;
 namespace netsmith::doctor {
 struct DoctorReport;
 struct DoctorProgress;
+struct LabelIssue;
+struct SampleRef;
 }  // namespace netsmith::doctor
 
 namespace netsmith::ui {
@@ -58,6 +62,9 @@ class DoctorPanel : public QWidget {
   QProgressBar* progressBar() const { return m_progress; }
   QLabel* summary() const { return m_summary; }
   QPushButton* classWeightsButton() const { return m_classWeights; }
+  QPushButton* samplerButton() const { return m_sampler; }
+  QPushButton* relabelButton() const { return m_relabel; }
+  QPushButton* excludeButton() const { return m_exclude; }
   QListWidget* labelIssues() const { return m_labels; }
   QListWidget* duplicates() const { return m_duplicates; }
   QListWidget* outliers() const { return m_outliers; }
@@ -70,6 +77,15 @@ class DoctorPanel : public QWidget {
   void showReport();
   void done();
   QString className(std::int64_t k) const;
+  /// The sample of the finding selected in the shown gallery (a duplicate pair's first image),
+  /// and the label issue when it is one; null when none is selected.
+  const doctor::SampleRef* selectedSample(const doctor::LabelIssue** issue) const;
+  void updateActions();
+  void relabelSelected();
+  void excludeSelected();
+  /// Struck-through findings whose sample data.exclude lists.
+  void markExcluded();
+  void updateBalanceButtons();
 
   ProjectDocument* m_document;
   QSpinBox* m_folds;
@@ -83,6 +99,9 @@ class DoctorPanel : public QWidget {
   QLabel* m_summary;
   QLabel* m_balance;
   QPushButton* m_classWeights;
+  QPushButton* m_sampler;
+  QPushButton* m_relabel;
+  QPushButton* m_exclude;
   QTabWidget* m_tabs;
   QListWidget* m_labels;
   QListWidget* m_duplicates;
