@@ -194,9 +194,10 @@ DataModule openDataModule(const DataConfig& config) {
         first = e;
         break;
       }
-    m.subsets.push_back(
-        "data.exclude: " + std::to_string(exclusion.entries.size() - exclusion.found.size()) +
-        " entries name no sample of the data (the first: " + first + ")");
+    const auto missing = exclusion.entries.size() - exclusion.found.size();
+    m.subsets.push_back("data.exclude: " + std::to_string(missing) +
+                        (missing == 1 ? " entry names" : " entries name") +
+                        " no sample of the data (the first: " + first + ")");
   }
   if (!m.validation.source) m.validation.name = "validation";
   return m;

@@ -365,7 +365,7 @@ TEST(DataModule, ExcludedSamplesAreLeftOutOfEverySplit) {
       << said;
   EXPECT_NE(said.find("data.exclude: 1 of the 12 samples of data.test left out"), std::string::npos)
       << said;
-  EXPECT_NE(said.find("1 entries name no sample of the data (the first: " +
+  EXPECT_NE(said.find("1 entry names no sample of the data (the first: " +
                       (dir.path() / "test" / "a" / "missing.png").string()),
             std::string::npos)
       << said;
