@@ -339,9 +339,11 @@ void writeEmbedding(const std::string& path, const train::Evaluation& e, bool qu
   if (e.featureWidth <= 0) throw Error("--embedding: the model has no penultimate layer to read");
   const auto rows = doctor::embeddingRows(e);
   doctor::EmbeddingOptions options;
-  options.progress = [quiet](int done, int total) {
-    if (!quiet && (done % 100 == 0 || done == total))
+  // Called again and again with 0 during the neighbour search: each count printed once.
+  options.progress = [quiet, last = -1](int done, int total) mutable {
+    if (!quiet && done != last && (done % 100 == 0 || done == total))
       std::fprintf(stderr, "t-SNE: iteration %d/%d\n", done, total);
+    last = done;
     return true;  // Ctrl-C ends eval at once: it writes nothing until the end
   };
   const auto layout =
