@@ -11,6 +11,7 @@
 
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "common/clock_text.h"
 #include "common/file_util.h"
 #include "doctor/doctor.h"
 #include "ops/op_registry.h"
@@ -24,17 +25,6 @@ std::atomic<int> g_doctorInterrupts{0};
 
 void onDoctorInterrupt(int) {
   if (g_doctorInterrupts.fetch_add(1) > 0) std::_Exit(kExitInterrupted);
-}
-
-std::string clockText(double seconds) {
-  if (seconds < 0) return "--:--";
-  const auto s = static_cast<long long>(std::llround(seconds));
-  char text[32];
-  if (s >= 3600)
-    std::snprintf(text, sizeof text, "%lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
-  else
-    std::snprintf(text, sizeof text, "%02lld:%02lld", s / 60, s % 60);
-  return text;
 }
 
 /// A bar on a terminal; otherwise a line at each stage and every 10%.

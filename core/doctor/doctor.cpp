@@ -296,9 +296,7 @@ void predict(graph::GraphModuleImpl& net, const project::Project& project,
     const auto p = torch::softmax(logits.slice(1, 0, classes), 1).contiguous();
     torch::Tensor f;
     if (tapped.defined()) {
-      f = tapped.to(torch::kFloat);
-      if (f.dim() == 4) f = f.mean({2, 3});
-      f = f.reshape({f.size(0), -1}).contiguous();
+      f = graph::featureRows(tapped);
       if (width == 0) {
         width = f.size(1);
         features.assign(std::size_t(set.size() * width), NAN);

@@ -100,6 +100,12 @@ torch::Tensor GraphModuleImpl::forward(torch::Tensor x) {
   return run(std::move(x), m_steps.size(), nullptr);
 }
 
+torch::Tensor featureRows(const torch::Tensor& tapped) {
+  auto f = tapped.to(torch::kFloat);
+  if (f.dim() == 4) f = f.mean({2, 3});
+  return f.reshape({f.size(0), -1}).contiguous();
+}
+
 torch::Tensor GraphModuleImpl::forwardTapping(torch::Tensor x, const std::string& tapId,
                                               torch::Tensor& tapped) {
   for (std::size_t i = 0; i < m_steps.size(); ++i)

@@ -21,6 +21,11 @@ namespace netsmith::graph {
 /// id, so parameter names are stable: "conv1.weight", "bn1.running_mean".
 ///   GraphModule net(project.model, registry);   // throws netsmith::Error if invalid
 ///   auto logits = net->forward(images);          // images: N x C x H x W
+/// A tapped node's output as one feature row per sample (what the embedding, the doctor's
+/// outliers and its fold models read from ModelGraph::penultimate): float, spatial outputs
+/// averaged over H and W, flattened, contiguous.
+torch::Tensor featureRows(const torch::Tensor& tapped);
+
 class GraphModuleImpl : public torch::nn::Module {
  public:
   GraphModuleImpl(const ModelGraph& graph, const ops::OpRegistry& registry);

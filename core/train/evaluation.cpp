@@ -218,9 +218,7 @@ std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
 void keepFeatures(const torch::Tensor& tapped, const std::vector<std::int64_t>& positions,
                   const data::SampleSet& set, Evaluation& out) {
   const std::int64_t total = set.size();
-  auto f = tapped.to(torch::kFloat);
-  if (f.dim() == 4) f = f.mean({2, 3});
-  f = f.reshape({f.size(0), -1}).contiguous();
+  const auto f = graph::featureRows(tapped);
   if (out.featureWidth == 0) {
     out.featureWidth = f.size(1);
     out.features.assign(std::size_t(total * out.featureWidth), NAN);

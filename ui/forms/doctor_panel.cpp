@@ -17,6 +17,7 @@
 
 #include <cmath>
 
+#include "common/clock_text.h"
 #include "doctor/doctor.h"
 #include "forms/doctor_actions.h"
 #include "session/project_document.h"
@@ -38,13 +39,7 @@ std::string pictureKey(const doctor::SampleRef& s) {
 
 /// "1:05" or "1:02:05".
 QString clock(double seconds) {
-  if (!(seconds >= 0)) return QStringLiteral("-");
-  const auto s = qint64(std::llround(seconds));
-  return s >= 3600 ? QStringLiteral("%1:%2:%3")
-                         .arg(s / 3600)
-                         .arg(s / 60 % 60, 2, 10, QLatin1Char('0'))
-                         .arg(s % 60, 2, 10, QLatin1Char('0'))
-                   : QStringLiteral("%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
+  return QString::fromStdString(clockText(seconds));
 }
 
 void setUpDoctorGallery(QListWidget* list, const QString& name, QSize icon) {
