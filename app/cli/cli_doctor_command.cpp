@@ -69,7 +69,8 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
   if (r.testSamples) std::cout << ", " << r.testSamples << " test";
   std::cout << " in " << clockText(r.seconds) << "\n";
   if (r.unreadable) std::cout << "unreadable: " << r.unreadable << " samples left out\n";
-  std::cout << "leakage: " << r.leaks << " duplicate pairs across splits\n"
+  std::cout << "leakage: " << r.leaks << (r.leaks == 1 ? " duplicate pair" : " duplicate pairs")
+            << " across splits\n"
             << "duplicates: " << r.exactDuplicates << " exact, " << r.nearDuplicates
             << " near pairs\n";
   if (!r.probabilitiesFrom.empty())

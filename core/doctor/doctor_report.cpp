@@ -220,8 +220,9 @@ std::string reportHtml(const DoctorReport& r,
   for (const auto& w : r.warnings)
     h << "<p class=warn>" << escapeHtml(w) << "</p>\n";
 
-  h << "<h2>Duplicates and leakage</h2>\n<p>" << r.leaks << " pairs across splits (leakage), "
-    << r.exactDuplicates << " exact and " << r.nearDuplicates << " near duplicates in all.</p>\n";
+  h << "<h2>Duplicates and leakage</h2>\n<p>" << r.leaks << (r.leaks == 1 ? " pair" : " pairs")
+    << " across splits (leakage), " << r.exactDuplicates << " exact and " << r.nearDuplicates
+    << " near duplicates in all.</p>\n";
   if (!r.duplicates.empty()) {
     h << "<table><tr><th></th><th>sample</th><th></th><th>sample</th><th>kind</th>"
          "<th>similarity</th></tr>\n";

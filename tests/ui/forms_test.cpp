@@ -798,7 +798,7 @@ class FormsTest : public QObject {
     QVERIFY(doctor->duplicates()->item(0)->text().startsWith(QStringLiteral("LEAK")));
     QVERIFY(!doctor->duplicates()->item(0)->icon().isNull());
     QVERIFY2(doctor->summary()->text().contains(
-                 QStringLiteral("Leakage: %1 pairs").arg(report["duplicates"]["leaks"].get<int>())),
+                 QStringLiteral("Leakage: %1 pair").arg(report["duplicates"]["leaks"].get<int>())),
              qPrintable(doctor->summary()->text()));
     // Most flagged labels are the flipped ones; each item names its given and suggested class.
     QVERIFY(!issues.empty());

@@ -342,10 +342,12 @@ void DoctorPanel::showReport() {
   if (r.validationSamples) text += tr(", %1 validation").arg(r.validationSamples);
   if (r.testSamples) text += tr(", %1 test").arg(r.testSamples);
   text += QStringLiteral(". ");
-  text += tr("<b>Leakage: %1 pairs across splits</b>; duplicates: %2 exact, %3 near.")
-              .arg(r.leaks)
-              .arg(r.exactDuplicates)
-              .arg(r.nearDuplicates);
+  text +=
+      (r.leaks == 1 ? tr("<b>Leakage: %1 pair across splits</b>; duplicates: %2 exact, %3 near.")
+                    : tr("<b>Leakage: %1 pairs across splits</b>; duplicates: %2 exact, %3 near."))
+          .arg(r.leaks)
+          .arg(r.exactDuplicates)
+          .arg(r.nearDuplicates);
   if (!r.probabilitiesFrom.empty())
     text +=
         QStringLiteral(" ") + tr("<b>Label errors: %1 likely</b> (confident learning on %2).")
