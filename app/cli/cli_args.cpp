@@ -45,6 +45,8 @@ Args::Args(const std::vector<std::string>& words, const std::set<std::string>& f
           if (i + 1 >= words.size()) throw UsageError{w + " needs a value"};
           value = words[++i];
         }
+        // `--predictions ""` (an unset shell variable) names nothing: said, not ignored.
+        if (value.empty()) throw UsageError{w + " needs a value; \"\" names nothing"};
         m_options[w] = value;
       } else {
         throw unknownOption(w, flags, options);

@@ -79,7 +79,7 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
   for (std::size_t i = 0; i < r.labelIssues.size() && i < 5; ++i) {
     const auto& l = r.labelIssues[i];
     auto name = [&](std::int64_t c) {
-      return c >= 0 && std::size_t(c) < r.classes.size() ? r.classes[std::size_t(c)]
+      return c >= 0 && std::size_t(c) < r.classes.size() ? printable(r.classes[std::size_t(c)])
                                                          : std::to_string(c);
     };
     std::printf("  %s: labelled %s, looks like %s (p %.3f vs %.3f)\n",
@@ -88,11 +88,12 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
   }
   std::printf("balance: largest class / smallest %.2f, %.2f effective classes of %zu\n",
               r.balance.imbalanceRatio, r.balance.effectiveClasses, r.balance.counts.size());
-  if (!r.balance.advice.empty()) std::cout << "  " << r.balance.advice << "\n";
+  if (!r.balance.advice.empty()) std::cout << "  " << printable(r.balance.advice) << "\n";
   std::cout << "outliers: " << r.outliersFound << "\n";
   for (const auto& w : r.warnings)
-    std::cout << "warning: " << w << "\n";
-  std::cout << "report: " << (std::filesystem::path(folder) / "report.html").string() << " ("
+    std::cout << "warning: " << printable(w) << "\n";
+  std::cout << "report: " << printable((std::filesystem::path(folder) / "report.html").string())
+            << " ("
             << "doctor.json, label_ranking.csv beside it)\n";
 }
 

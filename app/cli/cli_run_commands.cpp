@@ -180,7 +180,7 @@ void printEval(const train::EvalMetrics& m, const std::vector<std::string>& clas
   std::printf("accuracy %s on %lld images, loss %.4f\n\nper class:\n", percent(m.accuracy).c_str(),
               (long long)m.samples, m.loss);
   for (std::size_t c = 0; c < m.perClassAccuracy.size(); ++c) {
-    const std::string name = c < classes.size() ? classes[c] : std::to_string(c);
+    const std::string name = c < classes.size() ? printable(classes[c]) : std::to_string(c);
     std::int64_t n = 0;
     for (auto v : m.confusion[c])
       n += v;
@@ -325,7 +325,8 @@ void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::st
   }
   std::printf("\n");
   for (std::size_t r = 0; r < rows; ++r) {
-    std::printf("  %-16s", r < names.size() ? names[r].c_str() : std::to_string(r).c_str());
+    std::printf("  %-16s",
+                (r < names.size() ? printable(names[r]) : std::to_string(r)).c_str());
     for (const auto& [figure, values] : m.perClass)
       std::printf(" %10.4g", r < values.size() ? values[r] : std::nan(""));
     std::printf("\n");
@@ -397,7 +398,7 @@ int runEval(const std::vector<std::string>& words) {
     std::cout << e.toJson().dump(2) << '\n';
     return kExitOk;
   }
-  std::printf("%s: %s split\n", o.checkpoint.c_str(), e.split.c_str());
+  std::printf("%s: %s split\n", printable(o.checkpoint).c_str(), e.split.c_str());
   if (!e.classView) {
     // A task without classes: its loss and figures, as its run reported them.
     std::printf("task %s: loss %.4f on %lld samples\n", e.task.c_str(), e.metrics.loss,
@@ -405,11 +406,11 @@ int runEval(const std::vector<std::string>& words) {
     for (const auto& [name, value] : e.metrics.figures)
       std::printf("  %-16s %.6g\n", name.c_str(), value);
     printPerClassFigures(e.metrics, e.classes.empty() ? e.targets : e.classes);
-    if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
+    if (!o.predictions.empty()) std::printf("predictions: %s\n", printable(o.predictions).c_str());
     return kExitOk;
   }
   printEval(e.metrics, e.classes);
-  if (!o.predictions.empty()) std::printf("predictions: %s\n", o.predictions.c_str());
+  if (!o.predictions.empty()) std::printf("predictions: %s\n", printable(o.predictions).c_str());
   std::printf("\ntop-%d accuracy %s\n", e.topK, percent(e.topKAccuracy).c_str());
   if (!e.tta.empty())
     std::printf(
@@ -431,7 +432,8 @@ int runEval(const std::vector<std::string>& words) {
   for (std::size_t c = 0; c < e.perClass.size(); ++c) {
     const auto& s = e.perClass[c];
     std::printf("  %2zu %-16s %8s %8s %8s %8s\n", c,
-                c < e.classes.size() ? e.classes[c].c_str() : "", percent(s.precision).c_str(),
+                c < e.classes.size() ? printable(e.classes[c]).c_str() : "",
+                percent(s.precision).c_str(),
                 percent(s.recall).c_str(), percent(s.f1).c_str(),
                 percent(s.averagePrecision).c_str());
   }

@@ -163,6 +163,8 @@ void setWriteFaultForTesting(const std::string& pathPart, int allowedWrites) {
   g_faultAllowed = allowedWrites;
 }
 
+// The new file keeps the permission bits of the regular file it replaces (0644 when new); a link
+// in its place is replaced, never followed.
 void writeFileAtomically(const std::string& path, const std::string& content) {
   namespace fs = std::filesystem;
   const bool diskFull = injectDiskFull(path);
@@ -178,6 +180,12 @@ void writeFileAtomically(const std::string& path, const std::string& content) {
     ::unlink(tmp.c_str());
     throw IoError(path + ": " + what + " failed (" + reason + "); the existing file is unchanged");
   };
+  // The new file keeps the permissions of the one it replaces (a private 0600 manifest stays
+  // private); a link in its place is replaced, not followed, so only a regular file counts.
+  struct stat old {};
+  if (::lstat(path.c_str(), &old) == 0 && S_ISREG(old.st_mode) &&
+      ::fchmod(fd, old.st_mode & 07777) != 0)
+    fail("keeping the file's permissions");
   std::size_t done = 0;
   while (done < content.size()) {
     if (diskFull && done >= content.size() / 2) {

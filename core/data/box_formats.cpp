@@ -5,6 +5,11 @@
 #include "data/box_formats.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <memory>
+#include <optional>
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -16,7 +21,9 @@
 #include <utility>
 
 #include "common/error.h"
+#include "common/file_util.h"
 #include "common/json.h"
+#include "common/json_text.h"
 
 namespace netsmith::data {
 
@@ -523,6 +530,9 @@ std::string fileNameProblem(const std::string& name) {
     return "a file name longer than " + std::to_string(kMaxFileNameBytes) + " bytes";
   if (name.find('\0') != std::string::npos)
     return "the file name " + inQuotes(name) + " holds a NUL";
+  if (controlCharacterAt(name) != std::string::npos)
+    return "the file name " + inQuotes(name) +
+           " holds a control character; file names here are plain text";
   const bool drive =
       name.size() >= 2 && name[1] == ':' && std::isalpha(static_cast<unsigned char>(name[0]));
   if (name[0] == '/' || name[0] == '\\' || drive)
@@ -901,59 +911,325 @@ std::vector<std::string> parseYoloNames(const std::string& text, bool yaml,
   return names;
 }
 
-CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& classes,
-                      bool skipBad, const std::string& where) {
-  using boxfmt::CocoJson;
-  checkJsonNesting(text, where);
-  CocoJson root;
-  try {
-    root = CocoJson::parse(text);
-  } catch (const CocoJson::exception& e) {
-    throw Error(where + ": not readable as JSON (" + std::string(e.what()) + ")");
-  }
-  if (!root.is_object())
-    throw Error(where + ": not a COCO instances file: it holds a JSON " +
-                std::string(root.type_name()) + ", not an object");
-  const CocoJson& images = boxfmt::arrayOf(root, "images", boxfmt::kMaxCocoItems, where);
-  const CocoJson& annotations = boxfmt::arrayOf(root, "annotations", boxfmt::kMaxCocoItems, where);
-  const CocoJson& categories =
-      boxfmt::arrayOf(root, "categories", boxfmt::kMaxCocoCategories, where);
+namespace {
+namespace boxfmt {
 
-  CocoDataset out;
-  std::vector<boxfmt::IdPlace> imageIds;
-  imageIds.reserve(images.size());
-  out.images.reserve(images.size());
-  for (std::size_t i = 0; i < images.size(); ++i) {
-    const CocoJson& im = boxfmt::objectAt(images, "images", i, where);
+/// What a COCO annotation holds, kept compact until images and categories are all read (a COCO
+/// file may list annotations before images).
+struct CocoAnnotation {
+  std::int64_t id = 0, imageId = 0, categoryId = 0;
+  double bbox[4] = {0, 0, 0, 0};
+  std::size_t place = 0;
+  bool hasId = false, crowd = false;
+};
+
+/// The arrays of a COCO file as read, each element checked on its own.
+struct CocoParts {
+  std::vector<CocoImage> images;
+  std::vector<IdPlace> imageIds;
+  std::vector<IdPlace> categoryIds;
+  std::vector<std::string> categoryNames;
+  std::vector<CocoAnnotation> annotations;
+  bool seen[3] = {false, false, false};  ///< images, annotations, categories
+};
+
+/// The most values one element of a COCO array may hold (an image or a category is a handful;
+/// the segmentation polygons an annotation may carry are skipped unread).
+constexpr std::size_t kMaxCocoElementValues = std::size_t(1) << 16;
+
+/// Reads a COCO file as a stream of parser events (nlohmann's SAX interface): each element of
+/// images, annotations and categories is built alone, checked, kept in a compact form and
+/// dropped; everything else (info, licenses, segmentation polygons) is skipped unbuilt. So the
+/// memory is that of what is kept, not of a document tree (a 400 MB file of empty arrays took
+/// 7 GB as a tree).
+class CocoReader : public nlohmann::json_sax<CocoJson> {
+ public:
+  CocoReader(CocoParts& parts, std::string where) : m_parts(parts), m_where(std::move(where)) {}
+
+  bool null() override { return value([&] { return m_dom->null(); }); }
+  bool boolean(bool v) override { return value([&] { return m_dom->boolean(v); }); }
+  bool number_integer(number_integer_t v) override {
+    return value([&] { return m_dom->number_integer(v); });
+  }
+  bool number_unsigned(number_unsigned_t v) override {
+    return value([&] { return m_dom->number_unsigned(v); });
+  }
+  bool number_float(number_float_t v, const string_t& t) override {
+    return value([&] { return m_dom->number_float(v, t); });
+  }
+  bool string(string_t& v) override { return value([&] { return m_dom->string(v); }); }
+  bool binary(binary_t& v) override { return value([&] { return m_dom->binary(v); }); }
+
+  bool start_object(std::size_t) override { return open(true); }
+  bool start_array(std::size_t) override { return open(false); }
+  bool end_object() override { return close(true); }
+  bool end_array() override { return close(false); }
+
+  bool key(string_t& k) override {
+    if (m_depth == 1) {
+      m_topKey = k;
+      return true;
+    }
+    if (m_skipFrom > 0) return true;
+    if (m_dom && m_depth == 3 && m_array == 1 && k == "segmentation") {
+      // Polygons or RLE: not read (boxes only), and skipped without being built.
+      m_skipFrom = m_depth + 1;
+      m_skipKey = true;
+      return true;
+    }
+    if (m_dom) return count() && m_dom->key(k);
+    return true;
+  }
+
+  bool parse_error(std::size_t position, const std::string&,
+                   const nlohmann::detail::exception& e) override {
+    throw Error(jsonErrorMessage(m_where, "", e) + " (at byte " + std::to_string(position) + ")");
+  }
+
+ private:
+  static constexpr const char* kArrays[3] = {"images", "annotations", "categories"};
+
+  /// A scalar value: the root (not an object), a top-level member, or part of an element.
+  template <class F>
+  bool value(F&& toDom) {
+    if (m_depth == 0) notAnObject("a single value");
+    if (m_skipFrom > 0) return endSkippedValue(m_depth + 1);
+    if (m_depth == 1) {
+      topMember(false);  // a plain member is skipped; a kept array's name is refused
+      return true;
+    }
+    if (m_depth == 2 && m_array >= 0) {
+      // A scalar element of a kept array: built as a one-value element and checked.
+      CocoJson element;
+      nlohmann::detail::json_sax_dom_parser<CocoJson> dom(element, false);
+      m_dom = &dom;
+      toDom();
+      m_dom = nullptr;
+      consume(element);
+      return true;
+    }
+    if (!m_dom) return true;
+    return count() && toDom();
+  }
+
+  bool open(bool object) {
+    if (m_depth == 0) {
+      if (!object) notAnObject("an array");
+      m_depth = 1;
+      return true;
+    }
+    if (++m_depth > kMaxJsonDepth)
+      throw Error(m_where + ": nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+    if (m_skipFrom > 0) return true;
+    if (m_depth == 2) {  // a top-level member's value
+      if (!topMember(true)) return true;
+      if (object) arrayExpected("an object");
+      return true;  // a kept array starts
+    }
+    if (m_depth == 3 && m_array >= 0) {  // an element of a kept array
+      if (m_counts[m_array] >= limit()) tooMany();
+      m_element = CocoJson();
+      m_domHolder.emplace(m_element, false);
+      m_dom = &*m_domHolder;
+      m_values = 0;
+    }
+    if (!m_dom) return true;
+    return count() && (object ? m_dom->start_object(std::size_t(-1))
+                              : m_dom->start_array(std::size_t(-1)));
+  }
+
+  bool close(bool object) {
+    const int depth = m_depth--;
+    if (m_skipFrom > 0) {
+      if (depth == m_skipFrom) endSkippedValue(depth);
+      return true;
+    }
+    if (depth == 2) {  // a kept array ends
+      m_array = -1;
+      return true;
+    }
+    if (!m_dom) return true;
+    const bool ok = object ? m_dom->end_object() : m_dom->end_array();
+    if (depth == 3) {
+      m_dom = nullptr;
+      m_domHolder.reset();
+      consume(m_element);
+      m_element = CocoJson();
+    }
+    return ok;
+  }
+
+  /// A value of the top-level key m_topKey starts (`container`: an array or object): true when
+  /// it is one of the kept arrays; other members are skipped.
+  bool topMember(bool container) {
+    int which = -1;
+    for (int k = 0; k < 3; ++k)
+      if (m_topKey == kArrays[k]) which = k;
+    if (which < 0) {
+      if (container) m_skipFrom = m_depth;
+      return false;
+    }
+    if (!container) {
+      m_array = which;
+      arrayExpected("a single value");
+    }
+    if (m_parts.seen[which])
+      throw Error(m_where + ": \"" + kArrays[which] + "\" is given twice");
+    m_parts.seen[which] = true;
+    m_array = which;
+    return true;
+  }
+
+  /// A skipped member's value or a skipped key's value at `depth` ended.
+  bool endSkippedValue(int depth) {
+    if (depth == m_skipFrom) m_skipFrom = 0;
+    if (m_skipKey && m_skipFrom == 0) m_skipKey = false;
+    return true;
+  }
+
+  bool count() {
+    if (m_dom && ++m_values > kMaxCocoElementValues)
+      cocoFail(m_where, kArrays[m_array], m_counts[m_array], nullptr,
+               "more than " + std::to_string(kMaxCocoElementValues) + " values in one entry");
+    return true;
+  }
+
+  std::size_t limit() const { return m_array == 2 ? kMaxCocoCategories : kMaxCocoItems; }
+
+  [[noreturn]] void tooMany() const {
+    throw Error(m_where + ": " + kArrays[m_array] + ": more than " + std::to_string(limit()) +
+                " entries; at most " + std::to_string(limit()) + " are read");
+  }
+  [[noreturn]] void notAnObject(const char* what) const {
+    throw Error(m_where + ": not a COCO instances file: it holds " + what + ", not an object");
+  }
+  [[noreturn]] void arrayExpected(const char* found) const {
+    throw Error(m_where + ": " + kArrays[m_array] + ": expected an array, found " + found);
+  }
+
+  /// One finished element of the array m_array.
+  void consume(const CocoJson& element) {
+    const std::size_t i = m_counts[m_array]++;
+    if (m_counts[m_array] > limit()) tooMany();
+    switch (m_array) {
+      case 0:
+        image(element, i);
+        break;
+      case 1:
+        annotation(element, i);
+        break;
+      default:
+        category(element, i);
+    }
+  }
+
+  void image(const CocoJson& im, std::size_t i) {
+    if (!im.is_object())
+      cocoFail(m_where, "images", i, nullptr,
+               std::string("expected an object, found a ") + im.type_name());
     CocoImage image;
-    image.id = boxfmt::wholeMember(im, "images", i, "id", where);
-    image.file = boxfmt::stringMember(im, "images", i, "file_name", where);
-    const std::string problem = boxfmt::fileNameProblem(image.file);
-    if (!problem.empty()) boxfmt::cocoFail(where, "images", i, "file_name", problem);
+    image.id = wholeMember(im, "images", i, "id", m_where);
+    image.file = stringMember(im, "images", i, "file_name", m_where);
+    const std::string problem = fileNameProblem(image.file);
+    if (!problem.empty()) cocoFail(m_where, "images", i, "file_name", problem);
     for (const char* key : {"width", "height"}) {
-      const std::int64_t side = boxfmt::wholeMember(im, "images", i, key, where);
+      const std::int64_t side = wholeMember(im, "images", i, key, m_where);
       if (side < 1 || side > kMaxBoxImageSide)
-        boxfmt::cocoFail(where, "images", i, key,
-                         std::to_string(side) + " is not a side from 1 to " +
-                             std::to_string(kMaxBoxImageSide) + " pixels");
+        cocoFail(m_where, "images", i, key,
+                 std::to_string(side) + " is not a side from 1 to " +
+                     std::to_string(kMaxBoxImageSide) + " pixels");
       (key[0] == 'w' ? image.width : image.height) = static_cast<int>(side);
     }
-    imageIds.push_back({image.id, i});
-    out.images.push_back(std::move(image));
+    m_parts.imageIds.push_back({image.id, i});
+    m_parts.images.push_back(std::move(image));
   }
-  boxfmt::sortUnique(imageIds, "images", where);
+
+  void category(const CocoJson& c, std::size_t i) {
+    if (!c.is_object())
+      cocoFail(m_where, "categories", i, nullptr,
+               std::string("expected an object, found a ") + c.type_name());
+    m_parts.categoryIds.push_back({wholeMember(c, "categories", i, "id", m_where), i});
+    m_parts.categoryNames.push_back(stringMember(c, "categories", i, "name", m_where));
+    if (m_parts.categoryNames.back().empty())
+      cocoFail(m_where, "categories", i, "name", "an empty name");
+  }
+
+  void annotation(const CocoJson& a, std::size_t i) {
+    if (!a.is_object())
+      cocoFail(m_where, "annotations", i, nullptr,
+               std::string("expected an object, found a ") + a.type_name());
+    CocoAnnotation r;
+    r.place = i;
+    r.hasId = a.contains("id");
+    r.id = wholeMember(a, "annotations", i, "id", m_where, true);
+    r.imageId = wholeMember(a, "annotations", i, "image_id", m_where);
+    r.categoryId = wholeMember(a, "annotations", i, "category_id", m_where);
+    const auto bbox = a.find("bbox");
+    if (bbox == a.end()) cocoFail(m_where, "annotations", i, "bbox", "missing");
+    if (!bbox->is_array() || bbox->size() != 4 ||
+        !std::all_of(bbox->begin(), bbox->end(), [](const CocoJson& v) { return v.is_number(); }))
+      cocoFail(m_where, "annotations", i, "bbox",
+               "expected [x, y, width, height] (4 numbers), found " + brief(*bbox));
+    for (int k = 0; k < 4; ++k)
+      r.bbox[k] = (*bbox)[std::size_t(k)].get<double>();
+    const auto crowd = a.find("iscrowd");
+    if (crowd != a.end()) {
+      if (crowd->is_boolean())
+        r.crowd = crowd->get<bool>();
+      else if (crowd->is_number_integer() &&
+               (crowd->get<std::int64_t>() == 0 || crowd->get<std::int64_t>() == 1))
+        r.crowd = crowd->get<std::int64_t>() == 1;
+      else
+        cocoFail(m_where, "annotations", i, "iscrowd", "expected 0 or 1, found " + brief(*crowd));
+    }
+    m_parts.annotations.push_back(r);
+  }
+
+  CocoParts& m_parts;
+  std::string m_where;
+  int m_depth = 0;        ///< 1 inside the root object
+  std::string m_topKey;   ///< the root's member being read
+  int m_array = -1;       ///< the kept array being read (kArrays), or -1
+  int m_skipFrom = 0;     ///< the depth of a value being skipped, or 0
+  bool m_skipKey = false; ///< the skipped value is an element's member (segmentation)
+  std::size_t m_counts[3] = {0, 0, 0};
+  std::size_t m_values = 0;  ///< values in the element being built
+  CocoJson m_element;
+  std::optional<nlohmann::detail::json_sax_dom_parser<CocoJson>> m_domHolder;
+  nlohmann::detail::json_sax_dom_parser<CocoJson>* m_dom = nullptr;
+};
+
+/// Images, categories and annotations read: linked into the data set (ids resolved, classes
+/// assigned, boxes clipped).
+CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, bool skipBad,
+                     const std::string& where) {
+  for (int k = 0; k < 3; ++k)
+    if (!parts.seen[k])
+      throw Error(where + ": no \"" + std::vector<std::string>{"images", "annotations",
+                                                             "categories"}[std::size_t(k)] +
+                  "\" array; not a COCO instances file");
+  CocoDataset out;
+  out.images = std::move(parts.images);
+  sortUnique(parts.imageIds, "images", where);
+  {
+    // Two images naming one file would put each one's boxes on the same picture.
+    std::vector<std::pair<std::string, std::size_t>> byFile;
+    byFile.reserve(out.images.size());
+    for (std::size_t i = 0; i < out.images.size(); ++i)
+      byFile.emplace_back(out.images[i].file, i);
+    std::sort(byFile.begin(), byFile.end());
+    for (std::size_t k = 1; k < byFile.size(); ++k)
+      if (byFile[k].first == byFile[k - 1].first)
+        cocoFail(where, "images", byFile[k].second, "file_name",
+                 "the file " + inQuotes(byFile[k].first) + " is also images[" +
+                     std::to_string(byFile[k - 1].second) +
+                     "]'s; each image is listed once (merge their annotations under one id)");
+  }
 
   // Categories: their ids, and each one's class.
-  std::vector<boxfmt::IdPlace> categoryIds;
-  std::vector<std::string> categoryNames;
-  for (std::size_t i = 0; i < categories.size(); ++i) {
-    const CocoJson& c = boxfmt::objectAt(categories, "categories", i, where);
-    categoryIds.push_back({boxfmt::wholeMember(c, "categories", i, "id", where), i});
-    categoryNames.push_back(boxfmt::stringMember(c, "categories", i, "name", where));
-    if (categoryNames.back().empty())
-      boxfmt::cocoFail(where, "categories", i, "name", "an empty name");
-  }
-  boxfmt::sortUnique(categoryIds, "categories", where);
+  auto& categoryIds = parts.categoryIds;
+  const auto& categoryNames = parts.categoryNames;
+  sortUnique(categoryIds, "categories", where);
   {
     std::vector<std::pair<std::string, std::size_t>> byName;
     byName.reserve(categoryNames.size());
@@ -962,9 +1238,9 @@ CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& c
     std::sort(byName.begin(), byName.end());
     for (std::size_t k = 1; k < byName.size(); ++k)
       if (byName[k].first == byName[k - 1].first)
-        boxfmt::cocoFail(where, "categories", byName[k].second, "name",
-                         "the name " + boxfmt::inQuotes(byName[k].first) + " is also categories[" +
-                             std::to_string(byName[k - 1].second) + "]'s");
+        cocoFail(where, "categories", byName[k].second, "name",
+                 "the name " + inQuotes(byName[k].first) + " is also categories[" +
+                     std::to_string(byName[k - 1].second) + "]'s");
   }
   // classOfCategory[place in the file's categories] = class index.
   std::vector<std::int64_t> classOfCategory(categoryNames.size(), 0);
@@ -972,72 +1248,53 @@ CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& c
     for (std::size_t rank = 0; rank < categoryIds.size(); ++rank) {
       classOfCategory[categoryIds[rank].place] = static_cast<std::int64_t>(rank);
       out.categories.push_back(categoryNames[categoryIds[rank].place]);
+      out.categoryIds.push_back(categoryIds[rank].id);
     }
   } else {
     std::map<std::string, std::int64_t> classIndex;
     for (std::size_t k = 0; k < classes.size(); ++k)
       classIndex.emplace(classes[k], static_cast<std::int64_t>(k));  // the first of a repeat
+    out.categoryIds.assign(classes.size(), -1);
     for (std::size_t i = 0; i < categoryNames.size(); ++i) {
       const auto it = classIndex.find(categoryNames[i]);
       if (it == classIndex.end())
-        boxfmt::cocoFail(where, "categories", i, "name",
-                         "the category " + boxfmt::inQuotes(categoryNames[i]) +
-                             " is not one of the project's classes (" +
-                             boxfmt::knownClasses(classes) + ")");
+        cocoFail(where, "categories", i, "name",
+                 "the category " + inQuotes(categoryNames[i]) +
+                     " is not one of the project's classes (" + knownClasses(classes) + ")");
       classOfCategory[i] = it->second;
     }
+    for (const auto& c : categoryIds)
+      out.categoryIds[std::size_t(classOfCategory[c.place])] = c.id;
     out.categories = classes;
   }
 
-  for (std::size_t i = 0; i < annotations.size(); ++i) {
-    const CocoJson& a = boxfmt::objectAt(annotations, "annotations", i, where);
-    const bool hasId = a.contains("id");
-    const std::int64_t id = boxfmt::wholeMember(a, "annotations", i, "id", where, true);
-    const std::int64_t imageId = boxfmt::wholeMember(a, "annotations", i, "image_id", where);
-    const std::int64_t categoryId = boxfmt::wholeMember(a, "annotations", i, "category_id", where);
-    const auto bbox = a.find("bbox");
-    if (bbox == a.end()) boxfmt::cocoFail(where, "annotations", i, "bbox", "missing");
-    if (!bbox->is_array() || bbox->size() != 4 ||
-        !std::all_of(bbox->begin(), bbox->end(), [](const CocoJson& v) { return v.is_number(); }))
-      boxfmt::cocoFail(where, "annotations", i, "bbox",
-                       "expected [x, y, width, height] (4 numbers), found " + boxfmt::brief(*bbox));
+  for (const CocoAnnotation& a : parts.annotations) {
+    const std::size_t i = a.place;
     Box box;
-    const auto crowd = a.find("iscrowd");
-    if (crowd != a.end()) {
-      if (crowd->is_boolean())
-        box.crowd = crowd->get<bool>();
-      else if (crowd->is_number_integer() &&
-               (crowd->get<std::int64_t>() == 0 || crowd->get<std::int64_t>() == 1))
-        box.crowd = crowd->get<std::int64_t>() == 1;
-      else
-        boxfmt::cocoFail(where, "annotations", i, "iscrowd",
-                         "expected 0 or 1, found " + boxfmt::brief(*crowd));
-    }
-
+    box.crowd = a.crowd;
     const char* badKey = nullptr;
     std::string problem;
-    const std::size_t imagePlace = boxfmt::placeOf(imageIds, imageId);
-    const std::size_t categoryPlace = boxfmt::placeOf(categoryIds, categoryId);
-    if (imagePlace == boxfmt::kNone) {
+    const std::size_t imagePlace = placeOf(parts.imageIds, a.imageId);
+    const std::size_t categoryPlace = placeOf(categoryIds, a.categoryId);
+    if (imagePlace == kNone) {
       badKey = "image_id";
-      problem = "image_id " + std::to_string(imageId) + " names no image in images";
-    } else if (categoryPlace == boxfmt::kNone) {
+      problem = "image_id " + std::to_string(a.imageId) + " names no image in images";
+    } else if (categoryPlace == kNone) {
       badKey = "category_id";
-      problem = "category_id " + std::to_string(categoryId) + " names no category in categories";
+      problem = "category_id " + std::to_string(a.categoryId) + " names no category in categories";
     } else {
       const CocoImage& image = out.images[imagePlace];
-      const double x = (*bbox)[0].get<double>(), y = (*bbox)[1].get<double>();
-      const double w = (*bbox)[2].get<double>(), h = (*bbox)[3].get<double>();
-      problem = boxfmt::clipInto(box, x, y, x + w, y + h, image.width, image.height);
+      const double x = a.bbox[0], y = a.bbox[1], w = a.bbox[2], h = a.bbox[3];
+      problem = clipInto(box, x, y, x + w, y + h, image.width, image.height);
       if (!problem.empty()) {
         badKey = "bbox";
-        problem += " (image " + boxfmt::inQuotes(image.file) + ")";
+        problem += " (image " + inQuotes(image.file) + ")";
       }
     }
     if (!problem.empty()) {
-      if (!skipBad) boxfmt::cocoFail(where, "annotations", i, badKey, problem);
-      out.skipped.push_back({where + (hasId ? " annotation " + std::to_string(id)
-                                            : " annotations[" + std::to_string(i) + "]"),
+      if (!skipBad) cocoFail(where, "annotations", i, badKey, problem);
+      out.skipped.push_back({where + (a.hasId ? " annotation " + std::to_string(a.id)
+                                              : " annotations[" + std::to_string(i) + "]"),
                              problem});
       continue;
     }
@@ -1045,6 +1302,35 @@ CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& c
     out.images[imagePlace].boxes.push_back(box);
   }
   return out;
+}
+
+}  // namespace boxfmt
+}  // namespace
+
+CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& classes,
+                      bool skipBad, const std::string& where) {
+  boxfmt::CocoParts parts;
+  boxfmt::CocoReader reader(parts, where);
+  boxfmt::CocoJson::sax_parse(text, &reader);
+  return boxfmt::linkCoco(parts, classes, skipBad, where);
+}
+
+CocoDataset readCocoFile(const std::string& path, const std::vector<std::string>& classes,
+                         bool skipBad, const std::string& where) {
+  requireRegularFile(path);
+  std::error_code ec;
+  const auto bytes = std::filesystem::file_size(path, ec);
+  if (ec) throw Error(where + ": cannot read (" + ec.message() + ")");
+  if (bytes > kMaxCocoBytes)
+    throw Error(where + ": " + std::to_string(bytes) + " bytes; a COCO file of at most " +
+                std::to_string(kMaxCocoBytes >> 20) + " MiB is read");
+  std::FILE* file = std::fopen(path.c_str(), "rb");
+  if (file == nullptr) throw Error(where + ": cannot open (" + std::strerror(errno) + ")");
+  const std::unique_ptr<std::FILE, int (*)(std::FILE*)> closer(file, &std::fclose);
+  boxfmt::CocoParts parts;
+  boxfmt::CocoReader reader(parts, where);
+  boxfmt::CocoJson::sax_parse(file, &reader);
+  return boxfmt::linkCoco(parts, classes, skipBad, where);
 }
 
 VocAnnotation parseVoc(const std::string& text, const std::vector<std::string>& classes,

@@ -51,6 +51,9 @@ struct CocoImage {
 };
 struct CocoDataset {
   std::vector<std::string> categories;  ///< class names, index = class
+  /// The file's category id of each class (-1: a project class the file has no category for):
+  /// what COCO results written for this data carry.
+  std::vector<std::int64_t> categoryIds;
   std::vector<CocoImage> images;        ///< in the file's order
   /// Annotations left out under skip (item names the annotation id).
   std::vector<SkippedItem> skipped;
@@ -65,8 +68,20 @@ struct CocoDataset {
 /// 10 million annotations or images or 100,000 categories, a file_name longer than 4096, or
 /// with a ".." component, an absolute path or a NUL; two images or categories with one id and
 /// two categories with one name are refused too.
+/// Read as a stream (nlohmann's SAX events): memory is that of the images, categories and
+/// annotations kept, not of a document tree; elements of other members and annotations'
+/// segmentation polygons are skipped unbuilt. Two images naming one file are refused, and so
+/// is a file name holding a control character. Parse errors name the byte.
 CocoDataset parseCoco(const std::string& text, const std::vector<std::string>& classes,
                       bool skipBad, const std::string& where);
+
+/// The largest COCO file read (COCO 2017's train annotations are 448 MiB).
+constexpr std::uint64_t kMaxCocoBytes = std::uint64_t(1) << 30;
+
+/// parseCoco() streamed from the file `path` (a regular file of at most kMaxCocoBytes), never
+/// holding its whole text.
+CocoDataset readCocoFile(const std::string& path, const std::vector<std::string>& classes,
+                         bool skipBad, const std::string& where);
 
 struct VocAnnotation {
   std::string file;           ///< <filename>; empty when the file has none

@@ -12,6 +12,7 @@
 // Boxes are checked where they are read (box_formats.h): clipped to the image, a box of no
 // area refused by name; a sample's boxes are in the pixels of its image as decoded, and an
 // image whose size differs from its annotation's is refused by name.
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -28,7 +29,6 @@ namespace fs = std::filesystem;
 /// The most bytes read from one annotation file (a YOLO or VOC file per image) and from a
 /// COCO file (all images at once).
 constexpr std::uint64_t kMaxAnnotationBytes = std::uint64_t(16) << 20;
-constexpr std::uint64_t kMaxCocoBytes = std::uint64_t(1) << 30;
 
 bool isTextName(const std::string& name) {
   return hasExtension(name, ".txt");
@@ -99,6 +99,11 @@ class YoloSource : public BoxSource {
     }
     settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) throw Error(spec.path + ".images: no image in " + spec.images);
+    // Every image a negative would train a detector that finds nothing, without a word.
+    if (std::all_of(m_labelFiles.begin(), m_labelFiles.end(),
+                    [](const std::string& f) { return f.empty(); }))
+      throw Error(spec.path + ".labels: no image of " + spec.images + " has a label file in " +
+                  spec.labels + " (<image stem>.txt); nothing is labelled");
   }
 
   std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const override {
@@ -144,7 +149,7 @@ class CocoSource : public StoredBoxSource {
  public:
   CocoSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
     const std::string where = spec.path + ".annotations: " + spec.annotations;
-    const auto coco = parseCoco(readTextFile(spec.annotations, kMaxCocoBytes), classes,
+    const auto coco = readCocoFile(spec.annotations, classes,
                                 policy == ErrorPolicy::Skip, where);
     m_classes = coco.categories;
     m_skipped = coco.skipped;

@@ -71,6 +71,32 @@ std::string csvCell(const std::string& text) {
   return out + "\"";
 }
 
+namespace {
+bool formulaStart(const std::string& text) {
+  return !text.empty() && std::string("=+-@\t\r").find(text[0]) != std::string::npos;
+}
+}  // namespace
+
+std::string csvTextCell(const std::string& text) {
+  // A text that already starts with ' and a formula character gets one more, so that
+  // csvTextValue() gives it back whole.
+  const bool quoted = text.size() >= 2 && text[0] == '\'' && formulaStart(text.substr(1));
+  return csvCell(formulaStart(text) || quoted ? "'" + text : text);
+}
+
+namespace {
+/// `text` starts with ' and then a formula character, or with '' and then one.
+bool neutralised(const std::string& text) {
+  if (text.size() < 2 || text[0] != '\'') return false;
+  return formulaStart(text.substr(1)) ||
+         (text.size() >= 3 && text[1] == '\'' && formulaStart(text.substr(2)));
+}
+}  // namespace
+
+std::string csvTextValue(const std::string& cell) {
+  return neutralised(cell) ? cell.substr(1) : cell;
+}
+
 CsvTable readCsvTable(const std::string& file, const std::string& where,
                       const std::string& header) {
   std::error_code ec;

@@ -33,6 +33,16 @@ std::vector<std::string> splitCsvLine(const std::string& line,
 /// `text` as one CSV cell: quoted (quotes doubled) when it holds a comma, quote or line end.
 std::string csvCell(const std::string& text);
 
+/// csvCell() for a text cell of a CSV that Netsmith writes for people to open (predictions,
+/// rankings, embeddings, move lists): a cell starting with `=`, `+`, `-`, `@`, a tab or a
+/// carriage return gets a leading `'`, so a spreadsheet shows it as text instead of running it
+/// as a formula. Not for numbers (a negative number stays a number: write it with csvCell).
+///   csvTextCell("=HYPERLINK(\"x\")")  // -> "'=HYPERLINK(""x"")" (quoted)
+std::string csvTextCell(const std::string& text);
+
+/// The text csvTextCell() was given, from the cell as read back.
+std::string csvTextValue(const std::string& cell);
+
 /// Reads `file` (at most 1 GiB). Throws netsmith::Error "<where>: file not found",
 /// "<where>: empty manifest; expected a header line \"<header>\"", or naming the line where the
 /// file passes a bound (10,000 columns, 64 KiB in a cell, 20 million cells).

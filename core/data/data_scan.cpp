@@ -25,6 +25,48 @@ std::vector<Box> boxesOf(const DatasetSource& source, std::int64_t i) {
   return source.loadBoxes(i, size.width, size.height);
 }
 
+/// Sample i's mask, refused as training refuses it (data/sample_processor.cpp) when its size is
+/// not its image's: the scan counts as skipped what the loader would skip.
+cv::Mat maskOf(const DatasetSource& source, std::int64_t i) {
+  cv::Size size;
+  (void)source.loadRegion(i, [&size](cv::Size s) {
+    size = s;
+    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
+  });
+  cv::Mat mask = source.loadMask(i);
+  if (mask.size() != size)
+    throw SampleError(source.describe(i) + ": the image is " + std::to_string(size.width) + "x" +
+                      std::to_string(size.height) + " but its mask is " +
+                      std::to_string(mask.cols) + "x" + std::to_string(mask.rows));
+  return mask;
+}
+
+/// The co-occurrence of the most frequent labels (TargetStats::kCooccurrenceLabels) over the
+/// training split: a second pass over the rows, after the positives are known.
+void countCooccurrence(const SampleSet& train, TargetStats& t) {
+  std::vector<std::size_t> order(t.positives.size());
+  for (std::size_t a = 0; a < order.size(); ++a)
+    order[a] = a;
+  std::stable_sort(order.begin(), order.end(),
+                   [&t](std::size_t a, std::size_t b) { return t.positives[a] > t.positives[b]; });
+  if (order.size() > TargetStats::kCooccurrenceLabels)
+    order.resize(TargetStats::kCooccurrenceLabels);
+  std::sort(order.begin(), order.end());  // back in class order
+  t.cooccurrenceLabels = order;
+  const std::size_t k = order.size();
+  t.cooccurrence.assign(k, std::vector<std::int64_t>(k, 0));
+  std::vector<std::size_t> present;
+  for (const auto i : train.indices) {
+    const float* row = train.source->targetRow(i);
+    present.clear();
+    for (std::size_t a = 0; a < k; ++a)
+      if (row[order[a]] > 0.5f) present.push_back(a);
+    for (auto a : present)
+      for (auto b : present)
+        ++t.cooccurrence[a][b];
+  }
+}
+
 /// The training split's targets into s.targets (its kind set): labels counted, values kept,
 /// every mask decoded once (a mask that cannot be read is listed under on_error "skip", fatal
 /// under "fail", as training would find it). False when `progress` says stop.
@@ -35,7 +77,6 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
   const auto width = std::size_t(std::max<std::int64_t>(0, source.targetWidth()));
   if (t.kind == TargetKind::MultiHot) {
     t.positives.assign(width, 0);
-    t.cooccurrence.assign(width, std::vector<std::int64_t>(width, 0));
     t.labelsPerImage.assign(width + 1, 0);
   } else if (t.kind == TargetKind::RealVector) {
     t.values.assign(width, {});
@@ -52,11 +93,8 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
       present.clear();
       for (std::size_t a = 0; a < width; ++a)
         if (row[a] > 0.5f) present.push_back(a);
-      for (auto a : present) {
+      for (auto a : present)
         ++t.positives[a];
-        for (auto b : present)
-          ++t.cooccurrence[a][b];
-      }
       ++t.labelsPerImage[present.size()];
     } else if (t.kind == TargetKind::RealVector) {
       const float* row = source.targetRow(i);
@@ -65,7 +103,7 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
     } else if (t.kind == TargetKind::ClassMask && source.hasMasks()) {
       cv::Mat mask;
       try {
-        mask = source.loadMask(i);
+        mask = maskOf(source, i);
       } catch (const SampleError& e) {
         if (policy == ErrorPolicy::Fail) throw;
         s.skipped.push_back(skippedFor(source.describe(i), e.what()));
@@ -103,6 +141,7 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
     if (progress && (k % 256 == 255 || k + 1 == train.size()) && !progress(k + 1, train.size()))
       return false;
   }
+  if (t.kind == TargetKind::MultiHot) countCooccurrence(train, t);
   return true;
 }
 
@@ -117,7 +156,7 @@ bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& p
     const auto i = set.indices[std::size_t(k)];
     try {
       if (set.source->hasMasks())
-        (void)set.source->loadMask(i);
+        (void)maskOf(*set.source, i);
       else
         (void)boxesOf(*set.source, i);
     } catch (const SampleError& e) {

@@ -34,9 +34,14 @@ struct DataScanOptions {
 /// What the training split's targets hold, for a source whose samples are not one class each.
 struct TargetStats {
   TargetKind kind = TargetKind::ClassIndex;
-  /// Multi-label: images per label; [a][b]: images with both labels a and b (the diagonal:
-  /// positives); images with 0, 1, 2, ... labels.
+  /// Multi-label: images per label; images with 0, 1, 2, ... labels; and the co-occurrence
+  /// of the kCooccurrenceLabels most frequent labels only (what is shown: a matrix of every
+  /// label is labels squared, 800 MB for 10,000): cooccurrenceLabels their class indices in
+  /// class order, cooccurrence[a][b] the images with both cooccurrenceLabels[a] and [b] (the
+  /// diagonal: their positives).
   std::vector<std::int64_t> positives;
+  static constexpr std::size_t kCooccurrenceLabels = 60;
+  std::vector<std::size_t> cooccurrenceLabels;
   std::vector<std::vector<std::int64_t>> cooccurrence;
   std::vector<std::int64_t> labelsPerImage;
   /// Regression: each target's value for every training sample, [target][sample].

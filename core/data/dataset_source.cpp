@@ -97,11 +97,14 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
     const std::string name = entry.path().filename().string();
     if (name.empty() || name[0] == '.') continue;
     std::error_code sec;
-    if (!entry.is_regular_file(sec)) continue;
     if (!accept(name)) {
-      skipped.push_back({entry.path().string(), "not " + kind + " (extension)"});
+      if (entry.is_regular_file(sec))
+        skipped.push_back({entry.path().string(), "not " + kind + " (extension)"});
       continue;
     }
+    // A FIFO, a folder or a broken link under a file's name is kept: reading it fails by name
+    // (skipped or fatal as on_error says), where leaving it out would make, say, a YOLO
+    // image without its label file a silent negative.
     entries.push_back(entry.path());
   }
   if (ec) throw Error(where + ": cannot list (" + ec.message() + ")");

@@ -193,9 +193,10 @@ void settleScanProblems(const std::vector<SkippedItem>& problems, const SourceSp
 /// True for names ending in `extension` (".png", ".txt"; any case).
 bool hasExtension(const std::string& name, const std::string& extension);
 
-/// The regular files at the top of `dir` whose names `accept` takes, by stem (dot-names
-/// ignored; others listed in `skipped` as "not <kind>"); a second file of a stem already seen
-/// is listed in `clashes`. Throws netsmith::Error naming `where` when `dir` is no folder.
+/// The entries at the top of `dir` whose names `accept` takes, by stem (dot-names ignored;
+/// other regular files listed in `skipped` as "not <kind>"); a FIFO, folder or broken link
+/// with such a name is kept, so that reading it fails by name. A second file of a stem already
+/// seen is listed in `clashes`. Throws netsmith::Error naming `where` when `dir` is no folder.
 std::map<std::string, std::string> filesByStem(const std::string& dir, const std::string& where,
                                                bool (*accept)(const std::string&),
                                                const std::string& kind,

@@ -58,6 +58,9 @@ std::size_t setMove(const std::string& list, const std::string& from, const std:
   std::error_code ec;
   const auto status = fs::symlink_status(list, ec);
   if (fs::is_symlink(status)) throw Error(list + ": is a link; the move list is not written");
+  // The doctor's folder of a received project may itself be a planted link.
+  const auto parent = fs::path(list).parent_path();
+  if (!parent.empty()) requireRealFolder(parent.string());
   std::vector<std::pair<std::string, std::string>> rows;
   if (fs::exists(status)) {
     const CsvTable table = readCsvTable(list, list, "from,to");
@@ -65,7 +68,8 @@ std::size_t setMove(const std::string& list, const std::string& from, const std:
     if (f < 0 || t < 0) throw Error(list + ": the header must be \"from,to\"");
     for (const auto& row : table.rows)
       if (row.cells.size() > std::size_t(std::max(f, t)))
-        rows.emplace_back(row.cells[std::size_t(f)], row.cells[std::size_t(t)]);
+        rows.emplace_back(csvTextValue(row.cells[std::size_t(f)]),
+                          csvTextValue(row.cells[std::size_t(t)]));
   }
   rows.erase(
       std::remove_if(rows.begin(), rows.end(), [&](const auto& r) { return r.first == from; }),
@@ -73,7 +77,7 @@ std::size_t setMove(const std::string& list, const std::string& from, const std:
   if (!to.empty()) rows.emplace_back(from, to);
   std::string text = "from,to\n";
   for (const auto& [a, b] : rows)
-    text += csvCell(a) + "," + csvCell(b) + "\n";
+    text += csvTextCell(a) + "," + csvTextCell(b) + "\n";
   writeFileAtomically(list, text);
   return rows.size();
 }

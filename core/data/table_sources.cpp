@@ -162,6 +162,11 @@ std::vector<std::string> splitLabels(const std::string& cell, bool semicolons) {
   return out;
 }
 
+/// The most labels a multi-label manifest may name, and the most numbers its targets may hold
+/// in all (rows x labels, 4 bytes each: 256 MiB).
+constexpr std::size_t kMaxLabels = 10'000;
+constexpr std::size_t kMaxTargetValues = std::size_t(64) << 20;
+
 class MultiLabelCsvSource : public TableTargetSource {
  public:
   MultiLabelCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
@@ -179,6 +184,17 @@ class MultiLabelCsvSource : public TableTargetSource {
   }
 
  private:
+  /// Refuses a table whose rows x `labels` targets would not fit kMaxTargetValues.
+  static void checkTargetSize(const ManifestReader& r, std::size_t labels) {
+    if (labels > kMaxLabels)
+      throw Error(r.where + ": " + std::to_string(labels) + " labels; at most " +
+                  std::to_string(kMaxLabels) + " are learned");
+    if (labels * r.table.rows.size() > kMaxTargetValues)
+      throw Error(r.where + ": " + std::to_string(r.table.rows.size()) + " rows x " +
+                  std::to_string(labels) + " labels; the targets may hold at most " +
+                  std::to_string(kMaxTargetValues) + " values (fewer labels or rows)");
+  }
+
   /// path,labels: class names separated by ; (or spaces).
   void readLabelLists(ManifestReader& r, int pathCol, int labelsCol,
                       const std::vector<std::string>& classes) {
@@ -194,10 +210,18 @@ class MultiLabelCsvSource : public TableTargetSource {
     std::set<std::string> found;
     for (const auto& row : r.table.rows)
       if (row.cells.size() > std::size_t(labelsCol))
-        for (auto& name : splitLabels(row.cells[std::size_t(labelsCol)], semicolons))
-          found.insert(name);
+        for (auto& name : splitLabels(row.cells[std::size_t(labelsCol)], semicolons)) {
+          // Each row's targets hold one number per label: a file of 600,000 names would ask
+          // for gigabytes. Refused as the file is read, before anything that large exists.
+          if (found.insert(name).second && classes.empty() && found.size() > kMaxLabels)
+            throw Error(r.where + ": line " + std::to_string(row.line) + ": more than " +
+                        std::to_string(kMaxLabels) +
+                        " different labels; at most that many are learned (is the labels "
+                        "column free text?)");
+        }
     m_classes = classes.empty() ? std::vector<std::string>(found.begin(), found.end()) : classes;
     if (m_classes.empty()) throw Error(r.where + ": no row has a label; no classes to learn");
+    checkTargetSize(r, m_classes.size());
     m_width = std::int64_t(m_classes.size());
     std::map<std::string, std::int64_t> byName;
     for (std::size_t k = 0; k < m_classes.size(); ++k)
@@ -242,6 +266,7 @@ class MultiLabelCsvSource : public TableTargetSource {
       throw Error(r.where + ": the class columns (" + r.table.headerText +
                   ") differ from data.classes; name the same classes in the same order");
     m_classes = columns;
+    checkTargetSize(r, m_classes.size());
     m_width = std::int64_t(columns.size());
     for (const auto& row : r.table.rows) {
       auto file = r.image(row, pathCol, m_skipped);

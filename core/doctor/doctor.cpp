@@ -29,6 +29,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "train/trainer.h"
+#include "common/json_text.h"
 
 namespace netsmith::doctor {
 
@@ -122,8 +123,13 @@ void scanImages(const std::vector<Split>& splits, std::vector<ImageRef>& refs,
         for (int c = 0; c < image.channels() && c < 4; ++c)
           sum += m[c];
         f.brightness = sum / std::max(1, image.channels()) / 255.0;
-      } catch (const Error&) {
-        // Unreadable: counted and left out, as training leaves it out under on_error "skip".
+      } catch (const std::exception&) {
+        // Unreadable (a bad file, an OpenCV error, memory running out on a huge picture):
+        // counted and left out, as training leaves it out under on_error "skip". Nothing a
+        // file does ends a worker thread (an escaped exception would end the program).
+        facts[i] = ImageFacts{};
+      } catch (...) {
+        facts[i] = ImageFacts{};
       }
       done.fetch_add(1);
     }
@@ -173,12 +179,10 @@ void checkSettings(const std::string& folder, const Json& settings) {
   if (fs::exists(fs::symlink_status(path, ec))) {
     Json theirs;
     try {
-      const std::string text = readTextFile(path, 64 << 20);
-      checkJsonNesting(text, path);
-      theirs = Json::parse(text);
-    } catch (const std::exception& e) {
-      throw Error(path + ": not a doctor's settings file (" + e.what() +
-                  "); remove the folder or choose another");
+      theirs = parseJsonText(readTextFile(path, 64 << 20), printable(path));
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) +
+                  "; not a doctor's settings file: remove the folder or choose another");
     }
     if (theirs != settings) {
       std::string differs;
@@ -529,11 +533,13 @@ cv::Mat smallPicture(const data::DatasetSource& source, std::int64_t index) {
     const int side = std::max(image.cols, image.rows);
     if (side <= 0) return {};
     const double scale = 64.0 / side;
+    // At least one pixel a side: a 1 x 400 picture scaled by 0.16 would be 0 wide.
+    const cv::Size size(std::max(1, int(std::lround(image.cols * scale))),
+                        std::max(1, int(std::lround(image.rows * scale))));
     cv::Mat small;
-    cv::resize(image, small, cv::Size(), scale, scale,
-               scale > 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
+    cv::resize(image, small, size, 0, 0, scale > 1 ? cv::INTER_NEAREST : cv::INTER_AREA);
     return small;
-  } catch (const Error&) {
+  } catch (const std::exception&) {
     return {};
   }
 }
@@ -558,11 +564,11 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   if (o.epochs < 1) throw Error("--epochs: must be at least 1");
   if (o.folder.empty()) throw Error("the doctor needs a folder to write in");
   {
-    // The default folder's parent (doctor/) is made on the first run.
+    // The default folder's parent (doctor/) is made on the first run. Both must be real
+    // folders: a `doctor/` link planted in a received project folder would send every file
+    // the doctor writes (and the studio's move list) to wherever it points.
     const auto parent = fs::path(o.folder).parent_path();
-    std::error_code ec;
-    if (!parent.empty() && !fs::exists(fs::symlink_status(parent, ec)))
-      makeRealFolder(parent.string());
+    if (!parent.empty()) makeRealFolder(parent.string());
   }
   makeRealFolder(o.folder);
 
@@ -635,6 +641,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   }
   report.exactDuplicates = dups.exactFound;
   report.nearDuplicates = dups.nearFound;
+  report.leaks = dups.crossSplitFound;  // every one found, kept in the list or not
   for (const auto& p : dups.pairs) {
     DuplicateFinding d;
     d.a = refOf(splits[std::size_t(p.a.split)], p.a.index);
@@ -642,7 +649,6 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
     d.exact = p.exact;
     d.distance = p.distance;
     d.similarity = p.similarity;
-    if (d.leak()) ++report.leaks;
     report.duplicates.push_back(std::move(d));
   }
   std::stable_sort(
@@ -819,9 +825,9 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
         };
         std::ostringstream line;
         line.precision(6);
-        line << ++rank << ",train," << ref.index << "," << data::csvCell(ref.item) << "," << v.given
-             << "," << data::csvCell(name(v.given)) << "," << v.suggested << ","
-             << data::csvCell(name(v.suggested)) << "," << v.selfConfidence << ","
+        line << ++rank << ",train," << ref.index << "," << data::csvTextCell(ref.item) << "," << v.given
+             << "," << data::csvTextCell(name(v.given)) << "," << v.suggested << ","
+             << data::csvTextCell(name(v.suggested)) << "," << v.selfConfidence << ","
              << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
         csv += line.str();
         if (v.flagged) {

@@ -89,7 +89,11 @@ namespace {
 
 /// Exact pairs first, then the most similar.
 void sortPairs(std::vector<DuplicatePair>& pairs) {
+  // Pairs across splits (leaks) first: a data set with hundreds of copies inside one split
+  // must not push its one train/test copy out of the kept pairs.
   std::stable_sort(pairs.begin(), pairs.end(), [](const DuplicatePair& x, const DuplicatePair& y) {
+    const bool xLeak = x.a.split != x.b.split, yLeak = y.a.split != y.b.split;
+    if (xLeak != yLeak) return xLeak;
     if (x.exact != y.exact) return x.exact;
     return x.similarity > y.similarity;
   });
@@ -120,6 +124,7 @@ DuplicateResult findDuplicates(const std::vector<ImageRef>& refs,
       pair.similarity = pair.exact ? 1.0 : correlation(images[i], images[j]);
       if (!pair.exact && pair.similarity < options.minSimilarity) continue;
       ++(pair.exact ? out.exactFound : out.nearFound);
+      if (pair.a.split != pair.b.split) ++out.crossSplitFound;
       out.pairs.push_back(pair);
       // Memory stays bounded on data that is all one image.
       if (out.pairs.size() >= 2 * options.keep + 1024) {

@@ -48,13 +48,15 @@ struct DuplicateOptions {
   /// an image resized, re-encoded as JPEG and brightened stays above 0.995).
   int maxDistance = 10;
   double minSimilarity = 0.99;
-  /// At most this many pairs are kept (exact first, then the most similar); `found` counts all.
+  /// At most this many pairs are kept (pairs across splits first, then exact, then the most
+  /// similar); the counts in DuplicateResult count all.
   std::size_t keep = 5000;
 };
 
 struct DuplicateResult {
   std::vector<DuplicatePair> pairs;
   std::int64_t exactFound = 0, nearFound = 0;
+  std::int64_t crossSplitFound = 0;  ///< pairs whose images are in different splits
 };
 
 /// Every pair of `images` that is an exact or near duplicate (all pairs compared: about 2e9

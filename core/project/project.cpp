@@ -5,6 +5,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "common/json_text.h"
 #include "graph/graph_analysis.h"
 
 namespace netsmith::project {
@@ -13,53 +14,6 @@ namespace netsmith::project {
 constexpr std::uint64_t kMaxProjectBytes = std::uint64_t(64) << 20;
 
 namespace {
-
-// nlohmann reports a byte offset; people want line and column.
-std::string lineColumn(const std::string& text, std::size_t byte) {
-  std::size_t line = 1, col = 1;
-  for (std::size_t i = 0; i < byte && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return std::to_string(line) + ":" + std::to_string(col);
-}
-
-// nlohmann reports the position after the offending token; people expect its start.
-std::size_t tokenStart(const std::string& text, std::size_t byte) {
-  if (byte == 0 || text.empty()) return 0;
-  std::size_t i = std::min(byte - 1, text.size() - 1);
-  if (text[i] == '"') {
-    // Back to the opening quote of the string literal (skipping escaped quotes).
-    while (i > 0) {
-      --i;
-      if (text[i] == '"' && (i == 0 || text[i - 1] != '\\')) break;
-    }
-    return i;
-  }
-  auto wordChar = [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '+';
-  };
-  while (i > 0 && wordChar(text[i]) && wordChar(text[i - 1]))
-    --i;
-  return i;
-}
-
-std::string parseErrorReason(const std::string& what) {
-  // "[json.exception.parse_error.101] parse error at line 3, column 5: syntax error while
-  // parsing object - unexpected '}'; expected string literal" -> the part after the last ": ".
-  const auto pos = what.find(": ");
-  std::string reason = pos == std::string::npos ? what : what.substr(pos + 2);
-  const auto at = reason.find(" at line ");
-  if (at != std::string::npos) {
-    const auto colon = reason.find(": ", at);
-    if (colon != std::string::npos) reason = reason.substr(colon + 2);
-  }
-  return reason;
-}
 
 std::string stemOf(const std::string& path) {
   std::string name = std::filesystem::path(path).filename().string();
@@ -73,22 +27,7 @@ std::string stemOf(const std::string& path) {
 }  // namespace
 
 LoadedProject parseProject(const std::string& text, const std::string& sourceName) {
-  checkJsonNesting(text, sourceName);
-  Json root;
-  try {
-    root = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    throw Error(sourceName + ":" + lineColumn(text, tokenStart(text, e.byte)) +
-                ": JSON syntax error: " + parseErrorReason(e.what()));
-  } catch (const Json::out_of_range& e) {
-    // "number overflow parsing '1e309'": the one value a double cannot hold.
-    const std::string what = e.what();
-    const auto quote = what.find('\'');
-    throw Error(sourceName + ": a number too large for a double (" +
-                (quote == std::string::npos ? what : what.substr(quote)) + ")");
-  } catch (const Json::exception& e) {
-    throw Error(sourceName + ": not readable as JSON (" + std::string(e.what()) + ")");
-  }
+  const Json root = parseJsonText(text, sourceName);
   if (!root.is_object()) {
     throw Error(sourceName + ": not a Netsmith project: the file holds a JSON " +
                 jsonTypeName(root) + ", not an object");

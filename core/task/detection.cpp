@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "common/file_util.h"
+#include "common/output_folder.h"
 #include "data/data_module.h"
 #include "task/coco_map.h"
 
@@ -105,6 +106,8 @@ class CocoPredictionWriter : public PredictionWriter {
     const bool json = m_path.size() > suffix.size() &&
                       m_path.compare(m_path.size() - suffix.size(), suffix.size(), suffix) == 0;
     m_truthPath = (json ? m_path.substr(0, m_path.size() - suffix.size()) : m_path) + ".truth.json";
+    checkOutputFile(m_path);  // before the evaluation, not after it
+    checkOutputFile(m_truthPath);
     m_truth = Json{
         {"images", Json::array()}, {"annotations", Json::array()}, {"categories", Json::array()}};
     for (std::int64_t c = 0; c < task.params().classes; ++c)

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "common/file_util.h"
+#include "common/output_folder.h"
 #include "data/csv_table.h"
 
 namespace netsmith::task {
@@ -44,9 +45,10 @@ std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& tr
 CsvPredictionWriter::CsvPredictionWriter(std::string path, const data::SampleSet& set,
                                          const std::vector<std::string>& columns, Cells cells)
     : m_path(std::move(path)), m_set(set), m_cells(std::move(cells)) {
+  checkOutputFile(m_path);  // before the evaluation, not after it
   m_text = "path";
   for (const auto& c : columns)
-    m_text += "," + data::csvCell(c);
+    m_text += "," + data::csvTextCell(c);
   m_text += "\n";
 }
 
@@ -55,7 +57,7 @@ void CsvPredictionWriter::add(const torch::Tensor& output, const torch::Tensor& 
   const auto rows = m_cells(output.to(torch::kCPU).to(torch::kFloat).contiguous(),
                             target.to(torch::kCPU).contiguous());
   for (std::size_t i = 0; i < rows.size() && i < samples.size(); ++i) {
-    m_text += data::csvCell(m_set.describe(samples[i]));
+    m_text += data::csvTextCell(m_set.describe(samples[i]));
     for (const auto& cell : rows[i])
       m_text += "," + cell;
     m_text += "\n";

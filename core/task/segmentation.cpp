@@ -12,6 +12,7 @@
 #include <filesystem>
 
 #include "common/file_util.h"
+#include "common/output_folder.h"
 #include "data/csv_table.h"
 #include "data/data_module.h"
 
@@ -119,25 +120,29 @@ class SegmentationSums : public MetricSums {
   std::vector<double> m_confusion;
 };
 
+/// What the marker of a predictions folder says it holds.
+constexpr const char* kPredictionsKind = "segmentation predictions";
+
 /// `eval --predictions DIR`: DIR/masks/<n>.png the predicted class per pixel, DIR/truth/<n>.png
 /// the truth as the model saw it (after fitting; 255: ignore), both 8-bit single-channel PNGs at
 /// the model's size, and DIR/predictions.csv (path,prediction,truth) naming them, written last
 /// (flushed to disk: the step that makes the folder whole). The PNGs are each written to a
-/// temporary name and renamed, not flushed one by one (thousands of fsyncs); PNGs of an earlier
-/// evaluation into the same folder (its NNNNNN.png files) are removed first, so the folder
-/// holds this evaluation's only.
+/// temporary name and renamed, not flushed one by one (thousands of fsyncs). DIR is an
+/// OutputFolder: new, empty, or an earlier evaluation's (whose files alone are replaced); a data
+/// set's own folder is refused before anything is written.
 class MaskPredictionWriter : public PredictionWriter {
  public:
-  MaskPredictionWriter(std::string dir, const data::SampleSet& set)
-      : m_dir(std::move(dir)), m_set(set) {
-    // "out/" names the folder itself (a trailing slash would let a link to a folder pass).
-    while (m_dir.size() > 1 && m_dir.back() == '/')
-      m_dir.pop_back();
-    makeRealFolder(m_dir);
-    makeRealFolder(m_dir + "/masks");
-    makeRealFolder(m_dir + "/truth");
-    removeEarlierPngs(m_dir + "/masks");
-    removeEarlierPngs(m_dir + "/truth");
+  MaskPredictionWriter(const std::string& dir, const data::SampleSet& set)
+      : m_out(dir, kPredictionsKind), m_dir(m_out.path()), m_set(set) {
+    m_out.folder("masks");
+    m_out.folder("truth");
+    // Every name this evaluation writes, listed before the first is written.
+    for (std::int64_t i = 0; i < set.size(); ++i) {
+      m_out.claim("masks/" + pngName(i));
+      m_out.claim("truth/" + pngName(i));
+    }
+    m_out.claim("predictions.csv");
+    m_out.record();
     m_text = "path,prediction,truth\n";
   }
 
@@ -147,18 +152,23 @@ class MaskPredictionWriter : public PredictionWriter {
     const auto truth = target.to(torch::kCPU).to(torch::kUInt8).contiguous();
     const int h = int(predicted.size(1)), w = int(predicted.size(2));
     for (std::size_t i = 0; i < samples.size() && std::int64_t(i) < predicted.size(0); ++i) {
-      char name[32];
-      std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(m_count++));
-      write("masks/" + std::string(name), predicted[std::int64_t(i)], h, w);
-      write("truth/" + std::string(name), truth[std::int64_t(i)], h, w);
-      m_text +=
-          data::csvCell(m_set.describe(samples[i])) + ",masks/" + name + ",truth/" + name + "\n";
+      const std::string name = pngName(m_count++);
+      write("masks/" + name, predicted[std::int64_t(i)], h, w);
+      write("truth/" + name, truth[std::int64_t(i)], h, w);
+      m_text += data::csvTextCell(m_set.describe(samples[i])) + ",masks/" + name + ",truth/" +
+                name + "\n";
     }
   }
 
   void finish() override { writeFileAtomically(m_dir + "/predictions.csv", m_text); }
 
  private:
+  static std::string pngName(std::int64_t n) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(n));
+    return name;
+  }
+
   void write(const std::string& relative, const torch::Tensor& plane, int h, int w) {
     const auto contiguous = plane.contiguous();
     const cv::Mat mat(h, w, CV_8UC1, contiguous.data_ptr<std::uint8_t>());
@@ -178,21 +188,7 @@ class MaskPredictionWriter : public PredictionWriter {
     }
   }
 
-  /// The NNNNNN.png files an earlier evaluation left in `dir` (regular files and links
-  /// themselves; nothing a link points to is touched).
-  static void removeEarlierPngs(const std::string& dir) {
-    std::error_code ec;
-    std::vector<std::filesystem::path> earlier;
-    for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
-      const std::string name = entry.path().filename().string();
-      if (name.size() == 10 && name.compare(6, 4, ".png") == 0 &&
-          name.find_first_not_of("0123456789") == 6)
-        earlier.push_back(entry.path());
-    }
-    for (const auto& p : earlier)
-      std::filesystem::remove(p, ec);  // a link is removed, not followed
-  }
-
+  OutputFolder m_out;
   std::string m_dir;
   const data::SampleSet& m_set;
   std::int64_t m_count = 0;

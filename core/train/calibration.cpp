@@ -7,6 +7,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/json_text.h"
 
 namespace netsmith::train {
 
@@ -195,16 +196,16 @@ double readTemperature(const std::string& valueOrFile) {
   double t = 0;
   std::error_code ec;
   if (std::filesystem::exists(valueOrFile, ec)) {
+    const std::string where = printable(valueOrFile);
+    Json j;
     try {
-      const std::string text = readTextFile(valueOrFile, 1 << 20);
-      checkJsonNesting(text, valueOrFile);
-      const Json j = Json::parse(text);
-      if (!j.is_object() || !j.contains("temperature") || !j["temperature"].is_number())
-        throw Error("no \"temperature\" number");
-      t = j["temperature"].get<double>();
-    } catch (const std::exception& e) {
-      throw Error(valueOrFile + ": not a calibration file (" + e.what() + ")");
+      j = parseJsonText(readTextFile(valueOrFile, 1 << 20), where);
+    } catch (const Error& e) {
+      throw Error(std::string(e.what()) + "; not a calibration file");
     }
+    if (!j.is_object() || !j.contains("temperature") || !j["temperature"].is_number())
+      throw Error(where + ": not a calibration file (no \"temperature\" number)");
+    t = j["temperature"].get<double>();
   } else {
     std::size_t used = 0;
     try {
@@ -213,7 +214,7 @@ double readTemperature(const std::string& valueOrFile) {
       used = 0;
     }
     if (used == 0 || used != valueOrFile.size())
-      throw Error("--temperature: \"" + valueOrFile +
+      throw Error("--temperature: \"" + printable(valueOrFile) +
                   "\" is neither a number nor a calibration file");
   }
   if (!(t > 0.01 && t < 100))

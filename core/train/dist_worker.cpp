@@ -8,6 +8,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/json.h"
+#include "common/json_text.h"
 #include "distributed/dist_env.h"
 
 namespace netsmith::train {
@@ -59,9 +60,7 @@ void writeWorkerSpec(const TrainerConfig& config, const std::string& path) {
 TrainerConfig readWorkerSpec(const std::string& path) {
   TrainerConfig config;
   try {
-    const std::string text = readTextFile(path);
-    checkJsonNesting(text, path);
-    const Json spec = Json::parse(text);
+    const Json spec = parseJsonText(readTextFile(path), path);
     auto loaded = project::parseProject(spec.at("project").dump(), path);
     if (!loaded.problems.empty())
       throw Error("the project in it has problems:\n" + formatProblems(loaded.problems));
@@ -79,8 +78,10 @@ TrainerConfig readWorkerSpec(const std::string& path) {
     config.skipTest = spec.value("skip_test", false);
   } catch (const Error& e) {
     throw Error(path + ": not a worker spec: " + e.what());
-  } catch (const std::exception& e) {
-    throw Error(path + ": not a worker spec: " + e.what());
+  } catch (const std::exception&) {
+    // A key missing or of another kind (nlohmann's own text names no place a user knows).
+    throw Error(path + ": not a worker spec (it needs \"project\" and \"base_dir\", as "
+                       "train --nproc writes them)");
   }
   config.writeRun = false;
   return config;

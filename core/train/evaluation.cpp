@@ -22,7 +22,10 @@
 #include "task/classification.h"
 #include "task/task.h"
 #include "task/task_registry.h"
+#include "train/lr_schedule.h"
 #include "train/metrics.h"
+#include "train/run_setup.h"
+#include "train/train_options.h"
 #include "train/trainability.h"
 
 namespace netsmith::train {
@@ -519,12 +522,13 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.colors = pd->data.config.colors;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
-  task::TaskSetup setup;
-  setup.classes = pd->data.classes;
-  setup.dataClasses = pd->data.numClasses();
-  setup.outputShape = net->analysis().outputShape;
-  setup.inputShape = net->analysis().inputShape;
-  setup.targets = pd->data.targets;
+  // The run's own loss, label smoothing and class weights: eval's loss is the loss the run
+  // reported (a Huber regression's is Huber, not MSE).
+  Problems trainProblems;
+  const TrainOptions trainOptions =
+      parseTrainOptions(loaded.project.train, ScheduleRegistry::withBuiltins(), trainProblems);
+  task::TaskSetup setup = taskSetupFor(trainOptions, pd->data, net->analysis());
+  setup.train = &pd->data.train;
   setup.state = ckpt.meta.value("task_state", Json());
   std::shared_ptr<task::Task> task;
   try {

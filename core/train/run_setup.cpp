@@ -165,20 +165,31 @@ void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
                 ": no tensor matches this model by name and shape; nothing to initialise from");
 }
 
+}  // namespace
+
+task::TaskSetup taskSetupFor(const TrainOptions& opt, const data::DataModule& d,
+                             const graph::GraphAnalysis& analysis) {
+  task::TaskSetup ts;
+  ts.classes = d.classes;
+  ts.dataClasses = d.numClasses();
+  ts.outputShape = analysis.outputShape;
+  ts.inputShape = analysis.inputShape;
+  ts.labelSmoothing = opt.labelSmoothing;
+  ts.loss = opt.loss;
+  ts.targets = d.targets;
+  ts.classWeights = opt.classWeights;
+  ts.classWeightValues = opt.classWeightValues;
+  return ts;
+}
+
+namespace {
+
 /// The project's task, made for this data and model: its head rule checked, its loss's class
 /// weights counted on the training split, on the run's device.
 void makeTask(RunContext& ctx, RunSetup& s) {
   const auto& d = s.pd->data;
-  task::TaskSetup ts;
-  ts.classes = d.classes;
+  task::TaskSetup ts = taskSetupFor(s.opt, d, s.net->analysis());
   ts.dataClasses = s.numClasses;
-  ts.outputShape = s.net->analysis().outputShape;
-  ts.inputShape = s.net->analysis().inputShape;
-  ts.labelSmoothing = s.opt.labelSmoothing;
-  ts.loss = s.opt.loss;
-  ts.targets = d.targets;
-  ts.classWeights = s.opt.classWeights;
-  ts.classWeightValues = s.opt.classWeightValues;
   ts.train = &d.train;
   const auto& def = ctx.config.tasks.get(s.project.task);
   if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);

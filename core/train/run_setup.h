@@ -53,6 +53,13 @@ struct RunSetup {
   int workers = 0;  ///< loader threads
 };
 
+/// The task's setup from a run's options, its data and its model: what the run trains with and
+/// what `eval` of its checkpoint evaluates with (the same loss, label smoothing and class
+/// weights, so train's test loss and eval's agree). `train` (for weights from counts) is set
+/// by the caller that has it.
+task::TaskSetup taskSetupFor(const TrainOptions& opt, const data::DataModule& data,
+                             const graph::GraphAnalysis& analysis);
+
 /// Reads the options, joins the process group, sets the threads, opens the data, builds the
 /// model, optimizer, loaders and plan. Throws netsmith::Error (or RunEnd when stopped while
 /// computing data statistics).

@@ -281,6 +281,25 @@ def segmentation(cli, source, work):
         if len(again) != 50 or sorted(os.listdir(os.path.join(folder, sub))) != listed:
             sys.exit("task_flows: scenes: a second eval left %s/ holding other files than its "
                      "own %d" % (sub, len(again)))
+    # Into the data set's own folder (make-dataset names its masks as predictions are named):
+    # refused before anything is written, and not one file there changes.
+    own = os.path.join(data, "test")
+
+    def tree(root):
+        out = {}
+        for d, _, files in os.walk(root):
+            for name in files:
+                with open(os.path.join(d, name), "rb") as f:
+                    out[os.path.join(d, name)] = f.read()
+        return out
+    before = tree(own)
+    done = subprocess.run([cli, "eval", ckpt, "--data", project, "--limit", "5", "--predictions",
+                           own], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if done.returncode != 2 or "is not empty" not in done.stdout:
+        sys.exit("task_flows: scenes: eval --predictions into the data's folder was not refused "
+                 "(%d):\n%s" % (done.returncode, done.stdout[-1500:]))
+    if tree(own) != before:
+        sys.exit("task_flows: scenes: eval --predictions changed files in the data's folder")
     refused(cli, work, project, "mixup", lambda q: q["augment"].append({"transform": "MixUp"}),
             ["validate"], "MixUp moves or mixes pixels but cannot move a mask")
     refused(cli, work, project, "narrow_head",

@@ -318,7 +318,7 @@ TEST(BoxFormats, CocoProblemsNameTheirJsonPathOrAreSkipped) {
   EXPECT_CONTAINS(error(R"({"id": 1, "file_name": "a.jpg", "width": 0, "height": 30})", ""),
                   "images[0].width: 0 is not a side");
   EXPECT_CONTAINS(errorOf([] { parseCoco("{\"images\": [", {}, false, "coco.json"); }),
-                  "coco.json: not readable as JSON");
+                  "coco.json: JSON syntax error");
   EXPECT_CONTAINS(errorOf([] { parseCoco("[1, 2]", {}, false, "coco.json"); }),
                   "coco.json: not a COCO instances file");
   EXPECT_CONTAINS(
@@ -438,4 +438,60 @@ TEST(BoxFormats, VocRefusesDoctypeDeepNestingAndUnbalancedTags) {
                   "text outside the root element");
   EXPECT_CONTAINS(errorOf([] { parseVoc(std::string((16 << 20) + 1, ' '), kCatDog, "a.xml"); }),
                   "larger than 16 MiB");
+}
+
+// Files from elsewhere: each refusal is one line in Netsmith's words (no "[json.exception"),
+// read as a stream whose memory is what is kept, not a document tree.
+TEST(BoxFormats, CocoFilesFromElsewhereAreRefusedInPlainWords) {
+  const auto error = [](const std::string& text) {
+    return errorOf([&] { parseCoco(text, {}, false, "coco.json"); });
+  };
+  for (const std::string& text :
+       {std::string(), std::string("{\"images\": [{\"id\": 1"), std::string("{\"x\": 1e400}"),
+        std::string("{\"info\": \"\xff\xfe\"}"), std::string("{\"images\": [] , }")}) {
+    const std::string e = error(text);
+    EXPECT_CONTAINS(e, "coco.json");
+    EXPECT_EQ(e.find("json.exception"), std::string::npos) << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  }
+  EXPECT_CONTAINS(error("{\"x\": 1e400}"), "a number too large for a double");
+  EXPECT_CONTAINS(error("{\"info\": \"\xff\xfe\"}"), "JSON syntax error");
+  // Deep nesting anywhere (a skipped member too) is refused by depth, not by the stack.
+  EXPECT_CONTAINS(error("{\"info\": " + std::string(5000, '[') + std::string(5000, ']') + "}"),
+                  "nested deeper than 128 levels");
+  // The kept arrays must be arrays, given once; elements must be objects.
+  EXPECT_CONTAINS(error(R"({"images": {}, "annotations": [], "categories": []})"),
+                  "images: expected an array, found an object");
+  EXPECT_CONTAINS(error(R"({"images": 3, "annotations": [], "categories": []})"),
+                  "images: expected an array, found a single value");
+  EXPECT_CONTAINS(error(R"({"images": [], "images": [], "annotations": [], "categories": []})"),
+                  "\"images\" is given twice");
+  EXPECT_CONTAINS(error(R"({"images": [], "annotations": [[]], "categories": []})"),
+                  "annotations[0]: expected an object, found a array");
+  EXPECT_CONTAINS(error(R"({"images": [7], "annotations": [], "categories": []})"),
+                  "images[0]: expected an object");
+  // Two images naming one file: the boxes of both would land on one picture.
+  EXPECT_CONTAINS(error(cocoJson(kImage + R"(, {"id": 2, "file_name": "a.jpg", "width": 40,
+                                              "height": 30})", "")),
+                  "images[1].file_name: the file \"a.jpg\" is also images[0]'s");
+  // A control character in a file name never reaches a message raw.
+  const std::string e = error(cocoJson(
+      R"({"id": 1, "file_name": "a\nINJECTED line\u001b[2J.jpg", "width": 40, "height": 30})", ""));
+  EXPECT_CONTAINS(e, "holds a control character");
+  EXPECT_EQ(e.find('\n'), std::string::npos) << e;
+  EXPECT_EQ(e.find('\x1b'), std::string::npos) << e;
+  // Other members and segmentation polygons are skipped unread, whatever they hold.
+  const CocoDataset coco = parseCoco(
+      R"({"licenses": [{"a": [1, [2, {"b": null}]]}], "info": "x", "images": [)" + kImage +
+          R"(], "annotations": [{"image_id": 1, "category_id": 3, "bbox": [4, 2, 12, 8],
+              "segmentation": {"counts": [1, 2, 3], "size": [30, 40]}}],
+              "categories": [{"id": 3, "name": "cat", "supercategory": "animal"}]})",
+      {}, false, "coco.json");
+  ASSERT_EQ(coco.images.size(), 1u);
+  ASSERT_EQ(coco.images[0].boxes.size(), 1u);
+  EXPECT_EQ(coco.categoryIds, std::vector<std::int64_t>{3});
+  // The file's category ids in class order (sorted by id, or the project's classes).
+  EXPECT_EQ(parseCoco(kTwoBoxesCoco, {}, false, "c").categoryIds, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(parseCoco(kTwoBoxesCoco, {"dog", "cat", "bird"}, false, "c").categoryIds,
+            (std::vector<std::int64_t>{7, 3, -1}));
 }

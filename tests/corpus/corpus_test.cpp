@@ -10,10 +10,15 @@
 #include <string>
 #include <vector>
 
+#include <sys/stat.h>
+
+#include <opencv2/imgcodecs.hpp>
+
 #include "../cli/cli_runner.h"
 #include "../core/train_fixtures.h"
 #include "common/file_util.h"
 #include "common/json.h"
+#include "../core/test_support.h"
 
 using netsmith::Json;
 using netsmith::testutil::runCli;
@@ -54,7 +59,8 @@ Json& at(Json& j, const Path& path) {
 /// The words that mean something escaped: a crash, an abort, a raw exception's text.
 const char* kRawTexts[] = {"json.exception",   "c10::",         "terminate called", "Segmentation",
                            "std::bad_alloc",   "basic_string",  "what():",          "Aborted",
-                           "filesystem error", "cv::Exception", "Traceback"};
+                           "filesystem error", "cv::Exception", "Traceback",        "\nINJECTED",
+                           "\x1b"};
 
 enum class Kind { Int, Real, Text, Object, List };
 
@@ -417,6 +423,180 @@ void addFlagCases(std::vector<Case>& cases) {
   }
 }
 
+/// The detection example's project (a 10-class head) reading a COCO file written by `coco`
+/// over `images` 64x64 grey PNGs named 0.png, 1.png, ...; returns the project's path.
+std::string cocoProject(const TempDir& dir, const std::string& coco, int images = 2) {
+  fs::create_directories(dir.file("coco/images"));
+  for (int i = 0; i < images; ++i)
+    cv::imwrite(dir.file("coco/images/" + std::to_string(i) + ".png"),
+                cv::Mat(64, 64, CV_8UC1, cv::Scalar(40 * i)));
+  std::ofstream(dir.file("coco/annotations.json"), std::ios::binary) << coco;
+  Json p = Json::parse(netsmith::readTextFile(
+      netsmith::testutil::sourcePath("resources/examples/scenes_detection.netsmith.json")));
+  for (const char* split : {"train", "test"})
+    p["data"][split] = Json{{"format", "coco"},
+                            {"images", dir.file("coco/images")},
+                            {"annotations", dir.file("coco/annotations.json")}};
+  const std::string path = dir.file("coco.netsmith.json");
+  std::ofstream(path) << p.dump(1);
+  return path;
+}
+
+/// A COCO file of two images and ten categories, the first named `firstName` and the second
+/// image's file named `secondFile`.
+std::string cocoText(const std::string& firstName, const std::string& secondFile = "1.png") {
+  Json categories = Json::array();
+  for (int c = 0; c < 10; ++c)
+    categories.push_back({{"id", c + 1}, {"name", c == 0 ? firstName : "c" + std::to_string(c)}});
+  return Json{{"images", Json::array({{{"id", 1}, {"file_name", "0.png"}, {"width", 64},
+                                       {"height", 64}},
+                                      {{"id", 2}, {"file_name", secondFile}, {"width", 64},
+                                       {"height", 64}}})},
+              {"annotations",
+               Json::array({{{"id", 1}, {"image_id", 1}, {"category_id", 1},
+                             {"bbox", {4, 4, 20, 20}}},
+                            {{"id", 2}, {"image_id", 2}, {"category_id", 2},
+                             {"bbox", {8, 8, 30, 20}}}})},
+              {"categories", categories}}
+      .dump();
+}
+
+/// The formats of the four newer tasks, the doctor's folder and eval's outputs, as a data set
+/// or project folder from someone else would hold them: each refused or named, in bounded
+/// time, in Netsmith's own words, and no name from a file reaching the terminal raw.
+void addTaskFormatCases(std::vector<Case>& cases) {
+  const std::vector<std::tuple<std::string, std::string, std::string>> coco{
+      {"empty", "", "JSON syntax error"},
+      {"truncated", cocoText("c0").substr(0, 120), "JSON syntax error"},
+      {"huge_number", R"({"images": [], "annotations": [], "info": 1e400, "categories": []})",
+       "a number too large for a double"},
+      {"bad_utf8", "{\"images\": [], \"info\": \"\xff\xfe\", \"annotations\": []}",
+       "JSON syntax error"},
+      {"two_images_one_file", cocoText("c0", "0.png"), "is also images[0]'s"},
+      {"newline_in_file_name", cocoText("c0", "1.png\nINJECTED line"), "control character"},
+      {"deep", "{\"info\": " + std::string(100000, '[') + "}", "nested deeper than 128"},
+      {"element_not_object", R"({"images": [[]], "annotations": [], "categories": []})",
+       "images[0]: expected an object"},
+  };
+  for (const auto& [name, text, phrase] : coco) {
+    cases.push_back({"coco_" + name,
+                     [text = text](const TempDir& dir, const std::string&) {
+                       return "data-stats " + cocoProject(dir, text);
+                     },
+                     {2},
+                     phrase});
+  }
+  // A category name with a terminal escape: data-stats prints it escaped (kRawTexts holds ESC).
+  cases.push_back({"coco_escape_in_category",
+                   [](const TempDir& dir, const std::string&) {
+                     return "data-stats " + cocoProject(dir, cocoText("cat\x1b[2Jdog"));
+                   },
+                   {0},
+                   "cat\\x1b[2Jdog"});
+  // Multi-label CSV of 600,000 label names: refused as the file is read.
+  cases.push_back({"multilabel_600k_names",
+                   [](const TempDir& dir, const std::string&) {
+                     cv::imwrite(dir.file("m.png"), cv::Mat(56, 56, CV_8UC1, cv::Scalar(9)));
+                     std::ofstream csv(dir.file("labels.csv"));
+                     csv << "path,labels\n";
+                     // 100 rows of 6,000 names (a cell stays under the 64 KiB limit).
+                     for (int row = 0; row < 100; ++row) {
+                       csv << "m.png,";
+                       for (int k = 0; k < 6000; ++k)
+                         csv << (k ? ";" : "") << "l" << row * 6000 + k;
+                       csv << "\n";
+                     }
+                     Json p = Json::parse(netsmith::readTextFile(
+                         netsmith::testutil::sourcePath("resources/examples/mosaics.netsmith.json")));
+                     p["data"].erase("classes");
+                     for (const char* split : {"train", "test"})
+                       p["data"][split]["manifest"] = dir.file("labels.csv");
+                     std::ofstream(dir.file("ml.netsmith.json")) << p.dump(1);
+                     return "data-stats " + dir.file("ml.netsmith.json");
+                   },
+                   {2},
+                   "more than 10000 different labels"});
+  // YOLO: no label file at all, and a label that is a FIFO.
+  const auto yolo = [](const TempDir& dir, bool fifo) {
+    fs::create_directories(dir.file("y/images"));
+    fs::create_directories(dir.file("y/labels"));
+    for (int i = 0; i < 2; ++i)
+      cv::imwrite(dir.file("y/images/" + std::to_string(i) + ".png"),
+                  cv::Mat(64, 64, CV_8UC1, cv::Scalar(9)));
+    if (fifo) {
+      std::ofstream(dir.file("y/labels/0.txt")) << "1 0.5 0.5 0.25 0.25\n";
+      ::mkfifo(dir.file("y/labels/1.txt").c_str(), 0644);
+    }
+    Json p = Json::parse(netsmith::readTextFile(
+        netsmith::testutil::sourcePath("resources/examples/scenes_detection.netsmith.json")));
+    Json classes = Json::array();
+    for (int c = 0; c < 10; ++c)
+      classes.push_back("c" + std::to_string(c));
+    p["data"]["classes"] = classes;
+    for (const char* split : {"train", "test"})
+      p["data"][split] = Json{
+          {"format", "yolo"}, {"images", dir.file("y/images")}, {"labels", dir.file("y/labels")}};
+    std::ofstream(dir.file("y.netsmith.json")) << p.dump(1);
+    return "data-stats " + dir.file("y.netsmith.json");
+  };
+  cases.push_back({"yolo_no_label_at_all",
+                   [yolo](const TempDir& dir, const std::string&) { return yolo(dir, false); },
+                   {2},
+                   "nothing is labelled"});
+  cases.push_back({"yolo_label_fifo",
+                   [yolo](const TempDir& dir, const std::string&) { return yolo(dir, true); },
+                   {2},
+                   "1.txt"});
+  // The doctor's folder planted as a link, and a settings file that is not one.
+  cases.push_back({"received_doctor_folder_link",
+                   [](const TempDir& dir, const std::string& base) {
+                     fs::create_directories(dir.file("victim-folder"));
+                     fs::create_directory_symlink(dir.file("victim-folder"), dir.file("doctor"));
+                     return "doctor " + base + " --folds 2 --epochs 1 --out " +
+                            dir.file("doctor/blobs");
+                   },
+                   {2},
+                   "is a symbolic link"});
+  cases.push_back({"doctor_settings_not_json",
+                   [](const TempDir& dir, const std::string& base) {
+                     fs::create_directories(dir.file("doc"));
+                     std::ofstream(dir.file("doc/settings.json")) << "{\"version\": 1e400}";
+                     return "doctor " + base + " --folds 2 --epochs 1 --out " + dir.file("doc");
+                   },
+                   {2},
+                   "not a doctor's settings file"});
+  // eval and export read a temperature file; dist-worker a worker spec.
+  cases.push_back({"temperature_file_not_json",
+                   [](const TempDir& dir, const std::string& base) {
+                     std::ofstream(dir.file("t.json")) << "{\"temperature\": ";
+                     return "export " + base + " --temperature " + dir.file("t.json");
+                   },
+                   {2},
+                   "JSON syntax error"});
+  cases.push_back({"dist_worker_not_a_spec",
+                   [](const TempDir& dir, const std::string&) {
+                     std::ofstream(dir.file("w.json")) << "{\"project\": 3}";
+                     return "dist-worker " + dir.file("w.json");
+                   },
+                   {1, 2},
+                   "not a worker spec"});
+  cases.push_back({"optimizer_number_with_lr",
+                   [](const TempDir& dir, const std::string& base) {
+                     Json p = Json::parse(netsmith::readTextFile(base));
+                     p["train"]["optimizer"] = 5;
+                     std::ofstream(dir.file("o.netsmith.json")) << p.dump(1);
+                     return "train " + dir.file("o.netsmith.json") + " --lr 0.1 --epochs 1";
+                   },
+                   {2},
+                   "train.optimizer"});
+  cases.push_back({"eval_predictions_empty",
+                   [](const TempDir&, const std::string& base) {
+                     return "eval " + base + " --predictions \"\"";
+                   },
+                   {2},
+                   "--predictions needs a value"});
+}
+
 std::vector<Case> corpus() {
   std::vector<Case> cases;
   addProjectCases(cases);
@@ -424,6 +604,7 @@ std::vector<Case> corpus() {
   addDataCases(cases);
   addFlagCases(cases);
   addReceivedCases(cases);
+  addTaskFormatCases(cases);
   return cases;
 }
 

@@ -166,35 +166,25 @@ void fillCooccurrence(QTableWidget* table, const DataScan& s) {
     return;
   }
   table->verticalHeader()->setVisible(true);
-  const int all = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
-  // At most kShown labels, the most frequent (a table of thousands of labels is unreadable
-  // and slow to fill); the tooltip says so.
-  constexpr int kShown = 60;
-  std::vector<int> labels(std::size_t(all), 0);
-  for (int a = 0; a < all; ++a)
-    labels[std::size_t(a)] = a;
-  std::stable_sort(labels.begin(), labels.end(), [&t](int a, int b) {
-    return t.cooccurrence[std::size_t(a)][std::size_t(a)] >
-           t.cooccurrence[std::size_t(b)][std::size_t(b)];
-  });
-  if (all > kShown) labels.resize(kShown);
-  std::sort(labels.begin(), labels.end());  // back in class order
-  const int k = int(labels.size());
+  // The scan counts the co-occurrence of the most frequent labels only (a table of thousands
+  // of labels is unreadable and slow to fill); the tooltip says so.
+  const int all = t.kind == data::TargetKind::MultiHot ? int(t.positives.size()) : 0;
+  const int k = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
   table->setRowCount(k);
   table->setColumnCount(k);
   if (k == 0) return;
   QStringList names;
-  for (int a : labels)
-    names << s.classes.value(a);
+  for (const auto a : t.cooccurrenceLabels)
+    names << s.classes.value(int(a));
   table->setHorizontalHeaderLabels(names);
   table->setVerticalHeaderLabels(names);
-  if (all > kShown)
-    table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(kShown).arg(all));
+  if (all > k)
+    table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(k).arg(all));
   for (int r = 0; r < k; ++r) {
-    const auto a = std::size_t(labels[std::size_t(r)]);
+    const auto a = std::size_t(r);
     const double positives = double(t.cooccurrence[a][a]);
     for (int c = 0; c < k; ++c) {
-      const auto b = std::size_t(labels[std::size_t(c)]);
+      const auto b = std::size_t(c);
       const auto count = t.cooccurrence[a][b];
       auto* item = new QTableWidgetItem(QString::number(count));
       item->setTextAlignment(Qt::AlignCenter);
