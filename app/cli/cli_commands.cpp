@@ -95,12 +95,18 @@ const std::vector<Command>& commands() {
       {"eval", runEval,
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
-       [--out FILE] [--predictions FILE] [--temperature T|FILE] [--fit-temperature]
+       [--out FILE] [--predictions FILE|DIR] [--temperature T|FILE] [--fit-temperature]
        [--embedding FILE] [--tta flip|crops]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
-                                      and F1, and the confusion matrix). --predictions FILE:
-                                      every sample's output as CSV (path, truth, scores) to
-                                      recompute them from. Without --data, the
+                                      and F1, and the confusion matrix). --predictions: every
+                                      sample's output to recompute them from, checked before
+                                      the evaluation: classification, multi-label and
+                                      regression a CSV FILE (path, truth, scores or values);
+                                      segmentation a folder DIR (masks/ and truth/ PNGs and
+                                      predictions.csv; new, empty, or an earlier evaluation's,
+                                      never a data set's own); detection FILE.json in COCO
+                                      results format and FILE.truth.json, the truth as a COCO
+                                      data set. Without --data, the
                                       checkpoint's own data, read only where a project file
                                       next to it or its run names it (--data-from-checkpoint:
                                       read it anyway). --gradcam IMAGE: the Grad-CAM map of

@@ -327,8 +327,12 @@ void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::st
   for (std::size_t r = 0; r < rows; ++r) {
     std::printf("  %-16s",
                 (r < names.size() ? printable(names[r]) : std::to_string(r)).c_str());
-    for (const auto& [figure, values] : m.perClass)
-      std::printf(" %10.4g", r < values.size() ? values[r] : std::nan(""));
+    for (const auto& [figure, values] : m.perClass) {
+      if (r < values.size() && std::isfinite(values[r]))
+        std::printf(" %10.4g", values[r]);
+      else
+        std::printf(" %10s", "-");
+    }
     std::printf("\n");
   }
 }
@@ -404,7 +408,10 @@ int runEval(const std::vector<std::string>& words) {
     std::printf("task %s: loss %.4f on %lld samples\n", e.task.c_str(), e.metrics.loss,
                 (long long)e.metrics.samples);
     for (const auto& [name, value] : e.metrics.figures)
-      std::printf("  %-16s %.6g\n", name.c_str(), value);
+      if (std::isfinite(value))
+        std::printf("  %-16s %.6g\n", name.c_str(), value);
+      else
+        std::printf("  %-16s -\n", name.c_str());  // the data cannot give it (no large boxes)
     printPerClassFigures(e.metrics, e.classes.empty() ? e.targets : e.classes);
     if (!o.predictions.empty()) std::printf("predictions: %s\n", printable(o.predictions).c_str());
     return kExitOk;

@@ -130,7 +130,11 @@ CsvTable readCsvTable(const std::string& file, const std::string& where,
     if (!haveHeader) {
       table.header = std::move(cells);
       table.headerLine = lineNo;
-      table.headerText = line.size() > 200 ? line.substr(0, 200) + "..." : line;
+      // As messages quote it: without the CR of a CRLF file, control characters escaped.
+      std::string shown = line;
+      while (!shown.empty() && (shown.back() == '\r' || shown.back() == ' '))
+        shown.pop_back();
+      table.headerText = printable(shown.size() > 200 ? shown.substr(0, 200) + "..." : shown);
       haveHeader = true;
       continue;
     }

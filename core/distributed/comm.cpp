@@ -9,8 +9,11 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupNCCL.hpp>
 #endif
 
+#include <c10/util/Logging.h>
+
 #include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <optional>
 
 #include "common/error.h"
@@ -22,6 +25,25 @@ namespace {
 
 std::chrono::milliseconds millis(double seconds) {
   return std::chrono::milliseconds(static_cast<long long>(seconds * 1000.0));
+}
+
+/// LibTorch's own log lines (c10d's store warns "The server socket has failed to bind to
+/// [::]:29555 (errno: 99 ...)" when MASTER_ADDR is an IPv4 address, after glog's "Logging
+/// before InitGoogleLogging()") reach the user raw; Netsmith says what failed in its own
+/// errors. Errors alone are let through, to stderr, and no log file is written.
+void quietLibraryLogs() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+#if defined(C10_USE_GLOG)
+    FLAGS_logtostderr = true;
+    FLAGS_minloglevel = google::GLOG_ERROR;
+    if (!google::IsGoogleLoggingInitialized()) google::InitGoogleLogging("netsmith");
+#elif defined(C10_USE_GFLAGS)
+    FLAGS_caffe2_log_level = 2;  // errors only: c10's own logger (gflags puts it at the top)
+#else
+    c10::FLAGS_caffe2_log_level = 2;  // errors only: c10's own logger
+#endif
+  });
 }
 
 bool isLoopback(const std::string& addr) {
@@ -111,6 +133,7 @@ Comm::Comm(DistEnv env, const std::string& backend, const torch::Device& device,
   } else if (m_backendName != "gloo") {
     throw Error("train.dist_backend: unknown backend \"" + backend + "\" (auto, gloo, nccl)");
   }
+  quietLibraryLogs();
   m_store = std::make_unique<StoreHolder>();
   if (!m_env.storeFile.empty()) {
     // A local job: the rendezvous is a file in a private folder, so nothing listens.

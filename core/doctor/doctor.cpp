@@ -743,9 +743,12 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
               std::this_thread::sleep_for(std::chrono::milliseconds(200));
               const auto total = steps->total.load();
               const double within = total > 0 ? 0.9 * double(steps->step) / double(total) : 0;
-              if (!progress.report(stage, base + share * within,
-                                   stage + ": step " + std::to_string(steps->step.load()) + " of " +
-                                       std::to_string(total)) &&
+              // Before its first batch the run is opening its data: "step 0 of 0" says nothing.
+              const std::string what =
+                  total > 0 ? stage + ": step " + std::to_string(steps->step.load()) + " of " +
+                                  std::to_string(total)
+                            : stage + ": preparing the fold's training";
+              if (!progress.report(stage, base + share * within, what) &&
                   !asked) {
                 asked = true;
                 trainer.stop();

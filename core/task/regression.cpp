@@ -63,8 +63,9 @@ class RegressionSums : public MetricSums {
     m.samples = std::int64_t(n);
     m.loss = n > 0 ? m_sums[0] / n : noFigure();
     m.accuracy = noFigure();
-    std::vector<double> mae, rmse, r2;
-    double maeSum = 0, rmseSum = 0, r2Sum = 0;
+    std::vector<double> mae, rmse, r2, nmae;
+    double maeSum = 0, rmseSum = 0, r2Sum = 0, nmaeSum = 0;
+    int nmaeCount = 0;
     for (std::int64_t t = 0; t < m_t; ++t) {
       const auto base = std::size_t(2 + 4 * t);
       const double a = n > 0 ? m_sums[base] / n : noFigure();
@@ -74,15 +75,23 @@ class RegressionSums : public MetricSums {
       const double r = n <= 0      ? noFigure()
                        : total > 0 ? 1 - m_sums[base + 1] / total
                                    : (m_sums[base + 1] == 0 ? 1.0 : 0.0);
+      // The MAE in units of the target's own spread on this split (its population standard
+      // deviation): comparable across targets of different units (degrees and a scale).
+      const double sd = n > 0 && total > 0 ? std::sqrt(total / n) : 0.0;
+      const double normalised = sd > 0 ? a / sd : noFigure();
       mae.push_back(a);
       rmse.push_back(std::sqrt(mse));
       r2.push_back(r);
+      nmae.push_back(normalised);
       maeSum += a, rmseSum += std::sqrt(mse), r2Sum += r;
+      if (std::isfinite(normalised)) nmaeSum += normalised, ++nmaeCount;
     }
     const double k = double(std::max<std::int64_t>(1, m_t));
+    m.figures["nmae"] = nmaeCount > 0 ? nmaeSum / nmaeCount : noFigure();
     m.figures["mae"] = maeSum / k;
     m.figures["rmse"] = rmseSum / k;
     m.figures["r2"] = r2Sum / k;
+    m.perClass["nmae"] = nmae;
     m.perClass["mae"] = mae;
     m.perClass["rmse"] = rmse;
     m.perClass["r2"] = r2;
@@ -158,7 +167,12 @@ torch::Tensor RegressionTask::collate(const data::SampleSet& set,
 }
 
 std::vector<FigureSpec> RegressionTask::figures() const {
-  return {{"mae", false, "mean absolute error, in the targets' units"},
+  // The headline is unit-free: an average of MAEs in degrees and in scale would be decided by
+  // the target with the largest unit.
+  return {{"nmae", false,
+           "normalised MAE: each target's mean absolute error over its standard deviation, "
+           "averaged over the targets (unit-free; 1: no better than guessing the mean's spread)"},
+          {"mae", false, "mean absolute error, averaged over the targets in their own units"},
           {"rmse", false, "root mean squared error, in the targets' units"},
           {"r2", true, "coefficient of determination (1: perfect, 0: as good as the mean)"}};
 }
@@ -217,7 +231,11 @@ Json RegressionTask::evaluationSchema() const {
                 {"per_class_figures",
                  {{"type", "object"},
                   {"required", {"mae", "rmse", "r2"}},
-                  {"properties", {{"mae", perTarget}, {"rmse", perTarget}, {"r2", perTarget}}}}}}}};
+                  {"properties",
+                   {{"nmae", perTarget},
+                    {"mae", perTarget},
+                    {"rmse", perTarget},
+                    {"r2", perTarget}}}}}}}};
 }
 
 std::unique_ptr<PredictionWriter> RegressionTask::predictionWriter(

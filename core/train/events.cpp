@@ -73,7 +73,8 @@ namespace {
 template <typename Num>
 std::string figuresText(double accuracy, const std::map<std::string, double>& figures,
                         const Num& num) {
-  if (std::isfinite(accuracy) || figures.empty()) return " acc " + num(100 * accuracy, "%.2f%%");
+  // A task without an accuracy (detection trains without figures) prints none, not "acc -".
+  if (std::isfinite(accuracy)) return " acc " + num(100 * accuracy, "%.2f%%");
   std::string text;
   for (const auto& [name, v] : figures)
     text += " " + name + " " + num(v, "%.4g");
@@ -90,8 +91,13 @@ std::string figuresText(const EvalMetrics& m) {
   }
   std::string text;
   for (const auto& [name, v] : m.figures) {
+    // A figure the data cannot give (mAP of large boxes when there are none) reads "-", as
+    // in the epoch lines (null in JSON), never "nan".
     char buf[48];
-    std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v);
+    if (std::isfinite(v))
+      std::snprintf(buf, sizeof buf, " %s %.4f", name.c_str(), v);
+    else
+      std::snprintf(buf, sizeof buf, " %s -", name.c_str());
     text += buf;
   }
   return text;

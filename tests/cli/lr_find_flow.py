@@ -11,7 +11,10 @@ Each test figure is read from the run's own record (the `finished` event of even
 recomputed from its confusion matrix, and must equal the one the CLI printed. Prints the table.
 Exit 77 (skipped) without the Fashion-MNIST package.
 
-    /usr/bin/python3 tests/cli/lr_find_flow.py NETSMITH_CLI SOURCE_DIR WORK_DIR
+    /usr/bin/python3 tests/cli/lr_find_flow.py NETSMITH_CLI SOURCE_DIR WORK_DIR [INDEX]
+
+INDEX runs one project alone (ctest runs each as its own test, about 90 s each here, so that no
+test runs for minutes and two run side by side).
 """
 import glob
 import json
@@ -80,7 +83,10 @@ def main():
     failures = []
     print("%-22s %10s %10s  %8s %8s %8s" % ("project", "suggested", "lowest", "x0.1", "x1",
                                               "x10"))
+    only = int(sys.argv[4]) if len(sys.argv) > 4 else None
     for index, (name, project) in enumerate(projects(source)):
+        if only is not None and index != only:
+            continue
         path = os.path.join(work, "p%d.netsmith.json" % index)
         with open(path, "w") as f:
             json.dump(project, f)
@@ -104,7 +110,7 @@ def main():
     if failures:
         sys.exit("lr_find_flow:\n  " + "\n  ".join(failures))
     print("lr_find_flow: the suggestion trains at least as well as a tenth and ten times it "
-          "on every project")
+          "on %s" % ("every project" if only is None else projects(source)[only][0]))
     return 0
 
 

@@ -183,6 +183,31 @@ std::vector<std::int64_t> rankedIndices(const std::string& csvPath) {
   return out;
 }
 
+// 110 copies of one training image (5,995 exact pairs) and one train/test copy of another: the
+// one leak is counted and kept first, however few pairs are kept.
+TEST(Duplicates, ALeakIsCountedAndKeptAmongThousandsOfPairsInsideASplit) {
+  std::mt19937 rng(7);
+  const cv::Mat same = blobPicture(rng, 48), leaked = blobPicture(rng, 48);
+  std::vector<doctor::ImageRef> refs;
+  std::vector<doctor::ImageFingerprint> prints;
+  for (int i = 0; i < 110; ++i) {
+    refs.push_back({0, i});
+    prints.push_back(doctor::fingerprint(same));
+  }
+  refs.push_back({0, 110});
+  prints.push_back(doctor::fingerprint(leaked));
+  refs.push_back({1, 0});
+  prints.push_back(doctor::fingerprint(leaked));
+  doctor::DuplicateOptions options;
+  options.keep = 50;
+  const auto found = doctor::findDuplicates(refs, prints, options);
+  EXPECT_EQ(found.exactFound, 110 * 109 / 2 + 1);
+  EXPECT_EQ(found.crossSplitFound, 1);
+  ASSERT_EQ(found.pairs.size(), 50u);
+  EXPECT_EQ(found.pairs[0].a.index, 110);
+  EXPECT_EQ(found.pairs[0].b.split, 1);
+}
+
 TEST(Doctor, FindsFlippedLabelsAndLeakageAndGoesOnAfterAStop) {
   TempDir dir;
   const auto noisy = noisyBlobs(dir);

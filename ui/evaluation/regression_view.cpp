@@ -38,7 +38,7 @@ QString targetName(const train::Evaluation& e, std::size_t k) {
 RegressionView::RegressionView(QWidget* parent)
     : TaskView(parent),
       m_targetChoice(new QComboBox(this)),
-      m_table(new QTableWidget(0, 4, this)),
+      m_table(new QTableWidget(0, 5, this)),
       m_scatter(new QCustomPlot(this)),
       m_residuals(new QCustomPlot(this)),
       m_worst(new QListWidget(this)) {
@@ -47,7 +47,7 @@ RegressionView::RegressionView(QWidget* parent)
   connect(m_targetChoice, qOverload<int>(&QComboBox::currentIndexChanged), this,
           &RegressionView::selectTarget);
   setUpFigureTable(m_table, QStringLiteral("targetTable"),
-                   {tr("Target"), tr("MAE"), tr("RMSE"), tr("R²")});
+                   {tr("Target"), tr("MAE"), tr("RMSE"), tr("R²"), tr("MAE / std")});
   m_table->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   m_scatter->setObjectName(QStringLiteral("regressionScatter"));
   m_scatter->xAxis->setLabel(tr("true"));
@@ -118,7 +118,8 @@ void RegressionView::showResult(const train::Evaluation& e) {
     for (std::size_t k = 0; k < targets; ++k) {
       const QStringList cells = {targetName(e, k), targetFigure(perClassFigure(per, "mae", k)),
                                  targetFigure(perClassFigure(per, "rmse", k)),
-                                 targetFigure(perClassFigure(per, "r2", k))};
+                                 targetFigure(perClassFigure(per, "r2", k)),
+                                 targetFigure(perClassFigure(per, "nmae", k))};
       setFigureRow(m_table, int(k), cells);
       m_targetChoice->addItem(targetName(e, k));
     }
