@@ -26,9 +26,29 @@ using namespace netsmith;
 namespace {
 
 const char* const kTargets[] = {"project",    "idx",  "csv",   "cifar", "safetensors",
-                                "checkpoint", "onnx", "sweep", "jpeg"};
+                                "checkpoint", "onnx", "sweep", "jpeg",  "boxes"};
 
 void put(const fs::path& file, const std::string& bytes);
+
+// Detection annotations, each after the byte that chooses its reader (fuzz_boxes.cpp).
+void boxSeeds(const fs::path& dir) {
+  const std::string coco =
+      R"({"info": {"year": 2024}, "images": [{"id": 1, "file_name": "a.jpg", "width": 40,
+          "height": 30}], "annotations": [{"id": 10, "image_id": 1, "category_id": 7,
+          "bbox": [4, 2, 12, 8]}, {"id": 11, "image_id": 1, "category_id": 3,
+          "bbox": [20, 10, 20, 20], "iscrowd": 0, "segmentation": [[20, 10, 40, 10, 40, 30]]}],
+          "categories": [{"id": 7, "name": "dog"}, {"id": 3, "name": "cat"}]})";
+  put(dir / "coco", std::string(1, '\0') + coco);
+  put(dir / "coco-classes", std::string(1, '\1') + coco);
+  put(dir / "voc", std::string(1, '\2') +
+                       "<annotation><filename>a.jpg</filename><size><width>40</width><height>30"
+                       "</height><depth>3</depth></size><object><name>dog</name><difficult>0"
+                       "</difficult><bndbox><xmin>5</xmin><ymin>3</ymin><xmax>16</xmax><ymax>10"
+                       "</ymax></bndbox></object></annotation>\n");
+  put(dir / "yolo", std::string(1, '\3') + "1 0.25 0.2 0.3 0.26666667\n0 0.75 0.6 0.5 0.6\n");
+  put(dir / "yaml", std::string(1, '\4') + "path: ../data\nnames:\n  0: cat\n  1: dog\n");
+  put(dir / "names", std::string(1, '\5') + "cat\ndog\n");
+}
 
 // JPEGs as OpenCV writes them (baseline 4:2:0, progressive, grey, odd sizes), each after the
 // four bytes that choose a region.
@@ -287,6 +307,7 @@ int main(int argc, char** argv) {
     checkpointSeeds(source, out / "seeds/checkpoint");
     sweepSeeds(out / "seeds/sweep");
     jpegSeeds(out / "seeds/jpeg");
+    boxSeeds(out / "seeds/boxes");
     maskSeeds(out / "seeds/jpeg");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "netsmith_fuzz_seeds: %s\n", e.what());

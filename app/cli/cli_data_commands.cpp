@@ -108,56 +108,44 @@ int runFormats(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runDataStats(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--sizes"}, {});
-  const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  if (!loadValid(path, ops::OpRegistry::withBuiltins(), loaded)) return kExitInvalid;
-  env::configureThreads();
-  // The studio's Data page runs the same scan: every split decoded under the project's
-  // on_error, the counts leaving out what training and evaluation would skip.
-  data::DataScanOptions options;
-  options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
-                                           : data::DataScanOptions::Sizes::OfFiles;
-  if (::isatty(STDERR_FILENO)) options.progress = showProgress;
-  const auto d = data::scanProjectData(loaded.project, loaded.baseDir(), options);
-  if (d.cancelled) throw Error("cancelled");
+namespace {
+
+/// The minimum, maximum, mean and standard deviation of a target's finite values.
+struct Summary {
+  double min = 0, max = 0, mean = 0, std = 0;
+};
+
+Summary summarise(const std::vector<float>& v) {
+  Summary s;
+  double sum = 0;
+  std::size_t n = 0;
+  for (float x : v) {
+    if (!std::isfinite(x)) continue;
+    s.min = n ? std::min(s.min, double(x)) : double(x);
+    s.max = n ? std::max(s.max, double(x)) : double(x);
+    sum += x;
+    ++n;
+  }
+  if (n == 0) return s;
+  s.mean = sum / double(n);
+  double sq = 0;  // about the mean: no cancellation for values far from zero
+  for (float x : v)
+    if (std::isfinite(x)) sq += (double(x) - s.mean) * (double(x) - s.mean);
+  s.std = std::sqrt(sq / double(n));
+  return s;
+}
+
+/// An object of one member per name, built in linear time: the ordered object's operator[]
+/// searches its keys one by one (100,000 COCO categories took 90 s).
+Json named(std::vector<std::pair<std::string, Json>> members) {
+  return Json(Json::object_t(std::make_move_iterator(members.begin()),
+                             std::make_move_iterator(members.end())));
+}
+
+/// `data-stats --json`: the scan as one object.
+Json dataStatsJson(const data::DataScanResult& d) {
   const auto& t = d.targets;
-  const bool classes = t.kind == data::TargetKind::ClassIndex;
-  // Per-task statistics of the training split's targets.
-  struct Summary {
-    double min = 0, max = 0, mean = 0, std = 0;
-  };
-  const auto summarise = [](const std::vector<float>& v) {
-    Summary s;
-    double sum = 0;
-    std::size_t n = 0;
-    for (float x : v) {
-      if (!std::isfinite(x)) continue;
-      s.min = n ? std::min(s.min, double(x)) : double(x);
-      s.max = n ? std::max(s.max, double(x)) : double(x);
-      sum += x;
-      ++n;
-    }
-    if (n == 0) return s;
-    s.mean = sum / double(n);
-    double sq = 0;  // about the mean: no cancellation for values far from zero
-    for (float x : v)
-      if (std::isfinite(x)) sq += (double(x) - s.mean) * (double(x) - s.mean);
-    s.std = std::sqrt(sq / double(n));
-    return s;
-  };
-  std::int64_t maskPixels = 0;  // the pixels not ignored, as the figures' pixel_share counts
-  for (auto p : t.classPixels)
-    maskPixels += p;
-  if (args.has("--json")) {
-  // An object of one member per class, built in linear time: the ordered object's operator[]
-  // searches its keys one by one (100,000 COCO categories took 90 s).
-  const auto named = [](std::vector<std::pair<std::string, Json>> members) {
-    return Json(Json::object_t(std::make_move_iterator(members.begin()),
-                               std::make_move_iterator(members.end())));
-  };
-  const auto counts = [&d, &named](const std::vector<std::int64_t>& perClass) {
+  const auto counts = [&d](const std::vector<std::int64_t>& perClass) {
     std::vector<std::pair<std::string, Json>> members;
     members.reserve(perClass.size());
     for (std::size_t k = 0; k < d.classes.size() && k < perClass.size(); ++k)
@@ -218,11 +206,18 @@ int runDataStats(const std::vector<std::string>& words) {
                       {"boxes_per_image", t.boxesPerImage},
                       {"images_without_boxes", t.boxesPerImage.empty() ? 0 : t.boxesPerImage[0]}};
   }
-    std::cout << j.dump(2) << '\n';
-    return kExitOk;
-  }
-  // Names read from files are printed through printable(): an escape sequence in a category
-  // name never reaches the terminal, a newline never starts a line of its own.
+  return j;
+}
+
+/// `data-stats` for people. Names read from files are printed through printable(): an escape
+/// sequence in a category name never reaches the terminal, a newline never starts a line of its
+/// own.
+void printDataStats(const project::LoadedProject& loaded, const data::DataScanResult& d) {
+  const auto& t = d.targets;
+  const bool classes = t.kind == data::TargetKind::ClassIndex;
+  std::int64_t maskPixels = 0;  // the pixels not ignored, as the figures' pixel_share counts
+  for (auto p : t.classPixels)
+    maskPixels += p;
   std::cout << "Project: " << printable(loaded.project.name) << '\n'
             << "Splits:  train " << d.train << ", validation " << d.validation << ", test "
             << d.test << " (readable samples)\n";
@@ -254,8 +249,8 @@ int runDataStats(const std::vector<std::string>& words) {
     std::printf("%-12s %12s %12s %12s %12s\n", "target", "min", "mean", "std", "max");
     for (std::size_t k = 0; k < t.values.size() && k < d.targetNames.size(); ++k) {
       const auto s = summarise(t.values[k]);
-      std::printf("%-12s %12.5g %12.5g %12.5g %12.5g\n", printable(d.targetNames[k]).c_str(), s.min, s.mean,
-                  s.std, s.max);
+      std::printf("%-12s %12.5g %12.5g %12.5g %12.5g\n", printable(d.targetNames[k]).c_str(), s.min,
+                  s.mean, s.std, s.max);
     }
   } else if (t.kind == data::TargetKind::Boxes) {
     std::printf("%-*s %8s %17s %17s %17s\n", int(w), "class", "boxes", "width min/med/max",
@@ -275,8 +270,7 @@ int runDataStats(const std::vector<std::string>& words) {
   } else if (t.kind == data::TargetKind::ClassMask) {
     std::printf("%-*s %14s %8s\n", int(w), "class", "train pixels", "share");
     for (std::size_t k = 0; k < d.classes.size() && k < t.classPixels.size(); ++k)
-      std::printf("%-*s %14lld %7.2f%%\n", int(w), names[k].c_str(),
-                  (long long)t.classPixels[k],
+      std::printf("%-*s %14lld %7.2f%%\n", int(w), names[k].c_str(), (long long)t.classPixels[k],
                   maskPixels ? 100.0 * double(t.classPixels[k]) / double(maskPixels) : 0.0);
     const auto all = maskPixels + t.ignoredPixels;
     std::printf("%-*s %14lld %7.2f%% of all pixels\n", int(w), "(ignored)",
@@ -296,6 +290,28 @@ int runDataStats(const std::vector<std::string>& words) {
   std::cout << "Skipped: " << d.skipped.size() << '\n';
   for (const auto& s : d.skipped)
     std::cout << "  " << printable(s.item) << ": " << printable(s.reason) << '\n';
+}
+
+}  // namespace
+
+int runDataStats(const std::vector<std::string>& words) {
+  const Args args(words, {"--json", "--sizes"}, {});
+  const std::string& path = args.one("PROJECT");
+  project::LoadedProject loaded;
+  if (!loadValid(path, ops::OpRegistry::withBuiltins(), loaded)) return kExitInvalid;
+  env::configureThreads();
+  // The studio's Data page runs the same scan: every split decoded under the project's
+  // on_error, the counts leaving out what training and evaluation would skip.
+  data::DataScanOptions options;
+  options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
+                                           : data::DataScanOptions::Sizes::OfFiles;
+  if (::isatty(STDERR_FILENO)) options.progress = showProgress;
+  const auto d = data::scanProjectData(loaded.project, loaded.baseDir(), options);
+  if (d.cancelled) throw Error("cancelled");
+  if (args.has("--json"))
+    std::cout << dataStatsJson(d).dump(2) << '\n';  // built only when asked for
+  else
+    printDataStats(loaded, d);
   return kExitOk;
 }
 

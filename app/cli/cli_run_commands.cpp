@@ -325,8 +325,7 @@ void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::st
   }
   std::printf("\n");
   for (std::size_t r = 0; r < rows; ++r) {
-    std::printf("  %-16s",
-                (r < names.size() ? printable(names[r]) : std::to_string(r)).c_str());
+    std::printf("  %-16s", (r < names.size() ? printable(names[r]) : std::to_string(r)).c_str());
     for (const auto& [figure, values] : m.perClass) {
       if (r < values.size() && std::isfinite(values[r]))
         std::printf(" %10.4g", values[r]);
@@ -440,8 +439,7 @@ int runEval(const std::vector<std::string>& words) {
     const auto& s = e.perClass[c];
     std::printf("  %2zu %-16s %8s %8s %8s %8s\n", c,
                 c < e.classes.size() ? printable(e.classes[c]).c_str() : "",
-                percent(s.precision).c_str(),
-                percent(s.recall).c_str(), percent(s.f1).c_str(),
+                percent(s.precision).c_str(), percent(s.recall).c_str(), percent(s.f1).c_str(),
                 percent(s.averagePrecision).c_str());
   }
   return kExitOk;

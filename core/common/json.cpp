@@ -57,7 +57,6 @@ std::string parseErrorReason(const std::string& what) {
 
 }  // namespace
 
-
 std::string jsonTypeName(const Json& value) {
   switch (value.type()) {
     case Json::value_t::null:
@@ -137,8 +136,7 @@ std::string jsonErrorMessage(const std::string& source, const std::string& place
   // "...; last read: '"<the bytes>'": the bytes can be anything (invalid UTF-8 among them),
   // and the place already says where.
   std::string reason = parseErrorReason(what);
-  if (const auto last = reason.find("; last read: "); last != std::string::npos)
-    reason.erase(last);
+  if (const auto last = reason.find("; last read: "); last != std::string::npos) reason.erase(last);
   return source + (place.empty() ? "" : ":" + place) + ": JSON syntax error: " + printable(reason);
 }
 

@@ -59,8 +59,7 @@ std::string firstEntry(const std::string& path) {
     const std::string name = e.path().filename().string();
     if (name != OutputFolder::kMarker) return name;
   }
-  if (ec)
-    throw IoError(printable(path) + ": cannot list the folder (" + ec.message() + ")");
+  if (ec) throw IoError(printable(path) + ": cannot list the folder (" + ec.message() + ")");
   return {};
 }
 
@@ -79,16 +78,18 @@ std::set<std::string> OutputFolder::readMarker(const std::string& path, const st
   try {
     j = nlohmann::json::parse(readTextFile(marker, kMaxMarkerBytes));
   } catch (const nlohmann::json::exception&) {
-    throw Error(where + ": not a marker Netsmith wrote (not readable as JSON); give a new or "
-                        "empty folder for the " + kind);
+    throw Error(where +
+                ": not a marker Netsmith wrote (not readable as JSON); give a new or "
+                "empty folder for the " +
+                kind);
   }
   if (!j.is_object() || j.value("format", "") != "netsmith-output" || !j.contains("files") ||
       !j["files"].is_array() || !j.contains("kind") || !j["kind"].is_string())
     throw Error(where + ": not a marker Netsmith wrote; give a new or empty folder for the " +
                 kind);
   if (j["kind"].get<std::string>() != kind)
-    throw Error(printable(path) + ": holds " + printable(j["kind"].get<std::string>()) +
-                ", not " + kind + "; give a new or empty folder");
+    throw Error(printable(path) + ": holds " + printable(j["kind"].get<std::string>()) + ", not " +
+                kind + "; give a new or empty folder");
   std::set<std::string> files;
   for (const auto& f : j["files"]) {
     if (!f.is_string() || !plainRelative(f.get<std::string>()))
@@ -139,8 +140,8 @@ void OutputFolder::check(const std::string& rawPath, const std::string& kind) {
   const std::string entry = firstEntry(path);
   if (!entry.empty())
     throw Error(printable(path) + ": is not empty (it holds \"" + printable(entry) +
-                "\") and no earlier " + kind + " were written there; nothing was changed: " +
-                "give a new or empty folder");
+                "\") and no earlier " + kind +
+                " were written there; nothing was changed: " + "give a new or empty folder");
 }
 
 void OutputFolder::folder(const std::string& relative) {

@@ -5,17 +5,17 @@
 #include "data/box_formats.h"
 
 #include <algorithm>
-#include <cerrno>
-#include <cstring>
-#include <filesystem>
-#include <memory>
-#include <optional>
 #include <cctype>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 #include <limits>
 #include <map>
+#include <memory>
+#include <optional>
 #include <string_view>
 #include <system_error>
 #include <utility>
@@ -946,8 +946,12 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
  public:
   CocoReader(CocoParts& parts, std::string where) : m_parts(parts), m_where(std::move(where)) {}
 
-  bool null() override { return value([&] { return m_dom->null(); }); }
-  bool boolean(bool v) override { return value([&] { return m_dom->boolean(v); }); }
+  bool null() override {
+    return value([&] { return m_dom->null(); });
+  }
+  bool boolean(bool v) override {
+    return value([&] { return m_dom->boolean(v); });
+  }
   bool number_integer(number_integer_t v) override {
     return value([&] { return m_dom->number_integer(v); });
   }
@@ -957,8 +961,12 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
   bool number_float(number_float_t v, const string_t& t) override {
     return value([&] { return m_dom->number_float(v, t); });
   }
-  bool string(string_t& v) override { return value([&] { return m_dom->string(v); }); }
-  bool binary(binary_t& v) override { return value([&] { return m_dom->binary(v); }); }
+  bool string(string_t& v) override {
+    return value([&] { return m_dom->string(v); });
+  }
+  bool binary(binary_t& v) override {
+    return value([&] { return m_dom->binary(v); });
+  }
 
   bool start_object(std::size_t) override { return open(true); }
   bool start_array(std::size_t) override { return open(false); }
@@ -1034,8 +1042,8 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
       m_values = 0;
     }
     if (!m_dom) return true;
-    return count() && (object ? m_dom->start_object(std::size_t(-1))
-                              : m_dom->start_array(std::size_t(-1)));
+    return count() &&
+           (object ? m_dom->start_object(std::size_t(-1)) : m_dom->start_array(std::size_t(-1)));
   }
 
   bool close(bool object) {
@@ -1073,8 +1081,7 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
       m_array = which;
       arrayExpected("a single value");
     }
-    if (m_parts.seen[which])
-      throw Error(m_where + ": \"" + kArrays[which] + "\" is given twice");
+    if (m_parts.seen[which]) throw Error(m_where + ": \"" + kArrays[which] + "\" is given twice");
     m_parts.seen[which] = true;
     m_array = which;
     return true;
@@ -1187,11 +1194,11 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
 
   CocoParts& m_parts;
   std::string m_where;
-  int m_depth = 0;        ///< 1 inside the root object
-  std::string m_topKey;   ///< the root's member being read
-  int m_array = -1;       ///< the kept array being read (kArrays), or -1
-  int m_skipFrom = 0;     ///< the depth of a value being skipped, or 0
-  bool m_skipKey = false; ///< the skipped value is an element's member (segmentation)
+  int m_depth = 0;         ///< 1 inside the root object
+  std::string m_topKey;    ///< the root's member being read
+  int m_array = -1;        ///< the kept array being read (kArrays), or -1
+  int m_skipFrom = 0;      ///< the depth of a value being skipped, or 0
+  bool m_skipKey = false;  ///< the skipped value is an element's member (segmentation)
   std::size_t m_counts[3] = {0, 0, 0};
   std::size_t m_values = 0;  ///< values in the element being built
   CocoJson m_element;
@@ -1205,8 +1212,8 @@ CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, 
                      const std::string& where) {
   for (int k = 0; k < 3; ++k)
     if (!parts.seen[k])
-      throw Error(where + ": no \"" + std::vector<std::string>{"images", "annotations",
-                                                             "categories"}[std::size_t(k)] +
+      throw Error(where + ": no \"" +
+                  std::vector<std::string>{"images", "annotations", "categories"}[std::size_t(k)] +
                   "\" array; not a COCO instances file");
   CocoDataset out;
   out.images = std::move(parts.images);

@@ -19,6 +19,7 @@
 #include "common/file_util.h"
 #include "data/box_formats.h"
 #include "data/dataset_source.h"
+#include "data/image_geometry.h"
 
 namespace netsmith::data {
 
@@ -37,12 +38,34 @@ bool isXmlName(const std::string& name) {
   return hasExtension(name, ".xml");
 }
 
-/// A source of images whose boxes come with them: one stratum (no class per sample).
-class BoxSource : public FileListSource {
+/// A source of images whose boxes come with them: one stratum (no class per sample). Its
+/// images are numbered by their place, from 1, and its classes from 1, unless the annotations
+/// have ids of their own (COCO sets them).
+class BoxSource : public FileListSource, public AnnotationIds {
  public:
   std::int64_t stratum(std::int64_t) const override { return 0; }
   std::int64_t numStrata() const override { return 1; }
   bool hasBoxes() const override { return true; }
+
+  std::int64_t imageId(std::int64_t i) const override {
+    return m_imageIds.empty() ? i + 1 : m_imageIds.at(std::size_t(i));
+  }
+  std::string imageFile(std::int64_t i) const override {
+    return m_imageFiles.empty() ? fs::path(m_files.at(std::size_t(i))).filename().string()
+                                : m_imageFiles.at(std::size_t(i));
+  }
+  std::vector<std::int64_t> categoryIds() const override {
+    if (!m_categoryIds.empty()) return m_categoryIds;
+    std::vector<std::int64_t> ids(m_classes.size());
+    for (std::size_t k = 0; k < ids.size(); ++k)
+      ids[k] = std::int64_t(k) + 1;
+    return ids;
+  }
+
+ protected:
+  std::vector<std::int64_t> m_imageIds;    ///< per sample; empty: place + 1
+  std::vector<std::string> m_imageFiles;   ///< per sample; empty: the file's name
+  std::vector<std::int64_t> m_categoryIds; ///< per class; empty: class + 1
 };
 
 /// Boxes read at opening (COCO, VOC), with the image size the annotation gives (0: none).
@@ -167,7 +190,10 @@ class CocoSource : public StoredBoxSource {
       }
       add(path, spec.annotations + " (image id " + std::to_string(image.id) + ")", image.width,
           image.height, image.boxes);
+      m_imageIds.push_back(image.id);
+      m_imageFiles.push_back(image.file);
     }
+    m_categoryIds = coco.categoryIds;
     settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) throw Error(where + ": no image of it is in " + spec.images);
   }

@@ -98,6 +98,45 @@ bool SampleProcessor::meanApplies() const {
   return !m_mean.empty() && !(m_pipeline && m_pipeline->hasNormalize());
 }
 
+ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t k) const {
+  const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
+  cv::Size size;
+  (void)set.source->loadRegion(index, [&size](cv::Size s) {
+    size = s;
+    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
+  });
+  ImageGeometry g;
+  g.width = size.width;
+  g.height = size.height;
+  if (size.width < 1 || size.height < 1) return g;
+  const int h = m_format.height, w = m_format.width;
+  // The same steps as run()'s boxes take at evaluation, on a probe over the central half (kept
+  // by any centred crop of at least half the image) and a blank image of the sample's size standing in for its pixels.
+  const auto at25 = [](int side) { return float(0.25 * side); };
+  const auto at75 = [](int side) { return float(0.75 * side); };
+  const Box probe{0, at25(size.width), at25(size.height), at75(size.width), at75(size.height)};
+  augment::PixelTarget moved;
+  moved.boxes = {probe};
+  cv::Size at = size;
+  if (!(m_pipeline && m_pipeline->setsSize(false))) {
+    fitBoxes(moved.boxes, at, h, w, m_format.fit);
+    at = cv::Size(w, h);
+  }
+  if (m_pipeline) {
+    cv::Mat blank(at, CV_32FC(m_format.channels), cv::Scalar::all(0));
+    m_pipeline->applyWithTarget(blank, moved, nullptr, false);
+    at = blank.size();
+  }
+  fitBoxes(moved.boxes, at, h, w, m_format.fit);
+  if (moved.boxes.size() != 1) return g;  // cut away: left as the identity
+  const Box& b = moved.boxes.front();
+  g.sx = (b.x1 - b.x0) / (probe.x1 - probe.x0);
+  g.sy = (b.y1 - b.y0) / (probe.y1 - probe.y0);
+  g.tx = b.x0 - g.sx * probe.x0;
+  g.ty = b.y0 - g.sy * probe.y0;
+  return g;
+}
+
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
                              std::uint64_t seed, std::int64_t epoch, bool forDisplay, cv::Mat* mask,
                              std::vector<Box>* boxes) const {

@@ -9,6 +9,7 @@
 #include "data/box.h"
 #include "data/data_config.h"
 #include "data/data_module.h"
+#include "data/image_geometry.h"
 
 namespace netsmith::data {
 
@@ -54,6 +55,10 @@ class SampleProcessor {
                   std::vector<Box>* boxes = nullptr) const;
   /// Decoded, channel-converted and fitted, without augmentation (for statistics).
   cv::Mat plain(const SampleSet& set, std::int64_t k) const;
+  /// Where sample k's evaluation input (no augmentation draws) comes from in its image: the
+  /// fit and the pipeline's evaluation steps, found by moving a box at the image's centre
+  /// through them as its boxes move (the image's size read from its header; nothing decoded).
+  ImageGeometry imageGeometry(const SampleSet& set, std::int64_t k) const;
 
   const SampleFormat& format() const { return m_format; }
   std::int64_t sampleFloats() const {

@@ -21,6 +21,7 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_model.h"
 #include "common/file_util.h"
+#include "common/json_text.h"
 #include "data/csv_table.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
@@ -29,7 +30,6 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "train/trainer.h"
-#include "common/json_text.h"
 
 namespace netsmith::doctor {
 
@@ -744,12 +744,11 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
               const auto total = steps->total.load();
               const double within = total > 0 ? 0.9 * double(steps->step) / double(total) : 0;
               // Before its first batch the run is opening its data: "step 0 of 0" says nothing.
-              const std::string what =
-                  total > 0 ? stage + ": step " + std::to_string(steps->step.load()) + " of " +
-                                  std::to_string(total)
-                            : stage + ": preparing the fold's training";
-              if (!progress.report(stage, base + share * within, what) &&
-                  !asked) {
+              const std::string what = total > 0 ? stage + ": step " +
+                                                       std::to_string(steps->step.load()) + " of " +
+                                                       std::to_string(total)
+                                                 : stage + ": preparing the fold's training";
+              if (!progress.report(stage, base + share * within, what) && !asked) {
                 asked = true;
                 trainer.stop();
               }
@@ -828,8 +827,8 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
         };
         std::ostringstream line;
         line.precision(6);
-        line << ++rank << ",train," << ref.index << "," << data::csvTextCell(ref.item) << "," << v.given
-             << "," << data::csvTextCell(name(v.given)) << "," << v.suggested << ","
+        line << ++rank << ",train," << ref.index << "," << data::csvTextCell(ref.item) << ","
+             << v.given << "," << data::csvTextCell(name(v.given)) << "," << v.suggested << ","
              << data::csvTextCell(name(v.suggested)) << "," << v.selfConfidence << ","
              << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
         csv += line.str();

@@ -93,10 +93,13 @@ Json cocoBox(const data::Box& b) {
 
 /// `eval --predictions FILE`: FILE the detections in the COCO results format (a list of
 /// {image_id, category_id, bbox [x, y, w, h], score}), and beside it FILE's stem + ".truth.json"
-/// the truth as a COCO dataset (images with the sample's name and the model's size,
-/// annotations, categories), so any COCO tool computes the figures from the two. Boxes are in
-/// the model input's pixels (the image as the model saw it); category_id is the class index
-/// + 1, image_id the sample's position in the split + 1.
+/// the truth as a COCO dataset (images, annotations, categories), so any COCO tool computes the
+/// figures from the two. Both speak the data's own terms (data::AnnotationIds): a COCO source's
+/// image and category ids and file names, so the results score against the user's own
+/// annotations file; YOLO and VOC images numbered by their place in the source from 1, classes
+/// from 1. Boxes are in the image's own pixels (the evaluation's fit and resizing undone with
+/// data::ImageGeometry), the truth the source's own boxes; without a geometry, the model
+/// input's pixels.
 class CocoPredictionWriter : public PredictionWriter {
  public:
   CocoPredictionWriter(std::string path, const data::SampleSet& set, const DetectionTask& task,
@@ -108,12 +111,21 @@ class CocoPredictionWriter : public PredictionWriter {
     m_truthPath = (json ? m_path.substr(0, m_path.size() - suffix.size()) : m_path) + ".truth.json";
     checkOutputFile(m_path);  // before the evaluation, not after it
     checkOutputFile(m_truthPath);
+    m_ids = dynamic_cast<const data::AnnotationIds*>(set.source.get());
+    if (m_ids) m_categoryIds = m_ids->categoryIds();
     m_truth = Json{
         {"images", Json::array()}, {"annotations", Json::array()}, {"categories", Json::array()}};
-    for (std::int64_t c = 0; c < task.params().classes; ++c)
+    for (std::int64_t c = 0; c < task.params().classes; ++c) {
+      if (std::size_t(c) >= m_categoryIds.size()) m_categoryIds.push_back(c + 1);
+      if (m_categoryIds[std::size_t(c)] < 0) continue;  // no category of the data's
       m_truth["categories"].push_back(
-          {{"id", c + 1},
+          {{"id", m_categoryIds[std::size_t(c)]},
            {"name", std::size_t(c) < names.size() ? names[std::size_t(c)] : std::to_string(c)}});
+    }
+  }
+
+  void setImageGeometry(std::function<data::ImageGeometry(std::int64_t)> geometry) override {
+    m_geometry = std::move(geometry);
   }
 
   void add(const torch::Tensor& output, const torch::Tensor& target,
@@ -125,23 +137,39 @@ class CocoPredictionWriter : public PredictionWriter {
     const auto detections = decodeDetections(out, p, w, h);
     const auto truth = boxesFromTarget(target.to(torch::kCPU));
     for (std::size_t i = 0; i < samples.size() && i < detections.size(); ++i) {
-      const std::int64_t id = samples[i] + 1;
-      m_truth["images"].push_back(
-          {{"id", id}, {"file_name", m_set.describe(samples[i])}, {"width", w}, {"height", h}});
-      if (i < truth.size())
-        for (const auto& b : truth[i])
-          m_truth["annotations"].push_back({{"id", ++m_annotations},
-                                            {"image_id", id},
-                                            {"category_id", b.cls + 1},
-                                            {"bbox", cocoBox(b)},
-                                            {"area", (b.x1 - b.x0) * (b.y1 - b.y0)},
-                                            {"iscrowd", b.crowd ? 1 : 0},
-                                            {"difficult", b.difficult ? 1 : 0}});
-      for (const auto& d : detections[i])
+      const std::int64_t index = m_set.indices.at(std::size_t(samples[i]));
+      const std::int64_t id = m_ids ? m_ids->imageId(index) : samples[i] + 1;
+      data::ImageGeometry g;
+      g.width = w, g.height = h;
+      if (m_geometry) g = m_geometry(samples[i]);
+      m_truth["images"].push_back({{"id", id},
+                                   {"file_name", m_ids ? m_ids->imageFile(index)
+                                                       : m_set.describe(samples[i])},
+                                   {"width", g.width},
+                                   {"height", g.height}});
+      // The truth: the source's own boxes in the image's pixels, or the batch's.
+      const std::vector<data::Box> given =
+          m_geometry ? m_set.source->loadBoxes(index, g.width, g.height)
+                     : (i < truth.size() ? truth[i] : std::vector<data::Box>{});
+      for (const auto& b : given) {
+        const std::int64_t category = categoryOf(b.cls);
+        if (category < 0) continue;
+        m_truth["annotations"].push_back({{"id", ++m_annotations},
+                                          {"image_id", id},
+                                          {"category_id", category},
+                                          {"bbox", cocoBox(b)},
+                                          {"area", (b.x1 - b.x0) * (b.y1 - b.y0)},
+                                          {"iscrowd", b.crowd ? 1 : 0},
+                                          {"difficult", b.difficult ? 1 : 0}});
+      }
+      for (const auto& d : detections[i]) {
+        const std::int64_t category = categoryOf(d.box.cls);
+        if (category < 0) continue;  // a class the data's annotations cannot name
         m_results.push_back({{"image_id", id},
-                             {"category_id", d.box.cls + 1},
-                             {"bbox", cocoBox(d.box)},
+                             {"category_id", category},
+                             {"bbox", cocoBox(inImage(d.box, g))},
                              {"score", d.score}});
+      }
     }
   }
 
@@ -151,9 +179,30 @@ class CocoPredictionWriter : public PredictionWriter {
   }
 
  private:
+  std::int64_t categoryOf(std::int64_t cls) const {
+    return cls >= 0 && std::size_t(cls) < m_categoryIds.size() ? m_categoryIds[std::size_t(cls)]
+                                                              : -1;
+  }
+
+  /// A box in the model's pixels back in the image's (clipped to it).
+  static data::Box inImage(data::Box b, const data::ImageGeometry& g) {
+    if (g.sx <= 0 || g.sy <= 0) return b;
+    const auto back = [](double v, double scale, double offset, int side) {
+      return float(std::clamp((v - offset) / scale, 0.0, double(std::max(side, 0))));
+    };
+    b.x0 = back(b.x0, g.sx, g.tx, g.width);
+    b.x1 = back(b.x1, g.sx, g.tx, g.width);
+    b.y0 = back(b.y0, g.sy, g.ty, g.height);
+    b.y1 = back(b.y1, g.sy, g.ty, g.height);
+    return b;
+  }
+
   std::string m_path, m_truthPath;
   const data::SampleSet& m_set;
   const DetectionTask& m_task;
+  const data::AnnotationIds* m_ids = nullptr;
+  std::vector<std::int64_t> m_categoryIds;  ///< per class; -1: none of the data's
+  std::function<data::ImageGeometry(std::int64_t)> m_geometry;
   Json m_truth;
   Json m_results = Json::array();
   std::int64_t m_annotations = 0;

@@ -220,22 +220,20 @@ Json RegressionTask::state() const {
 Json RegressionTask::evaluationSchema() const {
   const Json number{{"type", {"number", "null"}}};
   const Json perTarget{{"type", "array"}, {"items", number}, {"description", "[target]"}};
-  return Json{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-              {"title", "regression evaluation"},
-              {"type", "object"},
-              {"required", {"loss", "samples", "figures", "per_class_figures"}},
-              {"properties",
-               {{"loss", number},
-                {"samples", {{"type", "integer"}, {"minimum", 0}}},
-                {"figures", {{"type", "object"}, {"required", {"mae", "rmse", "r2"}}}},
-                {"per_class_figures",
-                 {{"type", "object"},
-                  {"required", {"mae", "rmse", "r2"}},
-                  {"properties",
-                   {{"nmae", perTarget},
-                    {"mae", perTarget},
-                    {"rmse", perTarget},
-                    {"r2", perTarget}}}}}}}};
+  return Json{
+      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
+      {"title", "regression evaluation"},
+      {"type", "object"},
+      {"required", {"loss", "samples", "figures", "per_class_figures"}},
+      {"properties",
+       {{"loss", number},
+        {"samples", {{"type", "integer"}, {"minimum", 0}}},
+        {"figures", {{"type", "object"}, {"required", {"mae", "rmse", "r2"}}}},
+        {"per_class_figures",
+         {{"type", "object"},
+          {"required", {"mae", "rmse", "r2"}},
+          {"properties",
+           {{"nmae", perTarget}, {"mae", perTarget}, {"rmse", perTarget}, {"r2", perTarget}}}}}}}};
 }
 
 std::unique_ptr<PredictionWriter> RegressionTask::predictionWriter(

@@ -11,6 +11,7 @@
 #include <torch/torch.h>
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "data/data_loader.h"
+#include "data/image_geometry.h"
 #include "graph/graph_analysis.h"
 #include "task/figures.h"
 #include "task/task_registry.h"
@@ -69,6 +71,10 @@ class PredictionWriter {
                    const std::vector<std::int64_t>& samples) = 0;
   /// Writes the file (atomically); throws netsmith::Error naming it.
   virtual void finish() = 0;
+  /// Where each sample's input came from in its own image (data::SampleProcessor::
+  /// imageGeometry), for a writer that gives results in the image's own pixels (detection's
+  /// COCO results). Set before the first add(); without it, the model's pixels.
+  virtual void setImageGeometry(std::function<data::ImageGeometry(std::int64_t sample)>) {}
 };
 
 class Task : public data::TargetCollator {

@@ -455,6 +455,12 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
   torch::NoGradGuard noGrad;
   const auto sums = task->evalSums();
   const auto predictions = predictionsFor(*task, set, options);
+  if (predictions) {
+    // Results in each image's own pixels (detection's): the evaluation's geometry undone.
+    const data::SampleProcessor& processor = *pd.processor;
+    predictions->setImageGeometry(
+        [&processor, &set](std::int64_t k) { return processor.imageGeometry(set, k); });
+  }
   std::int64_t done = 0;
   const auto total = set.size();
   loader.startEpoch(0);

@@ -340,6 +340,13 @@ TEST(Distributed, ALaunchWithALoopbackMasterAddrListensOnlyOnLoopback) {
   EXPECT_FALSE(listening.empty()) << "rank 0 serves the store";
   for (const auto& address : listening)
     EXPECT_TRUE(loopback(address)) << "listening on " << address << "\n" << out;
+  // LibTorch's own log lines stay out of what the user reads (c10d warned that it failed to
+  // bind [::] for an IPv4 MASTER_ADDR, after glog's "Logging before InitGoogleLogging()").
+  for (const std::string& file : {dir.file("out0.txt"), dir.file("out1.txt")}) {
+    const std::string text = netsmith::readTextFile(file);
+    EXPECT_EQ(text.find("InitGoogleLogging"), std::string::npos) << text;
+    EXPECT_EQ(text.find("failed to bind"), std::string::npos) << text;
+  }
 }
 
 TEST(Distributed, AKilledRankStopsTheOtherWithAClearMessage) {

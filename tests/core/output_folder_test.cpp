@@ -45,7 +45,8 @@ TEST(OutputFolder, ADataSetsOwnFolderIsRefusedAndNothingInItChanges) {
   write(dir.path() / "test/masks/000000.png", "true mask");
   write(dir.path() / "test/truth/000001.png", "another");
   const auto before = filesUnder(dir.path());
-  const std::string e = errorOf([&] { OutputFolder(dir.file("test"), "segmentation predictions"); });
+  const std::string e =
+      errorOf([&] { OutputFolder(dir.file("test"), "segmentation predictions"); });
   EXPECT_NE(e.find("test: is not empty"), std::string::npos) << e;
   EXPECT_NE(e.find("nothing was changed"), std::string::npos) << e;
   EXPECT_EQ(errorOf([&] { OutputFolder::check(dir.file("test/"), "segmentation predictions"); }),

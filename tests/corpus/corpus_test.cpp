@@ -15,10 +15,10 @@
 #include <opencv2/imgcodecs.hpp>
 
 #include "../cli/cli_runner.h"
+#include "../core/test_support.h"
 #include "../core/train_fixtures.h"
 #include "common/file_util.h"
 #include "common/json.h"
-#include "../core/test_support.h"
 
 using netsmith::Json;
 using netsmith::testutil::runCli;
@@ -57,9 +57,18 @@ Json& at(Json& j, const Path& path) {
 }
 
 /// The words that mean something escaped: a crash, an abort, a raw exception's text.
-const char* kRawTexts[] = {"json.exception",   "c10::",         "terminate called", "Segmentation",
-                           "std::bad_alloc",   "basic_string",  "what():",          "Aborted",
-                           "filesystem error", "cv::Exception", "Traceback",        "\nINJECTED",
+const char* kRawTexts[] = {"json.exception",
+                           "c10::",
+                           "terminate called",
+                           "Segmentation",
+                           "std::bad_alloc",
+                           "basic_string",
+                           "what():",
+                           "Aborted",
+                           "filesystem error",
+                           "cv::Exception",
+                           "Traceback",
+                           "\nINJECTED",
                            "\x1b"};
 
 enum class Kind { Int, Real, Text, Object, List };
@@ -448,16 +457,14 @@ std::string cocoText(const std::string& firstName, const std::string& secondFile
   Json categories = Json::array();
   for (int c = 0; c < 10; ++c)
     categories.push_back({{"id", c + 1}, {"name", c == 0 ? firstName : "c" + std::to_string(c)}});
-  return Json{{"images", Json::array({{{"id", 1}, {"file_name", "0.png"}, {"width", 64},
-                                       {"height", 64}},
-                                      {{"id", 2}, {"file_name", secondFile}, {"width", 64},
-                                       {"height", 64}}})},
-              {"annotations",
-               Json::array({{{"id", 1}, {"image_id", 1}, {"category_id", 1},
-                             {"bbox", {4, 4, 20, 20}}},
-                            {{"id", 2}, {"image_id", 2}, {"category_id", 2},
-                             {"bbox", {8, 8, 30, 20}}}})},
-              {"categories", categories}}
+  return Json{
+      {"images",
+       Json::array({{{"id", 1}, {"file_name", "0.png"}, {"width", 64}, {"height", 64}},
+                    {{"id", 2}, {"file_name", secondFile}, {"width", 64}, {"height", 64}}})},
+      {"annotations",
+       Json::array({{{"id", 1}, {"image_id", 1}, {"category_id", 1}, {"bbox", {4, 4, 20, 20}}},
+                    {{"id", 2}, {"image_id", 2}, {"category_id", 2}, {"bbox", {8, 8, 30, 20}}}})},
+      {"categories", categories}}
       .dump();
 }
 
@@ -493,6 +500,25 @@ void addTaskFormatCases(std::vector<Case>& cases) {
                    },
                    {0},
                    "cat\\x1b[2Jdog"});
+  // 65,000 categories (near the most a detector's head may answer: a Conv2d has at most 65,536
+  // outputs) on two images: data-stats lists them in linear time (100,000 took 90 s when each
+  // was inserted into an ordered object by search).
+  cases.push_back({"coco_65k_categories",
+                   [](const TempDir& dir, const std::string&) {
+                     Json coco = Json::parse(cocoText("c0"));
+                     Json categories = Json::array();
+                     for (int c = 0; c < 65000; ++c)
+                       categories.push_back({{"id", c + 1}, {"name", "c" + std::to_string(c)}});
+                     coco["categories"] = categories;
+                     const std::string path = cocoProject(dir, coco.dump());
+                     Json p = Json::parse(netsmith::readTextFile(path));
+                     for (auto& node : p["model"]["nodes"])
+                       if (node["id"] == "head") node["params"]["out_channels"] = 65005;
+                     std::ofstream(path) << p.dump(1);
+                     return "data-stats " + path;
+                   },
+                   {0},
+                   "c64999"});
   // Multi-label CSV of 600,000 label names: refused as the file is read.
   cases.push_back({"multilabel_600k_names",
                    [](const TempDir& dir, const std::string&) {
@@ -506,8 +532,8 @@ void addTaskFormatCases(std::vector<Case>& cases) {
                          csv << (k ? ";" : "") << "l" << row * 6000 + k;
                        csv << "\n";
                      }
-                     Json p = Json::parse(netsmith::readTextFile(
-                         netsmith::testutil::sourcePath("resources/examples/mosaics.netsmith.json")));
+                     Json p = Json::parse(netsmith::readTextFile(netsmith::testutil::sourcePath(
+                         "resources/examples/mosaics.netsmith.json")));
                      p["data"].erase("classes");
                      for (const char* split : {"train", "test"})
                        p["data"][split]["manifest"] = dir.file("labels.csv");
@@ -547,6 +573,30 @@ void addTaskFormatCases(std::vector<Case>& cases) {
                    [yolo](const TempDir& dir, const std::string&) { return yolo(dir, true); },
                    {2},
                    "1.txt"});
+  // A mask of another size than its image: the scan refuses it as training does (it said
+  // "Skipped: 0" and training then failed).
+  cases.push_back(
+      {"mask_of_the_wrong_size",
+       [](const TempDir& dir, const std::string&) {
+         for (const char* sub : {"s/images", "s/masks"})
+           fs::create_directories(dir.file(sub));
+         for (int i = 0; i < 2; ++i) {
+           const std::string name = std::to_string(i) + ".png";
+           cv::imwrite(dir.file("s/images/" + name), cv::Mat(64, 64, CV_8UC1, cv::Scalar(9)));
+           const int side = i == 0 ? 64 : 32;
+           cv::imwrite(dir.file("s/masks/" + name), cv::Mat(side, side, CV_8UC1, cv::Scalar(1)));
+         }
+         Json p = Json::parse(netsmith::readTextFile(
+             netsmith::testutil::sourcePath("resources/examples/scenes.netsmith.json")));
+         for (const char* split : {"train", "test"})
+           p["data"][split] = Json{{"format", "mask_folders"},
+                                   {"images", dir.file("s/images")},
+                                   {"masks", dir.file("s/masks")}};
+         std::ofstream(dir.file("s.netsmith.json")) << p.dump(1);
+         return "data-stats " + dir.file("s.netsmith.json");
+       },
+       {2},
+       "the image is 64x64 but its mask is 32x32"});
   // The doctor's folder planted as a link, and a settings file that is not one.
   cases.push_back({"received_doctor_folder_link",
                    [](const TempDir& dir, const std::string& base) {

@@ -21,6 +21,7 @@
 #include <QToolButton>
 #include <QVBoxLayout>
 
+#include "data/csv_table.h"
 #include "editor/graph_canvas.h"
 #include "editor/model_editor.h"
 #include "editor/node_inspector.h"
@@ -436,8 +437,9 @@ bool ModelPage::exportTableCsv(const QString& path, QString* error) {
   QByteArray out = "node,op,output_shape,params,macs,activation_bytes\n";
   for (const auto& n : m_document->analysis().nodes)
     out += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
-               .arg(QString::fromStdString(n.id), QString::fromStdString(n.op),
-                    QString::fromStdString(formatShape(n.outputShape)))
+               .arg(QString::fromStdString(data::csvTextCell(n.id)),
+                    QString::fromStdString(data::csvTextCell(n.op)),
+                    QString::fromStdString(data::csvTextCell(formatShape(n.outputShape))))
                .arg(n.paramCount)
                .arg(n.macs)
                .arg(n.activationBytes)

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <limits>
 
+#include "data/csv_table.h"
 #include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
@@ -175,7 +176,10 @@ bool DashboardChart::saveCsv(const QString& path, const QString& xName, QString*
   for (int i = 0; i < m_plot->graphCount(); ++i) {
     QCPGraph* g = m_plot->graph(i);
     if (g->dataCount() == 0) continue;
-    const QByteArray name = g->name().toUtf8().replace(',', ' ');
+    // Run and series names can come from someone else's run folders: a cell a spreadsheet
+    // would run is written as text.
+    const QByteArray name = QByteArray::fromStdString(
+        data::csvTextCell(g->name().toUtf8().replace(',', ' ').toStdString()));
     for (auto it = g->data()->constBegin(); it != g->data()->constEnd(); ++it) {
       out += name;
       out += ',';
