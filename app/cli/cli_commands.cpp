@@ -276,8 +276,10 @@ void applyTrainOverrides(const Args& args, Json& train) {
       train["optimizer"] = Json{{"type", type}};
     }
     if (!train["optimizer"].is_object())
-      throw Error("train.optimizer: expected an object such as {\"type\": \"adam\"} or a name, "
-                  "found " + jsonBrief(train["optimizer"]) + "; --lr sets its lr");
+      throw Error(
+          "train.optimizer: expected an object such as {\"type\": \"adam\"} or a name, "
+          "found " +
+          jsonBrief(train["optimizer"]) + "; --lr sets its lr");
     train["optimizer"]["lr"] = lr;
   }
 }

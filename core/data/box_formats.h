@@ -54,7 +54,7 @@ struct CocoDataset {
   /// The file's category id of each class (-1: a project class the file has no category for):
   /// what COCO results written for this data carry.
   std::vector<std::int64_t> categoryIds;
-  std::vector<CocoImage> images;        ///< in the file's order
+  std::vector<CocoImage> images;  ///< in the file's order
   /// Annotations left out under skip (item names the annotation id).
   std::vector<SkippedItem> skipped;
 };

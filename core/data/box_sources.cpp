@@ -63,9 +63,9 @@ class BoxSource : public FileListSource, public AnnotationIds {
   }
 
  protected:
-  std::vector<std::int64_t> m_imageIds;    ///< per sample; empty: place + 1
-  std::vector<std::string> m_imageFiles;   ///< per sample; empty: the file's name
-  std::vector<std::int64_t> m_categoryIds; ///< per class; empty: class + 1
+  std::vector<std::int64_t> m_imageIds;     ///< per sample; empty: place + 1
+  std::vector<std::string> m_imageFiles;    ///< per sample; empty: the file's name
+  std::vector<std::int64_t> m_categoryIds;  ///< per class; empty: class + 1
 };
 
 /// Boxes read at opening (COCO, VOC), with the image size the annotation gives (0: none).
@@ -172,8 +172,7 @@ class CocoSource : public StoredBoxSource {
  public:
   CocoSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
     const std::string where = spec.path + ".annotations: " + spec.annotations;
-    const auto coco = readCocoFile(spec.annotations, classes,
-                                policy == ErrorPolicy::Skip, where);
+    const auto coco = readCocoFile(spec.annotations, classes, policy == ErrorPolicy::Skip, where);
     m_classes = coco.categories;
     m_skipped = coco.skipped;
     std::error_code ec;

@@ -111,7 +111,8 @@ ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t 
   if (size.width < 1 || size.height < 1) return g;
   const int h = m_format.height, w = m_format.width;
   // The same steps as run()'s boxes take at evaluation, on a probe over the central half (kept
-  // by any centred crop of at least half the image) and a blank image of the sample's size standing in for its pixels.
+  // by any centred crop of at least half the image) and a blank image of the sample's size standing
+  // in for its pixels.
   const auto at25 = [](int side) { return float(0.25 * side); };
   const auto at75 = [](int side) { return float(0.75 * side); };
   const Box probe{0, at25(size.width), at25(size.height), at75(size.width), at75(size.height)};

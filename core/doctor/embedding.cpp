@@ -36,7 +36,8 @@ void writeEmbeddingCsv(const std::string& path, const train::Evaluation& e,
     const auto& s = e.samples[rows.samples[r]];
     const auto p = std::size_t(s.position);
     text += std::to_string(s.position) + ',' +
-            data::csvTextCell(p < e.featureSamples.size() ? e.featureSamples[p] : std::string()) + ',';
+            data::csvTextCell(p < e.featureSamples.size() ? e.featureSamples[p] : std::string()) +
+            ',';
     std::snprintf(number, sizeof number, "%lld,%lld,%.9g,%.9g,%.9g", (long long)s.label,
                   (long long)s.predicted, s.top.empty() ? 0.0 : s.top.front().second, double(x),
                   double(y));

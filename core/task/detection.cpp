@@ -142,11 +142,11 @@ class CocoPredictionWriter : public PredictionWriter {
       data::ImageGeometry g;
       g.width = w, g.height = h;
       if (m_geometry) g = m_geometry(samples[i]);
-      m_truth["images"].push_back({{"id", id},
-                                   {"file_name", m_ids ? m_ids->imageFile(index)
-                                                       : m_set.describe(samples[i])},
-                                   {"width", g.width},
-                                   {"height", g.height}});
+      m_truth["images"].push_back(
+          {{"id", id},
+           {"file_name", m_ids ? m_ids->imageFile(index) : m_set.describe(samples[i])},
+           {"width", g.width},
+           {"height", g.height}});
       // The truth: the source's own boxes in the image's pixels, or the batch's.
       const std::vector<data::Box> given =
           m_geometry ? m_set.source->loadBoxes(index, g.width, g.height)
@@ -181,7 +181,7 @@ class CocoPredictionWriter : public PredictionWriter {
  private:
   std::int64_t categoryOf(std::int64_t cls) const {
     return cls >= 0 && std::size_t(cls) < m_categoryIds.size() ? m_categoryIds[std::size_t(cls)]
-                                                              : -1;
+                                                               : -1;
   }
 
   /// A box in the model's pixels back in the image's (clipped to it).

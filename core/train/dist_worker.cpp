@@ -80,8 +80,9 @@ TrainerConfig readWorkerSpec(const std::string& path) {
     throw Error(path + ": not a worker spec: " + e.what());
   } catch (const std::exception&) {
     // A key missing or of another kind (nlohmann's own text names no place a user knows).
-    throw Error(path + ": not a worker spec (it needs \"project\" and \"base_dir\", as "
-                       "train --nproc writes them)");
+    throw Error(path +
+                ": not a worker spec (it needs \"project\" and \"base_dir\", as "
+                "train --nproc writes them)");
   }
   config.writeRun = false;
   return config;

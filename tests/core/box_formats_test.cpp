@@ -472,7 +472,8 @@ TEST(BoxFormats, CocoFilesFromElsewhereAreRefusedInPlainWords) {
                   "images[0]: expected an object");
   // Two images naming one file: the boxes of both would land on one picture.
   EXPECT_CONTAINS(error(cocoJson(kImage + R"(, {"id": 2, "file_name": "a.jpg", "width": 40,
-                                              "height": 30})", "")),
+                                              "height": 30})",
+                                 "")),
                   "images[1].file_name: the file \"a.jpg\" is also images[0]'s");
   // A control character in a file name never reaches a message raw.
   const std::string e = error(cocoJson(
@@ -491,7 +492,8 @@ TEST(BoxFormats, CocoFilesFromElsewhereAreRefusedInPlainWords) {
   ASSERT_EQ(coco.images[0].boxes.size(), 1u);
   EXPECT_EQ(coco.categoryIds, std::vector<std::int64_t>{3});
   // The file's category ids in class order (sorted by id, or the project's classes).
-  EXPECT_EQ(parseCoco(kTwoBoxesCoco, {}, false, "c").categoryIds, (std::vector<std::int64_t>{3, 7}));
+  EXPECT_EQ(parseCoco(kTwoBoxesCoco, {}, false, "c").categoryIds,
+            (std::vector<std::int64_t>{3, 7}));
   EXPECT_EQ(parseCoco(kTwoBoxesCoco, {"dog", "cat", "bird"}, false, "c").categoryIds,
             (std::vector<std::int64_t>{7, 3, -1}));
 }

@@ -178,8 +178,7 @@ void fillCooccurrence(QTableWidget* table, const DataScan& s) {
     names << s.classes.value(int(a));
   table->setHorizontalHeaderLabels(names);
   table->setVerticalHeaderLabels(names);
-  if (all > k)
-    table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(k).arg(all));
+  if (all > k) table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(k).arg(all));
   for (int r = 0; r < k; ++r) {
     const auto a = std::size_t(r);
     const double positives = double(t.cooccurrence[a][a]);
