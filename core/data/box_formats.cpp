@@ -982,7 +982,6 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
     if (m_dom && m_depth == 3 && m_array == 1 && k == "segmentation") {
       // Polygons or RLE: not read (boxes only), and skipped without being built.
       m_skipFrom = m_depth + 1;
-      m_skipKey = true;
       return true;
     }
     if (m_dom) return count() && m_dom->key(k);
@@ -1090,7 +1089,6 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
   /// A skipped member's value or a skipped key's value at `depth` ended.
   bool endSkippedValue(int depth) {
     if (depth == m_skipFrom) m_skipFrom = 0;
-    if (m_skipKey && m_skipFrom == 0) m_skipKey = false;
     return true;
   }
 
@@ -1198,7 +1196,6 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
   std::string m_topKey;    ///< the root's member being read
   int m_array = -1;        ///< the kept array being read (kArrays), or -1
   int m_skipFrom = 0;      ///< the depth of a value being skipped, or 0
-  bool m_skipKey = false;  ///< the skipped value is an element's member (segmentation)
   std::size_t m_counts[3] = {0, 0, 0};
   std::size_t m_values = 0;  ///< values in the element being built
   CocoJson m_element;
