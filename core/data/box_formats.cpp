@@ -1192,10 +1192,10 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
 
   CocoParts& m_parts;
   std::string m_where;
-  int m_depth = 0;         ///< 1 inside the root object
-  std::string m_topKey;    ///< the root's member being read
-  int m_array = -1;        ///< the kept array being read (kArrays), or -1
-  int m_skipFrom = 0;      ///< the depth of a value being skipped, or 0
+  int m_depth = 0;       ///< 1 inside the root object
+  std::string m_topKey;  ///< the root's member being read
+  int m_array = -1;      ///< the kept array being read (kArrays), or -1
+  int m_skipFrom = 0;    ///< the depth of a value being skipped, or 0
   std::size_t m_counts[3] = {0, 0, 0};
   std::size_t m_values = 0;  ///< values in the element being built
   CocoJson m_element;
