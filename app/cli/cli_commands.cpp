@@ -50,6 +50,19 @@ const std::vector<Command>& commands() {
                                       split sizes, class counts, mean/std, skipped files
 )",
        "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
+      {"init", runInit,
+       R"(  init DATA [--out PROJECT.netsmith.json] [--task T] [--template NAME] [--name NAME]
+       [--channels C] [--height H --width W] [--validation FRACTION] [--explicit-normalization]
+       [--dry-run] [--force]
+                                      a project from your data: recognises a folder of class
+                                      folders, a CSV manifest (path,label / path,labels / path
+                                      and numbers), images with masks, a YOLO, COCO or VOC set
+                                      (each whole, or in train/ val/ test/), prints what it
+                                      found and chose (task, template sized to the images and
+                                      classes, validation split, normalisation) and writes the
+                                      project beside the data (DATA.netsmith.json)
+)",
+       "netsmith-cli init scenes --task detection"},
       {"make-dataset", runMakeDataset,
        R"(  make-dataset NAME --out DIR [--seed S] [--train N] [--test N] [--source FOLDER]
                                       example data built from Fashion-MNIST (FOLDER: its IDX
@@ -93,7 +106,7 @@ const std::vector<Command>& commands() {
        "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
        "--limit-train 6000"},
       {"eval", runEval,
-       R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|train] [--limit N] [--top-k K] [--json]
+       R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|validation|train] [--limit N] [--top-k K] [--json]
        [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE] [--predictions FILE|DIR] [--temperature T|FILE] [--fit-temperature]
        [--embedding FILE] [--tta flip|crops]

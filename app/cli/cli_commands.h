@@ -23,6 +23,7 @@ int runFormats(const std::vector<std::string>& words);
 int runDataStats(const std::vector<std::string>& words);
 int runPreviewAug(const std::vector<std::string>& words);
 int runMakeDataset(const std::vector<std::string>& words);
+int runInit(const std::vector<std::string>& words);
 int runLrSchedule(const std::vector<std::string>& words);
 int runBench(const std::vector<std::string>& words);
 int runTrain(const std::vector<std::string>& words);

@@ -373,8 +373,8 @@ int runEval(const std::vector<std::string>& words) {
   o.data = args.option("--data");
   o.dataFromCheckpoint = args.has("--data-from-checkpoint");
   o.split = args.option("--split");
-  if (!o.split.empty() && o.split != "train" && o.split != "test")
-    throw UsageError{"--split must be test or train"};
+  if (!o.split.empty() && o.split != "train" && o.split != "test" && o.split != "validation")
+    throw UsageError{"--split must be test, validation or train"};
   o.limit = args.integer("--limit", 0, 1, 1LL << 40);
   o.batchSize = args.integer("--batch-size", 256, 1, 1 << 16);
   o.topK = static_cast<int>(args.integer("--top-k", 5, 1, 1000));

@@ -475,27 +475,6 @@ std::string brief(const CocoJson& value) {
   return printable(text);
 }
 
-const CocoJson& arrayOf(const CocoJson& root, const char* key, std::size_t maxItems,
-                        const std::string& where) {
-  const auto it = root.find(key);
-  if (it == root.end())
-    throw Error(where + ": no \"" + key + "\" array; not a COCO instances file");
-  if (!it->is_array())
-    throw Error(where + ": " + key + ": expected an array, found a " + it->type_name());
-  if (it->size() > maxItems)
-    throw Error(where + ": " + key + ": " + std::to_string(it->size()) + " entries; at most " +
-                std::to_string(maxItems) + " are read");
-  return *it;
-}
-
-const CocoJson& objectAt(const CocoJson& array, const char* name, std::size_t i,
-                         const std::string& where) {
-  const CocoJson& v = array[i];
-  if (!v.is_object())
-    cocoFail(where, name, i, nullptr, std::string("expected an object, found a ") + v.type_name());
-  return v;
-}
-
 /// Member `key` of element `i` of `array` as a whole number; `fallback` when it is missing and
 /// `optional`.
 std::int64_t wholeMember(const CocoJson& object, const char* array, std::size_t i, const char* key,
@@ -1335,6 +1314,24 @@ CocoDataset readCocoFile(const std::string& path, const std::vector<std::string>
   boxfmt::CocoReader reader(parts, where);
   boxfmt::CocoJson::sax_parse(file, &reader);
   return boxfmt::linkCoco(parts, classes, skipBad, where);
+}
+
+std::vector<std::string> vocObjectNames(const std::string& text, const std::string& where) {
+  using boxfmt::XmlElement;
+  const std::vector<XmlElement> elements = boxfmt::XmlReader(text, where).read();
+  const XmlElement& root = elements[0];
+  if (root.name != "annotation")
+    throw SampleError(where + " line " + std::to_string(root.line) + ": the root element is <" +
+                      printable(root.name) + ">, not <annotation>; not a Pascal VOC annotation");
+  std::vector<std::string> names;
+  for (const std::size_t c : root.children) {
+    const XmlElement& object = elements[c];
+    if (object.name != "object") continue;
+    if (const XmlElement* n = boxfmt::childOf(elements, object, "name"))
+      if (auto name = std::string(boxfmt::trimmed(n->text)); !name.empty())
+        names.push_back(std::move(name));
+  }
+  return names;
 }
 
 VocAnnotation parseVoc(const std::string& text, const std::vector<std::string>& classes,

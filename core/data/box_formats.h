@@ -103,4 +103,9 @@ struct VocAnnotation {
 VocAnnotation parseVoc(const std::string& text, const std::vector<std::string>& classes,
                        const std::string& where);
 
+/// The <name> of every <object> of a Pascal VOC annotation, in file order (as parseVoc reads
+/// them, nothing else checked): how a project made from a VOC set finds its classes. Throws
+/// SampleError naming `where` as parseVoc does for text that is no annotation.
+std::vector<std::string> vocObjectNames(const std::string& text, const std::string& where);
+
 }  // namespace netsmith::data

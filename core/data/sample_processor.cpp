@@ -184,7 +184,8 @@ cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training
       target = fitMask(target, h, w, m_format.fit);
     }
     if (m_pipeline) {
-      augment::PixelTarget moved{target, 255};
+      augment::PixelTarget moved;
+      moved.mask = target;
       m_pipeline->applyWithTarget(img, moved, draws, forDisplay);
       target = moved.mask;
     }

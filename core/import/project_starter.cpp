@@ -2,16 +2,34 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <iomanip>
+#include <set>
+#include <sstream>
 
+#include "common/file_util.h"
 #include "data/data_config.h"
 #include "data/dataset_source.h"
+#include "data/source_formats.h"
+#include "graph/graph_analysis.h"
+#include "ops/op_registry.h"
+#include "task/task_registry.h"
+#include "train/trainability.h"
 
 namespace netsmith::import {
+
+namespace fs = std::filesystem;
 
 namespace {
 
 constexpr double kStarterRow = 80;  // the editor's row gap
-constexpr int kStarterMaxSide = 64;
+// The input's longer side at most this (or the template's own, when larger).
+constexpr std::int64_t kStarterMaxSide = 64;
+// Below this many training images, a fifth of them validate (else a tenth).
+constexpr std::int64_t kSmallData = 2000;
+// Images read to find whether the data is grey or colour.
+constexpr std::int64_t kChannelProbe = 32;
 
 graph::Node starterNode(const std::string& id, const std::string& op, Json params,
                         const std::string& input, int row) {
@@ -23,6 +41,76 @@ graph::Node starterNode(const std::string& id, const std::string& op, Json param
   n.x = 0;
   n.y = kStarterRow * row;
   return n;
+}
+
+/// A source's paths relative to the project's folder (when there is a way there).
+Json relativeSource(Json source, const fs::path& base) {
+  for (auto it = source.begin(); it != source.end(); ++it) {
+    if (it.key() == "format" || !it.value().is_string()) continue;
+    const fs::path p = it.value().get<std::string>();
+    const fs::path rel = p.lexically_relative(base);
+    if (!rel.empty()) it.value() = rel.generic_string();
+  }
+  return source;
+}
+
+std::string countText(std::int64_t n, const std::string& what) {
+  std::string digits = std::to_string(n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out + " " + what + (n == 1 ? "" : what.back() == 's' ? "es" : "s");
+}
+
+std::string listText(const std::vector<std::string>& names, std::size_t most = 12) {
+  std::string out;
+  for (std::size_t i = 0; i < names.size() && i < most; ++i)
+    out += (i ? ", " : "") + printable(names[i]);
+  if (names.size() > most) out += ", ... (" + std::to_string(names.size() - most) + " more)";
+  return out;
+}
+
+std::string numbers(const std::vector<double>& v) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(4);
+  for (std::size_t i = 0; i < v.size(); ++i)
+    os << (i ? " " : "") << v[i];
+  return os.str();
+}
+
+std::vector<double> rounded(std::vector<double> v) {
+  for (auto& x : v)
+    x = std::round(x * 10000.0) / 10000.0;
+  return v;
+}
+
+/// The model's last layers: the nodes no other node takes as input.
+std::vector<graph::Node*> outputNodes(graph::ModelGraph& model) {
+  std::set<std::string> used;
+  for (const auto& n : model.nodes)
+    used.insert(n.inputs.begin(), n.inputs.end());
+  std::vector<graph::Node*> out;
+  for (auto& n : model.nodes)
+    if (!used.count(n.id) && n.op != "Input") out.push_back(&n);
+  return out;
+}
+
+/// The most common "WxH" of the training images.
+std::pair<std::int64_t, std::int64_t> commonSize(const data::DataScanResult& scan) {
+  std::int64_t best = -1, w = 0, h = 0;
+  if (scan.imageSizes)
+    for (const auto& [size, count] : *scan.imageSizes) {
+      const auto x = size.find('x');
+      if (x == std::string::npos || count <= best) continue;
+      try {
+        w = std::stoll(size.substr(0, x));
+        h = std::stoll(size.substr(x + 1));
+        best = count;
+      } catch (const std::exception&) {
+      }
+    }
+  return {w, h};
 }
 
 }  // namespace
@@ -38,69 +126,286 @@ project::Project blankProject(const std::string& name, const graph::InputSpec& i
   return p;
 }
 
-project::Project projectFromImageFolder(const std::string& folder, const std::string& name) {
-  data::SourceSpec spec;
-  spec.format = data::SourceFormat::ImageFolder;
-  spec.path = "data.train";
-  spec.root = folder;
-  const auto source = data::openSource(spec, {}, data::ErrorPolicy::Skip);
-  if (source->numClasses() < 2)
-    throw Error(folder + ": needs a sub-folder of images for each of at least 2 classes (found " +
-                std::to_string(source->numClasses()) + ")");
-  cv::Mat first;
-  for (std::int64_t i = 0; i < source->size() && first.empty(); ++i) {
+std::vector<std::string> templatesFor(const std::string& templatesDir, const std::string& task) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (fs::directory_iterator it(templatesDir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string file = it->path().filename().string();
+    const std::string suffix = project::kFileSuffix;
+    if (file.size() <= suffix.size() ||
+        file.compare(file.size() - suffix.size(), suffix.size(), suffix))
+      continue;
     try {
-      first = source->load(i);
+      if (!task.empty() && project::loadProject(it->path().string()).project.task != task) continue;
+    } catch (const Error&) {
+      continue;
+    }
+    out.push_back(file.substr(0, file.size() - suffix.size()));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string defaultProjectPath(const std::string& dataPath) {
+  std::error_code ec;
+  fs::path p = fs::absolute(fs::path(dataPath), ec).lexically_normal();
+  if (p.has_filename() == false) p = p.parent_path();
+  if (fs::is_regular_file(p, ec)) {
+    const std::string stem = p.stem().string();
+    const bool split = stem == "train" || stem == "data" || stem == "annotations";
+    return (p.parent_path() /
+            ((split ? p.parent_path().filename().string() : stem) + project::kFileSuffix))
+        .string();
+  }
+  return (p.parent_path() / (p.filename().string() + project::kFileSuffix)).string();
+}
+
+DataProposal proposeProject(const std::string& dataPath, const std::string& projectPath,
+                            const StarterChoices& choices, const StarterContext& context) {
+  if (!context.ops || !context.tasks) throw Error("proposeProject: no registries given");
+  const auto& tasks = *context.tasks;
+  DataProposal out;
+
+  // The data, and the task its targets call for.
+  std::optional<data::TargetKind> want;
+  if (!choices.task.empty()) {
+    if (const std::string unknown = task::unknownTaskMessage(tasks, choices.task); !unknown.empty())
+      throw Error(unknown);
+    want = tasks.get(choices.task).target;
+  }
+  try {
+    out.found = data::detectData(dataPath, want);
+  } catch (const Error& e) {
+    if (!want) throw;
+    throw Error("task " + choices.task + ": " + e.what());
+  }
+  out.task = choices.task;
+  if (out.task.empty())
+    for (const auto& name : tasks.names())
+      if (tasks.get(name).target == out.found.targets) {
+        out.task = name;
+        break;
+      }
+  if (out.task.empty())
+    throw Error(dataPath + ": no task of this program takes " +
+                data::targetKindName(out.found.targets));
+  const task::TaskDef& def = tasks.get(out.task);
+
+  // The template.
+  out.templateName = choices.templateName.empty() ? def.starter.templateName : choices.templateName;
+  const auto available = templatesFor(context.templatesDir, out.task);
+  if (out.templateName.empty() ||
+      std::find(available.begin(), available.end(), out.templateName) == available.end())
+    throw Error(
+        "template \"" + printable(out.templateName) + "\": " +
+        (context.templatesDir.empty()
+             ? std::string("no templates folder found")
+             : "not a template for " + out.task + " in " + context.templatesDir) +
+        (available.empty() ? "" : "; the " + out.task + " templates: " + listText(available, 50)));
+  project::Project p =
+      project::loadProject(
+          (fs::path(context.templatesDir) / (out.templateName + project::kFileSuffix)).string())
+          .project;
+  const graph::InputSpec templateInput = p.model.input;
+
+  // The data section, paths relative to the project's folder.
+  std::error_code ec;
+  const fs::path projectFile = fs::absolute(fs::path(projectPath), ec).lexically_normal();
+  const fs::path base = projectFile.parent_path();
+  Json data = Json::object();
+  for (const auto& split : out.found.splits)
+    data[split.name] = relativeSource(split.source, base);
+  if (!out.found.classes.empty()) data["classes"] = out.found.classes;
+  data["fit"] = p.data.contains("fit") ? p.data["fit"] : Json("resize");
+  data["normalize"] = "auto";
+  data["on_error"] = "skip";
+
+  // The training source, opened once for its size and whether its images are grey or colour.
+  Problems parseProblems;
+  Json probe = data;
+  probe.erase("validation");
+  const data::DataConfig config = data::parseDataConfig(probe, base.string(), parseProblems);
+  if (!parseProblems.empty()) throw Error(formatProblems(parseProblems));
+  const auto source = data::openSource(config.train, config.classes, data::ErrorPolicy::Skip);
+  std::int64_t read = 0;
+  for (std::int64_t i = 0; i < source->size() && read < kChannelProbe; ++i) {
+    try {
+      const cv::Mat image = source->load(i);
+      ++read;
+      out.imageChannels = std::max(out.imageChannels, image.channels() == 1 ? 1 : 3);
     } catch (const Error&) {
     }
   }
-  if (first.empty()) throw Error(folder + ": no readable image in its class folders");
-  graph::InputSpec input;
-  input.channels = first.channels() == 1 ? 1 : 3;
-  const double scale =
-      std::min(1.0, double(kStarterMaxSide) / double(std::max(first.rows, first.cols)));
-  input.height = std::max(8, int(std::lround(first.rows * scale)));
-  input.width = std::max(8, int(std::lround(first.cols * scale)));
+  if (!read)
+    throw Error(out.found.path + ": no readable image among the first " +
+                std::to_string(std::min(source->size(), kChannelProbe)) + " of " +
+                std::to_string(source->size()));
 
-  project::Project p;
-  p.name = name;
-  p.description = "A small CNN for the images in " + folder;
-  p.model.input = input;
-  auto& nodes = p.model.nodes;
-  nodes.push_back(starterNode("input", "Input", Json::object(), "", 0));
-  std::string last = "input";
-  int row = 1;
-  const int widths[] = {32, 64, 128};
-  for (int stage = 0; stage < 3; ++stage) {
-    const std::string k = std::to_string(stage + 1);
-    if (stage > 0) {
-      nodes.push_back(starterNode("pool" + std::to_string(stage), "MaxPool2d",
-                                  Json{{"kernel_size", 2}}, last, row++));
-      last = nodes.back().id;
-    }
-    nodes.push_back(starterNode(
-        "conv" + k, "Conv2d",
-        Json{{"out_channels", widths[stage]}, {"kernel_size", 3}, {"padding", 1}, {"bias", false}},
-        last, row++));
-    nodes.push_back(starterNode("bn" + k, "BatchNorm2d", Json::object(), nodes.back().id, row++));
-    nodes.push_back(starterNode("relu" + k, "ReLU", Json::object(), nodes.back().id, row++));
-    last = nodes.back().id;
+  const bool separateValidation = data.contains("validation");
+  const double fraction = choices.validationFraction >= 0 ? choices.validationFraction
+                          : source->size() < kSmallData   ? 0.2
+                                                          : 0.1;
+  if (!separateValidation && fraction > 0)
+    data["validation"] = Json{{"fraction", fraction}, {"seed", 0}, {"stratified", true}};
+
+  p.name = choices.name;
+  if (p.name.empty()) {
+    p.name = projectFile.filename().string();
+    if (p.name.size() > std::strlen(project::kFileSuffix))
+      p.name.erase(p.name.size() - std::strlen(project::kFileSuffix));
   }
-  nodes.push_back(starterNode("gap", "GlobalAvgPool", Json::object(), last, row++));
-  nodes.push_back(starterNode("flatten", "Flatten", Json::object(), "gap", row++));
-  nodes.push_back(
-      starterNode("fc", "Linear", Json{{"out_features", source->numClasses()}}, "flatten", row++));
-  p.data = Json{{"train", Json{{"format", "image_folder"}, {"root", folder}}},
-                {"validation", Json{{"fraction", 0.1}, {"seed", 0}, {"stratified", true}}},
-                {"classes", source->classNames()},
-                {"fit", "resize"},
-                {"on_error", "skip"}};
-  p.train = Json{{"epochs", 10},
-                 {"batch_size", 64},
-                 {"optimizer", Json{{"type", "adam"}, {"lr", 0.001}}},
-                 {"schedule", Json{{"type", "cosine"}}},
-                 {"seed", 0}};
-  return p;
+  p.description = "Made from " + out.found.path + " (" + out.found.format +
+                  "), starting from the " + out.templateName + " template.";
+  p.data = data;
+  p.extra = Json::object();
+  p.initFrom.clear();
+  p.model.input.channels = choices.channels > 0 ? choices.channels : out.imageChannels;
+
+  // The scan: counts, unreadable files, sizes, mean and std.
+  data::DataScanOptions scanOptions;
+  scanOptions.imageSizes = data::DataScanOptions::Sizes::All;
+  scanOptions.progress = context.progress;
+  out.scan = data::scanProjectData(p, base.string(), scanOptions);
+  if (out.scan.cancelled) throw Error("cancelled while scanning " + out.found.path);
+  if (choices.explicitNormalization && !out.scan.mean.empty())
+    p.data["normalize"] = Json{{"mean", rounded(out.scan.mean)}, {"std", rounded(out.scan.std)}};
+
+  // The head: the task's width for the data's classes or targets.
+  out.outputs = def.starter.outputs ? def.starter.outputs(std::int64_t(out.scan.classes.size()),
+                                                          std::int64_t(out.scan.targetNames.size()))
+                                    : 0;
+  const auto heads = outputNodes(p.model);
+  if (heads.size() != 1)
+    throw Error("template " + out.templateName + ": " + std::to_string(heads.size()) +
+                " last layers; a starter template has one");
+  graph::Node& head = *heads[0];
+  const char* widthKey = head.op == "Linear"   ? "out_features"
+                         : head.op == "Conv2d" ? "out_channels"
+                                               : nullptr;
+  if (!widthKey)
+    throw Error("template " + out.templateName + ": its last layer \"" + head.id + "\" is a " +
+                head.op + ", not a Linear or Conv2d whose width can be set");
+  if (out.outputs > 0) head.params[widthKey] = out.outputs;
+
+  // The input: the most common image size, no larger than the template's or 64 a side, in
+  // proportion, then rounded to the first step the model's layers accept.
+  const auto [commonW, commonH] = commonSize(out.scan);
+  std::string sizeWhy;
+  std::int64_t h = choices.height, w = choices.width;
+  if (h <= 0 || w <= 0) {
+    if (commonW > 0 && commonH > 0) {
+      const std::int64_t cap =
+          std::max(kStarterMaxSide, std::max(templateInput.height, templateInput.width));
+      const double scale = std::min(1.0, double(cap) / double(std::max(commonW, commonH)));
+      h = std::max<std::int64_t>(8, std::llround(commonH * scale));
+      w = std::max<std::int64_t>(8, std::llround(commonW * scale));
+      sizeWhy = "the most common image size is " + std::to_string(commonW) + "x" +
+                std::to_string(commonH) +
+                (scale < 1 ? ", scaled to at most " + std::to_string(cap) + " a side" : "");
+    } else {
+      h = templateInput.height;
+      w = templateInput.width;
+      sizeWhy = "the template's";
+    }
+  } else {
+    sizeWhy = "as chosen";
+  }
+  const auto fits = [&](std::int64_t hh, std::int64_t ww) {
+    p.model.input.height = hh;
+    p.model.input.width = ww;
+    const auto analysis = graph::analyseGraph(p.model, *context.ops);
+    return analysis.ok() && !train::headProblem(p, analysis, std::int64_t(out.scan.classes.size()),
+                                                tasks, out.scan.targetNames);
+  };
+  bool fitted = fits(h, w);
+  if (!fitted && sizeWhy != "as chosen") {
+    for (const std::int64_t step : {2, 4, 8, 16, 32, 64}) {
+      const std::int64_t hh = std::max(step, (h + step / 2) / step * step);
+      const std::int64_t ww = std::max(step, (w + step / 2) / step * step);
+      if (fits(hh, ww)) {
+        sizeWhy += "; rounded to a multiple of " + std::to_string(step) + " for the model";
+        h = hh;
+        w = ww;
+        fitted = true;
+        break;
+      }
+    }
+  }
+  if (!fitted && sizeWhy != "as chosen" && fits(templateInput.height, templateInput.width)) {
+    h = templateInput.height;
+    w = templateInput.width;
+    sizeWhy += "; the model takes no size near it, so the template's own";
+  }
+  p.model.input.height = h;
+  p.model.input.width = w;
+  out.input = p.model.input;
+  out.project = p;
+
+  // What was chosen, and why.
+  auto& c = out.choices;
+  c.push_back("task: " + out.task + " (" + def.description + ")" +
+              (choices.task.empty() ? "" : ", as chosen"));
+  c.push_back("model: the " + out.templateName + " template, its last layer \"" + head.id + "\" " +
+              std::to_string(out.outputs) + " wide (" +
+              (out.scan.targetNames.empty()
+                   ? countText(std::int64_t(out.scan.classes.size()), "class")
+                   : countText(std::int64_t(out.scan.targetNames.size()), "target")) +
+              ")");
+  c.push_back("input: " + std::to_string(out.input.channels) + " x " + std::to_string(h) + " x " +
+              std::to_string(w) + " (channels x height x width; " +
+              (choices.channels > 0     ? "channels as chosen"
+               : out.imageChannels == 1 ? "grey images"
+                                        : "colour images") +
+              "; " + sizeWhy + ")");
+  c.push_back(separateValidation ? "validation: the data's own validation split"
+              : fraction > 0 ? "validation: " + std::to_string(int(std::lround(fraction * 100))) +
+                                   "% of the training images, stratified (seed 0)"
+                             : "validation: none");
+  c.push_back(choices.explicitNormalization
+                  ? "normalisation: explicit, mean " + numbers(rounded(out.scan.mean)) + ", std " +
+                        numbers(rounded(out.scan.std)) + " (from the training images)"
+                  : "normalisation: auto (mean and std of the training images, measured when a "
+                    "run starts)");
+  out.problems = train::checkTrainable(p, base.string(), *context.ops, tasks);
+  return out;
+}
+
+std::string proposalText(const DataProposal& d) {
+  std::ostringstream os;
+  os << "Found: " << printable(d.found.path) << "\n";
+  for (const auto& note : d.found.notes)
+    os << "  " << printable(note) << "\n";
+  if (!d.found.alternatives.empty())
+    os << "  also holds: " << listText(d.found.alternatives) << " (--task chooses)\n";
+  const auto& s = d.scan;
+  os << "  " << countText(s.train + s.validation, "training image")
+     << (s.test ? ", " + countText(s.test, "test image") : std::string()) << "; "
+     << countText(std::int64_t(s.skipped.size()), "unreadable or unusable file") << "\n";
+  for (std::size_t i = 0; i < s.skipped.size() && i < 5; ++i)
+    os << "    " << printable(s.skipped[i].item) << ": " << printable(s.skipped[i].reason) << "\n";
+  if (s.skipped.size() > 5) os << "    ... (" << s.skipped.size() - 5 << " more)\n";
+  if (!s.targetNames.empty())
+    os << "  targets (" << s.targetNames.size() << "): " << listText(s.targetNames) << "\n";
+  else
+    os << "  classes (" << s.classes.size() << "): " << listText(s.classes) << "\n";
+  if (s.imageSizes && !s.imageSizes->empty()) {
+    std::vector<std::pair<std::int64_t, std::string>> sizes;
+    for (const auto& [size, count] : *s.imageSizes)
+      sizes.emplace_back(count, size);
+    std::sort(sizes.rbegin(), sizes.rend());
+    os << "  image sizes:";
+    for (std::size_t i = 0; i < sizes.size() && i < 4; ++i)
+      os << (i ? "," : "") << " " << sizes[i].second << " (" << sizes[i].first << ")";
+    if (sizes.size() > 4) os << ", ... (" << sizes.size() - 4 << " more sizes)";
+    os << "; " << (d.imageChannels == 1 ? "grey" : "colour") << "\n";
+  }
+  if (!s.mean.empty()) os << "  mean " << numbers(s.mean) << ", std " << numbers(s.std) << "\n";
+  os << "Chose:\n";
+  for (const auto& c : d.choices)
+    os << "  " << printable(c) << "\n";
+  for (const auto& problem : d.problems)
+    os << "Problem: " << printable(problem.toString()) << "\n";
+  return os.str();
 }
 
 }  // namespace netsmith::import

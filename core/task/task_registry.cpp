@@ -11,6 +11,14 @@
 
 namespace netsmith::task {
 
+namespace {
+
+std::int64_t perClass(std::int64_t classes, std::int64_t) {
+  return classes;
+}
+
+}  // namespace
+
 TaskRegistry TaskRegistry::withBuiltins() {
   TaskRegistry r;
   r.add(TaskDef{kClassification,
@@ -19,31 +27,39 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 [](const TaskSetup& s) { return std::make_shared<ClassificationTask>(s); },
                 classificationExportNotes(),
                 data::TargetKind::ClassIndex,
-                {}});
+                {},
+                StarterRule{"small_resnet", perClass}});
   r.add(TaskDef{"multilabel",
                 "multi-label classification: a set of labels per sample",
                 "tasks",
                 [](const TaskSetup& s) { return std::make_shared<MultiLabelTask>(s); },
                 multiLabelExportNotes(),
                 data::TargetKind::MultiHot,
-                {}});
-  r.add(TaskDef{"regression", "regression: numbers to predict per sample", "tasks",
-                [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
-                regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling});
+                {},
+                StarterRule{"multilabel_cnn", perClass}});
+  r.add(TaskDef{
+      "regression", "regression: numbers to predict per sample", "tasks",
+      [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
+      regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling,
+      StarterRule{"regression_cnn", [](std::int64_t, std::int64_t targets) { return targets; }}});
   r.add(TaskDef{"segmentation",
                 "semantic segmentation: a class for every pixel",
                 "tasks",
                 [](const TaskSetup& s) { return std::make_shared<SegmentationTask>(s); },
                 segmentationExportNotes(),
                 data::TargetKind::ClassMask,
-                {}});
+                {},
+                StarterRule{"unet", perClass}});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
                 [](const TaskSetup& s) { return std::make_shared<DetectionTask>(s); },
                 detectionExportNotes(),
                 data::TargetKind::Boxes,
-                {}});
+                {},
+                StarterRule{"detector", [](std::int64_t classes, std::int64_t) {
+                              return classes + 5;  // class scores, 4 box distances, centre-ness
+                            }}});
   return r;
 }
 

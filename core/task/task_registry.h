@@ -64,6 +64,14 @@ struct ExportNotes {
 /// Classification's: "logits", one score per class.
 ExportNotes classificationExportNotes();
 
+/// How a project made from a user's data starts (import/project_starter.h): the template its
+/// model comes from, and the width of that model's last layer for the data (a classifier's
+/// Linear: one unit per class; a detector's 1x1 convolution: the class scores and 5 more).
+struct StarterRule {
+  std::string templateName;
+  std::function<std::int64_t(std::int64_t classes, std::int64_t targets)> outputs;
+};
+
 struct TaskDef {
   std::string name;
   std::string description;
@@ -77,6 +85,7 @@ struct TaskDef {
   /// regression folds its target scaling into the last layer). Throws netsmith::Error naming
   /// the node when it cannot. None: the model exports as it is.
   std::function<void(checkpoint::LoadedModel&)> prepareExport;
+  StarterRule starter;
 };
 
 /// Why `data`'s sources cannot feed the task `def` ("data.train.format: multilabel_csv gives a

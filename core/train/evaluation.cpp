@@ -511,7 +511,9 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   std::string fitBaseDir = baseDir;
   if (options.fitTemperature)
     resolveEvaluationData(ckpt.meta, options.data, fitProject, fitBaseDir, true);
-  resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir);
+  // The validation split as training made it (the run's fraction and seed), when asked for.
+  resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir,
+                        options.split == "validation");
 
   torch::manual_seed(0);
   if (!fromProject) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
@@ -521,8 +523,8 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   Evaluation out;
   out.checkpoint = ckptPath;
   out.split = options.split.empty() ? (pd->data.test.empty() ? "train" : "test") : options.split;
-  if (out.split != "train" && out.split != "test")
-    throw Error("the split must be test or train, not \"" + out.split + "\"");
+  if (out.split != "train" && out.split != "test" && out.split != "validation")
+    throw Error("the split must be test, validation or train, not \"" + out.split + "\"");
   out.classes = pd->data.classes;
   out.targets = pd->data.targets;
   out.colors = pd->data.config.colors;
@@ -550,7 +552,9 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
     throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
                 (options.data.empty() ? "" : " (from " + options.data + ")"));
   }
-  data::SampleSet set = out.split == "train" ? pd->data.train : pd->data.test;
+  data::SampleSet set = out.split == "train"        ? pd->data.train
+                        : out.split == "validation" ? pd->data.validation
+                                                    : pd->data.test;
   if (set.empty()) throw Error("the " + out.split + " split is empty");
   if (options.limit > 0 && set.size() > options.limit) {
     const auto& source = *set.source;

@@ -29,7 +29,9 @@ struct EvaluationOptions {
   /// Read the checkpoint's own data even where its paths lie outside the checkpoint's folder and
   /// no project file there names them (the user said yes; see data/named_paths.h).
   bool dataFromCheckpoint = false;
-  std::string split;       ///< "test" or "train" ("" : test when there is one)
+  /// "test", "validation" (as the run split it off) or "train" ("": test when there is one,
+  /// else train)
+  std::string split;
   std::int64_t limit = 0;  ///< a stratified subset of N samples of the split (0: all)
   std::int64_t batchSize = 256;
   int topK = 5;

@@ -119,3 +119,38 @@ TEST(CliData, BadDataGivesExitTwoAndNamesThePlace) {
   EXPECT_EQ(r.exitCode, 2);
   EXPECT_NE(r.output.find("preview-aug needs --out"), std::string::npos) << r.output;
 }
+
+namespace {
+
+// `init` on a folder of class folders: what it prints is what the files hold (5 classes of 6
+// images, one broken), the project it writes validates and names the data relative to itself,
+// and a second run refuses to replace it.
+TEST(CliData, InitMakesAProjectFromClassFoldersAndSaysWhatItFound) {
+  TempDir dir;
+  netsmith::testutil::writeImageFolder(dir.path() / "shapes", {"a", "b", "c", "d", "e"}, 6, 48, 48,
+                                       3);
+  std::ofstream(dir.path() / "shapes" / "c" / "broken.png") << "no image";
+  const auto r = runCli("init " + (dir.path() / "shapes").string());
+  ASSERT_EQ(r.exitCode, 0) << r.output;
+  EXPECT_NE(r.output.find("30 training images"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("1 unreadable or unusable file"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("classes (5): a, b, c, d, e"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("input: 3 x 48 x 48"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("the small_resnet template"), std::string::npos) << r.output;
+  const std::string project = dir.file("shapes.netsmith.json");
+  const Json p = Json::parse(std::ifstream(project));
+  EXPECT_EQ(p["data"]["train"]["root"], "shapes");
+  EXPECT_EQ(p["model"]["nodes"].back()["params"]["out_features"], 5);
+  EXPECT_EQ(runCli("validate " + project).exitCode, 0);
+  const auto again = runCli("init " + (dir.path() / "shapes").string());
+  EXPECT_NE(again.exitCode, 0);
+  EXPECT_NE(again.output.find("exists already"), std::string::npos) << again.output;
+  // Flags checked before any work; a task that the data cannot feed is named.
+  EXPECT_EQ(runCli("init " + (dir.path() / "shapes").string() + " --out x.json").exitCode, 2);
+  const auto wrong =
+      runCli("init " + (dir.path() / "shapes").string() + " --task regression --dry-run");
+  EXPECT_NE(wrong.exitCode, 0);
+  EXPECT_NE(wrong.output.find("regression"), std::string::npos) << wrong.output;
+}
+
+}  // namespace

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <csignal>
@@ -84,6 +85,34 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_EQ(j["samples"], 64);
   EXPECT_EQ(j["confusion"].size(), 4u);
   EXPECT_NEAR(j["accuracy"].get<double>() * 100, std::stod(m[1]), 1e-9 + 0.01);
+
+  // --split validation: the split the run held out (its fraction and seed), whose figures at the
+  // last epoch are metrics.csv's last val_accuracy and val_loss for the last checkpoint.
+  const auto ev =
+      runCli("eval " + runDir + "/checkpoints/last.safetensors --split validation --json");
+  ASSERT_EQ(ev.exitCode, 0) << ev.output;
+  const Json v = Json::parse(ev.output);
+  EXPECT_EQ(v["split"], "validation");
+  EXPECT_EQ(v["samples"], 64);  // a quarter of 256
+  std::istringstream csv(netsmith::readTextFile(runDir + "/metrics.csv"));
+  std::string header, row, lastEpoch;
+  std::getline(csv, header);
+  while (std::getline(csv, row))
+    if (row.rfind("epoch,", 0) == 0) lastEpoch = row;
+  const auto column = [](const std::string& line, const std::string& headerLine,
+                         const std::string& name) {
+    std::vector<std::string> names, cells;
+    for (auto* out : {&names, &cells}) {
+      std::istringstream is(out == &names ? headerLine : line);
+      for (std::string c; std::getline(is, c, ',');)
+        out->push_back(c);
+    }
+    const auto at = std::find(names.begin(), names.end(), name) - names.begin();
+    return std::stod(cells.at(std::size_t(at)));
+  };
+  ASSERT_FALSE(lastEpoch.empty()) << header;
+  EXPECT_NEAR(v["accuracy"].get<double>(), column(lastEpoch, header, "val_accuracy"), 1e-6);
+  EXPECT_NEAR(v["loss"].get<double>(), column(lastEpoch, header, "val_loss"), 1e-4);
 
   // --gradcam: the map of an image over it, at the last convolution, with the class figures.
   const cv::Mat blob = cv::Mat::zeros(16, 16, CV_8UC1);

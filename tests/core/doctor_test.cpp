@@ -3,6 +3,7 @@
 // sample leaked into the test split, stopped and resumed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -327,6 +328,47 @@ TEST(Doctor, RefusesALinkedFolderAndRunsWithoutLabelChecks) {
   EXPECT_TRUE(report.probabilitiesFrom.empty());
   EXPECT_FALSE(fs::exists(fs::path(o.folder) / "fold-1"));
   EXPECT_EQ(report.examined, 256);
+}
+
+TEST(Doctor, AOnePixelWideImageGetsItsThumbnailAndTheReportIsWritten) {
+  // Two copies of a 1 x 400 picture among ordinary ones: a duplicate pair, so both are listed
+  // and drawn; scaled by 64/400 the picture would be 0 pixels wide without the floor of one.
+  TempDir dir;
+  for (const char* cls : {"a", "b"}) {
+    fs::create_directories(dir.path() / "images" / cls);
+    for (int i = 0; i < 4; ++i) {
+      cv::Mat image(12, 12, CV_8UC1, cv::Scalar(30 * i + (cls[0] == 'a' ? 0 : 15)));
+      cv::circle(image, {3 + i, 6}, 2 + i % 2, cv::Scalar(250), -1);
+      cv::imwrite((dir.path() / "images" / cls / ("p" + std::to_string(i) + ".png")).string(),
+                  image);
+    }
+  }
+  cv::Mat thin(400, 1, CV_8UC1);
+  for (int y = 0; y < 400; ++y)
+    thin.at<unsigned char>(y, 0) = static_cast<unsigned char>(y % 256);
+  cv::imwrite((dir.path() / "images" / "a" / "thin1.png").string(), thin);
+  cv::imwrite((dir.path() / "images" / "b" / "thin2.png").string(), thin);
+  const std::string path = dir.file("thin.netsmith.json");
+  std::ofstream(path) << R"({"format": "netsmith-project", "version": 1, "name": "thin",
+    "model": {"input": {"channels": 1, "height": 12, "width": 12}, "nodes": [
+      {"id": "input", "op": "Input"},
+      {"id": "flat", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["flat"]}]},
+    "data": {"train": {"format": "image_folder", "root": "images"}, "fit": "resize"},
+    "train": {"epochs": 1, "batch_size": 4, "threads": 1, "workers": 1}})";
+  const auto loaded = project::loadProject(path);
+  doctor::DoctorOptions o;
+  o.folder = dir.file("doctor");
+  o.labels = false;
+  std::vector<cv::Size> drawn;
+  o.thumbnail = [&](const doctor::SampleRef&, const cv::Mat& small) {
+    drawn.push_back(small.size());
+  };
+  const auto report = doctor::runDoctor(loaded, o);
+  ASSERT_FALSE(report.duplicates.empty());
+  EXPECT_TRUE(fs::is_regular_file(fs::path(o.folder) / "report.html"));
+  // The thin pair's thumbnails: 1 wide, 64 high.
+  EXPECT_NE(std::find(drawn.begin(), drawn.end(), cv::Size(1, 64)), drawn.end());
 }
 
 }  // namespace

@@ -405,7 +405,7 @@ void addFlagCases(std::vector<Case>& cases) {
       {"lr-find {P} --steps 1", "--steps"},
       {"eval {P}", "blobs.netsmith.json"},
       {"eval /nonexistent.safetensors", "nonexistent"},
-      {"eval {P} --split validation", "split"},
+      {"eval {P} --split holdout", "split"},
       {"export {P}", "blobs.netsmith.json"},
       {"summary {P} --batch-size 0", "--batch-size"},
       {"data-stats", "PROJECT"},
@@ -647,6 +647,61 @@ void addTaskFormatCases(std::vector<Case>& cases) {
                    "--predictions needs a value"});
 }
 
+/// Two class folders of 8x8 grey images under dir/NAME: a data set someone sent.
+std::string classFolders(const TempDir& dir, const std::string& name,
+                         const std::vector<std::string>& classes) {
+  for (const auto& c : classes) {
+    fs::create_directories(dir.path() / name / c);
+    for (int i = 0; i < 3; ++i)
+      cv::imwrite((dir.path() / name / c / (std::to_string(i) + ".png")).string(),
+                  cv::Mat(8, 8, CV_8UC1, cv::Scalar(40 * i)));
+  }
+  return (dir.path() / name).string();
+}
+
+// `init` reads folders and files someone sent: names reach the terminal escaped, a planted link
+// is never written through, broken annotations end in a named message.
+void addInitCases(std::vector<Case>& cases) {
+  cases.push_back(
+      {"init_escape_in_class_folder",
+       [](const TempDir& dir, const std::string&) {
+         return "init " + classFolders(dir, "sent", {"ok", "bad\x1b[2Jname"}) + " --dry-run";
+       },
+       {0},
+       "bad\\x1b[2Jname"});
+  cases.push_back({"init_out_through_a_planted_link",
+                   [](const TempDir& dir, const std::string&) {
+                     const std::string data = classFolders(dir, "sent", {"a", "b"});
+                     fs::create_directories(dir.path() / "elsewhere");
+                     fs::create_symlink(dir.path() / "elsewhere", dir.path() / "linked");
+                     return "init " + data + " --out " + dir.file("linked/p.netsmith.json");
+                   },
+                   {2},
+                   "linked"});
+  cases.push_back({"init_truncated_coco",
+                   [](const TempDir& dir, const std::string&) {
+                     fs::create_directories(dir.path() / "coco" / "images");
+                     cv::imwrite(dir.file("coco/images/0.png"), cv::Mat(8, 8, CV_8UC1));
+                     std::ofstream(dir.file("coco/annotations.json"))
+                         << cocoText("c0").substr(0, 80);
+                     return "init " + dir.file("coco") + " --dry-run";
+                   },
+                   {2},
+                   "JSON syntax error"});
+  cases.push_back({"init_voc_with_entities_only",
+                   [](const TempDir& dir, const std::string&) {
+                     fs::create_directories(dir.path() / "voc" / "images");
+                     fs::create_directories(dir.path() / "voc" / "annotations");
+                     cv::imwrite(dir.file("voc/images/0.png"), cv::Mat(8, 8, CV_8UC1));
+                     std::ofstream(dir.file("voc/annotations/0.xml"))
+                         << "<!DOCTYPE a [<!ENTITY x \"y\">]><annotation><object><name>&x;"
+                            "</name></object></annotation>";
+                     return "init " + dir.file("voc") + " --dry-run";
+                   },
+                   {2},
+                   "nothing is labelled"});
+}
+
 std::vector<Case> corpus() {
   std::vector<Case> cases;
   addProjectCases(cases);
@@ -655,6 +710,7 @@ std::vector<Case> corpus() {
   addFlagCases(cases);
   addReceivedCases(cases);
   addTaskFormatCases(cases);
+  addInitCases(cases);
   return cases;
 }
 

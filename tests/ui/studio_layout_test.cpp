@@ -163,7 +163,7 @@ class StudioLayoutTest : public QObject {
       }
     }
     const QString target = tmp.filePath(QStringLiteral("shapes.netsmith.json"));
-    QVERIFY2(window.createProjectFromFolder(root.path(), target), qPrintable(window.lastError()));
+    QVERIFY2(window.createProjectFromData(root.path(), target), qPrintable(window.lastError()));
     const auto& doc = *window.document();
     QCOMPARE(doc.filePath(), target);
     QVERIFY2(doc.problems().empty(),
@@ -174,9 +174,9 @@ class StudioLayoutTest : public QObject {
     QCOMPARE(doc.project().model.input.channels, 3);
     QVERIFY(QDir(root.filePath(QStringLiteral("circle"))).removeRecursively());
     QVERIFY(QDir(root.filePath(QStringLiteral("square"))).removeRecursively());
-    QVERIFY(!window.createProjectFromFolder(root.path(),
-                                            tmp.filePath(QStringLiteral("one.netsmith.json"))));
-    QVERIFY2(window.lastError().contains(QStringLiteral("at least 2 classes")),
+    QVERIFY(!window.createProjectFromData(root.path(),
+                                          tmp.filePath(QStringLiteral("one.netsmith.json"))));
+    QVERIFY2(window.lastError().contains(QStringLiteral("one sub-folder of images per class")),
              qPrintable(window.lastError()));
     QCOMPARE(window.document()->filePath(), target);
     QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("one.netsmith.json"))));

@@ -125,7 +125,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_result(std::make_unique<train::Evaluation>()),
       m_job(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("evaluationPage"));
-  m_split->addItems({QStringLiteral("test"), QStringLiteral("train")});
+  m_split->addItems(
+      {QStringLiteral("test"), QStringLiteral("validation"), QStringLiteral("train")});
   m_split->setObjectName(QStringLiteral("evaluationSplit"));
   m_tta->setObjectName(QStringLiteral("evaluationTta"));
   m_tta->addItem(tr("No TTA"), QString());
@@ -290,10 +291,10 @@ void EvaluationPage::setCheckpoint(const QString& path) {
   m_run->setEnabled(!path.isEmpty() && !m_job->isRunning());
 }
 
-void EvaluationPage::evaluateOnTest(const QString& path) {
+void EvaluationPage::evaluateAfterRun(const QString& path, const QString& split) {
   setCheckpoint(path);
   m_dataFromCheckpoint = true;  // a run of the open project: its data is the project's own
-  m_split->setCurrentText(QStringLiteral("test"));
+  m_split->setCurrentText(split);
   evaluate();
 }
 

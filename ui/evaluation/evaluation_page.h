@@ -50,8 +50,9 @@ class EvaluationPage : public QWidget {
   /// checkpoint (train::writeCalibrationFile) and evaluates the chosen split with it; the
   /// Calibration tab then shows the scores before and after.
   void fitTemperature();
-  /// After a run: `path` on its test split (what the run's test figure measured).
-  void evaluateOnTest(const QString& path);
+  /// After a run: `path` on `split` ("test": what the run's test figure measured; without a
+  /// test split, "validation": the split the run held out).
+  void evaluateAfterRun(const QString& path, const QString& split);
   /// "test accuracy 85.27% on 10000 images (checkpoint best)", as the CLI prints it; "" when
   /// nothing has been evaluated.
   QString summaryText() const;

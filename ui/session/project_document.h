@@ -41,6 +41,7 @@ class ProjectDocument : public QObject {
   /// Writes `templatePath` as a new project at `targetPath` (named after the file) and opens it.
   bool createFromTemplate(const QString& templatePath, const QString& targetPath);
   const ops::OpRegistry& registry() const { return m_registry; }
+  const task::TaskRegistry& tasks() const { return m_tasks; }
 
   /// Replaces the model as one undoable edit named `text`. Consecutive edits with the same
   /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.

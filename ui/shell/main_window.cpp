@@ -30,6 +30,7 @@
 
 #include <cmath>
 
+#include "common/resource_paths.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
@@ -57,15 +58,7 @@ namespace netsmith::ui {
 namespace {
 
 QString findTemplatesDir() {
-  QStringList candidates;
-  const QString env = qEnvironmentVariable("NETSMITH_RESOURCES");
-  if (!env.isEmpty()) candidates << env + QStringLiteral("/templates");
-  const QString app = QCoreApplication::applicationDirPath();
-  candidates << app + QStringLiteral("/../share/netsmith/templates")
-             << QStringLiteral(NETSMITH_RESOURCE_DIR "/templates");
-  for (const auto& dir : candidates)
-    if (QFileInfo(dir).isDir()) return QDir(dir).absolutePath();
-  return {};
+  return QString::fromStdString(netsmith::findTemplatesDir(NETSMITH_RESOURCE_DIR));
 }
 
 QString formatDuration(double seconds) {
@@ -335,10 +328,14 @@ void MainWindow::runFinished(train::FinishState state, const QString& reason) {
     dialog->open();
   }
   if (!lrFind) m_pages->refreshRuns();
-  // The Evaluation page shows the same figure, on the same checkpoint, by itself.
-  if (!lrFind && state != train::FinishState::Failed && r.testSplitSize > 0 &&
-      !m_checkpoint.isEmpty())
-    m_pages->evaluationPage()->evaluateOnTest(m_checkpoint);
+  // The Evaluation page shows the same figure, on the same checkpoint, by itself; without a
+  // test split, the validation split the run held out.
+  if (!lrFind && state != train::FinishState::Failed && !m_checkpoint.isEmpty()) {
+    if (r.testSplitSize > 0)
+      m_pages->evaluationPage()->evaluateAfterRun(m_checkpoint, QStringLiteral("test"));
+    else if (r.lastValidation.samples > 0)
+      m_pages->evaluationPage()->evaluateAfterRun(m_checkpoint, QStringLiteral("validation"));
+  }
 }
 
 bool MainWindow::fillConfig(train::TrainerConfig& config) {

@@ -63,9 +63,10 @@ class MainWindow : public QMainWindow {
   /// (the reason in lastError()) for a task the studio offers no template for.
   bool createBlankProject(const QString& target,
                           const QString& task = QStringLiteral("classification"));
-  /// File > New from data folder: projectFromImageFolder(folder), saved as `target` and
-  /// opened; false (the reason in lastError()) when the folder cannot be used.
-  bool createProjectFromFolder(const QString& folder, const QString& target);
+  /// File > New from data without the dialog: the proposal for the data at `path`
+  /// (import::proposeProject with every choice its own), saved as `target` and opened; false
+  /// (the reason in lastError()) when the data cannot be used.
+  bool createProjectFromData(const QString& path, const QString& target);
   /// File > Import model: the ONNX classifier `onnx` as a project saved as `target` (its weights
   /// next to it, as init_from) and opened; `input` ("3x224x224") when the file's is symbolic.
   /// False with the reason in lastError(), every unsupported node listed.

@@ -57,10 +57,11 @@ void MainWindow::buildFileMenu() {
         "actionNewBlank", QKeySequence::New)
       ->setToolTip(tr("A project with only its Input, for the task you choose: the data and "
                       "training settings of that task's template"));
-  setUp(file->addAction(tr("New from &data folder..."), this, &MainWindow::newFromDataWithDialog),
-        "actionNewFromData")
-      ->setToolTip(tr("Pick a folder with one sub-folder of images per class: a small CNN "
-                      "sized to its images and classes"));
+  setUp(file->addAction(tr("New from &data..."), this, &MainWindow::newFromDataWithDialog),
+        "actionNewFromData", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_N))
+      ->setToolTip(tr("Point at your data (class folders, a CSV manifest, images with masks, a "
+                      "YOLO, COCO or VOC set): the studio recognises it and proposes a project "
+                      "you can change before it is written"));
   setUp(file->addAction(tr("&Import model..."), this, &MainWindow::importModelWithDialog),
         "actionImportModel", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_I))
       ->setToolTip(tr("An ONNX classifier (ResNet, MobileNet, EfficientNet, ...) as an editable "

@@ -18,6 +18,7 @@
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
 #include "shell/main_window.h"
+#include "shell/new_from_data_dialog.h"
 #include "shell/project_pages.h"
 #include "util/elided_label.h"
 
@@ -91,15 +92,15 @@ void MainWindow::newBlankWithDialog() {
 
 void MainWindow::newFromDataWithDialog() {
   if (!maybeSave()) return;
-  const QString folder = QFileDialog::getExistingDirectory(
-      this, tr("A folder with one sub-folder of images per class"), QDir::homePath());
-  if (folder.isEmpty()) return;
-  const QString target = QFileDialog::getSaveFileName(
-      this, tr("New project from %1").arg(QDir::toNativeSeparators(folder)),
-      QDir(folder).filePath(QFileInfo(folder).fileName() + QStringLiteral(".netsmith.json")),
-      tr("Netsmith projects (*.netsmith.json)"));
-  if (!target.isEmpty() && !createProjectFromFolder(folder, target))
-    QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
+  // Window-modal and open while the data is read: the rest of the studio stays drawn behind it.
+  auto* dialog =
+      new NewFromDataDialog(m_document->registry(), m_document->tasks(), m_templatesDir, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    if (!openNewProject(dialog->project(), dialog->projectPath()))
+      QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
+  });
+  dialog->open();
 }
 
 void MainWindow::importModelWithDialog() {
@@ -202,12 +203,19 @@ bool MainWindow::createBlankProject(const QString& target, const QString& task) 
   return openNewProject(blank, target);
 }
 
-bool MainWindow::createProjectFromFolder(const QString& folder, const QString& target) {
-  QString name = QFileInfo(target).fileName();
-  name.chop(int(qstrlen(".netsmith.json")));
+bool MainWindow::createProjectFromData(const QString& path, const QString& target) {
+  import::StarterContext context;
+  context.ops = &m_document->registry();
+  context.tasks = &m_document->tasks();
+  context.templatesDir = m_templatesDir.toStdString();
   try {
-    return openNewProject(import::projectFromImageFolder(folder.toStdString(), name.toStdString()),
-                          target);
+    const auto proposal =
+        import::proposeProject(path.toStdString(), target.toStdString(), {}, context);
+    auto project = proposal.project;
+    QString name = QFileInfo(target).fileName();
+    name.chop(int(qstrlen(project::kFileSuffix)));
+    project.name = name.toStdString();
+    return openNewProject(project, target);
   } catch (const std::exception& e) {
     m_lastError = QString::fromStdString(e.what());
     return false;

@@ -1,0 +1,279 @@
+// A user's own data to an exported model, in the studio and by input events only: the test writes
+// images (and YOLO label lines), never a project file. File > New from data (Ctrl+Shift+N), the
+// data path typed, the proposal's fields changed by typing, Create clicked; then a short
+// training (F5), the Evaluation page's figure and File > Export > ONNX with its check.
+#include <QAction>
+#include <QDir>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QListWidget>
+#include <QPlainTextEdit>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QSpinBox>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTextStream>
+#include <QtTest>
+
+#include "evaluation/evaluation_page.h"
+#include "forms/schema_form.h"
+#include "forms/training_page.h"
+#include "input_driver.h"
+#include "session/project_document.h"
+#include "session/trainer_session.h"
+#include "shell/main_window.h"
+#include "shell/new_from_data_dialog.h"
+#include "shell/project_pages.h"
+#include "ui_test_support.h"
+
+using netsmith::ui::MainWindow;
+using netsmith::ui::NewFromDataDialog;
+using netsmith::uitest::action;
+using netsmith::uitest::settle;
+using netsmith::uitest::typeInto;
+
+namespace {
+
+/// `count` images of `size` x `size` for each class folder under `root`: a bright square whose
+/// place says the class, on a dark ground.
+void writeClassFolders(const QString& root, const QStringList& classes, int count, int size) {
+  for (int c = 0; c < classes.size(); ++c) {
+    QVERIFY(QDir(root).mkpath(classes[c]));
+    for (int i = 0; i < count; ++i) {
+      QImage image(size, size, QImage::Format_RGB888);
+      image.fill(QColor(20 + i, 30, 40));
+      const int x = (c * size / classes.size()) % (size - 8);
+      for (int y = 4; y < 12; ++y)
+        for (int dx = 0; dx < 8; ++dx)
+          image.setPixelColor(x + dx, y + (i % 3), QColor(230, 200 + c * 5, 90));
+      QVERIFY(image.save(QDir(root).filePath(classes[c] + QStringLiteral("/%1.png").arg(i))));
+    }
+  }
+}
+
+/// A YOLO set (images/ and labels/, no names file): image i holds one box of class i % 2.
+void writeYoloSet(const QString& root, int count, int size) {
+  QVERIFY(QDir(root).mkpath(QStringLiteral("images")));
+  QVERIFY(QDir(root).mkpath(QStringLiteral("labels")));
+  for (int i = 0; i < count; ++i) {
+    QImage image(size, size, QImage::Format_Grayscale8);
+    image.fill(QColor(10, 10, 10));
+    const int cls = i % 2, side = cls ? 20 : 12, x0 = 4 + (i * 5) % 20, y0 = 6 + (i * 3) % 20;
+    for (int y = y0; y < y0 + side; ++y)
+      for (int x = x0; x < x0 + side; ++x)
+        image.setPixelColor(x, y, QColor(240, 240, 240));
+    const QString stem = QStringLiteral("im%1").arg(i);
+    QVERIFY(
+        image.save(QDir(root).filePath(QStringLiteral("images/") + stem + QStringLiteral(".png"))));
+    QFile label(QDir(root).filePath(QStringLiteral("labels/") + stem + QStringLiteral(".txt")));
+    QVERIFY(label.open(QIODevice::WriteOnly));
+    QTextStream(&label) << cls << ' ' << (x0 + side / 2.0) / size << ' ' << (y0 + side / 2.0) / size
+                        << ' ' << double(side) / size << ' ' << double(side) / size << '\n';
+  }
+}
+
+/// Opens File > New from data with its shortcut and types the data path into it.
+NewFromDataDialog* openWithData(MainWindow& window, const QString& data) {
+  window.activateWindow();
+  if (!QTest::qWaitForWindowActive(&window)) return nullptr;
+  QTest::keyClick(&window, Qt::Key_N, Qt::ControlModifier | Qt::ShiftModifier);
+  NewFromDataDialog* dialog = nullptr;
+  if (!QTest::qWaitFor(
+          [&] {
+            dialog = window.findChild<NewFromDataDialog*>();
+            return dialog && dialog->isVisible();
+          },
+          5000))
+    return nullptr;
+  if (!QTest::qWaitForWindowActive(dialog)) return nullptr;
+  QSignalSpy scanned(dialog, &NewFromDataDialog::scanned);
+  typeInto(dialog->dataEdit(), data, Qt::Key_Return);
+  if (scanned.isEmpty() && !scanned.wait(60000)) {
+    qWarning("no scan: %s", qPrintable(dialog->statusLabel()->text()));
+    return nullptr;
+  }
+  return dialog;
+}
+
+/// The Training page's epochs field set by typing, then F5, and the run's end.
+void trainFor(MainWindow& window, int epochs) {
+  window.pages()->showPage(netsmith::ui::ProjectPages::TrainingPage);
+  window.activateWindow();  // the dialog that had the keyboard is gone
+  QVERIFY(QTest::qWaitForWindowActive(&window));
+  settle();
+  auto* page = window.pages()->trainingPage();
+  auto* field = qobject_cast<QSpinBox*>(
+      page->form(QStringLiteral("basics"))->field(QStringLiteral("epochs")));
+  QVERIFY(field && field->isVisible());
+  typeInto(field, QString::number(epochs));
+  QCOMPARE(window.document()->project().train["epochs"].get<int>(), epochs);
+  QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+  QTest::keyClick(&window, Qt::Key_F5);
+  QVERIFY(finished.wait(120000));
+  QVERIFY2(window.bannerText().isEmpty(), qPrintable(window.bannerText()));
+}
+
+/// File > Export > ONNX, its check passed and the file written.
+void exportOnnx(MainWindow& window) {
+  QSignalSpy exported(&window, &MainWindow::exportFinished);
+  action(window, "actionExport_onnx")->trigger();
+  QVERIFY(exported.wait(120000));
+  QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
+  const QString onnx = QFileInfo(window.currentCheckpoint())
+                           .dir()
+                           .filePath(QStringLiteral("../exports/%1.onnx")
+                                         .arg(QFileInfo(window.currentCheckpoint()).baseName()));
+  QVERIFY2(QFileInfo::exists(onnx), qPrintable(onnx));
+  for (auto* dialog : window.findChildren<QDialog*>())
+    if (dialog->isVisible()) dialog->close();
+}
+
+void shoot(QWidget* widget, const QString& name) {
+  const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+  if (shots.isEmpty()) return;
+  QTest::qWait(100);
+  QVERIFY(widget->grab().save(shots + QLatin1Char('/') + name));
+}
+
+}  // namespace
+
+class NewFromDataTest : public QObject {
+  Q_OBJECT
+
+ private slots:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QCoreApplication::setOrganizationName(QStringLiteral("NetsmithTests"));
+    QCoreApplication::setApplicationName(QStringLiteral("netsmith_ui_new_from_data_tests"));
+  }
+  void init() { QSettings().clear(); }
+
+  // Five classes of 48x48 colour images: recognised, the input made 32x32 by typing, created,
+  // trained, evaluated and exported.
+  void classFoldersToAnExportedClassifier() {
+    QTemporaryDir tmp;
+    const QString data = tmp.filePath(QStringLiteral("shapes"));
+    const QStringList classes{QStringLiteral("circle"), QStringLiteral("cross"),
+                              QStringLiteral("ring"), QStringLiteral("square"),
+                              QStringLiteral("star")};
+    writeClassFolders(data, classes, 8, 48);
+    MainWindow window(m_ops);
+    window.resize(1280, 720);
+    window.show();
+    auto* dialog = openWithData(window, data);
+    QVERIFY(dialog);
+    QVERIFY2(dialog->hasProposal(), qPrintable(dialog->statusLabel()->text()));
+    const QString found =
+        dialog->findChild<QPlainTextEdit*>(QStringLiteral("newFromDataFound"))->toPlainText();
+    QVERIFY2(found.contains(QStringLiteral("40 training images")), qPrintable(found));
+    QVERIFY2(found.contains(QStringLiteral("48x48")), qPrintable(found));
+    QCOMPARE(dialog->channelsBox()->value(), 3);
+    QCOMPARE(dialog->heightBox()->value(), 48);
+    QCOMPARE(dialog->classList()->count(), 5);
+    QCOMPARE(dialog->classList()->item(4)->text(), QStringLiteral("star"));
+    QCOMPARE(dialog->projectEdit()->text(), tmp.filePath(QStringLiteral("shapes.netsmith.json")));
+    shoot(dialog, QStringLiteral("new-from-data.png"));
+    typeInto(dialog->heightBox(), QStringLiteral("32"));
+    typeInto(dialog->widthBox(), QStringLiteral("32"));
+    typeInto(dialog->validationBox(), QStringLiteral("25"));
+    QVERIFY2(dialog->createButton()->isEnabled(),
+             qPrintable(dialog->findChild<QLabel*>(QStringLiteral("newFromDataProblems"))->text()));
+    QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
+    QTRY_VERIFY(!window.findChild<NewFromDataDialog*>());  // closed and gone
+
+    const auto& doc = *window.document();
+    QCOMPARE(doc.filePath(), tmp.filePath(QStringLiteral("shapes.netsmith.json")));
+    QVERIFY(QFileInfo::exists(doc.filePath()));
+    QCOMPARE(doc.project().model.input.height, 32);
+    QCOMPARE(doc.project().model.input.width, 32);
+    QCOMPARE(doc.project().data["validation"]["fraction"].get<double>(), 0.25);
+    QVERIFY2(doc.problems().empty(),
+             doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
+    QCOMPARE(doc.analysis().outputShape, (netsmith::Shape{5}));
+
+    trainFor(window, 2);
+    auto* evaluation = window.pages()->evaluationPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!evaluation->summaryText().isEmpty(), 60000);
+    // No test split: the evaluation reads the validation split, a quarter of the 40 images.
+    QVERIFY2(evaluation->summaryText().startsWith(QStringLiteral("validation accuracy")) &&
+                 evaluation->summaryText().contains(QStringLiteral(" on 10 images")),
+             qPrintable(evaluation->summaryText()));
+    exportOnnx(window);
+  }
+
+  // A YOLO set without a names file: the detector proposed, its classes named class 0 and
+  // class 1 until the user types names, trained, evaluated and exported.
+  void aYoloSetToAnExportedDetector() {
+    QTemporaryDir tmp;
+    const QString data = tmp.filePath(QStringLiteral("boxes"));
+    writeYoloSet(data, 24, 48);
+    MainWindow window(m_ops);
+    window.resize(1280, 720);
+    window.show();
+    action(window, "actionTheme_dark")->trigger();  // this one in the dark theme
+    auto* dialog = openWithData(window, data);
+    QVERIFY(dialog);
+    QVERIFY2(dialog->hasProposal(), qPrintable(dialog->statusLabel()->text()));
+    QVERIFY(dialog->statusLabel()->text().contains(QStringLiteral("yolo")));
+    QCOMPARE(dialog->channelsBox()->value(), 1);
+    QCOMPARE(dialog->classList()->count(), 2);
+    QCOMPARE(dialog->classList()->item(0)->text(), QStringLiteral("class 0"));
+    // Renaming a class: double-click its name, type, Enter.
+    auto* list = dialog->classList();
+    const QRect first = list->visualItemRect(list->item(0));
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {}, first.center());
+    QTest::mouseDClick(list->viewport(), Qt::LeftButton, {}, first.center());
+    QLineEdit* editor = nullptr;
+    QTRY_VERIFY((editor = list->findChild<QLineEdit*>()) != nullptr);
+    QTest::keyClick(editor, Qt::Key_A, Qt::ControlModifier);
+    QTest::keyClicks(editor, QStringLiteral("small square"));
+    QTest::keyClick(editor, Qt::Key_Return);
+    settle();
+    QCOMPARE(list->item(0)->text(), QStringLiteral("small square"));
+    shoot(dialog, QStringLiteral("new-from-data-yolo.png"));
+    QVERIFY(dialog->createButton()->isEnabled());
+    QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
+    QTRY_VERIFY(!window.findChild<NewFromDataDialog*>());
+
+    const auto& doc = *window.document();
+    QCOMPARE(doc.project().task, std::string("detection"));
+    QCOMPARE(doc.project().data["classes"][0].get<std::string>(), std::string("small square"));
+    QVERIFY2(doc.problems().empty(),
+             doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
+    trainFor(window, 1);
+    auto* evaluation = window.pages()->evaluationPage();
+    QTRY_VERIFY_WITH_TIMEOUT(!evaluation->summaryText().isEmpty(), 60000);
+    QVERIFY2(evaluation->summaryText().contains(QStringLiteral("map")),
+             qPrintable(evaluation->summaryText()));
+    exportOnnx(window);
+    shoot(&window, QStringLiteral("new-from-data-yolo-trained.png"));
+    action(window, "actionTheme_light")->trigger();
+  }
+
+  // What cannot be used says why and creates nothing.
+  void dataThatCannotBeUsedSaysWhy() {
+    QTemporaryDir tmp;
+    QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("empty")));
+    MainWindow window(m_ops);
+    window.show();
+    auto* dialog = openWithData(window, tmp.filePath(QStringLiteral("empty")));
+    QVERIFY(dialog);
+    QVERIFY(!dialog->hasProposal());
+    QVERIFY2(
+        dialog->statusLabel()->text().contains(QStringLiteral("no data this program recognises")),
+        qPrintable(dialog->statusLabel()->text()));
+    QVERIFY(!dialog->createButton()->isEnabled());
+    QTest::keyClick(dialog, Qt::Key_Escape);
+    QTRY_VERIFY(!window.findChild<NewFromDataDialog*>());
+    QVERIFY(QDir(tmp.path()).entryList(QDir::Files).isEmpty());
+  }
+
+ private:
+  netsmith::ops::OpRegistry m_ops = netsmith::ops::OpRegistry::withBuiltins();
+};
+
+QTEST_MAIN(NewFromDataTest)
+#include "new_from_data_test.moc"
