@@ -92,10 +92,11 @@ int main(int argc, char** argv) {
     // No project: the start page, light and dark.
     QTimer::singleShot(700, &window, [&window, dir = parser.value(shots)] {
       QDir().mkpath(dir);
-      for (const QString theme : {QStringLiteral("light"), QStringLiteral("dark")}) {
-        netsmith::ui::applyTheme(theme);
+      for (const char* theme : {"light", "dark"}) {
+        netsmith::ui::applyTheme(QString::fromLatin1(theme));
         QApplication::processEvents();
-        window.grab().save(QDir(dir).filePath(QStringLiteral("start-%1.png").arg(theme)));
+        window.grab().save(
+            QDir(dir).filePath(QStringLiteral("start-%1.png").arg(QLatin1String(theme))));
       }
       window.close();
     });

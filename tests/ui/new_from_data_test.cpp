@@ -2,6 +2,7 @@
 // images (and YOLO label lines), never a project file. File > New from data (Ctrl+Shift+N), the
 // data path typed, the proposal's fields changed by typing, Create clicked; then a short
 // training (F5), the Evaluation page's figure and File > Export > ONNX with its check.
+#include <qcustomplot.h>
 #include <QAction>
 #include <QDir>
 #include <QFile>
@@ -14,19 +15,27 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTextStream>
+#include <QToolButton>
+#include <QTreeWidget>
 #include <QtTest>
 
 #include "evaluation/evaluation_page.h"
+#include "forms/data_page.h"
+#include "forms/doctor_panel.h"
 #include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "input_driver.h"
+#include "monitor/dashboard.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/new_from_data_dialog.h"
 #include "shell/project_pages.h"
+#include "shell/start_page.h"
 #include "ui_test_support.h"
 
 using netsmith::ui::MainWindow;
@@ -251,6 +260,69 @@ class NewFromDataTest : public QObject {
     exportOnnx(window);
     shoot(&window, QStringLiteral("new-from-data-yolo-trained.png"));
     action(window, "actionTheme_light")->trigger();
+
+    // What this detector project left on the pages: a task view, a mAP column, box sizes on
+    // the Data page, a quick-run limit, the way to its evaluation.
+    auto* pages = window.pages();
+    auto* epochs = window.dashboard()->findChild<QTreeWidget*>(QStringLiteral("epochTable"));
+    QVERIFY(epochs && epochs->topLevelItemCount() == 1);
+    QVERIFY2(epochs->headerItem()->text(4) != QStringLiteral("Val acc"),
+             qPrintable(epochs->headerItem()->text(4)));
+    QVERIFY(evaluation->taskView());
+    pages->showPage(netsmith::ui::ProjectPages::DataPage);
+    auto* dataPage = pages->dataPage();
+    auto* dataTabs = dataPage->findChild<QTabWidget*>(QStringLiteral("dataTabs"));
+    QSignalSpy dataScanned(dataPage, &netsmith::ui::DataPage::scanned);
+    QTest::mouseClick(dataPage->findChild<QPushButton*>(QStringLiteral("dataScan")),
+                      Qt::LeftButton);
+    QVERIFY(dataScanned.wait(60000));
+    QVERIFY(dataTabs->isTabVisible(dataTabs->indexOf(dataPage->cooccurrence())));
+    pages->showPage(netsmith::ui::ProjectPages::TrainingPage);
+    auto* quickTrain = pages->trainingPage()->findChild<QSpinBox*>(QStringLiteral("quickRunTrain"));
+    QVERIFY(quickTrain && quickTrain->isVisible());
+    window.activateWindow();  // the export's report had the keyboard
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    typeInto(quickTrain, QStringLiteral("12"));
+    QCOMPARE(quickTrain->value(), 12);
+    auto* showEvaluation = window.findChild<QToolButton*>(QStringLiteral("showEvaluation"));
+    QVERIFY(showEvaluation && showEvaluation->isVisible());
+
+    QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);  // the typed epochs kept
+    QVERIFY(!window.document()->isModified());
+    // Another project, made from other data through the same dialog: nothing of the first.
+    const QString other = tmp.filePath(QStringLiteral("shapes"));
+    writeClassFolders(other, {QStringLiteral("a"), QStringLiteral("b")}, 6, 32);
+    dialog = openWithData(window, other);
+    QVERIFY(dialog && dialog->hasProposal());
+    QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
+    QTRY_VERIFY(!window.findChild<NewFromDataDialog*>());
+    QCOMPARE(window.document()->project().task, std::string("classification"));
+    QCOMPARE(epochs->topLevelItemCount(), 0);
+    QCOMPARE(epochs->headerItem()->text(2), QStringLiteral("Train acc"));
+    QCOMPARE(epochs->headerItem()->text(4), QStringLiteral("Val acc"));
+    QVERIFY(!evaluation->taskView());
+    QVERIFY(evaluation->summaryText().isEmpty());
+    QVERIFY(!dataTabs->isTabVisible(dataTabs->indexOf(dataPage->cooccurrence())));
+    QCOMPARE(dataTabs->tabText(dataTabs->indexOf(dataPage->histogram())),
+             QStringLiteral("Class histogram"));
+    QCOMPARE(quickTrain->value(), 0);
+    QVERIFY(!showEvaluation->isVisible());
+    QVERIFY(!window.findChild<QPushButton*>(QStringLiteral("sweepApplyBest"))->isEnabled());
+    const QString doctorStatus =
+        dataPage->doctor()->findChild<QLabel*>(QStringLiteral("doctorStatus"))->text();
+    QVERIFY2(doctorStatus.startsWith(QStringLiteral("Finds likely label errors")) &&
+                 doctorStatus.contains(QStringLiteral("shapes")),
+             qPrintable(doctorStatus));
+
+    // File > Close project (Ctrl+W): the start page, and no project on any page.
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_W, Qt::ControlModifier);
+    QTRY_VERIFY(window.startPage()->isVisible());
+    QVERIFY(window.document()->filePath().isEmpty());
+    QVERIFY(!pages->isVisible());
+    QVERIFY(!action(window, "actionCloseProject")->isEnabled());
+    QCOMPARE(window.windowTitle(), QStringLiteral("Netsmith"));
   }
 
   // What cannot be used says why and creates nothing.

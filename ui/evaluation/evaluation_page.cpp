@@ -311,7 +311,17 @@ void EvaluationPage::clearResult() {
   m_misclassified->clear();
   m_calibration->clear();
   m_embedding->setEvaluation(nullptr);
-  if (m_taskView) m_taskView->clearResult();
+  // The previous checkpoint's task view goes too: the next result makes its own.
+  m_views->setCurrentWidget(m_classView);
+  delete m_taskView;
+  m_taskView = nullptr;
+  m_taskViewTask.clear();
+  m_bars->clearPlottables();
+  m_bars->replot();
+  m_prCurves->clearPlottables();
+  m_prCurves->replot();
+  m_uncalibrated.reset();
+  m_uncalibratedKey.clear();
   m_progress->setValue(0);
   m_cancelButton->setEnabled(false);
 }

@@ -243,6 +243,10 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   connect(m_classFilter, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { filterSamples(i - 1); });
   connect(m_document, &ProjectDocument::loaded, this, [this] {
+    // A scan of the previous project never reports into this one.
+    m_scanJob->cancel();
+    m_cancelButton->setEnabled(false);
+    m_progress->setValue(0);
     m_scan = DataScan();
     showScan();
     refreshForms();
@@ -478,6 +482,14 @@ void DataPage::showScan() {
   m_imbalance->clear();
   m_classWeights->hide();
   if (!s.ok) {
+    m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence), false);
+    m_tabs->setTabText(m_tabs->indexOf(m_histogram), tr("Class histogram"));
+    m_classFilter->show();
+    {
+      const QSignalBlocker b(m_classFilter);
+      m_classFilter->clear();
+      m_classFilter->addItem(tr("All classes"));
+    }
     m_summary->setText(s.cancelled ? tr("Scan cancelled.")
                        : s.error.isEmpty()
                            ? tr("Scan the data to see its splits, classes and images.")

@@ -202,21 +202,31 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
   layout->addLayout(balanceRow);
   layout->addWidget(m_tabs, 1);
   layout->addLayout(actionRow);
-  m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
-                       "imbalance and outliers. Writes its report to %1.")
-                        .arg(QDir::toNativeSeparators(folder())));
+  showIntro();
   connect(m_document, &ProjectDocument::loaded, this, [this] {
+    // Nothing of the previous project stays: its report, its error, its progress.
     m_job->cancel();
     *m_report = doctor::DoctorReport{};
     m_pictures.clear();
+    m_error.clear();
+    m_progress->setRange(0, 1000);
+    m_progress->setValue(0);
+    m_progress->setFormat(QString());
     m_run->setEnabled(true);
     m_stop->setEnabled(false);
+    showIntro();
     showReport();
   });
 }
 
 DoctorPanel::~DoctorPanel() {
   delete m_job;  // stops the doctor and waits for it before the widgets it reports to go
+}
+
+void DoctorPanel::showIntro() {
+  m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
+                       "imbalance and outliers. Writes its report to %1.")
+                        .arg(QDir::toNativeSeparators(folder())));
 }
 
 QString DoctorPanel::folder() const {
@@ -331,6 +341,9 @@ void DoctorPanel::showReport() {
   m_duplicates->clear();
   m_outliers->clear();
   if (r.examined == 0) {
+    m_tabs->setTabText(0, tr("Label issues"));
+    m_tabs->setTabText(1, tr("Duplicates"));
+    m_tabs->setTabText(2, tr("Outliers"));
     m_summary->clear();
     m_balance->clear();
     m_classWeights->hide();

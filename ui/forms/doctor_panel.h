@@ -75,6 +75,7 @@ class DoctorPanel : public QWidget {
  private:
   void showProgress(const doctor::DoctorProgress& progress);
   void showReport();
+  void showIntro();
   void done();
   QString className(std::int64_t k) const;
   /// The sample of the finding selected in the shown gallery (a duplicate pair's first image),

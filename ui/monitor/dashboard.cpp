@@ -237,6 +237,9 @@ void Dashboard::clear() {
   m_skippedLabel->hide();
   m_table->headerItem()->setText(1, tr("Train loss"));
   m_table->headerItem()->setToolTip(1, QString());
+  m_table->headerItem()->setText(2, tr("Train acc"));
+  m_table->headerItem()->setText(4, tr("Val acc"));
+  setMonitor(QStringLiteral("val_accuracy"), true);  // the next run says what it monitors
   m_bestRow = -1;
   m_lastBatchSeconds = 0;
   m_lastStep = 0;

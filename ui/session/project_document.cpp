@@ -84,6 +84,17 @@ bool ProjectDocument::load(const QString& path) {
   }
 }
 
+void ProjectDocument::close() {
+  m_project = project::Project{};
+  m_filePath.clear();
+  m_baseDir.clear();
+  m_dataClasses = 0;
+  m_undo->clear();
+  m_error.clear();
+  reanalyse({});
+  emit loaded();
+}
+
 bool ProjectDocument::save(const QString& path) {
   const QString target = path.isEmpty() ? m_filePath : path;
   if (target.isEmpty()) {

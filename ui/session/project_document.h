@@ -22,6 +22,9 @@ class ProjectDocument : public QObject {
 
   /// Loads `path`; on failure returns false and sets errorString(), keeping the old project.
   bool load(const QString& path);
+  /// Forgets the open project (unsaved changes included: ask first): no file, an empty
+  /// project, an empty undo stack; loaded() follows so every page lets go of what it showed.
+  void close();
   /// Saves atomically to `path` (or the current path when empty).
   bool save(const QString& path = {});
 

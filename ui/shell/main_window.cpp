@@ -236,6 +236,7 @@ void MainWindow::connectSession() {
               dashboard()->clear();
               setCurrentCheckpoint({});
             }
+            m_toEvaluation->hide();
             m_firstStep = -1;
             spdlog::info("{}", description.toStdString());
             if (!runDir.isEmpty()) spdlog::info("run folder: {}", runDir.toStdString());

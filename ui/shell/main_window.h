@@ -71,6 +71,9 @@ class MainWindow : public QMainWindow {
   /// next to it, as init_from) and opened; `input` ("3x224x224") when the file's is symbolic.
   /// False with the reason in lastError(), every unsupported node listed.
   bool importModel(const QString& onnx, const QString& target, const QString& input = {});
+  /// File > Close project: asks about unsaved changes, refuses while a run or a sweep of the
+  /// project goes on, and shows the start page with nothing of the project left on any page.
+  bool closeProject(bool quiet = false);
   QString lastError() const { return m_lastError; }
   ProjectDocument* document() const { return m_document; }
   TrainerSession* session() const { return m_session; }
@@ -140,6 +143,8 @@ class MainWindow : public QMainWindow {
   bool saveAs();
   /// true when it is fine to drop the document (saved, discarded, or unmodified).
   bool maybeSave();
+  /// Why the open project cannot be left now (a run or a sweep of it goes on); "" when it can.
+  QString busyReason() const;
   void addRecent(const QString& path);
   void rebuildRecentMenu();
   /// The banner over the pages: an error (red), or a notice to read (neutral, e.g. what an
@@ -182,6 +187,7 @@ class MainWindow : public QMainWindow {
   QMenu* m_recentMenu = nullptr;
   QMenu* m_exportMenu = nullptr;
   QAction* m_save = nullptr;
+  QAction* m_close = nullptr;
   QAction* m_start = nullptr;
   QAction* m_pause = nullptr;
   QAction* m_stop = nullptr;
@@ -195,9 +201,8 @@ class MainWindow : public QMainWindow {
   QString m_checkpoint;
   QString m_templatesDir;
   bool m_lrFindRun = false;
-  bool m_logFoldedByUser = false;
-  QString m_lastError;  ///< why the last File > New failed  ///< the user opened or folded the log:
-                        ///< the window leaves it
+  bool m_logFoldedByUser = false;  ///< the user opened or folded the log: the window leaves it
+  QString m_lastError;             ///< why the last File > New failed
   std::int64_t m_limitTrain = 0;
   std::int64_t m_limitValidation = 0;
   std::int64_t m_firstStep = -1;

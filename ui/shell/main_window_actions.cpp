@@ -89,6 +89,8 @@ void MainWindow::buildFileMenu() {
                  QKeySequence::Save);
   setUp(file->addAction(tr("Save &As..."), this, &MainWindow::saveAs), "actionSaveAs",
         QKeySequence::SaveAs);
+  m_close = setUp(file->addAction(tr("&Close project"), this, [this] { closeProject(); }),
+                  "actionCloseProject", QKeySequence(Qt::CTRL | Qt::Key_W));
   file->addSeparator();
   setUp(file->addAction(tr("&Quit"), this, &QWidget::close), nullptr, QKeySequence::Quit)
       ->setMenuRole(QAction::QuitRole);
@@ -251,6 +253,7 @@ void MainWindow::updateActions() {
                                         : tr("Start is disabled: %1").arg(blocked));
   m_start->setStatusTip(m_start->toolTip());
   m_resume->setEnabled(!running && open);
+  m_close->setEnabled(open && !running);
   m_lrFind->setEnabled(!running && open);
   m_pause->setEnabled(running);
   if (!running) {

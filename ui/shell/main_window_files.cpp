@@ -14,6 +14,7 @@
 #include "import/import_job.h"
 #include "import/project_starter.h"
 #include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
@@ -25,13 +26,12 @@
 namespace netsmith::ui {
 
 bool MainWindow::openProject(const QString& path, bool quiet) {
-  if (!quiet && !maybeSave()) return false;
-  if (m_session->isRunning()) {
-    const QString why = tr("Stop the run before opening another project");
-    if (!quiet) QMessageBox::information(this, tr("Training in progress"), why);
+  if (const QString why = busyReason(); !why.isEmpty()) {
+    if (!quiet) QMessageBox::information(this, tr("Cannot open another project"), why);
     statusBar()->showMessage(why, 5000);
     return false;
   }
+  if (!quiet && !maybeSave()) return false;
   if (m_document->load(path)) {
     statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
     spdlog::info("opened {}", path.toStdString());
@@ -66,11 +66,15 @@ void MainWindow::newFromTemplate(const QString& templatePath) {
                                                       tr("Netsmith projects (*.netsmith.json)"));
   if (target.isEmpty()) return;
   if (!createProject(templatePath, target))
-    QMessageBox::warning(this, tr("Cannot create the project"), m_document->errorString());
+    QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
 }
 
 bool MainWindow::createProject(const QString& templatePath, const QString& target) {
-  if (!m_document->createFromTemplate(templatePath, target)) return false;
+  if (m_lastError = busyReason(); !m_lastError.isEmpty()) return false;
+  if (!m_document->createFromTemplate(templatePath, target)) {
+    m_lastError = m_document->errorString();
+    return false;
+  }
   addRecent(QFileInfo(target).absoluteFilePath());
   forgetRun();
   updateActions();
@@ -133,10 +137,7 @@ void MainWindow::importModelWithDialog() {
 }
 
 bool MainWindow::importModel(const QString& onnx, const QString& target, const QString& input) {
-  if (m_session->isRunning()) {
-    m_lastError = tr("Stop the run before starting another project");
-    return false;
-  }
+  if (m_lastError = busyReason(); !m_lastError.isEmpty()) return false;
   import::ImportRequest request;
   request.model = onnx.toStdString();
   request.project = target.toStdString();
@@ -223,10 +224,7 @@ bool MainWindow::createProjectFromData(const QString& path, const QString& targe
 }
 
 bool MainWindow::openNewProject(const project::Project& project, const QString& target) {
-  if (m_session->isRunning()) {
-    m_lastError = tr("Stop the run before starting another project");
-    return false;
-  }
+  if (m_lastError = busyReason(); !m_lastError.isEmpty()) return false;
   try {
     project::saveProject(project, target.toStdString());
   } catch (const std::exception& e) {
@@ -249,6 +247,29 @@ bool MainWindow::openCreatedProject(const QString& target) {
   return true;
 }
 
+QString MainWindow::busyReason() const {
+  if (m_session->isRunning()) return tr("Stop the run before leaving this project.");
+  if (m_pages->experimentsPage()->isRunning())
+    return tr("Stop the sweep (Experiments page) before leaving this project.");
+  return {};
+}
+
+bool MainWindow::closeProject(bool quiet) {
+  if (m_document->filePath().isEmpty()) return true;
+  if (const QString why = busyReason(); !why.isEmpty()) {
+    if (!quiet) QMessageBox::information(this, tr("Cannot close the project"), why);
+    statusBar()->showMessage(why, 5000);
+    return false;
+  }
+  if (!quiet && !maybeSave()) return false;
+  const QString closed = m_document->filePath();
+  m_document->close();
+  forgetRun();
+  updateActions();
+  spdlog::info("closed {}", closed.toStdString());
+  return true;
+}
+
 QString MainWindow::latestCheckpoint() const {
   // runs/<project>-<yyyyMMdd-HHmmss>: the newest name is the newest run. Only real files count
   // (a folder from elsewhere may hold links).
@@ -267,6 +288,8 @@ QString MainWindow::latestCheckpoint() const {
 
 void MainWindow::forgetRun() {
   setCurrentCheckpoint({});  // the Evaluation page's result goes with it
+  setSampleLimits(0, 0);     // a quick run's limits belong to the project they were set in
+  m_toEvaluation->hide();
   dashboard()->clear();
   dashboard()->clearOverlays();
   hideBanner();
