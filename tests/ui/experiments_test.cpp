@@ -5,6 +5,7 @@
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
@@ -131,6 +132,55 @@ class ExperimentsTest : public QObject {
     doc.undoStack()->undo();
     doc.undoStack()->undo();
     QVERIFY(!doc.project().extra.contains("sweep"));
+  }
+
+  // Run sweep with unsaved edits: the sweep runs them (from a snapshot), the project file is
+  // not written, the edits stay unsaved, and the snapshot is gone once the sweep ends.
+  void aSweepLeavesUnsavedEditsUnsaved() {
+    QTemporaryDir dir;
+    writeData(dir.path(), 64);
+    const Json sweep{{"name", "snap"},
+                     {"method", "random"},
+                     {"seed", 1},
+                     {"trials", 1},
+                     {"parallel", 1},
+                     {"objective", "val_accuracy"},
+                     {"params", {{{"path", "train.optimizer.lr"}, {"choice", {0.01, 0.02}}}}}};
+    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
+    ProjectDocument doc(registry);
+    const QString path = writeProject(dir.path(), sweep, 1);
+    QVERIFY(doc.load(path));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QByteArray onDisk = file.readAll();
+    file.close();
+    Json train = doc.project().train;
+    train["batch_size"] = 8;
+    doc.editSection(QStringLiteral("train"), train, QStringLiteral("Batch size"));
+    QVERIFY(doc.isModified());
+    Dashboard dashboard;
+    ExperimentsPage page(&doc, &dashboard);
+    page.setCliProgram(QStringLiteral(NETSMITH_CLI));
+    page.resize(1000, 700);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    QSignalSpy ended(&page, &ExperimentsPage::sweepEnded);
+    auto* run = page.findChild<QPushButton*>(QStringLiteral("sweepRun"));
+    QVERIFY(run && run->isEnabled());
+    QTest::mouseClick(run, Qt::LeftButton);
+    QVERIFY(ended.wait(120000));
+    QCOMPARE(ended.takeFirst().at(0).toBool(), true);
+    QVERIFY(doc.isModified());
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll(), onDisk);
+    // The sweep ran the edit: its base project has the unsaved batch size.
+    QFile base(QDir(page.sweepDir()).filePath(QStringLiteral("base.netsmith.json")));
+    QVERIFY(base.open(QIODevice::ReadOnly));
+    QCOMPARE(Json::parse(base.readAll().toStdString())["train"]["batch_size"].get<int>(), 8);
+    QCOMPARE(QDir(dir.path())
+                 .entryList({QStringLiteral("*snapshot*")}, QDir::Files | QDir::Hidden)
+                 .size(),
+             0);
   }
 
   void aSweepRunsStopsResumesAndItsBestIsApplied() {

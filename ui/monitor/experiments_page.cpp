@@ -7,6 +7,7 @@
 #include <QCoreApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QFormLayout>
@@ -323,7 +324,8 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   connect(m_document, &ProjectDocument::sectionChanged, this, &ExperimentsPage::updateRunButton);
   // A project opened again shows its last sweep (read only: Open resumes an unfinished one).
   connect(m_document, &ProjectDocument::loaded, this, [this] {
-    if (isRunning()) return;
+    if (isRunning()) return;  // the window refuses another project while a sweep runs
+    forget();
     if (const QString dir = latestSweepDir(); !dir.isEmpty()) openSweep(dir);
   });
   refreshDefinition();
@@ -331,7 +333,12 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_applyBest->setEnabled(false);
 }
 
-ExperimentsPage::~ExperimentsPage() = default;  // m_session stops a running sweep
+ExperimentsPage::~ExperimentsPage() {
+  m_session->disconnect(this);
+  delete m_session;  // stops a running sweep before its snapshot goes
+  m_session = nullptr;
+  dropSnapshot();
+}
 
 void ExperimentsPage::say(const QString& text) {
   m_log->appendPlainText(text);
@@ -433,12 +440,25 @@ bool ExperimentsPage::runSweep() {
     m_status->setText(tr("Save the project first: each trial runs a copy of its file."));
     return false;
   }
-  if (m_document->isModified() && !m_document->save()) {
-    m_status->setText(tr("Could not save the project: %1").arg(m_document->errorString()));
-    return false;
+  // Unsaved edits are swept as they are, from a snapshot beside the project (its relative data
+  // paths resolve the same), and stay unsaved in the studio: the sweep never saves for the user.
+  QString project = m_document->filePath();
+  dropSnapshot();
+  if (m_document->isModified()) {
+    const QFileInfo file(project);
+    const QString snapshot = file.absoluteDir().filePath(
+        QStringLiteral(".%1.sweep-snapshot.netsmith.json").arg(file.fileName().section('.', 0, 0)));
+    try {
+      project::saveProject(m_document->project(), snapshot.toStdString());
+    } catch (const std::exception& e) {
+      m_status->setText(tr("Could not write the sweep's snapshot of the project: %1")
+                            .arg(QString::fromUtf8(e.what())));
+      return false;
+    }
+    m_snapshot = project = snapshot;
   }
   const QString out = QFileInfo(m_document->filePath()).absoluteDir().filePath("sweeps");
-  QStringList args = {QStringLiteral("sweep"), m_document->filePath(), QStringLiteral("--out"), out,
+  QStringList args = {QStringLiteral("sweep"), project, QStringLiteral("--out"), out,
                       QStringLiteral("--json")};
   if (m_limitTrain > 0) args << QStringLiteral("--limit-train") << QString::number(m_limitTrain);
   if (m_limitValidation > 0)
@@ -467,6 +487,7 @@ bool ExperimentsPage::start(const QStringList& args) {
   say(QStringLiteral("$ netsmith-cli ") + args.join(QLatin1Char(' ')));
   QString error;
   if (!m_session->start(m_cli, args, &error)) {
+    dropSnapshot();
     m_status->setText(error);
     return false;
   }
@@ -517,7 +538,14 @@ void ExperimentsPage::onSweepEvent(const experiment::SweepEvent& e) {
   if (e.type != SweepEventType::Epoch) poll(true);
 }
 
+void ExperimentsPage::dropSnapshot() {
+  if (m_snapshot.isEmpty()) return;
+  QFile::remove(m_snapshot);  // the sweep keeps its own copy (base.netsmith.json)
+  m_snapshot.clear();
+}
+
 void ExperimentsPage::onSweepFinished(int code) {
+  dropSnapshot();
   m_poll->stop();
   m_endCode = code;
   // The end is told once the record as the sweep left it is shown.
@@ -560,6 +588,30 @@ QString ExperimentsPage::latestSweepDir() const {
     }
   }
   return best;
+}
+
+void ExperimentsPage::forget() {
+  m_poll->stop();
+  m_pollJob->cancel();
+  ++m_pollGeneration;  // a poll still on its way is dropped
+  m_pollAgain = false;
+  m_endCode = -1;
+  m_dir.clear();
+  m_state = experiment::SweepState{};
+  m_spec = experiment::SweepSpec{};
+  m_hasSpec = false;
+  m_trialRuns.clear();
+  m_seen.clear();
+  if (m_dashboard)
+    for (const auto& name : m_overlaid)
+      m_dashboard->removeOverlay(name);
+  m_overlaid.clear();
+  m_log->clear();
+  m_status->clear();
+  fillTable();
+  drawParallel();
+  drawScatter();
+  m_applyBest->setEnabled(false);
 }
 
 bool ExperimentsPage::openSweep(const QString& dir) {

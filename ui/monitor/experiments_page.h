@@ -52,6 +52,9 @@ class ExperimentsPage : public QWidget {
   bool isRunning() const;
   /// Shows the sweep in `dir` (its sweep.json); false with a message when it cannot be read.
   bool openSweep(const QString& dir);
+  /// Lets go of the sweep shown (its table, charts, log and dashboard overlays): another
+  /// project was opened or the project was closed.
+  void forget();
   /// The newest record of the project's sweep under its folder's sweeps/ ("" for none).
   QString latestSweepDir() const;
   /// The best trial's settings applied to the project, as one undoable edit.
@@ -102,6 +105,8 @@ class ExperimentsPage : public QWidget {
   void drawParallel();
   void drawScatter();
   void say(const QString& text);
+  /// Removes the snapshot of unsaved edits a sweep was started from, once it is not needed.
+  void dropSnapshot();
 
   ProjectDocument* m_document;
   Dashboard* m_dashboard;
@@ -129,6 +134,8 @@ class ExperimentsPage : public QWidget {
   QComboBox* m_scatterParam;
   QPlainTextEdit* m_log;
   SweepSession* m_session = nullptr;
+  /// The unsaved project as the running sweep was started from ("" : it ran the saved file).
+  QString m_snapshot;
   QTimer* m_poll;
   BackgroundJob* m_pollJob;
   bool m_pollAgain = false;  ///< a forced poll was asked for while one ran
