@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <limits>
 
 namespace netsmith::train {
 
@@ -43,7 +44,50 @@ namespace {
 Json number(double v) {
   return std::isfinite(v) ? Json(v) : Json(nullptr);
 }
+
+double numberIn(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>()
+                                          : std::numeric_limits<double>::quiet_NaN();
+}
+
+std::int64_t countIn(const Json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number_integer() ? it->get<std::int64_t>() : 0;
+}
+
+std::map<std::string, double> figuresIn(const Json& j, const char* key) {
+  std::map<std::string, double> out;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_object()) return out;
+  for (const auto& [name, v] : it->items())
+    out[name] = v.is_number() ? v.get<double>() : std::numeric_limits<double>::quiet_NaN();
+  return out;
+}
 }  // namespace
+
+EpochMetrics epochMetricsFromJson(const Json& event) {
+  EpochMetrics e;
+  if (!event.is_object()) return e;
+  e.epoch = countIn(event, "epoch");
+  e.epochs = countIn(event, "epochs");
+  e.trainLoss = numberIn(event, "train_loss");
+  e.trainAccuracy = numberIn(event, "train_accuracy");
+  if (const double s = numberIn(event, "train_label_smoothing"); std::isfinite(s))
+    e.trainLabelSmoothing = s;
+  e.trainFigures = figuresIn(event, "train_figures");
+  e.lr = numberIn(event, "lr");
+  e.seconds = numberIn(event, "seconds");
+  const auto v = event.find("validation");
+  if (v != event.end() && v->is_object()) {
+    e.hasValidation = true;
+    e.validation.loss = numberIn(*v, "loss");
+    e.validation.accuracy = numberIn(*v, "accuracy");
+    e.validation.samples = countIn(*v, "samples");
+    e.validation.figures = figuresIn(*v, "figures");
+  }
+  return e;
+}
 
 Json evalMetricsToJson(const EvalMetrics& m) {
   Json perClass = Json::array();
@@ -197,8 +241,8 @@ Json TrainingEvent::toJson() const {
     case EventType::Warning:
       j["level"] = level;
       j["message"] = message;
-      if (!tag.empty()) {  // a warning about a step ("divergence")
-        j["tag"] = tag;
+      if (!tag.empty()) j["tag"] = tag;                  // "test": the test pass begins
+      if (type == EventType::Warning && !tag.empty()) {  // a warning about a step ("divergence")
         j["epoch"] = batch.epoch;
         j["step"] = batch.step;
       }

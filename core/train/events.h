@@ -98,6 +98,11 @@ struct TrainingEvent {
 };
 
 Json evalMetricsToJson(const EvalMetrics& m);
+/// An epoch_end event of events.jsonl read back (a resumed run's history): the epoch, losses,
+/// accuracies, figures, LR and time. A value that is missing, null or not a number is NaN (a
+/// count 0); what the dashboard does not show (confusion, per-class lists, layer norms) is
+/// left out. Never throws.
+EpochMetrics epochMetricsFromJson(const Json& event);
 /// "epoch 2/7: train loss 0.7978 acc 88.82% | validation loss 0.3789 acc 89.63% | 62.0 s"
 std::string describeEpoch(const EpochMetrics& m);
 /// " accuracy 91.05%" for a task with an accuracy; " map 0.9312 f1_macro 0.8810 ..." (every

@@ -420,7 +420,14 @@ std::string Fit::endEpoch() {
 void Fit::evaluateTest() {
   auto& s = m_setup;
   if (!m_testPass) return;
-  const auto pass = m_testPass->run(*m_eval, [this](const std::string& m) { m_ctx.log(m); });
+  // Tagged "test": the studio's status bar says the run is testing, not training.
+  const auto pass = m_testPass->run(*m_eval, [this](const std::string& m) {
+    TrainingEvent e;
+    e.type = EventType::Log;
+    e.message = m;
+    e.tag = "test";
+    m_ctx.publish(std::move(e));
+  });
   m_result.testCheckpoint = pass.weights;
   m_result.test = pass.metrics;
   m_result.hasTest = !s.group->stopsAlone() || !m_ctx.controls.stopNow;

@@ -26,6 +26,8 @@
 #include <QToolBar>
 #include <QTreeWidget>
 #include <QtTest>
+#include <map>
+#include <set>
 
 #include <qcustomplot.h>
 #include <spdlog/spdlog.h>
@@ -575,9 +577,17 @@ class MainWindowTest : public QObject {
       QVERIFY(batches.wait(30000));
       QVERIFY(QTest::qWaitFor(
           [&] { return window.dashboard()->pointCount(QStringLiteral("train_loss")) > 0; }, 5000));
-      const double firstKey =
-          window.dashboard()->series(QStringLiteral("train_loss"))->data()->constBegin()->key;
-      QCOMPARE(firstKey, double(stoppedAt + 1));
+      // The run's history from its folder first (step 1 on), then the resumed steps from the
+      // step after the stop.
+      QVERIFY(QTest::qWaitFor(
+          [&] { return window.dashboard()->pointCount(QStringLiteral("train_loss")) > stoppedAt; },
+          5000));
+      // (The live steps may come with gaps: the display queue drops points it cannot keep up
+      // with, and says so.)
+      const auto* points = window.dashboard()->series(QStringLiteral("train_loss"))->data().data();
+      QCOMPARE(points->constBegin()->key, 1.0);
+      for (auto it = points->constBegin() + 1; it != points->constEnd(); ++it)
+        QVERIFY(it->key > (it - 1)->key);
       // Close the window mid-run: it stops within 2 s with a checkpoint.
       clock.restart();
       window.close();
@@ -599,11 +609,92 @@ class MainWindowTest : public QObject {
     QSignalSpy finished(again.session(), &netsmith::ui::TrainerSession::finished);
     again.resumeFrom(lastCheckpoint);
     QVERIFY(batches.wait(30000));
-    QVERIFY(again.dashboard()->series(QStringLiteral("train_loss"))->data()->constBegin()->key >
-            double(stoppedAt + 1));  // past where the first stop left off
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return (again.dashboard()->series(QStringLiteral("train_loss"))->data()->constEnd() - 1)
+                     ->key > double(stoppedAt + 1);  // past where the first stop left off
+        },
+        10000));
     action(again, "actionTrainStop")->trigger();
     QVERIFY(finished.wait(2000));
     QCOMPARE(again.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+  }
+
+  // Stopped after its first epoch and resumed with Train > Resume last run (Ctrl+F5): the
+  // dashboard shows the whole run as its folder records it, epochs numbered as the run numbers
+  // them.
+  void aResumedRunShowsItsWholeHistory() {
+    netsmith::testutil::TempDir dir;
+    const auto project =
+        QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 8}}));
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(project, true));
+    QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
+    QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
+    action(window, "actionTrainStart")->trigger();
+    QVERIFY(started.wait(30000));
+    action(window, "actionTrainStopAfterEpoch")->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
+    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+    auto* table = window.dashboard()->epochTable();
+    const int before = table->topLevelItemCount();
+    QVERIFY(before >= 1 && before < 8);
+    const std::int64_t stoppedAt = window.session()->lastResult().steps;
+    // The status bar says how the run ended once ("stopped: stopped ..." was said twice).
+    QVERIFY2(window.runStateText().startsWith(QStringLiteral("stopped")) &&
+                 window.runStateText().count(QStringLiteral("stopped"), Qt::CaseInsensitive) == 1,
+             qPrintable(window.runStateText()));
+    // After the last epoch the status bar says the run is testing, and Pause is off.
+    QString whileTesting;
+    bool pauseWhileTesting = true;
+    connect(window.session(), &netsmith::ui::TrainerSession::testing, &window, [&] {
+      whileTesting = window.runStateText();
+      pauseWhileTesting = action(window, "actionTrainPause")->isEnabled();
+    });
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier);
+    QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60000);
+    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Completed);
+    QVERIFY2(
+        whileTesting.startsWith(QStringLiteral("Testing: evaluating the test split (64 images)")),
+        qPrintable(whileTesting));
+    QVERIFY(!pauseWhileTesting);
+    // The run folder's own record, read here: every step number it wrote (the resumed part
+    // goes on from the stop) and each epoch's last row.
+    const auto runs = QDir(QString::fromStdString(dir.file("runs")))
+                          .entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot);
+    QCOMPARE(runs.size(), 1);  // resumed in the same folder
+    QFile csv(QDir(runs[0].absoluteFilePath()).filePath(QStringLiteral("metrics.csv")));
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    std::set<long long> steps;
+    std::map<int, QString> epochLoss;
+    for (const QByteArray& line : csv.readAll().split('\n')) {
+      const QList<QByteArray> cells = line.split(',');
+      if (cells.size() < 5) continue;
+      if (cells[0] == "step") steps.insert(cells[3].toLongLong());
+      if (cells[0] == "epoch")
+        epochLoss[cells[1].toInt()] = QString::number(cells[4].toDouble(), 'f', 4);
+    }
+    QCOMPARE(epochLoss.size(), std::size_t(8));
+    QCOMPARE(table->topLevelItemCount(), 8);
+    for (int i = 0; i < 8; ++i) {
+      QCOMPARE(table->topLevelItem(i)->text(0).section(' ', 0, 0), QString::number(i + 1));
+      QCOMPARE(table->topLevelItem(i)->text(1), epochLoss[i]);
+    }
+    QCOMPARE(window.dashboard()->pointCount(QStringLiteral("val_loss")), 8);
+    // Step points: the history's every step up to the stop, then the resumed steps (the display
+    // may drop some of those under load), each one the run wrote, in order.
+    const auto* points = window.dashboard()->series(QStringLiteral("train_loss"))->data().data();
+    QVERIFY(points->size() >= stoppedAt);
+    for (std::int64_t i = 0; i < stoppedAt; ++i)
+      QCOMPARE((points->constBegin() + i)->key, double(i + 1));
+    for (auto it = points->constBegin(); it != points->constEnd(); ++it) {
+      QVERIFY(steps.count((long long)it->key));
+      if (it != points->constBegin()) QVERIFY(it->key > (it - 1)->key);
+    }
+    QCOMPARE((long long)(points->constEnd() - 1)->key, *steps.rbegin());
   }
 
   // A run that fails (its data vanished after the project was opened) shows why in the banner.

@@ -243,6 +243,8 @@ void Dashboard::clear() {
   m_bestRow = -1;
   m_lastBatchSeconds = 0;
   m_lastStep = 0;
+  m_history.reset();
+  m_timeOffset = 0;
   m_table->clear();
   fitEpochTable();
   setFollow(true);
@@ -268,6 +270,10 @@ void Dashboard::setMonitor(const QString& monitor, bool maximize) {
 
 void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
   if (batches.isEmpty()) return;
+  if (m_history) {
+    const auto& first = batches.front();
+    drawHistory(first.step, first.epoch, first.batchesPerEpoch, first.seconds);
+  }
   // Keys are appended in order, so every point is an append at the end of its container.
   QVector<double> keys;
   keys.reserve(batches.size());
@@ -276,12 +282,12 @@ void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
         double(b.step),
         double(b.epoch) +
             double(b.batch + 1) / double(std::max<std::int64_t>(1, b.batchesPerEpoch)),
-        b.seconds};
+        b.seconds + m_timeOffset};
     for (int m = 0; m < 3; ++m)
       m_batchKeys[m].push_back(modeKeys[m]);
     m_batchIds.emplace_back(b.epoch, b.batch);
     keys.push_back(modeKeys[modeIndex(m_mode)]);
-    m_lastBatchSeconds = b.seconds;
+    m_lastBatchSeconds = modeKeys[2];
     m_lastStep = b.step;
     m_skippedPoints += b.skippedBefore;
   }
@@ -305,6 +311,8 @@ void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
 }
 
 void Dashboard::addEpoch(const train::EpochMetrics& e) {
+  if (m_history)  // no step point came first: the history up to this epoch
+    drawHistory(std::numeric_limits<std::int64_t>::max(), e.epoch, 0, m_lastBatchSeconds);
   const double keys[3] = {double(m_lastStep), double(e.epoch + 1), m_lastBatchSeconds};
   for (int m = 0; m < 3; ++m)
     m_epochKeys[m].push_back(keys[m]);
@@ -323,6 +331,7 @@ void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
   auto* row = new QTreeWidgetItem(m_table);
   auto percent = [](double v) { return QString::number(100.0 * v, 'f', 2) + QLatin1Char('%'); };
   row->setText(0, QString::number(e.epoch + 1));
+  row->setData(0, Qt::UserRole + 1, qint64(e.epoch + 1));  // as the run numbers it (resumed too)
   row->setText(1, QString::number(e.trainLoss, 'f', 4) +
                       (e.trainLabelSmoothing > 0 ? QStringLiteral(" *") : QString()));
   if (e.trainLabelSmoothing > 0) {
@@ -375,7 +384,7 @@ void Dashboard::markBest() {
     const bool best = i == m_bestRow;
     QFont f = item->font(0);
     f.setBold(best);
-    const QString epoch = QString::number(i + 1);
+    const QString epoch = QString::number(item->data(0, Qt::UserRole + 1).toLongLong());
     item->setText(0, best ? epoch + QStringLiteral(" \u2605") : epoch);
     item->setToolTip(0, best ? tr("best %1").arg(m_monitor) : QString());
     for (int c = 0; c < m_table->columnCount(); ++c)

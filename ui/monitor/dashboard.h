@@ -27,6 +27,10 @@ class QCPItemStraightLine;
 class QCustomPlot;
 class QLabel;
 class QSlider;
+
+namespace netsmith::train {
+struct RunRecord;
+}
 class QTreeWidget;
 
 namespace netsmith::ui {
@@ -55,6 +59,11 @@ class Dashboard : public QWidget {
 
   void addBatches(const QVector<train::BatchMetrics>& batches);
   void addEpoch(const train::EpochMetrics& epoch);
+  /// A resumed run's history, read from its run folder before it goes on: drawn as the run's own
+  /// points (table rows numbered as the run numbers its epochs, step points, epoch points)
+  /// when the run's first point arrives, up to where that point says the run goes on (what the
+  /// folder holds past it, or what an earlier resume replaced, is left out). clear() drops it.
+  void setHistory(const train::RunRecord& record);
 
   /// A warning about batch `batch` of `epoch` (the run diverging): a red dashed line on the loss
   /// chart at that batch (placed once the batch's point is there).
@@ -122,6 +131,10 @@ class Dashboard : public QWidget {
   int chartCount() const;
   void rekey();
   void fillEpochRow(const train::EpochMetrics& e);
+  /// Draws the pending history up to step `firstStep` (exclusive) and epoch `firstEpoch`
+  /// (exclusive): where the resumed run's first live point is.
+  void drawHistory(std::int64_t firstStep, std::int64_t firstEpoch, std::int64_t batchesPerEpoch,
+                   double firstSeconds);
   void chartContextMenu(const QString& chartId, const QPoint& pos);
   void showTooltip(const QString& chartId, QMouseEvent* event);
   void redrawOverlay(OverlayData& o);
@@ -160,6 +173,10 @@ class Dashboard : public QWidget {
   int m_bestRow = -1;
   double m_lastBatchSeconds = 0;
   std::int64_t m_lastStep = 0;
+  /// A resumed run's history not drawn yet (setHistory), and the time its live points are
+  /// shifted by on the time axis (a resumed process counts its seconds from 0 again).
+  std::unique_ptr<train::RunRecord> m_history;
+  double m_timeOffset = 0;
 
   QTimer* m_replotTimer = nullptr;
   QVector<bool> m_dirty;

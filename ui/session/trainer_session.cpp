@@ -134,6 +134,8 @@ void TrainerSession::drain() {
       case train::EventType::Log:
       case train::EventType::Warning:
         Q_EMIT message(QString::fromStdString(e.level), QString::fromStdString(e.message));
+        if (e.type == train::EventType::Log && e.tag == "test")
+          Q_EMIT testing(QString::fromStdString(e.message));
         if (e.type == train::EventType::Warning && e.tag == "divergence")
           Q_EMIT batchWarning(e.batch.epoch, e.batch.batch, QString::fromStdString(e.message));
         break;

@@ -49,6 +49,8 @@ class TrainerSession : public QObject {
   void epochEnded(const netsmith::train::EpochMetrics& epoch);
   void checkpointWritten(const QString& tag, const QString& path);
   void message(const QString& level, const QString& text);  ///< "info", "warning"
+  /// Training is over and the test split is being evaluated (`text` says on how many images).
+  void testing(const QString& text);
   /// A warning about one batch (the loss or gradient norm running away: "divergence").
   void batchWarning(qint64 epoch, qint64 batch, const QString& text);
   void finished(netsmith::train::FinishState state, const QString& reason);

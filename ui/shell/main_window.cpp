@@ -217,6 +217,9 @@ void MainWindow::buildStatusBar() {
   m_progress = new QProgressBar(this);
   m_progress->setObjectName(QStringLiteral("runProgress"));
   m_progress->setMaximumWidth(260);
+  // One width whatever it says (ETA, paused, testing): the status bar does not jump.
+  m_progress->setMinimumWidth(
+      m_progress->fontMetrics().horizontalAdvance(QStringLiteral("100% (ETA 00:00:00)")) + 24);
   m_progress->setFormat(QStringLiteral("%p%"));
   m_progress->setValue(0);
   // A message (Opened, Saved, an error) hides the run state for its seconds instead of being
@@ -234,8 +237,10 @@ void MainWindow::connectSession() {
           [this](const QString& runDir, const QString& description) {
             if (!m_lrFindRun) {
               dashboard()->clear();
+              if (m_resumeHistory) dashboard()->setHistory(*m_resumeHistory);
               setCurrentCheckpoint({});
             }
+            m_resumeHistory.reset();
             m_toEvaluation->hide();
             m_firstStep = -1;
             spdlog::info("{}", description.toStdString());
@@ -270,6 +275,13 @@ void MainWindow::connectSession() {
     else
       spdlog::info("{}", text.toStdString());
   });
+  connect(m_session, &TrainerSession::testing, this, [this](const QString& text) {
+    // The last epoch is done: no batch progress or ETA, no pause (the test pass runs to its end).
+    m_runState->setFullText(tr("Testing: %1").arg(text));
+    m_progress->setRange(0, 0);
+    m_pause->setEnabled(false);
+    m_stopAfterEpoch->setEnabled(false);
+  });
   connect(m_session, &TrainerSession::finished, this, &MainWindow::runFinished);
 }
 
@@ -287,7 +299,9 @@ void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
   const double eta = done > 0 ? (b.runSeconds - m_firstRunSeconds) / done * left : NAN;
   m_progress->setMaximum(int(std::max<std::int64_t>(1, b.totalSteps)));
   m_progress->setValue(int(b.step));
-  m_progress->setFormat(tr("%p% (ETA %1)").arg(formatDuration(eta)));
+  m_progress->setFormat(m_session->state() == train::RunState::Paused
+                            ? tr("%p% (paused)")
+                            : tr("%p% (ETA %1)").arg(formatDuration(eta)));
   if (m_session->state() != train::RunState::Paused)
     m_runState->setFullText(tr("Training: epoch %1, batch %2/%3, %4 images/s")
                                 .arg(b.epoch + 1)
@@ -298,7 +312,15 @@ void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
 
 void MainWindow::runFinished(train::FinishState state, const QString& reason) {
   const auto& r = m_session->lastResult();
-  QString text = QString::fromStdString(train::finishStateName(state)) + ": " + reason;
+  const QString stateName = QString::fromStdString(train::finishStateName(state));
+  // "stopped: stopped at ..." says it once.
+  QString text = reason.startsWith(stateName, Qt::CaseInsensitive) ? reason
+                 : reason.isEmpty()                                ? stateName
+                                                                   : stateName + ": " + reason;
+  if (m_progress->maximum() == 0) {  // it showed the test pass as busy
+    m_progress->setRange(0, 1);
+    m_progress->setValue(state == train::FinishState::Completed ? 1 : 0);
+  }
   if (r.hasTest)
     text += QStringLiteral("; ") + QString::fromStdString(train::describeTestFigure(r));
   else if (r.testSplitSize > 0)  // the Evaluation page evaluates it (the link beside)
@@ -398,8 +420,17 @@ void MainWindow::resumeFrom(const QString& checkpoint) {
   if (!fillConfig(config)) return;
   config.resumePath = checkpoint.toStdString();
   config.runDir = train::resumeRunFolder(config.resumePath);
+  // The run's history as its folder holds it now, before the resumed run appends to it: the
+  // dashboard shows the whole run, numbered as the run numbers it.
+  m_resumeHistory.reset();
+  if (!config.runDir.empty()) {
+    auto record = std::make_unique<train::RunRecord>(train::readRunRecord(config.runDir));
+    if (record->error.empty()) m_resumeHistory = std::move(record);
+  }
   if (startRun(config, tr("Resuming from %1").arg(QFileInfo(checkpoint).fileName())))
     m_pages->showPage(ProjectPages::DashboardPage);
+  else
+    m_resumeHistory.reset();
 }
 
 void MainWindow::runLrFinder() {
@@ -416,6 +447,7 @@ void MainWindow::togglePause() {
   if (m_pause->isChecked()) {
     m_session->pause();
     m_runState->setFullText(tr("Paused"));
+    m_progress->setFormat(tr("%p% (paused)"));  // no running ETA while nothing runs
   } else {
     m_session->resume();
     m_runState->setFullText(tr("Training"));

@@ -5,6 +5,7 @@
 #include <QStringList>
 
 #include <cstdint>
+#include <memory>
 
 #include "ops/op_registry.h"
 
@@ -21,6 +22,7 @@ class QToolButton;
 
 namespace netsmith::train {
 struct BatchMetrics;
+struct RunRecord;
 enum class FinishState;
 struct TrainerConfig;
 }  // namespace netsmith::train
@@ -153,8 +155,9 @@ class MainWindow : public QMainWindow {
   void hideBanner();
   /// Another project: the last run's figures (charts, evaluation, status bar) no longer apply.
   void forgetRun();
-  /// The best (else last) checkpoint of the project's newest run under its runs/ ("" for none).
-  QString latestCheckpoint() const;
+  /// The best (else last) checkpoint of the project's newest run under its runs/ ("" for none);
+  /// with `lastOnly`, its last.safetensors (what Train > Resume last run goes on from).
+  QString latestCheckpoint(bool lastOnly = false) const;
   void setTheme(const QString& theme);
   void showPreferences();
   void showEnvironment();
@@ -193,12 +196,15 @@ class MainWindow : public QMainWindow {
   QAction* m_stop = nullptr;
   QAction* m_stopAfterEpoch = nullptr;
   QAction* m_resume = nullptr;
+  QAction* m_resumeLast = nullptr;
   QAction* m_lrFind = nullptr;
   QAction* m_checkpointInfo = nullptr;
   QList<QAction*> m_exportActions;
   QActionGroup* m_themeGroup = nullptr;
   QByteArray m_defaultState;
   QString m_checkpoint;
+  /// A resumed run's folder as it was before the resume, for the dashboard once it starts.
+  std::unique_ptr<train::RunRecord> m_resumeHistory;
   QString m_templatesDir;
   bool m_lrFindRun = false;
   bool m_logFoldedByUser = false;  ///< the user opened or folded the log: the window leaves it

@@ -8,6 +8,7 @@
 #include <QListWidget>
 #include <QMenuBar>
 #include <QSettings>
+#include <QStatusBar>
 #include <QToolBar>
 #include <QToolButton>
 #include <QUndoStack>
@@ -194,6 +195,20 @@ void MainWindow::buildTrainMenu() {
                                           if (!path.isEmpty()) resumeFrom(path);
                                         }),
                    "actionTrainResume");
+  m_resumeLast = setUp(trainMenu->addAction(tr("Resume &last run"), this,
+                                            [this] {
+                                              const QString path = latestCheckpoint(true);
+                                              if (path.isEmpty())
+                                                statusBar()->showMessage(
+                                                    tr("This project has no run with a last "
+                                                       "checkpoint to resume"),
+                                                    5000);
+                                              else
+                                                resumeFrom(path);
+                                            }),
+                       "actionTrainResumeLast", QKeySequence(Qt::CTRL | Qt::Key_F5));
+  m_resumeLast->setToolTip(
+      tr("Go on with the project's newest run from its last checkpoint, in the same run folder"));
   m_lrFind = setUp(trainMenu->addAction(tr("Run &LR finder"), this, &MainWindow::runLrFinder),
                    "actionTrainLrFind");
 }
@@ -253,6 +268,7 @@ void MainWindow::updateActions() {
                                         : tr("Start is disabled: %1").arg(blocked));
   m_start->setStatusTip(m_start->toolTip());
   m_resume->setEnabled(!running && open);
+  m_resumeLast->setEnabled(!running && open);
   m_close->setEnabled(open && !running);
   m_lrFind->setEnabled(!running && open);
   m_pause->setEnabled(running);

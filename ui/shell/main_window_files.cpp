@@ -270,7 +270,7 @@ bool MainWindow::closeProject(bool quiet) {
   return true;
 }
 
-QString MainWindow::latestCheckpoint() const {
+QString MainWindow::latestCheckpoint(bool lastOnly) const {
   // runs/<project>-<yyyyMMdd-HHmmss>: the newest name is the newest run. Only real files count
   // (a folder from elsewhere may hold links).
   const QDir runs(m_document->baseDir() + QStringLiteral("/runs"));
@@ -279,6 +279,7 @@ QString MainWindow::latestCheckpoint() const {
                                      QDir::Name | QDir::Reversed);
   for (const auto& name : names) {
     for (const char* file : {"best.safetensors", "last.safetensors"}) {
+      if (lastOnly && qstrcmp(file, "last.safetensors") != 0) continue;
       const QFileInfo info(runs.filePath(name + QStringLiteral("/checkpoints/") + file));
       if (info.isFile() && !info.isSymLink()) return info.absoluteFilePath();
     }
