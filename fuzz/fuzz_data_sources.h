@@ -29,8 +29,13 @@ inline void exerciseSource(const std::shared_ptr<data::DatasetSource>& source) {
     const auto label = source->label(i);
     if (source->targetWidth() > 0) {
       if (label != -1) __builtin_trap();
-      for (std::int64_t k = 0; k < source->targetWidth(); ++k)
-        if (!std::isfinite(source->targetRow(i)[k])) __builtin_trap();
+      for (const float v : source->targetValues(i))
+        if (!std::isfinite(v)) __builtin_trap();
+      std::int64_t previous = -1;  // a multi-label row's classes: ascending, once, in range
+      for (const auto k : source->positiveLabels(i)) {
+        if (k <= previous || k >= source->targetWidth()) __builtin_trap();
+        previous = k;
+      }
     } else if (label < 0 || label >= source->numClasses()) {
       __builtin_trap();
     }

@@ -56,7 +56,7 @@ std::vector<OpTime> opTable(const std::string& trace) {
 }  // namespace
 
 int runBench(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {"--steps", "--threads", "--batch-size", "--profile"});
+  const Args args = commandArgs("bench", words);
   const std::string& path = args.one("PROJECT");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
   const auto registry = ops::OpRegistry::withBuiltins();

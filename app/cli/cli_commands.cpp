@@ -1,6 +1,7 @@
 #include "cli/cli_commands.h"
 
 #include <iostream>
+#include <stdexcept>
 
 #include "augment/transform.h"
 #include "cli/cli_args.h"
@@ -20,37 +21,59 @@ const std::vector<Command>& commands() {
   // Each command's usage block (its synopsis lines and the description under them, as
   // `--help` prints them), and an example run.
   static const std::vector<Command> kCommands{
-      {"validate", runValidate,
+      {"validate",
+       runValidate,
        R"(  validate PROJECT                    check a project; problems on stderr, one per line
 )",
-       "netsmith-cli validate resources/examples/fashion_mnist.netsmith.json"},
-      {"summary", runSummary,
+       "netsmith-cli validate resources/examples/fashion_mnist.netsmith.json",
+       {},
+       {}},
+      {"summary",
+       runSummary,
        R"(  summary PROJECT [--batch-size N] [--json]
                                       layers, output shapes, parameters, MACs, memory
 )",
-       "netsmith-cli summary resources/examples/fashion_mnist.netsmith.json"},
-      {"env", runEnv,
+       "netsmith-cli summary resources/examples/fashion_mnist.netsmith.json",
+       {"--json"},
+       {"--batch-size"}},
+      {"env",
+       runEnv,
        R"(  env [--json] [--threads N]          LibTorch, CUDA, BLAS and thread report
 )",
-       "netsmith-cli env --json"},
-      {"ops", runOps,
+       "netsmith-cli env --json",
+       {"--json"},
+       {"--threads"}},
+      {"ops",
+       runOps,
        R"(  ops [--json]                        the layer types and their parameters
 )",
-       "netsmith-cli ops"},
-      {"transforms", runTransforms,
+       "netsmith-cli ops",
+       {"--json"},
+       {}},
+      {"transforms",
+       runTransforms,
        R"(  transforms [--json]                 the augmentations and their parameters
 )",
-       "netsmith-cli transforms"},
-      {"formats", runFormats,
+       "netsmith-cli transforms",
+       {"--json"},
+       {}},
+      {"formats",
+       runFormats,
        R"(  formats [--json]                    the data source formats and their keys
 )",
-       "netsmith-cli formats"},
-      {"data-stats", runDataStats,
+       "netsmith-cli formats",
+       {"--json"},
+       {}},
+      {"data-stats",
+       runDataStats,
        R"(  data-stats PROJECT [--json] [--sizes]
                                       split sizes, class counts, mean/std, skipped files
 )",
-       "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json"},
-      {"init", runInit,
+       "netsmith-cli data-stats resources/examples/fashion_mnist.netsmith.json",
+       {"--json", "--sizes"},
+       {}},
+      {"init",
+       runInit,
        R"(  init DATA [--out PROJECT.netsmith.json] [--task T] [--template NAME] [--name NAME]
        [--channels C] [--height H --width W] [--validation FRACTION] [--explicit-normalization]
        [--dry-run] [--force]
@@ -62,34 +85,53 @@ const std::vector<Command>& commands() {
                                       classes, validation split, normalisation) and writes the
                                       project beside the data (DATA.netsmith.json)
 )",
-       "netsmith-cli init scenes --task detection"},
-      {"make-dataset", runMakeDataset,
+       "netsmith-cli init scenes --task detection",
+       {"--force", "--explicit-normalization", "--dry-run"},
+       {"--out", "--task", "--template", "--name", "--channels", "--height", "--width",
+        "--validation"}},
+      {"make-dataset",
+       runMakeDataset,
        R"(  make-dataset NAME --out DIR [--seed S] [--train N] [--test N] [--source FOLDER]
                                       example data built from Fashion-MNIST (FOLDER: its IDX
                                       files, default /usr/share/datasets/fashion-mnist): mosaics
                                       (multi-label), rotations (regression), scenes
-                                      (segmentation)
+                                      (segmentation masks, and the same objects' boxes for
+                                      detection as YOLO labels and COCO files)
 )",
-       "netsmith-cli make-dataset mosaics --out resources/examples/mosaics"},
-      {"preview-aug", runPreviewAug,
+       "netsmith-cli make-dataset mosaics --out resources/examples/mosaics",
+       {},
+       {"--out", "--seed", "--train", "--test", "--source"}},
+      {"preview-aug",
+       runPreviewAug,
        R"(  preview-aug PROJECT --out FILE.png [--samples K] [--draws N] [--seed S]
                                       a grid of training samples and augmented draws
 )",
-       "netsmith-cli preview-aug resources/examples/fashion_mnist.netsmith.json --out grid.png"},
-      {"lr-schedule", runLrSchedule,
+       "netsmith-cli preview-aug resources/examples/fashion_mnist.netsmith.json --out grid.png",
+       {},
+       {"--out", "--samples", "--draws", "--seed"}},
+      {"lr-schedule",
+       runLrSchedule,
        R"(  lr-schedule PROJECT [--json] [--epochs N] [--batch-size N] [--lr X] [--nproc N]
-        [--limit-train N] [--steps-per-epoch N]
-                                      the learning rate at every step of the planned run
+        [--limit-train N] [--steps-per-epoch N] [--seed N]
+                                      the learning rate at every step of the planned run (the
+                                      flags change the plan as they would change train's)
 )",
-       "netsmith-cli lr-schedule resources/examples/fashion_mnist.netsmith.json --json"},
-      {"bench", runBench,
+       "netsmith-cli lr-schedule resources/examples/fashion_mnist.netsmith.json --json",
+       {"--json"},
+       {"--steps-per-epoch", "--epochs", "--batch-size", "--lr", "--nproc", "--limit-train",
+        "--seed"}},
+      {"bench",
+       runBench,
        R"(  bench PROJECT [--steps N] [--batch-size N] [--threads N] [--profile FILE] [--json]
                                       training images/s on synthetic input and with the real loader;
                                       --profile FILE: one more pass under LibTorch's profiler, its
                                       chrome://tracing file and the ops by time per batch
 )",
-       "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50"},
-      {"train", runTrain,
+       "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50",
+       {"--json"},
+       {"--steps", "--threads", "--batch-size", "--profile"}},
+      {"train",
+       runTrain,
        R"(  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
         [--init-from CKPT] [--max-batches N] [--stop-at-epoch N] [--no-test] [--nproc N]
@@ -104,10 +146,15 @@ const std::vector<Command>& commands() {
                                       srun or mpirun each process runs this same command
 )",
        "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
-       "--limit-train 6000"},
-      {"eval", runEval,
+       "--limit-train 6000",
+       {"--json", "--no-test"},
+       {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed", "--limit-train",
+        "--limit-val", "--limit-test", "--out", "--resume", "--init-from", "--max-batches",
+        "--stop-at-epoch", "--nproc", "--dist-timeout"}},
+      {"eval",
+       runEval,
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|validation|train] [--limit N] [--top-k K] [--json]
-       [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
+       [--batch-size N] [--threads N] [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE] [--predictions FILE|DIR] [--temperature T|FILE] [--fit-temperature]
        [--embedding FILE] [--tta flip|crops]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
@@ -137,8 +184,13 @@ const std::vector<Command>& commands() {
                                       probabilities of the picture and its mirror, and with
                                       crops of four shifted copies), with the accuracy gain
 )",
-       "netsmith-cli eval runs/RUN/checkpoints/best.safetensors"},
-      {"doctor", runDoctor,
+       "netsmith-cli eval runs/RUN/checkpoints/best.safetensors",
+       {"--json", "--data-from-checkpoint", "--fit-temperature"},
+       {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k", "--gradcam",
+        "--gradcam-node", "--gradcam-class", "--out", "--predictions", "--temperature",
+        "--embedding", "--tta"}},
+      {"doctor",
+       runDoctor,
        R"(  doctor PROJECT [--out DIR] [--folds K] [--epochs N] [--limit N] [--checkpoint CKPT]
          [--no-labels] [--seed S] [--json] [--schema]
                                       the data doctor: likely label errors (confident learning
@@ -152,13 +204,20 @@ const std::vector<Command>& commands() {
                                       --no-labels: no training (duplicates, balance, image
                                       outliers). --schema: the report's JSON schema
 )",
-       "netsmith-cli doctor resources/examples/fashion_mnist.netsmith.json --limit 6000"},
-      {"lr-find", runLrFind,
-       R"(  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--json]
+       "netsmith-cli doctor resources/examples/fashion_mnist.netsmith.json --limit 6000",
+       {"--json", "--no-labels", "--schema"},
+       {"--out", "--folds", "--epochs", "--limit", "--checkpoint", "--seed"}},
+      {"lr-find",
+       runLrFind,
+       R"(  lr-find PROJECT [--start LR] [--end LR] [--steps N] [--limit-train N] [--batch-size N]
+          [--threads N] [--json]
                                       the LR range test; prints a suggested learning rate
 )",
-       "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000"},
-      {"export", runExport,
+       "netsmith-cli lr-find resources/examples/fashion_mnist.netsmith.json --limit-train 6000",
+       {"--json"},
+       {"--start", "--end", "--steps", "--limit-train", "--threads", "--batch-size"}},
+      {"export",
+       runExport,
        R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--decoder] [--nms]
          [--safetensors FILE] [--pytorch FILE] [--samples N] [--keep-failed]
          [--data-from-checkpoint] [--temperature T|FILE] [--json]
@@ -169,11 +228,15 @@ const std::vector<Command>& commands() {
                                       input pixels) and "scores" (N x K x L); --nms (implies
                                       --decoder) also "selected" from a NonMaxSuppression node
                                       (checked by onnx::checker; OpenCV DNN cannot run it).
-                                      --temperature T|FILE (eval --fit-temperature's file):
-                                      the logits divided by T, before --softmax
+                                      --temperature T|FILE: the logits divided by T, before
+                                      --softmax (FILE: the CHECKPOINT-STEM.calibration.json
+                                      that eval writes when it fits a temperature)
 )",
-       "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx"},
-      {"import", runImport,
+       "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx",
+       {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint"},
+       {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples", "--temperature"}},
+      {"import",
+       runImport,
        R"(  import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]
          [--replace-head N] [--freeze-to NODE] [--lr-mult NODE=X] [--force] [--json]
                                       an ONNX classifier as a Netsmith project: its graph as
@@ -184,8 +247,12 @@ const std::vector<Command>& commands() {
                                       NODE: that node and all before it are frozen;
                                       --lr-mult NODE=X: they train at X times the rate
 )",
-       "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json"},
-      {"sweep", runSweep,
+       "netsmith-cli import resnet18.onnx --out resnet18.netsmith.json",
+       {"--json", "--force"},
+       {"--out", "--weights", "--input", "--classes", "--replace-head", "--freeze-to",
+        "--lr-mult"}},
+      {"sweep",
+       runSweep,
        R"(  sweep PROJECT [--parallel N] [--threads N] [--out DIR] [--limit-train N] [--limit-val N]
         [--apply-best OUT.netsmith.json] [--force] [--json]
   sweep --resume DIR [--parallel N] [--apply-best OUT.netsmith.json] [--force] [--json]
@@ -196,10 +263,13 @@ const std::vector<Command>& commands() {
                                       Ctrl-C (or a kill) stops; --resume DIR goes on exactly.
                                       --apply-best: the best trial's project, written to OUT
 )",
-       "netsmith-cli sweep resources/examples/fashion_mnist_lr_sweep.netsmith.json --parallel 2"},
+       "netsmith-cli sweep resources/examples/fashion_mnist_lr_sweep.netsmith.json --parallel 2",
+       {"--json", "--force"},
+       {"--parallel", "--threads", "--out", "--limit-train", "--limit-val", "--resume",
+        "--apply-best"}},
       // One rank of a local data-parallel job, started by `train --nproc N` (not for people:
       // no usage).
-      {"dist-worker", runDistWorker, "", ""}};
+      {"dist-worker", runDistWorker, "", "", {}, {}}};
   return kCommands;
 }
 
@@ -208,6 +278,16 @@ const Command* findCommand(const std::string& name) {
     if (c.name == name) return &c;
   return nullptr;
 }
+
+namespace {
+
+constexpr const char* kExitStatus =
+    R"(exit status: 0 success, 1 runtime failure (training diverged, a check failed), 2 invalid input
+(flags, project, data, checkpoint, a folder or model from elsewhere), 3 input/output failure
+(disk full, permission denied), 130 stopped by Ctrl-C
+)";
+
+}  // namespace
 
 std::string usageText() {
   std::string text = R"(usage: netsmith-cli <command> [arguments]
@@ -218,13 +298,44 @@ commands:
     text += c.usage;
   return text + R"(
 options:
-  --help                              this text
+  --help [--markdown]                 this text (--markdown: the whole reference, docs/cli.md)
   --version                           the Netsmith version
 
-exit status: 0 success, 1 runtime failure (training diverged, a check failed), 2 invalid input
-(flags, project, data, checkpoint, a folder or model from elsewhere), 3 input/output failure
-(disk full, permission denied), 130 stopped by Ctrl-C
-)";
+)" + kExitStatus;
+}
+
+Args commandArgs(const std::string& command, const std::vector<std::string>& words) {
+  const auto* c = findCommand(command);
+  if (!c) throw std::logic_error("no command " + command + " in the table");
+  return Args(words, c->flags, c->options);
+}
+
+std::string referenceMarkdown() {
+  std::string md =
+      "# netsmith-cli reference\n\n"
+      "<!-- Written by `netsmith-cli help --markdown` (tools/update_docs.sh); the docs test fails "
+      "when this file and the program differ. -->\n\n"
+      "`netsmith-cli` is the headless twin of the studio: it runs the same project files "
+      "(`*.netsmith.json`). Each command prints its own usage with `--help`; `man netsmith-cli` "
+      "holds the same text where the package is installed. The guide "
+      "([docs/guide/](guide/README.md)) explains each task step by step.\n\n";
+  for (const auto& c : commands())
+    if (!c.usage.empty()) md += "- [`" + c.name + "`](#" + c.name + ")\n";
+  for (const auto& c : commands()) {
+    if (c.usage.empty()) continue;
+    md += "\n## " + c.name + "\n\n```text\n" + c.usage + "```\n\n";
+    const auto list = [](const std::set<std::string>& names) {
+      std::string text;
+      for (const auto& n : names)
+        text += (text.empty() ? "`" : ", `") + n + "`";
+      return text;
+    };
+    if (!c.flags.empty()) md += "Switches: " + list(c.flags) + ".\n";
+    if (!c.options.empty()) md += "Options with a value: " + list(c.options) + ".\n";
+    if (c.flags.empty() && c.options.empty()) md += "No options.\n";
+    md += "\nExample:\n\n```sh\n" + c.example + "\n```\n";
+  }
+  return md + "\n## Exit status\n\n```text\n" + kExitStatus + "```\n";
 }
 
 std::vector<std::string> commandNames() {
@@ -298,7 +409,7 @@ void applyTrainOverrides(const Args& args, Json& train) {
 }
 
 int runValidate(const std::vector<std::string>& words) {
-  const Args args(words, {}, {});
+  const Args args = commandArgs("validate", words);
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -320,7 +431,7 @@ int runValidate(const std::vector<std::string>& words) {
 }
 
 int runSummary(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {"--batch-size"});
+  const Args args = commandArgs("summary", words);
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -339,7 +450,7 @@ int runSummary(const std::vector<std::string>& words) {
 }
 
 int runEnv(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {"--threads"});
+  const Args args = commandArgs("env", words);
   if (!args.positional().empty()) throw UsageError{"env takes no arguments"};
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   const auto report = env::collectEnvReport();
@@ -352,7 +463,7 @@ int runEnv(const std::vector<std::string>& words) {
 }
 
 int runOps(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {});
+  const Args args = commandArgs("ops", words);
   if (!args.positional().empty()) throw UsageError{"ops takes no arguments"};
   const auto registry = ops::OpRegistry::withBuiltins();
   Json all = Json::array();

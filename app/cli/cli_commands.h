@@ -1,6 +1,7 @@
 #pragma once
 
 #include <functional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,8 +86,10 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer);
 struct Command {
   std::string name;
   int (*run)(const std::vector<std::string>& words) = nullptr;
-  std::string usage;    ///< its lines of usageText(); "" for a command not meant for people
-  std::string example;  ///< one run of it, for `netsmith-cli COMMAND --help`
+  std::string usage;            ///< its lines of usageText(); "" for a command not meant for people
+  std::string example;          ///< one run of it, for `netsmith-cli COMMAND --help`
+  std::set<std::string> flags;  ///< the switches it takes (--json)
+  std::set<std::string> options;  ///< the options that take a value (--out FILE)
 };
 const std::vector<Command>& commands();
 /// The command called `name`, or nullptr.
@@ -98,5 +101,11 @@ std::string usageText();
 std::vector<std::string> commandNames();
 /// One command's usage and an example (`netsmith-cli train --help`); "" for an unknown one.
 std::string commandHelp(const std::string& command);
+/// `words` parsed with the flags and options the table gives `command` (its run function's
+/// only parser, so the reference and the parser cannot disagree).
+Args commandArgs(const std::string& command, const std::vector<std::string>& words);
+/// The whole reference as Markdown (`netsmith-cli help --markdown`, kept as docs/cli.md): each
+/// command's usage, the flags and options it accepts, its example, and the exit status.
+std::string referenceMarkdown();
 
 }  // namespace netsmith::cli

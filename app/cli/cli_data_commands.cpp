@@ -66,7 +66,7 @@ const char* targetEffectName(augment::TargetEffect effect) {
 }  // namespace
 
 int runTransforms(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {});
+  const Args args = commandArgs("transforms", words);
   if (!args.positional().empty()) throw UsageError{"transforms takes no arguments"};
   const auto registry = augment::TransformRegistry::withBuiltins();
   if (args.has("--json")) {
@@ -98,7 +98,7 @@ int runTransforms(const std::vector<std::string>& words) {
 }
 
 int runFormats(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"}, {});
+  const Args args = commandArgs("formats", words);
   if (!args.positional().empty()) throw UsageError{"formats takes no arguments"};
   if (args.has("--json")) {
     std::cout << data::sourceFormatsToJson().dump(2) << '\n';
@@ -295,7 +295,7 @@ void printDataStats(const project::LoadedProject& loaded, const data::DataScanRe
 }  // namespace
 
 int runDataStats(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--sizes"}, {});
+  const Args args = commandArgs("data-stats", words);
   const std::string& path = args.one("PROJECT");
   project::LoadedProject loaded;
   if (!loadValid(path, ops::OpRegistry::withBuiltins(), loaded)) return kExitInvalid;
@@ -316,7 +316,7 @@ int runDataStats(const std::vector<std::string>& words) {
 }
 
 int runPreviewAug(const std::vector<std::string>& words) {
-  const Args args(words, {}, {"--out", "--samples", "--draws", "--seed"});
+  const Args args = commandArgs("preview-aug", words);
   const std::string& path = args.one("PROJECT");
   const std::string out = args.option("--out");
   if (out.empty()) throw UsageError{"preview-aug needs --out FILE.png"};
@@ -344,7 +344,7 @@ int runPreviewAug(const std::vector<std::string>& words) {
 }
 
 int runMakeDataset(const std::vector<std::string>& words) {
-  const Args args(words, {}, {"--out", "--seed", "--train", "--test", "--source"});
+  const Args args = commandArgs("make-dataset", words);
   data::ExampleDatasetOptions o;
   o.name = args.one("NAME");
   o.out = args.option("--out");

@@ -100,8 +100,7 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
 }  // namespace
 
 int runDoctor(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--no-labels", "--schema"},
-                  {"--out", "--folds", "--epochs", "--limit", "--checkpoint", "--seed"});
+  const Args args = commandArgs("doctor", words);
   if (args.has("--schema")) {
     std::cout << doctor::doctorReportSchema().dump(2) << "\n";
     return kExitOk;

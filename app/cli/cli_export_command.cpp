@@ -10,10 +10,7 @@
 namespace netsmith::cli {
 
 int runExport(const std::vector<std::string>& words) {
-  const Args args(
-      words,
-      {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint"},
-      {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples", "--temperature"});
+  const Args args = commandArgs("export", words);
   exporting::ExportJob job;
   job.checkpoint = args.one("CHECKPOINT");
   job.opset = static_cast<int>(args.integer("--opset", 13, 11, 17));

@@ -27,9 +27,7 @@ graph::InputSpec parseInputFlag(const std::string& text) {
 }  // namespace
 
 int runImport(const std::vector<std::string>& words) {
-  const Args args(
-      words, {"--json", "--force"},
-      {"--out", "--weights", "--input", "--classes", "--replace-head", "--freeze-to", "--lr-mult"});
+  const Args args = commandArgs("import", words);
   import::ImportRequest request;
   request.model = args.one("MODEL.onnx");
   request.project = args.option("--out");

@@ -23,9 +23,7 @@ namespace netsmith::cli {
 namespace fs = std::filesystem;
 
 int runInit(const std::vector<std::string>& words) {
-  const Args args(words, {"--force", "--explicit-normalization", "--dry-run"},
-                  {"--out", "--task", "--template", "--name", "--channels", "--height", "--width",
-                   "--validation"});
+  const Args args = commandArgs("init", words);
   const std::string dataPath = args.one("DATA");
   import::StarterChoices choices;
   choices.task = args.option("--task");

@@ -229,10 +229,7 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
 }
 
 int runTrain(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--no-test"},
-                  {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed",
-                   "--limit-train", "--limit-val", "--limit-test", "--out", "--resume",
-                   "--init-from", "--max-batches", "--stop-at-epoch", "--nproc", "--dist-timeout"});
+  const Args args = commandArgs("train", words);
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
@@ -309,7 +306,7 @@ int runTrain(const std::vector<std::string>& words) {
 }
 
 int runDistWorker(const std::vector<std::string>& words) {
-  const Args args(words, {}, {});
+  const Args args = commandArgs("dist-worker", words);
   return train::runDistWorker(args.one("SPEC"));
 }
 
@@ -361,10 +358,7 @@ void writeEmbedding(const std::string& path, const train::Evaluation& e, bool qu
 }
 
 int runEval(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--data-from-checkpoint", "--fit-temperature"},
-                  {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k",
-                   "--gradcam", "--gradcam-node", "--gradcam-class", "--out", "--predictions",
-                   "--temperature", "--embedding", "--tta"});
+  const Args args = commandArgs("eval", words);
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
@@ -455,8 +449,7 @@ train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded) {
 }
 
 int runLrFind(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
-                  {"--start", "--end", "--steps", "--limit-train", "--threads", "--batch-size"});
+  const Args args = commandArgs("lr-find", words);
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;

@@ -124,9 +124,7 @@ void printTable(const experiment::SweepRunner& runner) {
 }  // namespace
 
 int runSweep(const std::vector<std::string>& words) {
-  const Args args(words, {"--json", "--force"},
-                  {"--parallel", "--threads", "--out", "--limit-train", "--limit-val", "--resume",
-                   "--apply-best"});
+  const Args args = commandArgs("sweep", words);
   const bool json = args.has("--json");
   experiment::SweepOptions options;
   options.program = selfExecutable();

@@ -15,9 +15,7 @@
 namespace netsmith::cli {
 
 int runLrSchedule(const std::vector<std::string>& words) {
-  const Args args(words, {"--json"},
-                  {"--steps-per-epoch", "--epochs", "--batch-size", "--lr", "--nproc",
-                   "--limit-train", "--seed"});
+  const Args args = commandArgs("lr-schedule", words);
   const std::string& path = args.one("PROJECT");
   const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;

@@ -44,6 +44,11 @@ int main(int argc, char** argv) {
   words.erase(words.begin());
   try {
     if (command == "--help" || command == "-h" || command == "help") {
+      if (words.size() == 1 && words[0] == "--markdown") {
+        std::cout << referenceMarkdown();
+        return kExitOk;
+      }
+      if (!words.empty()) throw UsageError{"help takes --markdown or nothing"};
       std::cout << usageText();
       return kExitOk;
     }

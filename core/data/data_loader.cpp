@@ -15,10 +15,8 @@ torch::Tensor targetRows(const SampleSet& set, const std::vector<std::int64_t>& 
   if (source.targetWidth() != width) throw Error(set.name + ": the data has no " + what);
   auto t = torch::empty({std::int64_t(samples.size()), width}, torch::kFloat);
   float* out = t.data_ptr<float>();
-  for (std::size_t i = 0; i < samples.size(); ++i) {
-    const float* row = source.targetRow(set.indices[std::size_t(samples[i])]);
-    std::copy(row, row + width, out + std::int64_t(i) * width);
-  }
+  for (std::size_t i = 0; i < samples.size(); ++i)
+    source.targetRow(set.indices[std::size_t(samples[i])], out + std::int64_t(i) * width);
   return t;
 }
 

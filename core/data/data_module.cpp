@@ -213,18 +213,18 @@ std::string SampleSet::describeTarget(std::int64_t k) const {
     return label >= 0 && label < std::int64_t(classes.size()) ? classes[std::size_t(label)]
                                                               : std::to_string(label);
   }
-  const float* row = source->targetRow(i);
   std::string text;
   const auto& names = source->targetNames();
-  for (std::int64_t c = 0; c < width; ++c) {
-    if (names.empty()) {  // labels
-      if (row[c] > 0.5f)
-        text += (text.empty() ? "" : ", ") +
-                (c < std::int64_t(classes.size()) ? classes[std::size_t(c)] : std::to_string(c));
-    } else {
+  if (names.empty()) {  // labels
+    for (const auto c : source->positiveLabels(i))
+      text += (text.empty() ? "" : ", ") +
+              (std::size_t(c) < classes.size() ? classes[std::size_t(c)] : std::to_string(c));
+  } else {
+    const auto row = source->targetValues(i);
+    for (std::size_t c = 0; c < row.size() && c < names.size(); ++c) {
       char value[32];
       std::snprintf(value, sizeof value, "%.4g", double(row[c]));
-      text += (text.empty() ? "" : ", ") + names[std::size_t(c)] + " " + value;
+      text += (text.empty() ? "" : ", ") + names[c] + " " + value;
     }
   }
   return text.empty() ? "no label" : text;

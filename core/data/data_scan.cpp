@@ -55,12 +55,16 @@ void countCooccurrence(const SampleSet& train, TargetStats& t) {
   t.cooccurrenceLabels = order;
   const std::size_t k = order.size();
   t.cooccurrence.assign(k, std::vector<std::int64_t>(k, 0));
+  // Each class's place among the shown ones (or none), so a row costs its labels.
+  std::vector<std::int64_t> shownAt(t.positives.size(), -1);
+  for (std::size_t a = 0; a < k; ++a)
+    shownAt[order[a]] = std::int64_t(a);
   std::vector<std::size_t> present;
   for (const auto i : train.indices) {
-    const float* row = train.source->targetRow(i);
     present.clear();
-    for (std::size_t a = 0; a < k; ++a)
-      if (row[order[a]] > 0.5f) present.push_back(a);
+    for (const auto c : train.source->positiveLabels(i))
+      if (std::size_t(c) < shownAt.size() && shownAt[std::size_t(c)] >= 0)
+        present.push_back(std::size_t(shownAt[std::size_t(c)]));
     for (auto a : present)
       for (auto b : present)
         ++t.cooccurrence[a][b];
@@ -85,19 +89,16 @@ bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& p
   } else if (t.kind == TargetKind::Boxes) {
     t.boxesPerClass.assign(s.classes.size(), 0);
   }
-  std::vector<std::size_t> present;
+  std::vector<float> row(width);
   for (std::int64_t k = 0; k < train.size(); ++k) {
     const auto i = train.indices[std::size_t(k)];
     if (t.kind == TargetKind::MultiHot) {
-      const float* row = source.targetRow(i);
-      present.clear();
-      for (std::size_t a = 0; a < width; ++a)
-        if (row[a] > 0.5f) present.push_back(a);
-      for (auto a : present)
-        ++t.positives[a];
-      ++t.labelsPerImage[present.size()];
+      const auto labels = source.positiveLabels(i);
+      for (const auto a : labels)
+        if (std::size_t(a) < width) ++t.positives[std::size_t(a)];
+      ++t.labelsPerImage[std::min(labels.size(), width)];
     } else if (t.kind == TargetKind::RealVector) {
-      const float* row = source.targetRow(i);
+      source.targetRow(i, row.data());
       for (std::size_t a = 0; a < width; ++a)
         t.values[a].push_back(row[a]);
     } else if (t.kind == TargetKind::ClassMask && source.hasMasks()) {

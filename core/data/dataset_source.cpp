@@ -43,8 +43,18 @@ cv::Mat DatasetSource::loadMask(std::int64_t i) const {
   throw SampleError(describe(i) + ": this data source has no masks");
 }
 
-const float* DatasetSource::targetRow(std::int64_t) const {
+void DatasetSource::targetRow(std::int64_t, float*) const {
   throw Error("this data source has no target table (its targets are class labels)");
+}
+
+std::vector<float> DatasetSource::targetValues(std::int64_t i) const {
+  std::vector<float> row(static_cast<std::size_t>(std::max<std::int64_t>(0, targetWidth())));
+  targetRow(i, row.data());
+  return row;
+}
+
+LabelList DatasetSource::positiveLabels(std::int64_t) const {
+  return {};
 }
 
 cv::Mat DatasetSource::loadRegion(std::int64_t i, const RegionChooser& choose) const {

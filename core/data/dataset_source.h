@@ -35,6 +35,15 @@ inline SkippedItem skippedFor(const std::string& item, const std::string& error)
   return {item, error.rfind(prefix, 0) == 0 ? error.substr(prefix.size()) : error};
 }
 
+/// A run of class indices owned by a source (valid while it lives).
+struct LabelList {
+  const std::int32_t* first = nullptr;
+  const std::int32_t* last = nullptr;
+  const std::int32_t* begin() const { return first; }
+  const std::int32_t* end() const { return last; }
+  std::size_t size() const { return std::size_t(last - first); }
+};
+
 /// Where samples come from. Labels are known without decoding; images are decoded on demand
 /// (thread-safe: loader workers call load() concurrently).
 class DatasetSource {
@@ -50,7 +59,13 @@ class DatasetSource {
   /// Targets known without decoding, one row of targetWidth() floats per sample (multi-label:
   /// 1 or 0 per class; regression: the target columns). Width 0: the class label is the target.
   virtual std::int64_t targetWidth() const { return 0; }
-  virtual const float* targetRow(std::int64_t i) const;
+  /// Writes sample i's target row (targetWidth() floats) to `out`.
+  virtual void targetRow(std::int64_t i, float* out) const;
+  /// targetRow() as a vector.
+  std::vector<float> targetValues(std::int64_t i) const;
+  /// A multi-label sample's classes, ascending (its row's ones, kept sparse: a row costs its
+  /// labels, not the number of classes). Empty for every other source.
+  virtual LabelList positiveLabels(std::int64_t i) const;
   /// The names of a regression source's targets, in row order (empty for other sources).
   const std::vector<std::string>& targetNames() const { return m_targetNames; }
   /// The decoded image: CV_8UC1 (grey) or CV_8UC3 (RGB order). Throws SampleError.
@@ -109,15 +124,21 @@ class TableTargetSource : public FileListSource {
   std::int64_t stratum(std::int64_t i) const override;
   std::int64_t numStrata() const override { return m_numStrata; }
   std::int64_t targetWidth() const override { return m_width; }
-  const float* targetRow(std::int64_t i) const override;
+  void targetRow(std::int64_t i, float* out) const override;
+  LabelList positiveLabels(std::int64_t i) const override;
 
  protected:
-  /// Sets the strata from the rows (after m_targets and m_width are filled).
+  /// Sets the strata from the rows (after the targets and m_width are filled).
   void stratifyByRarestLabel();
   void stratifyByFirstTarget();
+  /// Appends a multi-label row: its classes, ascending.
+  void addLabelRow(const std::vector<std::int32_t>& classes);
 
   std::int64_t m_width = 0;
-  std::vector<float> m_targets;  ///< size() x m_width
+  bool m_sparse = false;         ///< multi-label rows: m_rowStart and m_on; else m_targets
+  std::vector<float> m_targets;  ///< size() x m_width (regression)
+  std::vector<std::int64_t> m_rowStart{0};  ///< row i's labels: m_on[m_rowStart[i], [i + 1])
+  std::vector<std::int32_t> m_on;
   std::vector<std::int64_t> m_strata;
   std::int64_t m_numStrata = 1;
 };

@@ -23,25 +23,43 @@ std::int64_t TableTargetSource::stratum(std::int64_t i) const {
   return m_strata.at(static_cast<std::size_t>(i));
 }
 
-const float* TableTargetSource::targetRow(std::int64_t i) const {
+void TableTargetSource::targetRow(std::int64_t i, float* out) const {
   if (i < 0 || i >= size()) throw Error("target row " + std::to_string(i) + " out of range");
-  return m_targets.data() + static_cast<std::size_t>(i * m_width);
+  if (!m_sparse) {
+    const float* row = m_targets.data() + static_cast<std::size_t>(i * m_width);
+    std::copy(row, row + m_width, out);
+    return;
+  }
+  std::fill(out, out + m_width, 0.0f);
+  for (const auto k : positiveLabels(i))
+    out[k] = 1.0f;
+}
+
+LabelList TableTargetSource::positiveLabels(std::int64_t i) const {
+  if (!m_sparse) return {};
+  if (i < 0 || i >= size()) throw Error("target row " + std::to_string(i) + " out of range");
+  const auto* base = m_on.data();
+  return {base + m_rowStart[std::size_t(i)], base + m_rowStart[std::size_t(i) + 1]};
+}
+
+void TableTargetSource::addLabelRow(const std::vector<std::int32_t>& classes) {
+  m_sparse = true;
+  m_on.insert(m_on.end(), classes.begin(), classes.end());
+  m_rowStart.push_back(std::int64_t(m_on.size()));
 }
 
 void TableTargetSource::stratifyByRarestLabel() {
   const auto n = size();
   std::vector<std::int64_t> counts(static_cast<std::size_t>(m_width), 0);
   for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t k = 0; k < m_width; ++k)
-      if (targetRow(i)[k] > 0.5f) ++counts[static_cast<std::size_t>(k)];
+    for (const auto k : positiveLabels(i))
+      ++counts[static_cast<std::size_t>(k)];
   m_numStrata = m_width + 1;  // the last: no label
   m_strata.assign(static_cast<std::size_t>(n), m_width);
   for (std::int64_t i = 0; i < n; ++i) {
     std::int64_t best = m_width;
-    for (std::int64_t k = 0; k < m_width; ++k)
-      if (targetRow(i)[k] > 0.5f &&
-          (best == m_width || counts[std::size_t(k)] < counts[std::size_t(best)]))
-        best = k;
+    for (const auto k : positiveLabels(i))
+      if (best == m_width || counts[std::size_t(k)] < counts[std::size_t(best)]) best = k;
     m_strata[static_cast<std::size_t>(i)] = best;
   }
 }
@@ -51,7 +69,7 @@ void TableTargetSource::stratifyByFirstTarget() {
   std::vector<std::int64_t> order(static_cast<std::size_t>(n));
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    return targetRow(a)[0] < targetRow(b)[0];
+    return m_targets[std::size_t(a * m_width)] < m_targets[std::size_t(b * m_width)];
   });
   m_numStrata = std::clamp<std::int64_t>(n, 1, 10);
   m_strata.assign(static_cast<std::size_t>(n), 0);
@@ -162,8 +180,9 @@ std::vector<std::string> splitLabels(const std::string& cell, bool semicolons) {
   return out;
 }
 
-/// The most labels a multi-label manifest may name, and the most numbers its targets may hold
-/// in all (rows x labels, 4 bytes each: 256 MiB).
+/// The most labels a multi-label manifest may name, and the most rows x labels it may have.
+/// The rows themselves are sparse (a row costs its labels); the bound is for what holds a score
+/// per sample and label (an evaluation's or the doctor's probabilities, 4 bytes each: 256 MiB).
 constexpr std::size_t kMaxLabels = 10'000;
 constexpr std::size_t kMaxTargetValues = std::size_t(64) << 20;
 
@@ -171,6 +190,7 @@ class MultiLabelCsvSource : public TableTargetSource {
  public:
   MultiLabelCsvSource(const SourceSpec& spec, const std::vector<std::string>& classes,
                       ErrorPolicy policy) {
+    m_sparse = true;
     ManifestReader r(spec, policy, "path,labels");
     const int pathCol = r.pathColumn();
     const int labelsCol = r.table.column("labels");
@@ -184,14 +204,14 @@ class MultiLabelCsvSource : public TableTargetSource {
   }
 
  private:
-  /// Refuses a table whose rows x `labels` targets would not fit kMaxTargetValues.
+  /// Refuses a table whose rows x `labels` scores would not fit kMaxTargetValues.
   static void checkTargetSize(const ManifestReader& r, std::size_t labels) {
     if (labels > kMaxLabels)
       throw Error(r.where + ": " + std::to_string(labels) + " labels; at most " +
                   std::to_string(kMaxLabels) + " are learned");
     if (labels * r.table.rows.size() > kMaxTargetValues)
       throw Error(r.where + ": " + std::to_string(r.table.rows.size()) + " rows x " +
-                  std::to_string(labels) + " labels; the targets may hold at most " +
+                  std::to_string(labels) + " labels; a score for each is at most " +
                   std::to_string(kMaxTargetValues) + " values (fewer labels or rows)");
   }
 
@@ -229,7 +249,7 @@ class MultiLabelCsvSource : public TableTargetSource {
     for (const auto& row : r.table.rows) {
       auto file = r.image(row, pathCol, m_skipped);
       if (!file) continue;
-      std::vector<float> hot(m_classes.size(), 0.0f);
+      std::vector<std::int32_t> on;
       std::string unknown;
       const std::string& cell = row.cells[std::size_t(labelsCol)];
       // A cell that is one known class whole ("Ankle boot") is that class, in a file that
@@ -242,14 +262,16 @@ class MultiLabelCsvSource : public TableTargetSource {
           unknown = name;
           break;
         }
-        hot[std::size_t(it->second)] = 1.0f;
+        on.push_back(std::int32_t(it->second));
       }
       if (!unknown.empty()) {
         r.fail(row, "unknown class \"" + cellText(unknown) + "\"", m_skipped);
         continue;
       }
+      std::sort(on.begin(), on.end());
+      on.erase(std::unique(on.begin(), on.end()), on.end());  // "a;a" is a once
       m_files.push_back(*file);
-      m_targets.insert(m_targets.end(), hot.begin(), hot.end());
+      addLabelRow(on);
     }
   }
 
@@ -271,8 +293,9 @@ class MultiLabelCsvSource : public TableTargetSource {
     for (const auto& row : r.table.rows) {
       auto file = r.image(row, pathCol, m_skipped);
       if (!file) continue;
-      std::vector<float> hot;
+      std::vector<std::int32_t> on;
       std::string bad;
+      std::int32_t k = 0;
       for (std::size_t c = 0; c < row.cells.size(); ++c) {
         if (int(c) == pathCol) continue;
         const auto& v = row.cells[c];
@@ -280,14 +303,15 @@ class MultiLabelCsvSource : public TableTargetSource {
           bad = r.table.header[c] + " is \"" + cellText(v) + "\", not 0 or 1";
           break;
         }
-        hot.push_back(v == "1" ? 1.0f : 0.0f);
+        if (v == "1") on.push_back(k);
+        ++k;
       }
       if (!bad.empty()) {
         r.fail(row, bad, m_skipped);
         continue;
       }
       m_files.push_back(*file);
-      m_targets.insert(m_targets.end(), hot.begin(), hot.end());
+      addLabelRow(on);
     }
   }
 };

@@ -253,8 +253,8 @@ MultiLabelTask::MultiLabelTask(const TaskSetup& s)
     if (s.train && s.train->source && s.train->source->targetWidth() == m_classes) {
       std::vector<double> positives(w.size(), 0.0);
       for (auto i : s.train->indices)
-        for (std::size_t k = 0; k < w.size(); ++k)
-          positives[k] += s.train->source->targetRow(i)[k] > 0.5f ? 1 : 0;
+        for (const auto k : s.train->source->positiveLabels(i))
+          positives[std::size_t(k)] += 1;
       const double n = double(s.train->size());
       for (std::size_t k = 0; k < w.size(); ++k)
         w[k] = positives[k] > 0 ? (n - positives[k]) / positives[k] : 1.0;

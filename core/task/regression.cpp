@@ -143,8 +143,9 @@ RegressionTask::RegressionTask(const TaskSetup& s) : m_names(s.targets) {
              !s.train->empty()) {
     // Measured on the training split, in double precision.
     std::vector<double> sum(m_mean.size(), 0.0), sq(m_mean.size(), 0.0);
+    std::vector<float> row(m_mean.size());
     for (auto i : s.train->indices) {
-      const float* row = s.train->source->targetRow(i);
+      s.train->source->targetRow(i, row.data());
       for (std::size_t t = 0; t < sum.size(); ++t)
         sum[t] += row[t], sq[t] += double(row[t]) * row[t];
     }

@@ -31,7 +31,8 @@ Exit 77 (skipped) without the Fashion-MNIST package or scikit-learn.
 
     /usr/bin/python3 tests/cli/task_flows.py NETSMITH_CLI SOURCE_DIR WORK_DIR [TASK]
 
-TASK (multilabel, regression, segmentation or detection) runs that flow alone.
+TASK (multilabel, regression, segmentation, detection or losses) runs that flow alone; losses
+trains every other loss briefly and checks that each run's recorded test loss equals eval's.
 """
 import csv
 import glob
@@ -72,7 +73,7 @@ def read_rows(path):
 
 
 def train_and_eval(cli, source, work, name, epochs, predictions_name=None, dataset=None,
-                   loss=None):
+                   loss=None, smoothing=None):
     data = os.path.join(work, dataset or name)
     if not os.path.isdir(data):
         run([cli, "make-dataset", dataset or name, "--out", data, "--train", "600", "--test",
@@ -93,6 +94,8 @@ def train_and_eval(cli, source, work, name, epochs, predictions_name=None, datas
     project["train"]["epochs"] = epochs
     if loss:
         project["train"]["loss"] = loss
+    if smoothing is not None:
+        project["train"]["label_smoothing"] = smoothing
     path = os.path.join(work, name + ".netsmith.json")
     with open(path, "w") as f:
         json.dump(project, f)
@@ -658,6 +661,44 @@ def detection(cli, source, work):
                               len(ids), agree))
 
 
+def losses(cli, source, work):
+    """Every loss the flows above do not train (they train BCE, Huber, CE+Dice and FCOS): one
+    short run each, and the test loss the run recorded equals eval's on its checkpoint (eval
+    builds the task the way the run did, loss and label smoothing included)."""
+    cases = [("mosaics", "focal", None), ("rotations", "mse", None), ("rotations", "l1", None),
+             ("scenes", "cross_entropy", None), ("scenes", "dice", None),
+             ("scenes", "ce_dice", 0.1)]
+    for name, loss, smoothing in cases:
+        tag = "%s-%s" % (name, loss)
+        with open(os.path.join(source, "resources/examples/%s.netsmith.json" % name)) as f:
+            example = json.load(f)
+        folder = example["data"]["train"]["format"] == "mask_folders"
+        train_and_eval(cli, source, work, name, 1,
+                       predictions_name=tag + ("-predictions" if folder else "-predictions.csv"),
+                       loss=loss, smoothing=smoothing)
+        print("%s: the run's test loss equals eval's" % tag)
+    # Classification: cross-entropy with label smoothing, on 600 Fashion-MNIST images.
+    project = os.path.join(work, "fashion-smoothing.netsmith.json")
+    with open(os.path.join(source, "resources/examples/fashion_mnist.netsmith.json")) as f:
+        p = json.load(f)
+    p["train"]["label_smoothing"] = 0.1
+    p["train"]["epochs"] = 1
+    with open(project, "w") as f:
+        json.dump(p, f)
+    runs = os.path.join(work, "runs-smoothing")
+    run([cli, "train", project, "--limit-train", "600", "--out", runs])
+    run_dir = os.path.join(runs, os.listdir(runs)[0])
+    with open(os.path.join(run_dir, "events.jsonl")) as f:
+        finished = [json.loads(line) for line in f if '"finished"' in line][-1]
+    report = json.loads(run([cli, "eval", os.path.join(run_dir, "checkpoints", "best.safetensors"),
+                             "--data", project, "--json"]))
+    got, want = finished["test"]["loss"], report["loss"]
+    if not abs(got - want) <= 1e-3 * abs(want):
+        sys.exit("task_flows: classification with label smoothing: the run's recorded test loss "
+                 "is %r, eval gives %r" % (got, want))
+    print("classification (label smoothing 0.1): the run's test loss equals eval's")
+
+
 def main():
     cli, source, work = sys.argv[1], sys.argv[2], sys.argv[3]
     if not os.path.exists(os.path.join(FMNIST, "train-images-idx3-ubyte.gz")):
@@ -667,7 +708,7 @@ def main():
     os.makedirs(work)
     # One task alone when named (ctest runs each as its own test, so none runs for minutes).
     flows = {"multilabel": multilabel, "regression": regression, "segmentation": segmentation,
-             "detection": detection}
+             "detection": detection, "losses": losses}
     for name, flow in flows.items():
         if len(sys.argv) <= 4 or sys.argv[4] == name:
             flow(cli, source, work)

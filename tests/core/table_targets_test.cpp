@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -40,7 +41,7 @@ SourceSpec spec(SourceFormat format, const std::string& manifest,
 }
 
 std::vector<float> row(const DatasetSource& s, std::int64_t i) {
-  return std::vector<float>(s.targetRow(i), s.targetRow(i) + s.targetWidth());
+  return s.targetValues(i);
 }
 
 }  // namespace
@@ -81,6 +82,54 @@ TEST(MultiLabelCsvSource, LabelListsAndColumnsGiveTheSameRows) {
   const auto spaces =
       openSource(spec(SourceFormat::MultiLabelCsv, dir.file("spaces.csv")), {}, ErrorPolicy::Fail);
   EXPECT_EQ(spaces->classNames(), (std::vector<std::string>{"cat", "dog"}));
+}
+
+/// This process's resident memory, in KiB (Linux).
+long residentKiB() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stol(line.substr(6));
+  return -1;
+}
+
+TEST(MultiLabelCsvSource, ARowCostsItsLabelsNotTheNumberOfClasses) {
+  // 6,000 rows of two labels each among 6,001 classes: dense rows would take 6,000 x 6,001
+  // floats (144 MB); sparse ones take their 12,000 labels.
+  TempDir dir;
+  testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 1, 6, 6, 1);
+  {
+    std::ofstream csv(dir.file("wide.csv"));
+    csv << "path,labels\n";
+    for (int i = 0; i < 6000; ++i)
+      csv << "imgs/x/img_0.png,l" << i << ";shared\n";
+  }
+  const long before = residentKiB();
+  const auto src =
+      openSource(spec(SourceFormat::MultiLabelCsv, dir.file("wide.csv")), {}, ErrorPolicy::Fail);
+  const long grown = residentKiB() - before;
+  ASSERT_EQ(src->size(), 6000);
+  ASSERT_EQ(src->targetWidth(), 6001);
+  EXPECT_LT(grown, 48 * 1024) << "KiB";
+  // Classes sort by name: l0, l1, l10, ... and "shared" last.
+  const auto& names = src->classNames();
+  const auto at = [&](const std::string& name) {
+    return std::int32_t(std::find(names.begin(), names.end(), name) - names.begin());
+  };
+  std::int64_t ones = 0;
+  for (std::int64_t i = 0; i < src->size(); ++i) {
+    const auto labels = src->positiveLabels(i);
+    ASSERT_EQ(labels.size(), 2u) << i;
+    EXPECT_EQ(*labels.begin(), at("l" + std::to_string(i))) << i;
+    EXPECT_EQ(*(labels.begin() + 1), at("shared")) << i;
+    if (i % 997 == 0) {
+      const auto values = src->targetValues(i);
+      for (const float v : values)
+        ones += v == 1.0f ? 1 : 0;
+      EXPECT_EQ(values[std::size_t(at("shared"))], 1.0f);
+    }
+  }
+  EXPECT_EQ(ones, 2 * 7);  // rows 0, 997, ..., 5982
 }
 
 TEST(MultiLabelCsvSource, BadRowsAreNamedSkippedOrFatal) {
@@ -233,9 +282,9 @@ TEST(TableTargets, StratifiedSplitsKeepEveryLabel) {
     const auto d = openDataModule(config);
     int rareVal = 0, rareTrain = 0;
     for (auto i : d.validation.indices)
-      rareVal += d.train.source->targetRow(i)[1] > 0;
+      rareVal += d.train.source->targetValues(i)[1] > 0;
     for (auto i : d.train.indices)
-      rareTrain += d.train.source->targetRow(i)[1] > 0;
+      rareTrain += d.train.source->targetValues(i)[1] > 0;
     EXPECT_EQ(rareVal, 1) << seed;
     EXPECT_EQ(rareTrain, 3) << seed;
   }

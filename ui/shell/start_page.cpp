@@ -84,7 +84,9 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
          tr("A blank model for the task you choose, with its template's data and settings"),
          &StartPage::newBlankRequested);
   button(tr("New from a data folder..."), "startFromData",
-         tr("A folder with one sub-folder of images per class"), &StartPage::newFromDataRequested);
+         tr("Your images: class folders, a CSV manifest, images with masks, or a YOLO, COCO or VOC "
+            "set"),
+         &StartPage::newFromDataRequested);
   button(tr("Open..."), "startOpen", tr("Open a *.netsmith.json project (Ctrl+O)"),
          &StartPage::openDialogRequested);
   button(tr("Import ONNX..."), "startImport", tr("Import a network to fine-tune it"),
