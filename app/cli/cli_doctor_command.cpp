@@ -12,6 +12,7 @@
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
 #include "common/clock_text.h"
+#include "common/error.h"
 #include "common/file_util.h"
 #include "doctor/doctor.h"
 #include "ops/op_registry.h"
@@ -68,7 +69,13 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
   if (r.validationSamples) std::cout << ", " << r.validationSamples << " validation";
   if (r.testSamples) std::cout << ", " << r.testSamples << " test";
   std::cout << " in " << clockText(r.seconds) << "\n";
-  if (r.unreadable) std::cout << "unreadable: " << r.unreadable << " samples left out\n";
+  if (r.unreadable) {
+    std::cout << "unreadable: " << r.unreadable << " samples left out\n";
+    for (std::size_t i = 0; i < r.unreadableSamples.size() && i < 10; ++i)
+      std::cout << "  " << printable(r.unreadableSamples[i].sample.item) << ": "
+                << printable(r.unreadableSamples[i].why) << '\n';
+    if (r.unreadable > 10) std::cout << "  (" << r.unreadable - 10 << " more in doctor.json)\n";
+  }
   std::cout << "leakage: " << r.leaks << (r.leaks == 1 ? " duplicate pair" : " duplicate pairs")
             << " across splits\n"
             << "duplicates: " << r.exactDuplicates << " exact, " << r.nearDuplicates

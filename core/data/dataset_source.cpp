@@ -238,7 +238,15 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
   } catch (const cv::Exception&) {
     img.release();
   }
-  if (img.empty()) throw SampleError(path + ": not a readable image (corrupt or unsupported)");
+  if (img.empty()) {
+    // OpenCV says nothing more; a large picture may simply not have fitted in memory.
+    const auto pixels = pngPixels(bytes);
+    throw SampleError(path + ": not a readable image (corrupt or unsupported" +
+                      (pixels >= 10'000'000 ? ", or its " + std::to_string(pixels / 1000000) +
+                                                  " megapixels did not fit in the memory left"
+                                            : std::string()) +
+                      ")");
+  }
   if (img.depth() != CV_8U) {
     double scale = 1.0;
     if (img.depth() == CV_16U) scale = 1.0 / 257.0;

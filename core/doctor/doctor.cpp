@@ -90,6 +90,7 @@ struct Split {
 
 struct ImageFacts {
   bool readable = false;
+  std::string error;  ///< why it could not be read
   int width = 0, height = 0, channels = 0;
   double brightness = 0;  ///< mean of the grey image, 0..1
 };
@@ -123,13 +124,18 @@ void scanImages(const std::vector<Split>& splits, std::vector<ImageRef>& refs,
         for (int c = 0; c < image.channels() && c < 4; ++c)
           sum += m[c];
         f.brightness = sum / std::max(1, image.channels()) / 255.0;
-      } catch (const std::exception&) {
+      } catch (const std::bad_alloc&) {
         // Unreadable (a bad file, an OpenCV error, memory running out on a huge picture):
-        // counted and left out, as training leaves it out under on_error "skip". Nothing a
+        // named and left out, as training leaves it out under on_error "skip". Nothing a
         // file does ends a worker thread (an escaped exception would end the program).
         facts[i] = ImageFacts{};
+        facts[i].error = "not enough memory to decode it";
+      } catch (const std::exception& e) {
+        facts[i] = ImageFacts{};
+        facts[i].error = *e.what() ? e.what() : "could not be decoded";
       } catch (...) {
         facts[i] = ImageFacts{};
+        facts[i].error = "could not be decoded";
       }
       done.fetch_add(1);
     }
@@ -621,8 +627,15 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   std::vector<ImageFingerprint> prints;
   std::vector<ImageFacts> facts;
   scanImages(splits, refs, prints, facts, progress);
-  report.unreadable =
-      std::count_if(facts.begin(), facts.end(), [](const ImageFacts& f) { return !f.readable; });
+  for (std::size_t i = 0; i < refs.size(); ++i) {
+    if (facts[i].readable || facts[i].error.empty()) continue;  // read, or not reached (stopped)
+    ++report.unreadable;
+    if (report.unreadableSamples.size() < kReportUnreadable) {
+      const auto ref = refOf(splits[std::size_t(refs[i].split)], refs[i].index);
+      report.unreadableSamples.push_back(
+          {ref, printable(data::skippedFor(ref.item, facts[i].error).reason)});
+    }
+  }
   // Unreadable images take no part in the comparisons.
   std::vector<ImageRef> readableRefs;
   std::vector<ImageFingerprint> readablePrints;

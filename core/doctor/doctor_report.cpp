@@ -67,6 +67,9 @@ Json DoctorReport::toJson() const {
                         {"leak", d.leak()},
                         {"hash_distance", d.distance},
                         {"similarity", number(d.similarity)}});
+  Json unreadableList = Json::array();
+  for (const auto& u : unreadableSamples)
+    unreadableList.push_back(Json{{"sample", refJson(u.sample)}, {"why", u.why}});
   Json outs = Json::array();
   for (const auto& o : outliers)
     outs.push_back(Json{{"sample", refJson(o.sample)},
@@ -79,6 +82,7 @@ Json DoctorReport::toJson() const {
               {"validation_samples", validationSamples},
               {"test_samples", testSamples},
               {"unreadable", unreadable},
+              {"unreadable_samples", unreadableList},
               {"probabilities_from", probabilitiesFrom},
               {"in_sample", inSample},
               {"warnings", warnings},
@@ -119,6 +123,12 @@ Json doctorReportSchema() {
                 {"validation_samples", count},
                 {"test_samples", count},
                 {"unreadable", count},
+                {"unreadable_samples",
+                 {{"type", "array"},
+                  {"items",
+                   {{"type", "object"},
+                    {"required", {"sample", "why"}},
+                    {"properties", {{"sample", ref}, {"why", {{"type", "string"}}}}}}}}},
                 {"probabilities_from", {{"type", "string"}}},
                 {"in_sample", {{"type", "boolean"}}},
                 {"warnings", {{"type", "array"}, {"items", {{"type", "string"}}}}},
@@ -219,6 +229,13 @@ std::string reportHtml(const DoctorReport& r,
     << ".</p>\n";
   for (const auto& w : r.warnings)
     h << "<p class=warn>" << escapeHtml(w) << "</p>\n";
+  if (!r.unreadableSamples.empty()) {
+    h << "<h2>Unreadable samples</h2>\n<p>Left out of every check.</p>\n<table><tr><th>sample</th>"
+         "<th>why</th></tr>\n";
+    for (const auto& u : r.unreadableSamples)
+      h << "<tr><td>" << name(u.sample) << "</td><td>" << escapeHtml(u.why) << "</td></tr>\n";
+    h << "</table>\n";
+  }
 
   h << "<h2>Duplicates and leakage</h2>\n<p>" << r.leaks << (r.leaks == 1 ? " pair" : " pairs")
     << " across splits (leakage), " << r.exactDuplicates << " exact and " << r.nearDuplicates

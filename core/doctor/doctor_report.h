@@ -20,6 +20,11 @@ struct SampleRef {
   std::int64_t label = -1;
 };
 
+struct UnreadableSample {
+  SampleRef sample;
+  std::string why;
+};
+
 struct LabelIssue {
   SampleRef sample;
   std::int64_t suggested = 0;
@@ -53,6 +58,8 @@ struct BalanceFinding {
 /// A report's lists are cut to these lengths; the counts say how many there were.
 inline constexpr std::size_t kReportLabelIssues = 500;
 inline constexpr std::size_t kReportDuplicates = 500;
+/// The unreadable samples the report names (all are counted).
+inline constexpr std::size_t kReportUnreadable = 100;
 inline constexpr std::size_t kReportOutliers = 200;
 /// The HTML page shows this many of each list, with thumbnails.
 inline constexpr std::size_t kHtmlRows = 60;
@@ -76,6 +83,9 @@ struct DoctorReport {
   std::int64_t outliersFound = 0;
   BalanceFinding balance;
   std::int64_t unreadable = 0;  ///< samples that could not be decoded (left out)
+  /// The first kReportUnreadable of them, each with why (the decoder's message, or memory
+  /// running out on a huge picture).
+  std::vector<UnreadableSample> unreadableSamples;
   double seconds = 0;
   bool stopped = false;  ///< stopped before the end (run it again to go on)
 

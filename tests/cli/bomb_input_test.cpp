@@ -4,6 +4,9 @@
 #include <gtest/gtest.h>
 #include <zlib.h>
 
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
+
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -228,6 +231,47 @@ TEST(BombInput, AnIdxGzipBombIsRefusedByItsCount) {
               std::string::npos)
         << r.output;
   }
+}
+
+// Two 10000 x 10000 RGB pictures (100 megapixels, the most one image may have) among small
+// ones, examined by the doctor with its address space capped at about 1 GB: a decode that runs
+// out of memory in a worker thread makes that image a named, skipped sample; the report is
+// written and the program ends by itself (an escaped std::bad_alloc would end it by terminate).
+TEST(BombInput, HugePicturesPastTheMemoryLeftAreNamedAndSkippedByTheDoctor) {
+  if (kSanitized) GTEST_SKIP() << "an address-space cap and AddressSanitizer's shadow memory clash";
+  TempDir dir;
+  for (const char* cls : {"a", "b"}) {
+    std::filesystem::create_directories(dir.path() / "images" / cls);
+    for (int i = 0; i < 4; ++i) {
+      cv::Mat small(12, 12, CV_8UC3, cv::Scalar(20 * i, cls[0] == 'a' ? 40 : 90, 10));
+      cv::circle(small, {3 + i, 6}, 2, cv::Scalar(250, 250, 250), -1);
+      cv::imwrite((dir.path() / "images" / cls / ("p" + std::to_string(i) + ".png")).string(),
+                  small);
+    }
+    cv::Mat huge(10000, 10000, CV_8UC3, cv::Scalar(0, 0, 0));
+    huge(cv::Rect(0, 0, 5000, 5000)).setTo(cv::Scalar(cls[0] == 'a' ? 200 : 60, 100, 30));
+    cv::imwrite((dir.path() / "images" / cls / "huge.png").string(), huge);
+  }
+  std::ofstream(dir.file("p.netsmith.json")) << R"({"format": "netsmith-project", "version": 1,
+    "name": "huge", "model": {"input": {"channels": 3, "height": 12, "width": 12}, "nodes": [
+      {"id": "input", "op": "Input"}, {"id": "f", "op": "Flatten", "inputs": ["input"]},
+      {"id": "fc", "op": "Linear", "params": {"out_features": 2}, "inputs": ["f"]}]},
+    "data": {"train": {"format": "image_folder", "root": "images"}, "fit": "resize"}})";
+  const auto r = runCliMeasured(
+      {"doctor", dir.file("p.netsmith.json"), "--no-labels", "--out", dir.file("doctor")},
+      kLimitSeconds, 1000 * 1024);
+  ASSERT_EQ(r.exitCode, 0) << r.output.substr(0, 3000);
+  EXPECT_TRUE(std::filesystem::is_regular_file(dir.path() / "doctor" / "report.html"));
+  const Json report = Json::parse(std::ifstream(dir.file("doctor/doctor.json")));
+  ASSERT_GE(report["unreadable"].get<int>(), 1) << "the cap did not bite: " << r.output;
+  ASSERT_EQ(report["unreadable_samples"].size(), report["unreadable"].get<std::size_t>());
+  for (const auto& u : report["unreadable_samples"]) {
+    const auto item = u["sample"]["item"].get<std::string>();
+    EXPECT_NE(item.find("huge.png"), std::string::npos) << item;  // only the huge ones
+    EXPECT_FALSE(u["why"].get<std::string>().empty());
+    EXPECT_NE(r.output.find("  " + item + ": "), std::string::npos) << r.output;  // named
+  }
+  EXPECT_EQ(report["examined"].get<int>(), 10);
 }
 
 // sweep.parallel (up to 64) x train.local_processes (up to 256) could start 16,000 LibTorch

@@ -67,8 +67,10 @@ struct MeasuredRun {
 };
 
 /// Runs netsmith-cli with `args` (no shell), killed after `limitSeconds`, and measures its wall
-/// time and peak resident memory (wait4's rusage of that child alone).
-inline MeasuredRun runCliMeasured(const std::vector<std::string>& args, double limitSeconds) {
+/// time and peak resident memory (wait4's rusage of that child alone). `addressSpaceKiB` > 0
+/// caps the child's address space (RLIMIT_AS), so that an allocation past it fails.
+inline MeasuredRun runCliMeasured(const std::vector<std::string>& args, double limitSeconds,
+                                  long addressSpaceKiB = 0) {
   MeasuredRun r;
   char log[] = "/tmp/netsmith-cli-run-XXXXXX";
   const int fd = ::mkstemp(log);
@@ -83,6 +85,11 @@ inline MeasuredRun runCliMeasured(const std::vector<std::string>& args, double l
       argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     ::alarm(static_cast<unsigned>(limitSeconds) + 1);  // SIGALRM ends it past the limit
+    if (addressSpaceKiB > 0) {
+      const rlim_t bytes = rlim_t(addressSpaceKiB) * 1024;
+      const struct rlimit cap { bytes, bytes };
+      ::setrlimit(RLIMIT_AS, &cap);
+    }
     ::execv(NETSMITH_CLI, argv.data());
     ::_exit(127);
   }
