@@ -15,6 +15,10 @@ install(DIRECTORY ${_res}/templates ${_res}/examples DESTINATION ${CMAKE_INSTALL
         FILES_MATCHING PATTERN "*.netsmith.json"
         PATTERN "runs" EXCLUDE PATTERN "mosaics" EXCLUDE PATTERN "rotations" EXCLUDE
         PATTERN "scenes" EXCLUDE)
+# The user guide, the CLI reference and the pictures they show (Help > Guide in the studio).
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/docs/guide ${PROJECT_SOURCE_DIR}/docs/screenshots
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/netsmith)
+install(FILES ${PROJECT_SOURCE_DIR}/docs/cli.md DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/netsmith)
 install(FILES ${_inst}/netsmith-cli.bash DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions
         RENAME netsmith-cli)
 

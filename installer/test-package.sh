@@ -15,7 +15,9 @@ dpkg -x "$deb" "$scratch"
 for f in usr/bin/netsmith usr/bin/netsmith-cli usr/share/netsmith/templates/lenet5.netsmith.json \
          usr/share/applications/netsmith.desktop usr/share/mime/packages/netsmith.xml \
          usr/share/icons/hicolor/scalable/apps/netsmith.svg usr/share/icons/hicolor/48x48/apps/netsmith.png \
-         usr/share/man/man1/netsmith-cli.1.gz usr/share/bash-completion/completions/netsmith-cli; do
+         usr/share/man/man1/netsmith-cli.1.gz usr/share/bash-completion/completions/netsmith-cli \
+         usr/share/doc/netsmith/guide/README.md usr/share/doc/netsmith/guide/training.md \
+         usr/share/doc/netsmith/cli.md usr/share/doc/netsmith/screenshots/training.png; do
   [ -e "$scratch/$f" ] || { echo "missing from the package: /$f"; exit 1; }
 done
 version=$("$scratch/usr/bin/netsmith-cli" --version)

@@ -11,4 +11,9 @@ namespace netsmith {
 /// `builtIn`: the resources folder of the source tree (the build's NETSMITH_RESOURCE_DIR).
 std::string findTemplatesDir(const std::string& builtIn);
 
+/// The user guide's folder (.../guide, holding README.md and a page per topic):
+/// $NETSMITH_DOCS/guide, share/doc/netsmith/guide beside the installed program, or the source
+/// tree's docs/guide (beside `builtIn`, its resources folder); "" when none holds it.
+std::string findGuideDir(const std::string& builtIn);
+
 }  // namespace netsmith

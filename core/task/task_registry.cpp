@@ -28,7 +28,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 classificationExportNotes(),
                 data::TargetKind::ClassIndex,
                 {},
-                StarterRule{"small_resnet", perClass}});
+                StarterRule{"small_resnet", perClass},
+                "evaluation.md"});
   r.add(TaskDef{"multilabel",
                 "multi-label classification: a set of labels per sample",
                 "tasks",
@@ -36,12 +37,14 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 multiLabelExportNotes(),
                 data::TargetKind::MultiHot,
                 {},
-                StarterRule{"multilabel_cnn", perClass}});
+                StarterRule{"multilabel_cnn", perClass},
+                "multi-label.md"});
   r.add(TaskDef{
       "regression", "regression: numbers to predict per sample", "tasks",
       [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
       regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling,
-      StarterRule{"regression_cnn", [](std::int64_t, std::int64_t targets) { return targets; }}});
+      StarterRule{"regression_cnn", [](std::int64_t, std::int64_t targets) { return targets; }},
+      "regression.md"});
   r.add(TaskDef{"segmentation",
                 "semantic segmentation: a class for every pixel",
                 "tasks",
@@ -49,7 +52,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 segmentationExportNotes(),
                 data::TargetKind::ClassMask,
                 {},
-                StarterRule{"unet", perClass}});
+                StarterRule{"unet", perClass},
+                "segmentation.md"});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
@@ -57,9 +61,11 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 detectionExportNotes(),
                 data::TargetKind::Boxes,
                 {},
-                StarterRule{"detector", [](std::int64_t classes, std::int64_t) {
+                StarterRule{"detector",
+                            [](std::int64_t classes, std::int64_t) {
                               return classes + 5;  // class scores, 4 box distances, centre-ness
-                            }}});
+                            }},
+                "detection.md"});
   return r;
 }
 

@@ -86,6 +86,8 @@ struct TaskDef {
   /// the node when it cannot. None: the model exports as it is.
   std::function<void(checkpoint::LoadedModel&)> prepareExport;
   StarterRule starter;
+  /// Its page of the user guide (docs/guide/), which the studio opens for it.
+  std::string guidePage = "README.md";
 };
 
 /// Why `data`'s sources cannot feed the task `def` ("data.train.format: multilabel_csv gives a

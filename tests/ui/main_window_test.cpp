@@ -22,8 +22,11 @@
 #include <QStandardPaths>
 #include <QTableWidget>
 #include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QTextDocument>
 #include <QTimer>
 #include <QToolBar>
+#include <QToolButton>
 #include <QTreeWidget>
 #include <QtTest>
 #include <map>
@@ -44,6 +47,7 @@
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
+#include "shell/guide_window.h"
 #include "shell/log_panel.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
@@ -864,6 +868,78 @@ class MainWindowTest : public QObject {
     QVERIFY(again.project().model == doc.project().model);
     QVERIFY(!doc.save(dir.filePath(QStringLiteral("missing/dir/x.netsmith.json"))));
     QVERIFY(doc.errorString().contains(QStringLiteral("cannot write")));
+  }
+
+  // F1 opens the guide at the page for what the window shows (the start page's contents, the
+  // Data page's formats, the Evaluation page its task's page); a click on a link in it follows
+  // the link inside the window, and Back returns.
+  void f1OpensTheGuideAtThePageShown() {
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QTest::keyClick(&window, Qt::Key_F1);
+    auto* guide = window.findChild<netsmith::ui::GuideWindow*>(QStringLiteral("guideWindow"));
+    QVERIFY(guide && guide->isVisible());
+    QCOMPARE(guide->currentPage(), QStringLiteral("README.md"));
+    QCOMPARE(guide->windowTitle(), QStringLiteral("The Netsmith guide - Netsmith guide"));
+    QVERIFY(guide->browser()->toPlainText().contains(QStringLiteral("Common jobs")));
+
+    // A click on the "Training" link of the contents.
+    QVERIFY(QTest::qWaitForWindowExposed(guide));
+    auto* browser = guide->browser();
+    QTextCursor link = browser->document()->find(QStringLiteral("Training"), 0,
+                                                 QTextDocument::FindCaseSensitively);
+    while (!link.isNull() && !link.charFormat().isAnchor())
+      link = browser->document()->find(QStringLiteral("Training"), link,
+                                       QTextDocument::FindCaseSensitively);
+    QVERIFY(!link.isNull());
+    QCOMPARE(link.charFormat().anchorHref(), QStringLiteral("training.md"));
+    QTextCursor inside(browser->document());
+    inside.setPosition((link.selectionStart() + link.selectionEnd()) / 2);
+    browser->setTextCursor(inside);
+    browser->ensureCursorVisible();
+    const QPoint at = browser->cursorRect(inside).center();
+    QTest::mouseClick(browser->viewport(), Qt::LeftButton, {}, at);
+    QTRY_COMPARE(guide->currentPage(), QStringLiteral("training.md"));
+    QCOMPARE(guide->windowTitle(), QStringLiteral("Training - Netsmith guide"));
+    auto* back = guide->findChild<QToolButton*>(QStringLiteral("guideBack"));
+    QVERIFY(back->isEnabled());
+    QTest::mouseClick(back, Qt::LeftButton);
+    QCOMPARE(guide->currentPage(), QStringLiteral("README.md"));
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) QVERIFY(guide->grab().save(shots + QStringLiteral("/guide.png")));
+    guide->showPage(QStringLiteral("dashboard.md"));  // a page with a picture
+    if (!shots.isEmpty())
+      QVERIFY(guide->grab().save(shots + QStringLiteral("/guide-dashboard.png")));
+
+    // A project's pages: each its own topic; Evaluation the task's.
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    window.pages()->showPage(ProjectPages::DataPage);
+    QCOMPARE(window.guidePageForView(), QStringLiteral("data-formats.md"));
+    QApplication::setActiveWindow(&window);  // back from the guide's window to the studio's
+    QTRY_COMPARE(QApplication::activeWindow(), &window);
+    QTest::keyClick(&window, Qt::Key_F1);
+    QCOMPARE(guide->currentPage(), QStringLiteral("data-formats.md"));
+    QCOMPARE(window.findChildren<netsmith::ui::GuideWindow*>().size(), 1);  // the same window
+    window.pages()->showPage(ProjectPages::EvalPage);
+    QCOMPARE(window.guidePageForView(), QStringLiteral("evaluation.md"));
+    window.pages()->showPage(ProjectPages::ExperimentsPage);
+    QCOMPARE(window.guidePageForView(), QStringLiteral("experiments-and-sweeps.md"));
+    // Every page the studio names is in the guide, each task's page too.
+    for (const auto& name : window.document()->tasks().names()) {
+      const auto page = QString::fromStdString(window.document()->tasks().get(name).guidePage);
+      QVERIFY2(QFileInfo::exists(QStringLiteral(NETSMITH_SOURCE_DIR "/docs/guide/") + page),
+               qPrintable(page));
+    }
+    for (auto p : {ProjectPages::ModelPage, ProjectPages::DataPage, ProjectPages::AugmentPage,
+                   ProjectPages::TrainingPage, ProjectPages::DashboardPage, ProjectPages::RunsPage,
+                   ProjectPages::EvalPage, ProjectPages::ExperimentsPage}) {
+      window.pages()->showPage(p);
+      QVERIFY2(QFileInfo::exists(QStringLiteral(NETSMITH_SOURCE_DIR "/docs/guide/") +
+                                 window.guidePageForView()),
+               qPrintable(window.guidePageForView()));
+    }
   }
 
  private:

@@ -43,6 +43,7 @@
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
+#include "shell/guide_window.h"
 #include "shell/log_panel.h"
 #include "shell/project_pages.h"
 #include "shell/start_page.h"
@@ -572,6 +573,40 @@ void MainWindow::showEnvironment() {
   auto* dialog = new EnvironmentDialog(this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   dialog->open();
+}
+
+QString MainWindow::guidePageForView() const {
+  if (m_centralStack->currentWidget() == m_startPage) return QStringLiteral("README.md");
+  switch (m_pages->currentPage()) {
+    case ProjectPages::ModelPage:
+      return QStringLiteral("projects-and-model-editor.md");
+    case ProjectPages::DataPage:
+      return QStringLiteral("data-formats.md");
+    case ProjectPages::AugmentPage:
+      return QStringLiteral("augmentation.md");
+    case ProjectPages::TrainingPage:
+      return QStringLiteral("training.md");
+    case ProjectPages::DashboardPage:
+    case ProjectPages::RunsPage:
+      return QStringLiteral("dashboard.md");
+    case ProjectPages::EvalPage: {
+      const auto* task = m_document->tasks().find(m_document->project().task);
+      return task ? QString::fromStdString(task->guidePage) : QStringLiteral("evaluation.md");
+    }
+    case ProjectPages::ExperimentsPage:
+      return QStringLiteral("experiments-and-sweeps.md");
+  }
+  return QStringLiteral("README.md");
+}
+
+GuideWindow* MainWindow::showGuide(const QString& page) {
+  if (!m_guide)
+    m_guide = new GuideWindow(QString::fromStdString(findGuideDir(NETSMITH_RESOURCE_DIR)), this);
+  m_guide->showPage(page.isEmpty() ? guidePageForView() : page);
+  m_guide->show();
+  m_guide->raise();
+  m_guide->activateWindow();
+  return m_guide;
 }
 
 void MainWindow::showAbout() {

@@ -2,6 +2,7 @@
 
 #include <QElapsedTimer>
 #include <QMainWindow>
+#include <QPointer>
 #include <QStringList>
 
 #include <cstdint>
@@ -39,6 +40,7 @@ class ExportReportDialog;
 class LogPanel;
 class ProjectDocument;
 class ProjectPages;
+class GuideWindow;
 class StartPage;
 class ElidedLabel;
 class TrainerSession;
@@ -102,6 +104,11 @@ class MainWindow : public QMainWindow {
   /// The status bar's run state ("completed: trained 2 epochs; test accuracy ...").
   QString runStateText() const;
   QStringList recentFiles() const;
+  /// The guide page for what the window shows: the start page's contents, each project page's
+  /// topic, the Evaluation page its task's page (TaskDef::guidePage).
+  QString guidePageForView() const;
+  /// Help > Guide for this page (F1): the guide window, opened (or raised) at that page.
+  GuideWindow* showGuide(const QString& page = {});
 
  Q_SIGNALS:
   void exportFinished(bool verified, const QString& report);
@@ -185,6 +192,7 @@ class MainWindow : public QMainWindow {
   QToolButton* m_toEvaluation = nullptr;
   bool m_bannerIsError = true;
   StartPage* m_startPage = nullptr;
+  QPointer<GuideWindow> m_guide;
   QStackedWidget* m_centralStack = nullptr;
   QProgressBar* m_progress = nullptr;
   QMenu* m_recentMenu = nullptr;

@@ -45,6 +45,16 @@ void MainWindow::buildMenus() {
   buildTrainMenu();
   buildExportMenu();
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  setUp(help->addAction(tr("&Guide for this page"), this, [this] { showGuide(); }), "actionGuide",
+        QKeySequence::HelpContents)
+      ->setToolTip(tr("The user guide's page for what the window shows"));
+  setUp(help->addAction(tr("Guide &contents"), this,
+                        [this] { showGuide(QStringLiteral("README.md")); }),
+        "actionGuideContents");
+  setUp(help->addAction(tr("Command-line &reference"), this,
+                        [this] { showGuide(QStringLiteral("../cli.md")); }),
+        "actionCliReference");
+  help->addSeparator();
   setUp(help->addAction(tr("&Environment..."), this, &MainWindow::showEnvironment),
         "actionEnvironment");
   help->addAction(tr("&About Netsmith"), this, &MainWindow::showAbout)
