@@ -43,7 +43,6 @@ LabelList TableTargetSource::positiveLabels(std::int64_t i) const {
 }
 
 void TableTargetSource::addLabelRow(const std::vector<std::int32_t>& classes) {
-  m_sparse = true;
   m_on.insert(m_on.end(), classes.begin(), classes.end());
   m_rowStart.push_back(std::int64_t(m_on.size()));
 }
