@@ -225,8 +225,11 @@ void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string&
     throw SampleError(path + ": not a readable image (a PNG cut short: its data ends early)");
 }
 
-cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
-  const std::vector<uchar> bytes = readImageBytes(path);
+namespace {
+
+/// decodeImageFile() past the read: its bytes to an RGB or grey picture.
+cv::Mat decodeImageBytes(const std::vector<uchar>& bytes, const std::string& path,
+                         const RegionChooser& choose) {
   if (looksLikeJpeg(bytes)) {
     // Straight to RGB, and only the region asked for; CMYK and YCCK files go to OpenCV.
     auto jpeg = decodeJpeg(bytes, path, kMaxImagePixels, choose);
@@ -274,6 +277,31 @@ cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
       throw SampleError(path + ": unsupported channel count " + std::to_string(img.channels()));
   }
   return choose ? out(chosenRegion(choose, out.size())) : out;
+}
+
+}  // namespace
+
+cv::Mat decodeImageFile(const std::string& path, const RegionChooser& choose) {
+  const std::vector<uchar> bytes = readImageBytes(path);
+  // Memory can run out anywhere in a decode of a large picture (the decoder, the colour
+  // conversion): that picture is then a sample that could not be read, named like any other,
+  // so a caller that skips bad samples skips it rather than ending.
+  const auto noMemory = [&] {
+    const auto pixels = pngPixels(bytes);
+    return SampleError(
+        path + ": not read: " +
+        (pixels > 0 ? "its " + std::to_string(std::max<std::uint64_t>(1, pixels / 1000000)) +
+                          " megapixels did not fit in the memory left"
+                    : std::string("it did not fit in the memory left")));
+  };
+  try {
+    return decodeImageBytes(bytes, path, choose);
+  } catch (const std::bad_alloc&) {
+    throw noMemory();
+  } catch (const cv::Exception& e) {
+    if (e.code == cv::Error::StsNoMem) throw noMemory();
+    throw SampleError(path + ": not a readable image (" + e.err + ")");
+  }
 }
 
 }  // namespace netsmith::data

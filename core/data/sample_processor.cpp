@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <new>
 #include <opencv2/imgproc.hpp>
 #include <string>
 
@@ -138,9 +139,38 @@ ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t 
   return g;
 }
 
+namespace {
+
+/// `steps()`, with memory running out on a large picture (a copy as floats, a resize) made a
+/// sample that could not be processed, named: a caller that skips bad samples skips it, and
+/// nothing of the kind ends a loader's thread.
+template <class Steps>
+cv::Mat namingMemoryFailures(const SampleSet& set, std::int64_t k, Steps&& steps) {
+  const auto noMemory = [&] {
+    return SampleError(set.describe(k) + ": not processed: it did not fit in the memory left");
+  };
+  try {
+    return steps();
+  } catch (const std::bad_alloc&) {
+    throw noMemory();
+  } catch (const cv::Exception& e) {
+    if (e.code == cv::Error::StsNoMem) throw noMemory();
+    throw;
+  }
+}
+
+}  // namespace
+
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
                              std::uint64_t seed, std::int64_t epoch, bool forDisplay, cv::Mat* mask,
                              std::vector<Box>* boxes) const {
+  return namingMemoryFailures(
+      set, k, [&] { return runSteps(set, k, training, seed, epoch, forDisplay, mask, boxes); });
+}
+
+cv::Mat SampleProcessor::runSteps(const SampleSet& set, std::int64_t k, bool training,
+                                  std::uint64_t seed, std::int64_t epoch, bool forDisplay,
+                                  cv::Mat* mask, std::vector<Box>* boxes) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
   augment::SampleRng rng(
@@ -279,8 +309,10 @@ cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool trai
 
 cv::Mat SampleProcessor::plain(const SampleSet& set, std::int64_t k) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
-  return fitImage(toModelChannels(set.source->load(index), m_format.channels), m_format.height,
-                  m_format.width, m_format.fit);
+  return namingMemoryFailures(set, k, [&] {
+    return fitImage(toModelChannels(set.source->load(index), m_format.channels), m_format.height,
+                    m_format.width, m_format.fit);
+  });
 }
 
 }  // namespace netsmith::data

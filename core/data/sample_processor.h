@@ -73,6 +73,10 @@ class SampleProcessor {
   cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
               std::int64_t epoch, bool forDisplay, cv::Mat* mask = nullptr,
               std::vector<Box>* boxes = nullptr) const;
+  /// run()'s steps; run() names a sample whose steps ran out of memory.
+  cv::Mat runSteps(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
+                   std::int64_t epoch, bool forDisplay, cv::Mat* mask,
+                   std::vector<Box>* boxes) const;
   /// Whether the project's mean/std apply after the pipeline.
   bool meanApplies() const;
 
