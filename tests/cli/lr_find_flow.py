@@ -11,10 +11,12 @@ Each test figure is read from the run's own record (the `finished` event of even
 recomputed from its confusion matrix, and must equal the one the CLI printed. Prints the table.
 Exit 77 (skipped) without the Fashion-MNIST package.
 
-    /usr/bin/python3 tests/cli/lr_find_flow.py NETSMITH_CLI SOURCE_DIR WORK_DIR [INDEX]
+    /usr/bin/python3 tests/cli/lr_find_flow.py NETSMITH_CLI SOURCE_DIR WORK_DIR [PART]
 
-INDEX runs one project alone (ctest runs each as its own test, about 90 s each here, so that no
-test runs for minutes and two run side by side).
+PART runs one project alone: its index, or the index and "low" or "high" for the comparison
+with a tenth or with ten times the suggestion alone (ctest runs each part as its own test, so
+that no test runs for minutes and two run side by side; the default project, the slowest, is
+split in two).
 """
 import glob
 import json
@@ -83,7 +85,12 @@ def main():
     failures = []
     print("%-22s %10s %10s  %8s %8s %8s" % ("project", "suggested", "lowest", "x0.1", "x1",
                                               "x10"))
-    only = int(sys.argv[4]) if len(sys.argv) > 4 else None
+    only, factors = None, (0.1, 10)
+    if len(sys.argv) > 4:
+        part = sys.argv[4]
+        digits = part.rstrip("lowhig")
+        only = int(digits)
+        factors = {"": (0.1, 10), "low": (0.1,), "high": (10,)}[part[len(digits):]]
     for index, (name, project) in enumerate(projects(source)):
         if only is not None and index != only:
             continue
@@ -94,23 +101,24 @@ def main():
                                 "--json"]).strip().splitlines()[-1])
         suggested, lowest = found["suggested_lr"], found["min_loss_lr"]
         acc = {}
-        for factor in (0.1, 1, 10):
+        for factor in (1,) + factors:
             acc[factor] = trained_accuracy(cli, path, suggested * factor,
                                            os.path.join(work, "p%d_x%g" % (index, factor)))
-        print("%-22s %10.3g %10.3g  %7.2f%% %7.2f%% %7.2f%%" % (name, suggested, lowest,
-                                                                 acc[0.1], acc[1], acc[10]),
+        shown = ["%7.2f%%" % acc[f] if f in acc else "%8s" % "-" for f in (0.1, 1, 10)]
+        print("%-22s %10.3g %10.3g  %s" % (name, suggested, lowest, " ".join(shown)),
               flush=True)
         if not suggested < lowest:
             failures.append("%s: the suggestion %.3g is not below the lowest loss's LR %.3g" %
                             (name, suggested, lowest))
-        for factor in (0.1, 10):
+        for factor in factors:
             if acc[1] < acc[factor] - MARGIN:
                 failures.append("%s: the suggestion %.3g trains to %.2f%%, %gx it to %.2f%%" %
                                 (name, suggested, acc[1], factor, acc[factor]))
     if failures:
         sys.exit("lr_find_flow:\n  " + "\n  ".join(failures))
-    print("lr_find_flow: the suggestion trains at least as well as a tenth and ten times it "
-          "on %s" % ("every project" if only is None else projects(source)[only][0]))
+    against = " and ".join({0.1: "a tenth of it", 10: "ten times it"}[f] for f in factors)
+    print("lr_find_flow: the suggestion trains at least as well as %s on %s" %
+          (against, "every project" if only is None else projects(source)[only][0]))
     return 0
 
 
