@@ -82,6 +82,8 @@ class Progress {
 
 /// The share of the whole job each stage takes (the folds take the rest).
 constexpr double kImagesShare = 0.06, kDuplicatesShare = 0.02, kReportShare = 0.02;
+/// Fold models right on fewer of their held-out samples than this are too weak to rank labels.
+constexpr double kWeakFoldAccuracy = 0.6;
 
 struct Split {
   std::string name;
@@ -667,7 +669,12 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   std::stable_sort(
       report.duplicates.begin(), report.duplicates.end(),
       [](const DuplicateFinding& a, const DuplicateFinding& b) { return a.leak() > b.leak(); });
-  if (report.duplicates.size() > kReportDuplicates) report.duplicates.resize(kReportDuplicates);
+  if (report.duplicates.size() > kReportDuplicates) {
+    report.warnings.push_back("the report lists the first " + std::to_string(kReportDuplicates) +
+                              " of " + std::to_string(report.duplicates.size()) +
+                              " duplicate pairs kept, cross-split ones first");
+    report.duplicates.resize(kReportDuplicates);
+  }
   auto outliers = imageOutliers(refs, facts, splits);
   report.balance = balanceOf(labels, classes, dm.classes);
 
@@ -825,6 +832,25 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
                        probs.values.begin() + std::int64_t(i + 1) * classes);
       kl.push_back(labels[i]);
     }
+    if (!known.empty() && !report.inSample) {
+      // Fold models that have learnt little flag what they have not learnt, not wrong labels.
+      std::size_t right = 0;
+      for (std::size_t r = 0; r < kl.size(); ++r) {
+        const float* p = kp.values.data() + r * std::size_t(classes);
+        right += std::int64_t(std::max_element(p, p + classes) - p) == kl[r];
+      }
+      const double accuracy = double(right) / double(kl.size());
+      if (accuracy < kWeakFoldAccuracy) {
+        std::ostringstream w;
+        w.setf(std::ios::fixed);
+        w.precision(1);
+        w << "the fold models got " << 100 * accuracy << "% of their held-out samples right "
+          << "(under " << int(100 * kWeakFoldAccuracy) << "%): too weak for their label ranking "
+          << "to mean much, as they flag what they have not learnt; give them more epochs "
+          << "(--epochs) or samples (--limit), or rank with a trained checkpoint (--checkpoint)";
+        report.warnings.push_back(w.str());
+      }
+    }
     if (!known.empty()) {
       const auto verdicts = rankLabelIssues(kl, kp);
       std::string csv =
@@ -855,6 +881,15 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
       writeFileAtomically((fs::path(o.folder) / "label_ranking.csv").string(), csv);
     }
   }
+  // A list cut to its length says so (the counts stay whole).
+  const auto capped = [&](std::int64_t found, std::size_t listed, const std::string& what,
+                          const std::string& whole) {
+    if (found > std::int64_t(listed))
+      report.warnings.push_back("the report lists the first " + std::to_string(listed) + " of " +
+                                std::to_string(found) + " " + what + whole);
+  };
+  capped(report.labelIssuesFlagged, report.labelIssues.size(), "flagged labels",
+         " (label_ranking.csv ranks every sample)");
   // Feature outliers: the farthest 1% with a score of at least 2, most distant first.
   {
     std::vector<std::size_t> order;
@@ -877,6 +912,8 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
       [](const OutlierFinding& a, const OutlierFinding& b) { return a.score > b.score; });
   if (outliers.size() > kReportOutliers) outliers.resize(kReportOutliers);
   report.outliers = std::move(outliers);
+  capped(report.outliersFound, report.outliers.size(), "outliers", "");
+  capped(report.unreadable, report.unreadableSamples.size(), "unreadable samples", "");
 
   report.stopped = progress.stopped();
   report.seconds = progress.elapsed();
