@@ -94,8 +94,13 @@ std::optional<Problem> vectorHeadProblem(const graph::GraphAnalysis& a, std::int
         a.outputId,
         "end the model with Flatten and a Linear of " + std::to_string(count) + " outputs"};
   }
-  if (a.outputShape[0] == count || (!exact && a.outputShape[0] > count)) return std::nullopt;
+  if (a.outputShape[0] == count) return std::nullopt;
   const std::string linear = scoringNode(a);
+  // Spare outputs are a head's (a Linear of more classes than the data has, fine-tuned on
+  // fewer); the features of a Flatten are no scores however many there are.
+  const auto* head = linear.empty() ? nullptr : a.find(linear);
+  if (!exact && a.outputShape[0] > count && head && head->outputShape == a.outputShape)
+    return std::nullopt;
   const std::string where = linear.empty() ? a.outputId : linear;
   Problem p{"node \"" + where + "\"",
             "the model outputs " + std::to_string(a.outputShape[0]) + " " + unit +

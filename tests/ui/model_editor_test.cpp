@@ -22,6 +22,7 @@
 #include "editor/node_inspector.h"
 #include "editor/op_palette.h"
 #include "graph/model_graph.h"
+#include "input_driver.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "session/project_document.h"
@@ -611,6 +612,38 @@ class ModelEditorTest : public QObject {
     page.canvas()->selectNodes({QStringLiteral("conv2")});
     page.editor()->removeNodes({QStringLiteral("conv2")});
     QVERIFY(!page.inspector()->field(QStringLiteral("out_channels")));
+  }
+
+  // The Input node's fields are the model input's: a height typed in reaches the project and
+  // every shape after it; one undo step puts it back, and the field reads it again.
+  void theInputNodeEditsTheModelInput() {
+    ProjectDocument doc(m_registry);
+    ModelPage page(&doc);
+    QVERIFY(doc.load(example()));
+    page.resize(1100, 700);
+    page.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&page));
+    page.canvas()->selectNodes({QStringLiteral("input")});
+    auto* channels = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("channels")));
+    auto* height = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("height")));
+    auto* width = qobject_cast<QSpinBox*>(page.inspector()->field(QStringLiteral("width")));
+    QVERIFY(channels && height && width);
+    QCOMPARE(channels->value(), 1);
+    QCOMPARE(height->value(), 28);
+    QCOMPARE(width->value(), 28);
+    const int steps = doc.undoStack()->count();
+    netsmith::uitest::typeInto(height, QStringLiteral("32"));
+    QCOMPARE(doc.project().model.input.height, std::int64_t(32));
+    QCOMPARE(doc.analysis().find("input")->outputShape, (netsmith::Shape{1, 32, 28}));
+    QCOMPARE(doc.undoStack()->count(), steps + 1);
+    netsmith::uitest::clickArrow(channels, true);
+    QCOMPARE(doc.project().model.input.channels, std::int64_t(2));
+    doc.undoStack()->undo();
+    doc.undoStack()->undo();
+    QCOMPARE(doc.project().model.input.height, std::int64_t(28));
+    QCOMPARE(doc.project().model.input.channels, std::int64_t(1));
+    QCOMPARE(height->value(), 28);
+    QCOMPARE(channels->value(), 1);
   }
 
   // A hand-written model without positions opens laid out; the page exports PNG, SVG and CSV;

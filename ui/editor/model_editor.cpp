@@ -220,6 +220,17 @@ void ModelEditor::setParam(const QString& id, const QString& key, const Json& va
   commit(g, tr("Set %1.%2").arg(id, key), QStringLiteral("param:%1:%2").arg(id, key));
 }
 
+void ModelEditor::setInputDimension(const QString& key, std::int64_t value) {
+  graph::ModelGraph g = model();
+  std::int64_t* field = key == QLatin1String("channels") ? &g.input.channels
+                        : key == QLatin1String("height") ? &g.input.height
+                        : key == QLatin1String("width")  ? &g.input.width
+                                                         : nullptr;
+  if (!field || *field == value) return;
+  *field = value;
+  commit(g, tr("Set the model input's %1").arg(key), QStringLiteral("input:%1").arg(key));
+}
+
 void ModelEditor::setInit(const QString& id, const QString& scheme) {
   graph::ModelGraph g = model();
   graph::Node* n = g.find(id.toStdString());
@@ -490,10 +501,24 @@ QString ModelEditor::fixFor(const QString& nodeId) const {
     if (auto m = setOut.match(fix); m.hasMatch())
       return tr("Set out_features to %1 (the data's classes)").arg(m.captured(1));
     if (fix.contains(QStringLiteral("insert a Flatten"))) return tr("Insert a Flatten before it");
+    if (const auto head = headFix(fix); head.outputs > 0) {
+      return head.pooled
+                 ? tr("Add global pooling, Flatten and a Linear of %1 outputs").arg(head.outputs)
+                 : tr("Add a Linear of %1 outputs").arg(head.outputs);
+    }
     if (const auto classes = missingOutFeatures(p); classes > 0)
       return tr("Set out_features to %1 (the data's classes)").arg(classes);
   }
   return {};
+}
+
+ModelEditor::HeadFix ModelEditor::headFix(const QString& fix) {
+  // The task's head rule: "end the model with [Flatten and ]a Linear of N outputs".
+  static const QRegularExpression endWith(
+      QStringLiteral("end the model with (Flatten and )?a Linear of (\\d+) outputs"));
+  const auto m = endWith.match(fix);
+  if (!m.hasMatch()) return {};
+  return {m.captured(2).toLongLong(), m.capturedLength(1) > 0};
 }
 
 std::int64_t ModelEditor::missingOutFeatures(const Problem& p) const {
@@ -525,6 +550,27 @@ QString ModelEditor::applyFix(const QString& nodeId) {
       const QString id =
           insertOnEdge(QString::fromStdString(n->inputs[0]), nodeId, QStringLiteral("Flatten"));
       return id.isEmpty() ? QString() : tr("inserted %1 before %2").arg(id, nodeId);
+    }
+    if (const auto head = headFix(fix); head.outputs > 0) {
+      // One undo step: the pooling (an image output) and the scoring Linear after the output.
+      m_document->undoStack()->beginMacro(tr("Add a head to %1").arg(nodeId));
+      QString last = nodeId;
+      QStringList added;
+      for (const char* op : {"GlobalAvgPool", "Flatten"}) {
+        if (!head.pooled || last.isEmpty()) break;
+        last = addNode(QString::fromLatin1(op), QPointF(), last);
+        added << last;
+      }
+      const QString linear =
+          last.isEmpty() ? QString() : addNode(QStringLiteral("Linear"), QPointF(), last);
+      if (!linear.isEmpty()) {
+        setParam(linear, QStringLiteral("out_features"), Json(head.outputs));
+        added << linear;
+      }
+      m_document->undoStack()->endMacro();
+      return linear.isEmpty()
+                 ? QString()
+                 : tr("added %1 after %2").arg(added.join(QStringLiteral(", ")), nodeId);
     }
     if (const auto classes = missingOutFeatures(p); classes > 0) {
       setParam(nodeId, QStringLiteral("out_features"), Json(classes));

@@ -39,6 +39,8 @@ class ModelEditor : public QObject {
   /// Sets one parameter (a null value removes it: the default applies). Consecutive changes
   /// of one field merge into one undo step.
   void setParam(const QString& id, const QString& key, const Json& value);
+  /// Sets one of the model input's "channels", "height" or "width" (the Input node's fields).
+  void setInputDimension(const QString& key, std::int64_t value);
   void setInit(const QString& id, const QString& scheme);
   void setFrozen(const QString& id, bool frozen);
   /// The learning-rate multiplier of `id` (one undo step).
@@ -78,6 +80,13 @@ class ModelEditor : public QObject {
  private:
   /// The classes to set as out_features when `p` is a Linear's missing out_features and the
   /// data's class count is known; 0 otherwise.
+  /// What a head-rule fix asks for: a Linear of `outputs`, after global pooling and a Flatten
+  /// when the output is an image (`pooled`); outputs 0 when `fix` is no such text.
+  struct HeadFix {
+    std::int64_t outputs = 0;
+    bool pooled = false;
+  };
+  static HeadFix headFix(const QString& fix);
   std::int64_t missingOutFeatures(const Problem& p) const;
   void commit(const graph::ModelGraph& model, const QString& text, const QString& mergeKey = {});
   bool reachable(const graph::ModelGraph& g, const std::string& from, const std::string& to) const;

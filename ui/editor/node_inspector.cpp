@@ -21,10 +21,34 @@
 #include "forms/schema_form.h"
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
+#include "schema/param_schema.h"
 #include "session/project_document.h"
 #include "util/widget_retire.h"
 
 namespace netsmith::ui {
+
+namespace {
+
+/// The Input node's fields: the model input's channels, height and width.
+schema::ParamSchema inputSchema() {
+  using schema::ParamSpec;
+  // The bounds the project reader holds model.input to.
+  return {ParamSpec::integer("channels", 1, "1: grey, 3: colour (RGB); model.input.channels")
+              .atLeast(1)
+              .atMost(4096),
+          ParamSpec::integer("height", 28,
+                             "every image is brought to this height; "
+                             "model.input.height")
+              .atLeast(1)
+              .atMost(16384)
+              .inUnit("px"),
+          ParamSpec::integer("width", 28, "every image is brought to this width; model.input.width")
+              .atLeast(1)
+              .atMost(16384)
+              .inUnit("px")};
+}
+
+}  // namespace
 
 NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
     : QWidget(parent),
@@ -48,7 +72,13 @@ NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
 }
 
 QWidget* NodeInspector::field(const QString& key) const {
-  return m_params ? m_params->field(key) : nullptr;
+  QWidget* own = m_params ? m_params->field(key) : nullptr;
+  return own || !m_input ? own : m_input->field(key);
+}
+
+Json NodeInspector::inputValues() const {
+  const auto& in = m_editor->model().input;
+  return Json{{"channels", in.channels}, {"height", in.height}, {"width", in.width}};
 }
 
 void NodeInspector::setNode(const QString& id) {
@@ -61,6 +91,7 @@ void NodeInspector::rebuild() {
   delete m_formHost->layout();
   retireChildWidgets(m_formHost);
   m_params = nullptr;
+  m_input = nullptr;
   m_init = nullptr;
   m_frozen = nullptr;
   m_form = new QFormLayout(m_formHost);
@@ -89,6 +120,16 @@ void NodeInspector::rebuild() {
       });
   m_params->setSchema(def->schema, n->params);
   m_form->addRow(m_params);
+  if (m_op == QLatin1String("Input")) {
+    // The model input (model.input) belongs to the Input node: what each image becomes.
+    m_input = new SchemaForm(m_formHost);
+    m_input->setObjectName(QStringLiteral("nodeInputShape"));
+    m_input->setOnChange([this](const QString& key, const Json& v) {
+      if (v.is_number_integer()) m_editor->setInputDimension(key, v.get<std::int64_t>());
+    });
+    m_input->setSchema(inputSchema(), inputValues());
+    m_form->addRow(m_input);
+  }
   if (!def->initSchemes.empty()) {
     m_init = new QComboBox(m_formHost);
     m_init->setObjectName(QStringLiteral("nodeInit"));
@@ -134,6 +175,7 @@ void NodeInspector::refreshValues() {
   }
   const auto* info = m_editor->document()->analysis().find(n->id);
   m_params->setValues(n->params, info ? info->autoValues : Json());
+  if (m_input) m_input->setValues(inputValues());
   const QString fix = m_editor->fixFor(m_id);
   m_fix->setText(tr("Fix: %1").arg(fix));
   m_fix->setToolTip(tr("Apply the quick fix of this node's problem (undoable)"));

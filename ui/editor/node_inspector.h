@@ -39,6 +39,8 @@ class NodeInspector : public QWidget {
 
  private:
   void rebuild();
+  /// The model input's channels, height and width, as the Input node's fields show them.
+  Json inputValues() const;
 
   ModelEditor* m_editor;
   QString m_id;
@@ -47,6 +49,7 @@ class NodeInspector : public QWidget {
   QWidget* m_formHost;
   QFormLayout* m_form = nullptr;
   SchemaForm* m_params = nullptr;
+  SchemaForm* m_input = nullptr;  ///< the Input node's model input fields
   QComboBox* m_init = nullptr;
   QCheckBox* m_frozen = nullptr;
   QPushButton* m_fix = nullptr;  ///< "Fix: set in_features to 2704", shown when there is one
