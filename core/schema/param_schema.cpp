@@ -88,6 +88,12 @@ ParamSpec ParamSpec::orOtherNames() const {
   s.openChoices = true;
   return s;
 }
+double ParamSpec::suggestedStep() const {
+  if (unit == "deg" || unit == "px") return 1.0;
+  if (min && max && *min >= 0 && *max <= 1) return 0.01;
+  return 0.0;
+}
+
 ParamSpec ParamSpec::inUnit(std::string u) const {
   auto s = *this;
   s.unit = std::move(u);

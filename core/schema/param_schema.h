@@ -40,6 +40,10 @@ struct ParamSpec {
   std::string help;                   ///< one line
 
   bool required() const { return defaultValue.is_null(); }
+  /// How far one arrow press moves a Float: whole units for angles and pixels, hundredths for
+  /// a value within [0, 1] (a probability, a fraction, a momentum); 0 for "a tenth of the
+  /// value's order" (a learning rate of 0.001 moves by 0.0001, 15 by 1).
+  double suggestedStep() const;
 
   // Declaration helpers, so an op's schema reads as a list:
   //   ParamSpec::intPair("kernel_size", 3, "window size").atLeast(1)

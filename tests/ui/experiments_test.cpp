@@ -258,6 +258,10 @@ class ExperimentsTest : public QObject {
     for (int g = 0; g < page.scatterPlot()->graphCount(); ++g)
       points += page.scatterPlot()->graph(g)->dataCount();
     QCOMPARE(points, 4);
+    // Its x axis spans the range sampled (log_uniform 1e-3 to 0.3), with a small margin.
+    const QCPRange x = page.scatterPlot()->xAxis->range();
+    QVERIFY2(x.lower <= 1e-3 && x.lower > 0.5e-3 && x.upper >= 0.3 && x.upper < 0.6,
+             qPrintable(QStringLiteral("%1 to %2").arg(x.lower).arg(x.upper)));
     // The best completed trial, found here from the record, is what Apply best sets.
     double bestScore = -1, bestLr = 0;
     for (const auto& t : trials)

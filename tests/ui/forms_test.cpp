@@ -26,6 +26,7 @@
 #include <numeric>
 
 #include "../core/train_fixtures.h"
+#include "augment/transform.h"
 #include "common/file_util.h"
 #include "data/source_formats.h"
 #include "doctor/doctor_report.h"
@@ -40,11 +41,13 @@
 #include "forms/doctor_panel.h"
 #include "forms/schema_form.h"
 #include "forms/training_page.h"
+#include "input_driver.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 #include "train/calibration.h"
+#include "train/train_options.h"
 #include "train/trainer.h"
 
 using netsmith::Json;
@@ -236,6 +239,52 @@ class FormsTest : public QObject {
   // distributed settings have their own group. Both write the train section.
   // train.monitor takes a name typed in (another task's figure); one the project's task does
   // not report is a problem at once, naming what the task reports, and Start says so.
+  // A model that cannot answer the task is a problem as it is edited, with a Fix that gives it
+  // a head: ending at a Flatten (64 features for 4 classes), a Linear of 4; ending at an image
+  // (8x4x4), global pooling, Flatten and a Linear of 4. Each fix is one undo step.
+  void aModelWithoutAHeadGetsOneFromItsFix() {
+    netsmith::testutil::TempDir dir;
+    const std::string path = netsmith::testutil::writeTrainProject(dir);
+    MainWindow window(m_registry);
+    QSignalSpy ready(window.pages()->trainingPage(), &TrainingPage::planReady);
+    QVERIFY(window.openProject(QString::fromStdString(path), true));
+    QVERIFY(ready.wait(30000));  // the data's classes known
+    auto* editor = window.pages()->modelPage()->editor();
+    auto* doc = window.document();
+    const auto problemOf = [&](const char* node) {
+      for (const auto& p : doc->problems())
+        if (p.nodeId == node) return p.toString();
+      return std::string();
+    };
+    QVERIFY(doc->problems().empty());
+    editor->removeNodes({QStringLiteral("fc"), QStringLiteral("drop")});
+    QCOMPARE(problemOf("flat"),
+             std::string("node \"flat\": the model outputs 128 scores but the data has 4 "
+                         "classes; end the model with a Linear of 4 outputs"));
+    QCOMPARE(editor->fixFor(QStringLiteral("flat")), QStringLiteral("Add a Linear of 4 outputs"));
+    const int steps = doc->undoStack()->count();
+    QVERIFY(!editor->applyFix(QStringLiteral("flat")).isEmpty());
+    QVERIFY(doc->problems().empty());
+    QCOMPARE(doc->analysis().outputShape, (netsmith::Shape{4}));
+    QCOMPARE(doc->undoStack()->count(), steps + 1);
+    doc->undoStack()->undo();
+    QVERIFY(!problemOf("flat").empty());
+    // Without the Flatten the output is the pooled image.
+    editor->removeNodes({QStringLiteral("flat")});
+    QVERIFY2(problemOf("pool").find("end the model with Flatten and a Linear of 4 outputs") !=
+                 std::string::npos,
+             problemOf("pool").c_str());
+    QCOMPARE(editor->fixFor(QStringLiteral("pool")),
+             QStringLiteral("Add global pooling, Flatten and a Linear of 4 outputs"));
+    QVERIFY(!editor->applyFix(QStringLiteral("pool")).isEmpty());
+    QVERIFY(doc->problems().empty());
+    QCOMPARE(doc->analysis().outputShape, (netsmith::Shape{4}));
+    std::vector<std::string> ops;
+    for (const auto& n : doc->analysis().nodes)
+      ops.push_back(n.op);
+    QCOMPARE(std::count(ops.begin(), ops.end(), std::string("GlobalAvgPool")), 1);
+  }
+
   void aMonitorTypedInIsCheckedAgainstTheTask() {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registry);
@@ -336,6 +385,39 @@ class FormsTest : public QObject {
   }
 
   // Changing a transform's parameter redraws the preview; reordering changes the saved JSON.
+  // One click on a field's up arrow moves it by what suits the parameter: a rotation by a
+  // degree, a probability by a hundredth, a learning rate by a tenth of its order.
+  void arrowsStepEachFieldByWhatSuitsIt() {
+    const auto transforms = netsmith::augment::TransformRegistry::withBuiltins();
+    netsmith::schema::ParamSchema schema = transforms.find("RandomRotation")->schema;
+    schema.push_back(
+        netsmith::schema::ParamSpec::real("p", 0.5, "probability").atLeast(0).atMost(1));
+    for (const auto& spec : netsmith::train::optimizerSchema("sgd"))
+      if (spec.name == "lr") schema.push_back(spec);
+    QCOMPARE(schema.size(), transforms.find("RandomRotation")->schema.size() + 2);
+    netsmith::ui::SchemaForm form;
+    form.setSchema(schema, Json{{"degrees", 15.0}, {"p", 0.5}, {"lr", 0.001}});
+    form.resize(600, 400);
+    form.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&form));
+    const auto spin = [&](const char* key) {
+      return qobject_cast<QDoubleSpinBox*>(form.field(QString::fromLatin1(key)));
+    };
+    QVERIFY(spin("degrees") && spin("p") && spin("lr"));
+    QStringList changed;
+    form.setOnChange([&](const QString& key, const Json&) { changed << key; });
+    netsmith::uitest::clickArrow(spin("degrees"), true);
+    QCOMPARE(spin("degrees")->value(), 16.0);
+    netsmith::uitest::clickArrow(spin("p"), false);
+    QVERIFY2(std::abs(spin("p")->value() - 0.49) < 1e-9, qPrintable(spin("p")->text()));
+    netsmith::uitest::clickArrow(spin("lr"), true);
+    QVERIFY2(std::abs(spin("lr")->value() - 0.0011) < 1e-12, qPrintable(spin("lr")->text()));
+    netsmith::uitest::clickArrow(spin("lr"), false);
+    netsmith::uitest::clickArrow(spin("lr"), false);
+    QVERIFY2(std::abs(spin("lr")->value() - 0.0009) < 1e-12, qPrintable(spin("lr")->text()));
+    QCOMPARE(changed, (QStringList{"degrees", "p", "lr", "lr", "lr"}));
+  }
+
   void augmentPreviewFollowsTheFormAndReorderIsSaved() {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
@@ -944,6 +1026,58 @@ class FormsTest : public QObject {
   // The Data page's source fields come from core's format descriptions: choosing a format with
   // the keyboard names its keys beside the fields (IDX's second key on a second row, shown only
   // for IDX), and what is typed lands in the project under that format's keys.
+  // normalize "explicit" from its drop-down shows mean and std fields; figures typed in reach
+  // the project; a count that fits no channel count, or a std of 0, is refused with its reason
+  // and the project keeps what it had; one undo step each.
+  void explicitNormalizationIsTypedIntoItsFields() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.pages()->showPage(ProjectPages::DataPage);
+    auto* page = window.pages()->dataPage();
+    auto* mode = page->findChild<QComboBox*>(QStringLiteral("normalizeMode"));
+    auto* mean = page->findChild<QLineEdit*>(QStringLiteral("normalizeMean"));
+    auto* stdev = page->findChild<QLineEdit*>(QStringLiteral("normalizeStd"));
+    QVERIFY(mode && mean && stdev);
+    const auto& data = [&]() -> const Json& { return window.document()->project().data; };
+    // The project's own figures, then "auto": no figures to type.
+    QVERIFY(mean->isVisibleTo(page));
+    QCOMPARE(mean->text(), QStringLiteral("0.3"));
+    netsmith::uitest::chooseItem(mode, mode->findText(QStringLiteral("auto")));
+    QCOMPARE(data()["normalize"], Json("auto"));
+    QVERIFY(!mean->isVisibleTo(page) && !stdev->isVisibleTo(page));
+    netsmith::uitest::chooseItem(mode, mode->findText(QStringLiteral("explicit")));
+    QCOMPARE(mode->currentText(), QStringLiteral("explicit"));
+    QVERIFY(mean->isVisibleTo(page) && stdev->isVisibleTo(page));
+    // The scan's figures when the page has them, else the identity: one figure per channel
+    // (the model input has 1), shown in the fields.
+    const Json chosen = data()["normalize"];
+    QVERIFY2(chosen.is_object() && chosen["mean"].size() == 1 && chosen["std"].size() == 1 &&
+                 chosen["std"][0].get<double>() > 0,
+             chosen.dump().c_str());
+    QCOMPARE(mean->text(), QString::number(chosen["mean"][0].get<double>(), 'g', 6));
+    QCOMPARE(stdev->text(), QString::number(chosen["std"][0].get<double>(), 'g', 6));
+    netsmith::uitest::typeInto(mean, QStringLiteral("0.286"));
+    netsmith::uitest::typeInto(stdev, QStringLiteral("0.353"));
+    QCOMPARE(data()["normalize"], Json::parse(R"({"mean": [0.286], "std": [0.353]})"));
+    const int steps = window.document()->undoStack()->count();
+    // Two figures for one channel, then a std of 0: refused, each with its reason.
+    netsmith::uitest::typeInto(mean, QStringLiteral("0.5, 0.5"));
+    QVERIFY2(mean->toolTip().contains(QStringLiteral("one per channel")),
+             qPrintable(mean->toolTip()));
+    netsmith::uitest::typeInto(stdev, QStringLiteral("0"));
+    QVERIFY2(stdev->toolTip().contains(QStringLiteral("above 0")), qPrintable(stdev->toolTip()));
+    QCOMPARE(data()["normalize"], Json::parse(R"({"mean": [0.286], "std": [0.353]})"));
+    QCOMPARE(window.document()->undoStack()->count(), steps);
+    window.document()->undoStack()->undo();
+    QCOMPARE(data()["normalize"], chosen);
+    QCOMPARE(mean->text(), QString::number(chosen["mean"][0].get<double>(), 'g', 6));
+  }
+
   void dataPageSourceFieldsFollowTheFormatDescriptions() {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));

@@ -8,6 +8,7 @@
 #include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QLabel>
@@ -485,8 +486,31 @@ class MainWindowTest : public QObject {
     QVERIFY(dialog);
     QVERIFY(dialog->passed());
     QVERIFY(dialog->reportText().contains(QString::fromStdString(onnx.string())));
+    // The parity figures are said once; "Open folder" opens where the files went.
+    QCOMPARE(dialog->reportText().count(QStringLiteral("top-1 agreement")), 1);
+    auto* openFolder = dialog->findChild<QPushButton*>(QStringLiteral("openExportFolder"));
+    QVERIFY(openFolder && openFolder->isVisible());
+    QCOMPARE(QDir(dialog->folder()), QDir(QString::fromStdString(onnx.parent_path().string())));
     if (!shots.isEmpty()) QVERIFY(dialog->grab().save(shots + QStringLiteral("/export.png")));
     dialog->close();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
+    // Export > Export all to folder (Ctrl+Shift+E): every format, under the same names, in the
+    // folder chosen (what the action does once its folder dialog returns one).
+    QAction* toFolder = action(window, "actionExportToFolder");
+    QVERIFY(toFolder->isEnabled());
+    QCOMPARE(toFolder->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    QTemporaryDir chosen;
+    exported.clear();
+    window.exportCurrent(QString(), chosen.path());
+    QVERIFY(exported.wait(60000));
+    QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
+    for (const char* name : {"best.onnx", "best-weights.safetensors", "best.py"})
+      QVERIFY2(QFileInfo(chosen.filePath(QLatin1String(name))).size() > 0, name);
+    auto* second = waitForDialog<netsmith::ui::ExportReportDialog>(window, "exportReport");
+    QVERIFY(second);
+    QCOMPARE(QDir(second->folder()), QDir(chosen.path()));
+    second->close();
 
     // File > New: the run's figures belong to the old project. The Evaluation page, the
     // dashboard and the status bar forget them.

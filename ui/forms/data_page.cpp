@@ -13,6 +13,7 @@
 #include <QListWidget>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QScrollArea>
 #include <QSignalBlocker>
 #include <QSpinBox>
@@ -22,6 +23,8 @@
 #include <QVBoxLayout>
 
 #include <algorithm>
+#include <cmath>
+#include <utility>
 
 #include "augment/transform.h"
 #include "data/dataset_stats.h"
@@ -79,6 +82,8 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
       m_splitSeed(new QSpinBox(this)),
       m_stratified(new QCheckBox(tr("stratified (same class mix as train)"), this)),
       m_normalize(new QComboBox(this)),
+      m_mean(new QLineEdit(this)),
+      m_std(new QLineEdit(this)),
       m_fit(new QComboBox(this)),
       m_input(new QLabel(this)),
       m_scanButton(new QPushButton(tr("Scan the data"), this)),
@@ -106,6 +111,12 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_normalize->setToolTip(
       tr("auto: mean/std computed over the training split (cached); "
          "explicit: the values in the project file"));
+  m_mean->setObjectName(QStringLiteral("normalizeMean"));
+  m_std->setObjectName(QStringLiteral("normalizeStd"));
+  for (auto* field : {m_mean, m_std}) {
+    field->setPlaceholderText(tr("one number, or one per channel: 0.5, 0.5, 0.5"));
+    field->setToolTip(tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std"));
+  }
   m_fit->setObjectName(QStringLiteral("fitMode"));
   m_fit->addItems({QStringLiteral("resize"), QStringLiteral("resize_crop")});
   m_fit->setToolTip(tr("How images of another size are fitted to the model input"));
@@ -147,9 +158,12 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   fl->addWidget(splitBox);
   auto* prepBox = new QGroupBox(tr("Preprocessing"), forms);
   auto* pf = new QFormLayout(prepBox);
+  m_prepForm = pf;
   pf->addRow(tr("model input"), m_input);
   pf->addRow(tr("fit"), m_fit);
   pf->addRow(tr("normalize"), m_normalize);
+  pf->addRow(tr("mean"), m_mean);
+  pf->addRow(tr("std"), m_std);
   fl->addWidget(prepBox);
   fl->addStretch(1);
   auto* scroll = new QScrollArea(this);
@@ -214,15 +228,22 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   connect(m_normalize, &QComboBox::textActivated, this, [this](const QString& mode) {
     Json data = m_document->project().data;
     if (mode == QLatin1String("explicit")) {
-      if (m_scan.mean.isEmpty()) return;  // needs figures: scan first
+      // The scan's figures when there are some, else the identity (mean 0, std 1) to type over.
+      const auto channels =
+          std::size_t(std::max<std::int64_t>(1, m_document->project().model.input.channels));
       data["normalize"] =
-          Json{{"mean", std::vector<double>(m_scan.mean.begin(), m_scan.mean.end())},
-               {"std", std::vector<double>(m_scan.std.begin(), m_scan.std.end())}};
+          m_scan.mean.isEmpty()
+              ? Json{{"mean", std::vector<double>(channels, 0.0)},
+                     {"std", std::vector<double>(channels, 1.0)}}
+              : Json{{"mean", std::vector<double>(m_scan.mean.begin(), m_scan.mean.end())},
+                     {"std", std::vector<double>(m_scan.std.begin(), m_scan.std.end())}};
     } else {
       data["normalize"] = mode.toStdString();
     }
     writeData(data, tr("Normalize: %1").arg(mode));
   });
+  for (auto* field : {m_mean, m_std})
+    connect(field, &QLineEdit::editingFinished, this, &DataPage::editExplicitNormalization);
   connect(m_fit, &QComboBox::textActivated, this, [this](const QString& fit) {
     Json data = m_document->project().data;
     data["fit"] = fit.toStdString();
@@ -421,6 +442,20 @@ void DataPage::refreshForms() {
                                                      : QStringLiteral("auto")));
     m_normalize->setToolTip(n.is_object() ? QString::fromStdString(n.dump())
                                           : m_normalize->toolTip());
+    const auto numbers = [](const Json& v) {
+      QStringList out;
+      for (const auto& x : v.is_array() ? v : Json::array({v}))
+        out << (x.is_number() ? QString::number(x.get<double>(), 'g', 6)
+                              : QString::fromStdString(x.dump()));
+      return out.join(QStringLiteral(", "));
+    };
+    const bool explicitFigures = n.is_object();
+    m_prepForm->setRowVisible(m_mean, explicitFigures);
+    m_prepForm->setRowVisible(m_std, explicitFigures);
+    for (auto [field, key] : {std::pair{m_mean, "mean"}, std::pair{m_std, "std"}}) {
+      if (explicitFigures && n.contains(key) && !field->hasFocus()) field->setText(numbers(n[key]));
+      field->setStyleSheet(QString());
+    }
   }
   {
     const QSignalBlocker b(m_fit);
@@ -432,6 +467,52 @@ void DataPage::refreshForms() {
   m_input->setText(tr("%1 channel(s), %2 x %3 px").arg(in.channels).arg(in.height).arg(in.width));
   m_scanButton->setEnabled(!m_document->filePath().isEmpty() && !m_scanJob->isRunning());
   m_refreshing = false;
+}
+
+void DataPage::editExplicitNormalization() {
+  if (m_refreshing) return;
+  const auto channels = m_document->project().model.input.channels;
+  QString why;
+  const auto parse = [&](QLineEdit* field, bool positive) {
+    std::vector<double> out;
+    for (const auto& part :
+         field->text().split(QRegularExpression(QStringLiteral("[,;\\s]+")), Qt::SkipEmptyParts)) {
+      bool ok = false;
+      const double v = part.toDouble(&ok);
+      if (!ok || !std::isfinite(v)) {
+        why = tr("\"%1\" is not a number").arg(part);
+        return out;
+      }
+      if (positive && v <= 0) {
+        why = tr("a std must be above 0, got %1").arg(part);
+        return out;
+      }
+      out.push_back(v);
+    }
+    if (why.isEmpty() && out.size() != 1 && std::int64_t(out.size()) != channels)
+      why = tr("one number, or %1 (one per channel of the model input); got %2")
+                .arg(channels)
+                .arg(out.size());
+    return out;
+  };
+  const auto mean = parse(m_mean, false);
+  const QString meanWhy = why;
+  why.clear();
+  const auto stdev = parse(m_std, true);
+  const QString stdWhy = why;
+  for (auto [field, reason] : {std::pair{m_mean, meanWhy}, std::pair{m_std, stdWhy}}) {
+    field->setStyleSheet(
+        reason.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #d33; }"));
+    field->setToolTip(reason.isEmpty()
+                          ? tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std")
+                          : reason);
+  }
+  if (!meanWhy.isEmpty() || !stdWhy.isEmpty()) return;
+  Json data = m_document->project().data;
+  const Json figures{{"mean", mean}, {"std", stdev}};
+  if (data.is_object() && data.value("normalize", Json()) == figures) return;
+  data["normalize"] = figures;
+  writeData(data, tr("Set the normalization"), QStringLiteral("normalize:explicit"));
 }
 
 bool DataPage::isScanning() const {

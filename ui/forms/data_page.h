@@ -107,6 +107,8 @@ class DataPage : public QWidget {
   void showScan();
   void scanDone(DataScan scan);
   void writeData(const Json& data, const QString& text, const QString& mergeKey = {});
+  /// Writes the mean and std typed in, or marks the fields with why they cannot be.
+  void editExplicitNormalization();
   QWidget* buildSourceBox(const QString& split);
 
   ProjectDocument* m_document;
@@ -123,6 +125,10 @@ class DataPage : public QWidget {
   QSpinBox* m_splitSeed;
   QCheckBox* m_stratified;
   QComboBox* m_normalize;
+  /// normalize "explicit": one number, or one per channel, each (shown only then).
+  QLineEdit* m_mean;
+  QLineEdit* m_std;
+  QFormLayout* m_prepForm = nullptr;
   QComboBox* m_fit;
   QLabel* m_input;
   QPushButton* m_scanButton;

@@ -1,5 +1,7 @@
 #include "forms/schema_form.h"
 
+#include <cmath>
+
 #include <QMenu>
 
 #include <QCheckBox>
@@ -35,6 +37,20 @@ int intMax(const schema::ParamSpec& s) {
 class RealSpinBox : public QDoubleSpinBox {
  public:
   using QDoubleSpinBox::QDoubleSpinBox;
+  /// One arrow press or wheel notch: `step` (ParamSpec::suggestedStep), or with 0 a tenth of
+  /// the value's order of magnitude (0.001 moves to 0.0011 and 0.0009; 0 moves by 0.01).
+  void setStep(double step) {
+    m_step = step;
+    setSingleStep(step > 0 ? step : 0.01);
+  }
+  void stepBy(int steps) override {
+    double step = m_step;
+    if (step <= 0) {
+      const double magnitude = std::abs(value());
+      step = magnitude > 0 ? std::pow(10.0, std::floor(std::log10(magnitude)) - 1) : 0.01;
+    }
+    setValue(value() + steps * step);  // held to the range by setValue
+  }
   QString textFromValue(double value) const override { return QString::number(value, 'g', 6); }
   double valueFromText(const QString& text) const override {
     return text.trimmed().remove(suffix()).toDouble();
@@ -50,6 +66,9 @@ class RealSpinBox : public QDoubleSpinBox {
                ? QValidator::Intermediate
                : QValidator::Invalid;
   }
+
+ private:
+  double m_step = 0.01;
 };
 
 /// The editor (and a second one: a pair's) with its keyword drop-down ("value", "auto", ...) on
@@ -181,7 +200,7 @@ void SchemaForm::setSchema(const schema::ParamSchema& schema, const Json& values
         auto* s = new RealSpinBox(this);
         s->setDecimals(12);  // shown with 6 significant digits, kept exact (eps = 1e-8)
         s->setRange(spec.min ? *spec.min : -1e9, spec.max ? *spec.max : 1e9);
-        s->setSingleStep(0.01);
+        s->setStep(spec.suggestedStep());
         s->setSuffix(unit);
         s->setToolTip(help);
         s->setKeyboardTracking(false);

@@ -267,9 +267,18 @@ void ExperimentsPage::drawScatter() {
   plot->yAxis->setLabel(QString::fromStdString(m_spec.objective) +
                         (scale != 1.0 ? QStringLiteral(" (%)") : QString()));
   plot->rescaleAxes();
-  plot->xAxis->scaleRange(log ? 1.3 : 1.1);  // no point on the frame
   plot->yAxis->scaleRange(1.1);
-  if (choice) plot->xAxis->setRange(-0.5, double(p.values.size()) - 0.5);
+  // The x axis spans the range sampled, with a margin so that no point sits on the frame
+  // (not what the points alone span: with one trial, or none yet, that is nothing).
+  if (choice) {
+    plot->xAxis->setRange(-0.5, double(p.values.size()) - 0.5);
+  } else if (log && p.low > 0 && p.high > p.low) {
+    const double margin = std::pow(p.high / p.low, 0.05);
+    plot->xAxis->setRange(p.low / margin, p.high * margin);
+  } else if (p.high > p.low) {
+    const double margin = 0.05 * (p.high - p.low);
+    plot->xAxis->setRange(p.low - margin, p.high + margin);
+  }
   if (!m_scatterLegendPlaced) {
     m_scatterLegendPlaced = true;
     legendBelow(plot, 2);

@@ -5,9 +5,11 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QDesktopServices>
 #include <QDialogButtonBox>
 #include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -20,6 +22,7 @@
 #include <QSpinBox>
 #include <QStyle>
 #include <QStyleFactory>
+#include <QUrl>
 #include <QVBoxLayout>
 
 #include <cmath>
@@ -195,17 +198,15 @@ ExportReportDialog::ExportReportDialog(const QString& checkpoint,
     lines << QStringLiteral("%1: %2%3")
                  .arg(QString::fromStdString(o.format),
                       o.written ? QString() : tr("(not written) "), QString::fromStdString(o.path));
-    lines << QStringLiteral("  ") + QString::fromStdString(o.message);
-    if (o.hasParity) {
-      lines << tr("  parity: %1 samples, max abs diff %2 (tolerance %3), top-1 agreement %4%")
-                   .arg(o.paritySamples)
-                   .arg(o.maxAbsDiff, 0, 'g', 3)
-                   .arg(o.tolerance, 0, 'g', 3)
-                   .arg(100.0 * o.top1Agreement, 0, 'f', 2);
-      if (!result.samplesNote.empty())
-        lines << tr("  (random inputs only: no real samples, %1)")
-                     .arg(QString::fromStdString(result.samplesNote));
-    }
+    // The exporter's message, one finding a line (its parity figures among them, said once).
+    for (const auto& part :
+         QString::fromStdString(o.message).split(QStringLiteral("; "), Qt::SkipEmptyParts))
+      lines << QStringLiteral("  ") + part;
+    if (o.hasParity && !result.samplesNote.empty())
+      lines << tr("  (random inputs only: no real samples, %1)")
+                   .arg(QString::fromStdString(result.samplesNote));
+    if (o.written && m_folder.isEmpty())
+      m_folder = QFileInfo(QString::fromStdString(o.path)).absolutePath();
   }
   build(m_passed ? tr("Export finished: verified") : tr("Export finished: NOT verified"),
         lines.join(QLatin1Char('\n')));
@@ -230,6 +231,14 @@ void ExportReportDialog::build(const QString& title, const QString& text) {
   m_text->setPlainText(text);
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
+  if (!m_folder.isEmpty()) {
+    // Where the files went, one click away in the file manager.
+    m_openFolder = buttons->addButton(tr("&Open folder"), QDialogButtonBox::ActionRole);
+    m_openFolder->setObjectName(QStringLiteral("openExportFolder"));
+    m_openFolder->setToolTip(m_folder);
+    connect(m_openFolder, &QPushButton::clicked, this,
+            [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_folder)); });
+  }
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(heading);
   layout->addWidget(m_text, 1);

@@ -10,6 +10,7 @@ class QComboBox;
 class QDoubleSpinBox;
 class QListWidget;
 class QPlainTextEdit;
+class QPushButton;
 class QSpinBox;
 
 namespace netsmith::train {
@@ -65,10 +66,14 @@ class ExportReportDialog : public QDialog {
   ExportReportDialog(const QString& checkpoint, const QString& error, QWidget* parent = nullptr);
   QString reportText() const;
   bool passed() const { return m_passed; }
+  /// The folder the files were written to ("" when none was), opened by "Open folder".
+  QString folder() const { return m_folder; }
 
  private:
   void build(const QString& title, const QString& html);
   QPlainTextEdit* m_text = nullptr;
+  QPushButton* m_openFolder = nullptr;
+  QString m_folder;
   bool m_passed = false;
 };
 

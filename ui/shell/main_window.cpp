@@ -478,7 +478,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
   event->accept();
 }
 
-void MainWindow::exportCurrent(const QString& exporter) {
+void MainWindow::exportCurrent(const QString& exporter, const QString& folder) {
   if (m_checkpoint.isEmpty() || m_exportJob->isRunning()) return;
   const QString checkpoint = m_checkpoint;
   exporting::ExportJob job;
@@ -493,8 +493,16 @@ void MainWindow::exportCurrent(const QString& exporter) {
     showBanner(QString::fromStdString(e.what()));
     return;
   }
-  statusBar()->showMessage(tr("Exporting %1 from %2...").arg(exporter, checkpoint));
-  spdlog::info("exporting {} from {}", exporter.toStdString(), job.checkpoint);
+  if (!folder.isEmpty()) {
+    // The same file names, in the folder chosen.
+    for (auto& target : job.targets)
+      target.second = QDir(folder)
+                          .filePath(QFileInfo(QString::fromStdString(target.second)).fileName())
+                          .toStdString();
+  }
+  const QString what = exporter.isEmpty() ? tr("every format") : exporter;
+  statusBar()->showMessage(tr("Exporting %1 from %2...").arg(what, checkpoint));
+  spdlog::info("exporting {} from {}", what.toStdString(), job.checkpoint);
   m_exportJob->start([job](const JobContext&) { return exporting::runExportJob(job); },
                      [this, checkpoint](const exporting::ExportJobResult& result) {
                        showExportReport(new ExportReportDialog(checkpoint, result, this), {});

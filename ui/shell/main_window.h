@@ -92,9 +92,10 @@ class MainWindow : public QMainWindow {
   /// The checkpoint Export and Resume use: the current run's best (or last), or one chosen.
   QString currentCheckpoint() const { return m_checkpoint; }
   void setCurrentCheckpoint(const QString& path);
-  /// Exports the current checkpoint with the named exporter into the run's exports/ folder
-  /// (on a worker thread); exportFinished() and the report dialog follow.
-  void exportCurrent(const QString& exporter);
+  /// Exports the current checkpoint with the named exporter (every one when empty) into
+  /// `folder`, or the run's exports/ folder when that is empty (on a worker thread);
+  /// exportFinished() and the report dialog follow.
+  void exportCurrent(const QString& exporter, const QString& folder = QString());
   /// Continues the run of `checkpoint` exactly (Train > Resume from checkpoint).
   void resumeFrom(const QString& checkpoint);
   /// Runs the LR range test (Train > Run LR finder); its dialog opens when it ends.

@@ -237,6 +237,19 @@ void MainWindow::buildExportMenu() {
   }
   if (!m_exportActions.isEmpty())
     m_exportActions.front()->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  // Every format at once, into a folder the user picks (the run's exports/ folder to start).
+  QAction* toFolder = m_exportMenu->addAction(tr("Export all &to folder..."), this, [this] {
+    const QString folder = QFileDialog::getExistingDirectory(
+        this, tr("Export to folder"),
+        QString::fromStdString(exporting::defaultExportFolder(m_checkpoint.toStdString())));
+    if (!folder.isEmpty()) exportCurrent(QString(), folder);
+  });
+  toFolder->setObjectName(QStringLiteral("actionExportToFolder"));
+  toFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  toFolder->setToolTip(
+      tr("ONNX, safetensors and PyTorch files of the checkpoint, in a folder "
+         "you choose"));
+  m_exportActions << toFolder;
   m_exportMenu->addSeparator();
   m_checkpointInfo = m_exportMenu->addAction(QString());
   m_checkpointInfo->setEnabled(false);
