@@ -89,7 +89,13 @@ std::string defaultExportFolder(const std::string& checkpoint) {
 
 std::vector<std::pair<std::string, std::string>> defaultExportTargets(const std::string& checkpoint,
                                                                       const std::string& only) {
-  const fs::path dir(defaultExportFolder(checkpoint));
+  return exportTargetsIn({}, checkpoint, only);
+}
+
+std::vector<std::pair<std::string, std::string>> exportTargetsIn(const std::string& folder,
+                                                                 const std::string& checkpoint,
+                                                                 const std::string& only) {
+  const fs::path dir(folder.empty() ? defaultExportFolder(checkpoint) : folder);
   const std::string stem = fs::path(checkpoint).stem().string();
   std::vector<std::pair<std::string, std::string>> all = {
       {"onnx", (dir / (stem + ".onnx")).string()},

@@ -74,6 +74,10 @@ std::string defaultExportFolder(const std::string& checkpoint);
 /// `only` when it names an exporter.
 std::vector<std::pair<std::string, std::string>> defaultExportTargets(const std::string& checkpoint,
                                                                       const std::string& only = {});
+/// The same file names in `folder` (the default folder when it is empty).
+std::vector<std::pair<std::string, std::string>> exportTargetsIn(const std::string& folder,
+                                                                 const std::string& checkpoint,
+                                                                 const std::string& only = {});
 
 /// Loads the checkpoint and runs the targets through the registry. Throws netsmith::Error when
 /// the checkpoint cannot be read or the model cannot be exported at all; a failed verification

@@ -45,6 +45,22 @@ bool isValidNodeId(const std::string& id) {
                      [&](char c) { return alpha(c) || (c >= '0' && c <= '9'); });
 }
 
+std::vector<schema::ParamSpec> inputSchema() {
+  using schema::ParamSpec;
+  return {
+      ParamSpec::integer("channels", 1, "1: grey, 3: colour (RGB); model.input.channels")
+          .atLeast(1)
+          .atMost(double(kMaxInputChannels)),
+      ParamSpec::integer("height", 28, "every image is brought to this height; model.input.height")
+          .atLeast(1)
+          .atMost(double(kMaxInputSide))
+          .inUnit("px"),
+      ParamSpec::integer("width", 28, "every image is brought to this width; model.input.width")
+          .atLeast(1)
+          .atMost(double(kMaxInputSide))
+          .inUnit("px")};
+}
+
 namespace {
 
 std::string tooLongId(const std::string& id) {
@@ -194,9 +210,9 @@ ModelGraph modelFromJson(const Json& model, Problems& problems) {
   } else {
     const Json& in = model["input"];
     schema::reportUnknownKeys(in, {"channels", "height", "width"}, "model.input", problems);
-    readDimension(in, "channels", 4096, g.input.channels, problems);
-    readDimension(in, "height", 16384, g.input.height, problems);
-    readDimension(in, "width", 16384, g.input.width, problems);
+    readDimension(in, "channels", kMaxInputChannels, g.input.channels, problems);
+    readDimension(in, "height", kMaxInputSide, g.input.height, problems);
+    readDimension(in, "width", kMaxInputSide, g.input.width, problems);
   }
   if (!model.contains("nodes")) {
     problems.push_back({"model.nodes", "missing: a list of layers", {}, {}});

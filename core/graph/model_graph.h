@@ -8,7 +8,19 @@
 #include "common/json.h"
 #include "common/shape.h"
 
+namespace netsmith::schema {
+struct ParamSpec;
+}
+
 namespace netsmith::graph {
+
+/// The most channels, and pixels a side, a model input may declare.
+inline constexpr std::int64_t kMaxInputChannels = 4096;
+inline constexpr std::int64_t kMaxInputSide = 16384;
+
+/// The model input's keys as fields ("channels", "height", "width"), with those bounds: what
+/// the Input node's inspector shows.
+std::vector<schema::ParamSpec> inputSchema();
 
 /// The model input declaration: one image of `channels` x `height` x `width`.
 struct InputSpec {

@@ -20,35 +20,13 @@
 #include "editor/model_editor.h"
 #include "forms/schema_form.h"
 #include "graph/graph_analysis.h"
+#include "graph/model_graph.h"
 #include "ops/op_registry.h"
 #include "schema/param_schema.h"
 #include "session/project_document.h"
 #include "util/widget_retire.h"
 
 namespace netsmith::ui {
-
-namespace {
-
-/// The Input node's fields: the model input's channels, height and width.
-schema::ParamSchema inputSchema() {
-  using schema::ParamSpec;
-  // The bounds the project reader holds model.input to.
-  return {ParamSpec::integer("channels", 1, "1: grey, 3: colour (RGB); model.input.channels")
-              .atLeast(1)
-              .atMost(4096),
-          ParamSpec::integer("height", 28,
-                             "every image is brought to this height; "
-                             "model.input.height")
-              .atLeast(1)
-              .atMost(16384)
-              .inUnit("px"),
-          ParamSpec::integer("width", 28, "every image is brought to this width; model.input.width")
-              .atLeast(1)
-              .atMost(16384)
-              .inUnit("px")};
-}
-
-}  // namespace
 
 NodeInspector::NodeInspector(ModelEditor* editor, QWidget* parent)
     : QWidget(parent),
@@ -127,7 +105,7 @@ void NodeInspector::rebuild() {
     m_input->setOnChange([this](const QString& key, const Json& v) {
       if (v.is_number_integer()) m_editor->setInputDimension(key, v.get<std::int64_t>());
     });
-    m_input->setSchema(inputSchema(), inputValues());
+    m_input->setSchema(graph::inputSchema(), inputValues());
     m_form->addRow(m_input);
   }
   if (!def->initSchemes.empty()) {

@@ -75,6 +75,10 @@ QString text(const Json& j, const char* key) {
 
 }  // namespace
 
+QString DataPage::normalizationHelp() {
+  return tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std");
+}
+
 DataPage::DataPage(ProjectDocument* document, QWidget* parent)
     : QWidget(parent),
       m_document(document),
@@ -115,7 +119,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_std->setObjectName(QStringLiteral("normalizeStd"));
   for (auto* field : {m_mean, m_std}) {
     field->setPlaceholderText(tr("one number, or one per channel: 0.5, 0.5, 0.5"));
-    field->setToolTip(tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std"));
+    field->setToolTip(normalizationHelp());
   }
   m_fit->setObjectName(QStringLiteral("fitMode"));
   m_fit->addItems({QStringLiteral("resize"), QStringLiteral("resize_crop")});
@@ -503,9 +507,7 @@ void DataPage::editExplicitNormalization() {
   for (auto [field, reason] : {std::pair{m_mean, meanWhy}, std::pair{m_std, stdWhy}}) {
     field->setStyleSheet(
         reason.isEmpty() ? QString() : QStringLiteral("QLineEdit { border: 1px solid #d33; }"));
-    field->setToolTip(reason.isEmpty()
-                          ? tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std")
-                          : reason);
+    field->setToolTip(reason.isEmpty() ? normalizationHelp() : reason);
   }
   if (!meanWhy.isEmpty() || !stdWhy.isEmpty()) return;
   Json data = m_document->project().data;

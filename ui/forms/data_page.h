@@ -109,6 +109,8 @@ class DataPage : public QWidget {
   void writeData(const Json& data, const QString& text, const QString& mergeKey = {});
   /// Writes the mean and std typed in, or marks the fields with why they cannot be.
   void editExplicitNormalization();
+  /// The mean and std fields' tooltip when what they hold is fine.
+  static QString normalizationHelp();
   QWidget* buildSourceBox(const QString& split);
 
   ProjectDocument* m_document;

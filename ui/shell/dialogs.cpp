@@ -233,10 +233,10 @@ void ExportReportDialog::build(const QString& title, const QString& text) {
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   if (!m_folder.isEmpty()) {
     // Where the files went, one click away in the file manager.
-    m_openFolder = buttons->addButton(tr("&Open folder"), QDialogButtonBox::ActionRole);
-    m_openFolder->setObjectName(QStringLiteral("openExportFolder"));
-    m_openFolder->setToolTip(m_folder);
-    connect(m_openFolder, &QPushButton::clicked, this,
+    QPushButton* openFolder = buttons->addButton(tr("&Open folder"), QDialogButtonBox::ActionRole);
+    openFolder->setObjectName(QStringLiteral("openExportFolder"));
+    openFolder->setToolTip(m_folder);
+    connect(openFolder, &QPushButton::clicked, this,
             [this] { QDesktopServices::openUrl(QUrl::fromLocalFile(m_folder)); });
   }
   auto* layout = new QVBoxLayout(this);

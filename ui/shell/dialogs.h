@@ -10,7 +10,6 @@ class QComboBox;
 class QDoubleSpinBox;
 class QListWidget;
 class QPlainTextEdit;
-class QPushButton;
 class QSpinBox;
 
 namespace netsmith::train {
@@ -72,7 +71,6 @@ class ExportReportDialog : public QDialog {
  private:
   void build(const QString& title, const QString& html);
   QPlainTextEdit* m_text = nullptr;
-  QPushButton* m_openFolder = nullptr;
   QString m_folder;
   bool m_passed = false;
 };

@@ -488,17 +488,11 @@ void MainWindow::exportCurrent(const QString& exporter, const QString& folder) {
   job.dataFromCheckpoint = QDir(QString::fromStdString(data::checkpointHome(job.checkpoint))) ==
                            QDir(m_document->baseDir());
   try {
-    job.targets = exporting::defaultExportTargets(job.checkpoint, exporter.toStdString());
+    job.targets =
+        exporting::exportTargetsIn(folder.toStdString(), job.checkpoint, exporter.toStdString());
   } catch (const std::exception& e) {
     showBanner(QString::fromStdString(e.what()));
     return;
-  }
-  if (!folder.isEmpty()) {
-    // The same file names, in the folder chosen.
-    for (auto& target : job.targets)
-      target.second = QDir(folder)
-                          .filePath(QFileInfo(QString::fromStdString(target.second)).fileName())
-                          .toStdString();
   }
   const QString what = exporter.isEmpty() ? tr("every format") : exporter;
   statusBar()->showMessage(tr("Exporting %1 from %2...").arg(what, checkpoint));
