@@ -34,6 +34,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "image_folder";
+    d.classNaming = ClassNaming::Folders;
     d.format = SourceFormat::ImageFolder;
     d.title = "Image folder";
     d.help =
@@ -49,6 +50,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "csv";
+    d.classNaming = ClassNaming::Order;
     d.format = SourceFormat::Csv;
     d.title = "CSV manifest";
     d.help =
@@ -76,6 +78,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "multilabel_csv";
+    d.classNaming = ClassNaming::Fixed;
     d.format = SourceFormat::MultiLabelCsv;
     d.title = "Multi-label CSV";
     d.help =
@@ -93,6 +96,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "regression_csv";
+    d.classNaming = ClassNaming::None;
     d.format = SourceFormat::RegressionCsv;
     d.title = "Regression CSV";
     d.help =
@@ -150,6 +154,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "coco";
+    d.classNaming = ClassNaming::Order;
     d.format = SourceFormat::Coco;
     d.title = "COCO annotations";
     d.help =
@@ -171,6 +176,7 @@ std::vector<SourceFormatDef> makeFormats() {
   {
     SourceFormatDef d;
     d.name = "voc";
+    d.classNaming = ClassNaming::Order;
     d.format = SourceFormat::Voc;
     d.title = "Pascal VOC annotations";
     d.help =

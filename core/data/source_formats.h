@@ -31,6 +31,15 @@ using SourceOpener = std::shared_ptr<DatasetSource> (*)(const SourceSpec& spec,
                                                         const std::vector<std::string>& classes,
                                                         ErrorPolicy policy);
 
+/// What data.classes does for a format, and so what a class editor may change.
+enum class ClassNaming {
+  None,     ///< its samples have no classes (regression targets)
+  Names,    ///< data.classes names the class indices the data holds: each may be renamed
+  Order,    ///< the data names its classes; data.classes is their output order: reorder only
+  Folders,  ///< the class folders' names, sorted: a class is renamed by renaming its folder
+  Fixed,    ///< the data names and orders its classes; data.classes may only repeat them
+};
+
 struct SourceFormatDef {
   std::string name;  ///< "image_folder"
   SourceFormat format = SourceFormat::Idx;
@@ -40,6 +49,7 @@ struct SourceFormatDef {
   bool imageFiles = false;          ///< one file per image (sizes worth a histogram)
   /// What its samples' targets are: a project's task must take this kind.
   TargetKind targets = TargetKind::ClassIndex;
+  ClassNaming classNaming = ClassNaming::Names;
   Json example;  ///< a source as a project writes it
   SourceOpener open = nullptr;
 };

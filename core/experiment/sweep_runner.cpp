@@ -91,7 +91,14 @@ int lockSweepFolder(const std::string& dir) {
 
 int g_lockFd = -1;  // one sweep per process
 
+/// Seconds since 1970: when a segment started, as a record another process reads.
+double wallSeconds() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
+
 
 std::string SweepRunner::create(const project::LoadedProject& loaded, const SweepSpec& spec,
                                 const SweepOptions& options) {
@@ -305,6 +312,7 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   p.pid = spawnChild(spawn);
   m_running.push_back(p);
   trial.status = TrialStatus::Running;
+  trial.segmentStarted = wallSeconds();
   ++trial.segments;
   save();
   if (!listener) return;
@@ -323,6 +331,7 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
 void SweepRunner::finishSegment(Process& p, int status, const SweepListener& listener) {
   auto& trial = m_state.trials.at(static_cast<std::size_t>(p.trial));
   trial.seconds += nowSeconds() - p.started;
+  trial.segmentStarted = 0;
   trial.runDir = findRunDir(trial);
   reportNewEpochs(trial, listener);
   SegmentEnd end = SegmentEnd::Failed;

@@ -1,5 +1,11 @@
 #include "experiment/sweep_state.h"
 
+#include <fcntl.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -106,6 +112,7 @@ Trial trialFromJson(const Json& j, const std::string& at) {
   t.note = field<std::string>(j, "note", at, false, "");
   t.seconds = field<double>(j, "seconds", at, false, 0.0);
   t.segments = field<std::int64_t>(j, "segments", at, false, 0);
+  t.segmentStarted = field<double>(j, "segment_started", at, false, 0.0);
   return t;
 }
 
@@ -135,7 +142,8 @@ Json sweepStateToJson(const SweepState& s) {
             {"objective", scoreJson(t.objective())},
             {"scores", scores},
             {"seconds", t.seconds},
-            {"segments", t.segments}};
+            {"segments", t.segments},
+            {"segment_started", t.segmentStarted}};
     if (!t.runDir.empty()) tj["run_dir"] = t.runDir;
     if (!t.error.empty()) tj["error"] = t.error;
     if (!t.note.empty()) tj["note"] = t.note;
@@ -245,6 +253,24 @@ Json withAbsolutePaths(Json project, const std::string& baseDir) {
         absolute(f);
   }
   return project;
+}
+
+bool sweepInUse(const std::string& dir) {
+  const std::string path = (std::filesystem::path(dir) / "sweep.lock").string();
+  // Not created, not followed through a link, not waited on (a FIFO planted there).
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if (fd < 0) return false;
+  struct stat st {};
+  bool inUse = false;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
+    // A shared lock is refused only while a sweep holds its exclusive one.
+    if (::flock(fd, LOCK_SH | LOCK_NB) == 0)
+      ::flock(fd, LOCK_UN);
+    else
+      inUse = errno == EWOULDBLOCK;
+  }
+  ::close(fd);
+  return inUse;
 }
 
 }  // namespace netsmith::experiment

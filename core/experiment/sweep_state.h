@@ -35,7 +35,10 @@ struct Trial {
   std::string runDir;  ///< its run folder, once known
   std::string error;   ///< Failed: the process's own message and exit status
   std::string note;    ///< Stopped: why ("ASHA at epoch 3: 0.8123 below the rung's 0.8410")
-  double seconds = 0;  ///< process time summed over its segments
+  double seconds = 0;  ///< process time summed over its ended segments
+  /// When its running segment started (seconds since 1970; 0: none runs), so a reader counts
+  /// the time of the segment under way.
+  double segmentStarted = 0;
   std::int64_t segments = 0;
 
   bool ended() const {
@@ -71,6 +74,11 @@ SweepState parseSweepState(const std::string& text, const std::string& source);
 SweepState loadSweepState(const std::string& dir);
 /// Writes `dir`/sweep.json atomically.
 void saveSweepState(const std::string& dir, const SweepState& s);
+
+/// Whether a sweep (or a trial of one) holds `dir`/sweep.lock now: a process is running it.
+/// False when there is no lock file, or it is no plain file (a folder someone sent). Never
+/// blocks and never creates the file.
+bool sweepInUse(const std::string& dir);
 
 /// The trial's folder inside the sweep folder: trials/t0003.
 std::string trialFolderName(std::int64_t id);

@@ -1,7 +1,9 @@
 // The dashboard with synthetic metrics: axis modes, smoothing, log scale, follow, tooltips,
 // PNG/CSV export, the epoch table and run overlays; and reading a run folder back.
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
@@ -16,6 +18,7 @@
 
 #include "monitor/dashboard.h"
 #include "monitor/run_history.h"
+#include "util/chart_fit.h"
 
 using netsmith::Json;
 using netsmith::train::BatchMetrics;
@@ -277,6 +280,55 @@ class DashboardTest : public QObject {
     QVERIFY(!d.saveChartCsv(QStringLiteral("loss"), dir.filePath(QStringLiteral("no/such/x.csv")),
                             &error));
     QVERIFY2(error.contains(QStringLiteral("cannot write")), qPrintable(error));
+  }
+
+  // Six runs overlaid on a laptop-sized dashboard: the legend that would bury the loss curve
+  // folds away, the plot keeps most of the chart, and the context menu's choice shows it again.
+  void aLegendTallerThanAThirdOfItsChartFolds() {
+    QTemporaryDir dir;
+    const QString run = dir.filePath(QStringLiteral("runs/blobs-1"));
+    QVERIFY(QDir().mkpath(run));
+    QFile csv(run + QStringLiteral("/metrics.csv"));
+    QVERIFY(csv.open(QIODevice::WriteOnly));
+    csv.write(
+        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
+        "memory_bytes,val_loss,val_accuracy,seconds\n"
+        "step,0,0,1,1.5,0.2,0.01,1.0,900,process_rss,100,,,0.1\n"
+        "step,0,1,2,1.3,0.3,0.01,1.0,900,process_rss,100,,,0.2\n"
+        "epoch,0,,,1.4,0.25,0.01,,,,,1.2,0.4,0.3\n");
+    csv.close();
+    netsmith::ui::RunHistory r;
+    QString error;
+    QVERIFY2(netsmith::ui::RunHistory::read(run, r, &error), qPrintable(error));
+    Dashboard d;
+    d.resize(1100, 560);
+    d.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&d));
+    d.addBatches(makeBatches(0, 20, 2.0));
+    auto* loss = d.chart(QStringLiteral("loss"));
+    loss->replot();
+    QVERIFY(netsmith::ui::legendShown(loss) || loss->graphCount() < 2);
+    for (int k = 0; k < 6; ++k) {
+      r.name = QStringLiteral("fashion_mnist-20261205-10%1000").arg(k);
+      d.addOverlay(r);
+    }
+    QApplication::processEvents();
+    loss->replot();
+    QVERIFY2(!netsmith::ui::legendShown(loss),
+             qPrintable(QStringLiteral("chart %1 px high").arg(loss->height())));
+    QVERIFY2(loss->axisRect()->height() * 2 > loss->height(),
+             qPrintable(QStringLiteral("plot %1 of %2 px")
+                            .arg(loss->axisRect()->height())
+                            .arg(loss->height())));
+    const int folded = loss->axisRect()->height();
+    netsmith::ui::setLegendMode(loss, netsmith::ui::LegendMode::Shown);
+    loss->replot();
+    QVERIFY(netsmith::ui::legendShown(loss));
+    QVERIFY(loss->axisRect()->height() < folded);  // the legend takes its room below the plot
+    netsmith::ui::setLegendMode(loss, netsmith::ui::LegendMode::Auto);
+    d.clearOverlays();
+    loss->replot();
+    QVERIFY(netsmith::ui::legendShown(loss) || loss->graphCount() < 2);
   }
 
   void readsARunFolderAndOverlaysIt() {

@@ -2,9 +2,11 @@
 // setting" on form fields, a sweep run from the page, stopped and resumed, its table and charts
 // checked against the sweep's own record (sweep.json), and "Apply best" undone.
 #include <qcustomplot.h>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QLabel>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableWidget>
@@ -213,12 +215,59 @@ class ExperimentsTest : public QObject {
       return false;
     };
     QTRY_VERIFY_WITH_TIMEOUT(underWay(), 60000);
+    // The Time column counts the segment under way: its ended segments and the time since the
+    // record says this one started (read here from the record, against the clock).
+    QTest::qWait(2500);
+    {
+      const Json live = readRecord(page.sweepDir());
+      QTableWidget* table = page.trialsTable();
+      int counted = 0;
+      for (int row = 0; row < table->rowCount(); ++row) {
+        const Json& t = live["trials"][std::size_t(table->item(row, 0)->text().toInt())];
+        if (t["status"] != "running" || t["segment_started"].get<double>() <= 0) continue;
+        QCOMPARE(table->item(row, 1)->text(), QStringLiteral("running"));
+        const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+        const double expected =
+            t["seconds"].get<double>() + now - t["segment_started"].get<double>();
+        const double shown = table->item(row, 4)->text().chopped(2).toDouble();
+        QVERIFY2(shown >= 1 && std::abs(shown - expected) <= 2.5,
+                 qPrintable(QStringLiteral("trial %1: %2 s shown, %3 s from the record")
+                                .arg(t["id"].get<int>())
+                                .arg(shown)
+                                .arg(expected)));
+        ++counted;
+      }
+      QVERIFY(counted > 0);
+    }
     page.stopSweep();
     QVERIFY(ended.wait(60000));
     QCOMPARE(ended.takeFirst().at(0).toBool(), false);
     const QString sweepDir = page.sweepDir();
     const Json stopped = readRecord(sweepDir);
     QVERIFY(!stopped["finished"].get<bool>());
+    // Nothing runs the sweep now: the trials its record keeps running (to resume) read
+    // "interrupted", and their time stands still at the record's.
+    {
+      QTableWidget* table = page.trialsTable();
+      int interrupted = 0;
+      for (int row = 0; row < table->rowCount(); ++row) {
+        const Json& t = stopped["trials"][std::size_t(table->item(row, 0)->text().toInt())];
+        QCOMPARE(t["segment_started"].get<double>(), 0.0);
+        QCOMPARE(table->item(row, 4)->text(),
+                 QStringLiteral("%1 s").arg(std::llround(t["seconds"].get<double>())));
+        if (t["status"] != "running") {
+          QCOMPARE(table->item(row, 1)->text().toStdString(), t["status"].get<std::string>());
+          continue;
+        }
+        QCOMPARE(table->item(row, 1)->text(), QStringLiteral("interrupted"));
+        ++interrupted;
+      }
+      QVERIFY(interrupted > 0);
+      QVERIFY2(page.findChild<QLabel*>(QStringLiteral("sweepStatus"))
+                   ->text()
+                   .contains(QStringLiteral("%1 interrupted").arg(interrupted)),
+               qPrintable(page.findChild<QLabel*>(QStringLiteral("sweepStatus"))->text()));
+    }
     // The trials left running (to resume) are the ones overlaid on the dashboard.
     QStringList running;
     for (const auto& t : stopped["trials"])

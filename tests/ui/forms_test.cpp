@@ -1,18 +1,23 @@
 // The Training and Augment pages on the offscreen platform: forms from the core schemas, the
 // planned LR chart against netsmith-cli, invalid fields, the augmentation preview.
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QFile>
+#include <QFileInfo>
 #include <QImage>
 #include <QLabel>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMessageBox>
+#include <QPointer>
 #include <QProcess>
 #include <QPushButton>
+#include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
+#include <QToolButton>
 #include <QTableWidget>
 #include <QUndoStack>
 #include <QtTest>
@@ -37,6 +42,7 @@
 #include "evaluation/evaluation_page.h"
 #include "evaluation/sample_dialog.h"
 #include "forms/augment_page.h"
+#include "forms/class_editor.h"
 #include "forms/data_page.h"
 #include "forms/doctor_panel.h"
 #include "forms/schema_form.h"
@@ -479,10 +485,19 @@ class FormsTest : public QObject {
     if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
     QCOMPARE(page->checkpoint(), window.currentCheckpoint());
+    // Before Evaluate the PR curves say what fills them (no bare axes), and vanish with it.
+    const auto emptyHint = [](QCustomPlot* plot) {
+      plot->replot();
+      for (int i = 0; i < plot->itemCount(); ++i)
+        if (plot->item(i)->objectName() == QLatin1String("emptyHint")) return plot->item(i);
+      return static_cast<QCPAbstractItem*>(nullptr);
+    };
+    QVERIFY(emptyHint(page->prCurves()) && emptyHint(page->prCurves())->visible());
     QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
     page->evaluate();
     QVERIFY(evaluated.wait(60000));
     QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
+    QVERIFY(!emptyHint(page->prCurves())->visible());
 
     QProcess cli;
     cli.start(QStringLiteral(NETSMITH_CLI),
@@ -1123,6 +1138,159 @@ class FormsTest : public QObject {
       format->setFocus();
     }
     window.grab().save(QDir::tempPath() + QStringLiteral("/netsmith-data-formats.png"));
+  }
+
+  // The Data page's class list: names typed over where the project names the classes (IDX),
+  // refused when empty or taken, with a word about earlier checkpoints; an order moved where
+  // the data names them (COCO); colours typed for masks; read-only for class folders.
+  void classesAreNamedOrderedAndColouredWhereTheDataLetsThem() {
+    netsmith::testutil::TempDir dir;
+    const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
+    MainWindow window(m_registry);
+    QVERIFY(window.openProject(path, true));
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    window.pages()->showPage(ProjectPages::DataPage);
+    auto* editor = window.pages()->dataPage()->classEditor();
+    auto* table = editor->table();
+    const auto data = [&]() -> Json { return window.document()->project().data; };
+    const auto typeName = [&](int row, int column, const QString& text) {
+      table->scrollToItem(table->item(row, column));
+      const QRect cell = table->visualItemRect(table->item(row, column));
+      QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+      QTest::mouseDClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+      QPointer<QLineEdit> field;
+      const auto openEditor = [&] {
+        for (auto* e : table->findChildren<QLineEdit*>())
+          if (e->isVisible()) field = e;
+        return !field.isNull();
+      };
+      QTRY_VERIFY(openEditor());
+      QTest::keyClick(field, Qt::Key_A, Qt::ControlModifier);
+      QTest::keyClicks(field, text);
+      QTest::keyClick(field, Qt::Key_Return);
+      QTRY_VERIFY(field.isNull() || !field->isVisible());  // committed (queued) and closed
+      QApplication::processEvents();                        // and applied
+    };
+    QVERIFY(editor->isVisibleTo(window.pages()->dataPage()));
+    for (QWidget* w = editor->parentWidget(); w; w = w->parentWidget())
+      if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
+        scroll->ensureWidgetVisible(editor);
+        break;
+      }
+    QCOMPARE(table->rowCount(), 4);
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("top-right"));
+    QVERIFY(table->item(1, 0)->flags() & Qt::ItemIsEditable);
+    QVERIFY(!editor->upButton()->isVisibleTo(editor));
+    QVERIFY(table->isColumnHidden(1));  // colours are for masks
+    typeName(1, 0, QStringLiteral("upper right"));
+    QCOMPARE(data()["classes"],
+             Json::parse(R"(["top-left", "upper right", "bottom-left", "bottom-right"])"));
+    QVERIFY(!editor->warning()->isVisibleTo(editor));  // no run has a checkpoint yet
+    QCOMPARE(table->item(1, 0)->text(), QStringLiteral("upper right"));
+    // A name another class has, then none: refused, each saying why; nothing written.
+    const int steps = window.document()->undoStack()->count();
+    typeName(2, 0, QStringLiteral("top-left"));
+    QVERIFY2(editor->warning()->text().contains(QStringLiteral("already names another class")),
+             qPrintable(editor->warning()->text()));
+    typeName(2, 0, QStringLiteral("   "));
+    QVERIFY2(editor->warning()->text().contains(QStringLiteral("needs a name")),
+             qPrintable(editor->warning()->text()));
+    QCOMPARE(window.document()->undoStack()->count(), steps);
+    QCOMPARE(table->item(2, 0)->text(), QStringLiteral("bottom-left"));
+    // A run of this project with a checkpoint: a rename says the checkpoint keeps the old names.
+    const QString run = QFileInfo(path).absolutePath() + QStringLiteral("/runs/blobs-20261201-101010");
+    QVERIFY(QDir().mkpath(run + QStringLiteral("/checkpoints")));
+    QFile(run + QStringLiteral("/metrics.csv")).open(QIODevice::WriteOnly);
+    QFile(run + QStringLiteral("/checkpoints/last.safetensors")).open(QIODevice::WriteOnly);
+    typeName(3, 0, QStringLiteral("lower right"));
+    QCOMPARE(data()["classes"][3], Json("lower right"));
+    QVERIFY(editor->warning()->isVisibleTo(editor));
+    QVERIFY2(editor->warning()->text().startsWith(QStringLiteral("1 run of this project")),
+             qPrintable(editor->warning()->text()));
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    for (QWidget* w = editor->parentWidget(); w; w = w->parentWidget())
+      if (auto* scroll = qobject_cast<QScrollArea*>(w)) {
+        scroll->ensureWidgetVisible(editor->warning());
+        break;
+      }
+    for (const char* theme : {"dark", "light"}) {  // the screenshots for the guide
+      window.findChild<QAction*>(QStringLiteral("actionTheme_") + QLatin1String(theme))->trigger();
+      QTest::qWait(50);
+      if (!shots.isEmpty())
+        QVERIFY(window.grab().save(shots + QStringLiteral("/class-editor-") + QLatin1String(theme) +
+                                   QStringLiteral(".png")));
+    }
+    QVERIFY(editor->warning()->isVisibleTo(editor));
+    window.document()->undoStack()->undo();  // the edit it spoke of is gone, and so is it
+    QCOMPARE(table->item(3, 0)->text(), QStringLiteral("bottom-right"));
+    QVERIFY(!editor->warning()->isVisibleTo(editor));
+
+    // COCO names its categories: the project orders them (Alt+Down and the arrows).
+    Json coco = data();
+    coco["train"] = Json{{"format", "coco"}, {"annotations", "a.json"}, {"images", "images"}};
+    coco.erase("test");
+    coco["classes"] = Json::array({"car", "bus", "bike"});
+    window.document()->editSection(QStringLiteral("data"), coco, QStringLiteral("coco data"));
+    QVERIFY(editor->upButton()->isVisibleTo(editor) && editor->downButton()->isVisibleTo(editor));
+    QVERIFY(!(table->item(0, 0)->flags() & Qt::ItemIsEditable));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {},
+                      table->visualItemRect(table->item(0, 0)).center());
+    QVERIFY(!editor->upButton()->isEnabled() && editor->downButton()->isEnabled());
+    QTest::mouseClick(editor->downButton(), Qt::LeftButton);
+    QCOMPARE(data()["classes"], Json::parse(R"(["bus", "car", "bike"])"));
+    QCOMPARE(table->currentRow(), 1);
+    QTest::keyClick(table, Qt::Key_Down, Qt::AltModifier);
+    QCOMPARE(data()["classes"], Json::parse(R"(["bus", "bike", "car"])"));
+    QVERIFY(!editor->downButton()->isEnabled());
+    QTest::mouseClick(editor->upButton(), Qt::LeftButton);
+    QCOMPARE(data()["classes"], Json::parse(R"(["bus", "car", "bike"])"));
+
+    // Masks: the project names the values and gives each a colour, typed as #rrggbb.
+    Json masks = data();
+    masks["train"] = Json{{"format", "mask_folders"}, {"images", "i"}, {"masks", "m"}};
+    masks["classes"] = Json::array({"background", "road"});
+    window.document()->editSection(QStringLiteral("data"), masks, QStringLiteral("mask data"));
+    QVERIFY(!table->isColumnHidden(1));
+    const QString background = table->item(0, 1)->text();
+    QVERIFY2(QColor::isValidColorName(background), qPrintable(background));
+    typeName(1, 1, QStringLiteral("#00FF00"));
+    QCOMPARE(data()["colors"], Json::array({background.toStdString(), "#00ff00"}));
+    typeName(1, 1, QStringLiteral("green"));
+    QVERIFY2(editor->warning()->text().contains(QStringLiteral("not a colour")),
+             qPrintable(editor->warning()->text()));
+    QCOMPARE(data()["colors"][1], Json("#00ff00"));
+    typeName(1, 0, QStringLiteral("lane"));
+    QCOMPARE(data()["classes"], Json::parse(R"(["background", "lane"])"));
+
+    // Class folders name their classes: listed as they are, with where to rename them.
+    const QString root = QString::fromStdString(dir.file("folder"));
+    for (const char* cls : {"cats", "dogs"}) {
+      QDir().mkpath(root + "/" + cls);
+      for (int i = 0; i < 3; ++i) {
+        QImage image(12, 12, QImage::Format_Grayscale8);
+        image.fill(cls[0] == 'c' ? 40 + i : 200 - i);
+        QVERIFY(image.save(QStringLiteral("%1/%2/%3.png").arg(root, cls).arg(i)));
+      }
+    }
+    Json folders = data();
+    folders["train"] = Json{{"format", "image_folder"}, {"root", root.toStdString()}};
+    folders.erase("classes");
+    folders.erase("colors");
+    window.document()->editSection(QStringLiteral("data"), folders, QStringLiteral("folders"));
+    QCOMPARE(table->rowCount(), 0);
+    QVERIFY2(editor->note()->text().contains(QStringLiteral("Scan the data")),
+             qPrintable(editor->note()->text()));
+    QSignalSpy scanned(window.pages()->dataPage(), &netsmith::ui::DataPage::scanned);
+    QTest::mouseClick(window.pages()->dataPage()->findChild<QPushButton*>(QStringLiteral("dataScan")),
+                      Qt::LeftButton);
+    QVERIFY(scanned.wait(30000));
+    QCOMPARE(editor->classes(), (QStringList{QStringLiteral("cats"), QStringLiteral("dogs")}));
+    QVERIFY(!(table->item(0, 0)->flags() & Qt::ItemIsEditable));
+    QVERIFY2(editor->note()->text().contains(QStringLiteral("rename a folder")),
+             qPrintable(editor->note()->text()));
+    QVERIFY(!data().contains("classes"));
   }
 
   // A corrupt file in an image folder shows on the Data page as skipped, with its reason.

@@ -2,7 +2,9 @@
 // driven through the window's own actions.
 #include <fstream>
 
+#include <QAbstractButton>
 #include <QAbstractScrollArea>
+#include <QAction>
 #include <QClipboard>
 #include <QComboBox>
 #include <QDialog>
@@ -139,6 +141,28 @@ class MainWindowTest : public QObject {
              QStringLiteral("adam"));
     // The recent files list keeps it.
     QCOMPARE(window.recentFiles().value(0), QFileInfo(example()).absoluteFilePath());
+  }
+
+  // No key does two things: the window's actions and the buttons of every page, each shortcut
+  // once (Qt runs neither of two that share a key and the same window).
+  void noTwoCommandsShareAShortcut() {
+    MainWindow window(m_registry);
+    window.show();
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    std::map<QString, QStringList> owners;
+    for (auto* action : window.findChildren<QAction*>()) {
+      if (action->shortcutContext() == Qt::WidgetShortcut) continue;
+      for (const auto& key : action->shortcuts())
+        owners[key.toString()] << (action->objectName().isEmpty() ? action->text()
+                                                                  : action->objectName());
+    }
+    for (auto* button : window.findChildren<QAbstractButton*>())
+      if (!button->shortcut().isEmpty() && !button->text().contains(QLatin1Char('&')))
+        owners[button->shortcut().toString()]
+            << (button->objectName().isEmpty() ? button->text() : button->objectName());
+    QVERIFY(owners.size() > 20);
+    for (const auto& [key, names] : owners)
+      QVERIFY2(names.size() == 1, qPrintable(key + QStringLiteral(": ") + names.join(", ")));
   }
 
   // With no project open the window shows the start page: New / Open / Import, the examples and
@@ -495,11 +519,11 @@ class MainWindowTest : public QObject {
     dialog->close();
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
 
-    // Export > Export all to folder (Ctrl+Shift+E): every format, under the same names, in the
+    // Export > Export all to folder (Ctrl+Alt+E): every format, under the same names, in the
     // folder chosen (what the action does once its folder dialog returns one).
     QAction* toFolder = action(window, "actionExportToFolder");
     QVERIFY(toFolder->isEnabled());
-    QCOMPARE(toFolder->shortcut(), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+    QCOMPARE(toFolder->shortcut(), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     QTemporaryDir chosen;
     exported.clear();
     window.exportCurrent(QString(), chosen.path());

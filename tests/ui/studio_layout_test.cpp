@@ -2,6 +2,7 @@
 // shrinks to 1280x720 with no page reaching past it, the Edit menu acts on the model canvas,
 // and every chart follows the light and dark palettes as drawn.
 #include <QAbstractScrollArea>
+#include <QAction>
 #include <QApplication>
 #include <QClipboard>
 #include <QDir>
@@ -55,16 +56,16 @@ class StudioLayoutTest : public QObject {
                             .arg(window.height())
                             .arg(available.width())
                             .arg(available.height())));
-    // It can shrink to a 1280x720 laptop screen.
-    QVERIFY2(least.width() <= 1280 && least.height() <= 720,
+    // It can shrink to a 1280x720 laptop screen, and tile to half of a 1920 one.
+    QVERIFY2(least.width() <= 960 && least.height() <= 720,
              qPrintable(QStringLiteral("at least %1x%2").arg(least.width()).arg(least.height())));
     auto* toolbar = window.findChild<QToolBar*>(QStringLiteral("mainToolBar"));
     QVERIFY(toolbar);
     QCOMPARE(toolbar->toggleViewAction()->text(), QStringLiteral("Toolbar"));
   }
 
-  // At 1280x720 with the default project, on every page, no widget reaches past the window
-  // (what does not fit scrolls inside its own scroll area).
+  // At 1280x720 and at 960x720 (half a 1920 screen) with the default project, on every page,
+  // no widget reaches past the window (what does not fit scrolls inside its own scroll area).
   void everyPageFitsA1280x720Window() {
     MainWindow window(m_registry);
     window.show();
@@ -79,32 +80,62 @@ class StudioLayoutTest : public QObject {
     QVERIFY(!view->isVisible() && lastLine->isVisible());
     QVERIFY(window.findChild<QWidget*>(QStringLiteral("logPanel"))->height() <
             3 * QFontMetrics(QApplication::font()).height());
-    const QRect inside = window.rect();
-    for (int page = 0; page < window.pages()->navigator()->count(); ++page) {
-      window.pages()->showPage(ProjectPages::Page(page));
-      QApplication::processEvents();
-      QStringList past;
-      for (auto* w : window.findChildren<QWidget*>()) {
-        if (!w->isVisible() || w->isWindow()) continue;
-        bool scrolled = false;  // clipped by a scroll area by design
-        for (QWidget* p = w->parentWidget(); p && p != &window; p = p->parentWidget())
-          if (qobject_cast<QAbstractScrollArea*>(p)) scrolled = true;
-        if (scrolled) continue;
-        const QRect r(w->mapTo(&window, QPoint(0, 0)), w->size());
-        if (!inside.contains(r))
-          past << QStringLiteral("%1 %2 at %3,%4 %5x%6")
-                      .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())
-                      .arg(r.x())
-                      .arg(r.y())
-                      .arg(r.width())
-                      .arg(r.height());
-      }
-      QVERIFY2(past.isEmpty(),
-               qPrintable(QStringLiteral("page %1: ").arg(page) + past.join(QStringLiteral("; "))));
-    }
+    checkEveryPageFits(window);
+    // Half of a 1920 screen: every page still within the window.
+    window.resize(960, 720);
+    QTRY_COMPARE(window.size(), QSize(960, 720));
+    checkEveryPageFits(window);
     window.resize(1920, 1080);
     QTRY_VERIFY(view->isVisible());
     QVERIFY(!lastLine->isVisible());
+  }
+
+  // The Model page opens with the model fitted to the page as laid out, each node large enough
+  // to show its op; it fits again when the window changes size, until the user zooms.
+  void theModelPageOpensFittedAndLabelled() {
+    MainWindow window(m_registry);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(window.openProject(example(), /*quiet=*/true));
+    window.pages()->showPage(ProjectPages::ModelPage);
+    auto* canvas = window.pages()->modelPage()->canvas();
+    QTRY_VERIFY(canvas->isVisible());
+    QApplication::processEvents();
+    const double opened = canvas->zoom();
+    QVERIFY2(opened >= netsmith::ui::GraphCanvas::readableScale() - 1e-9,
+             qPrintable(QStringLiteral("zoom %1").arg(opened)));
+    // The input node's box is in view, at the top.
+    const QPointF input = canvas->inputPort(QStringLiteral("input"));
+    QVERIFY(canvas->viewport()->rect().contains(canvas->mapFromScene(input + QPointF(0, 10))));
+    // The page as it opened, and the Input node's inspector, in both themes (for the guide).
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) {
+      QVERIFY(window.grab().save(shots + QStringLiteral("/model-opened.png")));
+      canvas->selectNodes({QStringLiteral("input")});
+      for (const char* theme : {"dark", "light"}) {
+        window.findChild<QAction*>(QStringLiteral("actionTheme_") + QLatin1String(theme))
+            ->trigger();
+        QTest::qWait(100);
+        QVERIFY(window.grab().save(shots + QStringLiteral("/input-inspector-") +
+                                   QLatin1String(theme) + QStringLiteral(".png")));
+      }
+      canvas->selectNodes({});
+      QCOMPARE(canvas->zoom(), opened);
+    }
+    window.resize(1920, 1080);
+    QTRY_VERIFY(canvas->zoom() > opened);  // fitted again to the larger page
+    const double larger = canvas->zoom();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    canvas->setFocus();
+    QTest::keyClick(canvas, Qt::Key_Minus, Qt::ControlModifier);  // the user zooms out: kept
+    const double chosen = canvas->zoom();
+    QVERIFY(chosen < larger);
+    window.resize(1280, 720);
+    QTRY_COMPARE(window.size(), QSize(1280, 720));
+    QApplication::processEvents();
+    QCOMPARE(canvas->zoom(), chosen);
   }
 
   // Edit > Cut, Copy, Paste, Delete and Select All act on the canvas while the Model page is
@@ -298,6 +329,36 @@ for up, name in ((False, 'small'), (True, 'upsample')):
   }
 
  private:
+  /// On every page of `window` as it is sized now, no widget reaches past the window (what
+  /// does not fit scrolls inside its own scroll area).
+  void checkEveryPageFits(MainWindow& window) {
+    const QRect inside = window.rect();
+    for (int page = 0; page < window.pages()->navigator()->count(); ++page) {
+      window.pages()->showPage(ProjectPages::Page(page));
+      QApplication::processEvents();
+      QStringList past;
+      for (auto* w : window.findChildren<QWidget*>()) {
+        if (!w->isVisible() || w->isWindow()) continue;
+        bool scrolled = false;  // clipped by a scroll area by design
+        for (QWidget* p = w->parentWidget(); p && p != &window; p = p->parentWidget())
+          if (qobject_cast<QAbstractScrollArea*>(p)) scrolled = true;
+        if (scrolled) continue;
+        const QRect r(w->mapTo(&window, QPoint(0, 0)), w->size());
+        if (!inside.contains(r))
+          past << QStringLiteral("%1 %2 at %3,%4 %5x%6")
+                      .arg(QString::fromLatin1(w->metaObject()->className()), w->objectName())
+                      .arg(r.x())
+                      .arg(r.y())
+                      .arg(r.width())
+                      .arg(r.height());
+      }
+      QVERIFY2(past.isEmpty(), qPrintable(QStringLiteral("%1 px wide, page %2: ")
+                                              .arg(window.width())
+                                              .arg(page) +
+                                          past.join(QStringLiteral("; "))));
+    }
+  }
+
   const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
 };
 

@@ -367,22 +367,38 @@ void GraphCanvas::selectNodes(const QStringList& ids, bool center) {
 
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
-  if (m_fitPending) fitToView();
+  // Fitted until the user zooms: a window laid out again (shown, maximised, a splitter moved)
+  // shows the model fitted to its final size, not to the first one it passed through.
+  if (m_fitPending || m_autoFit) fitToView();
   updateMinimap();
 }
 
+void GraphCanvas::showEvent(QShowEvent* event) {
+  QGraphicsView::showEvent(event);
+  if (m_fitPending || m_autoFit) fitToView();
+}
+
 void GraphCanvas::fitToView() {
+  m_autoFit = true;
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
   fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30));
 }
 
+double GraphCanvas::readableScale() {
+  QFont f = nodeFont();
+  f.setPointSizeF(f.pointSizeF() * 0.85);  // NodeItem::paintCompact's line
+  return QFontMetricsF(f).height() / double(kNodeHeight);
+}
+
 void GraphCanvas::fitRect(const QRectF& r) {
   if (r.isEmpty()) return;
-  // The whole rectangle, down to 3% (nodes below readable size draw compact); a graph
-  // that would need less shows its top and scrolls, with the minimap for the rest.
-  const double s = std::clamp(
-      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), 0.03, 1.5);
+  // The whole rectangle, down to the scale at which a node still shows its op in compact
+  // letters; a graph that would need less shows its top and scrolls, with the minimap for the
+  // rest (smaller, a model opened as unlabelled specks).
+  const double s =
+      std::clamp(std::min(viewport()->width() / r.width(), viewport()->height() / r.height()),
+                 readableScale(), 1.5);
   setTransform(QTransform::fromScale(s, s));
   const double visibleHeight = viewport()->height() / s;
   centerOn(r.height() <= visibleHeight ? r.center()
@@ -399,6 +415,7 @@ void GraphCanvas::zoomToSelection() {
     return;
   }
   // Some room around it, and never closer than 150%.
+  m_autoFit = false;
   fitRect(r.adjusted(-kNodeWidth / 2, -kNodeHeight, kNodeWidth / 2, kNodeHeight));
 }
 
@@ -451,6 +468,7 @@ void GraphCanvas::mouseDoubleClickEvent(QMouseEvent* event) {
 void GraphCanvas::zoomBy(double factor) {
   const double s = transform().m11() * factor;
   if (s < 0.03 || s > 6) return;
+  m_autoFit = false;  // the user's zoom stays through resizes
   scale(factor, factor);
   updateMinimap();
 }

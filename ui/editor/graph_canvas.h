@@ -35,6 +35,8 @@ class GraphCanvas : public QGraphicsView {
 
   /// The font of node text: the application's, so that at zoom 1 it reads like the rest.
   static QFont nodeFont();
+  /// The least scale at which a node's compact label (its op) is drawn: what a fit goes down to.
+  static double readableScale();
 
   explicit GraphCanvas(ModelEditor* editor, QWidget* parent = nullptr);
   ~GraphCanvas() override;
@@ -94,6 +96,7 @@ class GraphCanvas : public QGraphicsView {
   void mouseReleaseEvent(QMouseEvent* event) override;
   void mouseDoubleClickEvent(QMouseEvent* event) override;
   void wheelEvent(QWheelEvent* event) override;
+  void showEvent(QShowEvent* event) override;
   void keyPressEvent(QKeyEvent* event) override;
   void contextMenuEvent(QContextMenuEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
@@ -127,6 +130,7 @@ class GraphCanvas : public QGraphicsView {
   bool m_pressedOnNode = false;
   bool m_rebuilding = false;
   bool m_fitPending = false;
+  bool m_autoFit = false;  ///< fitted, and fitted again on a resize, until the user zooms
   Minimap* m_minimap = nullptr;
 };
 

@@ -175,6 +175,12 @@ ModelPage::ModelPage(ProjectDocument* document, QWidget* parent)
   add(
       tr("Zoom to selection"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F),
       [this] { m_canvas->zoomToSelection(); }, "actionModelZoomSelection");
+  add(
+      tr("Zoom in"), QKeySequence(Qt::CTRL | Qt::Key_Equal), [this] { m_canvas->zoomBy(1.25); },
+      "actionModelZoomIn");
+  add(
+      tr("Zoom out"), QKeySequence(Qt::CTRL | Qt::Key_Minus), [this] { m_canvas->zoomBy(0.8); },
+      "actionModelZoomOut");
 }
 
 QWidget* ModelPage::buildGraphTab() {
@@ -183,8 +189,10 @@ QWidget* ModelPage::buildGraphTab() {
   bar->setToolButtonStyle(Qt::ToolButtonTextOnly);
   bar->addAction(tr("Fit"), m_canvas, &GraphCanvas::fitToView)
       ->setToolTip(tr("Fit to view (Ctrl+0)"));
-  bar->addAction(tr("Zoom in"), m_canvas, [this] { m_canvas->zoomBy(1.25); });
-  bar->addAction(tr("Zoom out"), m_canvas, [this] { m_canvas->zoomBy(0.8); });
+  bar->addAction(tr("Zoom in"), m_canvas, [this] { m_canvas->zoomBy(1.25); })
+      ->setToolTip(tr("Zoom in (Ctrl+=, Ctrl+wheel)"));
+  bar->addAction(tr("Zoom out"), m_canvas, [this] { m_canvas->zoomBy(0.8); })
+      ->setToolTip(tr("Zoom out (Ctrl+-, Ctrl+wheel)"));
   bar->addAction(tr("Selection"), m_canvas, [this] { m_canvas->zoomToSelection(); })
       ->setToolTip(tr("Zoom to the selected nodes (Ctrl+Shift+F)"));
   // Groups: the scopes an imported network names its layers by ("layer1"), one block each.

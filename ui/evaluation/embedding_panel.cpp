@@ -64,6 +64,10 @@ EmbeddingPanel::EmbeddingPanel(QWidget* parent)
   m_chart->yAxis->setTickLabels(false);
   m_chart->setNoAntialiasingOnDrag(true);
   legendBelow(m_chart, 5);
+  // As many columns as the longest class name leaves room for, every name whole; shown
+  // whatever its height (the colours are the chart's key).
+  fitTicksToSize(m_chart);
+  setLegendMode(m_chart, LegendMode::Shown);
   followTheme(m_chart);
   legendTooltips(m_chart);
   m_chart->addLayer(QStringLiteral("lasso"));
@@ -309,6 +313,7 @@ void EmbeddingPanel::draw() {
       QCPScatterStyle(QCPScatterStyle::ssCircle, QPen(ring, 1), Qt::NoBrush, 7));
   m_selected->setAntialiasedScatters(m_points.size() < 3000);
   m_selected->removeFromLegend();
+  keepOutOfLegend(m_selected);
   m_loop = new QCPCurve(m_chart->xAxis, m_chart->yAxis);
   m_loop->setLayer(QStringLiteral("lasso"));
   m_loop->setPen(QPen(themeColors().text, 1.5, Qt::DashLine));

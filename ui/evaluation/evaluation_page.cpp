@@ -13,6 +13,7 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
@@ -20,6 +21,7 @@
 #include <QTimer>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 
 #include "data/named_paths.h"
@@ -160,7 +162,9 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_confusion->verticalHeader()->setMinimumSectionSize(
       2 * m_confusion->fontMetrics().lineSpacing() + 6);
   m_confusion->horizontalHeader()->setTextElideMode(Qt::ElideRight);
-  m_confusion->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+  // Past what the space holds (many classes, a small window) the columns keep their least
+  // width and scroll, with a line under the matrix saying so.
+  m_confusion->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
   connect(m_confusion->horizontalHeader(), &QHeaderView::sectionResized, this,
           &EvaluationPage::elideClassNames);
   m_perClass->setObjectName(QStringLiteral("perClassTable"));
@@ -173,6 +177,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_perClass->horizontalHeader()->setStretchLastSection(true);
   m_bars->setObjectName(QStringLiteral("perClassChart"));
   m_bars->setMinimumHeight(180);
+  emptyChartText(m_bars, tr("Evaluate a checkpoint to see each class's precision and recall"));
   // Room on the right for the last class's slanted name.
   m_bars->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   legendBelow(m_bars);
@@ -237,6 +242,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_prCurves->yAxis->setLabel(tr("precision"));
   m_prCurves->xAxis->setRange(0, 1);
   m_prCurves->yAxis->setRange(0, 1.02);
+  m_prCurves->setMinimumHeight(200);
+  emptyChartText(m_prCurves, tr("Evaluate a checkpoint to see each class's precision-recall curve"));
   legendBelow(m_prCurves, 3);
   followTheme(m_prCurves);
   fitTicksToSize(m_prCurves);
@@ -262,11 +269,20 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   mg->addWidget(predicted, 0, 1);
   mg->addWidget(new VerticalLabel(tr("true class"), matrixBox), 1, 0);
   mg->addWidget(m_confusion, 1, 1);
+  m_matrixHint = new QLabel(tr("Scroll sideways for the other predicted classes."), matrixBox);
+  m_matrixHint->setObjectName(QStringLiteral("confusionScrollHint"));
+  m_matrixHint->hide();
+  mg->addWidget(m_matrixHint, 2, 1);
+  connect(m_confusion->horizontalScrollBar(), &QScrollBar::rangeChanged, m_matrixHint,
+          [this](int, int max) { m_matrixHint->setVisible(max > 0); });
   auto* split = new QSplitter(Qt::Horizontal, this);
   split->addWidget(matrixBox);
   split->addWidget(tabs);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);
+  split->setCollapsible(0, false);  // a dragged splitter never hides the matrix
+  m_matrixBox = matrixBox;
+  m_classSplit = split;
   m_classView = split;
   m_views->setObjectName(QStringLiteral("evaluationViews"));
   m_views->addWidget(split);
@@ -499,6 +515,7 @@ void EvaluationPage::showResult() {
     m_confusion->setHorizontalHeaderItem(c, header);
   }
   elideClassNames();
+  fitMatrix(k);
   for (int r = 0; r < k; ++r) {
     double rowTotal = 0;
     for (auto v : m.confusion[std::size_t(r)])
@@ -647,6 +664,19 @@ QDialog* EvaluationPage::openSampleDialog(qint64 position) {
 void EvaluationPage::resizeEvent(QResizeEvent* event) {
   QWidget::resizeEvent(event);
   QTimer::singleShot(0, this, &EvaluationPage::elideClassNames);  // after the sections stretch
+}
+
+void EvaluationPage::fitMatrix(int classes) {
+  // Each column wide enough for "1234" over "12.3%"; the matrix takes that much of the page
+  // (up to half of it), the tabs beside it the rest.
+  const QFontMetrics fm(m_confusion->font());
+  const int column = std::max(36, fm.horizontalAdvance(QStringLiteral("100.0%")) + 8);
+  const int need = m_confusion->verticalHeader()->sizeHint().width() + classes * column +
+                   2 * m_confusion->frameWidth() + 30;  // + the "true class" title
+  const int total = std::max(m_classSplit->width(), width());
+  const int matrix = std::min(need, std::max(total / 2, 360));
+  m_matrixBox->setMinimumWidth(std::min(matrix, 420));
+  m_classSplit->setSizes({matrix, std::max(1, total - matrix)});
 }
 
 void EvaluationPage::elideClassNames() {

@@ -24,6 +24,7 @@ class QLabel;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
+class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTableWidget;
@@ -103,6 +104,8 @@ class EvaluationPage : public QWidget {
   void fillMisclassified();
   /// The matrix's column headers, elided to their columns' widths (whole in their tooltips).
   void elideClassNames();
+  /// Sizes the matrix for `classes` columns beside its tabs (scrolling past half the page).
+  void fitMatrix(int classes);
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 
   QString m_checkpoint;
@@ -122,6 +125,9 @@ class EvaluationPage : public QWidget {
   QTabWidget* m_details = nullptr;  ///< per class, the clicked cell, the misclassified
   QStackedWidget* m_views;          ///< the class view (matrix and tabs) or the task's view
   QWidget* m_classView = nullptr;
+  QSplitter* m_classSplit = nullptr;
+  QWidget* m_matrixBox = nullptr;
+  QLabel* m_matrixHint = nullptr;  ///< shown while the matrix scrolls sideways
   TaskView* m_taskView = nullptr;
   std::string m_taskViewTask;  ///< the task m_taskView is of
   CalibrationPanel* m_calibration;

@@ -47,6 +47,7 @@ SegmentationView::SegmentationView(QWidget* parent)
          "is in neither the truth nor the prediction"));
   m_bars->setObjectName(QStringLiteral("iouBars"));
   m_bars->setMinimumHeight(180);
+  emptyChartText(m_bars, tr("Evaluate a checkpoint to see each class's IoU"));
   m_bars->yAxis->setLabel(tr("IoU"));
   m_bars->axisRect()->setMinimumMargins(QMargins(0, 0, 40, 0));
   followTheme(m_bars);
@@ -62,6 +63,7 @@ SegmentationView::SegmentationView(QWidget* parent)
   auto* figures = new QSplitter(Qt::Vertical, this);
   figures->addWidget(m_table);
   figures->addWidget(m_bars);
+  figures->setCollapsible(1, false);  // a dragged splitter never flattens the chart to a strip
   layOutSplit(Qt::Horizontal, figures,
               galleryPanel(tr("<b>Image, true mask, predicted mask</b>"), m_gallery, m_order), 2,
               3);

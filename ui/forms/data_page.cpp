@@ -30,6 +30,7 @@
 #include "data/dataset_stats.h"
 #include "data/project_data.h"
 #include "data/source_formats.h"
+#include "forms/class_editor.h"
 #include "forms/doctor_panel.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
@@ -169,6 +170,8 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   pf->addRow(tr("mean"), m_mean);
   pf->addRow(tr("std"), m_std);
   fl->addWidget(prepBox);
+  m_classEditor = new ClassEditor(document, forms);
+  fl->addWidget(m_classEditor);
   fl->addStretch(1);
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(forms);
@@ -273,6 +276,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
     m_cancelButton->setEnabled(false);
     m_progress->setValue(0);
     m_scan = DataScan();
+    m_classEditor->clear();
     showScan();
     refreshForms();
   });
@@ -470,6 +474,7 @@ void DataPage::refreshForms() {
   const auto& in = m_document->project().model.input;
   m_input->setText(tr("%1 channel(s), %2 x %3 px").arg(in.channels).arg(in.height).arg(in.width));
   m_scanButton->setEnabled(!m_document->filePath().isEmpty() && !m_scanJob->isRunning());
+  m_classEditor->refresh();
   m_refreshing = false;
 }
 
@@ -580,6 +585,7 @@ void DataPage::showScan() {
     m_histogram->replot();
     return;
   }
+  m_classEditor->setScanned(s.classes);
   QStringList stats;
   for (int c = 0; c < s.mean.size(); ++c)
     stats << QStringLiteral("%1 / %2").arg(s.mean[c], 0, 'f', 4).arg(s.std[c], 0, 'f', 4);

@@ -3,7 +3,8 @@
 // The Data page: the sources of each split (IDX, image folder, CSV manifest, CIFAR binary) with
 // file and folder pickers, the validation split, normalisation and how images are fitted to the
 // model input; a background scan (progress, cancel) that reads every training image once and
-// reports split sizes, the class histogram (with an imbalance warning and a class-weights
+// reports split sizes, the class list (forms/class_editor.h: names, order, colours where the
+// data's format lets the project set them), the class histogram (with an imbalance warning and a class-weights
 // switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples. Data
 // whose samples are not one class each shows its targets instead (forms/data_targets.cpp):
 // multi-label images per label and the labels' co-occurrence, regression target histograms,
@@ -39,6 +40,7 @@ class QTabWidget;
 namespace netsmith::ui {
 
 class BackgroundJob;
+class ClassEditor;
 class DoctorPanel;
 class ProjectDocument;
 
@@ -93,6 +95,7 @@ class DataPage : public QWidget {
   QCustomPlot* histogram() const { return m_histogram; }
   QTableWidget* cooccurrence() const { return m_cooccurrence; }
   DoctorPanel* doctor() const { return m_doctor; }
+  ClassEditor* classEditor() const { return m_classEditor; }
   /// Show only samples of class `label` in the grid (-1: all).
   void filterSamples(int label);
   /// Sets the train source to a format and path (what the pickers do).
@@ -146,6 +149,7 @@ class DataPage : public QWidget {
   QComboBox* m_classFilter;
   QListWidget* m_grid;
   DoctorPanel* m_doctor = nullptr;
+  ClassEditor* m_classEditor = nullptr;
   DataScan m_scan;
   bool m_refreshing = false;
   BackgroundJob* m_scanJob;

@@ -1,6 +1,7 @@
 #include "monitor/dashboard.h"
 
 #include <qcustomplot.h>
+#include <QAction>
 #include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
@@ -17,12 +18,14 @@
 #include <QTreeWidget>
 #include <QVBoxLayout>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
 #include "monitor/dashboard_charts.h"
 #include "train/callback.h"
 #include "train/train_options.h"
+#include "util/chart_fit.h"
 
 namespace netsmith::ui {
 
@@ -61,7 +64,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   outer->setContentsMargins(0, 0, 0, 0);
   outer->addLayout(buildControls());
 
-  auto* splitter = new QSplitter(Qt::Horizontal, this);
+  auto* splitter = m_splitter = new QSplitter(Qt::Horizontal, this);
   auto* grid = new QWidget(splitter);
   auto* gridLayout = new QGridLayout(grid);
   gridLayout->setContentsMargins(0, 0, 0, 0);
@@ -87,6 +90,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   fitEpochTable();
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 0);
+  splitter->setCollapsible(1, false);
   splitter->setSizes({1000, 380});
   outer->addWidget(splitter, 1);
 
@@ -156,11 +160,18 @@ QTreeWidget* Dashboard::buildEpochTable(QWidget* parent) {
 }
 
 void Dashboard::fitEpochTable() {
-  // As wide as its columns, so that no header is cut ("Ti" for "Time (s)").
+  // As wide as its columns where the window has the room, so that no header is cut ("Ti" for
+  // "Time (s)"); in a narrow window (half a 1920 screen) it scrolls sideways instead.
   auto* header = m_table->header();
   header->resizeSections(QHeaderView::ResizeToContents);
-  m_table->setMinimumWidth(header->length() + 2 * m_table->frameWidth() +
-                           m_table->verticalScrollBar()->sizeHint().width());
+  const int need = header->length() + 2 * m_table->frameWidth() +
+                   m_table->verticalScrollBar()->sizeHint().width();
+  m_table->setMinimumWidth(std::min(need, kLeastTableWidth));
+  const QList<int> sizes = m_splitter->sizes();
+  const int total = sizes.value(0) + sizes.value(1);
+  const int charts = m_splitter->widget(0)->minimumSizeHint().width();
+  if (sizes.size() == 2 && sizes[1] < need && total > 0)
+    m_splitter->setSizes({std::max(charts, total - need), std::min(need, total - charts)});
 }
 
 QStringList Dashboard::chartIds() {
@@ -619,6 +630,17 @@ void Dashboard::chartContextMenu(const QString& chartId, const QPoint& pos) {
   });
   menu.addSeparator();
   menu.addAction(tr("Fit and follow"), this, [this] { setFollow(true); });
+  // A legend taller than a third of the chart folds away by itself; this shows or folds it
+  // whatever its size.
+  QAction* legend = menu.addAction(tr("Show legend"));
+  legend->setObjectName(QStringLiteral("showLegend"));
+  legend->setCheckable(true);
+  legend->setChecked(legendShown(plot));
+  legend->setEnabled(plot->graphCount() > 1);
+  connect(legend, &QAction::toggled, plot, [plot](bool on) {
+    setLegendMode(plot, on ? LegendMode::Shown : LegendMode::Hidden);
+    plot->replot();
+  });
   menu.exec(plot->mapToGlobal(pos));
 }
 

@@ -31,6 +31,7 @@ class QSlider;
 namespace netsmith::train {
 struct RunRecord;
 }
+class QSplitter;
 class QTreeWidget;
 
 namespace netsmith::ui {
@@ -193,6 +194,9 @@ class Dashboard : public QWidget {
   QCheckBox* m_logBox = nullptr;
   QCheckBox* m_followBox = nullptr;
   QTreeWidget* m_table = nullptr;
+  QSplitter* m_splitter = nullptr;  ///< the charts and the epoch table
+  /// The epoch table's least width: past it the table scrolls sideways.
+  static constexpr int kLeastTableWidth = 240;
 };
 
 }  // namespace netsmith::ui

@@ -1,10 +1,12 @@
 // The Experiments page's trials table and charts, drawn from the sweep's record (sweep.json).
 #include <qcustomplot.h>
 #include <QComboBox>
+#include <QDateTime>
 #include <QHeaderView>
 #include <QLabel>
 #include <QPushButton>
 #include <QTableWidget>
+#include <algorithm>
 #include <cmath>
 
 #include "experiment/samplers.h"
@@ -55,7 +57,35 @@ QColor scoreColor(double t) {
   return QColor::fromRgbF(0.12 + 0.88 * t, 0.47 - 0.05 * t, 0.71 - 0.66 * t);
 }
 
+/// A trial's time: its ended segments, and while the sweep runs the segment under way.
+double trialSeconds(const experiment::Trial& t, bool live) {
+  if (!live || t.status != experiment::TrialStatus::Running || !(t.segmentStarted > 0))
+    return t.seconds;
+  const double now = double(QDateTime::currentMSecsSinceEpoch()) / 1000.0;
+  // A clock set back, or a record from elsewhere, never makes it count down or leap ahead.
+  return t.seconds + std::clamp(now - t.segmentStarted, 0.0, 366.0 * 24 * 3600);
+}
+
 }  // namespace
+
+bool ExperimentsPage::sweepLive() const { return isRunning() || m_live; }
+
+void ExperimentsPage::showTrialTimes() {
+  const bool live = sweepLive();
+  const bool sorted = m_table->isSortingEnabled();
+  m_table->setSortingEnabled(false);  // rows stay put while their cells change
+  for (int row = 0; row < m_table->rowCount(); ++row) {
+    const auto* id = m_table->item(row, 0);
+    auto* time = dynamic_cast<NumberItem*>(m_table->item(row, 4));
+    if (!id || !time) continue;
+    const auto k = std::size_t(id->text().toLongLong());
+    if (k >= m_state.trials.size() || m_state.trials[k].id != std::int64_t(k)) continue;
+    const double seconds = trialSeconds(m_state.trials[k], live);
+    time->setText(QStringLiteral("%1 s").arg(std::llround(seconds)));
+    time->setData(Qt::UserRole, seconds);
+  }
+  m_table->setSortingEnabled(sorted);
+}
 
 QString ExperimentsPage::objectiveText(double v, const std::string& objective) {
   if (std::isnan(v)) return QStringLiteral("-");
@@ -78,22 +108,30 @@ void ExperimentsPage::fillTable() {
   m_table->setRowCount(int(m_state.trials.size()));
   std::int64_t epochs = 0;
   int counts[5] = {0, 0, 0, 0, 0};
+  const bool live = sweepLive();
   for (int row = 0; row < int(m_state.trials.size()); ++row) {
     const auto& t = m_state.trials[std::size_t(row)];
     epochs += t.epochsDone;
     ++counts[int(t.status)];
     m_table->setItem(row, 0, new NumberItem(QString::number(t.id), double(t.id)));
-    auto* status =
-        new QTableWidgetItem(QString::fromStdString(experiment::trialStatusName(t.status)));
-    status->setToolTip(QString::fromStdString(t.error.empty() ? t.note : t.error));
+    // A trial left "running" by a sweep that no process runs any more was interrupted: the
+    // record keeps it running so that running the sweep again resumes it.
+    const bool interrupted = !live && !m_state.finished && t.status == experiment::TrialStatus::Running;
+    auto* status = new QTableWidgetItem(
+        interrupted ? tr("interrupted")
+                    : QString::fromStdString(experiment::trialStatusName(t.status)));
+    status->setToolTip(interrupted ? tr("The sweep stopped before this trial ended; run the sweep "
+                                        "again to resume it from its checkpoint")
+                                   : QString::fromStdString(t.error.empty() ? t.note : t.error));
     m_table->setItem(row, 1, status);
     m_table->setItem(row, 2,
                      new NumberItem(QStringLiteral("%1/%2").arg(t.epochsDone).arg(t.maxEpochs),
                                     double(t.epochsDone)));
     const double obj = t.objective();
     m_table->setItem(row, 3, new NumberItem(objectiveText(obj, spec.objective), obj));
-    m_table->setItem(
-        row, 4, new NumberItem(QStringLiteral("%1 s").arg(std::llround(t.seconds)), t.seconds));
+    const double seconds = trialSeconds(t, live);
+    m_table->setItem(row, 4,
+                     new NumberItem(QStringLiteral("%1 s").arg(std::llround(seconds)), seconds));
     for (int c = 0; c < int(spec.params.size()); ++c) {
       const auto it = t.params.find(spec.params[std::size_t(c)].path);
       const Json v = it == t.params.end() ? Json() : it->second;
@@ -111,12 +149,14 @@ void ExperimentsPage::fillTable() {
   m_table->resizeColumnsToContents();
   const auto* best = experiment::bestTrial(m_state, spec);
   m_applyBest->setEnabled(best != nullptr);
-  QString text = tr("%1 of %2 trials: %3 running, %4 completed, %5 stopped early, %6 failed; "
-                    "%7 epochs trained")
+  const bool halted = !live && !m_state.finished;  // its running trials were interrupted
+  QString text = tr("%1 of %2 trials: %3 %4, %5 completed, %6 stopped early, %7 failed; "
+                    "%8 epochs trained")
                      .arg(m_state.trials.size())
                      .arg(experiment::plannedTrials(spec))
                      .arg(counts[int(experiment::TrialStatus::Running)] +
                           counts[int(experiment::TrialStatus::Paused)])
+                     .arg(halted ? tr("interrupted") : tr("running"))
                      .arg(counts[int(experiment::TrialStatus::Completed)])
                      .arg(counts[int(experiment::TrialStatus::Stopped)])
                      .arg(counts[int(experiment::TrialStatus::Failed)])

@@ -49,6 +49,7 @@ struct SweepPoll {
   std::map<std::int64_t, train::RunRecordReader> readers;  ///< the running trials, followed
   std::vector<std::pair<std::int64_t, RunHistory>> runs;   ///< the readable ones, by trial
   std::uint64_t generation = 0;  ///< the page's m_pollGeneration when the poll started
+  bool live = false;             ///< a process runs the sweep (holds its lock)
 };
 
 namespace {
@@ -79,6 +80,7 @@ SweepPoll readSweep(const QString& dir, const QString& seen, const experiment::S
                     std::map<std::int64_t, train::RunRecordReader> readers) {
   SweepPoll p;
   p.readers = std::move(readers);
+  p.live = experiment::sweepInUse(dir.toStdString());
   if (!QFileInfo::exists(QDir(dir).filePath("sweep.json"))) return p;
   if (!seen.isEmpty() && changeSignature(dir, previous) == seen) return p;
   try {
@@ -207,7 +209,7 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_parallel->setObjectName(QStringLiteral("sweepParallelCoordinates"));
   m_scatter->setObjectName(QStringLiteral("sweepScatter"));
   for (auto* plot : {m_parallel, m_scatter}) {
-    plot->setMinimumSize(260, 180);
+    plot->setMinimumSize(200, 180);
     followTheme(plot);
     fitTicksToSize(plot);
   }
@@ -560,7 +562,8 @@ void ExperimentsPage::reportEnd() {
   const bool finished = code == kExitOk && m_state.finished;
   m_status->setText(finished ? tr("Sweep finished: %1").arg(m_status->text())
                     : code == kExitInterrupted
-                        ? tr("Sweep stopped; Open / resume goes on from its checkpoints.")
+                        ? tr("Sweep stopped: %1. Open / resume goes on from its checkpoints.")
+                              .arg(m_status->text())
                         : tr("The sweep ended with status %1 (see the log below).").arg(code));
   emit sweepEnded(finished);
 }
@@ -600,6 +603,7 @@ void ExperimentsPage::forget() {
   m_state = experiment::SweepState{};
   m_spec = experiment::SweepSpec{};
   m_hasSpec = false;
+  m_live = false;
   m_trialRuns.clear();
   m_seen.clear();
   if (m_dashboard)
@@ -629,6 +633,8 @@ bool ExperimentsPage::openSweep(const QString& dir) {
   }
   m_dir = dir;
   ++m_pollGeneration;
+  m_live = experiment::sweepInUse(dir.toStdString());
+  if (m_live && !isRunning()) m_poll->start();
   fillTable();
   drawParallel();
   drawScatter();
@@ -679,7 +685,11 @@ void ExperimentsPage::showPoll(SweepPoll result) {
     return;
   }
   m_trialRuns = std::move(result.readers);
-  if (result.changed) {
+  const bool liveChanged = result.live != m_live;
+  m_live = result.live;
+  // A sweep opened from elsewhere is followed while a process runs it.
+  if (!m_live && !isRunning() && m_endCode < 0) m_poll->stop();
+  if (result.changed || liveChanged) {
     m_state = std::move(result.state);
     m_seen = result.seen;
     fillTable();
@@ -695,6 +705,8 @@ void ExperimentsPage::showPoll(SweepPoll result) {
         m_overlaid << run.name;
       }
     }
+  } else if (m_live) {
+    showTrialTimes();
   }
   afterPoll();
 }

@@ -102,6 +102,10 @@ class ExperimentsPage : public QWidget {
   /// What onSweepFinished says, once the sweep's last poll is shown.
   void reportEnd();
   void fillTable();
+  /// The Time column of the trials under way, counted on to now (between polls that change).
+  void showTrialTimes();
+  /// Whether the sweep shown is being run now (by this studio, or a process holding its lock).
+  bool sweepLive() const;
   void drawParallel();
   void drawScatter();
   void say(const QString& text);
@@ -146,6 +150,7 @@ class ExperimentsPage : public QWidget {
   experiment::SweepState m_state;
   experiment::SweepSpec m_spec;
   bool m_hasSpec = false;
+  bool m_live = false;  ///< the last poll found a process running the sweep shown
   QStringList m_overlaid;
   /// Each running trial's run folder, followed between polls: a poll reads what the trial
   /// appended since the last one, at most 4 MiB of it (handed to the poll's worker and back).

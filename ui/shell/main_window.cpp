@@ -119,6 +119,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   connect(m_startPage, &StartPage::templateChosen, this, &MainWindow::newFromTemplate);
   connect(m_startPage, &StartPage::newBlankRequested, this, &MainWindow::newBlankWithDialog);
   connect(m_startPage, &StartPage::newFromDataRequested, this, &MainWindow::newFromDataWithDialog);
+  connect(m_startPage, &StartPage::exampleDataMade, this, &MainWindow::newFromDataIn);
   connect(m_startPage, &StartPage::openDialogRequested, this, &MainWindow::openWithDialog);
   connect(m_startPage, &StartPage::importRequested, this, &MainWindow::importModelWithDialog);
   setCentralWidget(central);

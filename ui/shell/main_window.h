@@ -144,6 +144,8 @@ class MainWindow : public QMainWindow {
   void newFromTemplate(const QString& templatePath);
   void newBlankWithDialog();
   void newFromDataWithDialog();
+  /// New from data with the dialog open on `data` (read at once; "" : the dialog asks).
+  void newFromDataIn(const QString& data);
   void importModelWithDialog();
   /// Opens a project file just written (new, from a folder, imported) on the Model page.
   bool openCreatedProject(const QString& target);

@@ -245,7 +245,7 @@ void MainWindow::buildExportMenu() {
     if (!folder.isEmpty()) exportCurrent(QString(), folder);
   });
   toFolder->setObjectName(QStringLiteral("actionExportToFolder"));
-  toFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E));
+  toFolder->setShortcut(QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
   toFolder->setToolTip(
       tr("ONNX, safetensors and PyTorch files of the checkpoint, in a folder "
          "you choose"));

@@ -94,7 +94,9 @@ void MainWindow::newBlankWithDialog() {
     QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
 }
 
-void MainWindow::newFromDataWithDialog() {
+void MainWindow::newFromDataWithDialog() { newFromDataIn(QString()); }
+
+void MainWindow::newFromDataIn(const QString& data) {
   if (!maybeSave()) return;
   // Window-modal and open while the data is read: the rest of the studio stays drawn behind it.
   auto* dialog =
@@ -105,6 +107,7 @@ void MainWindow::newFromDataWithDialog() {
       QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
   });
   dialog->open();
+  if (!data.isEmpty()) dialog->setDataPath(data);
 }
 
 void MainWindow::importModelWithDialog() {

@@ -374,10 +374,13 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
   m_std->setText(numbersText(p.scan.std));
   m_mean->setEnabled(false);
   m_std->setEnabled(false);
-  // Class names the project writes (mask values, VOC names, YOLO ids) are fields; names the data
-  // gives itself (class folders, a manifest's labels, COCO categories) are shown as they are.
+  // Class names the project writes for class numbers (mask values, YOLO ids) are fields; names
+  // the data gives itself (class folders, a manifest's labels, COCO categories, VOC object
+  // names) are shown as they are.
   m_classes->clear();
-  const bool editable = !p.found.classes.empty();
+  const auto* format = data::findSourceFormat(p.found.format);
+  const bool editable = !p.found.classes.empty() && format &&
+                        format->classNaming == data::ClassNaming::Names;
   const auto& names = p.scan.targetNames.empty() ? p.scan.classes : p.scan.targetNames;
   for (const auto& name : names) {
     auto* item = new QListWidgetItem(QString::fromStdString(name), m_classes);
@@ -390,7 +393,6 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
   if (!m_projectPathEdited)
     m_projectPath->setText(
         QString::fromStdString(import::defaultProjectPath(m_data->text().trimmed().toStdString())));
-  const auto* format = data::findSourceFormat(p.found.format);
   m_status->setText(tr("Recognised: %1 (%2), for %3. Every choice below can be changed.")
                         .arg(QString::fromStdString(format ? format->title : p.found.format),
                              QString::fromStdString(p.found.format), task));

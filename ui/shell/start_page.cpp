@@ -16,6 +16,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "shell/dialogs.h"
+#include "shell/example_data_box.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -66,7 +67,8 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
       m_registry(registry),
       m_recent(new QListWidget(this)),
       m_examples(new QListWidget(this)),
-      m_taskFilter(new QComboBox(this)) {
+      m_taskFilter(new QComboBox(this)),
+      m_exampleData(new ExampleDataBox(this)) {
   setObjectName(QStringLiteral("startPage"));
   auto* title = new QLabel(tr("<h2>Netsmith</h2>Build a convolutional network, point it at "
                               "images, train it, export it."),
@@ -115,6 +117,9 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
   auto* left = new QVBoxLayout;
   left->addWidget(new QLabel(tr("<b>Recent projects</b> (double-click to open)"), this));
   left->addWidget(m_recent, 1);
+  left->addSpacing(8);
+  left->addWidget(m_exampleData);
+  connect(m_exampleData, &ExampleDataBox::made, this, &StartPage::exampleDataMade);
   auto* right = new QVBoxLayout;
   auto* examplesHeading = new QHBoxLayout;
   examplesHeading->addWidget(

@@ -2,7 +2,8 @@
 
 // What the studio shows while no project is open: New / Open / Import, the recent projects,
 // and the example projects and templates by name, each with a picture of its network and a
-// line saying what it is and for which task, filtered by task.
+// line saying what it is and for which task, filtered by task; and the example data sets for
+// the other tasks, written into a folder in the background (shell/example_data_box.h).
 #include <QString>
 #include <QStringList>
 #include <QWidget>
@@ -19,6 +20,8 @@ class OpRegistry;
 
 namespace netsmith::ui {
 
+class ExampleDataBox;
+
 class StartPage : public QWidget {
   Q_OBJECT
 
@@ -34,6 +37,7 @@ class StartPage : public QWidget {
   /// Shows the examples and templates of one task (item 0: all tasks; the item's data is the
   /// task's name, "" for all).
   QComboBox* taskFilter() const { return m_taskFilter; }
+  ExampleDataBox* exampleData() const { return m_exampleData; }
 
  Q_SIGNALS:
   void openRequested(const QString& path);   ///< a recent project
@@ -42,6 +46,8 @@ class StartPage : public QWidget {
   void newFromDataRequested();
   void openDialogRequested();
   void importRequested();
+  /// An example data set was written to `folder`: New from data goes on from it.
+  void exampleDataMade(const QString& folder);
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -63,6 +69,7 @@ class StartPage : public QWidget {
   QListWidget* m_recent;
   QListWidget* m_examples;
   QComboBox* m_taskFilter;
+  ExampleDataBox* m_exampleData;
   QString m_templatesDir;
   std::vector<Entry> m_entries;
   bool m_loaded = false;

@@ -102,6 +102,7 @@ void legendBelow(QCustomPlot* plot, int columns) {
   main->addElement(at, 0, row);
   row->setMargins(QMargins(4, 0, 4, 2));
   row->addElement(0, 0, plot->legend);
+  plot->setProperty("netsmithLegendRow", QVariant::fromValue<QObject*>(row));  // chart_fit.cpp
   plot->legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
   plot->legend->setWrap(columns);
   plot->legend->setBorderPen(Qt::NoPen);
