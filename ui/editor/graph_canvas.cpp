@@ -369,20 +369,36 @@ void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   // Fitted until the user zooms: a window laid out again (shown, maximised, a splitter moved)
   // shows the model fitted to its final size, not to the first one it passed through.
-  if (m_fitPending || m_autoFit) fitToView();
+  if (m_fitPending || m_autoFit) fitAgain();
   updateMinimap();
 }
 
 void GraphCanvas::showEvent(QShowEvent* event) {
   QGraphicsView::showEvent(event);
-  if (m_fitPending || m_autoFit) fitToView();
+  if (m_fitPending || m_autoFit) fitAgain();
+}
+
+void GraphCanvas::fitAgain() {
+  if (m_fitReadable)
+    fitReadably();
+  else
+    fitToView();
 }
 
 void GraphCanvas::fitToView() {
   m_autoFit = true;
+  m_fitReadable = false;
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
   fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30));
+}
+
+void GraphCanvas::fitReadably() {
+  m_autoFit = true;
+  m_fitReadable = true;
+  m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
+  if (m_fitPending) return;
+  fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30), readableScale());
 }
 
 double GraphCanvas::readableScale() {
@@ -391,14 +407,12 @@ double GraphCanvas::readableScale() {
   return QFontMetricsF(f).height() / double(kNodeHeight);
 }
 
-void GraphCanvas::fitRect(const QRectF& r) {
+void GraphCanvas::fitRect(const QRectF& r, double least) {
   if (r.isEmpty()) return;
-  // The whole rectangle, down to the scale at which a node still shows its op in compact
-  // letters; a graph that would need less shows its top and scrolls, with the minimap for the
-  // rest (smaller, a model opened as unlabelled specks).
-  const double s =
-      std::clamp(std::min(viewport()->width() / r.width(), viewport()->height() / r.height()),
-                 readableScale(), 1.5);
+  // The whole rectangle, down to `least` (nodes below readable size draw compact); a graph
+  // that would need less shows its top and scrolls, with the minimap for the rest.
+  const double s = std::clamp(
+      std::min(viewport()->width() / r.width(), viewport()->height() / r.height()), least, 1.5);
   setTransform(QTransform::fromScale(s, s));
   const double visibleHeight = viewport()->height() / s;
   centerOn(r.height() <= visibleHeight ? r.center()

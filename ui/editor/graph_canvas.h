@@ -50,6 +50,11 @@ class GraphCanvas : public QGraphicsView {
   /// fits); collapsing groups makes a long network readable whole. Before the view has its
   /// size, on first show.
   void fitToView();
+  /// Fits the graph as a newly opened model is shown: whole when it can be, else at the least
+  /// scale at which each node keeps its op in letters (readableScale), its top first and the
+  /// minimap for the rest, rather than unlabelled specks. Again on each resize until the user
+  /// zooms.
+  void fitReadably();
   /// Zooms to the selected nodes (the whole graph when none is selected).
   void zoomToSelection();
   /// The model's collapsible groups: the scopes its ids share (an imported "layer1").
@@ -112,7 +117,10 @@ class GraphCanvas : public QGraphicsView {
   QString fixButtonAt(QPointF scenePos) const;
   void updateMinimap();
   /// Shows `r` (scene) whole, between 3% and 150%.
-  void fitRect(const QRectF& r);
+  /// Shows `r` whole, at a scale of `least` to 150% (past `least`: its top, scrolling).
+  void fitRect(const QRectF& r, double least = 0.03);
+  /// The last kind of fit again (the view's size changed).
+  void fitAgain();
 
   ModelEditor* m_editor;
   QHash<QString, NodeItem*> m_nodes;
@@ -131,6 +139,7 @@ class GraphCanvas : public QGraphicsView {
   bool m_rebuilding = false;
   bool m_fitPending = false;
   bool m_autoFit = false;  ///< fitted, and fitted again on a resize, until the user zooms
+  bool m_fitReadable = false;  ///< the last fit was fitReadably()
   Minimap* m_minimap = nullptr;
 };
 

@@ -284,7 +284,7 @@ void ModelPage::projectLoaded() {
   }
   m_inspector->setNode({});
   modelChanged();
-  m_canvas->fitToView();
+  m_canvas->fitReadably();
 }
 
 void ModelPage::modelChanged() {

@@ -176,7 +176,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(forms);
   scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(380);
+  scroll->setMinimumWidth(340);
 
   // Right: the scan's results.
   auto* right = new QWidget(this);

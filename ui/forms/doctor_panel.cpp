@@ -3,6 +3,7 @@
 #include <QCheckBox>
 #include <QDir>
 #include <QFormLayout>
+#include <QGridLayout>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -173,23 +174,24 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
     updateActions();
   });
 
-  auto* settings = new QHBoxLayout;
-  settings->addWidget(new QLabel(tr("Folds"), this));
-  settings->addWidget(m_folds);
-  settings->addWidget(new QLabel(tr("Epochs per fold"), this));
-  settings->addWidget(m_epochs);
-  settings->addWidget(new QLabel(tr("Samples"), this));
-  settings->addWidget(m_limit);
-  settings->addWidget(m_checkLabels);
-  settings->addStretch(1);
+  // Two rows, so that the tab fits beside the forms in a window half a 1920 screen wide.
+  auto* settings = new QGridLayout;
+  settings->addWidget(new QLabel(tr("Folds"), this), 0, 0);
+  settings->addWidget(m_folds, 0, 1);
+  settings->addWidget(new QLabel(tr("Epochs per fold"), this), 0, 2);
+  settings->addWidget(m_epochs, 0, 3);
+  settings->addWidget(new QLabel(tr("Samples"), this), 1, 0);
+  settings->addWidget(m_limit, 1, 1);
+  settings->addWidget(m_checkLabels, 1, 2, 1, 2);
+  settings->setColumnStretch(4, 1);
   auto* runRow = new QHBoxLayout;
   runRow->addWidget(m_run);
   runRow->addWidget(m_stop);
   runRow->addWidget(m_progress, 1);
   auto* balanceRow = new QHBoxLayout;
-  balanceRow->addWidget(m_balance, 1);
   balanceRow->addWidget(m_classWeights);
   balanceRow->addWidget(m_sampler);
+  balanceRow->addStretch(1);
   auto* actionRow = new QHBoxLayout;
   actionRow->addWidget(m_relabel);
   actionRow->addWidget(m_exclude);
@@ -199,6 +201,7 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
   layout->addLayout(runRow);
   layout->addWidget(m_status);
   layout->addWidget(m_summary);
+  layout->addWidget(m_balance);
   layout->addLayout(balanceRow);
   layout->addWidget(m_tabs, 1);
   layout->addLayout(actionRow);

@@ -91,6 +91,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   splitter->setStretchFactor(0, 1);
   splitter->setStretchFactor(1, 0);
   splitter->setCollapsible(1, false);
+  splitter->installEventFilter(this);
   splitter->setSizes({1000, 380});
   outer->addWidget(splitter, 1);
 
@@ -509,6 +510,14 @@ void Dashboard::replotNext() {
   m_roundRunning = false;
   m_lastRoundMs = double(m_roundClock.nsecsElapsed()) / 1e6;
   if (m_dirty.indexOf(true) >= 0) scheduleReplot();
+}
+
+bool Dashboard::eventFilter(QObject* watched, QEvent* event) {
+  // The splitter laid out at a new size: the table takes the room it gives its columns.
+  // Queued: the splitter shares out its new size after its filters have seen the event.
+  if (watched == m_splitter && event->type() == QEvent::Resize)
+    QMetaObject::invokeMethod(this, &Dashboard::fitEpochTable, Qt::QueuedConnection);
+  return QWidget::eventFilter(watched, event);
 }
 
 void Dashboard::showEvent(QShowEvent* event) {

@@ -146,6 +146,7 @@ class Dashboard : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
   std::vector<std::unique_ptr<DashboardChart>> m_charts;

@@ -69,13 +69,13 @@ ExampleDataBox::ExampleDataBox(QWidget* parent)
   auto* layout = new QGridLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addWidget(new QLabel(tr("<b>Example data</b> for the other tasks"), this), 0, 0, 1, 4);
-  layout->addWidget(m_sets, 1, 0);
-  layout->addWidget(m_train, 1, 1);
-  layout->addWidget(m_make, 1, 2);
-  layout->addWidget(m_cancel, 1, 3);
-  layout->addWidget(m_progress, 2, 0, 1, 4);
-  layout->addWidget(m_status, 3, 0, 1, 4);
-  layout->setColumnStretch(0, 1);
+  layout->addWidget(m_sets, 1, 0, 1, 4);
+  layout->addWidget(m_train, 2, 0);
+  layout->addWidget(m_make, 2, 1);
+  layout->addWidget(m_cancel, 2, 2);
+  layout->addWidget(m_progress, 3, 0, 1, 4);
+  layout->addWidget(m_status, 4, 0, 1, 4);
+  layout->setColumnStretch(3, 1);
 
   const auto showDefaults = [this] {
     const auto* info = infoOf(m_sets->currentData().toString());

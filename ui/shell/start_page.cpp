@@ -73,6 +73,7 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
   auto* title = new QLabel(tr("<h2>Netsmith</h2>Build a convolutional network, point it at "
                               "images, train it, export it."),
                            this);
+  title->setWordWrap(true);
   auto* buttons = new QHBoxLayout;
   const auto button = [&](const QString& text, const char* name, const QString& tip,
                           void (StartPage::*signal)()) {
@@ -122,10 +123,10 @@ StartPage::StartPage(const ops::OpRegistry& registry, const QString& templatesDi
   connect(m_exampleData, &ExampleDataBox::made, this, &StartPage::exampleDataMade);
   auto* right = new QVBoxLayout;
   auto* examplesHeading = new QHBoxLayout;
-  examplesHeading->addWidget(
-      new QLabel(tr("<b>Examples and templates</b> (double-click to start a project from one)"),
-                 this),
-      1);
+  auto* examplesTitle = new QLabel(
+      tr("<b>Examples and templates</b> (double-click to start a project from one)"), this);
+  examplesTitle->setWordWrap(true);
+  examplesHeading->addWidget(examplesTitle, 1);
   examplesHeading->addWidget(m_taskFilter);
   right->addLayout(examplesHeading);
   right->addWidget(m_examples, 1);
