@@ -368,14 +368,16 @@ void GraphCanvas::selectNodes(const QStringList& ids, bool center) {
 void GraphCanvas::resizeEvent(QResizeEvent* event) {
   QGraphicsView::resizeEvent(event);
   // Fitted until the user zooms: a window laid out again (shown, maximised, a splitter moved)
-  // shows the model fitted to its final size, not to the first one it passed through.
-  if (m_fitPending || m_autoFit) fitAgain();
+  // shows the model fitted to its final size, not to the first one it passed through. Only
+  // when the view itself changed size: a scroll bar that a fit shows or hides resizes the
+  // viewport alone, and fitting again on that would flip the bars for ever.
+  if (m_fitPending || (m_autoFit && size() != m_fittedAt)) fitAgain();
   updateMinimap();
 }
 
 void GraphCanvas::showEvent(QShowEvent* event) {
   QGraphicsView::showEvent(event);
-  if (m_fitPending || m_autoFit) fitAgain();
+  if (m_fitPending || (m_autoFit && size() != m_fittedAt)) fitAgain();
 }
 
 void GraphCanvas::fitAgain() {
@@ -390,6 +392,7 @@ void GraphCanvas::fitToView() {
   m_fitReadable = false;
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
+  m_fittedAt = size();
   fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30));
 }
 
@@ -398,6 +401,7 @@ void GraphCanvas::fitReadably() {
   m_fitReadable = true;
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
+  m_fittedAt = size();
   fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30), readableScale());
 }
 

@@ -140,6 +140,7 @@ class GraphCanvas : public QGraphicsView {
   bool m_fitPending = false;
   bool m_autoFit = false;  ///< fitted, and fitted again on a resize, until the user zooms
   bool m_fitReadable = false;  ///< the last fit was fitReadably()
+  QSize m_fittedAt;  ///< the view's size at the last fit (not the viewport's: scroll bars)
   Minimap* m_minimap = nullptr;
 };
 
