@@ -596,8 +596,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   auto& dm = pd->data;
   report.classes = dm.classes;
   const auto& def = o.tasks.get(loaded.project.task);
-  const bool classLabels = def.target == data::TargetKind::ClassIndex;
-  if (o.labels && !classLabels)
+  if (o.labels && !checksLabelsOf(def))
     throw Error("the doctor checks labels of one class per sample; the task \"" +
                 loaded.project.task +
                 "\" has other targets: run it without label checks "
@@ -952,6 +951,10 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   }
   if (!report.stopped) progress.report("done", 1, "done");
   return report;
+}
+
+bool checksLabelsOf(const task::TaskDef& def) {
+  return def.target == data::TargetKind::ClassIndex;
 }
 
 std::string defaultDoctorFolder(const std::string& projectPath) {

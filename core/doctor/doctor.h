@@ -59,6 +59,10 @@ struct DoctorOptions {
 /// project's task has no class labels to check (then only `labels = false` runs).
 DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& options);
 
+/// Whether the doctor checks the labels of a project of task `def`: one class per sample (the
+/// other tasks get duplicates, balance and outliers, with `labels = false`).
+bool checksLabelsOf(const task::TaskDef& def);
+
 /// Where the doctor of project file `projectPath` writes by default, relative to a base folder
 /// (the CLI's working folder, the studio's project folder): doctor/STEM, STEM the file's name
 /// without .json and .netsmith.

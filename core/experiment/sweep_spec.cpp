@@ -283,8 +283,23 @@ std::vector<Json> SweepParam::gridValues() const {
   return out;
 }
 
-SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems) {
+std::vector<std::string> objectiveChoices(const task::TaskDef* def) {
+  std::vector<std::string> out;
+  for (const char* split : {"val_", "train_"}) {
+    if (def)
+      for (const auto& f : def->figures)
+        out.push_back(split + f.name);
+    out.push_back(std::string(split) + "loss");
+  }
+  return out;
+}
+
+SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
+                     const task::TaskRegistry* tasks) {
+  static const task::TaskRegistry builtins = task::TaskRegistry::withBuiltins();
+  const task::TaskDef* def = (tasks ? tasks : &builtins)->find(project.task);
   SweepSpec s;
+  if (def) s.objective = task::defaultObjective(*def);
   if (!sweep.is_object()) {
     problems.push_back({"sweep", "must be an object with params, method and objective", {}, {}});
     return s;
@@ -311,12 +326,11 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       s.params.push_back(readParam(sweep["params"][i], "sweep.params[" + std::to_string(i) + "]",
                                    project, problems));
   }
-  // val_ or train_ and "loss" or a figure of the project's task; accuracies and losses know
-  // their way, another task's figure needs "mode".
+  // val_ or train_ and "loss" or a figure of the project's task: the task knows its way;
+  // another name needs "mode".
   bool modeKnown = true;
   if (sweep.contains("objective")) {
-    static const std::vector<std::string> objectives{"val_accuracy", "val_loss", "train_loss",
-                                                     "train_accuracy"};
+    const std::vector<std::string> objectives = objectiveChoices(def);
     const Json& o = sweep["objective"];
     train::MetricChoice metric;
     // A near miss of a built-in name is a typo, not a task's figure.
@@ -329,10 +343,19 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
            {}});
     } else {
       s.objective = metric.name;
-      modeKnown = metric.figure() == "loss" || metric.figure() == "accuracy";
     }
   }
-  s.maximize = s.objective.find("accuracy") != std::string::npos;
+  {
+    train::MetricChoice metric;
+    metric.name = s.objective;
+    const std::string figure = metric.figure();
+    const task::FigureSpec* spec = nullptr;
+    if (def)
+      for (const auto& f : def->figures)
+        if (f.name == figure) spec = &f;
+    modeKnown = figure == "loss" || spec;
+    s.maximize = spec ? spec->higherIsBetter : figure != "loss";
+  }
   if (sweep.contains("mode")) {
     const Json& m = sweep["mode"];
     if (!m.is_string() || (m != "max" && m != "min"))

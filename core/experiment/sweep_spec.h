@@ -15,6 +15,7 @@
 #include "common/json.h"
 #include "project/project.h"
 #include "schema/param_schema.h"
+#include "task/task_registry.h"
 
 namespace netsmith::experiment {
 
@@ -51,9 +52,17 @@ struct SweepSpec {
   AshaOptions asha;
 };
 
+/// What a sweep of a project of task `def` can aim at: val_ then train_, each with the task's
+/// figures (its headline first) and the loss ("val_map", ..., "val_loss", "train_map", ...).
+std::vector<std::string> objectiveChoices(const task::TaskDef* def);
+
 /// Reads and checks `project.extra["sweep"]` (or the given JSON): every problem is added with
 /// its path (`sweep.params[1].path: no key "lrr" in train.optimizer; did you mean "lr"?`).
-SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems);
+/// The objective's way (max or min) comes from the project's task in `tasks` (the built-in
+/// tasks when null) when the objective names one of its figures or a loss; another name needs
+/// "mode". Without an objective: the task's headline on the validation split.
+SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
+                     const task::TaskRegistry* tasks = nullptr);
 
 /// A sweep entry for a form field (the studio's "Sweep this"): a range around `current` that
 /// respects the field's bounds. Enums and booleans: every choice. Positive reals: log-uniform

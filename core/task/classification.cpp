@@ -198,7 +198,7 @@ torch::Tensor ClassificationTask::collate(const data::SampleSet& set,
   return torch::tensor(labels, torch::kLong);
 }
 
-std::vector<FigureSpec> ClassificationTask::figures() const {
+std::vector<FigureSpec> ClassificationTask::figureSpecs() {
   return {{"accuracy", true, "the share of samples whose highest score is their class"}};
 }
 

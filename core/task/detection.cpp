@@ -249,7 +249,7 @@ torch::Tensor DetectionTask::collateBoxes(const std::vector<std::vector<data::Bo
   return targetFromBoxes(boxes);
 }
 
-std::vector<FigureSpec> DetectionTask::figures() const {
+std::vector<FigureSpec> DetectionTask::figureSpecs() {
   return {{"map", true, "COCO mAP@[.5:.95]: AP averaged over IoU 0.50 to 0.95 and the classes"},
           {"map50", true, "mAP at IoU 0.50 (Pascal VOC's measure)"},
           {"map75", true, "mAP at IoU 0.75"},

@@ -38,7 +38,9 @@ class DetectionTask : public Task {
   TargetSpec target() const override {
     return {TargetKind::Boxes, true, false, false, true, false};
   }
-  std::vector<FigureSpec> figures() const override;
+  std::vector<FigureSpec> figures() const override { return figureSpecs(); }
+  /// What figures() gives, known before a task is made (TaskDef::figures).
+  static std::vector<FigureSpec> figureSpecs();
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return m_params.classes; }
   void to(const torch::Device&) override {}

@@ -275,7 +275,7 @@ torch::Tensor MultiLabelTask::collate(const data::SampleSet& set,
                               " classes (a multilabel_csv source gives them)");
 }
 
-std::vector<FigureSpec> MultiLabelTask::figures() const {
+std::vector<FigureSpec> MultiLabelTask::figureSpecs() {
   return {{"map", true, "mean over labels of the average precision"},
           {"f1_micro", true, "F1 over all labels' decisions at the threshold"},
           {"f1_macro", true, "the mean of the labels' F1 at the threshold"},

@@ -50,7 +50,9 @@ class MultiLabelTask : public Task {
                         const std::vector<std::int64_t>& samples) const override;
   std::string name() const override { return "multilabel"; }
   TargetSpec target() const override { return {TargetKind::MultiHot, false, false}; }
-  std::vector<FigureSpec> figures() const override;
+  std::vector<FigureSpec> figures() const override { return figureSpecs(); }
+  /// What figures() gives, known before a task is made (TaskDef::figures).
+  static std::vector<FigureSpec> figureSpecs();
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return m_classes; }
   void to(const torch::Device& device) override;

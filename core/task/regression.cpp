@@ -167,7 +167,7 @@ torch::Tensor RegressionTask::collate(const data::SampleSet& set,
       std::to_string(m_targets) + " targets per sample (a regression_csv source gives them)");
 }
 
-std::vector<FigureSpec> RegressionTask::figures() const {
+std::vector<FigureSpec> RegressionTask::figureSpecs() {
   // The headline is unit-free: an average of MAEs in degrees and in scale would be decided by
   // the target with the largest unit.
   return {{"nmae", false,

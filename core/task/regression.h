@@ -29,7 +29,9 @@ class RegressionTask : public Task {
                         const std::vector<std::int64_t>& samples) const override;
   std::string name() const override { return "regression"; }
   TargetSpec target() const override { return {TargetKind::RealVector, false, false}; }
-  std::vector<FigureSpec> figures() const override;
+  std::vector<FigureSpec> figures() const override { return figureSpecs(); }
+  /// What figures() gives, known before a task is made (TaskDef::figures).
+  static std::vector<FigureSpec> figureSpecs();
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return 0; }
   void to(const torch::Device& device) override;

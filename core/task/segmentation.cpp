@@ -274,7 +274,7 @@ torch::Tensor SegmentationTask::collateMasks(const torch::Tensor& masks) const {
   return masks.to(torch::kLong);
 }
 
-std::vector<FigureSpec> SegmentationTask::figures() const {
+std::vector<FigureSpec> SegmentationTask::figureSpecs() {
   return {{"miou", true, "mean over classes of the intersection over union of their pixels"},
           {"dice", true, "mean over classes of the Dice coefficient of their pixels"},
           {"pixel_accuracy", true, "the share of pixels whose class is right"}};

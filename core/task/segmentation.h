@@ -41,7 +41,9 @@ class SegmentationTask : public Task {
   torch::Tensor collateMasks(const torch::Tensor& masks) const override;
   std::string name() const override { return "segmentation"; }
   TargetSpec target() const override { return {TargetKind::ClassMask, true, false, true}; }
-  std::vector<FigureSpec> figures() const override;
+  std::vector<FigureSpec> figures() const override { return figureSpecs(); }
+  /// What figures() gives, known before a task is made (TaskDef::figures).
+  static std::vector<FigureSpec> figureSpecs();
   std::optional<Problem> headProblem(const graph::GraphAnalysis& analysis) const override;
   std::int64_t numClasses() const override { return m_classes; }
   void to(const torch::Device& device) override;

@@ -29,7 +29,7 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::ClassIndex,
                 {},
                 StarterRule{"small_resnet", perClass},
-                "evaluation.md"});
+                "evaluation.md", ClassificationTask::figureSpecs()});
   r.add(TaskDef{"multilabel",
                 "multi-label classification: a set of labels per sample",
                 "tasks",
@@ -38,13 +38,13 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::MultiHot,
                 {},
                 StarterRule{"multilabel_cnn", perClass},
-                "multi-label.md"});
+                "multi-label.md", MultiLabelTask::figureSpecs()});
   r.add(TaskDef{
       "regression", "regression: numbers to predict per sample", "tasks",
       [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
       regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling,
       StarterRule{"regression_cnn", [](std::int64_t, std::int64_t targets) { return targets; }},
-      "regression.md"});
+      "regression.md", RegressionTask::figureSpecs()});
   r.add(TaskDef{"segmentation",
                 "semantic segmentation: a class for every pixel",
                 "tasks",
@@ -53,7 +53,7 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::ClassMask,
                 {},
                 StarterRule{"unet", perClass},
-                "segmentation.md"});
+                "segmentation.md", SegmentationTask::figureSpecs()});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
@@ -65,8 +65,12 @@ TaskRegistry TaskRegistry::withBuiltins() {
                             [](std::int64_t classes, std::int64_t) {
                               return classes + 5;  // class scores, 4 box distances, centre-ness
                             }},
-                "detection.md"});
+                "detection.md", DetectionTask::figureSpecs()});
   return r;
+}
+
+std::string defaultObjective(const TaskDef& def) {
+  return def.figures.empty() ? std::string("val_loss") : "val_" + def.figures.front().name;
 }
 
 ExportNotes classificationExportNotes() {

@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "common/named_registry.h"
 #include "data/data_config.h"
+#include "task/figures.h"
 
 namespace netsmith::data {
 struct SampleSet;
@@ -88,7 +89,15 @@ struct TaskDef {
   StarterRule starter;
   /// Its page of the user guide (docs/guide/), which the studio opens for it.
   std::string guidePage = "README.md";
+  /// The figures its evaluator reports (Task::figures(), known before a task is made): what a
+  /// sweep's objective or train.monitor can name, as val_<name> or train_<name>; the first is
+  /// the headline.
+  std::vector<FigureSpec> figures;
 };
+
+/// What "best" means for the task when nothing says: its headline figure on the validation
+/// split ("val_accuracy", "val_map"), as train.monitor's default and a new sweep's objective.
+std::string defaultObjective(const TaskDef& def);
 
 /// Why `data`'s sources cannot feed the task `def` ("data.train.format: multilabel_csv gives a
 /// set of labels per sample; the task classification takes one class per sample ..."), or

@@ -424,6 +424,28 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   EXPECT_EQ(spec.objective, "val_mae");
   EXPECT_FALSE(spec.maximize);
+
+  // The project's task knows its own figures' way, and names the objective when none is given.
+  project.task = "detection";
+  problems.clear();
+  const auto detector = experiment::parseSweep(
+      Json{{"params", sweep["params"]}, {"objective", "val_map50"}}, project, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_TRUE(detector.maximize);
+  const auto unnamed = experiment::parseSweep(Json{{"params", sweep["params"]}}, project, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_EQ(unnamed.objective, "val_map");
+  EXPECT_TRUE(unnamed.maximize);
+  project.task = "regression";
+  const auto regression = experiment::parseSweep(
+      Json{{"params", sweep["params"]}, {"objective", "train_nmae"}}, project, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  EXPECT_FALSE(regression.maximize);
+  const auto tasks = task::TaskRegistry::withBuiltins();
+  EXPECT_EQ(experiment::objectiveChoices(&tasks.get("regression")),
+            (std::vector<std::string>{"val_nmae", "val_mae", "val_rmse", "val_r2", "val_loss",
+                                      "train_nmae", "train_mae", "train_rmse", "train_r2",
+                                      "train_loss"}));
 }
 
 TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {

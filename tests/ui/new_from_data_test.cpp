@@ -4,6 +4,7 @@
 // training (F5), the Evaluation page's figure and File > Export > ONNX with its check.
 #include <qcustomplot.h>
 #include <QAction>
+#include <QCheckBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
@@ -30,6 +31,7 @@
 #include "forms/training_page.h"
 #include "input_driver.h"
 #include "monitor/dashboard.h"
+#include "monitor/experiments_page.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -287,6 +289,49 @@ class NewFromDataTest : public QObject {
     auto* showEvaluation = window.findChild<QToolButton*>(QStringLiteral("showEvaluation"));
     QVERIFY(showEvaluation && showEvaluation->isVisible());
 
+    // The doctor on this project (Data > Doctor: two folds of one epoch, Run doctor), so that
+    // its report is there to leak.
+    pages->showPage(netsmith::ui::ProjectPages::DataPage);
+    const int doctorTab = dataTabs->indexOf(dataPage->doctor());
+    QTest::mouseClick(dataTabs->tabBar(), Qt::LeftButton, {},
+                      dataTabs->tabBar()->tabRect(doctorTab).center());
+    QTRY_VERIFY(dataPage->doctor()->isVisible());
+    auto* doctor = dataPage->doctor();
+    // Label checks are for one class per sample: off, and said so, for a detector.
+    QVERIFY(!doctor->checkLabels()->isEnabled() && !doctor->checkLabels()->isChecked());
+    typeInto(doctor->findChild<QSpinBox*>(QStringLiteral("doctorFolds")), QStringLiteral("2"));
+    typeInto(doctor->findChild<QSpinBox*>(QStringLiteral("doctorEpochs")), QStringLiteral("1"));
+    auto* runDoctor = doctor->findChild<QPushButton*>(QStringLiteral("runDoctor"));
+    QTest::mouseClick(runDoctor, Qt::LeftButton);
+    auto* doctorLine = doctor->findChild<QLabel*>(QStringLiteral("doctorStatus"));
+    QTRY_VERIFY_WITH_TIMEOUT(runDoctor->isEnabled(), 120000);
+    QVERIFY2(doctorLine->text().startsWith(QStringLiteral("Report:")),
+             qPrintable(doctorLine->text()));
+    const QString doctorSummary =
+        doctor->findChild<QLabel*>(QStringLiteral("doctorSummary"))->text();
+    QVERIFY(!doctorSummary.isEmpty());
+
+    // A sweep of one trial over the learning rate (what the field's "Sweep this" menu item
+    // does), run from the Experiments page: its trial and Apply best are there to leak.
+    pages->trainingPage()->form(QStringLiteral("optimizer"))->requestSweep(QStringLiteral("lr"));
+    pages->showPage(netsmith::ui::ProjectPages::ExperimentsPage);
+    auto* experiments = pages->experimentsPage();
+    experiments->setCliProgram(QStringLiteral(NETSMITH_CLI));
+    typeInto(experiments->findChild<QSpinBox*>(QStringLiteral("sweepTrials")), QStringLiteral("1"));
+    QSignalSpy sweepEnded(experiments, &netsmith::ui::ExperimentsPage::sweepEnded);
+    auto* runSweep = experiments->findChild<QPushButton*>(QStringLiteral("sweepRun"));
+    QVERIFY2(runSweep->isEnabled(),
+             qPrintable(experiments->findChild<QLabel*>(QStringLiteral("sweepProblems"))->text()));
+    QTest::mouseClick(runSweep, Qt::LeftButton);
+    QVERIFY(sweepEnded.wait(120000));
+    QVERIFY2(sweepEnded[0][0].toBool(),
+             qPrintable(experiments->findChild<QLabel*>(QStringLiteral("sweepStatus"))->text()));
+    auto* trialsTable = experiments->findChild<QTableWidget*>(QStringLiteral("sweepTrialsTable"));
+    QCOMPARE(trialsTable->rowCount(), 1);
+    QVERIFY(window.findChild<QPushButton*>(QStringLiteral("sweepApplyBest"))->isEnabled());
+
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::keyClick(&window, Qt::Key_S, Qt::ControlModifier);  // the typed epochs kept
     QVERIFY(!window.document()->isModified());
     // Another project, made from other data through the same dialog: nothing of the first.
@@ -308,6 +353,9 @@ class NewFromDataTest : public QObject {
     QCOMPARE(quickTrain->value(), 0);
     QVERIFY(!showEvaluation->isVisible());
     QVERIFY(!window.findChild<QPushButton*>(QStringLiteral("sweepApplyBest"))->isEnabled());
+    QCOMPARE(trialsTable->rowCount(), 0);
+    QVERIFY(doctor->findChild<QLabel*>(QStringLiteral("doctorSummary"))->text().isEmpty());
+    QVERIFY(doctor->checkLabels()->isEnabled() && doctor->checkLabels()->isChecked());
     const QString doctorStatus =
         dataPage->doctor()->findChild<QLabel*>(QStringLiteral("doctorStatus"))->text();
     QVERIFY2(doctorStatus.startsWith(QStringLiteral("Finds likely label errors")) &&

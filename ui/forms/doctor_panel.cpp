@@ -96,8 +96,6 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
   m_limit->setSingleStep(1000);
   m_limit->setToolTip(tr("Examine a stratified subset of the training data (all: every sample)."));
   m_checkLabels->setObjectName(QStringLiteral("doctorCheckLabels"));
-  m_checkLabels->setChecked(true);
-  m_checkLabels->setToolTip(tr("Off: duplicates, balance and image outliers only (no training)."));
   m_run->setObjectName(QStringLiteral("runDoctor"));
   m_stop->setObjectName(QStringLiteral("stopDoctor"));
   m_stop->setEnabled(false);
@@ -217,9 +215,23 @@ DoctorPanel::DoctorPanel(ProjectDocument* document, QWidget* parent)
     m_progress->setFormat(QString());
     m_run->setEnabled(true);
     m_stop->setEnabled(false);
+    fitToTask();
     showIntro();
     showReport();
   });
+  fitToTask();
+}
+
+void DoctorPanel::fitToTask() {
+  // Labels are checked where a sample has one class; the other tasks get the rest, unasked.
+  const auto* def = m_document->tasks().find(m_document->project().task);
+  const bool labels = !def || doctor::checksLabelsOf(*def);
+  m_checkLabels->setEnabled(labels);
+  m_checkLabels->setChecked(labels);
+  m_checkLabels->setToolTip(
+      labels ? tr("Off: duplicates, balance and image outliers only (no training).")
+             : tr("Label checks are for one class per sample: this project's task gets "
+                  "duplicates, balance and image outliers."));
 }
 
 DoctorPanel::~DoctorPanel() {
@@ -227,9 +239,15 @@ DoctorPanel::~DoctorPanel() {
 }
 
 void DoctorPanel::showIntro() {
-  m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
-                       "imbalance and outliers. Writes its report to %1.")
-                        .arg(QDir::toNativeSeparators(folder())));
+  const QString where = QDir::toNativeSeparators(folder());
+  if (m_checkLabels->isEnabled())
+    m_status->setText(tr("Finds likely label errors, duplicates and leakage across splits, class "
+                         "imbalance and outliers. Writes its report to %1.")
+                          .arg(where));
+  else
+    m_status->setText(tr("Finds duplicates and leakage across splits, class imbalance and "
+                         "outliers. Writes its report to %1.")
+                          .arg(where));
 }
 
 QString DoctorPanel::folder() const {

@@ -76,6 +76,8 @@ class DoctorPanel : public QWidget {
   void showProgress(const doctor::DoctorProgress& progress);
   void showReport();
   void showIntro();
+  /// Label checks on or off as the project's task allows.
+  void fitToTask();
   void done();
   QString className(std::int64_t k) const;
   /// The sample of the finding selected in the shown gallery (a duplicate pair's first image),

@@ -174,8 +174,6 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_parallelTrials->setRange(1, 64);
   m_parallelTrials->setToolTip(tr("Trials at once; each gets the cores divided by this"));
   m_objective->setObjectName(QStringLiteral("sweepObjective"));
-  m_objective->addItems({QStringLiteral("val_accuracy"), QStringLiteral("val_loss"),
-                         QStringLiteral("train_loss"), QStringLiteral("train_accuracy")});
   m_asha->setObjectName(QStringLiteral("sweepAsha"));
   m_minEpochs->setRange(1, 1000);
   m_minEpochs->setPrefix(tr("first rung at epoch "));
@@ -371,7 +369,16 @@ void ExperimentsPage::refreshDefinition() {
   m_method->setCurrentText(text("method", "random"));
   m_trials->setValue(number("trials", 10));
   m_parallelTrials->setValue(number("parallel", 1));
-  m_objective->setCurrentText(text("objective", "val_accuracy"));
+  // The project's task's figures (its headline first), as the sweep's check knows them.
+  const auto* def = m_document->tasks().find(project.task);
+  QStringList objectives;
+  for (const auto& o : experiment::objectiveChoices(def)) objectives << QString::fromStdString(o);
+  const QString objective =
+      text("objective", def ? task::defaultObjective(*def).c_str() : "val_loss");
+  if (!objectives.contains(objective)) objectives << objective;  // the check says what is wrong
+  m_objective->clear();
+  m_objective->addItems(objectives);
+  m_objective->setCurrentText(objective);
   const Json asha = sweep.is_object() ? sweep.value("asha", Json()) : Json();
   m_asha->setChecked(asha.is_object());
   const auto ashaNumber = [&](const char* key, int fallback) {
@@ -397,7 +404,7 @@ void ExperimentsPage::refreshDefinition() {
   }
   m_params->resizeColumnToContents(0);
   Problems problems;
-  if (sweep.is_object() && !sweep.empty()) experiment::parseSweep(sweep, project, problems);
+  if (sweep.is_object() && !sweep.empty()) experiment::parseSweep(sweep, project, problems, &m_document->tasks());
   m_problems->setText(problems.empty() ? QString()
                                        : QString::fromStdString(formatProblems(problems)));
   m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());
@@ -624,7 +631,8 @@ bool ExperimentsPage::openSweep(const QString& dir) {
     const auto base = project::loadProject(QDir(dir).filePath("base.netsmith.json").toStdString());
     Problems problems;
     if (!base.project.extra.contains("sweep")) throw Error("its base project has no sweep");
-    m_spec = experiment::parseSweep(base.project.extra["sweep"], base.project, problems);
+    m_spec = experiment::parseSweep(base.project.extra["sweep"], base.project, problems,
+                                    &m_document->tasks());
     if (!problems.empty()) throw Error(formatProblems(problems));
     m_hasSpec = true;
   } catch (const Error& e) {

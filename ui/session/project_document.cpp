@@ -136,7 +136,7 @@ void ProjectDocument::validateSections(bool dataToo) {
   train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
                            m_sectionProblems);
   if (m_project.extra.contains("sweep"))
-    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems);
+    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems, &m_tasks);
 }
 
 void ProjectDocument::reanalyseModel() {
@@ -276,12 +276,14 @@ class SectionEditCommand : public QUndoCommand {
 
 void ProjectDocument::addSweepParam(const Json& param) {
   if (!param.is_object() || !param.contains("path")) return;
+  const auto* def = m_tasks.find(m_project.task);
+  const std::string objective = def ? task::defaultObjective(*def) : std::string("val_loss");
   Json sweep = m_project.extra.contains("sweep") && m_project.extra["sweep"].is_object()
                    ? m_project.extra["sweep"]
                    : Json{{"name", m_project.name + "-sweep"},
                           {"method", "random"},
                           {"trials", 10},
-                          {"objective", "val_accuracy"},
+                          {"objective", objective},
                           {"params", Json::array()}};
   if (!sweep.contains("params") || !sweep["params"].is_array()) sweep["params"] = Json::array();
   bool replaced = false;
