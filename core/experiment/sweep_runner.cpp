@@ -93,12 +93,10 @@ int g_lockFd = -1;  // one sweep per process
 
 /// Seconds since 1970: when a segment started, as a record another process reads.
 double wallSeconds() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
 
 }  // namespace
-
 
 std::string SweepRunner::create(const project::LoadedProject& loaded, const SweepSpec& spec,
                                 const SweepOptions& options) {

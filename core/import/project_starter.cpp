@@ -379,6 +379,9 @@ std::string proposalText(const DataProposal& d) {
     os << "  also holds: " << listText(d.found.alternatives) << " (--task chooses)\n";
   const auto& s = d.scan;
   os << "  " << countText(s.train + s.validation, "training image")
+     << (s.validation ? " (" + std::to_string(s.train) + " to train, " +
+                            std::to_string(s.validation) + " to validate)"
+                      : std::string())
      << (s.test ? ", " + countText(s.test, "test image") : std::string()) << "; "
      << countText(std::int64_t(s.skipped.size()), "unreadable or unusable file") << "\n";
   for (std::size_t i = 0; i < s.skipped.size() && i < 5; ++i)
@@ -393,7 +396,7 @@ std::string proposalText(const DataProposal& d) {
     for (const auto& [size, count] : *s.imageSizes)
       sizes.emplace_back(count, size);
     std::sort(sizes.rbegin(), sizes.rend());
-    os << "  image sizes:";
+    os << "  image sizes (the images to train):";
     for (std::size_t i = 0; i < sizes.size() && i < 4; ++i)
       os << (i ? "," : "") << " " << sizes[i].second << " (" << sizes[i].first << ")";
     if (sizes.size() > 4) os << ", ... (" << sizes.size() - 4 << " more sizes)";

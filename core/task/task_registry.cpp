@@ -29,7 +29,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::ClassIndex,
                 {},
                 StarterRule{"small_resnet", perClass},
-                "evaluation.md", ClassificationTask::figureSpecs()});
+                "evaluation.md",
+                ClassificationTask::figureSpecs()});
   r.add(TaskDef{"multilabel",
                 "multi-label classification: a set of labels per sample",
                 "tasks",
@@ -38,7 +39,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::MultiHot,
                 {},
                 StarterRule{"multilabel_cnn", perClass},
-                "multi-label.md", MultiLabelTask::figureSpecs()});
+                "multi-label.md",
+                MultiLabelTask::figureSpecs()});
   r.add(TaskDef{
       "regression", "regression: numbers to predict per sample", "tasks",
       [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
@@ -53,7 +55,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 data::TargetKind::ClassMask,
                 {},
                 StarterRule{"unet", perClass},
-                "segmentation.md", SegmentationTask::figureSpecs()});
+                "segmentation.md",
+                SegmentationTask::figureSpecs()});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
@@ -65,7 +68,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                             [](std::int64_t classes, std::int64_t) {
                               return classes + 5;  // class scores, 4 box distances, centre-ness
                             }},
-                "detection.md", DetectionTask::figureSpecs()});
+                "detection.md",
+                DetectionTask::figureSpecs()});
   return r;
 }
 

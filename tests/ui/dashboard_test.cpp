@@ -320,6 +320,11 @@ class DashboardTest : public QObject {
              qPrintable(QStringLiteral("plot %1 of %2 px")
                             .arg(loss->axisRect()->height())
                             .arg(loss->height())));
+    // Folded, the legend leaves the plot the chart's width too.
+    QVERIFY2(loss->axisRect()->width() * 3 > loss->width() * 2,
+             qPrintable(QStringLiteral("plot %1 of %2 px wide")
+                            .arg(loss->axisRect()->width())
+                            .arg(loss->width())));
     const int folded = loss->axisRect()->height();
     netsmith::ui::setLegendMode(loss, netsmith::ui::LegendMode::Shown);
     loss->replot();

@@ -17,8 +17,8 @@
 #include <QSignalSpy>
 #include <QSpinBox>
 #include <QStatusBar>
-#include <QToolButton>
 #include <QTableWidget>
+#include <QToolButton>
 #include <QUndoStack>
 #include <QtTest>
 
@@ -1171,7 +1171,7 @@ class FormsTest : public QObject {
       QTest::keyClicks(field, text);
       QTest::keyClick(field, Qt::Key_Return);
       QTRY_VERIFY(field.isNull() || !field->isVisible());  // committed (queued) and closed
-      QApplication::processEvents();                        // and applied
+      QApplication::processEvents();                       // and applied
     };
     QVERIFY(editor->isVisibleTo(window.pages()->dataPage()));
     for (QWidget* w = editor->parentWidget(); w; w = w->parentWidget())
@@ -1200,7 +1200,8 @@ class FormsTest : public QObject {
     QCOMPARE(window.document()->undoStack()->count(), steps);
     QCOMPARE(table->item(2, 0)->text(), QStringLiteral("bottom-left"));
     // A run of this project with a checkpoint: a rename says the checkpoint keeps the old names.
-    const QString run = QFileInfo(path).absolutePath() + QStringLiteral("/runs/blobs-20261201-101010");
+    const QString run =
+        QFileInfo(path).absolutePath() + QStringLiteral("/runs/blobs-20261201-101010");
     QVERIFY(QDir().mkpath(run + QStringLiteral("/checkpoints")));
     QFile(run + QStringLiteral("/metrics.csv")).open(QIODevice::WriteOnly);
     QFile(run + QStringLiteral("/checkpoints/last.safetensors")).open(QIODevice::WriteOnly);
@@ -1283,8 +1284,9 @@ class FormsTest : public QObject {
     QVERIFY2(editor->note()->text().contains(QStringLiteral("Scan the data")),
              qPrintable(editor->note()->text()));
     QSignalSpy scanned(window.pages()->dataPage(), &netsmith::ui::DataPage::scanned);
-    QTest::mouseClick(window.pages()->dataPage()->findChild<QPushButton*>(QStringLiteral("dataScan")),
-                      Qt::LeftButton);
+    QTest::mouseClick(
+        window.pages()->dataPage()->findChild<QPushButton*>(QStringLiteral("dataScan")),
+        Qt::LeftButton);
     QVERIFY(scanned.wait(30000));
     QCOMPARE(editor->classes(), (QStringList{QStringLiteral("cats"), QStringLiteral("dogs")}));
     QVERIFY(!(table->item(0, 0)->flags() & Qt::ItemIsEditable));

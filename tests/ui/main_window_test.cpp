@@ -747,6 +747,9 @@ class MainWindowTest : public QObject {
       if (it != points->constBegin()) QVERIFY(it->key > (it - 1)->key);
     }
     QCOMPARE((long long)(points->constEnd() - 1)->key, *steps.rbegin());
+    window.resize(1280, 720);
+    window.pages()->showPage(ProjectPages::DashboardPage);
+    QVERIFY(netsmith::uitest::shootThemes(window, &window, QStringLiteral("dashboard-resumed")));
   }
 
   // A run that fails (its data vanished after the project was opened) shows why in the banner.

@@ -5,13 +5,16 @@
 #include <qcustomplot.h>
 #include <QAction>
 #include <QCheckBox>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QListWidget>
 #include <QPlainTextEdit>
+#include <QProgressBar>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QSpinBox>
@@ -34,6 +37,7 @@
 #include "monitor/experiments_page.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
+#include "shell/example_data_box.h"
 #include "shell/main_window.h"
 #include "shell/new_from_data_dialog.h"
 #include "shell/project_pages.h"
@@ -186,7 +190,7 @@ class NewFromDataTest : public QObject {
     QCOMPARE(dialog->classList()->count(), 5);
     QCOMPARE(dialog->classList()->item(4)->text(), QStringLiteral("star"));
     QCOMPARE(dialog->projectEdit()->text(), tmp.filePath(QStringLiteral("shapes.netsmith.json")));
-    shoot(dialog, QStringLiteral("new-from-data.png"));
+    QVERIFY(netsmith::uitest::shootThemes(window, dialog, QStringLiteral("new-from-data")));
     typeInto(dialog->heightBox(), QStringLiteral("32"));
     typeInto(dialog->widthBox(), QStringLiteral("32"));
     typeInto(dialog->validationBox(), QStringLiteral("25"));
@@ -371,6 +375,118 @@ class NewFromDataTest : public QObject {
     QVERIFY(!pages->isVisible());
     QVERIFY(!action(window, "actionCloseProject")->isEnabled());
     QCOMPARE(window.windowTitle(), QStringLiteral("Netsmith"));
+  }
+
+  // Ten classes at 1280x720: the confusion matrix shows whole cells (all ten columns, or a
+  // scroll bar and the line that says so), and another run laid over the dashboard leaves its
+  // plots their room.
+  void tenClassesFitA1280x720Window() {
+    QTemporaryDir tmp;
+    const QString data = tmp.filePath(QStringLiteral("garments"));
+    writeClassFolders(data,
+                      {QStringLiteral("tshirt_top"), QStringLiteral("trouser"),
+                       QStringLiteral("pullover"), QStringLiteral("dress"), QStringLiteral("coat"),
+                       QStringLiteral("sandal"), QStringLiteral("shirt"), QStringLiteral("sneaker"),
+                       QStringLiteral("bag"), QStringLiteral("ankle_boot")},
+                      4, 24);
+    MainWindow window(m_ops);
+    window.resize(1280, 720);
+    window.show();
+    auto* dialog = openWithData(window, data);
+    QVERIFY(dialog && dialog->hasProposal());
+    QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
+    QTRY_VERIFY(!window.findChild<NewFromDataDialog*>());
+    auto* evaluation = window.pages()->evaluationPage();
+    trainFor(window, 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!evaluation->summaryText().isEmpty(), 60000);
+    QSignalSpy evaluated(evaluation, &netsmith::ui::EvaluationPage::evaluated);
+    trainFor(window, 2);  // a second run, to lay the first over
+    QVERIFY(evaluated.wait(60000));
+
+    window.pages()->showPage(netsmith::ui::ProjectPages::EvalPage);
+    QTest::qWait(100);  // the queued fits
+    auto* matrix = evaluation->confusion();
+    QCOMPARE(matrix->columnCount(), 10);
+    const bool scrolls = matrix->horizontalScrollBar()->maximum() > 0;
+    QCOMPARE(evaluation->findChild<QLabel*>(QStringLiteral("confusionScrollHint"))->isVisible(),
+             scrolls);
+    const int cell = QFontMetrics(matrix->font()).horizontalAdvance(QStringLiteral("100.0%"));
+    for (int c = 0; c < 10; ++c)
+      QVERIFY2(matrix->columnWidth(c) >= cell,
+               qPrintable(QStringLiteral("column %1: %2 px for %3 px of text")
+                              .arg(c)
+                              .arg(matrix->columnWidth(c))
+                              .arg(cell)));
+    QVERIFY2(matrix->viewport()->width() >= 5 * cell,
+             qPrintable(QStringLiteral("%1 px").arg(matrix->viewport()->width())));
+    QVERIFY(netsmith::uitest::shootThemes(window, &window, QStringLiteral("evaluation-confusion")));
+
+    auto* pages = window.pages();
+    pages->showPage(netsmith::ui::ProjectPages::RunsPage);
+    QTRY_COMPARE(pages->runs().size(), 2);
+    pages->selectRun(1);
+    pages->overlaySelectedRun();
+    pages->showPage(netsmith::ui::ProjectPages::DashboardPage);
+    QTest::qWait(100);
+    auto* loss = window.dashboard()->chart(QStringLiteral("loss"));
+    loss->replot();
+    QVERIFY(loss->graphCount() >= 2);
+    // The plot keeps the chart's width, its legend below it or folded.
+    QVERIFY2(loss->axisRect()->width() * 3 > loss->width() * 2,
+             qPrintable(QStringLiteral("plot %1 of %2 px wide")
+                            .arg(loss->axisRect()->width())
+                            .arg(loss->width())));
+    QVERIFY2(loss->axisRect()->height() * 2 > loss->height(),
+             qPrintable(QStringLiteral("plot %1 of %2 px")
+                            .arg(loss->axisRect()->height())
+                            .arg(loss->height())));
+    QVERIFY(netsmith::uitest::shootThemes(window, &window, QStringLiteral("dashboard-overlay")));
+  }
+
+  // The start page's Example data: rotations, 20 training images typed in, made with a
+  // progress bar into a new folder; New from data then opens on it and proposes a regression.
+  void exampleDataFromTheStartPage() {
+    QTemporaryDir tmp;
+    MainWindow window(m_ops);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    auto* box = window.startPage()->exampleData();
+    QTRY_VERIFY(box->isVisible());
+    auto* sets = box->findChild<QComboBox*>(QStringLiteral("exampleDataSet"));
+    QStringList names;
+    for (int i = 0; i < sets->count(); ++i)
+      names << sets->itemText(i);
+    QVERIFY2(names.contains(QStringLiteral("mosaics")) && names.contains(QStringLiteral("scenes")),
+             qPrintable(names.join(QLatin1Char(' '))));
+    sets->setFocus();
+    QTest::keyClicks(sets, QStringLiteral("rotations"));  // typing picks the item
+    QCOMPARE(sets->currentText(), QStringLiteral("rotations"));
+    typeInto(box->trainingImages(), QStringLiteral("20"));
+    QCOMPARE(box->trainingImages()->value(), 20);
+    auto* progress = box->findChild<QProgressBar*>(QStringLiteral("exampleDataProgress"));
+    QSignalSpy moved(progress, &QProgressBar::valueChanged);
+    QSignalSpy made(box, &netsmith::ui::ExampleDataBox::made);
+    const QString folder = tmp.filePath(QStringLiteral("rotations"));
+    box->make(QStringLiteral("rotations"), folder);  // what Make... does once a folder is chosen
+    QVERIFY(progress->isVisible());
+    QVERIFY(made.wait(60000));
+    QCOMPARE(made[0][0].toString(), folder);
+    QVERIFY(moved.count() >= 1);
+    QCOMPARE(progress->value(), progress->maximum());
+    QFile train(QDir(folder).filePath(QStringLiteral("train.csv")));
+    QVERIFY(train.open(QIODevice::ReadOnly));
+    QCOMPARE(train.readAll().count('\n'), 21);  // a header and 20 images
+    QVERIFY(!progress->isVisible());
+    QVERIFY(box->findChild<QLabel*>(QStringLiteral("exampleDataStatus"))
+                ->text()
+                .startsWith(QStringLiteral("Written to")));
+    NewFromDataDialog* dialog = nullptr;
+    QTRY_VERIFY((dialog = window.findChild<NewFromDataDialog*>()) && dialog->isVisible());
+    QTRY_VERIFY_WITH_TIMEOUT(dialog->hasProposal(), 30000);
+    QVERIFY2(dialog->statusLabel()->text().contains(QStringLiteral("regression")),
+             qPrintable(dialog->statusLabel()->text()));
+    dialog->reject();
   }
 
   // What cannot be used says why and creates nothing.

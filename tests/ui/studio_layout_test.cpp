@@ -352,10 +352,9 @@ for up, name in ((False, 'small'), (True, 'upsample')):
                       .arg(r.width())
                       .arg(r.height());
       }
-      QVERIFY2(past.isEmpty(), qPrintable(QStringLiteral("%1 px wide, page %2: ")
-                                              .arg(window.width())
-                                              .arg(page) +
-                                          past.join(QStringLiteral("; "))));
+      QVERIFY2(past.isEmpty(),
+               qPrintable(QStringLiteral("%1 px wide, page %2: ").arg(window.width()).arg(page) +
+                          past.join(QStringLiteral("; "))));
     }
   }
 

@@ -388,21 +388,21 @@ void GraphCanvas::fitAgain() {
 }
 
 void GraphCanvas::fitToView() {
-  m_autoFit = true;
-  m_fitReadable = false;
-  m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
-  if (m_fitPending) return;
-  m_fittedAt = size();
-  fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30));
+  fit(false);
 }
 
 void GraphCanvas::fitReadably() {
+  fit(true);
+}
+
+void GraphCanvas::fit(bool readable) {
   m_autoFit = true;
-  m_fitReadable = true;
+  m_fitReadable = readable;
   m_fitPending = !isVisible() || viewport()->width() < 50 || viewport()->height() < 50;
   if (m_fitPending) return;
   m_fittedAt = size();
-  fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30), readableScale());
+  fitRect(scene()->itemsBoundingRect().adjusted(-30, -30, 30, 30),
+          readable ? readableScale() : 0.03);
 }
 
 double GraphCanvas::readableScale() {

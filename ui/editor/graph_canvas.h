@@ -121,6 +121,8 @@ class GraphCanvas : public QGraphicsView {
   void fitRect(const QRectF& r, double least = 0.03);
   /// The last kind of fit again (the view's size changed).
   void fitAgain();
+  /// fitReadably() or fitToView(); once the view has its size.
+  void fit(bool readable);
 
   ModelEditor* m_editor;
   QHash<QString, NodeItem*> m_nodes;
@@ -138,7 +140,7 @@ class GraphCanvas : public QGraphicsView {
   bool m_pressedOnNode = false;
   bool m_rebuilding = false;
   bool m_fitPending = false;
-  bool m_autoFit = false;  ///< fitted, and fitted again on a resize, until the user zooms
+  bool m_autoFit = false;      ///< fitted, and fitted again on a resize, until the user zooms
   bool m_fitReadable = false;  ///< the last fit was fitReadably()
   QSize m_fittedAt;  ///< the view's size at the last fit (not the viewport's: scroll bars)
   Minimap* m_minimap = nullptr;

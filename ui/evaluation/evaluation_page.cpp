@@ -243,7 +243,8 @@ EvaluationPage::EvaluationPage(QWidget* parent)
   m_prCurves->xAxis->setRange(0, 1);
   m_prCurves->yAxis->setRange(0, 1.02);
   m_prCurves->setMinimumHeight(200);
-  emptyChartText(m_prCurves, tr("Evaluate a checkpoint to see each class's precision-recall curve"));
+  emptyChartText(m_prCurves,
+                 tr("Evaluate a checkpoint to see each class's precision-recall curve"));
   legendBelow(m_prCurves, 3);
   followTheme(m_prCurves);
   fitTicksToSize(m_prCurves);
@@ -671,6 +672,8 @@ void EvaluationPage::fitMatrix(int classes) {
   // (up to half of it), the tabs beside it the rest.
   const QFontMetrics fm(m_confusion->font());
   const int column = std::max(36, fm.horizontalAdvance(QStringLiteral("100.0%")) + 8);
+  // Never narrower: stretched columns below that cut their cells; past the room, they scroll.
+  m_confusion->horizontalHeader()->setMinimumSectionSize(column);
   const int need = m_confusion->verticalHeader()->sizeHint().width() + classes * column +
                    2 * m_confusion->frameWidth() + 30;  // + the "true class" title
   const int total = std::max(m_classSplit->width(), width());

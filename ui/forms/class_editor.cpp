@@ -139,7 +139,8 @@ QStringList ClassEditor::colours() const {
       given.push_back(c.is_string() ? c.get<std::string>() : std::string());
   QStringList out;
   // The overlay's colours (its palette starts one on: class 0 is mostly background).
-  for (int k = 0; k < classes().size(); ++k) out << hexOf(data::classColor(std::size_t(k), given, 1));
+  for (int k = 0; k < classes().size(); ++k)
+    out << hexOf(data::classColor(std::size_t(k), given, 1));
   return out;
 }
 
@@ -203,20 +204,24 @@ void ClassEditor::refresh() {
   } else {
     switch (kind) {
       case data::ClassNaming::Names:
-        note = tr("Double-click a name to change it (the data holds class numbers; the project "
-                  "names them).");
+        note =
+            tr("Double-click a name to change it (the data holds class numbers; the project "
+               "names them).");
         break;
       case data::ClassNaming::Order:
-        note = tr("The data names its classes; select one and move it to change the model's "
-                  "output order.");
+        note =
+            tr("The data names its classes; select one and move it to change the model's "
+               "output order.");
         break;
       case data::ClassNaming::Folders:
-        note = tr("Named by the class folders, in sorted order: rename a folder to rename its "
-                  "class, then scan again.");
+        note =
+            tr("Named by the class folders, in sorted order: rename a folder to rename its "
+               "class, then scan again.");
         break;
       case data::ClassNaming::Fixed:
-        note = tr("Named and ordered by the data (the manifest's labels or columns): change "
-                  "them there.");
+        note =
+            tr("Named and ordered by the data (the manifest's labels or columns): change "
+               "them there.");
         break;
       case data::ClassNaming::None:
         break;
@@ -231,7 +236,8 @@ void ClassEditor::edited(QTableWidgetItem* item) {
   // Applied once the view has finished committing the edit: writing the project fills the
   // table again, which must not happen under the item being set.
   QMetaObject::invokeMethod(
-      this, [this, row = item->row(), column = item->column(), text = item->text()] {
+      this,
+      [this, row = item->row(), column = item->column(), text = item->text()] {
         apply(row, column, text);
       },
       Qt::QueuedConnection);
@@ -249,9 +255,8 @@ void ClassEditor::apply(int row, int column, const QString& text) {
   };
   if (column == kNameColumn) {
     if (typed == names[row]) return refresh();
-    if (typed.isEmpty()) return refuse(tr("A class needs a name: class %1 kept \"%2\".")
-                                           .arg(row)
-                                           .arg(names[row]));
+    if (typed.isEmpty())
+      return refuse(tr("A class needs a name: class %1 kept \"%2\".").arg(row).arg(names[row]));
     if (names.contains(typed))
       return refuse(tr("\"%1\" already names another class: class %2 kept \"%3\".")
                         .arg(typed)
@@ -269,7 +274,8 @@ void ClassEditor::apply(int row, int column, const QString& text) {
   if (shades[row].compare(typed, Qt::CaseInsensitive) == 0) return refresh();
   shades[row] = typed.toLower();
   Json colors = Json::array();
-  for (const auto& s : shades) colors.push_back(s.toStdString());
+  for (const auto& s : shades)
+    colors.push_back(s.toStdString());
   write(names, colors, tr("Colour of class %1: %2").arg(names[row], typed), false);
 }
 
@@ -283,7 +289,8 @@ void ClassEditor::move(int delta) {
     QStringList shades = colours();
     shades.swapItemsAt(row, to);
     colors = Json::array();
-    for (const auto& s : shades) colors.push_back(s.toStdString());
+    for (const auto& s : shades)
+      colors.push_back(s.toStdString());
   }
   const QString name = names[row];
   names.swapItemsAt(row, to);
@@ -295,7 +302,8 @@ void ClassEditor::write(const QStringList& names, const Json& colors, const QStr
                         bool changesCheckpoints) {
   Json data = m_document->project().data;
   Json list = Json::array();
-  for (const auto& n : names) list.push_back(n.toStdString());
+  for (const auto& n : names)
+    list.push_back(n.toStdString());
   data["classes"] = list;
   if (!colors.is_null()) data["colors"] = colors;
   m_warning->hide();

@@ -4,12 +4,12 @@
 // file and folder pickers, the validation split, normalisation and how images are fitted to the
 // model input; a background scan (progress, cancel) that reads every training image once and
 // reports split sizes, the class list (forms/class_editor.h: names, order, colours where the
-// data's format lets the project set them), the class histogram (with an imbalance warning and a class-weights
-// switch), mean/std, skipped or corrupt files with their reasons, and a grid of samples. Data
-// whose samples are not one class each shows its targets instead (forms/data_targets.cpp):
-// multi-label images per label and the labels' co-occurrence, regression target histograms,
-// segmentation class pixel shares and the images with their masks over them. Its Doctor tab
-// (forms/doctor_panel.h) runs the data doctor.
+// data's format lets the project set them), the class histogram (with an imbalance warning and a
+// class-weights switch), mean/std, skipped or corrupt files with their reasons, and a grid of
+// samples. Data whose samples are not one class each shows its targets instead
+// (forms/data_targets.cpp): multi-label images per label and the labels' co-occurrence, regression
+// target histograms, segmentation class pixel shares and the images with their masks over them. Its
+// Doctor tab (forms/doctor_panel.h) runs the data doctor.
 #include <QImage>
 #include <QString>
 #include <QStringList>

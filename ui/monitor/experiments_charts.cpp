@@ -68,7 +68,9 @@ double trialSeconds(const experiment::Trial& t, bool live) {
 
 }  // namespace
 
-bool ExperimentsPage::sweepLive() const { return isRunning() || m_live; }
+bool ExperimentsPage::sweepLive() const {
+  return isRunning() || m_live;
+}
 
 void ExperimentsPage::showTrialTimes() {
   const bool live = sweepLive();
@@ -116,7 +118,8 @@ void ExperimentsPage::fillTable() {
     m_table->setItem(row, 0, new NumberItem(QString::number(t.id), double(t.id)));
     // A trial left "running" by a sweep that no process runs any more was interrupted: the
     // record keeps it running so that running the sweep again resumes it.
-    const bool interrupted = !live && !m_state.finished && t.status == experiment::TrialStatus::Running;
+    const bool interrupted =
+        !live && !m_state.finished && t.status == experiment::TrialStatus::Running;
     auto* status = new QTableWidgetItem(
         interrupted ? tr("interrupted")
                     : QString::fromStdString(experiment::trialStatusName(t.status)));

@@ -372,7 +372,8 @@ void ExperimentsPage::refreshDefinition() {
   // The project's task's figures (its headline first), as the sweep's check knows them.
   const auto* def = m_document->tasks().find(project.task);
   QStringList objectives;
-  for (const auto& o : experiment::objectiveChoices(def)) objectives << QString::fromStdString(o);
+  for (const auto& o : experiment::objectiveChoices(def))
+    objectives << QString::fromStdString(o);
   const QString objective =
       text("objective", def ? task::defaultObjective(*def).c_str() : "val_loss");
   if (!objectives.contains(objective)) objectives << objective;  // the check says what is wrong
@@ -404,7 +405,8 @@ void ExperimentsPage::refreshDefinition() {
   }
   m_params->resizeColumnToContents(0);
   Problems problems;
-  if (sweep.is_object() && !sweep.empty()) experiment::parseSweep(sweep, project, problems, &m_document->tasks());
+  if (sweep.is_object() && !sweep.empty())
+    experiment::parseSweep(sweep, project, problems, &m_document->tasks());
   m_problems->setText(problems.empty() ? QString()
                                        : QString::fromStdString(formatProblems(problems)));
   m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());

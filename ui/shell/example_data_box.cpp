@@ -56,8 +56,9 @@ ExampleDataBox::ExampleDataBox(QWidget* parent)
   m_train->setSuffix(tr(" training images"));
   m_train->setToolTip(tr("Test images in the same proportion as the data set's default"));
   m_make->setObjectName(QStringLiteral("exampleDataMake"));
-  m_make->setToolTip(tr("Choose a folder and write the data set into it, from Fashion-MNIST's "
-                        "items (nothing is downloaded)"));
+  m_make->setToolTip(
+      tr("Choose a folder and write the data set into it, from Fashion-MNIST's "
+         "items (nothing is downloaded)"));
   m_cancel->setObjectName(QStringLiteral("exampleDataCancel"));
   m_cancel->setEnabled(false);
   m_progress->setObjectName(QStringLiteral("exampleDataProgress"));
@@ -96,7 +97,9 @@ ExampleDataBox::ExampleDataBox(QWidget* parent)
   });
 }
 
-bool ExampleDataBox::isRunning() const { return m_job->isRunning(); }
+bool ExampleDataBox::isRunning() const {
+  return m_job->isRunning();
+}
 
 void ExampleDataBox::chooseFolder() {
   const QString name = m_sets->currentData().toString();

@@ -94,7 +94,9 @@ void MainWindow::newBlankWithDialog() {
     QMessageBox::warning(this, tr("Cannot create the project"), m_lastError);
 }
 
-void MainWindow::newFromDataWithDialog() { newFromDataIn(QString()); }
+void MainWindow::newFromDataWithDialog() {
+  newFromDataIn(QString());
+}
 
 void MainWindow::newFromDataIn(const QString& data) {
   if (!maybeSave()) return;

@@ -379,8 +379,8 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
   // names) are shown as they are.
   m_classes->clear();
   const auto* format = data::findSourceFormat(p.found.format);
-  const bool editable = !p.found.classes.empty() && format &&
-                        format->classNaming == data::ClassNaming::Names;
+  const bool editable =
+      !p.found.classes.empty() && format && format->classNaming == data::ClassNaming::Names;
   const auto& names = p.scan.targetNames.empty() ? p.scan.classes : p.scan.targetNames;
   for (const auto& name : names) {
     auto* item = new QListWidgetItem(QString::fromStdString(name), m_classes);

@@ -25,12 +25,15 @@ void placeLegend(QCustomPlot* plot, QCPLayoutGrid* row, bool below) {
   const bool isBelow = legend->layout() == row;
   if (below && !isBelow) {
     inset->take(legend);
+    if (row->hasElement(0, 0)) row->remove(row->element(0, 0));  // the stand-in
     row->addElement(0, 0, legend);
     legend->setVisible(true);
     plot->setProperty(kLegendFolded, false);
   } else if (!below && isBelow) {
     row->take(legend);
-    row->simplify();
+    // A stand-in of no size that bounds nothing: an empty grid's largest size is its margins,
+    // and the chart's column would shrink to the axis rect's least width.
+    row->addElement(0, 0, new QCPLayoutElement(plot));
     inset->addElement(legend, Qt::AlignRight | Qt::AlignTop);
     legend->setVisible(false);
     plot->setProperty(kLegendFolded, true);
@@ -63,8 +66,9 @@ void fitTicksToSize(QCustomPlot* plot) {
     auto* row = qobject_cast<QCPLayoutGrid*>(plot->property(kLegendRow).value<QObject*>());
     QCPLegend* legend = plot->legend;
     // Folded here, it is still wanted by its owner (who shows it for two curves or more).
-    const bool wanted = legend && (legend->visible() || (plot->property(kLegendFolded).toBool() &&
-                                                         plot->graphCount() > 1));
+    const bool wanted =
+        legend &&
+        (legend->visible() || (plot->property(kLegendFolded).toBool() && plot->graphCount() > 1));
     if (row && wanted) {
       // Only what is drawn is named: a live series without points yet leaves room to the rest.
       for (int i = 0; i < plot->graphCount(); ++i) {
@@ -89,8 +93,9 @@ void fitTicksToSize(QCustomPlot* plot) {
       const int rows = (legend->itemCount() + columns - 1) / columns;
       const int tall = rows * (metrics.height() + 2) + 4;
       const LegendMode mode = legendMode(plot);
-      placeLegend(plot, row,
-                  mode == LegendMode::Shown || (mode == LegendMode::Auto && tall * 3 <= plot->height()));
+      placeLegend(
+          plot, row,
+          mode == LegendMode::Shown || (mode == LegendMode::Auto && tall * 3 <= plot->height()));
     } else if (row && legend->layout() != row && legendMode(plot) != LegendMode::Hidden) {
       placeLegend(plot, row, true);  // folded, then no longer wanted: back in place, hidden
       legend->setVisible(false);
@@ -122,11 +127,13 @@ void emptyChartText(QCustomPlot* plot, const QString& text) {
       if (const auto* data = plot->plottable(i)->interface1D()) empty = data->dataCount() == 0;
     if (empty == hint->visible()) return;
     hint->setVisible(empty);
-    for (QCPAxis* axis : plot->axisRect()->axes()) axis->setTickLabels(!empty);
+    for (QCPAxis* axis : plot->axisRect()->axes())
+      axis->setTickLabels(!empty);
   });
   // Shown from the start (the first replot may come late), hidden by the first points.
   hint->setVisible(true);
-  for (QCPAxis* axis : plot->axisRect()->axes()) axis->setTickLabels(false);
+  for (QCPAxis* axis : plot->axisRect()->axes())
+    axis->setTickLabels(false);
 }
 
 QString elideMiddle(const QString& text, int maxChars) {
