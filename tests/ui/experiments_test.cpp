@@ -230,7 +230,8 @@ class ExperimentsTest : public QObject {
         const double expected =
             t["seconds"].get<double>() + now - t["segment_started"].get<double>();
         const double shown = table->item(row, 4)->text().chopped(2).toDouble();
-        QVERIFY2(shown >= 1 && std::abs(shown - expected) <= 2.5,
+        // A trial that has run a while shows it (not 0 s); one just started may show 0 s.
+        QVERIFY2((expected < 1.5 || shown >= 1) && std::abs(shown - expected) <= 2.5,
                  qPrintable(QStringLiteral("trial %1: %2 s shown, %3 s from the record")
                                 .arg(t["id"].get<int>())
                                 .arg(shown)

@@ -16,6 +16,7 @@
 #include "data/preview_grid.h"
 #include "session/project_document.h"
 #include "train/run_records.h"
+#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -62,7 +63,7 @@ ClassEditor::ClassEditor(ProjectDocument* document, QWidget* parent)
   m_note->setWordWrap(true);
   m_warning->setObjectName(QStringLiteral("classWarning"));
   m_warning->setWordWrap(true);
-  m_warning->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+  cautionLabel(m_warning);
   m_warning->hide();
 
   auto* buttons = new QVBoxLayout;
@@ -145,9 +146,13 @@ QStringList ClassEditor::colours() const {
 }
 
 void ClassEditor::setScanned(const QStringList& classes) {
+  const QStringList before = this->classes();
   m_scanned = classes;
   const Json& d = m_document->project().data;
   m_scannedSource = d.is_object() && d.contains("train") ? d["train"] : Json();
+  // A scan that leaves the list as it was changes nothing shown here, and what the last edit
+  // said (its warning) stays.
+  if (this->classes() == before && m_table->rowCount() == before.size()) return;
   refresh();
 }
 

@@ -45,12 +45,13 @@ class ClassEditor : public QGroupBox {
   QLabel* warning() const { return m_warning; }
   /// The classes as listed, in output order.
   QStringList classes() const;
+  /// What the training source's format lets the list change (names, order, or neither).
+  data::ClassNaming naming() const;
 
  protected:
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
-  data::ClassNaming naming() const;
   bool segmentation() const;
   void edited(QTableWidgetItem* item);
   /// What a cell's edit to `text` changes (a name, a colour), or why not.

@@ -131,7 +131,7 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_summary->setWordWrap(true);
   m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
   m_imbalance->setWordWrap(true);
-  m_imbalance->setStyleSheet(QStringLiteral("QLabel { color: #8a5a00; }"));
+  cautionLabel(m_imbalance);
   m_classWeights->setObjectName(QStringLiteral("useClassWeights"));
   m_classWeights->hide();
   m_histogram->setObjectName(QStringLiteral("classHistogram"));
@@ -281,8 +281,37 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
     refreshForms();
   });
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
-    if (section == QLatin1String("data")) refreshForms();
+    if (section != QLatin1String("data")) return;
+    refreshForms();
+    followClassNames();
   });
+}
+
+void DataPage::followClassNames() {
+  // The scan's charts and filters name the classes as the class list now does: renamed in
+  // place where names attach to the data's class numbers; read again where the list's order
+  // decides which class is which (COCO, VOC).
+  if (!m_scan.ok || m_scan.classes.isEmpty() || m_scanJob->isRunning()) return;
+  const Json& d = m_document->project().data;
+  const Json classes = d.is_object() ? d.value("classes", Json()) : Json();
+  if (!classes.is_array() || int(classes.size()) != m_scan.classes.size()) return;
+  QStringList names;
+  for (const auto& c : classes) {
+    if (!c.is_string()) return;
+    names << QString::fromStdString(c.get<std::string>());
+  }
+  if (names == m_scan.classes) return;
+  switch (m_classEditor->naming()) {
+    case data::ClassNaming::Names:
+      m_scan.classes = names;
+      showScan();
+      break;
+    case data::ClassNaming::Order:
+      scan();
+      break;
+    default:
+      break;
+  }
 }
 
 QWidget* DataPage::buildSourceBox(const QString& split) {

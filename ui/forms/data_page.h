@@ -108,6 +108,8 @@ class DataPage : public QWidget {
  private:
   void refreshForms();
   void showScan();
+  /// After a class list edit: the scan's names follow (renamed, or the data read again).
+  void followClassNames();
   void scanDone(DataScan scan);
   void writeData(const Json& data, const QString& text, const QString& mergeKey = {});
   /// Writes the mean and std typed in, or marks the fields with why they cannot be.

@@ -93,9 +93,12 @@ void fitTicksToSize(QCustomPlot* plot) {
       const int rows = (legend->itemCount() + columns - 1) / columns;
       const int tall = rows * (metrics.height() + 2) + 4;
       const LegendMode mode = legendMode(plot);
+      // Auto: below the plot when it names two curves or more and takes a third of the chart
+      // at most (one curve is named by the chart's title).
       placeLegend(
           plot, row,
-          mode == LegendMode::Shown || (mode == LegendMode::Auto && tall * 3 <= plot->height()));
+          mode == LegendMode::Shown ||
+              (mode == LegendMode::Auto && tall * 3 <= plot->height() && legend->itemCount() > 1));
     } else if (row && legend->layout() != row && legendMode(plot) != LegendMode::Hidden) {
       placeLegend(plot, row, true);  // folded, then no longer wanted: back in place, hidden
       legend->setVisible(false);

@@ -5,6 +5,7 @@
 #include <qcustomplot.h>
 #include <QApplication>
 #include <QEvent>
+#include <QLabel>
 #include <QPalette>
 
 namespace netsmith::ui {
@@ -35,7 +36,38 @@ class ThemeFollower : public QObject {
   QCustomPlot* m_plot;
 };
 
+/// Keeps a caution label's colour that of the theme.
+class CautionFollower : public QObject {
+ public:
+  explicit CautionFollower(QLabel* label) : QObject(label), m_label(label) {
+    restyle();
+    label->installEventFilter(this);
+  }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == m_label && (event->type() == QEvent::PaletteChange ||
+                               event->type() == QEvent::ApplicationPaletteChange))
+      restyle();
+    return false;
+  }
+
+ private:
+  void restyle() {
+    // The label's own text colour over the application's palette (a style sheet would keep
+    // later palettes from reaching it); only a change sets it, since that comes back here.
+    const QColor caution = themeColors().cautionText;
+    QPalette p = m_label->palette();
+    if (p.color(QPalette::WindowText) == caution) return;
+    p.setColor(QPalette::WindowText, caution);
+    m_label->setPalette(p);
+  }
+  QLabel* m_label;
+};
+
 }  // namespace
+
+void cautionLabel(QLabel* label) {
+  new CautionFollower(label);
+}
 
 ThemeColors themeColors() {
   const QPalette pal = QApplication::palette();
@@ -49,10 +81,12 @@ ThemeColors themeColors() {
     c.errorFill = QColor(92, 34, 34);
     c.errorBorder = QColor(235, 90, 90);
     c.errorText = QColor(255, 214, 214);
+    c.cautionText = QColor(240, 190, 90);
   } else {
     c.errorFill = QColor(253, 226, 226);
     c.errorBorder = QColor(200, 30, 30);
     c.errorText = QColor(120, 0, 0);
+    c.cautionText = QColor(138, 90, 0);
   }
   return c;
 }

@@ -6,6 +6,7 @@
 #include <QColor>
 
 class QCustomPlot;
+class QLabel;
 class QWidget;
 
 namespace netsmith::ui {
@@ -17,6 +18,7 @@ struct ThemeColors {
   QColor errorFill;   ///< a red node, a field or banner with a problem
   QColor errorBorder;
   QColor errorText;
+  QColor cautionText;  ///< a word of warning that is not an error (amber, readable on Base)
   bool dark = false;
 };
 
@@ -42,6 +44,9 @@ void legendBelow(QCustomPlot* plot, int columns = 4);
 QString errorBannerStyle(const QString& objectName);
 /// The style sheet of a notice banner (something to read, not an error) in the current theme.
 QString noticeBannerStyle(const QString& objectName);
+/// Colours `label`'s text as a caution (ThemeColors::cautionText) and keeps it so across
+/// theme changes.
+void cautionLabel(QLabel* label);
 /// The style sheet of a field with a problem, in the current theme.
 QString errorFieldStyle();
 /// `base` tinted by an op's palette group ("Convolution", "Activation", ...): the canvas's
