@@ -19,6 +19,7 @@
 #include <QSpinBox>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTimer>
 #include <QToolButton>
 #include <QVBoxLayout>
 
@@ -587,6 +588,8 @@ void DataPage::scanDone(DataScan scan) {
   m_scan = std::move(scan);
   showScan();
   Q_EMIT scanned();
+  // Class list edits made while it read the data (it read the list as it was then).
+  QTimer::singleShot(0, this, &DataPage::followClassNames);
 }
 
 void DataPage::showScan() {
