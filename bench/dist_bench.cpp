@@ -18,6 +18,7 @@
 
 #include "common/error.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/trainer.h"
 
 using namespace netsmith;
@@ -80,6 +81,7 @@ train::TrainerConfig benchConfig(const Options& o, int ranks) {
   t["epochs"] = 1;
   t["eval_test"] = false;
   train::TrainerConfig config;
+  config.registries = ::netsmith::Registries::builtins();
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();
   config.writeRun = false;

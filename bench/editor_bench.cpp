@@ -14,6 +14,7 @@
 #include "editor/model_page.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 
 namespace {
@@ -54,8 +55,8 @@ int main(int argc, char** argv) {
   const QString path = dir.filePath("bench.netsmith.json");
   netsmith::project::saveProject(project, path.toStdString());
 
-  const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-  netsmith::ui::ProjectDocument doc(registry);
+  const auto registries = netsmith::Registries::builtins();
+  netsmith::ui::ProjectDocument doc(registries);
   netsmith::ui::ModelPage page(&doc);
   page.resize(1400, 900);
   page.show();

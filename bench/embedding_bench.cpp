@@ -25,6 +25,7 @@
 #include "evaluation/embedding_panel.h"
 #include "evaluation/evaluation_page.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 
@@ -66,8 +67,8 @@ int main(int argc, char** argv) {
   QString screenshot;
   for (int i = 3; i + 1 < argc; ++i)
     if (std::strcmp(argv[i], "--screenshot") == 0) screenshot = QString::fromLocal8Bit(argv[i + 1]);
-  const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-  netsmith::ui::MainWindow window(registry);
+  const auto registries = netsmith::Registries::builtins();
+  netsmith::ui::MainWindow window(registries);
   if (!window.openProject(QString::fromLocal8Bit(argv[1]), true)) return 1;
   window.resize(1280, 720);
   window.show();

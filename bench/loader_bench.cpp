@@ -24,6 +24,7 @@
 #include "env/env_report.h"
 #include "graph/graph_module.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/trainer.h"
 
 using namespace netsmith;
@@ -62,6 +63,7 @@ double loaderRate(const data::SampleSet& set, const data::SampleProcessor& proc,
 /// The project's training images/s through the trainer's own batch code (as `bench` measures).
 double trainingRate(const project::Project& p, const std::string& baseDir, std::int64_t batchSize) {
   train::TrainerConfig config;
+  config.registries = ::netsmith::Registries::builtins();
   config.project = p;
   config.project.train["batch_size"] = batchSize;
   config.baseDir = baseDir;

@@ -13,15 +13,17 @@
 #include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/lr_schedule.h"
 #include "train/train_options.h"
 
 using namespace netsmith;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const auto registry = ops::OpRegistry::withBuiltins();
-  static const auto transforms = augment::TransformRegistry::withBuiltins();
-  static const auto schedules = train::ScheduleRegistry::withBuiltins();
+  static const auto registries = Registries::builtins();
+  const auto& registry = registries->ops;
+  const auto& transforms = registries->transforms;
+  const auto& schedules = registries->schedules;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
     auto loaded = project::parseProject(text, "fuzz.netsmith.json");
@@ -32,7 +34,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     Problems trainProblems;
     train::parseTrainOptions(loaded.project.train, schedules, trainProblems);
     if (loaded.project.extra.contains("sweep"))
-      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, trainProblems);
+      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, trainProblems,
+                             *registries);
     for (const auto& p : problems)
       (void)p.toString();
     if (problems.empty() && dataProblems.empty()) {

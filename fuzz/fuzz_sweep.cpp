@@ -10,6 +10,7 @@
 #include "experiment/sweep_schedule.h"
 #include "experiment/sweep_state.h"
 #include "project/project.h"
+#include "registries/registries.h"
 
 using namespace netsmith;
 
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         Json::parse(R"({"method": "tpe", "trials": 20, "startup_trials": 2,
                         "asha": {"min_epochs": 1, "reduction": 2},
                         "params": [{"path": "train.optimizer.lr", "log_uniform": [1e-4, 1]}]})"),
-        base, ignored);
+        base, ignored, *::netsmith::Registries::builtins());
   }();
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {

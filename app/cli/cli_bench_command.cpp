@@ -55,18 +55,17 @@ std::vector<OpTime> opTable(const std::string& trace) {
 
 }  // namespace
 
-int runBench(const std::vector<std::string>& words) {
+int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("bench", words);
   const std::string& path = args.one("PROJECT");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
-  const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadTrainable(path, registry, loaded, options,
+  if (!loadTrainable(path, *registries, loaded, options,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   // The run `train` would make with the same flags, timed batch by batch (see step_bench.h).
-  auto config = folderlessConfig(loaded);
+  auto config = folderlessConfig(loaded, registries);
   config.bench = true;
   config.benchOptions.steps = steps;
   config.benchOptions.profileTrace = args.option("--profile");

@@ -12,6 +12,7 @@
 #include "graph/model_summary.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/train_options.h"
 #include "train/trainability.h"
 
@@ -351,15 +352,14 @@ std::string commandHelp(const std::string& command) {
   return "usage: netsmith-cli\n" + c->usage + "\nexample:\n  " + c->example + "\n";
 }
 
-bool loadValid(const std::string& path, const ops::OpRegistry& registry,
-               project::LoadedProject& out) {
+bool loadValid(const std::string& path, const Registries& registries, project::LoadedProject& out) {
   out = project::loadProject(path);
-  auto problems = project::validateProject(out, registry);
-  const auto dataProblems = data::validateDataSections(out.project, out.baseDir(),
-                                                       augment::TransformRegistry::withBuiltins());
+  auto problems = project::validateProject(out, registries.ops);
+  const auto dataProblems =
+      data::validateDataSections(out.project, out.baseDir(), registries.transforms);
   problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
   if (out.project.extra.contains("sweep"))  // checked here too, though only `sweep` runs it
-    experiment::parseSweep(out.project.extra["sweep"], out.project, problems);
+    experiment::parseSweep(out.project.extra["sweep"], out.project, problems, registries);
   if (problems.empty()) return true;
   std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
             << ":\n";
@@ -368,14 +368,13 @@ bool loadValid(const std::string& path, const ops::OpRegistry& registry,
   return false;
 }
 
-bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
+bool loadTrainable(const std::string& path, const Registries& registries,
                    project::LoadedProject& out, train::TrainOptions& options,
                    const std::function<void(Json&)>& editTrain) {
-  if (!loadValid(path, registry, out)) return false;
+  if (!loadValid(path, registries, out)) return false;
   if (editTrain) editTrain(out.project.train);
   Problems problems;
-  options = train::parseTrainOptions(out.project.train, train::ScheduleRegistry::withBuiltins(),
-                                     problems);
+  options = train::parseTrainOptions(out.project.train, registries.schedules, problems);
   if (problems.empty()) return true;
   std::cerr << path << ":\n" << formatProblems(problems);
   return false;
@@ -408,15 +407,15 @@ void applyTrainOverrides(const Args& args, Json& train) {
   }
 }
 
-int runValidate(const std::vector<std::string>& words) {
+int runValidate(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("validate", words);
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto& registry = registries->ops;
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadTrainable(path, registry, loaded, options)) return kExitInvalid;
+  if (!loadTrainable(path, *registries, loaded, options)) return kExitInvalid;
   // What train would refuse before its first batch: the data, the splits, output vs classes.
-  const auto problems = train::checkTrainable(loaded.project, loaded.baseDir(), registry);
+  const auto problems = train::checkTrainable(loaded.project, loaded.baseDir(), *registries);
   if (!problems.empty()) {
     std::cerr << path << ": " << problems.size()
               << (problems.size() == 1 ? " problem" : " problems") << ":\n"
@@ -430,12 +429,12 @@ int runValidate(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runSummary(const std::vector<std::string>& words) {
+int runSummary(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("summary", words);
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto& registry = registries->ops;
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
   const auto& p = loaded.project;
   const auto batch = args.integer("--batch-size", project::projectBatchSize(p), 1, 1 << 20);
   const auto analysis = graph::analyseGraph(p.model, registry);
@@ -449,7 +448,7 @@ int runSummary(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runEnv(const std::vector<std::string>& words) {
+int runEnv(const std::vector<std::string>& words, const RegistriesPtr& /*registries*/) {
   const Args args = commandArgs("env", words);
   if (!args.positional().empty()) throw UsageError{"env takes no arguments"};
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
@@ -462,10 +461,10 @@ int runEnv(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runOps(const std::vector<std::string>& words) {
+int runOps(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("ops", words);
   if (!args.positional().empty()) throw UsageError{"ops takes no arguments"};
-  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto& registry = registries->ops;
   Json all = Json::array();
   for (const auto& op : registry.all()) {
     Json inputs{{"min", op.minInputs}, {"max", op.maxInputs < 0 ? Json() : Json(op.maxInputs)}};

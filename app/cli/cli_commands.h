@@ -7,6 +7,7 @@
 
 #include "common/exit_codes.h"
 #include "common/json.h"
+#include "registries/registries.h"
 
 namespace netsmith::cli {
 
@@ -15,28 +16,28 @@ class Args;
 // Exit codes: common/exit_codes.h (kExitOk, kExitFailure, kExitInvalid, kExitIo,
 // kExitInterrupted).
 
-int runValidate(const std::vector<std::string>& words);
-int runSummary(const std::vector<std::string>& words);
-int runEnv(const std::vector<std::string>& words);
-int runOps(const std::vector<std::string>& words);
-int runTransforms(const std::vector<std::string>& words);
-int runFormats(const std::vector<std::string>& words);
-int runDataStats(const std::vector<std::string>& words);
-int runPreviewAug(const std::vector<std::string>& words);
-int runMakeDataset(const std::vector<std::string>& words);
-int runInit(const std::vector<std::string>& words);
-int runLrSchedule(const std::vector<std::string>& words);
-int runBench(const std::vector<std::string>& words);
-int runTrain(const std::vector<std::string>& words);
-int runDistWorker(const std::vector<std::string>& words);
-int runEval(const std::vector<std::string>& words);
+int runValidate(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runSummary(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runEnv(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runOps(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runTransforms(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runFormats(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runPreviewAug(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runMakeDataset(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runInit(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runLrSchedule(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runDistWorker(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runEval(const std::vector<std::string>& words, const RegistriesPtr& registries);
 /// `eval CHECKPOINT --gradcam IMAGE [--gradcam-node ID] [--gradcam-class N] [--out FILE]`.
-int runGradCam(const Args& args);
-int runLrFind(const std::vector<std::string>& words);
-int runExport(const std::vector<std::string>& words);
-int runImport(const std::vector<std::string>& words);
-int runSweep(const std::vector<std::string>& words);
-int runDoctor(const std::vector<std::string>& words);
+int runGradCam(const Args& args, const RegistriesPtr& registries);
+int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runExport(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runImport(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runSweep(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runDoctor(const std::vector<std::string>& words, const RegistriesPtr& registries);
 
 }  // namespace netsmith::cli
 
@@ -57,12 +58,11 @@ namespace netsmith::cli {
 
 /// Loads a project and checks all of it (model, data and augment sections); prints the
 /// problems to stderr and returns false when there are any.
-bool loadValid(const std::string& path, const ops::OpRegistry& registry,
-               project::LoadedProject& out);
+bool loadValid(const std::string& path, const Registries& registries, project::LoadedProject& out);
 
 /// loadValid() plus the `train` section's options; prints problems and returns false if any.
 /// `editTrain` may change the train section first (command-line overrides).
-bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
+bool loadTrainable(const std::string& path, const Registries& registries,
                    project::LoadedProject& out, train::TrainOptions& options,
                    const std::function<void(Json&)>& editTrain = {});
 
@@ -71,7 +71,8 @@ bool loadTrainable(const std::string& path, const ops::OpRegistry& registry,
 void applyTrainOverrides(const Args& args, Json& train);
 
 /// A trainer configuration for `loaded` that writes no run folder (lr-find, bench).
-train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded);
+train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded,
+                                      const RegistriesPtr& registries);
 
 /// This program's path, for starting more ranks of a local job and a sweep's trials.
 std::string selfExecutable();
@@ -85,7 +86,7 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer);
 /// (commandNames) come from it.
 struct Command {
   std::string name;
-  int (*run)(const std::vector<std::string>& words) = nullptr;
+  int (*run)(const std::vector<std::string>& words, const RegistriesPtr& registries) = nullptr;
   std::string usage;            ///< its lines of usageText(); "" for a command not meant for people
   std::string example;          ///< one run of it, for `netsmith-cli COMMAND --help`
   std::set<std::string> flags;  ///< the switches it takes (--json)

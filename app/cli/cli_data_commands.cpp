@@ -38,14 +38,12 @@ data::ProgressFn terminalProgress(const std::string& what) {
   return [what](std::int64_t done, std::int64_t total) { return showProgress(what, done, total); };
 }
 
-std::unique_ptr<data::ProjectData> openData(const std::string& path,
+std::unique_ptr<data::ProjectData> openData(const std::string& path, const Registries& registries,
                                             project::LoadedProject& loaded) {
-  const auto registry = ops::OpRegistry::withBuiltins();
-  if (!loadValid(path, registry, loaded)) return nullptr;
+  if (!loadValid(path, registries, loaded)) return nullptr;
   env::configureThreads();
-  auto pd = data::openProjectData(loaded.project, loaded.baseDir(),
-                                  augment::TransformRegistry::withBuiltins(), data::userCacheDir(),
-                                  terminalProgress("computing mean/std"));
+  auto pd = data::openProjectData(loaded.project, loaded.baseDir(), registries.transforms,
+                                  data::userCacheDir(), terminalProgress("computing mean/std"));
   if (!pd) throw Error("cancelled");
   return pd;
 }
@@ -65,10 +63,10 @@ const char* targetEffectName(augment::TargetEffect effect) {
 
 }  // namespace
 
-int runTransforms(const std::vector<std::string>& words) {
+int runTransforms(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("transforms", words);
   if (!args.positional().empty()) throw UsageError{"transforms takes no arguments"};
-  const auto registry = augment::TransformRegistry::withBuiltins();
+  const auto& registry = registries->transforms;
   if (args.has("--json")) {
     Json all = Json::array();
     for (const auto& t : registry.all()) {
@@ -97,7 +95,7 @@ int runTransforms(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runFormats(const std::vector<std::string>& words) {
+int runFormats(const std::vector<std::string>& words, const RegistriesPtr& /*registries*/) {
   const Args args = commandArgs("formats", words);
   if (!args.positional().empty()) throw UsageError{"formats takes no arguments"};
   if (args.has("--json")) {
@@ -294,11 +292,11 @@ void printDataStats(const project::LoadedProject& loaded, const data::DataScanRe
 
 }  // namespace
 
-int runDataStats(const std::vector<std::string>& words) {
+int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("data-stats", words);
   const std::string& path = args.one("PROJECT");
   project::LoadedProject loaded;
-  if (!loadValid(path, ops::OpRegistry::withBuiltins(), loaded)) return kExitInvalid;
+  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
   env::configureThreads();
   // The studio's Data page runs the same scan: every split decoded under the project's
   // on_error, the counts leaving out what training and evaluation would skip.
@@ -306,7 +304,8 @@ int runDataStats(const std::vector<std::string>& words) {
   options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
                                            : data::DataScanOptions::Sizes::OfFiles;
   if (::isatty(STDERR_FILENO)) options.progress = showProgress;
-  const auto d = data::scanProjectData(loaded.project, loaded.baseDir(), options);
+  const auto d =
+      data::scanProjectData(loaded.project, loaded.baseDir(), registries->transforms, options);
   if (d.cancelled) throw Error("cancelled");
   if (args.has("--json"))
     std::cout << dataStatsJson(d).dump(2) << '\n';  // built only when asked for
@@ -315,7 +314,7 @@ int runDataStats(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runPreviewAug(const std::vector<std::string>& words) {
+int runPreviewAug(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("preview-aug", words);
   const std::string& path = args.one("PROJECT");
   const std::string out = args.option("--out");
@@ -324,7 +323,7 @@ int runPreviewAug(const std::vector<std::string>& words) {
   const int draws = static_cast<int>(args.integer("--draws", 6, 1, 32));
   const auto seed = static_cast<std::uint64_t>(args.integer("--seed", 0, 0, (1LL << 62)));
   project::LoadedProject loaded;
-  auto pd = openData(path, loaded);
+  auto pd = openData(path, *registries, loaded);
   if (!pd) return kExitInvalid;
   const auto rows = data::makePreview(*pd, samples, draws, seed);
   if (rows.empty()) throw Error("no readable training samples to preview");
@@ -343,7 +342,7 @@ int runPreviewAug(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-int runMakeDataset(const std::vector<std::string>& words) {
+int runMakeDataset(const std::vector<std::string>& words, const RegistriesPtr& /*registries*/) {
   const Args args = commandArgs("make-dataset", words);
   data::ExampleDatasetOptions o;
   o.name = args.one("NAME");

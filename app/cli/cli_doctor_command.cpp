@@ -106,20 +106,20 @@ void printSummary(const doctor::DoctorReport& r, const std::string& folder) {
 
 }  // namespace
 
-int runDoctor(const std::vector<std::string>& words) {
+int runDoctor(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("doctor", words);
   if (args.has("--schema")) {
     std::cout << doctor::doctorReportSchema().dump(2) << "\n";
     return kExitOk;
   }
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
-  if (!loadValid(path, registry, loaded)) return kExitInvalid;
+  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
   if (loaded.project.data.is_object() && loaded.project.data.empty())
     throw Error(path + ": the project has no data section; nothing to examine");
 
   doctor::DoctorOptions options;
+  options.registries = registries;
   options.folder = args.option("--out", doctor::defaultDoctorFolder(path));
   options.folds = int(args.integer("--folds", 3, 2, 20));
   options.epochs = args.integer("--epochs", 2, 1, 1000);

@@ -9,9 +9,10 @@
 
 namespace netsmith::cli {
 
-int runExport(const std::vector<std::string>& words) {
+int runExport(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("export", words);
   exporting::ExportJob job;
+  job.registries = registries;
   job.checkpoint = args.one("CHECKPOINT");
   job.opset = static_cast<int>(args.integer("--opset", 13, 11, 17));
   job.samples = args.integer("--samples", 16, 0, 4096);

@@ -16,8 +16,9 @@
 
 namespace netsmith::cli {
 
-int runGradCam(const Args& args) {
+int runGradCam(const Args& args, const RegistriesPtr& registries) {
   explain::GradCamOptions o;
+  o.registries = registries;
   o.checkpoint = args.one("CHECKPOINT");
   o.node = args.option("--gradcam-node");
   o.targetClass = args.integer("--gradcam-class", -1, 0, 1 << 24);

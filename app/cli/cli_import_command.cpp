@@ -26,7 +26,7 @@ graph::InputSpec parseInputFlag(const std::string& text) {
 
 }  // namespace
 
-int runImport(const std::vector<std::string>& words) {
+int runImport(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("import", words);
   import::ImportRequest request;
   request.model = args.one("MODEL.onnx");
@@ -50,7 +50,7 @@ int runImport(const std::vector<std::string>& words) {
     request.lrMultTo = m.substr(0, eq);
     request.lrMult = x;
   }
-  const auto s = import::runImportJob(request, ops::OpRegistry::withBuiltins());
+  const auto s = import::runImportJob(request, registries->ops);
 
   const std::string inputText = std::to_string(s.input.channels) + "x" +
                                 std::to_string(s.input.height) + "x" +

@@ -22,7 +22,7 @@ namespace netsmith::cli {
 
 namespace fs = std::filesystem;
 
-int runInit(const std::vector<std::string>& words) {
+int runInit(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("init", words);
   const std::string dataPath = args.one("DATA");
   import::StarterChoices choices;
@@ -56,11 +56,8 @@ int runInit(const std::vector<std::string>& words) {
   if (!args.has("--dry-run") && fs::exists(fs::absolute(out).parent_path(), ec))
     requireRealFolder(fs::absolute(out).parent_path().string());
 
-  const auto ops = ops::OpRegistry::withBuiltins();
-  const auto tasks = task::TaskRegistry::withBuiltins();
   import::StarterContext context;
-  context.ops = &ops;
-  context.tasks = &tasks;
+  context.registries = registries;
   context.templatesDir = findTemplatesDir(NETSMITH_RESOURCE_DIR);
   if (::isatty(STDERR_FILENO))
     context.progress = [](const std::string& what, std::int64_t done, std::int64_t total) {

@@ -228,19 +228,19 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
   return trainer.result();
 }
 
-int runTrain(const std::vector<std::string>& words) {
+int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("train", words);
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadTrainable(path, registry, loaded, options,
+  if (!loadTrainable(path, *registries, loaded, options,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   if (loaded.project.data.is_object() && loaded.project.data.empty())
     throw Error(path + ": the project has no data section; nothing to train on");
 
   train::TrainerConfig config;
+  config.registries = registries;
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();
   config.runsRoot = args.option("--out", "runs");
@@ -305,9 +305,9 @@ int runTrain(const std::vector<std::string>& words) {
   return exitCode;
 }
 
-int runDistWorker(const std::vector<std::string>& words) {
+int runDistWorker(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("dist-worker", words);
-  return train::runDistWorker(args.one("SPEC"));
+  return train::runDistWorker(args.one("SPEC"), registries);
 }
 
 /// A task's per-class (or per-target) figures as a table: one row per class, one column per
@@ -357,12 +357,13 @@ void writeEmbedding(const std::string& path, const train::Evaluation& e, bool qu
                  layout.divergence, path.c_str());
 }
 
-int runEval(const std::vector<std::string>& words) {
+int runEval(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("eval", words);
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
-  if (!args.option("--gradcam").empty()) return runGradCam(args);
+  if (!args.option("--gradcam").empty()) return runGradCam(args, registries);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
   train::EvaluationOptions o;
+  o.registries = registries;
   o.checkpoint = args.one("CHECKPOINT");
   o.data = args.option("--data");
   o.dataFromCheckpoint = args.has("--data-from-checkpoint");
@@ -439,8 +440,10 @@ int runEval(const std::vector<std::string>& words) {
   return kExitOk;
 }
 
-train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded) {
+train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded,
+                                      const RegistriesPtr& registries) {
   train::TrainerConfig config;
+  config.registries = registries;
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();
   config.cacheDir = data::userCacheDir();
@@ -448,16 +451,15 @@ train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded) {
   return config;
 }
 
-int runLrFind(const std::vector<std::string>& words) {
+int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-find", words);
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadTrainable(path, registry, loaded, options,
+  if (!loadTrainable(path, *registries, loaded, options,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
-  auto config = folderlessConfig(loaded);
+  auto config = folderlessConfig(loaded, registries);
   config.lrFind = true;
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   auto& o = config.lrFindOptions;

@@ -123,10 +123,11 @@ void printTable(const experiment::SweepRunner& runner) {
 
 }  // namespace
 
-int runSweep(const std::vector<std::string>& words) {
+int runSweep(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("sweep", words);
   const bool json = args.has("--json");
   experiment::SweepOptions options;
+  options.registries = registries;
   options.program = selfExecutable();
   if (options.program.empty()) throw Error("cannot find this program's path to start trials");
   options.outRoot = args.option("--out", "sweeps");
@@ -147,15 +148,14 @@ int runSweep(const std::vector<std::string>& words) {
       options.trainArgs.push_back("--limit-val");
       options.trainArgs.push_back(std::to_string(args.integer("--limit-val", 0, 1, 1LL << 40)));
     }
-    const auto registry = ops::OpRegistry::withBuiltins();
     project::LoadedProject loaded;
     train::TrainOptions trainOptions;
-    if (!loadTrainable(path, registry, loaded, trainOptions)) return kExitInvalid;
+    if (!loadTrainable(path, *registries, loaded, trainOptions)) return kExitInvalid;
     if (!loaded.project.extra.contains("sweep"))
       throw Error(path + ": the project has no sweep section (see README, Experiments)");
     Problems problems;
-    const auto spec =
-        experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, problems);
+    const auto spec = experiment::parseSweep(loaded.project.extra["sweep"], loaded.project,
+                                             problems, *registries);
     if (!problems.empty()) throw Error(path + ": " + formatProblems(problems));
     dir = experiment::SweepRunner::create(loaded, spec, options);
   } else {

@@ -14,13 +14,12 @@
 
 namespace netsmith::cli {
 
-int runLrSchedule(const std::vector<std::string>& words) {
+int runLrSchedule(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-schedule", words);
   const std::string& path = args.one("PROJECT");
-  const auto registry = ops::OpRegistry::withBuiltins();
   project::LoadedProject loaded;
   train::TrainOptions options;
-  if (!loadTrainable(path, registry, loaded, options,
+  if (!loadTrainable(path, *registries, loaded, options,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
   const std::int64_t limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);

@@ -8,6 +8,7 @@
 #include "cli/cli_commands.h"
 #include "common/error.h"
 #include "netsmith/version.h"
+#include "registries/registries.h"
 #include "schema/param_schema.h"
 
 using namespace netsmith::cli;
@@ -56,7 +57,9 @@ int main(int argc, char** argv) {
       std::cout << "netsmith-cli " << NETSMITH_VERSION << '\n';
       return kExitOk;
     }
-    if (const auto* c = findCommand(command)) return c->run(words);
+    // Every registry this program knows, built here once and handed to the command.
+    if (const auto* c = findCommand(command))
+      return c->run(words, netsmith::Registries::builtins());
     const std::string guess = netsmith::schema::closestName(command, commandNames());
     throw UsageError{"unknown command \"" + command + "\"" +
                      (guess.empty() ? std::string() : "; did you mean \"" + guess + "\"?")};

@@ -10,7 +10,7 @@
 #include "env/env_report.h"
 #include "monitor/experiments_page.h"
 #include "netsmith/version.h"
-#include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "screenshots.h"
 #include "shell/dialogs.h"
 #include "shell/main_window.h"
@@ -68,8 +68,8 @@ int main(int argc, char** argv) {
   parser.process(app);
 
   netsmith::env::configureThreads();
-  const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-  netsmith::ui::MainWindow window(registry);
+  // Every registry the studio knows, built here once and passed down.
+  netsmith::ui::MainWindow window(netsmith::Registries::builtins());
   window.setSampleLimits(parser.value(limitTrain).toLongLong(),
                          parser.value(limitVal).toLongLong());
   bool opened = false;

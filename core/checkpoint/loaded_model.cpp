@@ -5,6 +5,7 @@
 #include "common/error.h"
 #include "data/data_config.h"
 #include "data/named_paths.h"
+#include "registries/registries.h"
 
 namespace netsmith::checkpoint {
 
@@ -17,7 +18,7 @@ torch::Tensor LoadedModel::forward(const torch::Tensor& input) const {
 }
 
 LoadedModel loadedModelFrom(const project::Project& project, graph::GraphModule net,
-                            std::shared_ptr<ops::OpRegistry> registry) {
+                            std::shared_ptr<const ops::OpRegistry> registry) {
   LoadedModel m;
   m.project = project;
   m.registry = std::move(registry);
@@ -32,12 +33,13 @@ LoadedModel loadedModelFrom(const project::Project& project, graph::GraphModule 
   return m;
 }
 
-LoadedModel loadModel(const std::string& checkpointPath) {
+LoadedModel loadModel(const std::string& checkpointPath, const RegistriesPtr& registries) {
+  const std::shared_ptr<const ops::OpRegistry> ops(registries,
+                                                   &needRegistries(registries, "loadModel").ops);
   if (isProjectFile(checkpointPath)) {
     // An imported project before any training: its model with the weights of its init_from.
-    auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
-    auto pw = modelFromProjectWeights(checkpointPath, *registry);
-    auto m = loadedModelFrom(pw.loaded.project, std::move(pw.net), std::move(registry));
+    auto pw = modelFromProjectWeights(checkpointPath, *ops);
+    auto m = loadedModelFrom(pw.loaded.project, std::move(pw.net), ops);
     m.source = checkpointPath;
     m.dataNamed = true;
     m.baseDir = pw.loaded.baseDir();
@@ -53,9 +55,8 @@ LoadedModel loadModel(const std::string& checkpointPath) {
   }
   const auto ckpt = readCheckpoint(checkpointPath);
   const auto loaded = checkpointProject(ckpt, checkpointPath);
-  auto registry = std::make_shared<ops::OpRegistry>(ops::OpRegistry::withBuiltins());
-  auto net = modelFromCheckpoint(loaded.project, ckpt, checkpointPath, *registry);
-  auto m = loadedModelFrom(loaded.project, std::move(net), std::move(registry));
+  auto net = modelFromCheckpoint(loaded.project, ckpt, checkpointPath, *ops);
+  auto m = loadedModelFrom(loaded.project, std::move(net), ops);
   m.source = checkpointPath;
   m.baseDir = data::checkpointBaseDir(ckpt.meta, checkpointPath);
   if (ckpt.meta.contains("classes") && ckpt.meta["classes"].is_array())

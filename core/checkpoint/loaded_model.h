@@ -14,13 +14,14 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 
 namespace netsmith::checkpoint {
 
 struct LoadedModel {
   project::Project project;
   std::string baseDir;  ///< relative data paths resolve from here (data::checkpointBaseDir)
-  std::shared_ptr<ops::OpRegistry> registry;
+  std::shared_ptr<const ops::OpRegistry> registry;
   mutable graph::GraphModule net{nullptr};  ///< forward() runs it (eval mode)
   NamedTensors weights;                     ///< moduleState(net)
   std::vector<std::string> classes;
@@ -39,10 +40,10 @@ struct LoadedModel {
 };
 
 /// Loads a checkpoint, or a project whose weights come from its init_from (an imported model,
-/// before any training); throws netsmith::Error naming the file.
-LoadedModel loadModel(const std::string& checkpointPath);
+/// before any training), its ops from `registries`; throws netsmith::Error naming the file.
+LoadedModel loadModel(const std::string& checkpointPath, const RegistriesPtr& registries);
 /// Wraps a project's model with its current weights (e.g. a freshly built module).
 LoadedModel loadedModelFrom(const project::Project& project, graph::GraphModule net,
-                            std::shared_ptr<ops::OpRegistry> registry);
+                            std::shared_ptr<const ops::OpRegistry> registry);
 
 }  // namespace netsmith::checkpoint

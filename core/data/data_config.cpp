@@ -15,20 +15,21 @@ std::string sourceFormatName(SourceFormat f) {
   return sourceFormat(f).name;
 }
 
+const TargetTraits& targetTraits(TargetKind kind) {
+  // In the enum's order.
+  static const TargetTraits kTraits[] = {
+      // description                      one class  per class  pixels  colours
+      {"one class per sample", true, true, false, false},
+      {"a set of labels per sample", false, true, false, false},
+      {"numbers to predict per sample", false, false, false, false},
+      {"a class mask per sample", false, false, true, true},
+      {"boxes per sample", false, false, true, false},
+  };
+  return kTraits[static_cast<int>(kind)];
+}
+
 std::string targetKindName(TargetKind kind) {
-  switch (kind) {
-    case TargetKind::ClassIndex:
-      return "one class per sample";
-    case TargetKind::MultiHot:
-      return "a set of labels per sample";
-    case TargetKind::RealVector:
-      return "numbers to predict per sample";
-    case TargetKind::ClassMask:
-      return "a class mask per sample";
-    case TargetKind::Boxes:
-      return "boxes per sample";
-  }
-  return "?";
+  return targetTraits(kind).description;
 }
 
 namespace {

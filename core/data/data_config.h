@@ -25,7 +25,17 @@ enum class SourceFormat {
 /// What a sample's target is (each task takes one kind; each source format gives one).
 /// `spatial` kinds (masks, boxes) move with the image under the geometric transforms.
 enum class TargetKind { ClassIndex, MultiHot, RealVector, ClassMask, Boxes };
-/// "class index", "multi-hot labels", ... for messages.
+/// What a kind of target is, for the code that only carries targets (one table, targetTraits:
+/// outside the tasks nothing else asks which kind it is).
+struct TargetTraits {
+  const char* description;  ///< "one class per sample", for messages
+  bool oneClassPerSample;   ///< a class index: the doctor's label checks, the class view
+  bool outputPerClass;      ///< the last Linear gives one score per class (train.replace_head)
+  bool onPixels;            ///< masks and boxes: they move with the image
+  bool colouredClasses;     ///< a class mask: each class has a colour over images
+};
+const TargetTraits& targetTraits(TargetKind kind);
+/// "one class per sample", "a set of labels per sample", ... for messages.
 std::string targetKindName(TargetKind kind);
 /// How an image whose size differs from the model input is brought to it.
 enum class FitPolicy {

@@ -201,6 +201,7 @@ std::vector<BoxSizeSummary> boxSizeSummaries(const TargetStats& t, std::size_t c
 }
 
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
+                               const augment::TransformRegistry& transforms,
                                const DataScanOptions& options) {
   DataScanResult s;
   const auto step = [&options](const std::string& phase) -> ProgressFn {
@@ -211,8 +212,7 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
   };
   auto p = project;
   p.augment = Json::array();  // the data as it is, not augmented
-  auto pd = openProjectData(p, baseDir, augment::TransformRegistry::withBuiltins(), userCacheDir(),
-                            step("computing mean/std"));
+  auto pd = openProjectData(p, baseDir, transforms, userCacheDir(), step("computing mean/std"));
   if (!pd) {
     s.cancelled = true;
     return s;

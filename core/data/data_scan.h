@@ -18,6 +18,10 @@
 #include "data/data_module.h"
 #include "project/project.h"
 
+namespace netsmith::augment {
+class TransformRegistry;
+}
+
 namespace netsmith::data {
 
 struct DataScanOptions {
@@ -91,8 +95,9 @@ struct DataScanResult {
 };
 
 /// Throws netsmith::Error naming the source or sample that cannot be read (every sample under
-/// on_error "fail").
+/// on_error "fail"). `transforms`: the program's (the data's normalisation is one).
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
+                               const augment::TransformRegistry& transforms,
                                const DataScanOptions& options);
 
 }  // namespace netsmith::data

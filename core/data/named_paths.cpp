@@ -1,4 +1,5 @@
 #include "data/named_paths.h"
+#include "common/run_layout.h"
 #include "data/source_formats.h"
 
 #include <algorithm>
@@ -42,8 +43,10 @@ void addSpecPaths(const SourceSpec& s, std::vector<std::string>& out) {
 
 std::string checkpointHome(const std::string& checkpointPath) {
   const fs::path folder = fs::absolute(checkpointPath).lexically_normal().parent_path();
-  if (folder.filename() == "checkpoints" && folder.parent_path().parent_path().filename() == "runs")
-    return folder.parent_path().parent_path().parent_path().string();
+  const fs::path run =
+      run_layout::runOfCheckpoint((fs::absolute(checkpointPath).lexically_normal()).string());
+  if (!run.empty() && run.parent_path().filename() == run_layout::kRunsFolder)
+    return run.parent_path().parent_path().string();
   return folder.string();
 }
 

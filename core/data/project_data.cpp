@@ -14,13 +14,8 @@ augment::TransformContext transformContext(const project::Project& project) {
   ctx.width = static_cast<int>(project.model.input.width);
   // Masks and boxes move with the image: the training source's format says whether its targets lie
   // on the pixels (what the data gives, known before any task is made).
-  if (project.data.is_object() && project.data.contains("train") &&
-      project.data["train"].is_object() && project.data["train"].contains("format") &&
-      project.data["train"]["format"].is_string()) {
-    const auto* def = findSourceFormat(project.data["train"]["format"].get<std::string>());
-    ctx.pixelTargets =
-        def && (def->targets == TargetKind::ClassMask || def->targets == TargetKind::Boxes);
-  }
+  const auto* def = trainSourceFormat(project.data);
+  ctx.pixelTargets = def && targetTraits(def->targets).onPixels;
   return ctx;
 }
 

@@ -210,6 +210,19 @@ const SourceFormatDef* findSourceFormat(const std::string& name) {
   return nullptr;
 }
 
+const SourceFormatDef* trainSourceFormat(const Json& data) {
+  if (!data.is_object() || !data.contains("train")) return nullptr;
+  const Json& train = data["train"];
+  if (!train.is_object() || !train.contains("format") || !train["format"].is_string())
+    return nullptr;
+  return findSourceFormat(train["format"].get<std::string>());
+}
+
+ClassNaming classNamingOf(const Json& data) {
+  const auto* def = trainSourceFormat(data);
+  return def ? def->classNaming : ClassNaming::Fixed;
+}
+
 const SourceFormatDef& sourceFormat(SourceFormat format) {
   for (const auto& d : sourceFormats())
     if (d.format == format) return d;

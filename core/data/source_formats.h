@@ -58,6 +58,12 @@ struct SourceFormatDef {
 const std::vector<SourceFormatDef>& sourceFormats();
 /// The format named `name`, or nullptr.
 const SourceFormatDef* findSourceFormat(const std::string& name);
+/// The format of a data section's training source (`data.train.format`), or nullptr when the
+/// section names none it knows.
+const SourceFormatDef* trainSourceFormat(const Json& data);
+/// How a data section's classes are named and ordered: its training source's format says
+/// (Fixed when the section names no format it knows). The Data page's class list follows it.
+ClassNaming classNamingOf(const Json& data);
 const SourceFormatDef& sourceFormat(SourceFormat format);
 /// The help of the "limit" key every source takes.
 const std::string& sourceLimitHelp();

@@ -22,6 +22,7 @@
 #include "checkpoint/checkpoint_model.h"
 #include "common/file_util.h"
 #include "common/json_text.h"
+#include "common/run_layout.h"
 #include "data/csv_table.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
@@ -29,6 +30,7 @@
 #include "doctor/image_hash.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "train/trainer.h"
 
 namespace netsmith::doctor {
@@ -400,8 +402,7 @@ struct FoldModel {
   graph::GraphModule net{nullptr};
 };
 
-FoldModel loadFoldModel(const std::string& path) {
-  const auto registry = ops::OpRegistry::withBuiltins();
+FoldModel loadFoldModel(const std::string& path, const ops::OpRegistry& registry) {
   const auto ckpt = checkpoint::readCheckpoint(path);
   FoldModel m;
   m.project = checkpoint::checkpointProject(ckpt, path).project;
@@ -583,7 +584,8 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   const project::Project examined = examinedProject(loaded.project);
   project::Project plain = examined;
   plain.augment = Json::array();
-  const auto transforms = augment::TransformRegistry::withBuiltins();
+  const auto& registries = needRegistries(o.registries, "DoctorOptions");
+  const auto& transforms = registries.transforms;
   progress.report("data", 0, "opening the data");
   auto pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),
                                   [&](std::int64_t, std::int64_t) {
@@ -595,7 +597,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   }
   auto& dm = pd->data;
   report.classes = dm.classes;
-  const auto& def = o.tasks.get(loaded.project.task);
+  const auto& def = registries.tasks.get(loaded.project.task);
   if (o.labels && !checksLabelsOf(def))
     throw Error("the doctor checks labels of one class per sample; the task \"" +
                 loaded.project.task +
@@ -693,7 +695,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
           "the label probabilities come from a model trained on these samples: it has learnt "
           "some wrong labels, which then look right; cross-training (without --checkpoint) "
           "finds more");
-      auto model = loadFoldModel(o.checkpoint);
+      auto model = loadFoldModel(o.checkpoint, registries.ops);
       std::vector<float> features;
       std::int64_t width = 0;
       predict(*model.net, model.project, train.set, *pd, classes, probs.values, features, width,
@@ -739,8 +741,8 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
           config.runDir = (dir / "run").string();
           config.trainIndices = trainIndices;
           config.skipTest = true;
-          config.tasks = o.tasks;
-          const fs::path last = dir / "run" / "checkpoints" / "last.safetensors";
+          config.registries = o.registries;
+          const fs::path last = run_layout::checkpointIn((dir / "run").string(), run_layout::kLast);
           std::error_code ec;
           // A fold stopped before goes on from its last checkpoint; one whose run had
           // finished its epochs only predicts.
@@ -780,7 +782,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
             if (result.state == train::FinishState::Stopped || progress.stopped()) break;
           }
           // Held-out probabilities from the fold's model.
-          auto model = loadFoldModel(last.string());
+          auto model = loadFoldModel(last.string(), registries.ops);
           data::SampleSet heldSet = train.set;
           heldSet.indices.clear();
           for (const auto p : heldPositions)
@@ -954,7 +956,7 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
 }
 
 bool checksLabelsOf(const task::TaskDef& def) {
-  return def.target == data::TargetKind::ClassIndex;
+  return data::targetTraits(def.target).oneClassPerSample;
 }
 
 std::string defaultDoctorFolder(const std::string& projectPath) {

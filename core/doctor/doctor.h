@@ -23,6 +23,7 @@
 
 #include "doctor/doctor_report.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 #include "task/task_registry.h"
 
 namespace netsmith::doctor {
@@ -50,7 +51,8 @@ struct DoctorOptions {
   /// When set: called, before the report is returned, with a small picture (at most 64 pixels
   /// a side, RGB or grey) of every sample the report lists (the studio's galleries).
   std::function<void(const SampleRef&, const cv::Mat&)> thumbnail;
-  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
+  /// The program's registries: the folds train with them, the task is looked up in them.
+  RegistriesPtr registries;
 };
 
 /// Runs the doctor on `loaded` (a valid project). Writes the report files into the folder

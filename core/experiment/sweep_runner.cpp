@@ -18,10 +18,12 @@
 #include "common/error.h"
 #include "common/exit_codes.h"
 #include "common/file_util.h"
+#include "common/run_layout.h"
 #include "common/subprocess.h"
 #include "env/env_report.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
+#include "registries/registries.h"
 #include "train/train_options.h"
 
 namespace netsmith::experiment {
@@ -138,7 +140,8 @@ SweepRunner::SweepRunner(const std::string& sweepDir, const SweepOptions& option
   if (!loaded.project.extra.contains("sweep"))
     problems.push_back({"sweep", "missing: the base project has no sweep section", {}, {}});
   else
-    m_spec = parseSweep(loaded.project.extra["sweep"], loaded.project, problems);
+    m_spec = parseSweep(loaded.project.extra["sweep"], loaded.project, problems,
+                        needRegistries(options.registries, "SweepOptions"));
   if (!problems.empty()) throw Error(basePath + ": " + formatProblems(problems));
   m_base = loaded.project;
   if (options.parallel > 0) m_state.parallel = options.parallel;
@@ -192,7 +195,7 @@ std::string SweepRunner::findRunDir(const Trial& trial) const {
   std::error_code ec;
   for (fs::directory_iterator it(trialDir, ec), end; !ec && it != end; it.increment(ec)) {
     // A link is not a run of this trial (it would send the trial's writes elsewhere).
-    if (!it->is_symlink() && it->is_directory() && fs::exists(it->path() / "events.jsonl")) {
+    if (run_layout::isRunFolder(it->path().string())) {
       const std::string name = it->path().filename().string();
       if (name > best) best = name;
     }
@@ -273,7 +276,8 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   trial.runDir = findRunDir(trial);
   std::string resume;
   if (!trial.runDir.empty()) {
-    const fs::path ckpt = fs::path(m_dir) / trial.runDir / "checkpoints" / "last.safetensors";
+    const fs::path ckpt =
+        run_layout::checkpointIn((fs::path(m_dir) / trial.runDir).string(), run_layout::kLast);
     if (fs::exists(ckpt)) {
       resume = ckpt.string();
     } else {  // killed before its first checkpoint: start it again

@@ -29,6 +29,7 @@ struct SweepOptions {
   std::int64_t parallel = 0;           ///< 0: the spec's
   int threadsPerTrial = 0;             ///< 0: the machine's cores / parallel
   std::vector<std::string> trainArgs;  ///< passed to each trial: --limit-train N, --limit-val N
+  RegistriesPtr registries;  ///< the program's: the base project's sweep is read with them
 };
 
 /// What the sweep reports as it goes (sweep_event.h).

@@ -5,6 +5,7 @@
 
 #include "augment/transform.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "schema/param_schema.h"
 #include "train/lr_schedule.h"
 #include "train/train_options.h"
@@ -67,7 +68,8 @@ std::string missingName(const std::string& what, const std::string& name,
 }
 
 /// "" when `path` names a setting of `project`, else what is wrong.
-std::string checkPath(const std::string& path, const project::Project& project) {
+std::string checkPath(const std::string& path, const project::Project& project,
+                      const Registries& registries) {
   const auto parts = splitPath(path);
   if (parts.size() < 2) {
     return "\"" + path +
@@ -94,7 +96,7 @@ std::string checkPath(const std::string& path, const project::Project& project) 
         } catch (const Error&) {
         }
       } else {
-        const auto schedules = train::ScheduleRegistry::withBuiltins();
+        const auto& schedules = registries.schedules;
         for (const auto& name : schedules.names())
           for (const auto& n : namesOf(schedules.find(name)->schema))
             sub.push_back(n);
@@ -119,7 +121,7 @@ std::string checkPath(const std::string& path, const project::Project& project) 
       if (present.back() == parts[0].selector && !entry) entry = &e;
     }
     if (!entry) return missingName("transform", parts[0].selector, present, "the augment list");
-    const auto transforms = augment::TransformRegistry::withBuiltins();
+    const auto& transforms = registries.transforms;
     const auto* def = transforms.find(parts[0].selector);
     std::vector<std::string> known{"p", "enabled"};
     if (def)
@@ -139,8 +141,7 @@ std::string checkPath(const std::string& path, const project::Project& project) 
         ids.push_back(n.id);
       return missingName("node", parts[1].selector, ids, "the model");
     }
-    const auto registry = ops::OpRegistry::withBuiltins();
-    const auto* def = registry.find(node->op);
+    const auto* def = registries.ops.find(node->op);
     std::vector<std::string> known{"lr_mult"};
     if (def)
       for (const auto& n : namesOf(def->schema))
@@ -153,7 +154,7 @@ std::string checkPath(const std::string& path, const project::Project& project) 
 }
 
 SweepParam readParam(const Json& j, const std::string& at, const project::Project& project,
-                     Problems& problems) {
+                     const Registries& registries, Problems& problems) {
   SweepParam p;
   if (!j.is_object()) {
     problems.push_back({at,
@@ -170,7 +171,7 @@ SweepParam readParam(const Json& j, const std::string& at, const project::Projec
         {at + ".path", "missing: the setting to sweep, e.g. train.optimizer.lr", {}, {}});
   } else {
     p.path = j["path"].get<std::string>();
-    if (const auto why = checkPath(p.path, project); !why.empty())
+    if (const auto why = checkPath(p.path, project, registries); !why.empty())
       problems.push_back({at + ".path", why, {}, {}});
   }
   int forms = 0;
@@ -295,9 +296,8 @@ std::vector<std::string> objectiveChoices(const task::TaskDef* def) {
 }
 
 SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
-                     const task::TaskRegistry* tasks) {
-  static const task::TaskRegistry builtins = task::TaskRegistry::withBuiltins();
-  const task::TaskDef* def = (tasks ? tasks : &builtins)->find(project.task);
+                     const Registries& registries) {
+  const task::TaskDef* def = registries.tasks.find(project.task);
   SweepSpec s;
   if (def) s.objective = task::defaultObjective(*def);
   if (!sweep.is_object()) {
@@ -324,7 +324,7 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
   } else {
     for (std::size_t i = 0; i < sweep["params"].size(); ++i)
       s.params.push_back(readParam(sweep["params"][i], "sweep.params[" + std::to_string(i) + "]",
-                                   project, problems));
+                                   project, registries, problems));
   }
   // val_ or train_ and "loss" or a figure of the project's task: the task knows its way;
   // another name needs "mode".
@@ -349,10 +349,7 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
     train::MetricChoice metric;
     metric.name = s.objective;
     const std::string figure = metric.figure();
-    const task::FigureSpec* spec = nullptr;
-    if (def)
-      for (const auto& f : def->figures)
-        if (f.name == figure) spec = &f;
+    const task::FigureSpec* spec = def ? task::findFigure(def->figures, figure) : nullptr;
     modeKnown = figure == "loss" || spec;
     s.maximize = spec ? spec->higherIsBetter : figure != "loss";
   }

@@ -14,6 +14,7 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 #include "schema/param_schema.h"
 #include "task/task_registry.h"
 
@@ -58,11 +59,12 @@ std::vector<std::string> objectiveChoices(const task::TaskDef* def);
 
 /// Reads and checks `project.extra["sweep"]` (or the given JSON): every problem is added with
 /// its path (`sweep.params[1].path: no key "lrr" in train.optimizer; did you mean "lr"?`).
-/// The objective's way (max or min) comes from the project's task in `tasks` (the built-in
-/// tasks when null) when the objective names one of its figures or a loss; another name needs
-/// "mode". Without an objective: the task's headline on the validation split.
+/// Paths are checked against `registries`' schedules, transforms and ops; the objective's way
+/// (max or min) comes from the project's task in its tasks when the objective names one of its
+/// figures or a loss; another name needs "mode". Without an objective: the task's headline on
+/// the validation split.
 SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
-                     const task::TaskRegistry* tasks = nullptr);
+                     const Registries& registries);
 
 /// A sweep entry for a form field (the studio's "Sweep this"): a range around `current` that
 /// respects the field's bounds. Enums and booleans: every choice. Positive reals: log-uniform

@@ -61,7 +61,7 @@ std::vector<GradCam> gradCamsOfImage(const GradCamOptions& options, const cv::Ma
                                      const std::vector<std::int64_t>& targetClasses) {
   if (image.empty() || image.depth() != CV_8U || (image.channels() != 1 && image.channels() != 3))
     throw Error("Grad-CAM: the image must be 8-bit grey or colour");
-  auto model = checkpoint::loadModel(options.checkpoint);
+  auto model = checkpoint::loadModel(options.checkpoint, options.registries);
   const auto& spec = model.project.model.input;
   const std::string node =
       options.node.empty() ? defaultGradCamNode(model.net->analysis()) : options.node;

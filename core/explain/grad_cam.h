@@ -12,12 +12,15 @@
 
 #include <opencv2/core/mat.hpp>
 
+#include "registries/registries_fwd.h"
+
 namespace netsmith::explain {
 
 struct GradCamOptions {
   std::string checkpoint;
   std::string node;               ///< "" : the model's last Conv2d
   std::int64_t targetClass = -1;  ///< -1 : the predicted class
+  RegistriesPtr registries;       ///< the program's: its ops build the model
 };
 
 struct GradCam {

@@ -4,10 +4,12 @@
 
 #include "augment/transform.h"
 #include "common/error.h"
+#include "common/run_layout.h"
 #include "data/data_loader.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "export/exporter.h"
+#include "registries/registries.h"
 
 namespace netsmith::exporting {
 
@@ -17,8 +19,9 @@ namespace {
 
 /// Up to `count` real samples of the checkpoint's data (test split first), preprocessed as in
 /// evaluation, for the parity check. Empty with `why` set when the data cannot be opened.
-std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t count,
-                                     bool dataFromCheckpoint, std::string& why) {
+std::vector<ParityBatch> realSamples(const ExportModel& model, const Registries& registries,
+                                     std::int64_t count, bool dataFromCheckpoint,
+                                     std::string& why) {
   if (count <= 0 || !model.project.data.is_object() || model.project.data.empty()) {
     why = count <= 0 ? "not asked" : "the project has no data section";
     return {};
@@ -38,8 +41,7 @@ std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t coun
     project.augment = Json::array();
     if (!model.mean.empty())
       project.data["normalize"] = Json{{"mean", model.mean}, {"std", model.std}};
-    auto pd = data::openProjectData(project, model.baseDir,
-                                    augment::TransformRegistry::withBuiltins(), "");
+    auto pd = data::openProjectData(project, model.baseDir, registries.transforms, "");
     if (!pd) {
       why = "the data could not be opened";
       return {};
@@ -69,8 +71,8 @@ std::vector<ParityBatch> realSamples(const ExportModel& model, std::int64_t coun
 
 }  // namespace
 
-std::vector<ExporterInfo> listExporters() {
-  const auto registry = ExporterRegistry::withBuiltins();
+std::vector<ExporterInfo> listExporters(const Registries& registries) {
+  const auto& registry = *registries.exporters;
   std::vector<ExporterInfo> out;
   for (const auto& name : registry.names()) {
     const auto* e = registry.find(name);
@@ -81,9 +83,9 @@ std::vector<ExporterInfo> listExporters() {
 
 std::string defaultExportFolder(const std::string& checkpoint) {
   const fs::path ckpt(checkpoint);
-  const fs::path dir = ckpt.parent_path().filename() == "checkpoints"
-                           ? ckpt.parent_path().parent_path() / "exports"
-                           : ckpt.parent_path();
+  const std::string run = run_layout::runOfCheckpoint(checkpoint);
+  const fs::path dir =
+      !run.empty() ? fs::path(run_layout::runFile(run, run_layout::kExports)) : ckpt.parent_path();
   return dir.empty() ? std::string(".") : dir.string();
 }
 
@@ -108,14 +110,15 @@ std::vector<std::pair<std::string, std::string>> exportTargetsIn(const std::stri
 }
 
 ExportJobResult runExportJob(const ExportJob& job) {
-  const auto registry = ExporterRegistry::withBuiltins();
+  const auto& registries = needRegistries(job.registries, "ExportJob");
+  const auto& registry = *registries.exporters;
   auto targets = job.targets.empty() ? defaultExportTargets(job.checkpoint) : job.targets;
   for (const auto& t : targets)
     if (!registry.find(t.first)) throw Error("unknown exporter \"" + t.first + "\"");
-  auto model = loadExportModel(job.checkpoint);
+  auto model = loadExportModel(job.checkpoint, job.registries);
   const task::TaskDef* taskDef = nullptr;
   try {
-    taskDef = &job.tasks.get(model.project.task);
+    taskDef = &registries.tasks.get(model.project.task);
     if (taskDef->prepareExport) taskDef->prepareExport(model);
   } catch (const Error& e) {
     throw Error(job.checkpoint + ": " + e.what());
@@ -155,7 +158,8 @@ ExportJobResult runExportJob(const ExportJob& job) {
     }
     request.path = path;
     if (name == "onnx" && request.samples.empty())
-      request.samples = realSamples(model, job.samples, job.dataFromCheckpoint, out.samplesNote);
+      request.samples =
+          realSamples(model, registries, job.samples, job.dataFromCheckpoint, out.samplesNote);
     const auto result = registry.find(name)->run(model, request);
     ExportOutcome o;
     o.format = result.format.empty() ? name : result.format;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "common/json.h"
-#include "task/task_registry.h"
+#include "registries/registries_fwd.h"
 
 namespace netsmith::exporting {
 
@@ -19,8 +19,8 @@ struct ExporterInfo {
   std::string extension;  ///< ".onnx"
   std::string help;
 };
-/// What the built-in exporter registry holds, in its order.
-std::vector<ExporterInfo> listExporters();
+/// What the registries' exporters are, in their order.
+std::vector<ExporterInfo> listExporters(const Registries& registries);
 
 struct ExportJob {
   std::string checkpoint;
@@ -41,9 +41,9 @@ struct ExportJob {
   /// Take those samples from the checkpoint's data even where no project file the user has names
   /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.
   bool dataFromCheckpoint = false;
-  /// The tasks this program knows; the checkpoint's task says what the exports add
-  /// (TaskDef::exportNotes).
-  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
+  /// The program's registries: its ops build the model, its exporters write the files, and
+  /// the checkpoint's task among its tasks says what the exports add (TaskDef::exportNotes).
+  RegistriesPtr registries;
 };
 
 /// One exporter's outcome, flattened for display.

@@ -28,12 +28,12 @@ std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
 }
 
 ExportModel exportModelFrom(const project::Project& project, graph::GraphModule net,
-                            std::shared_ptr<ops::OpRegistry> registry) {
+                            std::shared_ptr<const ops::OpRegistry> registry) {
   return ExportModel{checkpoint::loadedModelFrom(project, std::move(net), std::move(registry))};
 }
 
-ExportModel loadExportModel(const std::string& checkpointPath) {
-  return ExportModel{checkpoint::loadModel(checkpointPath)};
+ExportModel loadExportModel(const std::string& checkpointPath, const RegistriesPtr& registries) {
+  return ExportModel{checkpoint::loadModel(checkpointPath, registries)};
 }
 
 }  // namespace netsmith::exporting

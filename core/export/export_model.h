@@ -25,9 +25,9 @@ struct ExportModel : checkpoint::LoadedModel {
 
 /// Loads a checkpoint for export, or a project whose weights come from its init_from (an
 /// imported model, before any training); throws netsmith::Error naming the file.
-ExportModel loadExportModel(const std::string& checkpointPath);
+ExportModel loadExportModel(const std::string& checkpointPath, const RegistriesPtr& registries);
 /// Wraps a project's model with its current weights (e.g. a freshly built module).
 ExportModel exportModelFrom(const project::Project& project, graph::GraphModule net,
-                            std::shared_ptr<ops::OpRegistry> registry);
+                            std::shared_ptr<const ops::OpRegistry> registry);
 
 }  // namespace netsmith::exporting

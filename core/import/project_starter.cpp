@@ -14,6 +14,7 @@
 #include "data/source_formats.h"
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "task/task_registry.h"
 #include "train/trainability.h"
 
@@ -162,8 +163,8 @@ std::string defaultProjectPath(const std::string& dataPath) {
 
 DataProposal proposeProject(const std::string& dataPath, const std::string& projectPath,
                             const StarterChoices& choices, const StarterContext& context) {
-  if (!context.ops || !context.tasks) throw Error("proposeProject: no registries given");
-  const auto& tasks = *context.tasks;
+  const auto& registries = needRegistries(context.registries, "proposeProject");
+  const auto& tasks = registries.tasks;
   DataProposal out;
 
   // The data, and the task its targets call for.
@@ -265,7 +266,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   data::DataScanOptions scanOptions;
   scanOptions.imageSizes = data::DataScanOptions::Sizes::All;
   scanOptions.progress = context.progress;
-  out.scan = data::scanProjectData(p, base.string(), scanOptions);
+  out.scan = data::scanProjectData(p, base.string(), registries.transforms, scanOptions);
   if (out.scan.cancelled) throw Error("cancelled while scanning " + out.found.path);
   if (choices.explicitNormalization && !out.scan.mean.empty())
     p.data["normalize"] = Json{{"mean", rounded(out.scan.mean)}, {"std", rounded(out.scan.std)}};
@@ -313,7 +314,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   const auto fits = [&](std::int64_t hh, std::int64_t ww) {
     p.model.input.height = hh;
     p.model.input.width = ww;
-    const auto analysis = graph::analyseGraph(p.model, *context.ops);
+    const auto analysis = graph::analyseGraph(p.model, registries.ops);
     return analysis.ok() && !train::headProblem(p, analysis, std::int64_t(out.scan.classes.size()),
                                                 tasks, out.scan.targetNames);
   };
@@ -366,7 +367,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
                         numbers(rounded(out.scan.std)) + " (from the training images)"
                   : "normalisation: auto (mean and std of the training images, measured when a "
                     "run starts)");
-  out.problems = train::checkTrainable(p, base.string(), *context.ops, tasks);
+  out.problems = train::checkTrainable(p, base.string(), registries);
   return out;
 }
 

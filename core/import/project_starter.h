@@ -20,6 +20,7 @@
 #include "data/data_scan.h"
 #include "graph/model_graph.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 
 namespace netsmith::ops {
 class OpRegistry;
@@ -47,8 +48,7 @@ struct StarterChoices {
 
 /// Where the program and its caller come in: the registries and the templates folder.
 struct StarterContext {
-  const ops::OpRegistry* ops = nullptr;
-  const task::TaskRegistry* tasks = nullptr;
+  RegistriesPtr registries;
   std::string templatesDir;
   /// Progress of the scan: (what is being done, done, total); false to cancel (then Error).
   std::function<bool(const std::string&, std::int64_t, std::int64_t)> progress;

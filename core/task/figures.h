@@ -63,4 +63,12 @@ struct FigureSpec {
   std::string description;
 };
 
+/// The figure of `figures` called `name` (without its split: "accuracy"), or null.
+inline const FigureSpec* findFigure(const std::vector<FigureSpec>& figures,
+                                    const std::string& name) {
+  for (const auto& f : figures)
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
 }  // namespace netsmith::task

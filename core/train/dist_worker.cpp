@@ -88,8 +88,9 @@ TrainerConfig readWorkerSpec(const std::string& path) {
   return config;
 }
 
-int runDistWorker(const std::string& specPath) {
+int runDistWorker(const std::string& specPath, const RegistriesPtr& registries) {
   TrainerConfig config = readWorkerSpec(specPath);
+  config.registries = registries;
   config.dist = distributed::distEnvFromEnvironment();
   if (!config.dist.distributed()) {
     throw Error(

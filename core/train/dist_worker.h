@@ -20,6 +20,6 @@ void writeWorkerSpec(const TrainerConfig& config, const std::string& path);
 TrainerConfig readWorkerSpec(const std::string& path);
 /// Runs one worker rank to its end; warnings and a failure go to stderr as "[rank R] ...".
 /// Returns 0 when the run completed or stopped, 1 when it failed.
-int runDistWorker(const std::string& specPath);
+int runDistWorker(const std::string& specPath, const RegistriesPtr& registries);
 
 }  // namespace netsmith::train

@@ -19,6 +19,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "task/classification.h"
 #include "task/task.h"
 #include "task/task_registry.h"
@@ -481,7 +482,8 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
 
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   const std::string& ckptPath = options.checkpoint;
-  const auto registry = ops::OpRegistry::withBuiltins();
+  const auto& registries = needRegistries(options.registries, "EvaluationOptions");
+  const auto& registry = registries.ops;
   checkpoint::CheckpointData ckpt;
   project::LoadedProject loaded;
   std::string baseDir;
@@ -517,8 +519,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
 
   torch::manual_seed(0);
   if (!fromProject) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
-  auto pd = data::openProjectData(loaded.project, baseDir,
-                                  augment::TransformRegistry::withBuiltins(), "");
+  auto pd = data::openProjectData(loaded.project, baseDir, registries.transforms, "");
   if (!pd) throw Error("cancelled");
   Evaluation out;
   out.checkpoint = ckptPath;
@@ -534,20 +535,20 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   // reported (a Huber regression's is Huber, not MSE).
   Problems trainProblems;
   const TrainOptions trainOptions =
-      parseTrainOptions(loaded.project.train, ScheduleRegistry::withBuiltins(), trainProblems);
+      parseTrainOptions(loaded.project.train, registries.schedules, trainProblems);
   task::TaskSetup setup = taskSetupFor(trainOptions, pd->data, net->analysis());
   setup.train = &pd->data.train;
   setup.state = ckpt.meta.value("task_state", Json());
   std::shared_ptr<task::Task> task;
   try {
-    const auto& def = options.tasks.get(loaded.project.task);
+    const auto& def = registries.tasks.get(loaded.project.task);
     if (const auto p = task::dataTargetProblem(def, pd->data.config)) throw Error(*p);
     task = def.make(setup);
   } catch (const Error& e) {
     throw Error(ckptPath + ": " + e.what());
   }
   out.task = task->name();
-  out.classView = task->target().kind == task::TargetKind::ClassIndex;
+  out.classView = data::targetTraits(task->target().kind).oneClassPerSample;
   if (const auto p = task->headProblem(net->analysis())) {
     throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
                 (options.data.empty() ? "" : " (from " + options.data + ")"));
@@ -576,8 +577,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.temperature = options.temperature;
   out.tta = options.tta;
   if (options.fitTemperature) {
-    auto fitData = data::openProjectData(fitProject, fitBaseDir,
-                                         augment::TransformRegistry::withBuiltins(), "");
+    auto fitData = data::openProjectData(fitProject, fitBaseDir, registries.transforms, "");
     if (!fitData) throw Error("cancelled");
     data::SampleSet validation = fitData->data.validation;
     if (validation.empty())

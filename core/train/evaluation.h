@@ -14,6 +14,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/json.h"
+#include "registries/registries_fwd.h"
 #include "task/figures.h"
 #include "task/task_registry.h"
 #include "train/calibration.h"
@@ -58,8 +59,9 @@ struct EvaluationOptions {
   bool features = false;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
-  /// The tasks this program knows; a checkpoint of another task is refused by name.
-  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
+  /// The program's registries (ops, transforms, schedules, tasks); a checkpoint of a task they
+  /// do not hold is refused by name.
+  RegistriesPtr registries;
 };
 
 /// The longest side of a segmentation sample's picture and masks (a detection sample's picture,

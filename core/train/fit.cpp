@@ -5,6 +5,7 @@
 
 #include "augment/sample_rng.h"
 #include "common/error.h"
+#include "common/run_layout.h"
 #include "task/task.h"
 #include "train/bench_run.h"
 #include "train/checkpoint_callback.h"
@@ -103,7 +104,7 @@ void Fit::startTraining() {
   auto& s = m_setup;
   // The run folder comes after everything that can reject the input.
   m_runDir = openRunFolder(m_ctx, s, m_lock);
-  const std::string dir = m_runDir.empty() ? "" : m_runDir + "/checkpoints";
+  const std::string dir = m_runDir.empty() ? "" : run_layout::checkpointIn(m_runDir);
   m_checkpoints = std::make_unique<RunCheckpoints>(m_ctx, s, m_state, m_callbacks, dir);
   CheckpointCallback::Options co{dir, s.opt.checkpointEvery, s.opt.keepCheckpoints};
   m_callbacks.add(std::make_shared<CheckpointCallback>(

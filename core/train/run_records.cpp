@@ -13,6 +13,7 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/line_tail.h"
+#include "common/run_layout.h"
 
 namespace netsmith::train {
 
@@ -108,8 +109,8 @@ struct RunRecordReader::State {
   bool listed = false;  // checkpoints/ listed once at least
 
   explicit State(const std::string& dir)
-      : metrics((fs::path(dir) / "metrics.csv").string(), kMaxLine, kChunk),
-        events((fs::path(dir) / "events.jsonl").string(), kMaxLine, kChunk) {
+      : metrics(run_layout::runFile(dir, run_layout::kMetrics), kMaxLine, kChunk),
+        events(run_layout::runFile(dir, run_layout::kEvents), kMaxLine, kChunk) {
     record.dir = dir;
     record.name = fs::path(dir).lexically_normal().filename().string();
     if (record.name.empty())
@@ -321,7 +322,7 @@ bool RunRecordReader::update(std::uint64_t maxBytes) {
   // run: a checkpoint's own event line follows its file into events.jsonl.
   if (changed || !m->listed) {
     m->listed = true;
-    auto checkpoints = listCheckpoints(fs::path(r.dir) / "checkpoints");
+    auto checkpoints = listCheckpoints(run_layout::checkpointIn(r.dir));
     if (checkpoints != r.checkpoints) {
       r.checkpoints = std::move(checkpoints);
       changed = true;
@@ -369,8 +370,7 @@ std::vector<std::string> runFolders(const std::string& root) {
   std::error_code ec;
   for (fs::directory_iterator it(root, ec), end; !ec && it != end; it.increment(ec)) {
     std::error_code e2;
-    if (it->is_symlink(e2) || !it->is_directory(e2)) continue;
-    if (!fs::exists(it->path() / "metrics.csv", e2)) continue;
+    if (!run_layout::isRunFolder(it->path().string())) continue;
     found.emplace_back(it->last_write_time(e2), it->path().string());
   }
   return newestFirst(std::move(found));
@@ -380,8 +380,8 @@ std::string resumeRunFolder(const std::string& checkpoint) {
   std::error_code ec;
   const auto file = fs::absolute(checkpoint, ec).lexically_normal();
   if (ec) return {};
-  const auto run = file.parent_path().parent_path();
-  return fs::exists(run / "events.jsonl", ec) ? run.string() : std::string();
+  const std::string run = run_layout::runOfCheckpoint(file.string());
+  return !run.empty() && run_layout::isRunFolder(run) ? run : std::string();
 }
 
 }  // namespace netsmith::train

@@ -1,5 +1,6 @@
 #include "train/run_setup.h"
 
+#include "common/run_layout.h"
 #include "graph/model_edits.h"
 #include "schema/param_schema.h"
 
@@ -73,9 +74,9 @@ void limitSet(RunContext& ctx, data::SampleSet& set, std::int64_t limit, std::ui
 void openData(RunContext& ctx, RunSetup& s) {
   const auto& config = ctx.config;
   ctx.log("opening data");
-  s.pd =
-      data::openProjectData(config.project, config.baseDir, s.transforms, config.cacheDir,
-                            [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; });
+  s.pd = data::openProjectData(
+      config.project, config.baseDir, s.registries->transforms, config.cacheDir,
+      [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; });
   if (!s.pd) throw RunEnd{FinishState::Stopped, "stopped while computing data statistics"};
   for (const auto& item : s.pd->data.skippedAtScan())
     ctx.log("skipped " + item.item + ": " + item.reason, "warning");
@@ -191,7 +192,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   task::TaskSetup ts = taskSetupFor(s.opt, d, s.net->analysis());
   ts.dataClasses = s.numClasses;
   ts.train = &d.train;
-  const auto& def = ctx.config.tasks.get(s.project.task);
+  const auto& def = s.registries->tasks.get(s.project.task);
   if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);
   if (const auto p = task::samplerProblem(def, s.opt.balancedSampler)) throw Error(*p);
   if (s.opt.balancedSampler) {
@@ -238,7 +239,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
 
 void buildModel(RunContext& ctx, RunSetup& s) {
   torch::manual_seed(s.opt.seed);
-  s.net = graph::GraphModule(s.project.model, s.registry);
+  s.net = graph::GraphModule(s.project.model, s.registries->ops);
   makeTask(ctx, s);
   s.net->to(s.device);
   if (s.opt.channelsLast) {
@@ -327,7 +328,9 @@ std::string modelSignature(const graph::ModelGraph& model) {
 
 void prepareRun(RunContext& ctx, RunSetup& s) {
   Problems problems;
-  s.opt = parseTrainOptions(ctx.config.project.train, ScheduleRegistry::withBuiltins(), problems);
+  s.registries = ctx.config.registries;
+  s.opt = parseTrainOptions(ctx.config.project.train,
+                            needRegistries(s.registries, "TrainerConfig").schedules, problems);
   if (!problems.empty())
     throw Error("the train section has problems:\n" + formatProblems(problems));
   s.device = resolveDevice(s.opt.device);
@@ -361,11 +364,11 @@ std::string openRunFolder(RunContext& ctx, const RunSetup& s,
     fs::create_directories(runDir, ec);
     if (ec) throw IoError(runDir + ": cannot create the run folder (" + ec.message() + ")");
     // A run folder from elsewhere: what is written in it stays in it (no folder links).
-    for (const char* sub : {"checkpoints", "exports"})
-      makeRealFolder((fs::path(runDir) / sub).string());
+    for (const char* sub : {run_layout::kCheckpoints, run_layout::kExports})
+      makeRealFolder(run_layout::runFile(runDir, sub));
   }
   lock = std::make_unique<RunFolderLock>(runDir);
-  if (const int n = removeStaleTemporaries((fs::path(runDir) / "checkpoints").string()))
+  if (const int n = removeStaleTemporaries(run_layout::checkpointIn(runDir)))
     ctx.log("removed " + std::to_string(n) + " unfinished checkpoint file" + (n == 1 ? "" : "s") +
             " left by an interrupted write");
   ctx.attachRunWriter(runDir);

@@ -17,6 +17,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "task/task.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
@@ -33,8 +34,7 @@ struct RunSetup {
   TrainOptions opt;
   torch::Device device{torch::kCPU};
   std::unique_ptr<ProcessGroup> group;
-  ops::OpRegistry registry = ops::OpRegistry::withBuiltins();
-  augment::TransformRegistry transforms = augment::TransformRegistry::withBuiltins();
+  RegistriesPtr registries;  ///< the config's (prepareRun refuses a config without them)
   std::unique_ptr<data::ProjectData> pd;
   graph::GraphModule net{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;

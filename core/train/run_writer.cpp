@@ -17,6 +17,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/run_layout.h"
 #include "netsmith/version.h"
 
 namespace netsmith::train {
@@ -58,7 +59,7 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
   fs::create_directories(root, ec);
   if (ec) throw Error(root + ": cannot create the runs folder (" + ec.message() + ")");
   const std::string base =
-      (fs::path(root) / (fileNameSafe(projectName, "run") + "-" + localTimeText("%Y%m%d-%H%M%S")))
+      (fs::path(root) / (run_layout::runNamePrefix(projectName) + localTimeText("%Y%m%d-%H%M%S")))
           .string();
   std::string dir = base;
   for (int i = 2; fs::exists(dir); ++i)
@@ -67,20 +68,21 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
     throw Error(dir + ": cannot create the run folder (" +
                 (ec ? ec.message() : std::string("it exists")) + ")");
   }
-  for (const char* sub : {"checkpoints", "exports"})
-    makeRealFolder((fs::path(dir) / sub).string());
-  writeFileAtomically((fs::path(dir) / "project.json").string(), projectSnapshot.dump(2) + "\n");
+  for (const char* sub : {run_layout::kCheckpoints, run_layout::kExports})
+    makeRealFolder(run_layout::runFile(dir, sub));
+  writeFileAtomically(run_layout::runFile(dir, run_layout::kProject),
+                      projectSnapshot.dump(2) + "\n");
   return dir;
 }
 
 RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
   const fs::path dir(runDir);
-  m_metrics = fopenAppendNoFollow((dir / "metrics.csv").string());
+  m_metrics = fopenAppendNoFollow(run_layout::runFile(runDir, run_layout::kMetrics));
   // A new file, or one a killed run left empty, gets the header.
   struct stat st {};
   const bool newMetrics = ::fstat(fileno(m_metrics), &st) == 0 && st.st_size == 0;
   try {
-    m_events = fopenAppendNoFollow((dir / "events.jsonl").string());
+    m_events = fopenAppendNoFollow(run_layout::runFile(runDir, run_layout::kEvents));
   } catch (...) {
     std::fclose(m_metrics);
     throw;
@@ -93,11 +95,12 @@ RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
     const std::string why = std::strerror(errno);
     std::fclose(m_metrics);
     std::fclose(m_events);
-    throw IoError((dir / "metrics.csv").string() + ": cannot write the header (" + why + ")");
+    throw IoError(run_layout::runFile(runDir, run_layout::kMetrics) +
+                  ": cannot write the header (" + why + ")");
   }
   std::FILE* log = nullptr;
   try {
-    log = fopenAppendNoFollow((dir / "train.log").string());
+    log = fopenAppendNoFollow(run_layout::runFile(runDir, run_layout::kLog));
   } catch (...) {
     std::fclose(m_metrics);
     std::fclose(m_events);

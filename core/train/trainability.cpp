@@ -3,6 +3,7 @@
 #include "data/data_config.h"
 #include "data/data_module.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "task/task.h"
 
 #include <algorithm>
@@ -56,10 +57,8 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
       if (m.autoMode) m.maximize = false;
       return;
     }
-    const auto it = std::find_if(figures.begin(), figures.end(),
-                                 [&](const task::FigureSpec& f) { return f.name == figure; });
-    if (it != figures.end()) {
-      if (m.autoMode) m.maximize = it->higherIsBetter;
+    if (const auto* spec = task::findFigure(figures, figure)) {
+      if (m.autoMode) m.maximize = spec->higherIsBetter;
       return;
     }
     std::string known = "loss";
@@ -85,11 +84,11 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
 }
 
 Problems metricProblems(const project::Project& project, const graph::GraphAnalysis& analysis,
-                        std::int64_t dataClasses, const task::TaskRegistry& tasks,
+                        std::int64_t dataClasses, const Registries& registries,
                         const std::vector<std::string>& targets) {
-  const auto* def = tasks.find(project.task);
+  const auto* def = registries.tasks.find(project.task);
   Problems trainProblems;
-  auto options = parseTrainOptions(project.train, ScheduleRegistry::withBuiltins(), trainProblems);
+  auto options = parseTrainOptions(project.train, registries.schedules, trainProblems);
   if (!def || !trainProblems.empty()) return {};  // reported where the task and section are
   try {
     const auto task = checkingTask(*def, project, analysis, dataClasses, targets);
@@ -119,8 +118,7 @@ std::optional<Problem> headProblem(const project::Project& project,
   const auto* def = tasks.find(project.task);
   if (!def) return Problem{"task", task::unknownTaskMessage(tasks, project.task), {}, {}};
   if (replacesHead(project.train)) {
-    if (def->target == data::TargetKind::ClassIndex || def->target == data::TargetKind::MultiHot)
-      return std::nullopt;
+    if (data::targetTraits(def->target).outputPerClass) return std::nullopt;
     return Problem{"train.replace_head",
                    "gives the last Linear one output per class; the task " + def->name +
                        " has no classes: set the model's output instead",
@@ -135,7 +133,9 @@ std::optional<Problem> headProblem(const project::Project& project,
 }
 
 Problems checkTrainable(const project::Project& project, const std::string& baseDir,
-                        const ops::OpRegistry& registry, const task::TaskRegistry& tasks) {
+                        const Registries& registries) {
+  const auto& tasks = registries.tasks;
+  const auto& registry = registries.ops;
   Problems problems;
   if (!tasks.find(project.task)) {
     problems.push_back({"task", task::unknownTaskMessage(tasks, project.task), {}, {}});
@@ -180,7 +180,7 @@ Problems checkTrainable(const project::Project& project, const std::string& base
     return problems;
   }
   const auto metrics =
-      metricProblems(project, analysis, module.numClasses(), tasks, module.targets);
+      metricProblems(project, analysis, module.numClasses(), registries, module.targets);
   problems.insert(problems.end(), metrics.begin(), metrics.end());
   return problems;
 }

@@ -10,6 +10,7 @@
 #include "common/error.h"
 #include "graph/graph_analysis.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 #include "task/figures.h"
 #include "task/task_registry.h"
 #include "train/train_options.h"
@@ -43,7 +44,7 @@ Problems resolveMetrics(TrainOptions& options, const std::vector<task::FigureSpe
 /// resolveMetrics on the project's train section and task, for validation (nothing when the
 /// task is unknown or the section has problems of its own: those are reported elsewhere).
 Problems metricProblems(const project::Project& project, const graph::GraphAnalysis& analysis,
-                        std::int64_t dataClasses, const task::TaskRegistry& tasks,
+                        std::int64_t dataClasses, const Registries& registries,
                         const std::vector<std::string>& targets = {});
 
 /// The task is known, the model is more than its input, and (when the project has a data
@@ -52,7 +53,6 @@ Problems metricProblems(const project::Project& project, const graph::GraphAnaly
 /// Assumes the sections themselves are valid (project
 /// validation passed).
 Problems checkTrainable(const project::Project& project, const std::string& baseDir,
-                        const ops::OpRegistry& registry,
-                        const task::TaskRegistry& tasks = task::TaskRegistry::withBuiltins());
+                        const Registries& registries);
 
 }  // namespace netsmith::train

@@ -22,6 +22,7 @@
 
 #include "distributed/dist_env.h"
 #include "project/project.h"
+#include "registries/registries_fwd.h"
 #include "task/task_registry.h"
 #include "train/events.h"
 #include "train/run_context.h"
@@ -85,8 +86,10 @@ struct TrainerConfig {
   /// and starts the others as `workerProgram dist-worker SPEC` (netsmith-cli).
   distributed::DistEnv dist;
   std::string workerProgram;
-  /// The tasks a project's "task" key can name (a program or a test adds its own).
-  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
+  /// The program's registries (Registries::builtins() in its main; a test adds its own task or
+  /// op to a copy): the ops build the model, the transforms the pipeline, the schedules the
+  /// train section's, and the tasks what a project's "task" key can name.
+  RegistriesPtr registries;
 };
 
 /// What a finished run reports (also sent as the Finished event).

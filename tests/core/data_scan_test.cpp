@@ -8,6 +8,7 @@
 #include "data/data_scan.h"
 #include "data_fixtures.h"
 #include "project/project.h"
+#include "registries/registries.h"
 
 using namespace netsmith;
 using netsmith::testutil::TempDir;
@@ -43,7 +44,8 @@ TEST(DataScan, CountsWhatTrainingWouldReadUnderTheProjectsOnError) {
     }
     return true;
   };
-  const auto s = data::scanProjectData(folderProject(dir, "skip"), dir.path().string(), options);
+  const auto s = data::scanProjectData(folderProject(dir, "skip"), dir.path().string(),
+                                       Registries::builtins()->transforms, options);
   ASSERT_FALSE(s.cancelled);
   EXPECT_EQ(s.classes, (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_EQ(s.train, 15);  // 16 files, the broken one left out
@@ -62,7 +64,8 @@ TEST(DataScan, CountsWhatTrainingWouldReadUnderTheProjectsOnError) {
 
   // on_error "fail": the scan stops at the broken file, by name (as training would).
   try {
-    data::scanProjectData(folderProject(dir, "fail"), dir.path().string(), {});
+    data::scanProjectData(folderProject(dir, "fail"), dir.path().string(),
+                          Registries::builtins()->transforms, {});
     FAIL() << "expected an error";
   } catch (const Error& e) {
     EXPECT_NE(std::string(e.what()).find("broken.png"), std::string::npos) << e.what();
@@ -72,6 +75,7 @@ TEST(DataScan, CountsWhatTrainingWouldReadUnderTheProjectsOnError) {
   options.progress = [](const std::string& phase, std::int64_t, std::int64_t) {
     return phase != "reading images";
   };
-  EXPECT_TRUE(
-      data::scanProjectData(folderProject(dir, "skip"), dir.path().string(), options).cancelled);
+  EXPECT_TRUE(data::scanProjectData(folderProject(dir, "skip"), dir.path().string(),
+                                    Registries::builtins()->transforms, options)
+                  .cancelled);
 }

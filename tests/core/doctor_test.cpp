@@ -18,6 +18,7 @@
 #include "doctor/doctor.h"
 #include "doctor/image_hash.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "test_support.h"
 #include "train_fixtures.h"
 
@@ -218,6 +219,7 @@ TEST(Doctor, FindsFlippedLabelsAndLeakageAndGoesOnAfterAStop) {
   ASSERT_TRUE(loaded.problems.empty());
 
   doctor::DoctorOptions o;
+  o.registries = ::netsmith::Registries::builtins();
   o.folder = dir.file("doctor");
   o.folds = 3;
   o.epochs = 4;
@@ -319,6 +321,7 @@ TEST(Doctor, FoldModelsTooWeakToRankLabelsAreSaidToBe) {
   ASSERT_TRUE(loaded.problems.empty());
   loaded.project.train["optimizer"] = Json{{"type", "sgd"}, {"lr", 1e-9}};
   doctor::DoctorOptions o;
+  o.registries = ::netsmith::Registries::builtins();
   o.folder = dir.file("doctor");
   o.folds = 2;
   o.epochs = 1;
@@ -386,6 +389,7 @@ TEST(Doctor, RefusesALinkedFolderAndRunsWithoutLabelChecks) {
   const auto path = testutil::writeTrainProject(dir);
   const auto loaded = project::loadProject(path);
   doctor::DoctorOptions o;
+  o.registries = ::netsmith::Registries::builtins();
   // A folder that is a link someone planted: refused, nothing written through it.
   fs::create_directories(dir.path() / "elsewhere");
   fs::create_symlink(dir.path() / "elsewhere", dir.path() / "linked");
@@ -430,6 +434,7 @@ TEST(Doctor, AOnePixelWideImageGetsItsThumbnailAndTheReportIsWritten) {
     "train": {"epochs": 1, "batch_size": 4, "threads": 1, "workers": 1}})";
   const auto loaded = project::loadProject(path);
   doctor::DoctorOptions o;
+  o.registries = ::netsmith::Registries::builtins();
   o.folder = dir.file("doctor");
   o.labels = false;
   std::vector<cv::Size> drawn;

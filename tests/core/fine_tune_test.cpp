@@ -12,6 +12,7 @@
 #include "graph/graph_module.h"
 #include "graph/model_edits.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "test_support.h"
 #include "train/trainability.h"
 #include "train/trainer.h"
@@ -128,6 +129,7 @@ TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
       checkpoint::writeSafetensors(start, checkpoint::moduleState(*net));
     }
     train::TrainerConfig config;
+    config.registries = ::netsmith::Registries::builtins();
     config.project = loaded.project;
     config.baseDir = loaded.baseDir();
     config.runsRoot = dir.file("runs" + std::to_string(at));
@@ -159,6 +161,7 @@ TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
   auto loaded = project::loadProject(path);
   loaded.project.train["unfreeze"] = Json::array({Json{{"epoch", 1}, {"from", "bnn"}}});
   train::TrainerConfig config;
+  config.registries = ::netsmith::Registries::builtins();
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();
   config.runsRoot = dir.file("runs-bad");
@@ -182,11 +185,12 @@ TEST(FineTune, ReplaceHeadAtTrainTimeFitsTheHeadToTheData) {
     loaded.project.model.find("fc")->params["out_features"] = 2;  // fewer than the classes
     loaded.project.train["replace_head"] = replace;
     const auto problems =
-        train::checkTrainable(loaded.project, loaded.baseDir(), ops::OpRegistry::withBuiltins());
+        train::checkTrainable(loaded.project, loaded.baseDir(), *Registries::builtins());
     EXPECT_EQ(formatProblems(problems).find("set fc.out_features to 4") != std::string::npos,
               !replace)
         << formatProblems(problems);
     train::TrainerConfig config;
+    config.registries = ::netsmith::Registries::builtins();
     config.project = loaded.project;
     config.baseDir = loaded.baseDir();
     config.runsRoot = dir.file(replace ? "runs-replace" : "runs-keep");

@@ -18,6 +18,7 @@
 #include "graph/model_graph.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "task/segmentation.h"
 #include "test_support.h"
 
@@ -441,7 +442,8 @@ TEST(MaskFolderSource, TheDataScanCountsClassPixelsAndSkipsUnreadableMasks) {
   };
   data::DataScanOptions options;
   options.samplesPerClass = 2;
-  const auto s = data::scanProjectData(projectWith("skip"), dir.path().string(), options);
+  const auto s = data::scanProjectData(projectWith("skip"), dir.path().string(),
+                                       Registries::builtins()->transforms, options);
   EXPECT_EQ(s.train, 2);
   ASSERT_EQ(s.skipped.size(), 1u);
   EXPECT_CONTAINS(s.skipped[0].item + ": " + s.skipped[0].reason, "c.png");
@@ -456,7 +458,8 @@ TEST(MaskFolderSource, TheDataScanCountsClassPixelsAndSkipsUnreadableMasks) {
   EXPECT_EQ(s.sampleLabels[0], -1);
   EXPECT_CONTAINS(s.sampleCaptions[0], "a ");
   EXPECT_CONTAINS(testutil::errorOf([&] {
-                    data::scanProjectData(projectWith("fail"), dir.path().string(), options);
+                    data::scanProjectData(projectWith("fail"), dir.path().string(),
+                                          Registries::builtins()->transforms, options);
                   }),
                   "c.png");
 }

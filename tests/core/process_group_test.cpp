@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "data_fixtures.h"
+#include "registries/registries.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/train_options.h"
@@ -33,7 +34,11 @@ struct GroupContext {
     return lines;
   }
 
-  TrainerConfig config;
+  TrainerConfig config = [] {
+    TrainerConfig c;
+    c.registries = ::netsmith::Registries::builtins();
+    return c;
+  }();
   RunControls controls;
   std::atomic<RunState> state{RunState::Running};
   std::mutex mutex;
@@ -126,6 +131,7 @@ TEST(ProcessGroup, TwoRanksSumTheirValues) {
   std::vector<std::unique_ptr<GroupContext>> contexts;
   for (int rank = 0; rank < 2; ++rank) {
     TrainerConfig config;
+    config.registries = ::netsmith::Registries::builtins();
     config.dist.rank = config.dist.localRank = rank;
     config.dist.worldSize = config.dist.localWorldSize = 2;
     config.dist.storeFile = dir.file("rendezvous");

@@ -12,6 +12,7 @@
 #include "graph/graph_analysis.h"
 #include "graph/graph_module.h"
 #include "import/project_starter.h"
+#include "registries/registries.h"
 #include "task/task_registry.h"
 #include "test_support.h"
 
@@ -22,11 +23,9 @@ namespace fs = std::filesystem;
 namespace {
 
 struct Starter {
-  ops::OpRegistry ops = ops::OpRegistry::withBuiltins();
-  task::TaskRegistry tasks = task::TaskRegistry::withBuiltins();
+  RegistriesPtr registries = Registries::builtins();
   import::StarterContext context() const {import::StarterContext c;
-  c.ops = &ops;
-  c.tasks = &tasks;
+  c.registries = registries;
   c.templatesDir = NETSMITH_SOURCE_DIR "/resources/templates";
   return c;
 } import::DataProposal propose(const fs::path& data, const import::StarterChoices& choices = {}) {
@@ -105,9 +104,9 @@ TEST(ProjectStarter, ClassFoldersGiveAClassifierSizedToTheImagesAndClasses) {
   project::saveProject(p.project, path);
   const auto loaded = project::loadProject(path);
   EXPECT_EQ(loaded.project.data["train"]["root"], "pets");
-  EXPECT_TRUE(project::validateProject(loaded, s.ops).empty())
-      << formatProblems(project::validateProject(loaded, s.ops));
-  graph::GraphModule net(loaded.project.model, s.ops);
+  EXPECT_TRUE(project::validateProject(loaded, s.registries->ops).empty())
+      << formatProblems(project::validateProject(loaded, s.registries->ops));
+  graph::GraphModule net(loaded.project.model, s.registries->ops);
   EXPECT_EQ(net->forward(torch::zeros({2, 3, 30, 40})).sizes(), (std::vector<std::int64_t>{2, 3}));
   const std::string text = import::proposalText(p);
   EXPECT_NE(text.find("18 training images"), std::string::npos) << text;

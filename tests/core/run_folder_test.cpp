@@ -12,6 +12,8 @@
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
+#include "common/run_layout.h"
+#include "train/run_records.h"
 #include "train/run_writer.h"
 #include "train/trainer.h"
 #include "trainer_fixtures.h"
@@ -118,4 +120,43 @@ TEST(RunFolder, ARecordThatCannotBeWrittenStopsTheRunWithACheckpoint) {
   EXPECT_LT(run.result.steps, 3 * 6);  // it stopped, not trained on without its records
   ASSERT_FALSE(run.result.lastCheckpoint.empty());
   EXPECT_EQ(checkpoint::readCheckpoint(run.result.lastCheckpoint).meta["step"], run.result.steps);
+}
+
+// The layout is known in one place: a run of a project whose name is not a file name is found
+// by the studio's "latest checkpoint" as the writer named it, and by the readers; a link in
+// place of a run folder is neither a run nor searched.
+TEST(RunFolder, TheLayoutFindsWhatTheWriterMade) {
+  TempDir dir;
+  auto config = configFor(testutil::writeTrainProject(dir, Json{{"epochs", 1}}, 64), dir);
+  config.project.name = "blob study: v2";
+  const auto run = trainRun(config);
+  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  const std::string runDir = run.result.runDir;
+  EXPECT_EQ(
+      fs::path(runDir).filename().string().rfind(run_layout::runNamePrefix("blob study: v2"), 0),
+      0u)
+      << runDir;
+  EXPECT_TRUE(run_layout::isRunFolder(runDir));
+  EXPECT_EQ(runFolders(dir.file("runs")), std::vector<std::string>{runDir});
+  const std::string best = run_layout::checkpointIn(runDir, run_layout::kBest);
+  ASSERT_TRUE(fs::is_regular_file(best));
+  EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "blob study: v2", false),
+            fs::absolute(best).lexically_normal().string());
+  EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "blob study: v2", true),
+            fs::absolute(run_layout::checkpointIn(runDir, run_layout::kLast))
+                .lexically_normal()
+                .string());
+  EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "another project", false), "");
+  EXPECT_EQ(run_layout::runOfCheckpoint(best), runDir);
+  EXPECT_EQ(resumeRunFolder(best), fs::absolute(runDir).lexically_normal().string());
+  EXPECT_EQ(run_layout::runOfCheckpoint(dir.file("model.safetensors")), "");
+
+  // A newer "run" that is a link to the real one: not a run, not searched.
+  const std::string planted =
+      dir.file("runs/" + run_layout::runNamePrefix("blob study: v2") + "99999999-999999");
+  fs::create_directory_symlink(runDir, planted);
+  EXPECT_FALSE(run_layout::isRunFolder(planted));
+  EXPECT_EQ(runFolders(dir.file("runs")), std::vector<std::string>{runDir});
+  EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "blob study: v2", false),
+            fs::absolute(best).lexically_normal().string());
 }

@@ -11,6 +11,7 @@
 
 #include "common/file_util.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/run_records.h"
 #include "train/run_writer.h"
 #include "train/trainer.h"
@@ -61,6 +62,7 @@ TEST(RunRecords, AReadRunHoldsWhatTheTrainerSent) {
   auto loaded = project::loadProject(testutil::writeTrainProject(dir, Json{{"epochs", 2}}, 128));
   ASSERT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
   TrainerConfig config;
+  config.registries = ::netsmith::Registries::builtins();
   config.project = loaded.project;
   config.baseDir = loaded.baseDir();
   config.runsRoot = dir.file("runs");

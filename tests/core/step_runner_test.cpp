@@ -16,6 +16,7 @@
 
 #include "data/data_loader.h"
 #include "graph/graph_module.h"
+#include "registries/registries.h"
 #include "task/classification.h"
 #include "test_support.h"
 #include "train/loop_state.h"
@@ -113,7 +114,11 @@ class StepRunnerTest : public testutil::SeededTest {
     return out;
   }
 
-  TrainerConfig config;
+  TrainerConfig config = [] {
+    TrainerConfig c;
+    c.registries = ::netsmith::Registries::builtins();
+    return c;
+  }();
   RunControls controls;
   std::atomic<RunState> runState{RunState::Running};
   std::vector<TrainingEvent> published;

@@ -16,6 +16,7 @@
 #include "experiment/sweep_schedule.h"
 #include "experiment/sweep_state.h"
 #include "experiment/tpe.h"
+#include "registries/registries.h"
 #include "test_support.h"
 
 using namespace netsmith;
@@ -28,7 +29,7 @@ SweepSpec specOf(const std::string& json) {
       project::loadProject(testutil::sourcePath("resources/examples/fashion_mnist.netsmith.json"))
           .project;
   Problems problems;
-  auto s = parseSweep(Json::parse(json), base, problems);
+  auto s = parseSweep(Json::parse(json), base, problems, *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   return s;
 }

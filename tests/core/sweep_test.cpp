@@ -9,6 +9,7 @@
 #include "experiment/samplers.h"
 #include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
+#include "registries/registries.h"
 #include "test_support.h"
 
 using namespace netsmith;
@@ -24,14 +25,15 @@ project::Project sweepBaseProject() {
 
 SweepSpec spec(const std::string& json) {
   Problems problems;
-  auto s = parseSweep(Json::parse(json), sweepBaseProject(), problems);
+  auto s = parseSweep(Json::parse(json), sweepBaseProject(), problems,
+                      *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   return s;
 }
 
 std::string sweepProblemsOf(const std::string& json) {
   Problems problems;
-  parseSweep(Json::parse(json), sweepBaseProject(), problems);
+  parseSweep(Json::parse(json), sweepBaseProject(), problems, *::netsmith::Registries::builtins());
   return formatProblems(problems);
 }
 

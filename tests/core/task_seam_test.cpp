@@ -1,6 +1,6 @@
 // The Task seam, proven from outside: a second task written only in this file (a two-output
 // regression: where the blob of the blob data set sits, as a row and a column) plugs into the
-// trainer, validation and the run's records through TrainerConfig::tasks, without a line of
+// trainer, validation and the run's records through TrainerConfig::registries, without a line of
 // core/train, core/data or the studio knowing it. Classification's own task is checked
 // against sums computed here.
 #include <gtest/gtest.h>
@@ -21,6 +21,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "task/classification.h"
 #include "task/task.h"
 #include "test_support.h"
@@ -117,16 +118,18 @@ class QuadrantRegression : public task::Task {
   }
 };
 
-task::TaskRegistry withQuadrants() {
-  auto tasks = task::TaskRegistry::withBuiltins();
-  tasks.add({"quadrant_regression",
-             "the blob's row and column",
-             "tasks",
-             [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
-             {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"},
-             data::TargetKind::ClassIndex,
-             {}});
-  return tasks;
+/// The program's registries with the test's task added (a copy: the built-ins stay as they are).
+RegistriesPtr withQuadrants() {
+  auto registries = std::make_shared<Registries>(*Registries::builtins());
+  registries->tasks.add(
+      {"quadrant_regression",
+       "the blob's row and column",
+       "tasks",
+       [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
+       {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"},
+       data::TargetKind::ClassIndex,
+       {}});
+  return registries;
 }
 
 train::TrainerConfig quadrantConfig(const TempDir& dir, const Json& train, int outputs) {
@@ -134,13 +137,13 @@ train::TrainerConfig quadrantConfig(const TempDir& dir, const Json& train, int o
   auto loaded = project::loadProject(path);
   EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
   train::TrainerConfig c;
+  c.registries = withQuadrants();
   c.project = loaded.project;
   c.project.task = "quadrant_regression";
   for (auto& n : c.project.model.nodes)
     if (n.id == "fc") n.params["out_features"] = outputs;
   c.baseDir = loaded.baseDir();
   c.runsRoot = dir.file("runs");
-  c.tasks = withQuadrants();
   return c;
 }
 
@@ -232,12 +235,12 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   auto recorded = project::loadProject((fs::path(r.runDir) / "project.json").string());
   EXPECT_EQ(recorded.project.task, "quadrant_regression");
 
-  const auto tasks = withQuadrants();
+  const auto registries = withQuadrants();
   // eval goes through the task: its figures on the test split, the same as computed above
   // from the weights; no class view.
   train::EvaluationOptions eo;
+  eo.registries = registries;
   eo.checkpoint = ckpt;
-  eo.tasks = tasks;
   eo.dataFromCheckpoint = true;
   const auto evaluated = train::evaluateCheckpoint(eo);
   EXPECT_EQ(evaluated.task, "quadrant_regression");
@@ -258,16 +261,16 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   for (const auto& key : allowed)
     EXPECT_TRUE(evalJson.contains(key)) << key;
   // A program that does not know the task refuses to evaluate it, by name.
-  eo.tasks = task::TaskRegistry::withBuiltins();
+  eo.registries = Registries::builtins();
   const auto evalError = testutil::errorOf([&] { train::evaluateCheckpoint(eo); });
   EXPECT_NE(evalError.find("unknown task \"quadrant_regression\""), std::string::npos) << evalError;
 
   // The export says what the task's output is: its name in the ONNX file (run in OpenCV DNN
   // against LibTorch under that name), the task and how to read it in the metadata.
   exporting::ExportJob job;
+  job.registries = registries;
   job.checkpoint = ckpt;
   job.targets = {{"onnx", dir.file("quadrants.onnx")}};
-  job.tasks = tasks;
   const auto exported = exporting::runExportJob(job);
   ASSERT_EQ(exported.outcomes.size(), 1u);
   EXPECT_TRUE(exported.outcomes[0].verified) << exported.outcomes[0].message;
@@ -293,7 +296,7 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
       << softmaxError;
   job.softmax = false;
   // A program that does not know the task refuses to export it, by name.
-  job.tasks = task::TaskRegistry::withBuiltins();
+  job.registries = Registries::builtins();
   const auto exportError = testutil::errorOf([&] { exporting::runExportJob(job); });
   EXPECT_NE(exportError.find(ckpt + ": task: unknown task \"quadrant_regression\""),
             std::string::npos)
@@ -305,7 +308,7 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
   const auto registry = ops::OpRegistry::withBuiltins();
   // The blob model ends in 4 scores: right for classification, wrong for the regression.
   auto config = quadrantConfig(dir, Json::object(), 4);
-  auto problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  auto problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].nodeId, "fc");
   EXPECT_NE(problems[0].message.find("2 outputs"), std::string::npos) << problems[0].message;
@@ -318,15 +321,14 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
     EXPECT_FALSE(fs::exists(dir.file("runs")));
   }
   // A program without the task names it and what it knows.
-  problems = train::checkTrainable(config.project, config.baseDir, registry);
+  problems = train::checkTrainable(config.project, config.baseDir, *Registries::builtins());
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].path, "task");
   EXPECT_NE(problems[0].message.find("unknown task \"quadrant_regression\""), std::string::npos);
   EXPECT_NE(problems[0].message.find("classification"), std::string::npos);
   // With 2 outputs the project is trainable.
   config = quadrantConfig(dir, Json::object(), 2);
-  EXPECT_TRUE(
-      train::checkTrainable(config.project, config.baseDir, registry, config.tasks).empty());
+  EXPECT_TRUE(train::checkTrainable(config.project, config.baseDir, *config.registries).empty());
 }
 
 // train.monitor, the callbacks' metrics and a sweep's objective name a task's figures: without
@@ -371,7 +373,7 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
 
   // A figure the task does not report, named with what it reports.
   auto config = quadrantConfig(dir, {{"monitor", "val_accuracy"}}, 2);
-  problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "train.monitor");
   EXPECT_EQ(problems[0].message,
@@ -391,7 +393,7 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   config.project.extra["sweep"] =
       Json{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
            {"objective", "val_accuracy"}};
-  problems = train::checkTrainable(config.project, config.baseDir, registry, config.tasks);
+  problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "sweep.objective");
   EXPECT_NE(problems[0].message.find("no figure \"accuracy\""), std::string::npos);
@@ -414,13 +416,14 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   const Json sweep{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
                    {"objective", "val_mae"}};
   problems.clear();
-  experiment::parseSweep(sweep, project, problems);
+  experiment::parseSweep(sweep, project, problems, *::netsmith::Registries::builtins());
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "sweep.mode");
   Json withMode = sweep;
   withMode["mode"] = "min";
   problems.clear();
-  const auto spec = experiment::parseSweep(withMode, project, problems);
+  const auto spec =
+      experiment::parseSweep(withMode, project, problems, *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   EXPECT_EQ(spec.objective, "val_mae");
   EXPECT_FALSE(spec.maximize);
@@ -428,17 +431,20 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   // The project's task knows its own figures' way, and names the objective when none is given.
   project.task = "detection";
   problems.clear();
-  const auto detector = experiment::parseSweep(
-      Json{{"params", sweep["params"]}, {"objective", "val_map50"}}, project, problems);
+  const auto detector =
+      experiment::parseSweep(Json{{"params", sweep["params"]}, {"objective", "val_map50"}}, project,
+                             problems, *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   EXPECT_TRUE(detector.maximize);
-  const auto unnamed = experiment::parseSweep(Json{{"params", sweep["params"]}}, project, problems);
+  const auto unnamed = experiment::parseSweep(Json{{"params", sweep["params"]}}, project, problems,
+                                              *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   EXPECT_EQ(unnamed.objective, "val_map");
   EXPECT_TRUE(unnamed.maximize);
   project.task = "regression";
-  const auto regression = experiment::parseSweep(
-      Json{{"params", sweep["params"]}, {"objective", "train_nmae"}}, project, problems);
+  const auto regression =
+      experiment::parseSweep(Json{{"params", sweep["params"]}, {"objective", "train_nmae"}},
+                             project, problems, *::netsmith::Registries::builtins());
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   EXPECT_FALSE(regression.maximize);
   const auto tasks = task::TaskRegistry::withBuiltins();
@@ -467,7 +473,7 @@ TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {
 TEST(TaskSeam, TheBalancedSamplerNeedsOneClassPerSample) {
   const auto tasks = task::TaskRegistry::withBuiltins();
   EXPECT_FALSE(task::samplerProblem(tasks.get("classification"), true));
-  EXPECT_FALSE(task::samplerProblem(withQuadrants().get("quadrant_regression"), true));
+  EXPECT_FALSE(task::samplerProblem(withQuadrants()->tasks.get("quadrant_regression"), true));
   for (const std::string name : {"multilabel", "regression", "segmentation", "detection"}) {
     EXPECT_FALSE(task::samplerProblem(tasks.get(name), false));
     const auto why = task::samplerProblem(tasks.get(name), true);

@@ -14,6 +14,7 @@
 #include "checkpoint/checkpoint.h"
 #include "common/json.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
 
@@ -24,6 +25,7 @@ inline train::TrainerConfig configFor(const std::string& projectPath, const Temp
   auto loaded = project::loadProject(projectPath);
   EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
   train::TrainerConfig c;
+  c.registries = ::netsmith::Registries::builtins();
   c.project = loaded.project;
   c.baseDir = loaded.baseDir();
   c.runsRoot = dir.file("runs");

@@ -4,12 +4,18 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
 #include "checkpoint/checkpoint.h"
+#include "experiment/sweep_spec.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
+#include "train/train_options.h"
+#include "train/trainability.h"
 #include "train/trainer.h"
 #include "trainer_fixtures.h"
 
@@ -163,4 +169,50 @@ TEST(Trainer, FrozenNodesAreNotUpdated) {
       EXPECT_FALSE(torch::equal(w[i].second, init[i].second));
     }
   }
+}
+
+// Registries come from the program, not from core: a schedule a program registers is one
+// validation, a sweep's path check and training all know, and a program without it refuses it
+// by name.
+TEST(Trainer, AScheduleTheProgramRegistersReachesValidationSweepsAndTraining) {
+  TempDir dir;
+  auto registries = std::make_shared<Registries>(*Registries::builtins());
+  registries->schedules.add(
+      {"halving",
+       "halves the LR every step",
+       {schema::ParamSpec::real("floor", 0.0, "the LR never goes below this").atLeast(0)},
+       [](const schema::Params& p, double lr, std::int64_t step, const train::StepSpan&) {
+         return std::max(lr * std::pow(0.5, double(step)), p.real("floor"));
+       }});
+  const Json train{{"epochs", 1},
+                   {"batch_size", 32},
+                   {"optimizer", {{"type", "sgd"}, {"lr", 0.2}}},
+                   {"schedule", {{"type", "halving"}, {"floor", 0.01}}}};
+  auto config = testutil::configFor(testutil::writeTrainProject(dir, train, 128), dir);
+  config.registries = registries;
+  config.limitTrain = 128;
+
+  EXPECT_TRUE(train::checkTrainable(config.project, config.baseDir, *registries).empty());
+  Problems problems;
+  train::parseTrainOptions(config.project.train, registries->schedules, problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  const auto builtins = Registries::builtins();
+  train::parseTrainOptions(config.project.train, builtins->schedules, problems);
+  EXPECT_NE(formatProblems(problems).find("halving"), std::string::npos)
+      << formatProblems(problems);
+  problems.clear();
+
+  const Json sweep{
+      {"params", Json::array({Json{{"path", "train.schedule.floor"}, {"choice", {0.01, 0.05}}}})}};
+  experiment::parseSweep(sweep, config.project, problems, *registries);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
+  experiment::parseSweep(sweep, config.project, problems, *builtins);
+  EXPECT_FALSE(problems.empty());
+
+  const auto run = testutil::trainRun(config);
+  ASSERT_EQ(run.result.state, train::FinishState::Completed) << run.result.reason;
+  const auto batches = run.recorder->ofType(train::EventType::BatchEnd);
+  ASSERT_GE(batches.size(), 3u);
+  for (std::size_t k = 0; k < batches.size(); ++k)
+    EXPECT_NEAR(batches[k].batch.lr, std::max(0.2 * std::pow(0.5, double(k)), 0.01), 1e-12) << k;
 }

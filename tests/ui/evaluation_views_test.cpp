@@ -40,6 +40,7 @@
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -184,7 +185,7 @@ class EvaluationViewsTest : public QObject {
                           {"test", {{"format", "multilabel_csv"}, {"manifest", "test.csv"}}},
                           {"classes", {"top", "bottom"}}},
                      model(2, false), "bce");
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     // The Data page: images per label and the co-occurrence, as the manifest has them.
@@ -373,7 +374,7 @@ class EvaluationViewsTest : public QObject {
                           {"test", {{"format", "regression_csv"}, {"manifest", "test.csv"}}},
                           {"targets", {"level"}}},
                      model(1, false), "mse");
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     // The Data page: the target's values and their histogram, every training image counted.
@@ -510,7 +511,7 @@ class EvaluationViewsTest : public QObject {
              {"classes", {"background", "bright", "dim"}},
              {"colors", {"#000000", "#ff0000", "#0000ff"}}},
         model(3, true), "cross_entropy");
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     // The Data page: each class's pixels in the training masks, counted here as written.
@@ -681,7 +682,7 @@ class EvaluationViewsTest : public QObject {
       project["train"]["optimizer"]["lr"] = 0.005;
       std::ofstream(path) << project.dump(2);
     }
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     // The Data page: boxes per class and images by their number of boxes, as written here.
@@ -890,7 +891,8 @@ class EvaluationViewsTest : public QObject {
     window.grab().save(shots + QLatin1Char('/') + QLatin1String(name));
   }
 
-  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
 };
 
 QTEST_MAIN(EvaluationViewsTest)

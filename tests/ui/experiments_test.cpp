@@ -22,6 +22,7 @@
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 
 using netsmith::Json;
@@ -112,8 +113,8 @@ class ExperimentsTest : public QObject {
   void sweepThisAddsARangeAroundTheValue() {
     QTemporaryDir dir;
     writeData(dir.path(), 64);
-    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-    ProjectDocument doc(registry);
+    const auto registries = netsmith::Registries::builtins();
+    ProjectDocument doc(registries);
     TrainingPage page(&doc);
     QVERIFY(doc.load(writeProject(dir.path(), Json())));
     page.form(QStringLiteral("optimizer"))->requestSweep(QStringLiteral("lr"));
@@ -148,8 +149,8 @@ class ExperimentsTest : public QObject {
                      {"parallel", 1},
                      {"objective", "val_accuracy"},
                      {"params", {{{"path", "train.optimizer.lr"}, {"choice", {0.01, 0.02}}}}}};
-    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-    ProjectDocument doc(registry);
+    const auto registries = netsmith::Registries::builtins();
+    ProjectDocument doc(registries);
     const QString path = writeProject(dir.path(), sweep, 1);
     QVERIFY(doc.load(path));
     QFile file(path);
@@ -196,8 +197,8 @@ class ExperimentsTest : public QObject {
                      {"objective", "val_accuracy"},
                      {"asha", {{"min_epochs", 1}, {"reduction", 2}}},
                      {"params", {{{"path", "train.optimizer.lr"}, {"log_uniform", {1e-3, 0.3}}}}}};
-    const auto registry = netsmith::ops::OpRegistry::withBuiltins();
-    ProjectDocument doc(registry);
+    const auto registries = netsmith::Registries::builtins();
+    ProjectDocument doc(registries);
     // 4 epochs, rungs at 1 and 2: a trial that goes on runs epochs 3-4 in one segment, long
     // enough to be stopped in.
     QVERIFY(doc.load(writeProject(dir.path(), sweep, 4)));
@@ -326,7 +327,7 @@ class ExperimentsTest : public QObject {
     doc.undoStack()->undo();
     QCOMPARE(doc.project().train["optimizer"]["lr"].get<double>(), 0.01);
     // The project opened again (a new studio) shows this sweep and its trials.
-    ProjectDocument again(registry);
+    ProjectDocument again(registries);
     Dashboard dashboard2;
     ExperimentsPage page2(&again, &dashboard2);
     QVERIFY(again.load(doc.filePath()));

@@ -48,6 +48,7 @@
 #include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "input_driver.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -149,7 +150,7 @@ class FormsTest : public QObject {
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
         dir, {{"epochs", 4},
               {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     auto* page = window.pages()->trainingPage();
     QSignalSpy ready(page, &TrainingPage::planReady);
     QVERIFY(window.openProject(path, true));
@@ -187,7 +188,7 @@ class FormsTest : public QObject {
               {"grad_accumulation", 3},
               {"optimizer", Json{{"type", "sgd"}, {"lr", 0.05}}},
               {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     auto* page = window.pages()->trainingPage();
     QSignalSpy ready(page, &TrainingPage::planReady);
     QVERIFY(window.openProject(path, true));
@@ -196,6 +197,7 @@ class FormsTest : public QObject {
     compareCurves(page->plottedLr(), cliSchedule(path));
     const auto loaded = netsmith::project::loadProject(path.toStdString());
     netsmith::train::TrainerConfig config;
+    config.registries = ::netsmith::Registries::builtins();
     config.project = loaded.project;
     config.baseDir = loaded.baseDir();
     config.runsRoot = dir.file("runs");
@@ -216,7 +218,7 @@ class FormsTest : public QObject {
     Json j = Json::parse(netsmith::readTextFile(path));
     j["model"]["nodes"].back()["params"]["out_features"] = 3;  // the data has 4 classes
     std::ofstream(path) << j.dump(1);
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     auto* page = window.pages()->trainingPage();
     QSignalSpy ready(page, &TrainingPage::planReady);
     QVERIFY(window.openProject(QString::fromStdString(path), true));
@@ -251,7 +253,7 @@ class FormsTest : public QObject {
   void aModelWithoutAHeadGetsOneFromItsFix() {
     netsmith::testutil::TempDir dir;
     const std::string path = netsmith::testutil::writeTrainProject(dir);
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QSignalSpy ready(window.pages()->trainingPage(), &TrainingPage::planReady);
     QVERIFY(window.openProject(QString::fromStdString(path), true));
     QVERIFY(ready.wait(30000));  // the data's classes known
@@ -293,7 +295,7 @@ class FormsTest : public QObject {
 
   void aMonitorTypedInIsCheckedAgainstTheTask() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     QVERIFY(window.openProject(path, true));
     window.show();
@@ -333,7 +335,7 @@ class FormsTest : public QObject {
 
   void localProcessesAreADeviceOption() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     auto* page = window.pages()->trainingPage();
     QSignalSpy ready(page, &TrainingPage::planReady);
@@ -364,7 +366,7 @@ class FormsTest : public QObject {
   // An invalid value is marked at its field with the reason, and Start is disabled with it.
   void anInvalidFieldDisablesStartWithItsReason() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
                                true));
     auto* start = window.findChild<QAction*>(QStringLiteral("actionTrainStart"));
@@ -394,7 +396,8 @@ class FormsTest : public QObject {
   // One click on a field's up arrow moves it by what suits the parameter: a rotation by a
   // degree, a probability by a hundredth, a learning rate by a tenth of its order.
   void arrowsStepEachFieldByWhatSuitsIt() {
-    const auto transforms = netsmith::augment::TransformRegistry::withBuiltins();
+    const auto registries = netsmith::Registries::builtins();
+    const auto& transforms = registries->transforms;
     netsmith::schema::ParamSchema schema = transforms.find("RandomRotation")->schema;
     schema.push_back(
         netsmith::schema::ParamSpec::real("p", 0.5, "probability").atLeast(0).atMost(1));
@@ -429,7 +432,7 @@ class FormsTest : public QObject {
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(
         dir, Json::object(), 256,
         R"([{"transform": "HorizontalFlip", "p": 0.0}, {"transform": "VerticalFlip", "p": 0.0}])"));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     auto* page = window.pages()->augmentPage();
     QSignalSpy updated(page, &netsmith::ui::AugmentPage::previewUpdated);
     QVERIFY(window.openProject(path, true));
@@ -480,7 +483,7 @@ class FormsTest : public QObject {
   // lists exactly that cell's samples.
   void evaluationMatchesTheCliAndCellsListTheirSamples() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     trainOneEpoch(window, dir);
     if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
@@ -656,7 +659,7 @@ class FormsTest : public QObject {
   void embeddingLaysOutHoversLassosAndOpens() {
     using netsmith::ui::EmbeddingPanel;
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     trainOneEpoch(window, dir);
     if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
@@ -767,7 +770,7 @@ class FormsTest : public QObject {
   // it, and evaluates only after a yes.
   void evaluationAsksBeforeReadingDataTheUserDidNotName() {
     netsmith::testutil::TempDir dir, inbox;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     trainOneEpoch(window, dir);
     if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
@@ -852,7 +855,7 @@ class FormsTest : public QObject {
       test.seekp(16);
       test.write(picture.data(), 256);
     }
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     auto* doctor = showDoctorTab(window);
     for (const auto& [box, text] :
@@ -984,7 +987,7 @@ class FormsTest : public QObject {
       project["data"]["train"] = {{"format", "csv"}, {"manifest", "train.csv"}};
       std::ofstream(path.toStdString()) << project.dump(2);
     }
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     auto* doctor = showDoctorTab(window);
     doctor->folds()->setValue(2);
@@ -1047,7 +1050,7 @@ class FormsTest : public QObject {
   void explicitNormalizationIsTypedIntoItsFields() {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     window.resize(1280, 720);
     window.show();
@@ -1096,7 +1099,7 @@ class FormsTest : public QObject {
   void dataPageSourceFieldsFollowTheFormatDescriptions() {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     window.show();
     window.pages()->showPage(ProjectPages::DataPage);
@@ -1146,7 +1149,7 @@ class FormsTest : public QObject {
   void classesAreNamedOrderedAndColouredWhereTheDataLetsThem() {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     window.resize(1280, 720);
     window.show();
@@ -1330,7 +1333,7 @@ class FormsTest : public QObject {
     corrupt.write("this is not a PNG file at all");
     corrupt.close();
 
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(path, true));
     auto* page = window.pages()->dataPage();
     page->setSource(QStringLiteral("train"), QStringLiteral("image_folder"), QStringLiteral("root"),
@@ -1358,7 +1361,8 @@ class FormsTest : public QObject {
   }
 
  private:
-  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
 };
 
 QTEST_MAIN(FormsTest)

@@ -47,6 +47,7 @@
 #include "evaluation/sample_dialog.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
@@ -116,7 +117,7 @@ class MainWindowTest : public QObject {
   // The window fits the screen it opens on (a 1280x720 laptop included), and its toolbar's
   // toggle says what it is.
   void opensTheDefaultProject() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QSignalSpy changed(window.document(), &ProjectDocument::projectChanged);
     QVERIFY(window.openProject(example(), /*quiet=*/true));
@@ -146,7 +147,7 @@ class MainWindowTest : public QObject {
   // No key does two things: the window's actions and the buttons of every page, each shortcut
   // once (Qt runs neither of two that share a key and the same window).
   void noTwoCommandsShareAShortcut() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     std::map<QString, QStringList> owners;
@@ -172,11 +173,11 @@ class MainWindowTest : public QObject {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     {
-      MainWindow first(m_registry);
+      MainWindow first(m_registries);
       QVERIFY(first.openProject(path, true));
       trainOneEpochHere(first);
     }
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -235,7 +236,7 @@ class MainWindowTest : public QObject {
     for (const auto& choice : netsmith::ui::NewProjectTaskDialog::choices())
       QCOMPARE(taskOfTemplate.value(choice.templateFile), choice.name);
 
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -337,7 +338,7 @@ class MainWindowTest : public QObject {
 
   void dataPageReadsSplitsAndClassCounts() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
                                true));
     QSignalSpy ready(window.pages(), &ProjectPages::dataSummaryReady);
@@ -361,7 +362,7 @@ class MainWindowTest : public QObject {
   }
 
   void showsProblemsOfAnInvalidProjectAndRefusesToTrain() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(
         QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/bad_linear.netsmith.json"), true));
@@ -379,7 +380,7 @@ class MainWindowTest : public QObject {
   }
 
   void failedOpenKeepsTheCurrentProject() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(example(), true));
     QVERIFY(!window.openProject(
         QStringLiteral(NETSMITH_SOURCE_DIR "/tests/data/malformed.netsmith.json"), true));
@@ -394,7 +395,7 @@ class MainWindowTest : public QObject {
   // the run, and Export > ONNX writes a verified file and shows its report.
   void trainsThroughTheStartActionAndExportsThroughTheMenu() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(
                                    dir, {{"epochs", 2}, {"clip_grad_norm", 5.0}})),
@@ -555,7 +556,7 @@ class MainWindowTest : public QObject {
     QTemporaryDir tmp;  // a copy, so the run folder lands outside the source tree
     const QString copy = tmp.filePath(QStringLiteral("fashion_mnist.netsmith.json"));
     QVERIFY(QFile::copy(example(), copy));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(copy, true));
     window.setSampleLimits(512, 128);
@@ -581,7 +582,7 @@ class MainWindowTest : public QObject {
     QString lastCheckpoint;
     std::int64_t stoppedAt = 0;
     {
-      MainWindow window(m_registry);
+      MainWindow window(m_registries);
       QVERIFY(window.openProject(project, true));
       QSignalSpy batches(window.session(), &netsmith::ui::TrainerSession::batches);
       QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
@@ -655,7 +656,7 @@ class MainWindowTest : public QObject {
     }
     QCOMPARE(runs, 1);  // the resume continued in the same run folder
     // The checkpoint written on close loads: a new window resumes from it.
-    MainWindow again(m_registry);
+    MainWindow again(m_registries);
     QVERIFY(again.openProject(project, true));
     QSignalSpy batches(again.session(), &netsmith::ui::TrainerSession::batches);
     QSignalSpy finished(again.session(), &netsmith::ui::TrainerSession::finished);
@@ -679,7 +680,7 @@ class MainWindowTest : public QObject {
     netsmith::testutil::TempDir dir;
     const auto project =
         QString::fromStdString(netsmith::testutil::writeTrainProject(dir, {{"epochs", 8}}));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(project, true));
     QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
@@ -755,7 +756,7 @@ class MainWindowTest : public QObject {
   // A run that fails (its data vanished after the project was opened) shows why in the banner.
   void aFailedRunShowsTheBanner() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
                                true));
     fs::remove(dir.file("train-images.idx"));
@@ -774,7 +775,7 @@ class MainWindowTest : public QObject {
   // warned about, and the marker follows the x axis.
   void aRunawayLossIsMarkedOnTheLossChart() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(
                                    dir, {{"epochs", 1},
                                          {"optimizer", Json{{"type", "adam"}, {"lr", 5.0}}},
@@ -804,7 +805,7 @@ class MainWindowTest : public QObject {
 
   void lrFinderShowsItsCurve() {
     netsmith::testutil::TempDir dir;
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.openProject(QString::fromStdString(netsmith::testutil::writeTrainProject(dir)),
                                true));
     QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
@@ -829,7 +830,7 @@ class MainWindowTest : public QObject {
     QTemporaryDir tmp;
     const QString copy = tmp.filePath(QStringLiteral("copy.netsmith.json"));
     QVERIFY(QFile::copy(example(), copy));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(copy, true));
     window.document()->setProjectName(QStringLiteral("renamed"));
@@ -851,7 +852,7 @@ class MainWindowTest : public QObject {
     // Save writes the file and clears the mark; then closing does not ask.
     action(window, "actionSave")->trigger();
     QVERIFY(!window.document()->isModified());
-    ProjectDocument reread(m_registry);
+    ProjectDocument reread(m_registries);
     QVERIFY(reread.load(copy));
     QCOMPARE(QString::fromStdString(reread.project().name), QStringLiteral("renamed"));
     QVERIFY(window.close());
@@ -860,7 +861,7 @@ class MainWindowTest : public QObject {
   }
 
   void environmentDialogAndTheme() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     action(window, "actionEnvironment")->trigger();
     auto* env = waitForDialog<netsmith::ui::EnvironmentDialog>(window, "environmentDialog");
@@ -880,14 +881,14 @@ class MainWindowTest : public QObject {
 
   void newProjectFromTemplate() {
     QTemporaryDir tmp;
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     const QString target = tmp.filePath(QStringLiteral("mine.netsmith.json"));
     QVERIFY(doc.createFromTemplate(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/lenet5.netsmith.json"), target));
     QCOMPARE(QString::fromStdString(doc.project().name), QStringLiteral("mine"));
     QCOMPARE(doc.filePath(), target);
     QVERIFY(QFileInfo::exists(target));
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     QVERIFY(window.findChild<QAction*>(QStringLiteral("actionTemplate_lenet5")));
   }
 
@@ -910,11 +911,11 @@ class MainWindowTest : public QObject {
 
   void documentSavesAtomically() {
     QTemporaryDir dir;
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     QVERIFY(doc.load(example()));
     const QString target = dir.filePath(QStringLiteral("copy.netsmith.json"));
     QVERIFY(doc.save(target));
-    ProjectDocument again(m_registry);
+    ProjectDocument again(m_registries);
     QVERIFY(again.load(target));
     QVERIFY(again.project().model == doc.project().model);
     QVERIFY(!doc.save(dir.filePath(QStringLiteral("missing/dir/x.netsmith.json"))));
@@ -925,7 +926,7 @@ class MainWindowTest : public QObject {
   // Data page's formats, the Evaluation page its task's page); a click on a link in it follows
   // the link inside the window, and Back returns.
   void f1OpensTheGuideAtThePageShown() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -994,7 +995,8 @@ class MainWindowTest : public QObject {
   }
 
  private:
-  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
 };
 
 QTEST_MAIN(MainWindowTest)

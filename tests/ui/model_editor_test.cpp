@@ -25,6 +25,7 @@
 #include "input_driver.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 
 using netsmith::Json;
@@ -103,7 +104,7 @@ QStringList overlappingNodes(const netsmith::graph::ModelGraph& model) {
 struct ShownPage {
   ProjectDocument doc;
   ModelPage page;
-  ShownPage(const netsmith::ops::OpRegistry& registry, QSize size) : doc(registry), page(&doc) {
+  ShownPage(const netsmith::RegistriesPtr& registries, QSize size) : doc(registries), page(&doc) {
     page.resize(size);
     page.show();
   }
@@ -129,7 +130,7 @@ class ModelEditorTest : public QObject {
   // empty and redo to the same JSON.
   void buildsTheDefaultCnnThroughTheApiAndUndoesEverything() {
     QTemporaryDir dir;
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     QVERIFY(doc.load(writeEmptyProject(dir)));
     const Json empty = modelJson(doc);
     ModelEditor editor(&doc);
@@ -161,7 +162,7 @@ class ModelEditorTest : public QObject {
   // from output ports connect them, the inspector sets a parameter.
   void buildsTheDefaultCnnWithTheMouse() {
     QTemporaryDir dir;
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     page.resize(1300, 900);
     page.show();
@@ -235,7 +236,7 @@ class ModelEditorTest : public QObject {
 
   void refusesCyclesAndWrongInputCounts() {
     QTemporaryDir dir;
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     page.resize(1200, 900);
     page.show();
@@ -291,7 +292,7 @@ class ModelEditorTest : public QObject {
   }
 
   void shapeErrorsAppearAndTheQuickFixesClearThem() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     QVERIFY(doc.load(example()));
     ModelEditor& editor = *page.editor();
@@ -316,7 +317,7 @@ class ModelEditorTest : public QObject {
   }
 
   void copyPastePaletteSearchAndBlocks() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     QVERIFY(doc.load(example()));
     ModelEditor& editor = *page.editor();
@@ -368,7 +369,7 @@ class ModelEditorTest : public QObject {
   // drawn as compact blocks below readable size; zoomed in, the minimap appears and a click low
   // in it brings the output into view; an edit does not move the view.
   void fitShowsTheWholeModel() {
-    ShownPage shown(m_registry, QSize(1280, 640));
+    ShownPage shown(m_registries, QSize(1280, 640));
     auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(
@@ -412,7 +413,7 @@ class ModelEditorTest : public QObject {
   // consumers); dropped on top of a node with nothing selected, it lands beside it. A Linear
   // without out_features gets a Fix that sets the data's class count.
   void dropsConnectAndLandClearAndLinearGetsItsFix() {
-    ShownPage shown(m_registry, QSize(1280, 900));
+    ShownPage shown(m_registries, QSize(1280, 900));
     auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(example()));
@@ -450,7 +451,7 @@ class ModelEditorTest : public QObject {
   // The imported ResNet-18 fits whole; with its stages collapsed (layer1 to layer4 each one
   // block with its totals) it fits at a readable size, and a double click expands a stage.
   void groupsCollapseAndExpand() {
-    ShownPage shown(m_registry, QSize(1280, 640));
+    ShownPage shown(m_registries, QSize(1280, 640));
     auto& [doc, page] = shown;
     QVERIFY(QTest::qWaitForWindowExposed(&page));
     QVERIFY(doc.load(
@@ -513,7 +514,7 @@ class ModelEditorTest : public QObject {
   // Inserting on an edge, a quick fix's Flatten and a block push what is below down: no two
   // nodes overlap afterwards. The red node's Fix button applies its fix.
   void insertionsMakeRoomAndTheFixButtonApplies() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     page.resize(1280, 900);
     page.show();
@@ -552,7 +553,7 @@ class ModelEditorTest : public QObject {
   // An "auto" field shows the value it stands for (fc1's input: 64 x 7 x 7 = 3136), and
   // switching it to "value" starts from it; a new node's required field is empty, not "1".
   void inspectorShowsInferredValuesAndEmptyRequiredFields() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     QVERIFY(doc.load(example()));
     QVERIFY(!doc.project().model.find("fc1")->params.contains("in_features"));
@@ -591,7 +592,7 @@ class ModelEditorTest : public QObject {
   }
 
   void inspectorEditsMergeAndReadBackAfterUndo() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     QVERIFY(doc.load(example()));
     page.canvas()->selectNodes({QStringLiteral("conv2")});
@@ -617,7 +618,7 @@ class ModelEditorTest : public QObject {
   // The Input node's fields are the model input's: a height typed in reaches the project and
   // every shape after it; one undo step puts it back, and the field reads it again.
   void theInputNodeEditsTheModelInput() {
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     QVERIFY(doc.load(example()));
     page.resize(1100, 700);
@@ -655,7 +656,7 @@ class ModelEditorTest : public QObject {
       n.x = n.y = 0;
     const QString path = dir.filePath(QStringLiteral("nopos.netsmith.json"));
     netsmith::project::saveProject(loaded.project, path.toStdString());
-    ProjectDocument doc(m_registry);
+    ProjectDocument doc(m_registries);
     ModelPage page(&doc);
     page.resize(1200, 800);
     page.show();
@@ -695,7 +696,8 @@ class ModelEditorTest : public QObject {
   }
 
  private:
-  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
 };
 
 QTEST_MAIN(ModelEditorTest)

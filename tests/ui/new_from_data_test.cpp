@@ -35,6 +35,7 @@
 #include "input_driver.h"
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/example_data_box.h"
@@ -175,7 +176,7 @@ class NewFromDataTest : public QObject {
                               QStringLiteral("ring"), QStringLiteral("square"),
                               QStringLiteral("star")};
     writeClassFolders(data, classes, 8, 48);
-    MainWindow window(m_ops);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     auto* dialog = openWithData(window, data);
@@ -225,7 +226,7 @@ class NewFromDataTest : public QObject {
     QTemporaryDir tmp;
     const QString data = tmp.filePath(QStringLiteral("boxes"));
     writeYoloSet(data, 24, 48);
-    MainWindow window(m_ops);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     action(window, "actionTheme_dark")->trigger();  // this one in the dark theme
@@ -389,7 +390,7 @@ class NewFromDataTest : public QObject {
                        QStringLiteral("sandal"), QStringLiteral("shirt"), QStringLiteral("sneaker"),
                        QStringLiteral("bag"), QStringLiteral("ankle_boot")},
                       4, 24);
-    MainWindow window(m_ops);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     auto* dialog = openWithData(window, data);
@@ -447,7 +448,7 @@ class NewFromDataTest : public QObject {
   // progress bar into a new folder; New from data then opens on it and proposes a regression.
   void exampleDataFromTheStartPage() {
     QTemporaryDir tmp;
-    MainWindow window(m_ops);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowActive(&window));
@@ -493,7 +494,7 @@ class NewFromDataTest : public QObject {
   void dataThatCannotBeUsedSaysWhy() {
     QTemporaryDir tmp;
     QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("empty")));
-    MainWindow window(m_ops);
+    MainWindow window(m_registries);
     window.show();
     auto* dialog = openWithData(window, tmp.filePath(QStringLiteral("empty")));
     QVERIFY(dialog);
@@ -508,7 +509,8 @@ class NewFromDataTest : public QObject {
   }
 
  private:
-  netsmith::ops::OpRegistry m_ops = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_ops = m_registries->ops;
 };
 
 QTEST_MAIN(NewFromDataTest)

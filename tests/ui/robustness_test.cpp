@@ -39,6 +39,7 @@
 #include "input_driver.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
@@ -116,12 +117,13 @@ class RobustnessTest : public QObject {
   };
 
  private:
-  netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
   int m_fieldsEdited = 0;
   int m_inputsSent = 0;
 
   std::unique_ptr<MainWindow> openWindow(const QString& project) {
-    auto window = std::make_unique<MainWindow>(m_registry);
+    auto window = std::make_unique<MainWindow>(m_registries);
     window->resize(1280, 720);
     window->show();
     QApplication::setActiveWindow(window.get());
@@ -289,7 +291,8 @@ class RobustnessTest : public QObject {
     window.pages()->showPage(ProjectPages::AugmentPage);
     settle();
     auto* doc = window.document();
-    const auto transforms = netsmith::augment::TransformRegistry::withBuiltins();
+    const auto registries = netsmith::Registries::builtins();
+    const auto& transforms = registries->transforms;
     for (const auto& name : transforms.names())
       page->addTransform(QString::fromStdString(name));
     settle();

@@ -23,6 +23,7 @@
 #include "editor/model_page.h"
 #include "monitor/dashboard.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "session/project_document.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
@@ -45,7 +46,7 @@ class StudioLayoutTest : public QObject {
   void init() { QSettings().clear(); }
 
   void opensWithinTheScreenWithANamedToolbar() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     const QSize available = window.screen()->availableGeometry().size();
     const QSize least = window.minimumSizeHint();
@@ -67,7 +68,7 @@ class StudioLayoutTest : public QObject {
   // At 1280x720 and at 960x720 (half a 1920 screen) with the default project, on every page,
   // no widget reaches past the window (what does not fit scrolls inside its own scroll area).
   void everyPageFitsA1280x720Window() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     window.resize(1280, 720);
@@ -93,7 +94,7 @@ class StudioLayoutTest : public QObject {
   // The Model page opens with the model fitted to the page as laid out, each node large enough
   // to show its op; it fits again when the window changes size, until the user zooms.
   void theModelPageOpensFittedAndLabelled() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
@@ -141,7 +142,7 @@ class StudioLayoutTest : public QObject {
   // Edit > Cut, Copy, Paste, Delete and Select All act on the canvas while the Model page is
   // shown, and are off elsewhere (where the keys belong to that page's fields).
   void editMenuActsOnTheCanvas() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     const auto& model = window.document()->project().model;
@@ -174,7 +175,7 @@ class StudioLayoutTest : public QObject {
   // folder makes a small CNN for a folder's classes that is valid as it is; a folder with one
   // class is refused with the reason, and the open project stays.
   void newBlankAndFromDataFolder() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QTemporaryDir tmp;
     QVERIFY(window.createBlankProject(tmp.filePath(QStringLiteral("blank.netsmith.json"))));
@@ -216,7 +217,7 @@ class StudioLayoutTest : public QObject {
   // Every chart of every page, as drawn, follows the theme: in dark its background (a corner
   // pixel) is dark, in light it is light.
   void everyChartFollowsTheTheme() {
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     action(window, "actionTheme_dark")->trigger();
@@ -283,7 +284,7 @@ for up, name in ((False, 'small'), (True, 'upsample')):
         QVERIFY(image.save(tmp.filePath(QStringLiteral("data/train/%1/%2.png").arg(cls).arg(i))));
       }
     }
-    MainWindow window(m_registry);
+    MainWindow window(m_registries);
     window.resize(1280, 720);
     window.show();
     const QString target = tmp.filePath(QStringLiteral("small.netsmith.json"));
@@ -358,7 +359,8 @@ for up, name in ((False, 'small'), (True, 'upsample')):
     }
   }
 
-  const netsmith::ops::OpRegistry m_registry = netsmith::ops::OpRegistry::withBuiltins();
+  const netsmith::RegistriesPtr m_registries = netsmith::Registries::builtins();
+  const netsmith::ops::OpRegistry& m_registry = m_registries->ops;
 };
 
 QTEST_MAIN(StudioLayoutTest)

@@ -7,6 +7,7 @@
 #include "../core/train_fixtures.h"
 #include "checkpoint/checkpoint.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "session/trainer_session.h"
 
 using namespace netsmith;
@@ -17,6 +18,7 @@ namespace {
 train::TrainerConfig configFor(const TempDir& dir, const Json& train) {
   const auto loaded = project::loadProject(testutil::writeTrainProject(dir, train));
   train::TrainerConfig c;
+  c.registries = ::netsmith::Registries::builtins();
   c.project = loaded.project;
   c.baseDir = loaded.baseDir();
   c.runsRoot = dir.file("runs");

@@ -225,8 +225,8 @@ QPixmap DetectionView::tile(const train::SampleOutcome& s, const std::vector<std
   return pixmap;
 }
 
-QDialog* DetectionView::sampleDialog(const QString&, const train::SampleOutcome& s,
-                                     const train::Evaluation& e) {
+QDialog* DetectionView::sampleDialog(const QString&, const RegistriesPtr&,
+                                     const train::SampleOutcome& s, const train::Evaluation& e) {
   const auto errors = detectionErrors(s.view, float(m_threshold));
   const auto names = [&](const std::vector<data::Box>& boxes, bool scored) {
     QStringList out;

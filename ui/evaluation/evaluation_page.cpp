@@ -104,7 +104,7 @@ class VerticalLabel : public QWidget {
 
 }  // namespace
 
-EvaluationPage::EvaluationPage(QWidget* parent)
+EvaluationPage::EvaluationPage(RegistriesPtr registries, QWidget* parent)
     : QWidget(parent),
       m_checkpointLabel(new QLabel(this)),
       m_split(new QComboBox(this)),
@@ -126,6 +126,7 @@ EvaluationPage::EvaluationPage(QWidget* parent)
       m_order(new QComboBox(this)),
       m_result(std::make_unique<train::Evaluation>()),
       m_job(new BackgroundJob(this)) {
+  m_registries = std::move(registries);
   setObjectName(QStringLiteral("evaluationPage"));
   m_split->addItems(
       {QStringLiteral("test"), QStringLiteral("validation"), QStringLiteral("train")});
@@ -381,6 +382,7 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   m_summary->setText(fitTemperature ? tr("Fitting the temperature on the validation split...")
                                     : tr("Evaluating..."));
   train::EvaluationOptions o;
+  o.registries = m_registries;
   o.checkpoint = m_checkpoint.toStdString();
   o.split = m_split->currentText().toStdString();
   o.keepSamples = true;
@@ -651,9 +653,9 @@ QDialog* EvaluationPage::openSampleDialog(qint64 position) {
     if (s.position != position) continue;
     QDialog* dialog = nullptr;
     if (m_result->classView)
-      dialog = new SampleDialog(m_checkpoint, s, m_result->classes, this);
+      dialog = new SampleDialog(m_checkpoint, m_registries, s, m_result->classes, this);
     else if (m_taskView)
-      dialog = m_taskView->sampleDialog(m_checkpoint, s, *m_result);
+      dialog = m_taskView->sampleDialog(m_checkpoint, m_registries, s, *m_result);
     if (!dialog) return nullptr;
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();

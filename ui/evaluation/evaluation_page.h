@@ -41,7 +41,8 @@ class EvaluationPage : public QWidget {
   Q_OBJECT
 
  public:
-  explicit EvaluationPage(QWidget* parent = nullptr);
+  /// `registries`: the program's (evaluation and Grad-CAM read checkpoints with them).
+  explicit EvaluationPage(RegistriesPtr registries, QWidget* parent = nullptr);
 
   void setCheckpoint(const QString& path);
   QString checkpoint() const { return m_checkpoint; }
@@ -109,6 +110,7 @@ class EvaluationPage : public QWidget {
   void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
 
   QString m_checkpoint;
+  RegistriesPtr m_registries;
   bool m_dataFromCheckpoint = false;  ///< the user said yes to this checkpoint's data paths
   QLabel* m_checkpointLabel;
   QComboBox* m_split;

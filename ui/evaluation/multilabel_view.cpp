@@ -117,9 +117,11 @@ void MultiLabelView::selectLabel(int label) {
   setThreshold(m_used[std::size_t(label)]);
 }
 
-QDialog* MultiLabelView::sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+QDialog* MultiLabelView::sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
+                                      const train::SampleOutcome& sample,
                                       const train::Evaluation& evaluation) {
-  return new SampleDialog(checkpoint, sample, evaluation.classes, this, /*perLabel=*/true);
+  return new SampleDialog(checkpoint, registries, sample, evaluation.classes, this,
+                          /*perLabel=*/true);
 }
 
 void MultiLabelView::setThreshold(double threshold) {

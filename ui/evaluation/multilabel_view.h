@@ -25,7 +25,8 @@ class MultiLabelView : public TaskView {
   explicit MultiLabelView(QWidget* parent = nullptr);
   void showResult(const train::Evaluation& evaluation) override;
   void clearResult() override;
-  QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+  QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
+                        const train::SampleOutcome& sample,
                         const train::Evaluation& evaluation) override;
 
   /// The label whose curve and counts are shown (a row of the table).

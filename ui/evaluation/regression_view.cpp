@@ -133,8 +133,8 @@ void RegressionView::showResult(const train::Evaluation& e) {
   selectTarget(0);
 }
 
-QDialog* RegressionView::sampleDialog(const QString&, const train::SampleOutcome& s,
-                                      const train::Evaluation& e) {
+QDialog* RegressionView::sampleDialog(const QString&, const RegistriesPtr&,
+                                      const train::SampleOutcome& s, const train::Evaluation& e) {
   QStringList rows;
   for (std::size_t k = 0; k < s.view.truth.size() && k < s.view.output.size(); ++k)
     rows << tr("%1: true %2, predicted %3")

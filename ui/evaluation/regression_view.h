@@ -21,7 +21,8 @@ class RegressionView : public TaskView {
   explicit RegressionView(QWidget* parent = nullptr);
   void showResult(const train::Evaluation& evaluation) override;
   void clearResult() override;
-  QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+  QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
+                        const train::SampleOutcome& sample,
                         const train::Evaluation& evaluation) override;
 
   /// Shows target `index`'s scatter and residuals.

@@ -33,7 +33,8 @@ QPixmap large(const cv::Mat& image) {
 
 }  // namespace
 
-SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+SampleDialog::SampleDialog(const QString& checkpoint, RegistriesPtr registries,
+                           const train::SampleOutcome& sample,
                            const std::vector<std::string>& classes, QWidget* parent, bool perLabel)
     : QDialog(parent),
       m_picture(new QLabel(this)),
@@ -42,6 +43,7 @@ SampleDialog::SampleDialog(const QString& checkpoint, const train::SampleOutcome
       m_ofPredicted(new QRadioButton(this)),
       m_node(new QComboBox(this)),
       m_checkpoint(checkpoint),
+      m_registries(std::move(registries)),
       m_image(sample.picture),
       m_label(sample.label),
       m_predictedClass(sample.predicted),
@@ -177,6 +179,7 @@ void SampleDialog::compute(const std::string& node) {
   m_error.clear();
   try {
     explain::GradCamOptions o;
+    o.registries = m_registries;
     o.checkpoint = m_checkpoint.toStdString();
     o.node = node;
     auto maps = explain::gradCamsOfImage(o, m_image, {m_predictedClass, m_label});

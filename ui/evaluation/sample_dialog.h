@@ -30,9 +30,10 @@ class SampleDialog : public QDialog {
   /// the dialog in place of the maps.
   /// `perLabel`: a multi-label sample (its SampleView's probabilities and labels), a map per
   /// label.
-  SampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
-               const std::vector<std::string>& classes, QWidget* parent = nullptr,
-               bool perLabel = false);
+  /// `registries`: the program's (Grad-CAM builds the checkpoint's model with its ops).
+  SampleDialog(const QString& checkpoint, RegistriesPtr registries,
+               const train::SampleOutcome& sample, const std::vector<std::string>& classes,
+               QWidget* parent = nullptr, bool perLabel = false);
 
   /// The map shown: of the predicted class (true) or of the true class (false).
   void showPredicted(bool predicted);
@@ -58,6 +59,7 @@ class SampleDialog : public QDialog {
   QComboBox* m_node;
   QComboBox* m_labelChoice = nullptr;  ///< multi-label only
   QString m_checkpoint;
+  RegistriesPtr m_registries;
   cv::Mat m_image;
   std::int64_t m_label = 0, m_predictedClass = 0;
   std::vector<std::string> m_classes;

@@ -134,8 +134,8 @@ QPixmap SegmentationView::tile(const train::SampleOutcome& s,
   return pixmap;
 }
 
-QDialog* SegmentationView::sampleDialog(const QString&, const train::SampleOutcome& s,
-                                        const train::Evaluation& e) {
+QDialog* SegmentationView::sampleDialog(const QString&, const RegistriesPtr&,
+                                        const train::SampleOutcome& s, const train::Evaluation& e) {
   const auto& v = s.view;
   const auto caption = [&](const std::vector<std::uint8_t>& mask) {
     if (int(mask.size()) != v.height * v.width) return QString();

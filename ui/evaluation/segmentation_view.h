@@ -26,7 +26,8 @@ class SegmentationView : public TaskView {
   explicit SegmentationView(QWidget* parent = nullptr);
   void showResult(const train::Evaluation& evaluation) override;
   void clearResult() override;
-  QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+  QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
+                        const train::SampleOutcome& sample,
                         const train::Evaluation& evaluation) override;
 
   /// A gallery tile: the image, its true mask over it and its predicted mask over it, side by

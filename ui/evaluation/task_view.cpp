@@ -174,8 +174,8 @@ QPixmap TaskView::largePicture(const cv::Mat& picture) {
                    image.width() < 280 ? Qt::FastTransformation : Qt::SmoothTransformation));
 }
 
-QDialog* TaskView::sampleDialog(const QString&, const train::SampleOutcome& sample,
-                                const train::Evaluation&) {
+QDialog* TaskView::sampleDialog(const QString&, const RegistriesPtr&,
+                                const train::SampleOutcome& sample, const train::Evaluation&) {
   return pictureDialog(sample.position, largePicture(sample.picture),
                        tr("<b>#%1</b>: score %2").arg(sample.position).arg(sample.loss, 0, 'g', 4));
 }

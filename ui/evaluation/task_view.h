@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "registries/registries_fwd.h"
+
 class QComboBox;
 class QCustomPlot;
 class QDialog;
@@ -39,7 +41,8 @@ class TaskView : public QWidget {
   virtual void clearResult() = 0;
   /// Sample `sample` of `evaluation` opened large (a child of this view, not yet shown), or
   /// nullptr. The default shows its picture and what the view says of it.
-  virtual QDialog* sampleDialog(const QString& checkpoint, const train::SampleOutcome& sample,
+  virtual QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
+                                const train::SampleOutcome& sample,
                                 const train::Evaluation& evaluation);
 
  protected:

@@ -65,12 +65,12 @@ namespace {
 
 /// The preview grid: `samples` training images with `draws` draws of the pipeline each, then
 /// the batch mixes of a pair. Runs on a worker thread.
-PreviewImage drawPreview(AugmentPreviewSource& source, const project::Project& project,
-                         const std::string& baseDir, int samples, int draws, std::uint64_t seed,
-                         const data::PreviewColors& colors) {
+PreviewImage drawPreview(AugmentPreviewSource& source, const Registries& registries,
+                         const project::Project& project, const std::string& baseDir, int samples,
+                         int draws, std::uint64_t seed, const data::PreviewColors& colors) {
   PreviewImage out;
   const std::lock_guard<std::mutex> hold(source.lock);
-  const auto registry = augment::TransformRegistry::withBuiltins();
+  const auto& registry = registries.transforms;
   const std::string key = project.data.dump() + '\n' + baseDir + '\n' +
                           std::to_string(project.model.input.channels) + 'x' +
                           std::to_string(project.model.input.height) + 'x' +
@@ -169,7 +169,7 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   add->setText(tr("Add"));
   add->setPopupMode(QToolButton::InstantPopup);
   auto* menu = new QMenu(add);
-  const auto registry = augment::TransformRegistry::withBuiltins();
+  const auto& registry = m_document->transforms();
   std::map<std::string, QMenu*> groups;
   for (const auto& name : registry.names()) {
     const auto* def = registry.find(name);
@@ -314,7 +314,7 @@ void AugmentPage::showForm() {
     return;
   }
   const Json& entry = a[std::size_t(row)];
-  const auto registry = augment::TransformRegistry::withBuiltins();
+  const auto& registry = m_document->transforms();
   const auto* def = registry.find(entryName(entry).toStdString());
   if (!def) {
     m_formRow = -1;
@@ -393,11 +393,11 @@ void AugmentPage::updatePreview() {
   m_previewInfo->setText(tr("Drawing..."));
   // A newer preview supersedes a running one: its result is dropped.
   m_previewJob->start(
-      [source = m_previewSource, project = m_document->project(),
-       baseDir = m_document->baseDir().toStdString(), samples = m_samples->value(),
-       draws = m_draws->value(), seed = std::uint64_t(m_seed->value()),
-       colors = themedPreviewColors()](const JobContext&) {
-        return drawPreview(*source, project, baseDir, samples, draws, seed, colors);
+      [source = m_previewSource, registries = m_document->registries(),
+       project = m_document->project(), baseDir = m_document->baseDir().toStdString(),
+       samples = m_samples->value(), draws = m_draws->value(),
+       seed = std::uint64_t(m_seed->value()), colors = themedPreviewColors()](const JobContext&) {
+        return drawPreview(*source, *registries, project, baseDir, samples, draws, seed, colors);
       },
       [this](const PreviewImage& preview) { showPreview(preview.image, preview.info, {}); },
       [this](const QString& error) { showPreview({}, {}, error); });

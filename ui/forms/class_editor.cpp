@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <system_error>
 
+#include "common/run_layout.h"
 #include "data/preview_grid.h"
 #include "session/project_document.h"
 #include "train/run_records.h"
@@ -102,21 +103,12 @@ bool ClassEditor::eventFilter(QObject* watched, QEvent* event) {
 }
 
 data::ClassNaming ClassEditor::naming() const {
-  const Json& d = m_document->project().data;
-  const Json train = d.is_object() && d.contains("train") ? d["train"] : Json();
-  const auto* def = train.is_object() && train.contains("format") && train["format"].is_string()
-                        ? data::findSourceFormat(train["format"].get<std::string>())
-                        : nullptr;
-  return def ? def->classNaming : data::ClassNaming::Fixed;
+  return data::classNamingOf(m_document->project().data);
 }
 
 bool ClassEditor::segmentation() const {
-  const Json& d = m_document->project().data;
-  const Json train = d.is_object() && d.contains("train") ? d["train"] : Json();
-  const auto* def = train.is_object() && train.contains("format") && train["format"].is_string()
-                        ? data::findSourceFormat(train["format"].get<std::string>())
-                        : nullptr;
-  return def && def->targets == data::TargetKind::ClassMask;
+  const auto* def = data::trainSourceFormat(m_document->project().data);
+  return def && data::targetTraits(def->targets).colouredClasses;
 }
 
 QStringList ClassEditor::classes() const {
@@ -330,12 +322,12 @@ int ClassEditor::runsWithCheckpoints() const {
   namespace fs = std::filesystem;
   const QString base = m_document->baseDir();
   if (base.isEmpty()) return 0;
-  const std::string prefix = m_document->project().name + "-";
+  const std::string prefix = run_layout::runNamePrefix(m_document->project().name);
   int runs = 0;
-  for (const auto& dir : train::runFolders((base + QStringLiteral("/runs")).toStdString())) {
+  for (const auto& dir : train::runFolders(run_layout::runsRoot(base.toStdString()))) {
     if (fs::path(dir).filename().string().rfind(prefix, 0) != 0) continue;
     std::error_code ec;
-    for (const auto& entry : fs::directory_iterator(fs::path(dir) / "checkpoints", ec)) {
+    for (const auto& entry : fs::directory_iterator(run_layout::checkpointIn(dir), ec)) {
       if (entry.path().extension() == ".safetensors" && entry.is_regular_file(ec) &&
           !entry.is_symlink(ec)) {
         ++runs;

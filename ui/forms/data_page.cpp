@@ -302,7 +302,7 @@ void DataPage::followClassNames() {
     names << QString::fromStdString(c.get<std::string>());
   }
   if (names == m_scan.classes) return;
-  switch (m_classEditor->naming()) {
+  switch (data::classNamingOf(m_document->project().data)) {
     case data::ClassNaming::Names:
       m_scan.classes = names;
       showScan();
@@ -567,12 +567,13 @@ void DataPage::scan() {
   m_progress->setValue(0);
   m_summary->setText(tr("Scanning..."));
   m_scanJob->start(
-      [project = m_document->project(),
+      [project = m_document->project(), registries = m_document->registries(),
        baseDir = m_document->baseDir().toStdString()](const JobContext& job) {
-        return scanProjectData(project, baseDir, [&job](qint64 done, qint64 total) {
-          job.progress(done, total);
-          return !job.cancelled();
-        });
+        return scanProjectData(project, baseDir, registries->transforms,
+                               [&job](qint64 done, qint64 total) {
+                                 job.progress(done, total);
+                                 return !job.cancelled();
+                               });
       },
       [this](DataScan scan) { scanDone(std::move(scan)); },
       [this](const QString& error) {

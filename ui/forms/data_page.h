@@ -77,6 +77,7 @@ void fillBoxSizes(QTableWidget* table, const DataScan& scan);
 /// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
 /// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).
 DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
+                         const augment::TransformRegistry& transforms,
                          const std::function<bool(qint64, qint64)>& progress);
 
 class DataPage : public QWidget {

@@ -11,6 +11,7 @@ constexpr int kSamplesPerClass = 8;
 }
 
 DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
+                         const augment::TransformRegistry& transforms,
                          const std::function<bool(qint64, qint64)>& progress) {
   DataScan s;
   try {
@@ -19,7 +20,7 @@ DataScan scanProjectData(const project::Project& project, const std::string& bas
     options.progress = [&progress](const std::string&, std::int64_t done, std::int64_t total) {
       return progress(done, total);
     };
-    const auto scan = data::scanProjectData(project, baseDir, options);
+    const auto scan = data::scanProjectData(project, baseDir, transforms, options);
     if (scan.cancelled) {
       s.cancelled = true;
       return s;

@@ -281,6 +281,7 @@ void DoctorPanel::run() {
   loaded.project = m_document->project();
   loaded.path = m_document->filePath().toStdString();
   doctor::DoctorOptions o;
+  o.registries = m_document->registries();
   o.folder = folder().toStdString();
   o.folds = m_folds->value();
   o.epochs = m_epochs->value();

@@ -107,7 +107,7 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
 
   for (const auto& t : train::optimizerTypes())
     m_optimizerType->addItem(QString::fromStdString(t));
-  const auto schedules = train::ScheduleRegistry::withBuiltins();
+  const auto& schedules = m_document->schedules();
   for (const auto& name : schedules.names()) {
     m_scheduleType->addItem(QString::fromStdString(name));
     m_scheduleType->setItemData(m_scheduleType->count() - 1,
@@ -370,7 +370,7 @@ void TrainingPage::rebuildForms() {
     const QSignalBlocker block(m_scheduleType);
     m_scheduleType->setCurrentText(QString::fromStdString(schedType));
   }
-  const auto schedules = train::ScheduleRegistry::withBuiltins();
+  const auto& schedules = m_document->schedules();
   schema::ParamSchema schedSchema;
   if (const auto* def = schedules.find(schedType)) schedSchema = def->schema;
   for (const auto& w : train::warmupSchema())
@@ -506,8 +506,8 @@ void TrainingPage::readTrainSize() {
 
 std::optional<train::RunPlan> TrainingPage::plan() const {
   Problems problems;
-  const auto options = train::parseTrainOptions(m_document->project().train,
-                                                train::ScheduleRegistry::withBuiltins(), problems);
+  const auto options =
+      train::parseTrainOptions(m_document->project().train, m_document->schedules(), problems);
   if (!problems.empty() || m_trainSize <= 0) return std::nullopt;
   // The plan the run will make: the same RunPlan the trainer and `lr-schedule` use.
   return train::RunPlan::make(options, m_trainSize, m_limitTrain, std::max(1, options.processes));

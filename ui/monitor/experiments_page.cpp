@@ -29,6 +29,7 @@
 #include <algorithm>
 
 #include "common/exit_codes.h"
+#include "common/run_layout.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "monitor/dashboard.h"
@@ -68,8 +69,9 @@ QString changeSignature(const QString& dir, const experiment::SweepState& state)
   stamp(QDir(dir).filePath(QStringLiteral("sweep.json")));
   for (const auto& t : state.trials)
     if (t.status == experiment::TrialStatus::Running && !t.runDir.empty())
-      stamp(QDir(QDir(dir).filePath(QString::fromStdString(t.runDir)))
-                .filePath(QStringLiteral("metrics.csv")));
+      stamp(QString::fromStdString(
+          run_layout::runFile(QDir(dir).filePath(QString::fromStdString(t.runDir)).toStdString(),
+                              run_layout::kMetrics)));
   return sig;
 }
 
@@ -406,7 +408,7 @@ void ExperimentsPage::refreshDefinition() {
   m_params->resizeColumnToContents(0);
   Problems problems;
   if (sweep.is_object() && !sweep.empty())
-    experiment::parseSweep(sweep, project, problems, &m_document->tasks());
+    experiment::parseSweep(sweep, project, problems, *m_document->registries());
   m_problems->setText(problems.empty() ? QString()
                                        : QString::fromStdString(formatProblems(problems)));
   m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());
@@ -634,7 +636,7 @@ bool ExperimentsPage::openSweep(const QString& dir) {
     Problems problems;
     if (!base.project.extra.contains("sweep")) throw Error("its base project has no sweep");
     m_spec = experiment::parseSweep(base.project.extra["sweep"], base.project, problems,
-                                    &m_document->tasks());
+                                    *m_document->registries());
     if (!problems.empty()) throw Error(formatProblems(problems));
     m_hasSpec = true;
   } catch (const Error& e) {

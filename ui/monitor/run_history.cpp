@@ -12,6 +12,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
+#include "common/run_layout.h"
 
 namespace netsmith::ui {
 
@@ -84,12 +85,15 @@ double RunHistory::bestValAccuracy() const {
 }
 
 QString RunHistory::checkpointPath(const QString& file) const {
-  return QDir(dir).filePath(QStringLiteral("checkpoints/") + file);
+  return QString::fromStdString(
+      run_layout::checkpointIn(dir.toStdString(), file.toUtf8().constData()));
 }
 
 QString RunHistory::bestCheckpoint() const {
-  for (const auto& name : {QStringLiteral("best.safetensors"), QStringLiteral("last.safetensors")})
+  for (const char* file : {run_layout::kBest, run_layout::kLast}) {
+    const QString name = QString::fromLatin1(file);
     if (checkpoints.contains(name)) return checkpointPath(name);
+  }
   return {};
 }
 

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "common/run_layout.h"
 #include "monitor/dashboard.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
@@ -141,7 +142,7 @@ void RunsPage::refresh() {
     m_info->setText(tr("No project open."));
     return;
   }
-  const QString root = QDir(dir).filePath(QStringLiteral("runs"));
+  const QString root = QString::fromStdString(run_layout::runsRoot(dir.toStdString()));
   const QString project = QString::fromStdString(m_document->project().name);
   m_info->setText(tr("Reading the runs in %1...").arg(root));
   struct Listed {

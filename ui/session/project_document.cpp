@@ -14,11 +14,9 @@
 
 namespace netsmith::ui {
 
-ProjectDocument::ProjectDocument(const ops::OpRegistry& registry, QObject* parent)
-    : QObject(parent),
-      m_registry(registry),
-      m_transforms(augment::TransformRegistry::withBuiltins()),
-      m_undo(new QUndoStack(this)) {
+ProjectDocument::ProjectDocument(RegistriesPtr registries, QObject* parent)
+    : QObject(parent), m_registries(std::move(registries)), m_undo(new QUndoStack(this)) {
+  needRegistries(m_registries, "ProjectDocument");
   connect(m_undo, &QUndoStack::cleanChanged, this,
           [this](bool clean) { emit modifiedChanged(!clean); });
 }
@@ -130,19 +128,18 @@ void ProjectDocument::validateSections(bool dataToo) {
   // The data and augment sections look at files; the train section is only parsed.
   // Data paths that are not there too: what a press of Start would fail on.
   if (dataToo)
-    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), m_transforms,
+    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), transforms(),
                                                 /*pathsMustExist=*/true);
   m_sectionProblems = m_dataProblems;
-  train::parseTrainOptions(m_project.train, train::ScheduleRegistry::withBuiltins(),
-                           m_sectionProblems);
+  train::parseTrainOptions(m_project.train, schedules(), m_sectionProblems);
   if (m_project.extra.contains("sweep"))
-    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems, &m_tasks);
+    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems, *m_registries);
 }
 
 void ProjectDocument::reanalyseModel() {
   QElapsedTimer clock;
   clock.start();
-  m_analysis = graph::analyseGraph(m_project.model, m_registry);
+  m_analysis = graph::analyseGraph(m_project.model, registry());
   m_analysisMs = double(clock.nsecsElapsed()) / 1e6;
   composeProblems();
 }
@@ -160,11 +157,11 @@ void ProjectDocument::composeProblems() {
     for (const auto& t : m_project.data["targets"])
       if (t.is_string()) targets.push_back(t.get<std::string>());
   }
-  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, m_tasks, targets))
+  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, tasks(), targets))
     m_problems.push_back(*p);
   // ...and a metric (train.monitor, early stopping, plateau) the task does not report.
   const auto metrics =
-      train::metricProblems(m_project, m_analysis, m_dataClasses, m_tasks, targets);
+      train::metricProblems(m_project, m_analysis, m_dataClasses, *m_registries, targets);
   m_problems.insert(m_problems.end(), metrics.begin(), metrics.end());
   m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
 }
@@ -276,7 +273,7 @@ class SectionEditCommand : public QUndoCommand {
 
 void ProjectDocument::addSweepParam(const Json& param) {
   if (!param.is_object() || !param.contains("path")) return;
-  const auto* def = m_tasks.find(m_project.task);
+  const auto* def = tasks().find(m_project.task);
   const std::string objective = def ? task::defaultObjective(*def) : std::string("val_loss");
   Json sweep = m_project.extra.contains("sweep") && m_project.extra["sweep"].is_object()
                    ? m_project.extra["sweep"]

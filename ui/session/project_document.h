@@ -8,6 +8,7 @@
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "task/task_registry.h"
 
 namespace netsmith::ui {
@@ -18,7 +19,8 @@ class ProjectDocument : public QObject {
   Q_OBJECT
 
  public:
-  explicit ProjectDocument(const ops::OpRegistry& registry, QObject* parent = nullptr);
+  /// `registries`: the program's (its main builds them); every page reads them from here.
+  explicit ProjectDocument(RegistriesPtr registries, QObject* parent = nullptr);
 
   /// Loads `path`; on failure returns false and sets errorString(), keeping the old project.
   bool load(const QString& path);
@@ -43,8 +45,11 @@ class ProjectDocument : public QObject {
   void setProjectName(const QString& name);
   /// Writes `templatePath` as a new project at `targetPath` (named after the file) and opens it.
   bool createFromTemplate(const QString& templatePath, const QString& targetPath);
-  const ops::OpRegistry& registry() const { return m_registry; }
-  const task::TaskRegistry& tasks() const { return m_tasks; }
+  const RegistriesPtr& registries() const { return m_registries; }
+  const ops::OpRegistry& registry() const { return m_registries->ops; }
+  const task::TaskRegistry& tasks() const { return m_registries->tasks; }
+  const augment::TransformRegistry& transforms() const { return m_registries->transforms; }
+  const train::ScheduleRegistry& schedules() const { return m_registries->schedules; }
 
   /// Replaces the model as one undoable edit named `text`. Consecutive edits with the same
   /// non-empty `mergeKey` (one field of one node, one drag) merge into one undo step.
@@ -91,9 +96,7 @@ class ProjectDocument : public QObject {
   friend class ModelEditCommand;
   friend class SectionEditCommand;
 
-  const ops::OpRegistry& m_registry;
-  task::TaskRegistry m_tasks = task::TaskRegistry::withBuiltins();
-  augment::TransformRegistry m_transforms;
+  RegistriesPtr m_registries;
   QString m_baseDir;
   project::Project m_project;
   graph::GraphAnalysis m_analysis;

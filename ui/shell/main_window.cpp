@@ -31,6 +31,7 @@
 #include <cmath>
 
 #include "common/resource_paths.h"
+#include "common/run_layout.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
@@ -75,9 +76,9 @@ QString formatDuration(double seconds) {
 
 }  // namespace
 
-MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
+MainWindow::MainWindow(RegistriesPtr registries, QWidget* parent)
     : QMainWindow(parent),
-      m_document(new ProjectDocument(registry, this)),
+      m_document(new ProjectDocument(std::move(registries), this)),
       m_session(new TrainerSession(this)),
       m_exportJob(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("mainWindow"));
@@ -107,7 +108,7 @@ MainWindow::MainWindow(const ops::OpRegistry& registry, QWidget* parent)
   m_banner->hide();
   m_pages = new ProjectPages(m_document, central);
   // While no project is open: the start page (recent projects, examples, New / Open / Import).
-  m_startPage = new StartPage(registry, m_templatesDir, central);
+  m_startPage = new StartPage(m_document->registry(), m_templatesDir, central);
   m_centralStack = new QStackedWidget(central);
   m_centralStack->addWidget(m_startPage);
   m_centralStack->addWidget(m_pages);
@@ -268,7 +269,7 @@ void MainWindow::connectSession() {
             // The run's best checkpoint is the one to export; last until there is a best.
             if (tag == QLatin1String("best") ||
                 (tag == QLatin1String("last") &&
-                 !m_checkpoint.endsWith(QStringLiteral("best.safetensors"))))
+                 !m_checkpoint.endsWith(QLatin1String(run_layout::kBest))))
               setCurrentCheckpoint(path);
           });
   connect(m_session, &TrainerSession::message, this, [](const QString& level, const QString& text) {
@@ -375,9 +376,10 @@ bool MainWindow::fillConfig(train::TrainerConfig& config) {
     if (!doc.filePath().isEmpty()) m_pages->showPage(ProjectPages::ModelPage);
     return false;
   }
+  config.registries = doc.registries();
   config.project = doc.project();
   config.baseDir = doc.baseDir().toStdString();
-  config.runsRoot = (doc.baseDir() + QStringLiteral("/runs")).toStdString();
+  config.runsRoot = run_layout::runsRoot(doc.baseDir().toStdString());
   config.cacheDir = data::userCacheDir();
   config.limitTrain = m_limitTrain;
   config.limitVal = m_limitValidation;
@@ -395,8 +397,8 @@ bool MainWindow::startRun(train::TrainerConfig& config, const QString& what) {
   if (!m_lrFindRun) {
     // Settings of the project that change what the dashboard draws.
     Problems ignored;
-    const auto options = train::parseTrainOptions(config.project.train,
-                                                  train::ScheduleRegistry::withBuiltins(), ignored);
+    const auto options =
+        train::parseTrainOptions(config.project.train, m_document->schedules(), ignored);
     dashboard()->configure(options.clipGradNorm);
   }
   QString error;
@@ -483,6 +485,7 @@ void MainWindow::exportCurrent(const QString& exporter, const QString& folder) {
   if (m_checkpoint.isEmpty() || m_exportJob->isRunning()) return;
   const QString checkpoint = m_checkpoint;
   exporting::ExportJob job;
+  job.registries = m_document->registries();
   job.checkpoint = checkpoint.toStdString();
   // A run of the open project reads the project's own data for the parity check; a checkpoint
   // from elsewhere only data a project file beside it names (else random inputs, and a note).

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <memory>
 
-#include "ops/op_registry.h"
+#include "registries/registries_fwd.h"
 
 class QAction;
 class QActionGroup;
@@ -52,7 +52,8 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  explicit MainWindow(const ops::OpRegistry& registry, QWidget* parent = nullptr);
+  /// `registries`: the program's, built in its main; the document hands them to every page.
+  explicit MainWindow(RegistriesPtr registries, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   /// Opens `path`; shows the error in a message box (unless `quiet`) and returns false on failure.

@@ -13,6 +13,7 @@
 #include <QToolButton>
 #include <QUndoStack>
 
+#include "common/run_layout.h"
 #include "editor/model_page.h"
 #include "export/export_job.h"
 #include "forms/training_page.h"
@@ -226,7 +227,7 @@ void MainWindow::buildTrainMenu() {
 void MainWindow::buildExportMenu() {
   // Exactly what the core registry holds.
   m_exportMenu = menuBar()->addMenu(tr("E&xport"));
-  for (const auto& exporter : exporting::listExporters()) {
+  for (const auto& exporter : exporting::listExporters(*m_document->registries())) {
     const QString name = QString::fromStdString(exporter.name);
     QAction* a = m_exportMenu->addAction(QString::fromStdString(exporter.title), this,
                                          [this, name] { exportCurrent(name); });
@@ -260,8 +261,10 @@ void MainWindow::buildExportMenu() {
 }
 
 QString MainWindow::pickCheckpoint(const QString& title) {
-  const QString start = m_checkpoint.isEmpty() ? m_document->baseDir() + QStringLiteral("/runs")
-                                               : QFileInfo(m_checkpoint).absolutePath();
+  const QString start =
+      m_checkpoint.isEmpty()
+          ? QString::fromStdString(run_layout::runsRoot(m_document->baseDir().toStdString()))
+          : QFileInfo(m_checkpoint).absolutePath();
   return QFileDialog::getOpenFileName(this, title, start, tr("Checkpoints (*.safetensors)"));
 }
 

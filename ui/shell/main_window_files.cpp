@@ -11,6 +11,7 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
+#include "common/run_layout.h"
 #include "import/import_job.h"
 #include "import/project_starter.h"
 #include "monitor/dashboard.h"
@@ -101,8 +102,7 @@ void MainWindow::newFromDataWithDialog() {
 void MainWindow::newFromDataIn(const QString& data) {
   if (!maybeSave()) return;
   // Window-modal and open while the data is read: the rest of the studio stays drawn behind it.
-  auto* dialog =
-      new NewFromDataDialog(m_document->registry(), m_document->tasks(), m_templatesDir, this);
+  auto* dialog = new NewFromDataDialog(m_document->registries(), m_templatesDir, this);
   dialog->setAttribute(Qt::WA_DeleteOnClose);
   connect(dialog, &QDialog::accepted, this, [this, dialog] {
     if (!openNewProject(dialog->project(), dialog->projectPath()))
@@ -211,8 +211,7 @@ bool MainWindow::createBlankProject(const QString& target, const QString& task) 
 
 bool MainWindow::createProjectFromData(const QString& path, const QString& target) {
   import::StarterContext context;
-  context.ops = &m_document->registry();
-  context.tasks = &m_document->tasks();
+  context.registries = m_document->registries();
   context.templatesDir = m_templatesDir.toStdString();
   try {
     const auto proposal =
@@ -276,20 +275,10 @@ bool MainWindow::closeProject(bool quiet) {
 }
 
 QString MainWindow::latestCheckpoint(bool lastOnly) const {
-  // runs/<project>-<yyyyMMdd-HHmmss>: the newest name is the newest run. Only real files count
-  // (a folder from elsewhere may hold links).
-  const QDir runs(m_document->baseDir() + QStringLiteral("/runs"));
-  const QString prefix = QString::fromStdString(m_document->project().name) + QLatin1Char('-');
-  QStringList names = runs.entryList({prefix + QLatin1Char('*')}, QDir::Dirs | QDir::NoDotAndDotDot,
-                                     QDir::Name | QDir::Reversed);
-  for (const auto& name : names) {
-    for (const char* file : {"best.safetensors", "last.safetensors"}) {
-      if (lastOnly && qstrcmp(file, "last.safetensors") != 0) continue;
-      const QFileInfo info(runs.filePath(name + QStringLiteral("/checkpoints/") + file));
-      if (info.isFile() && !info.isSymLink()) return info.absoluteFilePath();
-    }
-  }
-  return {};
+  // The project's runs/, as run_layout lays it out (the newest run first; real files only).
+  return QString::fromStdString(
+      run_layout::latestCheckpoint(run_layout::runsRoot(m_document->baseDir().toStdString()),
+                                   m_document->project().name, lastOnly));
 }
 
 void MainWindow::forgetRun() {

@@ -55,11 +55,10 @@ std::optional<std::vector<double>> parseNumbers(const QString& text) {
 
 }  // namespace
 
-NewFromDataDialog::NewFromDataDialog(const ops::OpRegistry& ops, const task::TaskRegistry& tasks,
-                                     const QString& templatesDir, QWidget* parent)
+NewFromDataDialog::NewFromDataDialog(RegistriesPtr registries, const QString& templatesDir,
+                                     QWidget* parent)
     : QDialog(parent),
-      m_ops(ops),
-      m_tasks(tasks),
+      m_registries(std::move(registries)),
       m_templatesDir(templatesDir),
       m_data(new QLineEdit(this)),
       m_task(new QComboBox(this)),
@@ -100,8 +99,8 @@ NewFromDataDialog::NewFromDataDialog(const ops::OpRegistry& ops, const task::Tas
 
   m_task->setObjectName(QStringLiteral("newFromDataTask"));
   m_task->addItem(tr("Recognise from the data"), QString());
-  for (const auto& name : m_tasks.names()) {
-    const auto& def = m_tasks.get(name);
+  for (const auto& name : m_registries->tasks.names()) {
+    const auto& def = m_registries->tasks.get(name);
     QString title = QString::fromStdString(def.description);
     title[0] = title[0].toUpper();
     m_task->addItem(title, QString::fromStdString(name));
@@ -314,8 +313,7 @@ void NewFromDataDialog::rescan() {
                                  ? m_projectPath->text().toStdString()
                                  : import::defaultProjectPath(data.toStdString());
   import::StarterContext context;
-  context.ops = &m_ops;
-  context.tasks = &m_tasks;
+  context.registries = m_registries;
   context.templatesDir = m_templatesDir.toStdString();
   m_progress->setRange(0, 0);
   m_progress->setVisible(true);
@@ -349,10 +347,11 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
   m_template->addItem(tr("The task's starter template"), QString());
   for (const auto& name : import::templatesFor(m_templatesDir.toStdString(), p.task)) {
     const QString n = QString::fromStdString(name);
-    m_template->addItem(n == QString::fromStdString(m_tasks.get(p.task).starter.templateName)
-                            ? tr("%1 (the starter)").arg(n)
-                            : n,
-                        n);
+    m_template->addItem(
+        n == QString::fromStdString(m_registries->tasks.get(p.task).starter.templateName)
+            ? tr("%1 (the starter)").arg(n)
+            : n,
+        n);
   }
   const int chosenTemplate = m_template->findData(QString::fromStdString(p.templateName));
   m_template->setCurrentIndex(chosenTemplate < 0 ? 0 : chosenTemplate);
@@ -446,12 +445,12 @@ void NewFromDataDialog::checkFields() {
   QStringList problems;
   if (m_proposal) {
     const auto p = project();
-    const auto analysis = graph::analyseGraph(p.model, m_ops);
+    const auto analysis = graph::analyseGraph(p.model, m_registries->ops);
     for (const auto& problem : analysis.problems)
       problems << QString::fromStdString(problem.toString());
     if (analysis.ok())
       if (auto head = train::headProblem(p, analysis, std::int64_t(m_proposal->scan.classes.size()),
-                                         m_tasks, m_proposal->scan.targetNames))
+                                         m_registries->tasks, m_proposal->scan.targetNames))
         problems << QString::fromStdString(head->toString());
     if (p.data["normalize"].is_object()) {
       const auto channels = std::size_t(m_channels->value());

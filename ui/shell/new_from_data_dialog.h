@@ -38,8 +38,8 @@ class BackgroundJob;
 class NewFromDataDialog : public QDialog {
   Q_OBJECT
  public:
-  NewFromDataDialog(const ops::OpRegistry& ops, const task::TaskRegistry& tasks,
-                    const QString& templatesDir, QWidget* parent = nullptr);
+  NewFromDataDialog(RegistriesPtr registries, const QString& templatesDir,
+                    QWidget* parent = nullptr);
 
   /// Sets the data path and recognises it (as typing it and pressing Enter does).
   void setDataPath(const QString& path);
@@ -74,8 +74,7 @@ class NewFromDataDialog : public QDialog {
   void chooseFolder();
   void chooseFile();
 
-  const ops::OpRegistry& m_ops;
-  const task::TaskRegistry& m_tasks;
+  RegistriesPtr m_registries;
   QString m_templatesDir;
   std::optional<import::DataProposal> m_proposal;
   bool m_projectPathEdited = false;

@@ -43,7 +43,7 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   connect(m_runsPage, &::netsmith::ui::RunsPage::checkpointChosen, this,
           &ProjectPages::checkpointChosen);
   m_stack->addWidget(m_runsPage);
-  m_evaluationPage = new ::netsmith::ui::EvaluationPage(this);
+  m_evaluationPage = new ::netsmith::ui::EvaluationPage(m_document->registries(), this);
   m_stack->addWidget(m_evaluationPage);
   m_experimentsPage = new ::netsmith::ui::ExperimentsPage(m_document, m_dashboard, this);
   m_stack->addWidget(m_experimentsPage);
