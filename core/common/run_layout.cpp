@@ -56,8 +56,8 @@ std::string latestCheckpoint(const std::string& root, const std::string& project
     const std::string run = (fs::path(root) / name).string();
     std::error_code e1;
     if (!fs::is_directory(fs::symlink_status(run, e1))) continue;  // a link is no run here
-    for (const char* file : {kBest, kLast}) {
-      if (lastOnly && file != kLast) continue;
+    for (const char* file :
+         lastOnly ? std::vector<const char*>{kLast} : std::vector<const char*>{kBest, kLast}) {
       const fs::path path = checkpointIn(run, file);
       std::error_code e2;
       // Only real files count: a folder from elsewhere may hold links.

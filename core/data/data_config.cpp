@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <set>
 
 #include "data/source_formats.h"
@@ -25,6 +26,8 @@ const TargetTraits& targetTraits(TargetKind kind) {
       {"a class mask per sample", false, false, true, true},
       {"boxes per sample", false, false, true, false},
   };
+  static_assert(std::size(kTraits) == static_cast<std::size_t>(TargetKind::Boxes) + 1,
+                "one row per TargetKind");
   return kTraits[static_cast<int>(kind)];
 }
 

@@ -42,12 +42,11 @@ void addSpecPaths(const SourceSpec& s, std::vector<std::string>& out) {
 }  // namespace
 
 std::string checkpointHome(const std::string& checkpointPath) {
-  const fs::path folder = fs::absolute(checkpointPath).lexically_normal().parent_path();
-  const fs::path run =
-      run_layout::runOfCheckpoint((fs::absolute(checkpointPath).lexically_normal()).string());
+  const fs::path file = fs::absolute(checkpointPath).lexically_normal();
+  const fs::path run = run_layout::runOfCheckpoint(file.string());
   if (!run.empty() && run.parent_path().filename() == run_layout::kRunsFolder)
     return run.parent_path().parent_path().string();
-  return folder.string();
+  return file.parent_path().string();
 }
 
 std::vector<std::string> dataSectionPaths(const Json& data, const std::string& baseDir) {

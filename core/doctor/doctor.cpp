@@ -565,6 +565,7 @@ std::string pictureUri(cv::Mat small) {
 }  // namespace
 
 DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& o) {
+  const auto& registries = needRegistries(o.registries, "DoctorOptions");  // before any write
   Progress progress(o);
   DoctorReport report;
   report.project = loaded.project.name;
@@ -584,7 +585,6 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
   const project::Project examined = examinedProject(loaded.project);
   project::Project plain = examined;
   plain.augment = Json::array();
-  const auto& registries = needRegistries(o.registries, "DoctorOptions");
   const auto& transforms = registries.transforms;
   progress.report("data", 0, "opening the data");
   auto pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),

@@ -2,6 +2,7 @@
 
 #include "common/run_layout.h"
 #include "graph/model_edits.h"
+#include "registries/registries.h"
 #include "schema/param_schema.h"
 
 #include <algorithm>
@@ -75,7 +76,7 @@ void openData(RunContext& ctx, RunSetup& s) {
   const auto& config = ctx.config;
   ctx.log("opening data");
   s.pd = data::openProjectData(
-      config.project, config.baseDir, s.registries->transforms, config.cacheDir,
+      config.project, config.baseDir, config.registries->transforms, config.cacheDir,
       [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; });
   if (!s.pd) throw RunEnd{FinishState::Stopped, "stopped while computing data statistics"};
   for (const auto& item : s.pd->data.skippedAtScan())
@@ -192,7 +193,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
   task::TaskSetup ts = taskSetupFor(s.opt, d, s.net->analysis());
   ts.dataClasses = s.numClasses;
   ts.train = &d.train;
-  const auto& def = s.registries->tasks.get(s.project.task);
+  const auto& def = ctx.config.registries->tasks.get(s.project.task);
   if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);
   if (const auto p = task::samplerProblem(def, s.opt.balancedSampler)) throw Error(*p);
   if (s.opt.balancedSampler) {
@@ -239,7 +240,7 @@ void makeTask(RunContext& ctx, RunSetup& s) {
 
 void buildModel(RunContext& ctx, RunSetup& s) {
   torch::manual_seed(s.opt.seed);
-  s.net = graph::GraphModule(s.project.model, s.registries->ops);
+  s.net = graph::GraphModule(s.project.model, ctx.config.registries->ops);
   makeTask(ctx, s);
   s.net->to(s.device);
   if (s.opt.channelsLast) {
@@ -328,9 +329,10 @@ std::string modelSignature(const graph::ModelGraph& model) {
 
 void prepareRun(RunContext& ctx, RunSetup& s) {
   Problems problems;
-  s.registries = ctx.config.registries;
-  s.opt = parseTrainOptions(ctx.config.project.train,
-                            needRegistries(s.registries, "TrainerConfig").schedules, problems);
+  // Every later step reads ctx.config.registries: checked here, before the first of them.
+  s.opt =
+      parseTrainOptions(ctx.config.project.train,
+                        needRegistries(ctx.config.registries, "TrainerConfig").schedules, problems);
   if (!problems.empty())
     throw Error("the train section has problems:\n" + formatProblems(problems));
   s.device = resolveDevice(s.opt.device);

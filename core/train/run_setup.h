@@ -17,7 +17,6 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
-#include "registries/registries.h"
 #include "task/task.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
@@ -34,7 +33,6 @@ struct RunSetup {
   TrainOptions opt;
   torch::Device device{torch::kCPU};
   std::unique_ptr<ProcessGroup> group;
-  RegistriesPtr registries;  ///< the config's (prepareRun refuses a config without them)
   std::unique_ptr<data::ProjectData> pd;
   graph::GraphModule net{nullptr};
   std::unique_ptr<torch::optim::Optimizer> optimizer;
