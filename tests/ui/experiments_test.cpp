@@ -188,7 +188,7 @@ class ExperimentsTest : public QObject {
 
   void aSweepRunsStopsResumesAndItsBestIsApplied() {
     QTemporaryDir dir;
-    writeData(dir.path(), 2400);
+    writeData(dir.path(), 9600);
     const Json sweep{{"name", "ui"},
                      {"method", "random"},
                      {"seed", 1},
@@ -199,26 +199,26 @@ class ExperimentsTest : public QObject {
                      {"params", {{{"path", "train.optimizer.lr"}, {"log_uniform", {1e-3, 0.3}}}}}};
     const auto registries = netsmith::Registries::builtins();
     ProjectDocument doc(registries);
-    // 4 epochs, rungs at 1 and 2: a trial that goes on runs epochs 3-4 in one segment, long
-    // enough to be stopped in.
-    QVERIFY(doc.load(writeProject(dir.path(), sweep, 4)));
+    // 16 epochs, rungs at 1, 2, 4 and 8: the first trial goes on at every rung (nothing to
+    // compare it with) and runs epochs 9-16 in one segment, long enough to be stopped in.
+    QVERIFY(doc.load(writeProject(dir.path(), sweep, 16)));
     Dashboard dashboard;
     ExperimentsPage page(&doc, &dashboard);
     page.setCliProgram(QStringLiteral(NETSMITH_CLI));
     QSignalSpy ended(&page, &ExperimentsPage::sweepEnded);
     QVERIFY(page.runSweep());
-    // Stop once a trial is under way with an epoch done; the trials write checkpoints.
-    const auto underWay = [&page] {
+    // Stop in the middle of a segment: a trial with an epoch of its last segment done and
+    // several to go (the page learns of epochs about once a second, a few epochs late at most).
+    const auto inLastSegment = [&page] {
       for (const auto& t : page.state().trials)
-        if (t.status == netsmith::experiment::TrialStatus::Running && t.epochsDone >= 2 &&
-            !t.runDir.empty())
+        if (t.status == netsmith::experiment::TrialStatus::Running && t.epochsDone >= 9 &&
+            t.epochsDone <= 11 && !t.runDir.empty())
           return true;
       return false;
     };
-    QTRY_VERIFY_WITH_TIMEOUT(underWay(), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(inLastSegment(), 120000);
     // The Time column counts the segment under way: its ended segments and the time since the
     // record says this one started (read here from the record, against the clock).
-    QTest::qWait(2500);
     {
       const Json live = readRecord(page.sweepDir());
       QTableWidget* table = page.trialsTable();
@@ -298,7 +298,7 @@ class ExperimentsTest : public QObject {
       QCOMPARE(table->item(row, 0)->text().toInt(), t["id"].get<int>());
       QCOMPARE(table->item(row, 1)->text().toStdString(), t["status"].get<std::string>());
       QCOMPARE(table->item(row, 2)->text(),
-               QStringLiteral("%1/4").arg(t["epochs_done"].get<int>()));
+               QStringLiteral("%1/16").arg(t["epochs_done"].get<int>()));
       // val_accuracy in percent, as everywhere in the studio, from the record's fraction.
       QCOMPARE(table->item(row, 3)->text(),
                QString::number(100 * t["objective"].get<double>(), 'f', 2) + QLatin1Char('%'));
