@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "evaluation/classification_view.h"
 #include "evaluation/embedding_panel.h"
 #include "evaluation/evaluation_page.h"
 #include "ops/op_registry.h"
@@ -89,7 +90,12 @@ int main(int argc, char** argv) {
               page->result().samples.size(), (long long)page->result().featureWidth,
               evaluateSeconds);
 
-  auto* panel = page->embedding();
+  auto* view = qobject_cast<netsmith::ui::ClassificationView*>(page->taskView());
+  if (!view) {
+    std::fprintf(stderr, "the evaluation shows no classification view\n");
+    return 1;
+  }
+  auto* panel = view->embedding();
   auto* details = page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"));
   details->setCurrentWidget(panel);
   // The matrix narrow, the explorer wide.

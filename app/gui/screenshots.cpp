@@ -11,6 +11,7 @@
 
 #include "editor/graph_canvas.h"
 #include "editor/model_page.h"
+#include "evaluation/classification_view.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/sample_dialog.h"
 #include "forms/augment_page.h"
@@ -161,46 +162,49 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
                      if (e.epoch == 1)
                        QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
                    });
-  QObject::connect(window.session(), &netsmith::ui::TrainerSession::finished, &window,
-                   [&window, pages, grab, dir] {
-                     QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
-                       grab(QStringLiteral("finished"));
-                       pages->showPage(ProjectPages::RunsPage);
-                       QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
-                         grab(QStringLiteral("runs"));
-                         pages->showPage(ProjectPages::EvalPage);
-                         auto* eval = pages->evaluationPage();
-                         eval->evaluate();
-                         onceOr(eval, &netsmith::ui::EvaluationPage::evaluated, 120000,
-                                [&window, eval, grab, dir] {
-                                  // The most confused pair of classes, opened.
-                                  const auto& cm = eval->result().metrics.confusion;
-                                  int br = 0, bc = 1;
-                                  for (int r = 0; r < int(cm.size()); ++r)
-                                    for (int c = 0; c < int(cm.size()); ++c)
-                                      if (r != c && cm[std::size_t(r)][std::size_t(c)] >
-                                                        cm[std::size_t(br)][std::size_t(bc)]) {
-                                        br = r;
-                                        bc = c;
-                                      }
-                                  if (!cm.empty()) eval->showCell(br, bc);
-                                  QTimer::singleShot(
-                                      400, &window, [&window, eval, grab, dir, br, bc] {
-                                        grab(QStringLiteral("evaluation"));
-                                        // Its worst sample, large, with the Grad-CAM map.
-                                        const auto cell = eval->result().cell(br, bc);
-                                        if (!cell.empty()) {
-                                          if (auto* d = eval->openSample(cell.front()->position)) {
-                                            d->grab().save(QDir(dir).filePath("gradcam.png"));
-                                            d->close();
-                                          }
-                                        }
-                                        takeTour(window, dir, [&window] { window.close(); });
-                                      });
-                                });
-                       });
+  QObject::connect(
+      window.session(), &netsmith::ui::TrainerSession::finished, &window,
+      [&window, pages, grab, dir] {
+        QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
+          grab(QStringLiteral("finished"));
+          pages->showPage(ProjectPages::RunsPage);
+          QTimer::singleShot(300, &window, [&window, pages, grab, dir] {
+            grab(QStringLiteral("runs"));
+            pages->showPage(ProjectPages::EvalPage);
+            auto* eval = pages->evaluationPage();
+            eval->evaluate();
+            onceOr(eval, &netsmith::ui::EvaluationPage::evaluated, 120000,
+                   [&window, eval, grab, dir] {
+                     // The most confused pair of classes, opened.
+                     const auto& cm = eval->result().metrics.confusion;
+                     int br = 0, bc = 1;
+                     for (int r = 0; r < int(cm.size()); ++r)
+                       for (int c = 0; c < int(cm.size()); ++c)
+                         if (r != c && cm[std::size_t(r)][std::size_t(c)] >
+                                           cm[std::size_t(br)][std::size_t(bc)]) {
+                           br = r;
+                           bc = c;
+                         }
+                     if (auto* view =
+                             qobject_cast<netsmith::ui::ClassificationView*>(eval->taskView());
+                         view && !cm.empty())
+                       view->showCell(br, bc);
+                     QTimer::singleShot(400, &window, [&window, eval, grab, dir, br, bc] {
+                       grab(QStringLiteral("evaluation"));
+                       // Its worst sample, large, with the Grad-CAM map.
+                       const auto cell = eval->result().cell(br, bc);
+                       if (!cell.empty()) {
+                         if (auto* d = eval->openSample(cell.front()->position)) {
+                           d->grab().save(QDir(dir).filePath("gradcam.png"));
+                           d->close();
+                         }
+                       }
+                       takeTour(window, dir, [&window] { window.close(); });
                      });
                    });
+          });
+        });
+      });
   QTimer::singleShot(0, &window, [&window] {
     window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
   });

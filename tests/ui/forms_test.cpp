@@ -16,6 +16,7 @@
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QSpinBox>
+#include <QStackedWidget>
 #include <QStatusBar>
 #include <QTableWidget>
 #include <QToolButton>
@@ -38,6 +39,7 @@
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
 #include "evaluation/calibration_panel.h"
+#include "evaluation/classification_view.h"
 #include "evaluation/embedding_panel.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/sample_dialog.h"
@@ -495,12 +497,19 @@ class FormsTest : public QObject {
         if (plot->item(i)->objectName() == QLatin1String("emptyHint")) return plot->item(i);
       return static_cast<QCPAbstractItem*>(nullptr);
     };
-    QVERIFY(emptyHint(page->prCurves()) && emptyHint(page->prCurves())->visible());
+    // Before Evaluate the page says what will fill it; the classifier's view then shows.
+    auto* placeholder = page->findChild<QLabel*>(QStringLiteral("evaluationPlaceholder"));
+    QVERIFY(placeholder && !placeholder->text().isEmpty());
+    QVERIFY(!page->taskView());
     QSignalSpy evaluated(page, &netsmith::ui::EvaluationPage::evaluated);
     page->evaluate();
     QVERIFY(evaluated.wait(60000));
     QVERIFY2(page->errorText().isEmpty(), qPrintable(page->errorText()));
-    QVERIFY(!emptyHint(page->prCurves())->visible());
+    auto* view = qobject_cast<netsmith::ui::ClassificationView*>(page->taskView());
+    QVERIFY(view);
+    QCOMPARE(page->findChild<QStackedWidget*>(QStringLiteral("evaluationViews"))->currentWidget(),
+             view);
+    QVERIFY(emptyHint(view->prCurves()) && !emptyHint(view->prCurves())->visible());
 
     QProcess cli;
     cli.start(QStringLiteral(NETSMITH_CLI),
@@ -511,20 +520,20 @@ class FormsTest : public QObject {
     const auto confusion = j["confusion"].get<std::vector<std::vector<std::int64_t>>>();
     QCOMPARE(page->result().metrics.confusion, confusion);
     QCOMPARE(page->result().metrics.accuracy, j["accuracy"].get<double>());
-    auto* table = page->confusion();
+    auto* table = view->confusion();
     QCOMPARE(table->rowCount(), 4);
     for (int r = 0; r < 4; ++r)
       for (int c = 0; c < 4; ++c)
         QCOMPARE(table->item(r, c)->data(Qt::UserRole).toLongLong(),
                  confusion[std::size_t(r)][std::size_t(c)]);
-    QCOMPARE(page->perClass()->rowCount(), 4);
+    QCOMPARE(view->perClass()->rowCount(), 4);
     // Each class's AP in its column and its curve in the PR curves tab, as the CLI gives it.
-    QCOMPARE(page->prCurves()->plottableCount(), 4);
+    QCOMPARE(view->prCurves()->plottableCount(), 4);
     for (int c = 0; c < 4; ++c) {
       const double ap = j["per_class"][std::size_t(c)]["average_precision"].get<double>();
-      QCOMPARE(page->perClass()->item(c, 4)->text(),
+      QCOMPARE(view->perClass()->item(c, 4)->text(),
                QString::number(100.0 * ap, 'f', 2) + QLatin1Char('%'));
-      QVERIFY(page->prCurves()->plottable(c)->name().contains(QString::number(ap, 'f', 3)));
+      QVERIFY(view->prCurves()->plottable(c)->name().contains(QString::number(ap, 'f', 3)));
     }
     QCOMPARE(page->result().perClass[0].support,
              confusion[0][0] + confusion[0][1] + confusion[0][2] + confusion[0][3]);
@@ -536,7 +545,7 @@ class FormsTest : public QObject {
         if (confusion[std::size_t(r)][std::size_t(c)] == 0) continue;
         Q_EMIT table->cellClicked(r, c);
         ++clicked;
-        auto* list = page->cellList();
+        auto* list = view->cellList();
         QCOMPARE(std::int64_t(list->count()), confusion[std::size_t(r)][std::size_t(c)]);
         double lastLoss = 1e300;
         for (int i = 0; i < list->count(); ++i) {
@@ -560,7 +569,7 @@ class FormsTest : public QObject {
     // temperature, records it beside the checkpoint and shows the scores before and after.
     window.show();
     window.pages()->showPage(ProjectPages::EvalPage);
-    auto* calibration = page->calibration();
+    auto* calibration = view->calibration();
     page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"))
         ->setCurrentWidget(calibration);
     const auto checkCalibration = [&](int barSets) {
@@ -621,7 +630,7 @@ class FormsTest : public QObject {
       QTest::qWait(100);  // the layout settles
       window.grab().save(shots + QStringLiteral("/evaluation-calibration.png"));
       auto* details = page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"));
-      details->setCurrentWidget(page->prCurves());
+      details->setCurrentWidget(view->prCurves());
       QTest::qWait(100);
       window.grab().save(shots + QStringLiteral("/evaluation-pr-curves.png"));
       details->setCurrentWidget(calibration);
@@ -675,7 +684,9 @@ class FormsTest : public QObject {
     window.activateWindow();
     QVERIFY(QTest::qWaitForWindowExposed(&window));
     window.pages()->showPage(ProjectPages::EvalPage);
-    auto* panel = page->embedding();
+    auto* view = qobject_cast<netsmith::ui::ClassificationView*>(page->taskView());
+    QVERIFY(view);
+    auto* panel = view->embedding();
     page->findChild<QTabWidget*>(QStringLiteral("evaluationDetails"))->setCurrentWidget(panel);
     QSignalSpy laidOut(panel, &EmbeddingPanel::laidOut);
     QTest::mouseClick(panel->layOutButton(), Qt::LeftButton);

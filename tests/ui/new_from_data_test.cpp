@@ -27,6 +27,7 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include "evaluation/classification_view.h"
 #include "evaluation/evaluation_page.h"
 #include "forms/data_page.h"
 #include "forms/doctor_panel.h"
@@ -406,7 +407,9 @@ class NewFromDataTest : public QObject {
 
     window.pages()->showPage(netsmith::ui::ProjectPages::EvalPage);
     QTest::qWait(100);  // the queued fits
-    auto* matrix = evaluation->confusion();
+    auto* view = qobject_cast<netsmith::ui::ClassificationView*>(evaluation->taskView());
+    QVERIFY(view);
+    auto* matrix = view->confusion();
     QCOMPARE(matrix->columnCount(), 10);
     const bool scrolls = matrix->horizontalScrollBar()->maximum() > 0;
     QCOMPARE(evaluation->findChild<QLabel*>(QStringLiteral("confusionScrollHint"))->isVisible(),

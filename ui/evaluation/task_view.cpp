@@ -17,10 +17,6 @@
 
 #include <limits>
 
-#include "evaluation/detection_view.h"
-#include "evaluation/multilabel_view.h"
-#include "evaluation/regression_view.h"
-#include "evaluation/segmentation_view.h"
 #include "train/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
@@ -28,12 +24,33 @@
 
 namespace netsmith::ui {
 
-TaskView* makeTaskView(const std::string& task, QWidget* parent) {
-  if (task == "multilabel") return new MultiLabelView(parent);
-  if (task == "regression") return new RegressionView(parent);
-  if (task == "segmentation") return new SegmentationView(parent);
-  if (task == "detection") return new DetectionView(parent);
-  return nullptr;
+TaskViewRegistry& TaskViewRegistry::instance() {
+  static TaskViewRegistry registry = [] {
+    TaskViewRegistry r;
+    addBuiltinTaskViews(r);
+    return r;
+  }();
+  return registry;
+}
+
+void TaskViewRegistry::add(const std::string& task, TaskViewFactory make) {
+  m_views[task] = std::move(make);
+}
+
+TaskView* TaskViewRegistry::make(const std::string& task, QWidget* parent) const {
+  const auto it = m_views.find(task);
+  return it != m_views.end() ? it->second(parent) : nullptr;
+}
+
+QString TaskView::summaryLine(const train::Evaluation& e, const QString& headline) const {
+  return taskSummaryLine(e, headline);
+}
+
+QString TaskView::taskSummaryLine(const train::Evaluation& e, const QString& headline) {
+  return tr("<b>%1</b>; task %2, loss %3%4")
+      .arg(headline.toHtmlEscaped(), QString::fromStdString(e.task).toHtmlEscaped())
+      .arg(e.metrics.loss, 0, 'f', 4)
+      .arg(e.cancelled ? tr(" (cancelled: partial)") : QString());
 }
 
 double perClassFigure(const std::map<std::string, std::vector<double>>& perClass, const char* name,

@@ -1,14 +1,16 @@
 #pragma once
 
-// The Evaluation page's view of a task without the class view (multi-label, regression,
-// segmentation): what the page shows in place of the confusion matrix, drawn from the
-// evaluation's figures (core's, the numbers `netsmith-cli eval` prints) and its kept samples
-// (train::SampleOutcome::view). One view per task; makeTaskView is the only place that knows
-// which, so the page itself never branches on the task.
+// The Evaluation page's view of a task (classification's matrix, multi-label's per-label curves,
+// regression's scatter, segmentation's masks, detection's boxes): drawn from the evaluation's
+// figures (core's, the numbers `netsmith-cli eval` prints) and its kept samples
+// (train::SampleOutcome::view). One view per task, registered by the task's name in
+// TaskViewRegistry (the built-in ones in task_views.cpp), so the page never branches on the
+// task.
 #include <QPixmap>
 #include <QStringList>
 #include <QWidget>
 
+#include <functional>
 #include <map>
 #include <opencv2/core/mat.hpp>
 #include <string>
@@ -44,8 +46,18 @@ class TaskView : public QWidget {
   virtual QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
                                 const train::SampleOutcome& sample,
                                 const train::Evaluation& evaluation);
+  /// The page's summary line for `evaluation`, after its `headline` ("test accuracy 85.27% on
+  /// 10000 images (checkpoint best)"). The default: the task, the loss, a partial result marked.
+  virtual QString summaryLine(const train::Evaluation& evaluation, const QString& headline) const;
+  static QString taskSummaryLine(const train::Evaluation& evaluation, const QString& headline);
+  /// While the page evaluates (`busy`), a view offers nothing that would start another.
+  virtual void setBusy(bool busy) { (void)busy; }
+  /// The file a fitted temperature was last recorded in (shown by a view with calibration).
+  void setCalibrationRecord(const QString& path) { m_calibrationRecord = path; }
 
  protected:
+  QString m_calibrationRecord;
+
   /// A read-only table of per-class or per-target figures named `name`: names in the first
   /// column (taking the room left), figures as wide as they read.
   static void setUpFigureTable(QTableWidget* table, const QString& name,
@@ -84,11 +96,30 @@ class TaskView : public QWidget {
  Q_SIGNALS:
   /// The user asked to open sample `position` of the evaluated split large.
   void sampleRequested(qint64 position);
+  /// The user asked to fit the temperature (a view with calibration).
+  void temperatureFitRequested();
 };
 
-/// The view of `task` ("multilabel", "regression", "segmentation"); nullptr for a task with
-/// none (the page then shows its figures as text).
-TaskView* makeTaskView(const std::string& task, QWidget* parent);
+/// Makes a task's view, a child of `parent`.
+using TaskViewFactory = std::function<TaskView*(QWidget* parent)>;
+
+/// The studio's evaluation views by task name, the way ops are registered: the built-in tasks'
+/// views come with it, a new task adds its own.
+class TaskViewRegistry {
+ public:
+  /// The program's registry, with the built-in views.
+  static TaskViewRegistry& instance();
+  /// Registers (or replaces) the view of `task`.
+  void add(const std::string& task, TaskViewFactory make);
+  /// The view of `task`, or nullptr when it has none (the page then shows its figures as text).
+  TaskView* make(const std::string& task, QWidget* parent) const;
+
+ private:
+  std::map<std::string, TaskViewFactory> m_views;
+};
+
+/// The built-in tasks' views (task_views.cpp).
+void addBuiltinTaskViews(TaskViewRegistry& registry);
 
 /// Figure `name` of class or target `k` in an evaluation's per-class figures; NaN when absent.
 double perClassFigure(const std::map<std::string, std::vector<double>>& perClass, const char* name,
