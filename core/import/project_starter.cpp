@@ -29,6 +29,10 @@ constexpr double kStarterRow = 80;  // the editor's row gap
 constexpr std::int64_t kStarterMaxSide = 64;
 // Below this many training images, a fifth of them validate (else a tenth).
 constexpr std::int64_t kSmallData = 2000;
+/// The least optimizer steps an epoch of a project made from data takes, where the batch can
+/// shrink for it, and the least batch it shrinks to.
+constexpr std::int64_t kStarterStepsPerEpoch = 16;
+constexpr std::int64_t kStarterMinBatch = 8;
 // Images read to find whether the data is grey or colour.
 constexpr std::int64_t kChannelProbe = 32;
 
@@ -340,6 +344,26 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   p.model.input.height = h;
   p.model.input.width = w;
   out.input = p.model.input;
+
+  // The batch: a small set still gets enough optimizer steps an epoch (and BatchNorm enough
+  // batches for its running statistics) to learn from: the template's batch, halved until an
+  // epoch holds kStarterStepsPerEpoch of them, down to kStarterMinBatch.
+  std::string batchWhy;
+  if (p.train.is_object() && p.train.contains("batch_size") &&
+      p.train["batch_size"].is_number_integer()) {
+    const std::int64_t templateBatch = p.train["batch_size"].get<std::int64_t>();
+    std::int64_t batch = templateBatch;
+    while (batch > kStarterMinBatch && (out.scan.train + batch - 1) / batch < kStarterStepsPerEpoch)
+      batch /= 2;
+    batch = std::max(std::min(kStarterMinBatch, templateBatch), batch);
+    if (batch != templateBatch) {
+      p.train["batch_size"] = batch;
+      batchWhy = "batch size: " + std::to_string(batch) + " (the template's " +
+                 std::to_string(templateBatch) + " would give " +
+                 countText((out.scan.train + templateBatch - 1) / templateBatch, "step") +
+                 " an epoch on " + countText(out.scan.train, "image") + " to train)";
+    }
+  }
   out.project = p;
 
   // What was chosen, and why.
@@ -367,6 +391,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
                         numbers(rounded(out.scan.std)) + " (from the training images)"
                   : "normalisation: auto (mean and std of the training images, measured when a "
                     "run starts)");
+  if (!batchWhy.empty()) c.push_back(batchWhy);
   out.problems = train::checkTrainable(p, base.string(), registries);
   return out;
 }

@@ -112,6 +112,14 @@ TEST(ProjectStarter, ClassFoldersGiveAClassifierSizedToTheImagesAndClasses) {
   EXPECT_NE(text.find("18 training images"), std::string::npos) << text;
   EXPECT_NE(text.find("1 unreadable or unusable file"), std::string::npos) << text;
   EXPECT_NE(text.find("input: 3 x 30 x 40"), std::string::npos) << text;
+  // 15 images to train: the template's batch of 128 would be one optimizer step an epoch; the
+  // batch shrinks (in halves) to the least, 8, and the proposal says why.
+  EXPECT_EQ(p.scan.train, 15);
+  EXPECT_EQ(loaded.project.train["batch_size"], 8);
+  EXPECT_NE(text.find("batch size: 8 (the template's 128 would give 1 step an epoch on 15 images "
+                      "to train)"),
+            std::string::npos)
+      << text;
 
   // Large grey images: the input keeps their proportions, at most 64 pixels a side; choices
   // given are taken as they are.

@@ -189,6 +189,9 @@ class NewFromDataTest : public QObject {
     QVERIFY2(found.contains(QStringLiteral("48x48")), qPrintable(found));
     QCOMPARE(dialog->channelsBox()->value(), 3);
     QCOMPARE(dialog->heightBox()->value(), 48);
+    // 30 images to train: the template's batch of 128 halved to the least, 8 (4 steps an epoch).
+    QVERIFY(dialog->batchBox()->isEnabledTo(dialog));
+    QCOMPARE(dialog->batchBox()->value(), 8);
     QCOMPARE(dialog->classList()->count(), 5);
     QCOMPARE(dialog->classList()->item(4)->text(), QStringLiteral("star"));
     QCOMPARE(dialog->projectEdit()->text(), tmp.filePath(QStringLiteral("shapes.netsmith.json")));
@@ -196,6 +199,7 @@ class NewFromDataTest : public QObject {
     typeInto(dialog->heightBox(), QStringLiteral("32"));
     typeInto(dialog->widthBox(), QStringLiteral("32"));
     typeInto(dialog->validationBox(), QStringLiteral("25"));
+    typeInto(dialog->batchBox(), QStringLiteral("10"));
     QVERIFY2(dialog->createButton()->isEnabled(),
              qPrintable(dialog->findChild<QLabel*>(QStringLiteral("newFromDataProblems"))->text()));
     QTest::mouseClick(dialog->createButton(), Qt::LeftButton);
@@ -207,6 +211,7 @@ class NewFromDataTest : public QObject {
     QCOMPARE(doc.project().model.input.height, 32);
     QCOMPARE(doc.project().model.input.width, 32);
     QCOMPARE(doc.project().data["validation"]["fraction"].get<double>(), 0.25);
+    QCOMPARE(doc.project().train["batch_size"].get<int>(), 10);
     QVERIFY2(doc.problems().empty(),
              doc.problems().empty() ? "" : doc.problems()[0].toString().c_str());
     QCOMPARE(doc.analysis().outputShape, (netsmith::Shape{5}));

@@ -70,6 +70,7 @@ NewFromDataDialog::NewFromDataDialog(RegistriesPtr registries, const QString& te
       m_height(new QSpinBox(this)),
       m_width(new QSpinBox(this)),
       m_validation(new QSpinBox(this)),
+      m_batch(new QSpinBox(this)),
       m_normalization(new QComboBox(this)),
       m_mean(new QLineEdit(this)),
       m_std(new QLineEdit(this)),
@@ -156,6 +157,13 @@ NewFromDataDialog::NewFromDataDialog(RegistriesPtr registries, const QString& te
   m_validation->setToolTip(
       tr("Held out to measure the model during training, stratified by "
          "class. data.validation.fraction"));
+  m_batch->setObjectName(QStringLiteral("newFromDataBatch"));
+  m_batch->setRange(1, 65536);
+  m_batch->setSuffix(tr(" images a step"));
+  m_batch->setToolTip(
+      tr("The template's batch, halved for a small set until an epoch holds at least 16 "
+         "optimizer steps (down to 8), so BatchNorm and the optimizer get enough steps. "
+         "train.batch_size"));
   m_normalization->setObjectName(QStringLiteral("newFromDataNormalization"));
   m_normalization->addItem(tr("Auto: the training images' mean and std, measured when a run "
                               "starts"),
@@ -181,6 +189,7 @@ NewFromDataDialog::NewFromDataDialog(RegistriesPtr registries, const QString& te
   sizeLabel->setBuddy(m_height);
   chosen->addRow(sizeLabel, sizeRow);
   chosen->addRow(tr("&Validation:"), m_validation);
+  chosen->addRow(tr("&Batch size:"), m_batch);
   chosen->addRow(tr("&Normalisation:"), m_normalization);
   chosen->addRow(tr("Mean:"), m_mean);
   chosen->addRow(tr("Std:"), m_std);
@@ -229,7 +238,7 @@ NewFromDataDialog::NewFromDataDialog(RegistriesPtr registries, const QString& te
     m_progress->setRange(0, 1000);
     m_progress->setValue(total > 0 ? int(1000 * done / total) : 0);
   });
-  for (auto* spin : {m_channels, m_height, m_width, m_validation})
+  for (auto* spin : {m_channels, m_height, m_width, m_validation, m_batch})
     connect(spin, &QSpinBox::valueChanged, this, &NewFromDataDialog::checkFields);
   connect(m_normalization, &QComboBox::currentIndexChanged, this, [this] {
     const bool explicitValues =
@@ -368,6 +377,11 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
                              ? int(std::lround(validation["fraction"].get<double>() * 100))
                              : 0);
   m_validation->setSpecialValueText(fraction ? tr("none") : tr("the data's own split"));
+  const Json& train = p.project.train;
+  const bool hasBatch =
+      train.is_object() && train.contains("batch_size") && train["batch_size"].is_number_integer();
+  m_batch->setEnabled(hasBatch);
+  m_batch->setValue(hasBatch ? int(train["batch_size"].get<std::int64_t>()) : 1);
   m_normalization->setCurrentIndex(0);
   m_mean->setText(numbersText(p.scan.mean));
   m_std->setText(numbersText(p.scan.std));
@@ -412,6 +426,7 @@ project::Project NewFromDataDialog::project() const {
   p.model.input.channels = m_channels->value();
   p.model.input.height = m_height->value();
   p.model.input.width = m_width->value();
+  if (m_batch->isEnabledTo(this)) p.train["batch_size"] = m_batch->value();
   if (m_validation->isEnabled()) {
     if (m_validation->value() > 0)
       p.data["validation"] =

@@ -56,6 +56,7 @@ class NewFromDataDialog : public QDialog {
   QSpinBox* heightBox() const { return m_height; }
   QSpinBox* widthBox() const { return m_width; }
   QSpinBox* validationBox() const { return m_validation; }
+  QSpinBox* batchBox() const { return m_batch; }
   QComboBox* normalizationBox() const { return m_normalization; }
   QListWidget* classList() const { return m_classes; }
   QLineEdit* projectEdit() const { return m_projectPath; }
@@ -90,6 +91,7 @@ class NewFromDataDialog : public QDialog {
   QSpinBox* m_height;
   QSpinBox* m_width;
   QSpinBox* m_validation;
+  QSpinBox* m_batch;  ///< train.batch_size (the starter's: smaller for a small set)
   QComboBox* m_normalization;
   QLineEdit* m_mean;
   QLineEdit* m_std;
