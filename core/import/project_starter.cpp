@@ -356,6 +356,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
     while (batch > kStarterMinBatch && (out.scan.train + batch - 1) / batch < kStarterStepsPerEpoch)
       batch /= 2;
     batch = std::max(std::min(kStarterMinBatch, templateBatch), batch);
+    out.batchSize = batch;
     if (batch != templateBatch) {
       p.train["batch_size"] = batch;
       batchWhy = "batch size: " + std::to_string(batch) + " (the template's " +

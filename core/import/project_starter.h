@@ -61,7 +61,8 @@ struct DataProposal {
   std::string task;
   std::string templateName;
   graph::InputSpec input;
-  std::int64_t outputs = 0;  ///< the last layer's width the task asked for
+  std::int64_t outputs = 0;    ///< the last layer's width the task asked for
+  std::int64_t batchSize = 0;  ///< the project's train.batch_size (0: the template names none)
   /// One line per decision and why ("input: 3 x 48 x 48, the most common image size").
   std::vector<std::string> choices;
   project::Project project;  ///< paths relative to the project file's folder

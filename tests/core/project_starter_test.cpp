@@ -115,6 +115,7 @@ TEST(ProjectStarter, ClassFoldersGiveAClassifierSizedToTheImagesAndClasses) {
   // 15 images to train: the template's batch of 128 would be one optimizer step an epoch; the
   // batch shrinks (in halves) to the least, 8, and the proposal says why.
   EXPECT_EQ(p.scan.train, 15);
+  EXPECT_EQ(p.batchSize, 8);
   EXPECT_EQ(loaded.project.train["batch_size"], 8);
   EXPECT_NE(text.find("batch size: 8 (the template's 128 would give 1 step an epoch on 15 images "
                       "to train)"),

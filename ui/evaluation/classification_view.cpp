@@ -20,6 +20,7 @@
 #include "evaluation/calibration_panel.h"
 #include "evaluation/embedding_panel.h"
 #include "evaluation/sample_dialog.h"
+#include "train/calibration.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -392,8 +393,12 @@ void ClassificationView::showCalibration() {
     m_uncalibratedKey = key;
   }
   const bool before = e.temperatureFitted && m_uncalibrated && m_uncalibratedKey == key;
-  m_calibration->showCalibration(e, before ? &*m_uncalibrated : nullptr,
-                                 e.temperatureFitted ? m_calibrationRecord : QString());
+  m_calibration->showCalibration(
+      e, before ? &*m_uncalibrated : nullptr,
+      // The page records a whole fit beside the checkpoint, as eval --fit-temperature does.
+      e.temperatureFitted && !e.cancelled
+          ? QString::fromStdString(train::calibrationFileFor(e.checkpoint))
+          : QString());
 }
 
 QDialog* ClassificationView::sampleDialog(const QString& checkpoint,

@@ -177,7 +177,6 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   struct Outcome {
     train::Evaluation evaluation;
     std::vector<std::string> unnamedData;
-    std::string recorded;  ///< where a fitted temperature was written
   };
   m_job->start(
       [o](const JobContext& job) mutable {
@@ -191,13 +190,13 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
         } catch (const data::UnnamedDataError& e) {
           out.unnamedData = e.paths();
         }
-        // What eval --fit-temperature records, for eval and export --temperature.
+        // What eval --fit-temperature records (at train::calibrationFileFor), for eval and
+        // export --temperature.
         if (out.evaluation.temperatureFitted && !out.evaluation.cancelled)
-          out.recorded = train::writeCalibrationFile(o.checkpoint, out.evaluation.temperatureFit);
+          train::writeCalibrationFile(o.checkpoint, out.evaluation.temperatureFit);
         return out;
       },
       [this](Outcome result) {
-        m_recorded = QString::fromStdString(result.recorded);
         if (result.unnamedData.empty())
           evaluationDone(std::move(result.evaluation), {});
         else
@@ -274,7 +273,6 @@ void EvaluationPage::showResult() {
                         .arg(QString::fromStdString(e.task)));
     return;
   }
-  m_taskView->setCalibrationRecord(m_recorded);
   m_summary->setText(m_taskView->summaryLine(e, summaryText()));
   m_views->setCurrentWidget(m_taskView);
   m_taskView->showResult(e);

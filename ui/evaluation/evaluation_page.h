@@ -87,7 +87,6 @@ class EvaluationPage : public QWidget {
   QLabel* m_placeholder;
   TaskView* m_taskView = nullptr;
   std::string m_taskViewTask;  ///< the task m_taskView is of
-  QString m_recorded;          ///< the file the last fit was recorded in
   std::unique_ptr<train::Evaluation> m_result;
   QString m_error;
   BackgroundJob* m_job;

@@ -52,12 +52,8 @@ class TaskView : public QWidget {
   static QString taskSummaryLine(const train::Evaluation& evaluation, const QString& headline);
   /// While the page evaluates (`busy`), a view offers nothing that would start another.
   virtual void setBusy(bool busy) { (void)busy; }
-  /// The file a fitted temperature was last recorded in (shown by a view with calibration).
-  void setCalibrationRecord(const QString& path) { m_calibrationRecord = path; }
 
  protected:
-  QString m_calibrationRecord;
-
   /// A read-only table of per-class or per-target figures named `name`: names in the first
   /// column (taking the room left), figures as wide as they read.
   static void setUpFigureTable(QTableWidget* table, const QString& name,

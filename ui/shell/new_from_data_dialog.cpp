@@ -377,11 +377,8 @@ void NewFromDataDialog::showProposal(import::DataProposal proposal) {
                              ? int(std::lround(validation["fraction"].get<double>() * 100))
                              : 0);
   m_validation->setSpecialValueText(fraction ? tr("none") : tr("the data's own split"));
-  const Json& train = p.project.train;
-  const bool hasBatch =
-      train.is_object() && train.contains("batch_size") && train["batch_size"].is_number_integer();
-  m_batch->setEnabled(hasBatch);
-  m_batch->setValue(hasBatch ? int(train["batch_size"].get<std::int64_t>()) : 1);
+  m_batch->setEnabled(p.batchSize > 0);
+  m_batch->setValue(p.batchSize > 0 ? int(p.batchSize) : 1);
   m_normalization->setCurrentIndex(0);
   m_mean->setText(numbersText(p.scan.mean));
   m_std->setText(numbersText(p.scan.std));
