@@ -108,54 +108,23 @@ int runFormats(const std::vector<std::string>& words, const RegistriesPtr& /*reg
 
 namespace {
 
-/// The minimum, maximum, mean and standard deviation of a target's finite values.
-struct Summary {
-  double min = 0, max = 0, mean = 0, std = 0;
-};
-
-Summary summarise(const std::vector<float>& v) {
-  Summary s;
-  double sum = 0;
-  std::size_t n = 0;
-  for (float x : v) {
-    if (!std::isfinite(x)) continue;
-    s.min = n ? std::min(s.min, double(x)) : double(x);
-    s.max = n ? std::max(s.max, double(x)) : double(x);
-    sum += x;
-    ++n;
-  }
-  if (n == 0) return s;
-  s.mean = sum / double(n);
-  double sq = 0;  // about the mean: no cancellation for values far from zero
-  for (float x : v)
-    if (std::isfinite(x)) sq += (double(x) - s.mean) * (double(x) - s.mean);
-  s.std = std::sqrt(sq / double(n));
-  return s;
-}
-
-/// An object of one member per name, built in linear time: the ordered object's operator[]
-/// searches its keys one by one (100,000 COCO categories took 90 s).
-Json named(std::vector<std::pair<std::string, Json>> members) {
-  return Json(Json::object_t(std::make_move_iterator(members.begin()),
-                             std::make_move_iterator(members.end())));
-}
-
-/// `data-stats --json`: the scan as one object.
+/// `data-stats --json`: the scan as one object (a task's target summary in place of the
+/// per-class counts of data with one class per sample).
 Json dataStatsJson(const data::DataScanResult& d) {
-  const auto& t = d.targets;
   const auto counts = [&d](const std::vector<std::int64_t>& perClass) {
     std::vector<std::pair<std::string, Json>> members;
     members.reserve(perClass.size());
     for (std::size_t k = 0; k < d.classes.size() && k < perClass.size(); ++k)
       members.emplace_back(d.classes[k], perClass[k]);
-    return named(std::move(members));
+    return namedMembers(std::move(members));
   };
   Json j = Json::object();
   j["classes"] = d.classes;
   j["splits"] = Json{{"train", d.train}, {"validation", d.validation}, {"test", d.test}};
-  j["class_counts"] = Json{{"train", counts(d.trainCounts)},
-                           {"validation", counts(d.validationCounts)},
-                           {"test", counts(d.testCounts)}};
+  if (d.oneClassPerSample)
+    j["class_counts"] = Json{{"train", counts(d.trainCounts)},
+                             {"validation", counts(d.validationCounts)},
+                             {"test", counts(d.testCounts)}};
   j["mean"] = d.mean;
   j["std"] = d.std;
   j["normalization"] = Json{
@@ -166,114 +135,63 @@ Json dataStatsJson(const data::DataScanResult& d) {
   for (const auto& s : d.skipped)
     skippedJson.push_back(Json{{"item", s.item}, {"reason", s.reason}});
   j["skipped"] = skippedJson;
-  if (t.kind == data::TargetKind::MultiHot) {
-    j.erase("class_counts");  // one class per sample it has not: its labels instead
-    std::vector<std::string> shown;
-    for (const auto a : t.cooccurrenceLabels)
-      shown.push_back(a < d.classes.size() ? d.classes[a] : std::to_string(a));
-    j["labels"] = Json{{"train_positives", counts(t.positives)},
-                       {"cooccurrence", Json{{"labels", shown}, {"counts", t.cooccurrence}}},
-                       {"labels_per_image", t.labelsPerImage}};
-  } else if (t.kind == data::TargetKind::RealVector) {
-    j.erase("class_counts");
-    std::vector<std::pair<std::string, Json>> targets;
-    for (std::size_t k = 0; k < t.values.size() && k < d.targetNames.size(); ++k) {
-      const auto s = summarise(t.values[k]);
-      targets.emplace_back(d.targetNames[k],
-                           Json{{"min", s.min}, {"max", s.max}, {"mean", s.mean}, {"std", s.std}});
-    }
-    j["targets"] = named(std::move(targets));
-  } else if (t.kind == data::TargetKind::ClassMask) {
-    j.erase("class_counts");
-    j["pixels"] = Json{{"train", counts(t.classPixels)}, {"ignored", t.ignoredPixels}};
-  } else if (t.kind == data::TargetKind::Boxes) {
-    j.erase("class_counts");
-    std::vector<std::pair<std::string, Json>> perClass;
-    const auto sizes = data::boxSizeSummaries(t, d.classes.size());
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      const auto& s = sizes[k];
-      const auto spread = [](const std::array<double, 3>& v) {
-        return Json{{"min", v[0]}, {"median", v[1]}, {"max", v[2]}};
-      };
-      perClass.emplace_back(d.classes[k], Json{{"boxes", s.boxes},
-                                               {"width", spread(s.width)},
-                                               {"height", spread(s.height)},
-                                               {"aspect", spread(s.aspect)}});
-    }
-    j["boxes"] = Json{{"train", named(std::move(perClass))},
-                      {"boxes_per_image", t.boxesPerImage},
-                      {"images_without_boxes", t.boxesPerImage.empty() ? 0 : t.boxesPerImage[0]}};
-  }
+  if (d.targetSummary) j[d.targetSummary->jsonKey] = d.targetSummary->json;
   return j;
+}
+
+/// A summary table for the terminal: column 0 left-aligned, the others right-aligned, every
+/// cell made printable; its footer under it.
+void printTable(const data::SummaryTable& table) {
+  std::vector<std::vector<std::string>> cells;
+  cells.push_back({});
+  for (const auto& c : table.columns)
+    cells.back().push_back(printable(c));
+  for (const auto& row : table.rows) {
+    cells.push_back({});
+    for (const auto& c : row)
+      cells.back().push_back(printable(c));
+  }
+  std::vector<std::size_t> width;
+  for (const auto& row : cells)
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      if (width.size() <= c) width.push_back(0);
+      width[c] = std::max(width[c], row[c].size());
+    }
+  for (const auto& row : cells) {
+    std::string line;
+    for (std::size_t c = 0; c < row.size(); ++c) {
+      const std::string pad(width[c] - row[c].size(), ' ');
+      line += c == 0 ? row[c] + pad : "  " + pad + row[c];
+    }
+    while (!line.empty() && line.back() == ' ')
+      line.pop_back();
+    std::cout << line << '\n';
+  }
+  if (!table.footer.empty()) std::cout << printable(table.footer) << '\n';
 }
 
 /// `data-stats` for people. Names read from files are printed through printable(): an escape
 /// sequence in a category name never reaches the terminal, a newline never starts a line of its
 /// own.
 void printDataStats(const project::LoadedProject& loaded, const data::DataScanResult& d) {
-  const auto& t = d.targets;
-  const bool classes = t.kind == data::TargetKind::ClassIndex;
-  std::int64_t maskPixels = 0;  // the pixels not ignored, as the figures' pixel_share counts
-  for (auto p : t.classPixels)
-    maskPixels += p;
   std::cout << "Project: " << printable(loaded.project.name) << '\n'
             << "Splits:  train " << d.train << ", validation " << d.validation << ", test "
             << d.test << " (readable samples)\n";
   for (const auto& s : d.subsets)
     std::cout << "Subset:  " << printable(s) << '\n';
-  std::vector<std::string> names;
-  names.reserve(d.classes.size());
-  std::size_t w = 5;
-  for (const auto& c : d.classes) {
-    names.push_back(printable(c));
-    w = std::max(w, names.back().size());
+  if (d.oneClassPerSample) {
+    data::SummaryTable perClass;
+    perClass.columns = {"class", "train", "validation", "test"};
+    for (std::size_t k = 0; k < d.classes.size(); ++k)
+      perClass.rows.push_back({d.classes[k], std::to_string(d.trainCounts[k]),
+                               std::to_string(d.validationCounts[k]),
+                               std::to_string(d.testCounts[k])});
+    printTable(perClass);
   }
-  if (classes) {
-    std::printf("%-*s %10s %10s %10s\n", int(w), "class", "train", "validation", "test");
-    for (std::size_t k = 0; k < d.classes.size(); ++k) {
-      std::printf("%-*s %10lld %10lld %10lld\n", int(w), names[k].c_str(),
-                  (long long)d.trainCounts[k], (long long)d.validationCounts[k],
-                  (long long)d.testCounts[k]);
-    }
-  } else if (t.kind == data::TargetKind::MultiHot) {
-    std::printf("%-*s %12s\n", int(w), "label", "train images");
-    for (std::size_t k = 0; k < d.classes.size() && k < t.positives.size(); ++k)
-      std::printf("%-*s %12lld\n", int(w), names[k].c_str(), (long long)t.positives[k]);
-    std::cout << "Labels per image (train):";
-    for (std::size_t n = 0; n < t.labelsPerImage.size(); ++n)
-      if (t.labelsPerImage[n] > 0) std::cout << ' ' << n << ": " << t.labelsPerImage[n];
-    std::cout << '\n';
-  } else if (t.kind == data::TargetKind::RealVector) {
-    std::printf("%-12s %12s %12s %12s %12s\n", "target", "min", "mean", "std", "max");
-    for (std::size_t k = 0; k < t.values.size() && k < d.targetNames.size(); ++k) {
-      const auto s = summarise(t.values[k]);
-      std::printf("%-12s %12.5g %12.5g %12.5g %12.5g\n", printable(d.targetNames[k]).c_str(), s.min,
-                  s.mean, s.std, s.max);
-    }
-  } else if (t.kind == data::TargetKind::Boxes) {
-    std::printf("%-*s %8s %17s %17s %17s\n", int(w), "class", "boxes", "width min/med/max",
-                "height min/med/max", "aspect min/med/max");
-    const auto sizes = data::boxSizeSummaries(t, d.classes.size());
-    for (std::size_t k = 0; k < sizes.size(); ++k) {
-      const auto& s = sizes[k];
-      std::printf("%-*s %8lld %5.0f/%5.0f/%5.0f %5.0f/%5.0f/%5.0f %5.2f/%5.2f/%5.2f\n", int(w),
-                  names[k].c_str(), (long long)s.boxes, s.width[0], s.width[1], s.width[2],
-                  s.height[0], s.height[1], s.height[2], s.aspect[0], s.aspect[1], s.aspect[2]);
-    }
-    std::cout << "Boxes per image (train):";
-    for (std::size_t n = 0; n < t.boxesPerImage.size(); ++n)
-      if (t.boxesPerImage[n] > 0) std::cout << ' ' << n << ": " << t.boxesPerImage[n];
-    std::cout << " (" << (t.boxesPerImage.empty() ? 0 : t.boxesPerImage[0])
-              << " images without boxes)\n";
-  } else if (t.kind == data::TargetKind::ClassMask) {
-    std::printf("%-*s %14s %8s\n", int(w), "class", "train pixels", "share");
-    for (std::size_t k = 0; k < d.classes.size() && k < t.classPixels.size(); ++k)
-      std::printf("%-*s %14lld %7.2f%%\n", int(w), names[k].c_str(), (long long)t.classPixels[k],
-                  maskPixels ? 100.0 * double(t.classPixels[k]) / double(maskPixels) : 0.0);
-    const auto all = maskPixels + t.ignoredPixels;
-    std::printf("%-*s %14lld %7.2f%% of all pixels\n", int(w), "(ignored)",
-                (long long)t.ignoredPixels,
-                all ? 100.0 * double(t.ignoredPixels) / double(all) : 0.0);
+  if (d.targetSummary) {
+    printTable(d.targetSummary->table);
+    for (const auto& line : d.targetSummary->lines)
+      std::cout << printable(line) << '\n';
   }
   std::cout << "Mean/std (train, per channel):";
   for (std::size_t c = 0; c < d.mean.size(); ++c)
@@ -304,6 +222,7 @@ int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& reg
   options.imageSizes = args.has("--sizes") ? data::DataScanOptions::Sizes::All
                                            : data::DataScanOptions::Sizes::OfFiles;
   if (::isatty(STDERR_FILENO)) options.progress = showProgress;
+  options.targetStatistics = registries->tasks.statisticsOf(loaded.project.task);
   const auto d =
       data::scanProjectData(loaded.project, loaded.baseDir(), registries->transforms, options);
   if (d.cancelled) throw Error("cancelled");

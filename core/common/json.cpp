@@ -1,5 +1,7 @@
 #include "common/json.h"
 
+#include <iterator>
+
 #include "common/json_text.h"
 
 #include "common/error.h"
@@ -149,6 +151,11 @@ Json parseJsonText(const std::string& text, const std::string& source) {
   } catch (const Json::exception& e) {
     throw Error(jsonErrorMessage(source, "", e));
   }
+}
+
+Json namedMembers(std::vector<std::pair<std::string, Json>> members) {
+  return Json(Json::object_t(std::make_move_iterator(members.begin()),
+                             std::make_move_iterator(members.end())));
 }
 
 }  // namespace netsmith

@@ -5,6 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace netsmith {
 
@@ -24,5 +26,9 @@ void checkJsonNesting(const std::string& text, const std::string& source,
 
 /// A compact one-line rendering of a value for messages, shortened past `maxChars`.
 std::string jsonBrief(const Json& value, std::size_t maxChars = 40);
+
+/// An object of one member per name, built in linear time (the ordered object's operator[]
+/// searches its keys one by one: 100,000 COCO categories took 90 s).
+Json namedMembers(std::vector<std::pair<std::string, Json>> members);
 
 }  // namespace netsmith

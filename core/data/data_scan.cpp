@@ -14,135 +14,28 @@ namespace netsmith::data {
 
 namespace {
 
-/// Sample i's boxes in the pixels of its image, whose size is read from its header where the
-/// format allows (a one-pixel region: JPEGs are not decoded).
-std::vector<Box> boxesOf(const DatasetSource& source, std::int64_t i) {
-  cv::Size size;
-  (void)source.loadRegion(i, [&size](cv::Size s) {
-    size = s;
-    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
-  });
-  return source.loadBoxes(i, size.width, size.height);
-}
-
-/// Sample i's mask, refused as training refuses it (data/sample_processor.cpp) when its size is
-/// not its image's: the scan counts as skipped what the loader would skip.
-cv::Mat maskOf(const DatasetSource& source, std::int64_t i) {
-  cv::Size size;
-  (void)source.loadRegion(i, [&size](cv::Size s) {
-    size = s;
-    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
-  });
-  cv::Mat mask = source.loadMask(i);
-  if (mask.size() != size)
-    throw SampleError(source.describe(i) + ": the image is " + std::to_string(size.width) + "x" +
-                      std::to_string(size.height) + " but its mask is " +
-                      std::to_string(mask.cols) + "x" + std::to_string(mask.rows));
-  return mask;
-}
-
-/// The co-occurrence of the most frequent labels (TargetStats::kCooccurrenceLabels) over the
-/// training split: a second pass over the rows, after the positives are known.
-void countCooccurrence(const SampleSet& train, TargetStats& t) {
-  std::vector<std::size_t> order(t.positives.size());
-  for (std::size_t a = 0; a < order.size(); ++a)
-    order[a] = a;
-  std::stable_sort(order.begin(), order.end(),
-                   [&t](std::size_t a, std::size_t b) { return t.positives[a] > t.positives[b]; });
-  if (order.size() > TargetStats::kCooccurrenceLabels)
-    order.resize(TargetStats::kCooccurrenceLabels);
-  std::sort(order.begin(), order.end());  // back in class order
-  t.cooccurrenceLabels = order;
-  const std::size_t k = order.size();
-  t.cooccurrence.assign(k, std::vector<std::int64_t>(k, 0));
-  // Each class's place among the shown ones (or none), so a row costs its labels.
-  std::vector<std::int64_t> shownAt(t.positives.size(), -1);
-  for (std::size_t a = 0; a < k; ++a)
-    shownAt[order[a]] = std::int64_t(a);
-  std::vector<std::size_t> present;
-  for (const auto i : train.indices) {
-    present.clear();
-    for (const auto c : train.source->positiveLabels(i))
-      if (std::size_t(c) < shownAt.size() && shownAt[std::size_t(c)] >= 0)
-        present.push_back(std::size_t(shownAt[std::size_t(c)]));
-    for (auto a : present)
-      for (auto b : present)
-        ++t.cooccurrence[a][b];
-  }
-}
-
-/// The training split's targets into s.targets (its kind set): labels counted, values kept,
-/// every mask decoded once (a mask that cannot be read is listed under on_error "skip", fatal
-/// under "fail", as training would find it). False when `progress` says stop.
-bool scanTargets(const SampleSet& train, ErrorPolicy policy, const ProgressFn& progress,
-                 DataScanResult& s, std::vector<std::int64_t>& unreadable) {
-  auto& t = s.targets;
+/// The training split's targets through the task's statistics: every target read once (one
+/// that cannot be read is listed under on_error "skip" and its sample left out, fatal under
+/// "fail", as training would find it). False when `progress` says stop.
+bool countTargets(SampleSet& train, TargetStatistics& statistics, const DataModule& d,
+                  ErrorPolicy policy, const ProgressFn& progress,
+                  std::vector<SkippedItem>& skipped) {
   const auto& source = *train.source;
-  const auto width = std::size_t(std::max<std::int64_t>(0, source.targetWidth()));
-  if (t.kind == TargetKind::MultiHot) {
-    t.positives.assign(width, 0);
-    t.labelsPerImage.assign(width + 1, 0);
-  } else if (t.kind == TargetKind::RealVector) {
-    t.values.assign(width, {});
-  } else if (t.kind == TargetKind::ClassMask) {
-    t.classPixels.assign(s.classes.size(), 0);
-  } else if (t.kind == TargetKind::Boxes) {
-    t.boxesPerClass.assign(s.classes.size(), 0);
-  }
-  std::vector<float> row(width);
+  statistics.begin(source, d.classes, d.targets);
+  std::vector<std::int64_t> unreadable;
   for (std::int64_t k = 0; k < train.size(); ++k) {
     const auto i = train.indices[std::size_t(k)];
-    if (t.kind == TargetKind::MultiHot) {
-      const auto labels = source.positiveLabels(i);
-      for (const auto a : labels)
-        if (std::size_t(a) < width) ++t.positives[std::size_t(a)];
-      ++t.labelsPerImage[std::min(labels.size(), width)];
-    } else if (t.kind == TargetKind::RealVector) {
-      source.targetRow(i, row.data());
-      for (std::size_t a = 0; a < width; ++a)
-        t.values[a].push_back(row[a]);
-    } else if (t.kind == TargetKind::ClassMask && source.hasMasks()) {
-      cv::Mat mask;
-      try {
-        mask = maskOf(source, i);
-      } catch (const SampleError& e) {
-        if (policy == ErrorPolicy::Fail) throw;
-        s.skipped.push_back(skippedFor(source.describe(i), e.what()));
-        unreadable.push_back(k);
-        continue;
-      }
-      std::array<std::int64_t, 256> histogram{};
-      for (int y = 0; y < mask.rows; ++y) {
-        const uchar* m = mask.ptr<uchar>(y);
-        for (int x = 0; x < mask.cols; ++x)
-          ++histogram[m[x]];
-      }
-      for (std::size_t c = 0; c < t.classPixels.size() && c < 255; ++c)
-        t.classPixels[c] += histogram[c];
-      t.ignoredPixels += histogram[255];
-    } else if (t.kind == TargetKind::Boxes && source.hasBoxes()) {
-      std::vector<Box> boxes;
-      try {
-        boxes = boxesOf(source, i);
-      } catch (const SampleError& e) {
-        if (policy == ErrorPolicy::Fail) throw;
-        s.skipped.push_back(skippedFor(source.describe(i), e.what()));
-        unreadable.push_back(k);
-        continue;
-      }
-      if (t.boxesPerImage.size() <= boxes.size()) t.boxesPerImage.resize(boxes.size() + 1, 0);
-      ++t.boxesPerImage[boxes.size()];
-      for (const auto& b : boxes) {
-        if (b.cls >= 0 && std::size_t(b.cls) < t.boxesPerClass.size()) ++t.boxesPerClass[b.cls];
-        t.boxClasses.push_back(std::int32_t(b.cls));
-        t.boxWidths.push_back(b.x1 - b.x0);
-        t.boxHeights.push_back(b.y1 - b.y0);
-      }
+    try {
+      statistics.add(source, i);
+    } catch (const SampleError& e) {
+      if (policy == ErrorPolicy::Fail) throw;
+      skipped.push_back(skippedFor(source.describe(i), e.what()));
+      unreadable.push_back(k);
     }
     if (progress && (k % 256 == 255 || k + 1 == train.size()) && !progress(k + 1, train.size()))
       return false;
   }
-  if (t.kind == TargetKind::MultiHot) countCooccurrence(train, t);
+  removePositions(train, unreadable);
   return true;
 }
 
@@ -157,9 +50,9 @@ bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& p
     const auto i = set.indices[std::size_t(k)];
     try {
       if (set.source->hasMasks())
-        (void)maskOf(*set.source, i);
+        (void)readMask(*set.source, i);
       else
-        (void)boxesOf(*set.source, i);
+        (void)readBoxes(*set.source, i);
     } catch (const SampleError& e) {
       if (policy == ErrorPolicy::Fail) throw;
       skipped.push_back(skippedFor(set.source->describe(i), e.what()));
@@ -173,32 +66,6 @@ bool dropUnreadableMasks(SampleSet& set, ErrorPolicy policy, const ProgressFn& p
 }
 
 }  // namespace
-
-std::vector<BoxSizeSummary> boxSizeSummaries(const TargetStats& t, std::size_t classes) {
-  std::vector<BoxSizeSummary> out(classes);
-  std::vector<std::vector<float>> widths(classes), heights(classes), aspects(classes);
-  for (std::size_t b = 0; b < t.boxClasses.size(); ++b) {
-    const auto c = t.boxClasses[b];
-    if (c < 0 || std::size_t(c) >= classes) continue;
-    widths[std::size_t(c)].push_back(t.boxWidths[b]);
-    heights[std::size_t(c)].push_back(t.boxHeights[b]);
-    aspects[std::size_t(c)].push_back(t.boxHeights[b] > 0 ? t.boxWidths[b] / t.boxHeights[b] : 0.f);
-  }
-  const auto spread = [](std::vector<float>& v) {
-    std::array<double, 3> r{};
-    if (v.empty()) return r;
-    std::sort(v.begin(), v.end());
-    r = {v.front(), v[(v.size() - 1) / 2], v.back()};
-    return r;
-  };
-  for (std::size_t c = 0; c < classes; ++c) {
-    out[c].boxes = std::int64_t(widths[c].size());
-    out[c].width = spread(widths[c]);
-    out[c].height = spread(heights[c]);
-    out[c].aspect = spread(aspects[c]);
-  }
-  return out;
-}
 
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
                                const augment::TransformRegistry& transforms,
@@ -253,23 +120,26 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
     }
     offset += size;
   }
-  // Targets that are not one class per sample: counted over the training split; every mask of
-  // every split decoded once, the unreadable left out of the counts as training leaves them.
-  s.targets.kind = sourceFormat(s.trainFormat).targets;
+  // Targets that are not one class per sample: counted over the training split by the task's
+  // statistics; every mask or box list of every split decoded once, the unreadable left out of
+  // the counts as training leaves them.
+  s.oneClassPerSample = targetTraits(sourceFormat(s.trainFormat).targets).oneClassPerSample;
   s.targetNames = d.targets;
-  if (s.targets.kind != TargetKind::ClassIndex) {
-    std::vector<std::int64_t> badMasks;
-    if (!scanTargets(d.train, policy, step("reading targets"), s, badMasks)) {
+  if (!s.oneClassPerSample) {
+    auto statistics = options.targetStatistics ? options.targetStatistics() : nullptr;
+    if (statistics &&
+        !countTargets(d.train, *statistics, d, policy, step("reading targets"), s.skipped)) {
       s.cancelled = true;
       return s;
     }
-    removePositions(d.train, badMasks);
-    for (auto* set : {&d.validation, &d.test}) {
+    for (auto* set : {&d.train, &d.validation, &d.test}) {
+      if (set == &d.train && statistics) continue;
       if (!dropUnreadableMasks(*set, policy, step("reading masks"), s.skipped)) {
         s.cancelled = true;
         return s;
       }
     }
+    if (statistics) s.targetSummary = statistics->summary();
   }
   s.train = d.train.size();
   s.validation = d.validation.size();
@@ -292,7 +162,7 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
       return s;
     }
   }
-  if (s.targets.kind != TargetKind::ClassIndex) {
+  if (!s.oneClassPerSample) {
     // The first training images with their targets (masks drawn over their images).
     const int wanted = 4 * options.samplesPerClass;
     for (std::int64_t k = 0; k < d.train.size() && int(s.samples.size()) < wanted; ++k) {

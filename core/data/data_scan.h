@@ -5,7 +5,6 @@
 // every split decoded once under the project's on_error (the unreadable ones listed and left
 // out of the counts, as training leaves them out), the training split's mean and standard
 // deviation, and, when asked, image sizes and a few samples of each class. No LibTorch here.
-#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -16,6 +15,7 @@
 #include <opencv2/core/mat.hpp>
 
 #include "data/data_module.h"
+#include "data/target_summary.h"
 #include "project/project.h"
 
 namespace netsmith::augment {
@@ -33,44 +33,10 @@ struct DataScanOptions {
   int samplesPerClass = 0;
   /// (what is being done, done, total) now and then; return false to cancel.
   std::function<bool(const std::string& phase, std::int64_t done, std::int64_t total)> progress;
+  /// What the project's task counts of its training targets (TaskDef::statistics): none for
+  /// data of one class per sample.
+  TargetStatisticsFactory targetStatistics;
 };
-
-/// What the training split's targets hold, for a source whose samples are not one class each.
-struct TargetStats {
-  TargetKind kind = TargetKind::ClassIndex;
-  /// Multi-label: images per label; images with 0, 1, 2, ... labels; and the co-occurrence
-  /// of the kCooccurrenceLabels most frequent labels only (what is shown: a matrix of every
-  /// label is labels squared, 800 MB for 10,000): cooccurrenceLabels their class indices in
-  /// class order, cooccurrence[a][b] the images with both cooccurrenceLabels[a] and [b] (the
-  /// diagonal: their positives).
-  std::vector<std::int64_t> positives;
-  static constexpr std::size_t kCooccurrenceLabels = 60;
-  std::vector<std::size_t> cooccurrenceLabels;
-  std::vector<std::vector<std::int64_t>> cooccurrence;
-  std::vector<std::int64_t> labelsPerImage;
-  /// Regression: each target's value for every training sample, [target][sample].
-  std::vector<std::vector<float>> values;
-  /// Segmentation: training pixels of each class in the masks (at their files' size), and
-  /// the ignored ones (255).
-  std::vector<std::int64_t> classPixels;
-  std::int64_t ignoredPixels = 0;
-  /// Detection: training boxes per class; [n]: images with n boxes (images without any at
-  /// [0]); every box's class, width and height in its image's pixels, in file order.
-  std::vector<std::int64_t> boxesPerClass;
-  std::vector<std::int64_t> boxesPerImage;
-  std::vector<std::int32_t> boxClasses;
-  std::vector<float> boxWidths, boxHeights;
-};
-
-/// A class's box sizes in the training split (TargetStats' boxes): widths and heights in their
-/// images' pixels, aspect ratio = width / height; min, median (the lower middle of an even
-/// count) and max. All 0 for a class without a box.
-struct BoxSizeSummary {
-  std::int64_t boxes = 0;
-  std::array<double, 3> width{}, height{}, aspect{};  ///< min, median, max
-};
-/// One summary per class (boxes of a class outside 0 .. classes - 1 are left out).
-std::vector<BoxSizeSummary> boxSizeSummaries(const TargetStats& targets, std::size_t classes);
 
 struct DataScanResult {
   bool cancelled = false;  ///< the progress callback said stop; the rest is partial
@@ -89,7 +55,10 @@ struct DataScanResult {
   /// Each sample's target as a person reads it ("Bag"; "Bag, Sandal"; "sin 0.42"; a mask's
   /// classes). A mask's sample is the image in colour with its mask over it.
   std::vector<std::string> sampleCaptions;
-  TargetStats targets;
+  /// Samples of one class each: counted per class above. Otherwise the task's statistics of
+  /// the training targets (DataScanOptions::targetStatistics; none when it gave none).
+  bool oneClassPerSample = true;
+  std::optional<TargetSummary> targetSummary;
   std::vector<std::string> targetNames;  ///< a regression's target names
   SourceFormat trainFormat = SourceFormat::Idx;
 };

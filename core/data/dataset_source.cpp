@@ -456,4 +456,30 @@ cv::Mat decodeMaskBytes(const std::vector<unsigned char>& bytes, const std::stri
   return img;
 }
 
+/// The size of sample i's image, read from its header where the format allows (a one-pixel
+/// region: JPEGs are not decoded).
+static cv::Size imageSizeOf(const DatasetSource& source, std::int64_t i) {
+  cv::Size size;
+  (void)source.loadRegion(i, [&size](cv::Size s) {
+    size = s;
+    return cv::Rect(0, 0, std::min(1, s.width), std::min(1, s.height));
+  });
+  return size;
+}
+
+std::vector<Box> readBoxes(const DatasetSource& source, std::int64_t i) {
+  const cv::Size size = imageSizeOf(source, i);
+  return source.loadBoxes(i, size.width, size.height);
+}
+
+cv::Mat readMask(const DatasetSource& source, std::int64_t i) {
+  const cv::Size size = imageSizeOf(source, i);
+  cv::Mat mask = source.loadMask(i);
+  if (mask.size() != size)
+    throw SampleError(source.describe(i) + ": the image is " + std::to_string(size.width) + "x" +
+                      std::to_string(size.height) + " but its mask is " +
+                      std::to_string(mask.cols) + "x" + std::to_string(mask.rows));
+  return mask;
+}
+
 }  // namespace netsmith::data

@@ -224,4 +224,12 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
                                                std::vector<SkippedItem>& skipped,
                                                std::vector<SkippedItem>& clashes);
 
+/// Sample i's boxes in the pixels of its image, whose size is read from its header where the
+/// format allows (a one-pixel region: JPEGs are not decoded). Throws SampleError.
+std::vector<Box> readBoxes(const DatasetSource& source, std::int64_t i);
+/// Sample i's mask, refused as training refuses it (data/sample_processor.cpp) when its size is
+/// not its image's (the data scan counts as skipped what the loader would skip). Throws
+/// SampleError.
+cv::Mat readMask(const DatasetSource& source, std::int64_t i);
+
 }  // namespace netsmith::data

@@ -7,6 +7,7 @@
 #include "task/multilabel.h"
 #include "task/regression.h"
 #include "task/segmentation.h"
+#include "task/target_statistics.h"
 #include "task/task.h"
 
 namespace netsmith::task {
@@ -40,13 +41,14 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 {},
                 StarterRule{"multilabel_cnn", perClass},
                 "multi-label.md",
-                MultiLabelTask::figureSpecs()});
+                MultiLabelTask::figureSpecs(),
+                labelSetStatistics});
   r.add(TaskDef{
       "regression", "regression: numbers to predict per sample", "tasks",
       [](const TaskSetup& s) { return std::make_shared<RegressionTask>(s); },
       regressionExportNotes(), data::TargetKind::RealVector, foldTargetScaling,
       StarterRule{"regression_cnn", [](std::int64_t, std::int64_t targets) { return targets; }},
-      "regression.md", RegressionTask::figureSpecs()});
+      "regression.md", RegressionTask::figureSpecs(), targetValueStatistics});
   r.add(TaskDef{"segmentation",
                 "semantic segmentation: a class for every pixel",
                 "tasks",
@@ -56,7 +58,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 {},
                 StarterRule{"unet", perClass},
                 "segmentation.md",
-                SegmentationTask::figureSpecs()});
+                SegmentationTask::figureSpecs(),
+                maskPixelStatistics});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
@@ -69,8 +72,14 @@ TaskRegistry TaskRegistry::withBuiltins() {
                               return classes + 5;  // class scores, 4 box distances, centre-ness
                             }},
                 "detection.md",
-                DetectionTask::figureSpecs()});
+                DetectionTask::figureSpecs(),
+                boxStatistics});
   return r;
+}
+
+data::TargetStatisticsFactory TaskRegistry::statisticsOf(const std::string& name) const {
+  const auto* def = find(name);
+  return def ? def->statistics : data::TargetStatisticsFactory{};
 }
 
 std::string defaultObjective(const TaskDef& def) {

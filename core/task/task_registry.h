@@ -13,6 +13,7 @@
 #include "common/json.h"
 #include "common/named_registry.h"
 #include "data/data_config.h"
+#include "data/target_summary.h"
 #include "task/figures.h"
 
 namespace netsmith::data {
@@ -93,6 +94,9 @@ struct TaskDef {
   /// sweep's objective or train.monitor can name, as val_<name> or train_<name>; the first is
   /// the headline.
   std::vector<FigureSpec> figures;
+  /// What `data-stats` and the Data page count of its training targets (data/target_summary.h).
+  /// None: the data holds one class per sample, counted per class and split by the scan.
+  data::TargetStatisticsFactory statistics;
 };
 
 /// What "best" means for the task when nothing says: its headline figure on the validation
@@ -122,6 +126,9 @@ class TaskRegistry {
   /// The task `name` for `setup`; throws netsmith::Error ("task: unknown task ...") for a name
   /// this program does not know.
   std::shared_ptr<Task> make(const std::string& name, const TaskSetup& setup) const;
+  /// The statistics of the task `name`'s training targets (TaskDef::statistics); none for a
+  /// task without them or a name this program does not know.
+  data::TargetStatisticsFactory statisticsOf(const std::string& name) const;
 
  private:
   NamedRegistry<TaskDef> m_defs;

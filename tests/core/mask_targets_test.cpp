@@ -442,6 +442,7 @@ TEST(MaskFolderSource, TheDataScanCountsClassPixelsAndSkipsUnreadableMasks) {
   };
   data::DataScanOptions options;
   options.samplesPerClass = 2;
+  options.targetStatistics = Registries::builtins()->tasks.statisticsOf("segmentation");
   const auto s = data::scanProjectData(projectWith("skip"), dir.path().string(),
                                        Registries::builtins()->transforms, options);
   EXPECT_EQ(s.train, 2);
@@ -449,9 +450,11 @@ TEST(MaskFolderSource, TheDataScanCountsClassPixelsAndSkipsUnreadableMasks) {
   EXPECT_CONTAINS(s.skipped[0].item + ": " + s.skipped[0].reason, "c.png");
   EXPECT_CONTAINS(s.skipped[0].reason, "the value 9");
   // Two readable masks of 12 pixels per class (2 columns x 6 rows), one pixel ignored.
-  EXPECT_EQ(s.targets.kind, data::TargetKind::ClassMask);
-  EXPECT_EQ(s.targets.classPixels, (std::vector<std::int64_t>{23, 24, 24}));
-  EXPECT_EQ(s.targets.ignoredPixels, 1);
+  EXPECT_FALSE(s.oneClassPerSample);
+  ASSERT_TRUE(s.targetSummary);
+  EXPECT_EQ(s.targetSummary->jsonKey, "pixels");
+  EXPECT_EQ(s.targetSummary->json["train"], Json::parse(R"({"bg": 23, "a": 24, "b": 24})"));
+  EXPECT_EQ(s.targetSummary->json["ignored"], 1);
   // Each sample shown with its mask over it and the mask's classes as its caption.
   ASSERT_EQ(s.samples.size(), 2u);
   EXPECT_EQ(s.samples[0].channels(), 3);

@@ -191,9 +191,12 @@ class EvaluationViewsTest : public QObject {
     // The Data page: images per label and the co-occurrence, as the manifest has them.
     auto* data = openAndScan(window, project);
     QVERIFY(data);
-    const auto& t = data->result().targets;
-    QCOMPARE(t.positives, (std::vector<std::int64_t>{tops, bottoms}));
-    QCOMPARE(t.labelsPerImage, (std::vector<std::int64_t>{none, tops + bottoms - 2 * both, both}));
+    QVERIFY(data->result().targets);
+    const Json& t = data->result().targets->json;
+    QCOMPARE(t["train_positives"]["top"].get<std::int64_t>(), std::int64_t(tops));
+    QCOMPARE(t["train_positives"]["bottom"].get<std::int64_t>(), std::int64_t(bottoms));
+    QCOMPARE(t["labels_per_image"].get<std::vector<std::int64_t>>(),
+             (std::vector<std::int64_t>{none, tops + bottoms - 2 * both, both}));
     QCOMPARE(data->cooccurrence()->rowCount(), 2);
     QCOMPARE(data->cooccurrence()->item(0, 1)->text(), QString::number(both));
     QCOMPARE(data->cooccurrence()->item(1, 1)->text(), QString::number(bottoms));
@@ -380,12 +383,16 @@ class EvaluationViewsTest : public QObject {
     // The Data page: the target's values and their histogram, every training image counted.
     auto* data = openAndScan(window, project);
     QVERIFY(data);
-    auto values = data->result().targets.values.at(0);
-    std::sort(values.begin(), values.end());
+    // The range and mean of the training targets, as written here.
+    QVERIFY(data->result().targets);
+    const Json& summary = data->result().targets->json["level"];
     std::sort(trainLevels.begin(), trainLevels.end());
-    QCOMPARE(int(values.size()), int(trainLevels.size()));
-    for (std::size_t i = 0; i < values.size(); ++i)
-      QVERIFY(std::abs(values[i] - trainLevels[i]) < 1e-6f);
+    double sum = 0;
+    for (const float v : trainLevels)
+      sum += v;
+    QVERIFY(std::abs(summary["min"].get<double>() - trainLevels.front()) < 1e-6);
+    QVERIFY(std::abs(summary["max"].get<double>() - trainLevels.back()) < 1e-6);
+    QVERIFY(std::abs(summary["mean"].get<double>() - sum / double(trainLevels.size())) < 1e-5);
     QCOMPARE(data->histogram()->graphCount(), 1);
     double counted = 0;
     for (int i = 0; i < data->histogram()->graph(0)->dataCount(); ++i)
@@ -517,8 +524,12 @@ class EvaluationViewsTest : public QObject {
     // The Data page: each class's pixels in the training masks, counted here as written.
     auto* data = openAndScan(window, project);
     QVERIFY(data);
-    QCOMPARE(data->result().targets.classPixels, pixels);
-    QCOMPARE(data->result().targets.ignoredPixels, ignored);
+    QVERIFY(data->result().targets);
+    const Json& counted = data->result().targets->json;
+    QCOMPARE(counted["train"]["background"].get<std::int64_t>(), std::int64_t(pixels[0]));
+    QCOMPARE(counted["train"]["bright"].get<std::int64_t>(), std::int64_t(pixels[1]));
+    QCOMPARE(counted["train"]["dim"].get<std::int64_t>(), std::int64_t(pixels[2]));
+    QCOMPARE(counted["ignored"].get<std::int64_t>(), std::int64_t(ignored));
     auto* shares = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
     QVERIFY(shares && shares->data()->size() == 3);
     // Shares of the pixels not ignored, as the figures' pixel_share counts them.
@@ -688,8 +699,14 @@ class EvaluationViewsTest : public QObject {
     // The Data page: boxes per class and images by their number of boxes, as written here.
     auto* data = openAndScan(window, path);
     QVERIFY(data);
-    QCOMPARE(data->result().targets.boxesPerClass, boxesPerClass);
-    QCOMPARE(data->result().targets.boxesPerImage, imagesByBoxes);
+    QVERIFY(data->result().targets);
+    const Json& boxes = data->result().targets->json;
+    QCOMPARE(boxes["train"].size(), boxesPerClass.size());
+    for (std::size_t c = 0; c < boxesPerClass.size(); ++c)
+      QCOMPARE(boxes["train"].at(c == 0 ? "bright" : "dim")["boxes"].get<std::int64_t>(),
+               std::int64_t(boxesPerClass[c]));
+    QCOMPARE(boxes["boxes_per_image"].get<std::vector<std::int64_t>>(),
+             (std::vector<std::int64_t>(imagesByBoxes.begin(), imagesByBoxes.end())));
     auto* bars = qobject_cast<QCPBars*>(data->histogram()->plottable(0));
     QVERIFY(bars && bars->data()->size() == 2);
     QCOMPARE(bars->data()->at(1)->value, double(boxesPerClass[1]));

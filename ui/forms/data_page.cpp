@@ -570,6 +570,7 @@ void DataPage::scan() {
       [project = m_document->project(), registries = m_document->registries(),
        baseDir = m_document->baseDir().toStdString()](const JobContext& job) {
         return scanProjectData(project, baseDir, registries->transforms,
+                               registries->tasks.statisticsOf(project.task),
                                [&job](qint64 done, qint64 total) {
                                  job.progress(done, total);
                                  return !job.cancelled();
@@ -636,15 +637,20 @@ void DataPage::showScan() {
                                         s.subsets.join(QStringLiteral("<br>")).toHtmlEscaped()));
   for (const auto& item : s.skipped)
     m_skipped->addItem(item);
-  fillCooccurrence(m_cooccurrence, s);
-  const bool boxes = s.targets.kind == data::TargetKind::Boxes;
-  m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence),
-                        s.targets.kind == data::TargetKind::MultiHot || boxes);
-  m_tabs->setTabText(m_tabs->indexOf(m_cooccurrence),
-                     boxes ? tr("Box sizes") : tr("Co-occurrence"));
-  if (s.targets.kind != data::TargetKind::ClassIndex) {
-    // Targets that are not one class per sample: their own chart, the samples with captions.
-    m_tabs->setTabText(m_tabs->indexOf(m_histogram), drawTargetChart(m_histogram, s));
+  // The task's view of its targets: its chart, its table in a tab of its own when it has one.
+  const bool view = s.targets && !s.targets->view.empty();
+  if (view) fillSummaryTable(m_cooccurrence, s.targets->view);
+  m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence), view);
+  if (view)
+    m_tabs->setTabText(m_tabs->indexOf(m_cooccurrence),
+                       QString::fromStdString(s.targets->viewTitle));
+  if (!s.oneClassPerSample) {
+    // Targets that are not one class per sample: their chart, the samples with captions.
+    if (s.targets) {
+      drawSummaryChart(m_histogram, s.targets->chart);
+      m_tabs->setTabText(m_tabs->indexOf(m_histogram),
+                         QString::fromStdString(s.targets->chart.title));
+    }
     m_classFilter->hide();
     for (int i = 0; i < s.samples.size(); ++i) {
       // Small images shown at the grid's size, pixels kept sharp (a mask's edges show).

@@ -6,10 +6,11 @@
 // reports split sizes, the class list (forms/class_editor.h: names, order, colours where the
 // data's format lets the project set them), the class histogram (with an imbalance warning and a
 // class-weights switch), mean/std, skipped or corrupt files with their reasons, and a grid of
-// samples. Data whose samples are not one class each shows its targets instead
-// (forms/data_targets.cpp): multi-label images per label and the labels' co-occurrence, regression
-// target histograms, segmentation class pixel shares and the images with their masks over them. Its
-// Doctor tab (forms/doctor_panel.h) runs the data doctor.
+// samples. Data whose samples are not one class each shows what its task counts of its targets
+// instead (data::TargetSummary's chart and table, drawn by forms/data_targets.cpp: multi-label
+// images per label and the labels' co-occurrence, regression target histograms, segmentation
+// class pixel shares, detection boxes per class and their sizes) and its images with their targets.
+// Its Doctor tab (forms/doctor_panel.h) runs the data doctor.
 #include <QImage>
 #include <QString>
 #include <QStringList>
@@ -17,6 +18,7 @@
 #include <QWidget>
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "common/json.h"
@@ -59,25 +61,22 @@ struct DataScan {
   QVector<QImage> samples;     ///< a few training images per class
   QVector<int> sampleLabels;   ///< -1: a sample of data without one class per sample
   QStringList sampleCaptions;  ///< each sample's target as a person reads it
-  data::TargetStats targets;   ///< what the training targets hold (not one class each)
-  QStringList targetNames;     ///< a regression's targets
+  /// Samples of one class each (counted per class above); otherwise what the project's task
+  /// counts of its training targets (data::TargetSummary; none when the task gives none).
+  bool oneClassPerSample = true;
+  std::optional<data::TargetSummary> targets;
 };
 
-/// The chart of a scan's training targets when they are not one class per sample: images per
-/// label (multi-label), each target's histogram (regression), each class's share of the mask
-/// pixels (segmentation), boxes per class (detection). Returns the tab title for it.
-QString drawTargetChart(QCustomPlot* plot, const DataScan& scan);
-/// Multi-label: images with both labels of a row and a column, the diagonal their positives;
-/// detection: each class's boxes and their sizes (fillBoxSizes); empty for other data.
-void fillCooccurrence(QTableWidget* table, const DataScan& scan);
-/// Detection: per class its training boxes and their width, height and aspect ratio (min /
-/// median / max, data::boxSizeSummaries), and a last row of images by their number of boxes.
-void fillBoxSizes(QTableWidget* table, const DataScan& scan);
+/// A task's chart of its training targets (bars per class, or histograms) drawn on `plot`.
+void drawSummaryChart(QCustomPlot* plot, const data::SummaryChart& chart);
+/// A task's table of its training targets (a co-occurrence, box sizes) in `table`.
+void fillSummaryTable(QTableWidget* table, const data::SummaryTable& summary);
 
 /// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
 /// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).
 DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
                          const augment::TransformRegistry& transforms,
+                         const data::TargetStatisticsFactory& statistics,
                          const std::function<bool(qint64, qint64)>& progress);
 
 class DataPage : public QWidget {

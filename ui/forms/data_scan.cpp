@@ -12,11 +12,13 @@ constexpr int kSamplesPerClass = 8;
 
 DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
                          const augment::TransformRegistry& transforms,
+                         const data::TargetStatisticsFactory& statistics,
                          const std::function<bool(qint64, qint64)>& progress) {
   DataScan s;
   try {
     data::DataScanOptions options;
     options.samplesPerClass = kSamplesPerClass;
+    options.targetStatistics = statistics;
     options.progress = [&progress](const std::string&, std::int64_t done, std::int64_t total) {
       return progress(done, total);
     };
@@ -53,9 +55,8 @@ DataScan scanProjectData(const project::Project& project, const std::string& bas
                                ? QString::fromStdString(scan.sampleCaptions[k])
                                : QString());
     }
-    s.targets = scan.targets;
-    for (const auto& t : scan.targetNames)
-      s.targetNames << QString::fromStdString(t);
+    s.oneClassPerSample = scan.oneClassPerSample;
+    s.targets = scan.targetSummary;
     s.ok = true;
   } catch (const std::exception& e) {
     s.error = QString::fromStdString(e.what());

@@ -1,12 +1,11 @@
-// The Data page's view of targets that are not one class per sample: what a scan's
-// data::TargetStats hold, drawn (multi-label label counts and co-occurrence, regression target
-// histograms, segmentation class pixel shares, detection boxes per class and their sizes).
+// The Data page's view of what a task counts of its training targets (data::TargetSummary):
+// its chart (bars per class, or one histogram per target) and its table (a co-occurrence
+// matrix, box sizes per class). Drawn as the summary says, whatever the task.
 #include <qcustomplot.h>
 #include <QHeaderView>
 #include <QTableWidget>
 
 #include <algorithm>
-#include <cmath>
 
 #include "forms/data_page.h"
 #include "util/theme_colors.h"
@@ -15,187 +14,131 @@ namespace netsmith::ui {
 
 namespace {
 
-/// Bars of `values` per class name, the names along the axis.
-void classBars(QCustomPlot* plot, const QStringList& names, const QVector<double>& values,
-               const QString& series, const QString& axis) {
+QString text(const std::string& s) {
+  return QString::fromStdString(s);
+}
+
+/// Bars of each series per name, the names along the axis.
+void drawBars(QCustomPlot* plot, const data::SummaryChart& chart) {
   QVector<double> ticks;
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  double top = 1e-9;
-  for (int c = 0; c < names.size(); ++c) {
+  const int names = int(chart.names.size());
+  for (int c = 0; c < names; ++c) {
     ticks << c;
-    ticker->addTick(c, names[c]);
-    top = std::max(top, values.value(c));
+    ticker->addTick(c, text(chart.names[std::size_t(c)]));
   }
-  auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
-  bars->setName(series);
-  bars->setBrush(seriesColor(0));
-  bars->setPen(Qt::NoPen);
-  bars->setWidth(0.6);
-  bars->setData(ticks, values, true);
+  double top = 1e-9;
+  auto* group = chart.series.size() > 1 ? new QCPBarsGroup(plot) : nullptr;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    const auto& series = chart.series[k];
+    QVector<double> values(ticks.size(), 0.0);
+    for (int c = 0; c < names && std::size_t(c) < series.y.size(); ++c) {
+      values[c] = series.y[std::size_t(c)];
+      top = std::max(top, values[c]);
+    }
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(text(series.name));
+    bars->setBrush(seriesColor(int(k)));
+    bars->setPen(Qt::NoPen);
+    bars->setWidth(group ? 0.8 / double(chart.series.size()) : 0.6);
+    if (group) bars->setBarsGroup(group);
+    bars->setData(ticks, values, true);
+  }
   plot->xAxis->setTicker(ticker);
-  plot->xAxis->setTickLabelRotation(names.size() > 6 ? 40 : 0);
-  plot->xAxis->setRange(-0.6, names.size() - 0.4);
-  plot->xAxis->setLabel(QString());
+  plot->xAxis->setTickLabelRotation(names > 6 ? 40 : 0);
+  plot->xAxis->setRange(-0.6, names - 0.4);
   plot->yAxis->setRange(0, top * 1.1);
-  plot->yAxis->setLabel(axis);
+}
+
+/// One histogram per series, drawn as steps over its bin centres.
+void drawHistograms(QCustomPlot* plot, const data::SummaryChart& chart) {
+  double lo = 0, hi = 0, top = 1, width = 1;
+  bool any = false;
+  for (std::size_t k = 0; k < chart.series.size(); ++k) {
+    const auto& series = chart.series[k];
+    QVector<double> x(series.x.begin(), series.x.end()), y(series.y.begin(), series.y.end());
+    for (const double v : series.x) {
+      lo = any ? std::min(lo, v) : v;
+      hi = any ? std::max(hi, v) : v;
+      any = true;
+    }
+    if (series.x.size() > 1) width = series.x[1] - series.x[0];
+    for (const double v : series.y)
+      top = std::max(top, v);
+    auto* graph = plot->addGraph();
+    graph->setName(text(series.name));
+    graph->setLineStyle(QCPGraph::lsStepCenter);
+    QColor colour = seriesColor(int(k));
+    graph->setPen(QPen(colour, 2));
+    colour.setAlpha(50);
+    graph->setBrush(colour);
+    graph->setData(x, y, true);
+  }
+  plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+  plot->xAxis->setTickLabelRotation(0);
+  plot->xAxis->setRange(lo - width, hi + width);
+  plot->yAxis->setRange(0, top * 1.1);
 }
 
 }  // namespace
 
-QString drawTargetChart(QCustomPlot* plot, const DataScan& s) {
-  const auto& t = s.targets;
+void drawSummaryChart(QCustomPlot* plot, const data::SummaryChart& chart) {
   plot->clearPlottables();
   plot->clearGraphs();
-  QString title;
-  if (t.kind == data::TargetKind::MultiHot) {
-    QVector<double> values;
-    for (auto v : t.positives)
-      values << double(v);
-    classBars(plot, s.classes, values, QObject::tr("train"), QObject::tr("images with the label"));
-    title = QObject::tr("Label frequencies");
-  } else if (t.kind == data::TargetKind::ClassMask) {
-    // Shares of the counted pixels, as the figures' pixel_share (ignored ones left out).
-    double all = 0;
-    for (auto v : t.classPixels)
-      all += double(v);
-    QVector<double> shares;
-    for (auto v : t.classPixels)
-      shares << (all > 0 ? 100.0 * double(v) / all : 0.0);
-    classBars(plot, s.classes, shares, QObject::tr("train"),
-              QObject::tr("share of the pixels not ignored (%)"));
-    title = QObject::tr("Class pixels");
-  } else if (t.kind == data::TargetKind::Boxes) {
-    QVector<double> values;
-    for (auto v : t.boxesPerClass)
-      values << double(v);
-    classBars(plot, s.classes, values, QObject::tr("train"), QObject::tr("boxes"));
-    title = QObject::tr("Boxes per class");
-  } else if (t.kind == data::TargetKind::RealVector) {
-    // One histogram per target (30 bins over the values of all targets), drawn as steps.
-    constexpr int kBins = 30;
-    double lo = 0, hi = 0;
-    bool any = false;
-    for (const auto& values : t.values)
-      for (float v : values) {
-        if (!std::isfinite(v)) continue;
-        lo = any ? std::min(lo, double(v)) : double(v);
-        hi = any ? std::max(hi, double(v)) : double(v);
-        any = true;
-      }
-    if (hi <= lo) hi = lo + 1;
-    const double width = (hi - lo) / kBins;
-    double top = 1;
-    for (std::size_t k = 0; k < t.values.size(); ++k) {
-      QVector<double> counts(kBins, 0.0), centres;
-      for (float v : t.values[k])
-        if (std::isfinite(v)) counts[std::clamp(int((double(v) - lo) / width), 0, kBins - 1)] += 1;
-      for (int b = 0; b < kBins; ++b) {
-        centres << lo + (b + 0.5) * width;
-        top = std::max(top, counts[b]);
-      }
-      auto* graph = plot->addGraph();
-      graph->setName(s.targetNames.value(int(k), QObject::tr("target %1").arg(k)));
-      graph->setLineStyle(QCPGraph::lsStepCenter);
-      QColor colour = seriesColor(int(k));
-      graph->setPen(QPen(colour, 2));
-      colour.setAlpha(50);
-      graph->setBrush(colour);
-      graph->setData(centres, counts, true);
-    }
-    plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
-    plot->xAxis->setTickLabelRotation(0);
-    plot->xAxis->setRange(lo - width, hi + width);
-    plot->xAxis->setLabel(QObject::tr("value"));
-    plot->yAxis->setRange(0, top * 1.1);
-    plot->yAxis->setLabel(QObject::tr("training images"));
-    title = QObject::tr("Target histogram");
-  }
+  if (chart.names.empty())
+    drawHistograms(plot, chart);
+  else
+    drawBars(plot, chart);
+  plot->xAxis->setLabel(text(chart.xLabel));
+  plot->yAxis->setLabel(text(chart.yLabel));
   plot->legend->setVisible(true);
   plot->replot();
-  return title;
 }
 
-void fillBoxSizes(QTableWidget* table, const DataScan& s) {
-  const auto& t = s.targets;
-  const auto sizes = data::boxSizeSummaries(t, std::size_t(s.classes.size()));
-  const auto spread = [](const std::array<double, 3>& v, int decimals) {
-    return QStringLiteral("%1 / %2 / %3")
-        .arg(v[0], 0, 'f', decimals)
-        .arg(v[1], 0, 'f', decimals)
-        .arg(v[2], 0, 'f', decimals);
-  };
-  table->setColumnCount(5);
-  table->setHorizontalHeaderLabels(
-      {QObject::tr("Class"), QObject::tr("Boxes"), QObject::tr("Width min / median / max"),
-       QObject::tr("Height min / median / max"), QObject::tr("Aspect (w / h)")});
-  table->verticalHeader()->hide();
-  table->setRowCount(int(sizes.size()) + 1);
-  for (std::size_t k = 0; k < sizes.size(); ++k) {
-    const auto& z = sizes[k];
-    const QStringList cells = {s.classes.value(int(k)), QString::number(z.boxes),
-                               z.boxes ? spread(z.width, 0) : QStringLiteral("-"),
-                               z.boxes ? spread(z.height, 0) : QStringLiteral("-"),
-                               z.boxes ? spread(z.aspect, 2) : QStringLiteral("-")};
-    for (int c = 0; c < cells.size(); ++c) {
-      auto* item = new QTableWidgetItem(cells[c]);
-      if (c > 0) item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-      table->setItem(int(k), c, item);
-    }
-  }
-  // The last row: training images by their number of boxes (the first: images without any).
-  QStringList perImage;
-  for (std::size_t n = 0; n < t.boxesPerImage.size(); ++n)
-    if (t.boxesPerImage[n] > 0)
-      perImage << QObject::tr("%1 with %2").arg(t.boxesPerImage[n]).arg(n);
-  const int last = int(sizes.size());
-  table->setItem(
-      last, 0,
-      new QTableWidgetItem(
-          QObject::tr("Training images by boxes: %1").arg(perImage.join(QStringLiteral(", ")))));
-  table->setSpan(last, 0, 1, 5);
-  table->setToolTip(QObject::tr("Box sizes in their images' pixels, per class (training split)"));
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-}
-
-void fillCooccurrence(QTableWidget* table, const DataScan& s) {
-  const auto& t = s.targets;
+void fillSummaryTable(QTableWidget* table, const data::SummaryTable& summary) {
   table->clear();
   table->clearSpans();
-  if (t.kind == data::TargetKind::Boxes) {
-    fillBoxSizes(table, s);
-    return;
-  }
-  table->verticalHeader()->setVisible(true);
-  // The scan counts the co-occurrence of the most frequent labels only (a table of thousands
-  // of labels is unreadable and slow to fill); the tooltip says so.
-  const int all = t.kind == data::TargetKind::MultiHot ? int(t.positives.size()) : 0;
-  const int k = t.kind == data::TargetKind::MultiHot ? int(t.cooccurrence.size()) : 0;
-  table->setRowCount(k);
-  table->setColumnCount(k);
-  if (k == 0) return;
-  QStringList names;
-  for (const auto a : t.cooccurrenceLabels)
-    names << s.classes.value(int(a));
-  table->setHorizontalHeaderLabels(names);
-  table->setVerticalHeaderLabels(names);
-  if (all > k) table->setToolTip(QObject::tr("The %1 most frequent of %2 labels").arg(k).arg(all));
-  for (int r = 0; r < k; ++r) {
-    const auto a = std::size_t(r);
-    const double positives = double(t.cooccurrence[a][a]);
-    for (int c = 0; c < k; ++c) {
-      const auto b = std::size_t(c);
-      const auto count = t.cooccurrence[a][b];
-      auto* item = new QTableWidgetItem(QString::number(count));
-      item->setTextAlignment(Qt::AlignCenter);
-      // Heat by the share of the row label's images that also hold the column's.
-      QColor heat = a == b ? QColor(44, 160, 44) : QColor(31, 119, 180);
-      heat.setAlphaF(float(std::min(1.0, 0.05 + (positives > 0 ? double(count) / positives : 0))));
-      item->setBackground(count ? heat : QColor(Qt::transparent));
-      item->setToolTip(
-          QObject::tr("%1 training images hold both %2 and %3").arg(count).arg(names[r], names[c]));
-      table->setItem(r, c, item);
+  // A matrix names its rows in the header; other tables in their first column.
+  const int skip = summary.rowHeader ? 1 : 0;
+  const int columns = int(summary.columns.size()) - skip;
+  const int rows = int(summary.rows.size());
+  table->setColumnCount(std::max(columns, 0));
+  table->setRowCount(rows + (summary.footer.empty() ? 0 : 1));
+  QStringList header;
+  for (int c = skip; c < int(summary.columns.size()); ++c)
+    header << text(summary.columns[std::size_t(c)]);
+  table->setHorizontalHeaderLabels(header);
+  table->verticalHeader()->setVisible(summary.rowHeader);
+  QStringList rowNames;
+  for (int r = 0; r < rows; ++r) {
+    const auto& row = summary.rows[std::size_t(r)];
+    if (summary.rowHeader) rowNames << (row.empty() ? QString() : text(row.front()));
+    for (int c = skip; c < int(row.size()); ++c) {
+      auto* item = new QTableWidgetItem(text(row[std::size_t(c)]));
+      const auto cell = std::size_t(c - 1);  // heat and tips leave out column 0
+      if (c > 0) {
+        item->setTextAlignment(summary.rowHeader ? Qt::AlignCenter
+                                                 : Qt::AlignRight | Qt::AlignVCenter);
+        if (std::size_t(r) < summary.heat.size() && cell < summary.heat[std::size_t(r)].size()) {
+          const double heat = summary.heat[std::size_t(r)][cell];
+          QColor shade = cell == std::size_t(r) ? QColor(44, 160, 44) : QColor(31, 119, 180);
+          shade.setAlphaF(float(std::clamp(heat, 0.0, 1.0)));
+          item->setBackground(heat > 0 ? shade : QColor(Qt::transparent));
+        }
+        if (std::size_t(r) < summary.cellTips.size() &&
+            cell < summary.cellTips[std::size_t(r)].size())
+          item->setToolTip(text(summary.cellTips[std::size_t(r)][cell]));
+      }
+      table->setItem(r, c - skip, item);
     }
   }
+  if (summary.rowHeader) table->setVerticalHeaderLabels(rowNames);
+  if (!summary.footer.empty()) {
+    table->setItem(rows, 0, new QTableWidgetItem(text(summary.footer)));
+    if (columns > 1) table->setSpan(rows, 0, 1, columns);
+  }
+  table->setToolTip(text(summary.tooltip));
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
 }
 
 }  // namespace netsmith::ui
