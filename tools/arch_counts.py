@@ -12,7 +12,9 @@ Prints, for core/, app/ and ui/ (tests, benches and fuzzers are not counted):
   - withBuiltins() calls in core/ (the registries' own definitions, and core/registries/, the
     one place that gathers the built-ins for a program's main, left out);
   - functions over 80 lines (from universal-ctags' start and end lines; lambdas are counted
-    inside the function that holds them);
+    inside the function that holds them); a function that is a table of data (a registry's
+    entries, a schema) says so with a comment "arch: table of data" in the comment block just
+    above it, and is listed apart, not counted;
   - the classes with the most members (data members and member functions declared in the
     class body, from ctags' scopes).
 --list names every place behind the counts.
@@ -68,6 +70,16 @@ def enclosing(functions, line):
     return best
 
 
+def marked_table(lines, first):
+    """True when the comment block just above line `first` (1-based) says "arch: table of data"."""
+    n = first - 2
+    while n >= 0 and lines[n].strip().startswith("//"):
+        if "arch: table of data" in lines[n]:
+            return True
+        n -= 1
+    return False
+
+
 def main():
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     listing = "--list" in sys.argv
@@ -102,13 +114,17 @@ def main():
             key = "%s:%s" % (path, f["name"] if f else n)
             places.setdefault(key, []).append(n)
 
-    long_functions = []
+    long_functions, tables = [], []
     for path, fs in functions_in.items():
+        with open(os.path.join(root, path), encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
         for f in fs:
             length = f.get("end", f["line"]) - f["line"] + 1
             if length > 80:
-                long_functions.append((length, "%s:%d %s" % (path, f["line"], f["name"])))
+                entry = (length, "%s:%d %s" % (path, f["line"], f["name"]))
+                (tables if marked_table(lines, f["line"]) else long_functions).append(entry)
     long_functions.sort(reverse=True)
+    tables.sort(reverse=True)
 
     members = collections.Counter()
     for t in tags:
@@ -121,7 +137,7 @@ def main():
 
     print("kind branches: %d places, %d arms" % (len(places), arms))
     print("withBuiltins() calls in core: %d" % len(builtins))
-    print("functions over 80 lines: %d" % len(long_functions))
+    print("functions over 80 lines: %d (and %d tables of data)" % (len(long_functions), len(tables)))
     print("largest classes: " + ", ".join("%s %d" % (name.split(" ")[0], n)
                                           for name, n in members.most_common(4)))
     if listing:
@@ -133,6 +149,9 @@ def main():
             print("  " + b)
         print("\n# functions over 80 lines")
         for length, name in long_functions:
+            print("  %4d %s" % (length, name))
+        print("\n# tables of data over 80 lines (not counted)")
+        for length, name in tables:
             print("  %4d %s" % (length, name))
         print("\n# classes by members")
         for name, n in members.most_common(12):

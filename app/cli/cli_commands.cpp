@@ -18,6 +18,7 @@
 
 namespace netsmith::cli {
 
+// arch: table of data (one entry per command).
 const std::vector<Command>& commands() {
   // Each command's usage block (its synopsis lines and the description under them, as
   // `--help` prints them), and an example run.

@@ -176,26 +176,6 @@ class JsonLines : public train::EventSink {
   }
 };
 
-void printEval(const train::EvalMetrics& m, const std::vector<std::string>& classes) {
-  std::printf("accuracy %s on %lld images, loss %.4f\n\nper class:\n", percent(m.accuracy).c_str(),
-              (long long)m.samples, m.loss);
-  for (std::size_t c = 0; c < m.perClassAccuracy.size(); ++c) {
-    const std::string name = c < classes.size() ? printable(classes[c]) : std::to_string(c);
-    std::int64_t n = 0;
-    for (auto v : m.confusion[c])
-      n += v;
-    std::printf("  %2zu %-16s %8s  (%lld images)\n", c, name.c_str(),
-                percent(m.perClassAccuracy[c]).c_str(), (long long)n);
-  }
-  std::printf("\nconfusion matrix (rows: true class, columns: predicted):\n");
-  for (const auto& row : m.confusion) {
-    std::printf(" ");
-    for (auto v : row)
-      std::printf(" %6lld", (long long)v);
-    std::printf("\n");
-  }
-}
-
 }  // namespace
 
 std::string selfExecutable() {
@@ -310,34 +290,13 @@ int runDistWorker(const std::vector<std::string>& words, const RegistriesPtr& re
   return train::runDistWorker(args.one("SPEC"), registries);
 }
 
-/// A task's per-class (or per-target) figures as a table: one row per class, one column per
-/// figure.
-void printPerClassFigures(const train::EvalMetrics& m, const std::vector<std::string>& names) {
-  if (m.perClass.empty()) return;
-  std::size_t rows = 0;
-  std::printf("\n  %-16s", "");
-  for (const auto& [figure, values] : m.perClass) {
-    std::printf(" %10s", figure.c_str());
-    rows = std::max(rows, values.size());
-  }
-  std::printf("\n");
-  for (std::size_t r = 0; r < rows; ++r) {
-    std::printf("  %-16s", (r < names.size() ? printable(names[r]) : std::to_string(r)).c_str());
-    for (const auto& [figure, values] : m.perClass) {
-      if (r < values.size() && std::isfinite(values[r]))
-        std::printf(" %10.4g", values[r]);
-      else
-        std::printf(" %10s", "-");
-    }
-    std::printf("\n");
-  }
-}
-
 /// eval --embedding FILE: the evaluated samples' penultimate features laid out by t-SNE, with
 /// progress on stderr.
 void writeEmbedding(const std::string& path, const train::Evaluation& e, bool quiet) {
-  if (!e.classView) throw Error("--embedding: the task \"" + e.task + "\" has no class view");
-  if (e.featureWidth <= 0) throw Error("--embedding: the model has no penultimate layer to read");
+  if (e.featureWidth <= 0)
+    throw Error("--embedding: the evaluation kept no penultimate features (the task \"" + e.task +
+                "\" is evaluated without a class view, or its model has no layer before the "
+                "output)");
   const auto rows = doctor::embeddingRows(e);
   doctor::EmbeddingOptions options;
   // Called again and again with 0 during the neighbour search: each count printed once.
@@ -397,46 +356,7 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
     return kExitOk;
   }
   std::printf("%s: %s split\n", printable(o.checkpoint).c_str(), e.split.c_str());
-  if (!e.classView) {
-    // A task without classes: its loss and figures, as its run reported them.
-    std::printf("task %s: loss %.4f on %lld samples\n", e.task.c_str(), e.metrics.loss,
-                (long long)e.metrics.samples);
-    for (const auto& [name, value] : e.metrics.figures)
-      if (std::isfinite(value))
-        std::printf("  %-16s %.6g\n", name.c_str(), value);
-      else
-        std::printf("  %-16s -\n", name.c_str());  // the data cannot give it (no large boxes)
-    printPerClassFigures(e.metrics, e.classes.empty() ? e.targets : e.classes);
-    if (!o.predictions.empty()) std::printf("predictions: %s\n", printable(o.predictions).c_str());
-    return kExitOk;
-  }
-  printEval(e.metrics, e.classes);
-  if (!o.predictions.empty()) std::printf("predictions: %s\n", printable(o.predictions).c_str());
-  std::printf("\ntop-%d accuracy %s\n", e.topK, percent(e.topKAccuracy).c_str());
-  if (!e.tta.empty())
-    std::printf(
-        "test-time augmentation (%s, %d views): accuracy %s without, %s with: %+.2f points\n",
-        e.tta.c_str(), e.ttaViews, percent(e.accuracyWithoutTta).c_str(),
-        percent(e.metrics.accuracy).c_str(), 100.0 * (e.metrics.accuracy - e.accuracyWithoutTta));
-  std::printf("calibration: ECE %.4f, MCE %.4f (%d bins), NLL %.4f at temperature %.4g\n",
-              e.calibration.ece, e.calibration.mce, train::kCalibrationBins, e.metrics.loss,
-              e.temperature);
-  if (e.temperatureFitted) {
-    const auto& f = e.temperatureFit;
-    std::printf(
-        "temperature %.4f fitted on %lld validation samples: NLL %.4f -> %.4f, "
-        "ECE %.4f -> %.4f; recorded in %s\n",
-        f.temperature, (long long)f.samples, f.nllBefore, f.nllAfter, f.eceBefore, f.eceAfter,
-        recorded.c_str());
-  }
-  std::printf("\nper class: precision recall f1 AP (average precision)\n");
-  for (std::size_t c = 0; c < e.perClass.size(); ++c) {
-    const auto& s = e.perClass[c];
-    std::printf("  %2zu %-16s %8s %8s %8s %8s\n", c,
-                c < e.classes.size() ? printable(e.classes[c]).c_str() : "",
-                percent(s.precision).c_str(), percent(s.recall).c_str(), percent(s.f1).c_str(),
-                percent(s.averagePrecision).c_str());
-  }
+  std::cout << e.report(train::EvaluationFiles{o.predictions, recorded});
   return kExitOk;
 }
 

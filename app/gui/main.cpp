@@ -8,6 +8,7 @@
 
 #include <QDir>
 #include "env/env_report.h"
+#include "evaluation/task_view.h"
 #include "monitor/experiments_page.h"
 #include "netsmith/version.h"
 #include "registries/registries.h"
@@ -69,7 +70,8 @@ int main(int argc, char** argv) {
 
   netsmith::env::configureThreads();
   // Every registry the studio knows, built here once and passed down.
-  netsmith::ui::MainWindow window(netsmith::Registries::builtins());
+  netsmith::ui::MainWindow window(netsmith::Registries::builtins(),
+                                  netsmith::ui::TaskViewRegistry::builtins());
   window.setSampleLimits(parser.value(limitTrain).toLongLong(),
                          parser.value(limitVal).toLongLong());
   bool opened = false;

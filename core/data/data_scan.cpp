@@ -120,27 +120,25 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
     }
     offset += size;
   }
-  // Targets that are not one class per sample: counted over the training split by the task's
-  // statistics; every mask or box list of every split decoded once, the unreadable left out of
-  // the counts as training leaves them.
+  // The training targets counted by the task's statistics (when it gives them); every mask or
+  // box list of every split decoded once, the unreadable left out of the counts as training
+  // leaves them.
   s.oneClassPerSample = targetTraits(sourceFormat(s.trainFormat).targets).oneClassPerSample;
   s.targetNames = d.targets;
-  if (!s.oneClassPerSample) {
-    auto statistics = options.targetStatistics ? options.targetStatistics() : nullptr;
-    if (statistics &&
-        !countTargets(d.train, *statistics, d, policy, step("reading targets"), s.skipped)) {
+  auto statistics = options.targetStatistics ? options.targetStatistics() : nullptr;
+  if (statistics &&
+      !countTargets(d.train, *statistics, d, policy, step("reading targets"), s.skipped)) {
+    s.cancelled = true;
+    return s;
+  }
+  for (auto* set : {&d.train, &d.validation, &d.test}) {
+    if (s.oneClassPerSample || (set == &d.train && statistics)) continue;
+    if (!dropUnreadableMasks(*set, policy, step("reading masks"), s.skipped)) {
       s.cancelled = true;
       return s;
     }
-    for (auto* set : {&d.train, &d.validation, &d.test}) {
-      if (set == &d.train && statistics) continue;
-      if (!dropUnreadableMasks(*set, policy, step("reading masks"), s.skipped)) {
-        s.cancelled = true;
-        return s;
-      }
-    }
-    if (statistics) s.targetSummary = statistics->summary();
   }
+  if (statistics) s.targetSummary = statistics->summary();
   s.train = d.train.size();
   s.validation = d.validation.size();
   s.test = d.test.size();

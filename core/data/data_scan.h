@@ -33,8 +33,8 @@ struct DataScanOptions {
   int samplesPerClass = 0;
   /// (what is being done, done, total) now and then; return false to cancel.
   std::function<bool(const std::string& phase, std::int64_t done, std::int64_t total)> progress;
-  /// What the project's task counts of its training targets (TaskDef::statistics): none for
-  /// data of one class per sample.
+  /// What the project's task counts of its training targets (TaskDef::statistics; the
+  /// built-in tasks give none for data of one class per sample).
   TargetStatisticsFactory targetStatistics;
 };
 
@@ -55,9 +55,10 @@ struct DataScanResult {
   /// Each sample's target as a person reads it ("Bag"; "Bag, Sandal"; "sin 0.42"; a mask's
   /// classes). A mask's sample is the image in colour with its mask over it.
   std::vector<std::string> sampleCaptions;
-  /// Samples of one class each: counted per class above. Otherwise the task's statistics of
-  /// the training targets (DataScanOptions::targetStatistics; none when it gave none).
+  /// Samples of one class each: counted per class above.
   bool oneClassPerSample = true;
+  /// The task's statistics of the training targets (DataScanOptions::targetStatistics; none
+  /// when it gave none).
   std::optional<TargetSummary> targetSummary;
   std::vector<std::string> targetNames;  ///< a regression's target names
   SourceFormat trainFormat = SourceFormat::Idx;

@@ -11,6 +11,7 @@ namespace {
 
 using Kind = SourceField::Kind;
 
+// arch: table of data (one entry per source format).
 std::vector<SourceFormatDef> makeFormats() {
   std::vector<SourceFormatDef> f;
   {

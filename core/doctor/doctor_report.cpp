@@ -100,6 +100,7 @@ Json DoctorReport::toJson() const {
               {"stopped", stopped}};
 }
 
+// arch: table of data (one entry per field of the report).
 Json doctorReportSchema() {
   const Json ref = Json{{"type", "object"},
                         {"required", {"split", "index", "item", "label"}},

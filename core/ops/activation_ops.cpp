@@ -68,6 +68,7 @@ std::string onnxHardsigmoid(OnnxEmitter& onnx, const std::string& x) {
 
 }  // namespace
 
+// arch: table of data (one entry per activation).
 void registerActivationOps(OpRegistry& registry) {
   registry.add(activation(
       "ReLU", "max(0, x)", {},

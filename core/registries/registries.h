@@ -5,9 +5,10 @@
 //   train::checkTrainable(project, baseDir, *registries);
 //
 // Core never builds a registry of its own: what a program registers (an op, a transform, a
-// schedule, a task, an exporter) reaches validation, training, eval, the doctor and export
-// alike. Options structs that outlive a call (TrainerConfig, EvaluationOptions, DoctorOptions,
-// ExportJob) hold the bundle as a shared pointer; `needRegistries` refuses a missing one.
+// schedule, a task, an evaluator, an exporter) reaches validation, training, eval, the doctor and
+// export alike. Options structs that outlive a call (TrainerConfig, EvaluationOptions,
+// DoctorOptions, ExportJob) hold the bundle as a shared pointer; `needRegistries` refuses a missing
+// one.
 
 #include <memory>
 
@@ -15,6 +16,7 @@
 #include "ops/op_registry.h"
 #include "registries/registries_fwd.h"
 #include "task/task_registry.h"
+#include "train/evaluator.h"
 #include "train/lr_schedule.h"
 
 namespace netsmith {
@@ -28,6 +30,9 @@ struct Registries {
   augment::TransformRegistry transforms;
   train::ScheduleRegistry schedules;
   task::TaskRegistry tasks;
+  /// How each task's checkpoints are evaluated (classification's class view; the others'
+  /// figures).
+  train::EvaluatorRegistry evaluators;
   /// By pointer: the exporters' header brings LibTorch (export/exporter.h has the type).
   std::shared_ptr<const exporting::ExporterRegistry> exporters;
 

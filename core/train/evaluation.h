@@ -1,12 +1,14 @@
 #pragma once
 
-// Evaluating a checkpoint on a split through its task: the task's figures (Task::evalSums), and
-// for a task whose target is a class index what an evaluation view needs besides the totals:
+// Evaluating a checkpoint on a split through its task: the checkpoint, data and task loaded
+// once, then the task's Evaluator (train/evaluator.h) runs over the split: the task's figures
+// (Task::evalSums) and, for classification, what its evaluation view needs besides the totals:
 // every sample's prediction, loss and top-3 probabilities (and a small picture of it),
 // per-class precision / recall / F1 and top-k accuracy. `netsmith-cli eval` and the studio's
 // Evaluation page both call this, so they print the same numbers. No LibTorch in this header.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "task/figures.h"
 #include "task/task_registry.h"
 #include "train/calibration.h"
+#include "train/evaluator.h"
 #include "train/events.h"
 #include "train/precision_recall.h"
 
@@ -55,7 +58,7 @@ struct EvaluationOptions {
   bool fitTemperature = false;
   std::int64_t fitLimit = 50000;
   /// A class view also keeps every sample's penultimate features (Evaluation::features): what
-  /// the embedding explorer lays out.
+  /// the embedding explorer lays out. Another task's evaluation keeps none (featureWidth 0).
   bool features = false;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
@@ -100,9 +103,10 @@ struct Evaluation {
   std::string checkpoint;
   std::string split;
   std::string task = task::kClassification;
-  /// The class view below (per-class scores, top-k, samples, confusion) is there: the task's
-  /// target is a class index. Otherwise `metrics` holds the loss, samples and figures only.
-  bool classView = true;
+  /// The task's evaluator (train/evaluator.h), which filled what follows: classification's
+  /// class view fills the per-class scores, top-k, calibration, TTA, curves and features;
+  /// another task's fills `metrics` (its loss and figures) and its samples.
+  std::shared_ptr<const Evaluator> evaluator;
   std::vector<std::string> classes;
   std::vector<std::string> targets;  ///< a regression's target names
   std::vector<std::string> colors;   ///< the classes' "#rrggbb" (data.colors; may be empty)
@@ -137,7 +141,10 @@ struct Evaluation {
   /// a path).
   std::vector<std::string> featureSamples;
   bool cancelled = false;
+  /// `eval --json`'s object: the task's figures, and what its evaluator adds.
   Json toJson() const;
+  /// What `eval` prints after its first line (the evaluator's report).
+  std::string report(const EvaluationFiles& files) const;
   /// The samples of one confusion-matrix cell, highest loss first.
   std::vector<const SampleOutcome*> cell(std::int64_t label, std::int64_t predicted) const;
 };

@@ -1,11 +1,12 @@
 // The Task seam, proven from outside: a second task written only in this file (a two-output
 // regression: where the blob of the blob data set sits, as a row and a column) plugs into the
-// trainer, validation and the run's records through TrainerConfig::registries, without a line of
-// core/train, core/data or the studio knowing it. Classification's own task is checked
-// against sums computed here.
+// trainer, validation, the run's records, eval and the data scan (its own target statistics)
+// through the registries, without a line of core/train, core/data or the studio knowing it.
+// Classification's own task is checked against sums computed here.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <array>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -14,6 +15,8 @@
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
 #include "data/data_module.h"
+#include "data/data_scan.h"
+#include "data/target_summary.h"
 #include "experiment/sweep_schedule.h"
 #include "experiment/sweep_spec.h"
 #include "export/export_job.h"
@@ -21,6 +24,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "quadrant_task.h"
 #include "registries/registries.h"
 #include "task/classification.h"
 #include "task/task.h"
@@ -39,98 +43,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// The blob's quadrant of class c as (row, column): class 0 top-left (0, 0) ... 3 (1, 1).
-std::pair<float, float> quadrantOf(std::int64_t label) {
-  return {float(label / 2), float(label % 2)};
-}
-
-/// Mean squared error, mean absolute error and root mean squared error over both outputs.
-class QuadrantSums : public task::MetricSums {
- public:
-  void add(const torch::Tensor& output, const torch::Tensor& target) override {
-    const auto d = output.to(torch::kFloat) - target;
-    m_loss += d.pow(2).mean(1).sum().item<double>();
-    m_abs += d.abs().sum().item<double>();
-    m_sq += d.pow(2).sum().item<double>();
-    m_samples += double(output.size(0));
-  }
-  std::vector<double> sums() const override { return {m_loss, m_abs, m_sq, m_samples}; }
-  void setSums(const std::vector<double>& v) override {
-    m_loss = v.at(0), m_abs = v.at(1), m_sq = v.at(2), m_samples = v.at(3);
-  }
-  task::EvalMetrics finish() const override {
-    task::EvalMetrics m;
-    m.samples = std::int64_t(m_samples);
-    m.loss = m_samples > 0 ? m_loss / m_samples : std::nan("");
-    m.accuracy = std::nan("");
-    m.figures["mae"] = m_samples > 0 ? m_abs / (2 * m_samples) : std::nan("");
-    m.figures["rmse"] = m_samples > 0 ? std::sqrt(m_sq / (2 * m_samples)) : std::nan("");
-    return m;
-  }
-
- private:
-  double m_loss = 0, m_abs = 0, m_sq = 0, m_samples = 0;
-};
-
-class QuadrantRegression : public task::Task {
- public:
-  torch::Tensor collate(const data::SampleSet& set,
-                        const std::vector<std::int64_t>& samples) const override {
-    auto t = torch::empty({std::int64_t(samples.size()), 2}, torch::kFloat);
-    for (std::size_t i = 0; i < samples.size(); ++i) {
-      const auto [row, col] = quadrantOf(set.label(samples[i]));
-      t[std::int64_t(i)][0] = row;
-      t[std::int64_t(i)][1] = col;
-    }
-    return t;
-  }
-  std::string name() const override { return "quadrant_regression"; }
-  task::TargetSpec target() const override { return {task::TargetKind::RealVector, false, false}; }
-  std::vector<task::FigureSpec> figures() const override {
-    return {{"mae", false, "mean absolute error"}, {"rmse", false, "root mean squared error"}};
-  }
-  std::optional<Problem> headProblem(const graph::GraphAnalysis& a) const override {
-    if (!a.ok() || a.outputShape == std::vector<std::int64_t>{2}) return std::nullopt;
-    return Problem{"node \"" + a.outputId + "\"", "this task needs 2 outputs (row, column)",
-                   a.outputId, "end the model with a Linear of 2 outputs"};
-  }
-  std::int64_t numClasses() const override { return 0; }
-  void to(const torch::Device&) override {}
-  torch::Tensor loss(const torch::Tensor& output, const torch::Tensor& target,
-                     const torch::Tensor&) const override {
-    return torch::mse_loss(output.to(torch::kFloat), target);
-  }
-  std::vector<double> trainSums(const torch::Tensor& output,
-                                const torch::Tensor& target) const override {
-    return {(output.detach().to(torch::kFloat) - target).abs().sum().item<double>()};
-  }
-  std::size_t trainSumCount() const override { return 1; }
-  std::map<std::string, double> trainFigures(const std::vector<double>& sums,
-                                             std::int64_t seen) const override {
-    return {{"mae", seen ? sums.at(0) / (2.0 * double(seen)) : std::nan("")}};
-  }
-  std::unique_ptr<task::MetricSums> evalSums() const override {
-    return std::make_unique<QuadrantSums>();
-  }
-  torch::Tensor syntheticTarget(std::int64_t n) const override { return torch::rand({n, 2}); }
-  Json evaluationSchema() const override {
-    return Json{{"type", "object"}, {"required", {"loss", "samples", "figures"}}};
-  }
-};
-
-/// The program's registries with the test's task added (a copy: the built-ins stay as they are).
-RegistriesPtr withQuadrants() {
-  auto registries = std::make_shared<Registries>(*Registries::builtins());
-  registries->tasks.add(
-      {"quadrant_regression",
-       "the blob's row and column",
-       "tasks",
-       [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
-       {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"},
-       data::TargetKind::ClassIndex,
-       {}});
-  return registries;
-}
+using netsmith::testutil::quadrantOf;
+using netsmith::testutil::QuadrantRegression;
+using netsmith::testutil::withQuadrants;
 
 train::TrainerConfig quadrantConfig(const TempDir& dir, const Json& train, int outputs) {
   const auto path = testutil::writeTrainProject(dir, train);
@@ -244,7 +159,7 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   eo.dataFromCheckpoint = true;
   const auto evaluated = train::evaluateCheckpoint(eo);
   EXPECT_EQ(evaluated.task, "quadrant_regression");
-  EXPECT_FALSE(evaluated.classView);
+  EXPECT_EQ(evaluated.topK, 0);  // the figures' evaluator: no class view
   EXPECT_EQ(evaluated.metrics.samples, 64);
   EXPECT_NEAR(evaluated.metrics.figures.at("mae"), mae, 1e-5);
   EXPECT_NEAR(evaluated.metrics.figures.at("rmse"), rmse, 1e-5);
@@ -301,6 +216,33 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_NE(exportError.find(ckpt + ": task: unknown task \"quadrant_regression\""),
             std::string::npos)
       << exportError;
+}
+
+TEST(TaskSeam, TheTestTasksOwnTargetStatisticsComeOutOfTheDataScan) {
+  // data-stats and the Data page scan the data through the project's task: the counts the test
+  // task gives, against the labels the fixture wrote (no validation split: the whole file).
+  TempDir dir;
+  auto config = quadrantConfig(dir, Json::object(), 2);
+  config.project.data.erase("validation");
+  data::DataScanOptions options;
+  options.targetStatistics = config.registries->tasks.statisticsOf(config.project.task);
+  ASSERT_TRUE(options.targetStatistics);
+  const auto scan =
+      data::scanProjectData(config.project, config.baseDir, config.registries->transforms, options);
+  ASSERT_TRUE(scan.targetSummary);
+  std::array<std::int64_t, 2> rows{}, cols{};
+  for (const auto label : testutil::makeBlobData(256, 1).labels) {
+    ++rows[std::size_t(label / 2)];
+    ++cols[std::size_t(label % 2)];
+  }
+  EXPECT_EQ(scan.targetSummary->jsonKey, "blob_positions");
+  EXPECT_EQ(scan.targetSummary->json["rows"], Json(rows));
+  EXPECT_EQ(scan.targetSummary->json["columns"], Json(cols));
+  ASSERT_EQ(scan.targetSummary->table.rows.size(), 4u);
+  EXPECT_EQ(scan.targetSummary->table.rows[3][1], std::to_string(cols[1]));
+  // The class counts of its one-class-per-sample data stay beside it.
+  EXPECT_TRUE(scan.oneClassPerSample);
+  EXPECT_EQ(scan.train, 256);
 }
 
 TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {

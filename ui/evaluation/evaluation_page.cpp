@@ -20,7 +20,7 @@
 
 namespace netsmith::ui {
 
-EvaluationPage::EvaluationPage(RegistriesPtr registries, QWidget* parent)
+EvaluationPage::EvaluationPage(RegistriesPtr registries, TaskViewsPtr views, QWidget* parent)
     : QWidget(parent),
       m_checkpointLabel(new QLabel(this)),
       m_split(new QComboBox(this)),
@@ -34,6 +34,7 @@ EvaluationPage::EvaluationPage(RegistriesPtr registries, QWidget* parent)
       m_result(std::make_unique<train::Evaluation>()),
       m_job(new BackgroundJob(this)) {
   m_registries = std::move(registries);
+  m_taskViews = std::move(views);
   setObjectName(QStringLiteral("evaluationPage"));
   m_split->addItems(
       {QStringLiteral("test"), QStringLiteral("validation"), QStringLiteral("train")});
@@ -257,7 +258,7 @@ void EvaluationPage::showResult() {
   const auto& e = *m_result;
   if (!m_taskView || m_taskViewTask != e.task) {
     delete m_taskView;  // a view of another task
-    m_taskView = TaskViewRegistry::instance().make(e.task, m_views);
+    m_taskView = m_taskViews->make(e.task, m_views);
     m_taskViewTask = e.task;
     if (m_taskView) {
       m_views->addWidget(m_taskView);

@@ -9,6 +9,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "evaluation/task_views_fwd.h"
 #include "train/evaluation.h"
 
 class QComboBox;
@@ -29,7 +30,8 @@ class EvaluationPage : public QWidget {
 
  public:
   /// `registries`: the program's (evaluation and Grad-CAM read checkpoints with them).
-  explicit EvaluationPage(RegistriesPtr registries, QWidget* parent = nullptr);
+  /// `views`: the task views this program knows (TaskViewRegistry).
+  EvaluationPage(RegistriesPtr registries, TaskViewsPtr views, QWidget* parent = nullptr);
 
   void setCheckpoint(const QString& path);
   QString checkpoint() const { return m_checkpoint; }
@@ -75,6 +77,7 @@ class EvaluationPage : public QWidget {
 
   QString m_checkpoint;
   RegistriesPtr m_registries;
+  TaskViewsPtr m_taskViews;
   bool m_dataFromCheckpoint = false;  ///< the user said yes to this checkpoint's data paths
   QLabel* m_checkpointLabel;
   QComboBox* m_split;

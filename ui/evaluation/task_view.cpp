@@ -24,13 +24,10 @@
 
 namespace netsmith::ui {
 
-TaskViewRegistry& TaskViewRegistry::instance() {
-  static TaskViewRegistry registry = [] {
-    TaskViewRegistry r;
-    addBuiltinTaskViews(r);
-    return r;
-  }();
-  return registry;
+std::shared_ptr<const TaskViewRegistry> TaskViewRegistry::builtins() {
+  auto r = std::make_shared<TaskViewRegistry>();
+  addBuiltinTaskViews(*r);
+  return r;
 }
 
 void TaskViewRegistry::add(const std::string& task, TaskViewFactory make) {

@@ -12,10 +12,12 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <opencv2/core/mat.hpp>
 #include <string>
 #include <vector>
 
+#include "evaluation/task_views_fwd.h"
 #include "registries/registries_fwd.h"
 
 class QComboBox;
@@ -99,12 +101,13 @@ class TaskView : public QWidget {
 /// Makes a task's view, a child of `parent`.
 using TaskViewFactory = std::function<TaskView*(QWidget* parent)>;
 
-/// The studio's evaluation views by task name, the way ops are registered: the built-in tasks'
-/// views come with it, a new task adds its own.
+/// The studio's evaluation views by task name, the way ops are registered: built by the
+/// program's main (the built-in tasks' views, builtins()) and passed to the main window, which
+/// hands it to the Evaluation page; a new task adds its own.
 class TaskViewRegistry {
  public:
-  /// The program's registry, with the built-in views.
-  static TaskViewRegistry& instance();
+  /// A registry of the built-in tasks' views.
+  static std::shared_ptr<const TaskViewRegistry> builtins();
   /// Registers (or replaces) the view of `task`.
   void add(const std::string& task, TaskViewFactory make);
   /// The view of `task`, or nullptr when it has none (the page then shows its figures as text).

@@ -1,5 +1,7 @@
 #include "shell/main_window.h"
 
+#include "evaluation/task_view.h"
+
 #include <spdlog/spdlog.h>
 #include <QAction>
 #include <QActionGroup>
@@ -77,6 +79,9 @@ QString formatDuration(double seconds) {
 }  // namespace
 
 MainWindow::MainWindow(RegistriesPtr registries, QWidget* parent)
+    : MainWindow(std::move(registries), TaskViewRegistry::builtins(), parent) {}
+
+MainWindow::MainWindow(RegistriesPtr registries, TaskViewsPtr views, QWidget* parent)
     : QMainWindow(parent),
       m_document(new ProjectDocument(std::move(registries), this)),
       m_session(new TrainerSession(this)),
@@ -106,7 +111,7 @@ MainWindow::MainWindow(RegistriesPtr registries, QWidget* parent)
   bannerLayout->addWidget(m_bannerText, 1);
   bannerLayout->addWidget(bannerClose, 0, Qt::AlignTop);
   m_banner->hide();
-  m_pages = new ProjectPages(m_document, central);
+  m_pages = new ProjectPages(m_document, std::move(views), central);
   // While no project is open: the start page (recent projects, examples, New / Open / Import).
   m_startPage = new StartPage(m_document->registry(), m_templatesDir, central);
   m_centralStack = new QStackedWidget(central);

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 
+#include "evaluation/task_views_fwd.h"
 #include "registries/registries_fwd.h"
 
 class QAction;
@@ -53,7 +54,9 @@ class MainWindow : public QMainWindow {
 
  public:
   /// `registries`: the program's, built in its main; the document hands them to every page.
+  /// The program's registries and its task views (TaskViewRegistry::builtins() when not given).
   explicit MainWindow(RegistriesPtr registries, QWidget* parent = nullptr);
+  MainWindow(RegistriesPtr registries, TaskViewsPtr views, QWidget* parent = nullptr);
   ~MainWindow() override;
 
   /// Opens `path`; shows the error in a message box (unless `quiet`) and returns false on failure.

@@ -16,7 +16,7 @@
 
 namespace netsmith::ui {
 
-ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
+ProjectPages::ProjectPages(ProjectDocument* document, TaskViewsPtr views, QWidget* parent)
     : QWidget(parent),
       m_document(document),
       m_navigator(new QListWidget(this)),
@@ -43,7 +43,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, QWidget* parent)
   connect(m_runsPage, &::netsmith::ui::RunsPage::checkpointChosen, this,
           &ProjectPages::checkpointChosen);
   m_stack->addWidget(m_runsPage);
-  m_evaluationPage = new ::netsmith::ui::EvaluationPage(m_document->registries(), this);
+  m_evaluationPage =
+      new ::netsmith::ui::EvaluationPage(m_document->registries(), std::move(views), this);
   m_stack->addWidget(m_evaluationPage);
   m_experimentsPage = new ::netsmith::ui::ExperimentsPage(m_document, m_dashboard, this);
   m_stack->addWidget(m_experimentsPage);

@@ -8,6 +8,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "evaluation/task_views_fwd.h"
 #include "monitor/run_history.h"
 
 class QLabel;
@@ -45,7 +46,8 @@ class ProjectPages : public QWidget {
     ExperimentsPage
   };
 
-  ProjectPages(ProjectDocument* document, QWidget* parent = nullptr);
+  /// `views`: the Evaluation page's task views (TaskViewRegistry).
+  ProjectPages(ProjectDocument* document, TaskViewsPtr views, QWidget* parent = nullptr);
 
   void showPage(Page page);
   Page currentPage() const;
