@@ -2,25 +2,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
-#include <cstdio>
 #include <numeric>
 #include <string>
 
+#include "common/text_format.h"
 #include "data/dataset_source.h"
 
 namespace netsmith::task {
 
 namespace {
-
-std::string format(const char* pattern, ...) {
-  char buffer[128];
-  va_list args;
-  va_start(args, pattern);
-  std::vsnprintf(buffer, sizeof buffer, pattern, args);
-  va_end(args);
-  return buffer;
-}
 
 /// The class (or label) name of index k, or its number when the data names fewer.
 std::string nameOf(const std::vector<std::string>& names, std::size_t k) {
@@ -182,8 +172,8 @@ class TargetValueStatistics final : public data::TargetStatistics {
       const auto r = spread(m_values[k]);
       members.emplace_back(m_names[k],
                            Json{{"min", r.min}, {"max", r.max}, {"mean", r.mean}, {"std", r.std}});
-      s.table.rows.push_back({m_names[k], format("%.5g", r.min), format("%.5g", r.mean),
-                              format("%.5g", r.std), format("%.5g", r.max)});
+      s.table.rows.push_back({m_names[k], formatted("%.5g", r.min), formatted("%.5g", r.mean),
+                              formatted("%.5g", r.std), formatted("%.5g", r.max)});
     }
     s.json = namedMembers(std::move(members));
     s.chart = histograms();
@@ -289,10 +279,10 @@ class MaskPixelStatistics final : public data::TargetStatistics {
     for (std::size_t c = 0; c < m_classes.size() && c < m_pixels.size(); ++c) {
       shares.push_back(share(m_pixels[c], counted));
       s.table.rows.push_back(
-          {m_classes[c], std::to_string(m_pixels[c]), format("%.2f%%", shares.back())});
+          {m_classes[c], std::to_string(m_pixels[c]), formatted("%.2f%%", shares.back())});
     }
     s.lines.push_back("Ignored pixels (255, train): " + std::to_string(m_ignored) + ", " +
-                      format("%.2f%% of all pixels", share(m_ignored, counted + m_ignored)));
+                      formatted("%.2f%% of all pixels", share(m_ignored, counted + m_ignored)));
     s.chart = classBars("Class pixels", m_classes, shares, "share of the pixels not ignored (%)");
     return s;
   }
@@ -331,8 +321,8 @@ class BoxStatistics final : public data::TargetStatistics {
     const auto spreadJson = [](const std::array<double, 3>& v) {
       return Json{{"min", v[0]}, {"median", v[1]}, {"max", v[2]}};
     };
-    const auto spreadText = [](const std::array<double, 3>& v, const char* pattern) {
-      return format(pattern, v[0], v[1], v[2]);
+    const auto spreadText = [](const std::array<double, 3>& v, int decimals) {
+      return formatted("%.*f / %.*f / %.*f", decimals, v[0], decimals, v[1], decimals, v[2]);
     };
     const std::int64_t without = m_perImage.empty() ? 0 : m_perImage[0];
     std::vector<std::pair<std::string, Json>> members;
@@ -345,10 +335,9 @@ class BoxStatistics final : public data::TargetStatistics {
                                               {"height", spreadJson(z.height)},
                                               {"aspect", spreadJson(z.aspect)}});
       const char* none = "-";
-      s.table.rows.push_back({m_classes[k], std::to_string(z.boxes),
-                              z.boxes ? spreadText(z.width, "%.0f / %.0f / %.0f") : none,
-                              z.boxes ? spreadText(z.height, "%.0f / %.0f / %.0f") : none,
-                              z.boxes ? spreadText(z.aspect, "%.2f / %.2f / %.2f") : none});
+      s.table.rows.push_back(
+          {m_classes[k], std::to_string(z.boxes), z.boxes ? spreadText(z.width, 0) : none,
+           z.boxes ? spreadText(z.height, 0) : none, z.boxes ? spreadText(z.aspect, 2) : none});
     }
     s.jsonKey = "boxes";
     s.json = Json{{"train", namedMembers(std::move(members))},

@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <filesystem>
 #include <limits>
@@ -81,15 +80,6 @@ std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
   auto writer = task.predictionWriter(options.predictions, set);
   if (!writer) throw Error("--predictions: the task " + task.name() + " writes no predictions");
   return writer;
-}
-
-std::string formatted(const char* pattern, ...) {
-  char buffer[1024];
-  va_list args;
-  va_start(args, pattern);
-  std::vsnprintf(buffer, sizeof buffer, pattern, args);
-  va_end(args);
-  return buffer;
 }
 
 std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label,

@@ -12,6 +12,7 @@
 
 #include <opencv2/core/mat.hpp>
 
+#include "common/text_format.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "graph/graph_module.h"
@@ -48,8 +49,5 @@ bool keepEvaluating(const EvaluationOptions& options, std::int64_t done, std::in
 std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
                                                        const data::SampleSet& set,
                                                        const EvaluationOptions& options);
-
-/// printf into a string (a line of a report), at most 1,023 characters.
-std::string formatted(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
 
 }  // namespace netsmith::train

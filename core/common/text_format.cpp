@@ -1,0 +1,17 @@
+#include "common/text_format.h"
+
+#include <cstdarg>
+#include <cstdio>
+
+namespace netsmith {
+
+std::string formatted(const char* pattern, ...) {
+  char buffer[1024];
+  va_list args;
+  va_start(args, pattern);
+  std::vsnprintf(buffer, sizeof buffer, pattern, args);
+  va_end(args);
+  return buffer;
+}
+
+}  // namespace netsmith

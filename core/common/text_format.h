@@ -1,0 +1,10 @@
+#pragma once
+// printf into a string: a line of a report or a cell of a table.
+#include <string>
+
+namespace netsmith {
+
+/// `pattern` formatted as printf would, at most 1,023 characters.
+std::string formatted(const char* pattern, ...) __attribute__((format(printf, 1, 2)));
+
+}  // namespace netsmith
