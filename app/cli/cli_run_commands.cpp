@@ -15,6 +15,7 @@
 #include "checkpoint/checkpoint.h"
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "common/text_format.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "distributed/dist_env.h"
@@ -41,16 +42,9 @@ extern "C" void onInterrupt(int) {
   if (g_interrupts >= 2) std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends at once
 }
 
-std::string percent(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * v);
-  return buf;
-}
-
 /// " acc 91.05%" for a task with an accuracy (classification); nothing for the others.
 std::string accuracyText(double v) {
-  return std::isfinite(v) ? " acc " + percent(v) : std::string();
+  return std::isfinite(v) ? " acc " + percentText(v) : std::string();
 }
 
 std::string clock(double seconds) {

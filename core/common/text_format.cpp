@@ -1,5 +1,6 @@
 #include "common/text_format.h"
 
+#include <cmath>
 #include <cstdarg>
 #include <cstdio>
 
@@ -12,6 +13,10 @@ std::string formatted(const char* pattern, ...) {
   std::vsnprintf(buffer, sizeof buffer, pattern, args);
   va_end(args);
   return buffer;
+}
+
+std::string percentText(double fraction) {
+  return std::isfinite(fraction) ? formatted("%.2f%%", 100.0 * fraction) : std::string("-");
 }
 
 }  // namespace netsmith

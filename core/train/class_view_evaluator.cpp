@@ -23,13 +23,6 @@ double ratio(double a, double b) {
   return b > 0 ? a / b : std::numeric_limits<double>::quiet_NaN();
 }
 
-std::string percent(double v) {
-  if (!std::isfinite(v)) return "-";
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f%%", 100.0 * v);
-  return buf;
-}
-
 /// Precision, recall and F1 of every class from a confusion matrix.
 std::vector<ClassScores> classScores(const EvalMetrics& metrics) {
   std::vector<ClassScores> out;
@@ -293,14 +286,14 @@ class ClassViewEvaluator final : public Evaluator {
   std::string report(const Evaluation& e, const EvaluationFiles& files) const override {
     const auto& m = e.metrics;
     std::string out = formatted("accuracy %s on %lld images, loss %.4f\n\nper class:\n",
-                                percent(m.accuracy).c_str(), (long long)m.samples, m.loss);
+                                percentText(m.accuracy).c_str(), (long long)m.samples, m.loss);
     for (std::size_t c = 0; c < m.perClassAccuracy.size(); ++c) {
       const std::string name = c < e.classes.size() ? printable(e.classes[c]) : std::to_string(c);
       std::int64_t n = 0;
       for (auto v : m.confusion[c])
         n += v;
       out += formatted("  %2zu %-16s %8s  (%lld images)\n", c, name.c_str(),
-                       percent(m.perClassAccuracy[c]).c_str(), (long long)n);
+                       percentText(m.perClassAccuracy[c]).c_str(), (long long)n);
     }
     out += "\nconfusion matrix (rows: true class, columns: predicted):\n";
     for (const auto& row : m.confusion) {
@@ -310,12 +303,12 @@ class ClassViewEvaluator final : public Evaluator {
       out += "\n";
     }
     if (!files.predictions.empty()) out += "predictions: " + printable(files.predictions) + "\n";
-    out += formatted("\ntop-%d accuracy %s\n", e.topK, percent(e.topKAccuracy).c_str());
+    out += formatted("\ntop-%d accuracy %s\n", e.topK, percentText(e.topKAccuracy).c_str());
     if (!e.tta.empty())
       out += formatted(
           "test-time augmentation (%s, %d views): accuracy %s without, %s with: %+.2f points\n",
-          e.tta.c_str(), e.ttaViews, percent(e.accuracyWithoutTta).c_str(),
-          percent(m.accuracy).c_str(), 100.0 * (m.accuracy - e.accuracyWithoutTta));
+          e.tta.c_str(), e.ttaViews, percentText(e.accuracyWithoutTta).c_str(),
+          percentText(m.accuracy).c_str(), 100.0 * (m.accuracy - e.accuracyWithoutTta));
     out += formatted("calibration: ECE %.4f, MCE %.4f (%d bins), NLL %.4f at temperature %.4g\n",
                      e.calibration.ece, e.calibration.mce, kCalibrationBins, m.loss, e.temperature);
     if (e.temperatureFitted) {
@@ -331,8 +324,8 @@ class ClassViewEvaluator final : public Evaluator {
       const auto& s = e.perClass[c];
       out += formatted("  %2zu %-16s %8s %8s %8s %8s\n", c,
                        c < e.classes.size() ? printable(e.classes[c]).c_str() : "",
-                       percent(s.precision).c_str(), percent(s.recall).c_str(),
-                       percent(s.f1).c_str(), percent(s.averagePrecision).c_str());
+                       percentText(s.precision).c_str(), percentText(s.recall).c_str(),
+                       percentText(s.f1).c_str(), percentText(s.averagePrecision).c_str());
     }
     return out;
   }
