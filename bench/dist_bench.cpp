@@ -26,11 +26,11 @@ using namespace netsmith;
 namespace {
 
 /// Steady-state throughput: global images over the wall time of the batches after warm-up.
-class Throughput : public train::EventSink {
+class Throughput : public run::EventSink {
  public:
   explicit Throughput(std::int64_t warmup) : m_warmup(warmup) {}
-  void onEvent(const train::TrainingEvent& e) override {
-    if (e.type != train::EventType::BatchEnd) return;
+  void onEvent(const run::TrainingEvent& e) override {
+    if (e.type != run::EventType::BatchEnd) return;
     std::lock_guard<std::mutex> lock(m_mutex);
     ++m_batches;
     if (m_batches == m_warmup) {
@@ -102,7 +102,7 @@ double measure(const Options& o, int ranks) {
   trainer.start();
   trainer.wait();
   const auto r = trainer.result();
-  if (r.state == train::FinishState::Failed) throw Error("training failed: " + r.reason);
+  if (r.state == run::FinishState::Failed) throw Error("training failed: " + r.reason);
   return sink->imagesPerSecond();
 }
 

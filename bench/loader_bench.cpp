@@ -74,7 +74,7 @@ double trainingRate(const project::Project& p, const std::string& baseDir, std::
   trainer.start();
   trainer.wait();
   const auto result = trainer.result();
-  if (result.state == train::FinishState::Failed) throw Error("bench failed: " + result.reason);
+  if (result.state == run::FinishState::Failed) throw Error("bench failed: " + result.reason);
   return result.bench.synthetic.imagesPerSecond();
 }
 

@@ -41,11 +41,11 @@ struct Feed {
   std::normal_distribution<double> noise{0, 0.05};
   std::int64_t step = 0;
   std::int64_t perEpoch = 1000;
-  QVector<netsmith::train::BatchMetrics> next(int n) {
-    QVector<netsmith::train::BatchMetrics> out;
+  QVector<netsmith::run::BatchMetrics> next(int n) {
+    QVector<netsmith::run::BatchMetrics> out;
     out.reserve(n);
     for (int i = 0; i < n; ++i) {
-      netsmith::train::BatchMetrics b;
+      netsmith::run::BatchMetrics b;
       ++step;
       b.step = step;
       b.epoch = (step - 1) / perEpoch;
@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
   QObject::connect(&drain, &QTimer::timeout, [&] {
     dash.addBatches(feed.next(perDrain));
     if (feed.step / feed.perEpoch > epochs) {
-      netsmith::train::EpochMetrics e;
+      netsmith::run::EpochMetrics e;
       e.epoch = epochs++;
       e.hasValidation = true;
       e.validation.loss = 0.3;

@@ -53,6 +53,96 @@ std::vector<OpTime> opTable(const std::string& trace) {
   return out;
 }
 
+/// Milliseconds per timed batch of `seconds` summed over `r`'s batches.
+double benchMsPerBatch(const train::StepRate& r, double seconds) {
+  return r.steps > 0 ? 1000.0 * seconds / double(r.steps) : 0.0;
+}
+
+/// Milliseconds per timed batch, phase by phase, as --json gives them.
+Json benchPhasesJson(const train::StepRate& r) {
+  const auto& p = r.phases;
+  return Json{
+      {"loader", benchMsPerBatch(r, p.loader)},   {"forward", benchMsPerBatch(r, p.forward)},
+      {"figures", benchMsPerBatch(r, p.figures)}, {"backward", benchMsPerBatch(r, p.backward)},
+      {"norms", benchMsPerBatch(r, p.norms)},     {"optimizer", benchMsPerBatch(r, p.optimizer)},
+      {"loop", benchMsPerBatch(r, p.loop)},       {"overhead", benchMsPerBatch(r, p.overhead())},
+      {"batch", benchMsPerBatch(r, r.seconds)}};
+}
+
+/// Where a batch's time goes, phase by phase, on the terminal.
+void printBenchPhases(const char* what, const train::StepRate& r) {
+  const auto& p = r.phases;
+  const double step = r.seconds > 0 ? r.seconds : 1;
+  const auto part = [&](const char* name, double seconds) {
+    std::printf("    %-10s %8.2f ms %5.1f%%\n", name, benchMsPerBatch(r, seconds),
+                100 * seconds / step);
+  };
+  std::printf("  where a batch's time goes (%s, per batch):\n", what);
+  part("loader", p.loader);
+  part("forward", p.forward);
+  part("figures", p.figures);
+  part("backward", p.backward);
+  part("norms", p.norms);
+  part("optimizer", p.optimizer);
+  part("loop", p.loop);
+  std::printf("    the loop's own work (figures, norms, loop): %.2f ms, %.1f%% of a batch\n",
+              benchMsPerBatch(r, p.overhead()), 100 * p.overhead() / step);
+}
+
+/// The figures as `bench --json` writes them, with the profiler's ops when `profileTrace` was
+/// written.
+Json benchJson(const project::LoadedProject& loaded, const train::TrainOptions& options,
+               const train::BenchResult& b, int steps, const std::string& profileTrace) {
+  Json j{{"project", loaded.project.name},
+         {"batch_size", options.batchSize},
+         {"threads", b.threads},
+         {"optimizer", options.optimizer.type},
+         {"amp", options.amp},
+         {"steps", steps},
+         {"synthetic_images_per_second", b.synthetic.imagesPerSecond()},
+         {"synthetic_timed_batches", b.synthetic.steps},
+         {"loader_workers", b.workers},
+         {"real_images_per_second", b.real.imagesPerSecond()},
+         {"real_timed_batches", b.real.steps},
+         {"synthetic_ms_per_batch", benchPhasesJson(b.synthetic)},
+         {"real_ms_per_batch", benchPhasesJson(b.real)}};
+  if (!profileTrace.empty()) {
+    Json ops = Json::array();
+    const double n = std::max(1, b.profiledBatches);
+    for (const auto& t : opTable(profileTrace))
+      ops.push_back({{"op", t.name},
+                     {"calls_per_batch", double(t.calls) / n},
+                     {"ms_per_batch", t.microseconds / 1000.0 / n}});
+    j["profile"] = Json{{"trace", profileTrace}, {"batches", b.profiledBatches}, {"ops", ops}};
+  }
+  return j;
+}
+
+/// The figures on the terminal: images per second, where the time goes and, when
+/// `profileTrace` was written, the profiler's top ops.
+void printBench(const project::LoadedProject& loaded, const train::TrainOptions& options,
+                const train::BenchResult& b, int steps, const std::string& profileTrace) {
+  std::printf("%s: batch %lld, %d threads, %s, %d timed steps (the trainer's own batch code)\n",
+              loaded.project.name.c_str(), (long long)options.batchSize, b.threads,
+              options.optimizer.type.c_str(), steps);
+  std::printf("  synthetic input:  %8.1f images/s\n", b.synthetic.imagesPerSecond());
+  std::printf("  real loader (%d worker%s): %8.1f images/s\n", b.workers, b.workers == 1 ? "" : "s",
+              b.real.imagesPerSecond());
+  printBenchPhases("synthetic", b.synthetic);
+  printBenchPhases("real loader", b.real);
+  if (const auto& trace = profileTrace; !trace.empty()) {
+    // One more pass over the synthetic batch under LibTorch's profiler (not in the figures
+    // above); inclusive time: an op's time includes the ops it calls.
+    const auto ops = opTable(trace);
+    const double n = std::max(1, b.profiledBatches);
+    std::printf("  LibTorch profiler, %d synthetic batches (chrome://tracing: %s), top ops:\n",
+                b.profiledBatches, trace.c_str());
+    for (std::size_t i = 0; i < ops.size() && i < 15; ++i)
+      std::printf("    %-58s %8.2f ms %5.1f calls per batch\n", ops[i].name.c_str(),
+                  ops[i].microseconds / 1000.0 / n, double(ops[i].calls) / n);
+  }
+}
+
 }  // namespace
 
 int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries) {
@@ -71,87 +161,17 @@ int runBench(const std::vector<std::string>& words, const RegistriesPtr& registr
   config.benchOptions.profileTrace = args.option("--profile");
   train::Trainer trainer(config);
   const auto result = runWithInterrupts(trainer);
-  if (result.state == train::FinishState::Failed) {
+  if (result.state == run::FinishState::Failed) {
     std::cerr << "netsmith-cli: bench failed: " << result.reason << '\n';
     return kExitFailure;
   }
-  const auto& b = result.bench;
-  // Milliseconds per timed batch, phase by phase.
-  const auto perBatch = [](const train::StepRate& r, double seconds) {
-    return r.steps > 0 ? 1000.0 * seconds / double(r.steps) : 0.0;
-  };
-  const auto phasesJson = [&](const train::StepRate& r) {
-    const auto& p = r.phases;
-    return Json{{"loader", perBatch(r, p.loader)},   {"forward", perBatch(r, p.forward)},
-                {"figures", perBatch(r, p.figures)}, {"backward", perBatch(r, p.backward)},
-                {"norms", perBatch(r, p.norms)},     {"optimizer", perBatch(r, p.optimizer)},
-                {"loop", perBatch(r, p.loop)},       {"overhead", perBatch(r, p.overhead())},
-                {"batch", perBatch(r, r.seconds)}};
-  };
-  const auto printPhases = [&](const char* what, const train::StepRate& r) {
-    const auto& p = r.phases;
-    const double step = r.seconds > 0 ? r.seconds : 1;
-    const auto part = [&](const char* name, double seconds) {
-      std::printf("    %-10s %8.2f ms %5.1f%%\n", name, perBatch(r, seconds), 100 * seconds / step);
-    };
-    std::printf("  where a batch's time goes (%s, per batch):\n", what);
-    part("loader", p.loader);
-    part("forward", p.forward);
-    part("figures", p.figures);
-    part("backward", p.backward);
-    part("norms", p.norms);
-    part("optimizer", p.optimizer);
-    part("loop", p.loop);
-    std::printf("    the loop's own work (figures, norms, loop): %.2f ms, %.1f%% of a batch\n",
-                perBatch(r, p.overhead()), 100 * p.overhead() / step);
-  };
   if (args.has("--json")) {
-    Json j{{"project", loaded.project.name},
-           {"batch_size", options.batchSize},
-           {"threads", b.threads},
-           {"optimizer", options.optimizer.type},
-           {"amp", options.amp},
-           {"steps", steps},
-           {"synthetic_images_per_second", b.synthetic.imagesPerSecond()},
-           {"synthetic_timed_batches", b.synthetic.steps},
-           {"loader_workers", b.workers},
-           {"real_images_per_second", b.real.imagesPerSecond()},
-           {"real_timed_batches", b.real.steps},
-           {"synthetic_ms_per_batch", phasesJson(b.synthetic)},
-           {"real_ms_per_batch", phasesJson(b.real)}};
-    if (!config.benchOptions.profileTrace.empty()) {
-      Json ops = Json::array();
-      const double n = std::max(1, b.profiledBatches);
-      for (const auto& t : opTable(config.benchOptions.profileTrace))
-        ops.push_back({{"op", t.name},
-                       {"calls_per_batch", double(t.calls) / n},
-                       {"ms_per_batch", t.microseconds / 1000.0 / n}});
-      j["profile"] = Json{{"trace", config.benchOptions.profileTrace},
-                          {"batches", b.profiledBatches},
-                          {"ops", ops}};
-    }
-    std::cout << j.dump(2) << '\n';
+    std::cout
+        << benchJson(loaded, options, result.bench, steps, config.benchOptions.profileTrace).dump(2)
+        << '\n';
     return kExitOk;
   }
-  std::printf("%s: batch %lld, %d threads, %s, %d timed steps (the trainer's own batch code)\n",
-              loaded.project.name.c_str(), (long long)options.batchSize, b.threads,
-              options.optimizer.type.c_str(), steps);
-  std::printf("  synthetic input:  %8.1f images/s\n", b.synthetic.imagesPerSecond());
-  std::printf("  real loader (%d worker%s): %8.1f images/s\n", b.workers, b.workers == 1 ? "" : "s",
-              b.real.imagesPerSecond());
-  printPhases("synthetic", b.synthetic);
-  printPhases("real loader", b.real);
-  if (const auto& trace = config.benchOptions.profileTrace; !trace.empty()) {
-    // One more pass over the synthetic batch under LibTorch's profiler (not in the figures
-    // above); inclusive time: an op's time includes the ops it calls.
-    const auto ops = opTable(trace);
-    const double n = std::max(1, b.profiledBatches);
-    std::printf("  LibTorch profiler, %d synthetic batches (chrome://tracing: %s), top ops:\n",
-                b.profiledBatches, trace.c_str());
-    for (std::size_t i = 0; i < ops.size() && i < 15; ++i)
-      std::printf("    %-58s %8.2f ms %5.1f calls per batch\n", ops[i].name.c_str(),
-                  ops[i].microseconds / 1000.0 / n, double(ops[i].calls) / n);
-  }
+  printBench(loaded, options, result.bench, steps, config.benchOptions.profileTrace);
   return kExitOk;
 }
 

@@ -4,8 +4,8 @@
 
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "eval/calibration.h"
 #include "export/export_job.h"
-#include "train/calibration.h"
 
 namespace netsmith::cli {
 
@@ -18,7 +18,7 @@ int runExport(const std::vector<std::string>& words, const RegistriesPtr& regist
   job.samples = args.integer("--samples", 16, 0, 4096);
   job.softmax = args.has("--softmax");
   if (!args.option("--temperature").empty())
-    job.temperature = train::readTemperature(args.option("--temperature"));
+    job.temperature = eval::readTemperature(args.option("--temperature"));
   job.detectionNms = args.has("--nms");  // implies --decoder: NMS works on its boxes and scores
   job.detectionDecoder = args.has("--decoder") || job.detectionNms;
   job.keepFailed = args.has("--keep-failed");

@@ -19,15 +19,16 @@
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "distributed/dist_env.h"
-#include "doctor/embedding.h"
 #include "env/env_report.h"
+#include "eval/embedding.h"
+#include "eval/evaluation.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "registries/registries.h"
+#include "run/run_records.h"
+#include "task/task_registry.h"
 #include "train/dist_worker.h"
-#include "train/evaluation.h"
-#include "train/metrics.h"
-#include "train/run_records.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
 
@@ -42,9 +43,17 @@ extern "C" void onInterrupt(int) {
   if (g_interrupts >= 2) std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C ends at once
 }
 
-/// " acc 91.05%" for a task with an accuracy (classification); nothing for the others.
-std::string accuracyText(double v) {
-  return std::isfinite(v) ? " acc " + percentText(v) : std::string();
+/// " accuracy 91.05%", " mae 0.1234": the task's headline figure as the task shows it; nothing
+/// for a batch without one (detection trains without figures).
+std::string headlineText(const task::FigureSpec& headline, double v) {
+  if (headline.name.empty() || !std::isfinite(v)) return {};
+  return " " + headline.name + " " + (headline.percent ? percentText(v) : formatted("%.4g", v));
+}
+
+/// The headline figure of the task called `name` (empty when the task is unknown).
+task::FigureSpec headlineSpec(const task::TaskRegistry& tasks, const std::string& name) {
+  const auto* def = tasks.find(name);
+  return def ? task::headlineSpecOf(def->figures) : task::FigureSpec{};
 }
 
 std::string clock(double seconds) {
@@ -59,12 +68,14 @@ std::string clock(double seconds) {
 }
 
 /// Progress for people: a redrawn bar on a terminal, plain lines otherwise.
-class ConsoleProgress : public train::EventSink {
+class ConsoleProgress : public run::EventSink {
  public:
-  ConsoleProgress(bool tty, std::int64_t epochs) : m_tty(tty), m_epochs(epochs) {}
+  /// `headline`: the task's headline figure (task::headlineOf), shown beside the loss.
+  ConsoleProgress(bool tty, std::int64_t epochs, task::FigureSpec headline)
+      : m_tty(tty), m_epochs(epochs), m_headline(std::move(headline)) {}
 
-  void onEvent(const train::TrainingEvent& e) override {
-    using train::EventType;
+  void onEvent(const run::TrainingEvent& e) override {
+    using run::EventType;
     switch (e.type) {
       case EventType::Started:
         line(e.message + (e.path.empty() ? "" : "\nrun folder: " + e.path));
@@ -73,7 +84,7 @@ class ConsoleProgress : public train::EventSink {
         batch(e);
         break;
       case EventType::EpochEnd:
-        line(train::describeEpoch(e.epoch));
+        line(run::describeEpoch(e.epoch));
         break;
       case EventType::Checkpoint:
         break;
@@ -111,7 +122,7 @@ class ConsoleProgress : public train::EventSink {
     std::fflush(stdout);
   }
 
-  void batch(const train::TrainingEvent& e) {
+  void batch(const run::TrainingEvent& e) {
     const auto& b = e.batch;
     const auto now = std::chrono::steady_clock::now();
     if (m_firstBatchTime.time_since_epoch().count() == 0) {
@@ -137,7 +148,8 @@ class ConsoleProgress : public train::EventSink {
       std::printf("\r\033[Kepoch %lld [%s] %lld/%lld loss %s%s %.0f img/s ETA %s",
                   (long long)b.epoch + 1, bar.c_str(), (long long)b.batch + 1,
                   (long long)b.batchesPerEpoch, number(b.epochLoss).c_str(),
-                  accuracyText(b.epochAccuracy).c_str(), b.imagesPerSecond, clock(eta).c_str());
+                  headlineText(m_headline, b.epochHeadlineValue).c_str(), b.imagesPerSecond,
+                  clock(eta).c_str());
       std::fflush(stdout);
       m_barShown = true;
       return;
@@ -147,14 +159,15 @@ class ConsoleProgress : public train::EventSink {
     if ((b.batch + 1) % every != 0 || b.batch + 1 == b.batchesPerEpoch) return;
     std::printf("epoch %lld batch %lld/%lld: loss %s%s lr %.3g grad-norm %s %.0f img/s ETA %s\n",
                 (long long)b.epoch + 1, (long long)b.batch + 1, (long long)b.batchesPerEpoch,
-                number(b.epochLoss).c_str(), accuracyText(b.epochAccuracy).c_str(), b.lr,
-                number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
+                number(b.epochLoss).c_str(), headlineText(m_headline, b.epochHeadlineValue).c_str(),
+                b.lr, number(b.gradNorm, 3).c_str(), b.imagesPerSecond, clock(eta).c_str());
     std::fflush(stdout);
   }
 
  private:
   bool m_tty;
   std::int64_t m_epochs;
+  task::FigureSpec m_headline;
   bool m_barShown = false;
   std::chrono::steady_clock::time_point m_firstBatchTime{};
   std::chrono::steady_clock::time_point m_lastDraw{};
@@ -162,9 +175,9 @@ class ConsoleProgress : public train::EventSink {
 };
 
 /// --json: one object per event on stdout.
-class JsonLines : public train::EventSink {
+class JsonLines : public run::EventSink {
  public:
-  void onEvent(const train::TrainingEvent& e) override {
+  void onEvent(const run::TrainingEvent& e) override {
     std::printf("%s\n", e.toJson().dump().c_str());
     std::fflush(stdout);
   }
@@ -222,7 +235,7 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   config.initFromPath = args.option("--init-from");
   if (!config.resumePath.empty() && !config.initFromPath.empty())
     throw UsageError{"--resume and --init-from exclude each other"};
-  if (!config.resumePath.empty()) config.runDir = train::resumeRunFolder(config.resumePath);
+  if (!config.resumePath.empty()) config.runDir = run::resumeRunFolder(config.resumePath);
   config.cacheDir = data::userCacheDir();
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   config.limitVal = args.integer("--limit-val", 0, 1, 1LL << 40);
@@ -239,17 +252,18 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
     // Another rank under torchrun/srun: rank 0 speaks for the job; this one only complains.
     trainer.addSink(train::makeRankConsole(config.dist.rank));
     const auto result = runWithInterrupts(trainer);
-    if (result.state == train::FinishState::Failed) return kExitFailure;
+    if (result.state == run::FinishState::Failed) return kExitFailure;
     return kExitOk;
   }
   if (json)
-    trainer.addSink(std::make_shared<JsonLines>(), train::Overflow::Wait);  // every line
+    trainer.addSink(std::make_shared<JsonLines>(), run::Overflow::Wait);  // every line
   else
-    trainer.addSink(std::make_shared<ConsoleProgress>(::isatty(STDOUT_FILENO) != 0,
-                                                      options.fastDevRun ? 1 : options.epochs));
+    trainer.addSink(std::make_shared<ConsoleProgress>(
+        ::isatty(STDOUT_FILENO) != 0, options.fastDevRun ? 1 : options.epochs,
+        headlineSpec(registries->tasks, config.project.task)));
   const auto result = runWithInterrupts(trainer);
 
-  if (result.state == train::FinishState::Failed) {
+  if (result.state == run::FinishState::Failed) {
     std::cerr << "netsmith-cli: training failed: " << result.reason << '\n';
     if (!result.runDir.empty()) std::cerr << "run folder: " << result.runDir << '\n';
     using Failure = train::TrainResult::Failure;
@@ -259,7 +273,7 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
     return result.runDir.empty() && result.steps == 0 ? kExitInvalid : kExitFailure;
   }
   const int exitCode =
-      result.state == train::FinishState::Stopped && g_interrupts > 0 ? kExitInterrupted : kExitOk;
+      result.state == run::FinishState::Stopped && g_interrupts > 0 ? kExitInterrupted : kExitOk;
   if (json) return exitCode;
   std::printf("%s\n", result.reason.c_str());
   if (!result.lastCheckpoint.empty())
@@ -268,11 +282,11 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   // Here the project has no test split (a skipped one is described above); say why there is
   // no validation figure either instead of claiming there is no validation split.
   if (last.empty() && result.hasValidation) {
-    last = "validation" + train::figuresText(result.lastValidation) + " on " +
+    last = "validation" + run::figuresText(result.lastValidation) + " on " +
            std::to_string(result.lastValidation.samples) + " images (no test split)";
   } else if (last.empty()) {
     last = std::string("no accuracy measured: no test split, and no validation pass ran") +
-           (result.state == train::FinishState::Completed ? "" : " before the run stopped");
+           (result.state == run::FinishState::Completed ? "" : " before the run stopped");
   }
   std::printf("%s; run folder %s\n", last.c_str(),
               result.runDir.empty() ? "(none)" : result.runDir.c_str());
@@ -286,13 +300,13 @@ int runDistWorker(const std::vector<std::string>& words, const RegistriesPtr& re
 
 /// eval --embedding FILE: the evaluated samples' penultimate features laid out by t-SNE, with
 /// progress on stderr.
-void writeEmbedding(const std::string& path, const train::Evaluation& e, bool quiet) {
+void writeEmbedding(const std::string& path, const eval::Evaluation& e, bool quiet) {
   if (e.featureWidth <= 0)
     throw Error("--embedding: the evaluation kept no penultimate features (the task \"" + e.task +
                 "\" is evaluated without a class view, or its model has no layer before the "
                 "output)");
-  const auto rows = doctor::embeddingRows(e);
-  doctor::EmbeddingOptions options;
+  const auto rows = eval::embeddingRows(e);
+  eval::EmbeddingOptions options;
   // Called again and again with 0 during the neighbour search: each count printed once.
   options.progress = [quiet, last = -1](int done, int total) mutable {
     if (!quiet && done != last && (done % 100 == 0 || done == total))
@@ -301,8 +315,8 @@ void writeEmbedding(const std::string& path, const train::Evaluation& e, bool qu
     return true;  // Ctrl-C ends eval at once: it writes nothing until the end
   };
   const auto layout =
-      doctor::embedFeatures(rows.features, std::int64_t(rows.samples.size()), rows.width, options);
-  doctor::writeEmbeddingCsv(path, e, rows, layout);
+      eval::embedFeatures(rows.features, std::int64_t(rows.samples.size()), rows.width, options);
+  eval::writeEmbeddingCsv(path, e, rows, layout);
   if (!quiet)
     std::fprintf(stderr,
                  "embedding: %zu samples, %lld features from node %s, KL divergence %.4f: %s\n",
@@ -315,7 +329,7 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
   env::configureThreads(static_cast<int>(args.integer("--threads", 0, 0, 4096)));
   if (!args.option("--gradcam").empty()) return runGradCam(args, registries);
   if (!args.option("--out").empty()) throw UsageError{"--out goes with --gradcam IMAGE"};
-  train::EvaluationOptions o;
+  eval::EvaluationOptions o;
   o.registries = registries;
   o.checkpoint = args.one("CHECKPOINT");
   o.data = args.option("--data");
@@ -333,7 +347,7 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
     throw UsageError{"--tta must be flip or crops, not \"" + o.tta + "\""};
   if (!args.option("--temperature").empty()) {
     if (o.fitTemperature) throw UsageError{"--temperature and --fit-temperature: give one"};
-    o.temperature = train::readTemperature(args.option("--temperature"));
+    o.temperature = eval::readTemperature(args.option("--temperature"));
   }
   const std::string embeddingFile = args.option("--embedding");
   if (!embeddingFile.empty()) {
@@ -341,16 +355,16 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
     o.keepSamples = true;
     o.thumbnail = 1;  // the samples' labels are what the file needs, not their pictures
   }
-  const auto e = train::evaluateCheckpoint(o);
+  const auto e = eval::evaluateCheckpoint(o);
   if (!embeddingFile.empty()) writeEmbedding(embeddingFile, e, args.has("--json"));
   std::string recorded;
-  if (e.temperatureFitted) recorded = train::writeCalibrationFile(o.checkpoint, e.temperatureFit);
+  if (e.temperatureFitted) recorded = eval::writeCalibrationFile(o.checkpoint, e.temperatureFit);
   if (args.has("--json")) {
     std::cout << e.toJson().dump(2) << '\n';
     return kExitOk;
   }
   std::printf("%s: %s split\n", printable(o.checkpoint).c_str(), e.split.c_str());
-  std::cout << e.report(train::EvaluationFiles{o.predictions, recorded});
+  std::cout << e.report(eval::EvaluationFiles{o.predictions, recorded});
   return kExitOk;
 }
 
@@ -387,7 +401,7 @@ int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& regist
   if (o.endLr <= o.startLr) throw UsageError{"--end must be greater than --start"};
   train::Trainer trainer(config);
   const auto result = runWithInterrupts(trainer);
-  if (result.state == train::FinishState::Failed) {
+  if (result.state == run::FinishState::Failed) {
     std::cerr << "netsmith-cli: lr-find failed: " << result.reason << '\n';
     return kExitFailure;
   }

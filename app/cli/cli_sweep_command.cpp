@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
@@ -121,71 +122,64 @@ void printTable(const experiment::SweepRunner& runner) {
   }
 }
 
-}  // namespace
-
-int runSweep(const std::vector<std::string>& words, const RegistriesPtr& registries) {
-  const Args args = commandArgs("sweep", words);
-  const bool json = args.has("--json");
-  experiment::SweepOptions options;
-  options.registries = registries;
-  options.program = selfExecutable();
-  if (options.program.empty()) throw Error("cannot find this program's path to start trials");
-  options.outRoot = args.option("--out", "sweeps");
-  options.parallel = args.integer("--parallel", 0, 1, 64);
-  options.threadsPerTrial = static_cast<int>(args.integer("--threads", 0, 1, 4096));
-  const std::string applyBest = args.option("--apply-best");
-  if (!applyBest.empty() && std::filesystem::exists(applyBest) && !args.has("--force"))
-    throw UsageError{applyBest + " exists; give --force to replace it"};
-
-  std::string dir = args.option("--resume");
-  if (dir.empty()) {
-    const std::string& path = args.one("PROJECT");
-    if (args.option("--limit-train") != "") {
-      options.trainArgs.push_back("--limit-train");
-      options.trainArgs.push_back(std::to_string(args.integer("--limit-train", 0, 1, 1LL << 40)));
-    }
-    if (args.option("--limit-val") != "") {
-      options.trainArgs.push_back("--limit-val");
-      options.trainArgs.push_back(std::to_string(args.integer("--limit-val", 0, 1, 1LL << 40)));
-    }
-    project::LoadedProject loaded;
-    train::TrainOptions trainOptions;
-    if (!loadTrainable(path, *registries, loaded, trainOptions)) return kExitInvalid;
-    if (!loaded.project.extra.contains("sweep"))
-      throw Error(path + ": the project has no sweep section (see README, Experiments)");
-    Problems problems;
-    const auto spec = experiment::parseSweep(loaded.project.extra["sweep"], loaded.project,
-                                             problems, *registries);
-    if (!problems.empty()) throw Error(path + ": " + formatProblems(problems));
-    dir = experiment::SweepRunner::create(loaded, spec, options);
-  } else {
-    if (!args.positional().empty())
-      throw UsageError{"--resume DIR continues a sweep; give no project with it"};
-    if (args.option("--limit-train") != "" || args.option("--limit-val") != "" ||
-        args.option("--out") != "")
-      throw UsageError{"--resume keeps the sweep's own limits and folder"};
+/// Makes the sweep folder for PROJECT's sweep section, passing the trials --limit-train and
+/// --limit-val; nullopt when the project is not trainable.
+std::optional<std::string> createSweepFolder(const Args& args, const Registries& registries,
+                                             experiment::SweepOptions& options) {
+  const std::string& path = args.one("PROJECT");
+  if (args.option("--limit-train") != "") {
+    options.trainArgs.push_back("--limit-train");
+    options.trainArgs.push_back(std::to_string(args.integer("--limit-train", 0, 1, 1LL << 40)));
   }
+  if (args.option("--limit-val") != "") {
+    options.trainArgs.push_back("--limit-val");
+    options.trainArgs.push_back(std::to_string(args.integer("--limit-val", 0, 1, 1LL << 40)));
+  }
+  project::LoadedProject loaded;
+  train::TrainOptions trainOptions;
+  if (!loadTrainable(path, registries, loaded, trainOptions)) return std::nullopt;
+  if (!loaded.project.extra.contains("sweep"))
+    throw Error(path + ": the project has no sweep section (see README, Experiments)");
+  Problems problems;
+  const auto spec =
+      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, problems, registries);
+  if (!problems.empty()) throw Error(path + ": " + formatProblems(problems));
+  return experiment::SweepRunner::create(loaded, spec, options);
+}
 
-  experiment::SweepRunner runner(dir, options);
+/// Refuses a project, limits or --out beside --resume: a resumed sweep keeps its own.
+void checkSweepResumeArgs(const Args& args) {
+  if (!args.positional().empty())
+    throw UsageError{"--resume DIR continues a sweep; give no project with it"};
+  if (args.option("--limit-train") != "" || args.option("--limit-val") != "" ||
+      args.option("--out") != "")
+    throw UsageError{"--resume keeps the sweep's own limits and folder"};
+}
+
+/// The sweep's plan on the terminal: its trials, ASHA rungs, parallelism, objective and folder.
+void printSweepPlan(const experiment::SweepRunner& runner, const std::string& dir) {
   const auto& spec = runner.spec();
-  if (!json) {
-    const Json& train = runner.baseProject().train;
-    const bool given =
-        train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer();
-    const auto rungs = experiment::ashaRungs(
-        spec.asha, given ? train["epochs"].get<std::int64_t>() : train::TrainOptions{}.epochs);
-    std::string rungText;
-    for (const auto r : rungs)
-      rungText += (rungText.empty() ? "" : ", ") + std::to_string(r);
-    std::printf(
-        "sweep %s: %lld trials (%s%s), %lld at a time, %d threads each; objective %s "
-        "(%s)\nfolder %s\n",
-        spec.name.c_str(), static_cast<long long>(experiment::plannedTrials(spec)),
-        spec.method.c_str(), rungs.empty() ? "" : (", ASHA rungs at epochs " + rungText).c_str(),
-        static_cast<long long>(runner.state().parallel), runner.state().threadsPerTrial,
-        spec.objective.c_str(), spec.maximize ? "max" : "min", dir.c_str());
-    std::fflush(stdout);
-  }
+  const Json& train = runner.baseProject().train;
+  const bool given =
+      train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer();
+  const auto rungs = experiment::ashaRungs(
+      spec.asha, given ? train["epochs"].get<std::int64_t>() : train::TrainOptions{}.epochs);
+  std::string rungText;
+  for (const auto r : rungs)
+    rungText += (rungText.empty() ? "" : ", ") + std::to_string(r);
+  std::printf(
+      "sweep %s: %lld trials (%s%s), %lld at a time, %d threads each; objective %s "
+      "(%s)\nfolder %s\n",
+      spec.name.c_str(), static_cast<long long>(experiment::plannedTrials(spec)),
+      spec.method.c_str(), rungs.empty() ? "" : (", ASHA rungs at epochs " + rungText).c_str(),
+      static_cast<long long>(runner.state().parallel), runner.state().threadsPerTrial,
+      spec.objective.c_str(), spec.maximize ? "max" : "min", dir.c_str());
+  std::fflush(stdout);
+}
+
+/// Runs the trials, each event printed (or written as a JSON line), with SIGINT and SIGTERM
+/// asking the sweep to stop (the previous handlers are put back); whether it finished.
+bool runSweepTrials(experiment::SweepRunner& runner, bool json) {
   g_sweepInterrupted = false;
   auto previousInt = std::signal(SIGINT, onSweepInterrupt);
   auto previousTerm = std::signal(SIGTERM, onSweepInterrupt);
@@ -208,33 +202,72 @@ int runSweep(const std::vector<std::string>& words, const RegistriesPtr& registr
   }
   std::signal(SIGINT, previousInt);
   std::signal(SIGTERM, previousTerm);
+  return finished;
+}
+
+/// The closing lines on the terminal: the trials' table, the counts, the best trial and, when
+/// interrupted, how to resume.
+void printSweepSummary(const experiment::SweepRunner& runner, const experiment::Trial* best,
+                       bool finished, const std::string& dir) {
+  const auto& state = runner.state();
+  const auto& spec = runner.spec();
+  std::int64_t epochs = 0, completed = 0, stopped = 0, failed = 0;
+  for (const auto& t : state.trials) {
+    epochs += t.epochsDone;
+    completed += t.status == experiment::TrialStatus::Completed;
+    stopped += t.status == experiment::TrialStatus::Stopped;
+    failed += t.status == experiment::TrialStatus::Failed;
+  }
+  std::printf("\n");
+  printTable(runner);
+  std::printf(
+      "\nsweep %s in %s: %zu trials (%lld completed, %lld stopped early, %lld failed), "
+      "%lld epochs trained in all\n",
+      finished ? "finished" : "interrupted", duration(state.elapsedSeconds).c_str(),
+      state.trials.size(), static_cast<long long>(completed), static_cast<long long>(stopped),
+      static_cast<long long>(failed), static_cast<long long>(epochs));
+  if (best) {
+    std::printf("best: trial %lld, %s %.4f after %lld epochs: %s\n",
+                static_cast<long long>(best->id), spec.objective.c_str(), best->objective(),
+                static_cast<long long>(best->epochsDone),
+                paramsText(experiment::assignmentJson(best->params)).c_str());
+  }
+  if (!finished) std::printf("resume with: netsmith-cli sweep --resume %s\n", dir.c_str());
+}
+
+}  // namespace
+
+int runSweep(const std::vector<std::string>& words, const RegistriesPtr& registries) {
+  const Args args = commandArgs("sweep", words);
+  const bool json = args.has("--json");
+  experiment::SweepOptions options;
+  options.registries = registries;
+  options.program = selfExecutable();
+  if (options.program.empty()) throw Error("cannot find this program's path to start trials");
+  options.outRoot = args.option("--out", "sweeps");
+  options.parallel = args.integer("--parallel", 0, 1, 64);
+  options.threadsPerTrial = static_cast<int>(args.integer("--threads", 0, 1, 4096));
+  const std::string applyBest = args.option("--apply-best");
+  if (!applyBest.empty() && std::filesystem::exists(applyBest) && !args.has("--force"))
+    throw UsageError{applyBest + " exists; give --force to replace it"};
+
+  std::string dir = args.option("--resume");
+  if (dir.empty()) {
+    const auto created = createSweepFolder(args, *registries, options);
+    if (!created) return kExitInvalid;
+    dir = *created;
+  } else {
+    checkSweepResumeArgs(args);
+  }
+
+  experiment::SweepRunner runner(dir, options);
+  const auto& spec = runner.spec();
+  if (!json) printSweepPlan(runner, dir);
+  const bool finished = runSweepTrials(runner, json);
 
   const auto& state = runner.state();
   const auto* best = experiment::bestTrial(state, spec);
-  if (!json) {
-    std::int64_t epochs = 0, completed = 0, stopped = 0, failed = 0;
-    for (const auto& t : state.trials) {
-      epochs += t.epochsDone;
-      completed += t.status == experiment::TrialStatus::Completed;
-      stopped += t.status == experiment::TrialStatus::Stopped;
-      failed += t.status == experiment::TrialStatus::Failed;
-    }
-    std::printf("\n");
-    printTable(runner);
-    std::printf(
-        "\nsweep %s in %s: %zu trials (%lld completed, %lld stopped early, %lld failed), "
-        "%lld epochs trained in all\n",
-        finished ? "finished" : "interrupted", duration(state.elapsedSeconds).c_str(),
-        state.trials.size(), static_cast<long long>(completed), static_cast<long long>(stopped),
-        static_cast<long long>(failed), static_cast<long long>(epochs));
-    if (best) {
-      std::printf("best: trial %lld, %s %.4f after %lld epochs: %s\n",
-                  static_cast<long long>(best->id), spec.objective.c_str(), best->objective(),
-                  static_cast<long long>(best->epochsDone),
-                  paramsText(experiment::assignmentJson(best->params)).c_str());
-    }
-    if (!finished) std::printf("resume with: netsmith-cli sweep --resume %s\n", dir.c_str());
-  }
+  if (!json) printSweepSummary(runner, best, finished, dir);
   if (!applyBest.empty()) {
     if (!best) throw Error("no trial has a score yet; nothing to write to " + applyBest);
     writeFileAtomically(applyBest, runner.trialProjectJson(best->id).dump(2) + "\n");

@@ -158,7 +158,7 @@ void scheduleScreenshots(MainWindow& window, const QString& dir, bool train) {
   }
   // During training: after the second epoch (the charts have curves, the run goes on).
   QObject::connect(window.session(), &netsmith::ui::TrainerSession::epochEnded, &window,
-                   [grab](const netsmith::train::EpochMetrics& e) {
+                   [grab](const netsmith::run::EpochMetrics& e) {
                      if (e.epoch == 1)
                        QTimer::singleShot(300, [grab] { grab(QStringLiteral("training")); });
                    });

@@ -61,7 +61,7 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
   return lambda;
 }
 
-void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& boxes,
+void applyMosaic(torch::Tensor& images, std::vector<std::vector<target::Box>>& boxes,
                  double probability, SampleRng& rng) {
   namespace F = torch::nn::functional;
   const std::int64_t n = images.size(0);
@@ -71,7 +71,7 @@ void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& box
   const std::int64_t h = images.size(2), w = images.size(3), hh = h / 2, hw = w / 2;
   if (n < 1 || hh < 1 || hw < 1) return;
   torch::NoGradGuard noGrad;
-  const std::vector<std::vector<data::Box>> sourceBoxes = boxes;
+  const std::vector<std::vector<target::Box>> sourceBoxes = boxes;
   torch::Tensor halves;  // every image at half size, made when the first Mosaic fires
   torch::Tensor out;
   for (std::int64_t i = 0; i < n; ++i) {
@@ -86,7 +86,7 @@ void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& box
     const std::array<std::int64_t, 4> parts{i, rng.integer(0, n - 1), rng.integer(0, n - 1),
                                             rng.integer(0, n - 1)};
     auto image = torch::zeros_like(images[i]);
-    std::vector<data::Box> moved;
+    std::vector<target::Box> moved;
     const double sx = double(hw) / double(w), sy = double(hh) / double(h);
     for (std::size_t q = 0; q < 4; ++q) {
       const std::int64_t top = std::int64_t(q / 2) * hh, left = std::int64_t(q % 2) * hw;

@@ -8,7 +8,7 @@
 
 #include "augment/pipeline.h"
 #include "augment/sample_rng.h"
-#include "data/box.h"
+#include "target/box.h"
 
 namespace netsmith::augment {
 
@@ -30,7 +30,7 @@ double applyBatchMix(torch::Tensor& images, torch::Tensor& targets,
 /// (any, itself included) in the other quadrants, each's boxes scaled and moved with it. The
 /// partners are read as they were before any Mosaic of this batch. An odd row or column left
 /// over is 0 (the normalised mean). Throws netsmith::Error when there are not N box lists.
-void applyMosaic(torch::Tensor& images, std::vector<std::vector<data::Box>>& boxes,
+void applyMosaic(torch::Tensor& images, std::vector<std::vector<target::Box>>& boxes,
                  double probability, SampleRng& rng);
 
 }  // namespace netsmith::augment

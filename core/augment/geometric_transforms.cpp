@@ -29,7 +29,7 @@ bool hasMask(const PixelTarget* target) {
 /// Moves the boxes by `m`, a map of edge coordinates (a pixel i spans [i, i + 1]).
 void moveBoxesByEdges(PixelTarget& target, const cv::Matx23d& m, cv::Size size) {
   if (target.boxes.empty()) return;
-  std::vector<data::Box> kept;
+  std::vector<target::Box> kept;
   kept.reserve(target.boxes.size());
   for (auto box : target.boxes) {
     const std::array<cv::Point2d, 4> corners{

@@ -4,6 +4,109 @@
 
 namespace netsmith::augment {
 
+namespace {
+
+/// An augment entry's keys besides "transform": its chance, whether it is on, its parameters.
+struct AugmentEntryKeys {
+  double probability = 1.0;
+  bool enabled = true;
+  bool ok = true;  ///< false: a bad "p" or "enabled" was reported
+  Json params = Json::object();
+};
+
+/// The registered transform an augment entry names, or null after reporting a malformed entry
+/// or an unknown name.
+const TransformDef* augmentEntryTransform(const Json& entry, const std::string& path,
+                                          const TransformRegistry& registry, Problems& problems) {
+  if (!entry.is_object() || !entry.contains("transform") || !entry["transform"].is_string()) {
+    problems.push_back(
+        {path,
+         "must be an object with a \"transform\" name, e.g. {\"transform\": \"HorizontalFlip\"}",
+         {},
+         {}});
+    return nullptr;
+  }
+  const std::string name = entry["transform"].get<std::string>();
+  const TransformDef* def = registry.find(name);
+  if (!def) {
+    const auto guess = schema::closestName(name, registry.names());
+    problems.push_back(
+        {path + ".transform",
+         "unknown transform \"" + name + "\"",
+         {},
+         guess.empty() ? "see `netsmith-cli transforms`" : "did you mean \"" + guess + "\"?"});
+    return nullptr;
+  }
+  return def;
+}
+
+/// Reads an entry's "p" and "enabled" (reporting bad values) and gathers its other keys, but
+/// "transform", as the transform's parameters.
+AugmentEntryKeys readAugmentEntryKeys(const Json& entry, const std::string& path,
+                                      double defaultProbability, Problems& problems) {
+  AugmentEntryKeys keys;
+  keys.probability = defaultProbability;
+  for (auto it = entry.begin(); it != entry.end(); ++it) {
+    if (it.key() == "transform") continue;
+    if (it.key() == "p") {
+      const Json& v = it.value();
+      if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
+        problems.push_back(
+            {path + ".p", "must be a probability in [0, 1], got " + jsonBrief(v), {}, {}});
+        keys.ok = false;
+      } else {
+        keys.probability = v.get<double>();
+      }
+    } else if (it.key() == "enabled") {
+      if (!it.value().is_boolean()) {
+        problems.push_back({path + ".enabled", "must be true or false", {}, {}});
+        keys.ok = false;
+      } else {
+        keys.enabled = it.value().get<bool>();
+      }
+    } else {
+      keys.params[it.key()] = it.value();
+    }
+  }
+  return keys;
+}
+
+/// Whether the transform's resolved parameters pass its own check in `context` and, with pixel
+/// targets, it moves them with the image; reports why not.
+bool augmentStepAllowed(const TransformDef& def, const std::string& name,
+                        const schema::Params& resolved, const TransformContext& context,
+                        const std::string& path, Problems& problems) {
+  if (def.check) {
+    const auto issues = def.check(resolved, context);
+    for (const auto& issue : issues)
+      problems.push_back({path + "." + issue.param, issue.message, {}, {}});
+    if (!issues.empty()) return false;
+  }
+  if (context.pixelTargets && def.targets == TargetEffect::Breaks) {
+    problems.push_back({path + ".transform",
+                        name + " moves or mixes pixels but cannot move a mask or boxes with them",
+                        {},
+                        "use the Geometry transforms (flips, crops, rotation, affine), which "
+                        "move the mask or boxes with the image"});
+    return false;
+  }
+  return true;
+}
+
+/// The batch-level mix (MixUp, CutMix or Mosaic) of transform `name`.
+BatchMix augmentBatchMix(const std::string& name, const schema::Params& resolved,
+                         double probability) {
+  BatchMix mix;
+  mix.kind = name == "CutMix"   ? BatchMix::Kind::CutMix
+             : name == "Mosaic" ? BatchMix::Kind::Mosaic
+                                : BatchMix::Kind::MixUp;
+  if (mix.kind != BatchMix::Kind::Mosaic) mix.alpha = resolved.real("alpha");
+  mix.probability = probability;
+  return mix;
+}
+
+}  // namespace
+
 Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& registry,
                             const TransformContext& context, Problems& problems) {
   Pipeline p;
@@ -15,82 +118,25 @@ Pipeline Pipeline::fromJson(const Json& augment, const TransformRegistry& regist
   for (std::size_t i = 0; i < augment.size(); ++i) {
     const std::string path = "augment[" + std::to_string(i) + "]";
     const Json& entry = augment[i];
-    if (!entry.is_object() || !entry.contains("transform") || !entry["transform"].is_string()) {
-      problems.push_back(
-          {path,
-           "must be an object with a \"transform\" name, e.g. {\"transform\": \"HorizontalFlip\"}",
-           {},
-           {}});
-      continue;
-    }
+    const TransformDef* def = augmentEntryTransform(entry, path, registry, problems);
+    if (!def) continue;
     const std::string name = entry["transform"].get<std::string>();
-    const TransformDef* def = registry.find(name);
-    if (!def) {
-      const auto guess = schema::closestName(name, registry.names());
-      problems.push_back(
-          {path + ".transform",
-           "unknown transform \"" + name + "\"",
-           {},
-           guess.empty() ? "see `netsmith-cli transforms`" : "did you mean \"" + guess + "\"?"});
+    const AugmentEntryKeys keys =
+        readAugmentEntryKeys(entry, path, def->defaultProbability, problems);
+    bool ok = keys.ok;
+    const std::size_t before = problems.size();
+    const auto resolved = schema::resolveParamsAt(def->schema, keys.params, path, problems);
+    if (problems.size() != before) ok = false;
+    if (!ok) continue;
+    if (!augmentStepAllowed(*def, name, resolved, context, path, problems)) continue;
+    if (!keys.enabled) continue;
+    if (def->batchLevel) {
+      p.m_mixes.push_back(augmentBatchMix(name, resolved, keys.probability));
       continue;
     }
     Step step;
     step.name = name;
-    step.probability = def->defaultProbability;
-    bool enabled = true;
-    bool ok = true;
-    Json params = Json::object();
-    for (auto it = entry.begin(); it != entry.end(); ++it) {
-      if (it.key() == "transform") continue;
-      if (it.key() == "p") {
-        const Json& v = it.value();
-        if (!v.is_number() || v.get<double>() < 0 || v.get<double>() > 1) {
-          problems.push_back(
-              {path + ".p", "must be a probability in [0, 1], got " + jsonBrief(v), {}, {}});
-          ok = false;
-        } else {
-          step.probability = v.get<double>();
-        }
-      } else if (it.key() == "enabled") {
-        if (!it.value().is_boolean()) {
-          problems.push_back({path + ".enabled", "must be true or false", {}, {}});
-          ok = false;
-        } else {
-          enabled = it.value().get<bool>();
-        }
-      } else {
-        params[it.key()] = it.value();
-      }
-    }
-    const std::size_t before = problems.size();
-    const auto resolved = schema::resolveParamsAt(def->schema, params, path, problems);
-    if (problems.size() != before) ok = false;
-    if (!ok) continue;
-    if (def->check) {
-      const auto issues = def->check(resolved, context);
-      for (const auto& issue : issues)
-        problems.push_back({path + "." + issue.param, issue.message, {}, {}});
-      if (!issues.empty()) continue;
-    }
-    if (context.pixelTargets && def->targets == TargetEffect::Breaks) {
-      problems.push_back({path + ".transform",
-                          name + " moves or mixes pixels but cannot move a mask or boxes with them",
-                          {},
-                          "use the Geometry transforms (flips, crops, rotation, affine), which "
-                          "move the mask or boxes with the image"});
-      continue;
-    }
-    if (!enabled) continue;
-    if (def->batchLevel) {
-      BatchMix mix;
-      mix.kind = name == "CutMix"   ? BatchMix::Kind::CutMix
-                 : name == "Mosaic" ? BatchMix::Kind::Mosaic
-                                    : BatchMix::Kind::MixUp;
-      if (mix.kind != BatchMix::Kind::Mosaic) mix.alpha = resolved.real("alpha");
-      mix.probability = step.probability;
-      p.m_mixes.push_back(mix);
-      continue;
-    }
+    step.probability = keys.probability;
     step.deterministic = def->deterministic;
     step.setsSize = def->setsSize;
     step.isNormalize = name == "Normalize";

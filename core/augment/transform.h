@@ -9,8 +9,8 @@
 
 #include "augment/sample_rng.h"
 #include "common/named_registry.h"
-#include "data/box.h"
 #include "schema/param_schema.h"
+#include "target/box.h"
 
 namespace netsmith::augment {
 
@@ -31,7 +31,7 @@ struct PixelTarget {
   cv::Mat mask;
   double fill = 255;
   /// The objects' boxes in the image's pixels (edges: a box of the whole image is 0, 0, w, h).
-  std::vector<data::Box> boxes;
+  std::vector<target::Box> boxes;
   double minVisible = 0.25;
 };
 

@@ -31,7 +31,7 @@ struct LoadedModel {
   Json taskState;
   std::string source;      ///< the checkpoint path (or the project's)
   bool dataNamed = false;  ///< loaded from a project file the user named: so is its data
-  /// Temperature scaling (train/calibration.h): forward() and every export divide the output
+  /// Temperature scaling (eval/calibration.h): forward() and every export divide the output
   /// by it. 1: the output as trained.
   double temperature = 1;
 

@@ -41,6 +41,135 @@ const DtypeInfo* byName(const std::string& n) {
 
 constexpr std::uint64_t kMaxHeader = 100u << 20;  // the reference implementation's limit
 
+/// The error for file `name`, which is not a valid safetensors file because of `why`.
+Error invalidSafetensors(const std::string& name, const std::string& why) {
+  return Error(name + ": not a valid safetensors file: " + why);
+}
+
+/// A tensor as the header names it: its dtype, shape and byte range in the data.
+struct SafetensorsEntry {
+  std::string name;
+  const DtypeInfo* dtype;
+  std::vector<std::int64_t> shape;
+  std::uint64_t begin, end;
+};
+
+/// Reads the header's length into `n` and parses the header: bounded by the file and
+/// kMaxHeader, nested within bounds, a JSON object.
+nlohmann::json readSafetensorsHeader(const std::string& bytes, const std::string& name,
+                                     std::uint64_t& n) {
+  if (bytes.size() < 8)
+    throw invalidSafetensors(name, "too short (" + std::to_string(bytes.size()) + " bytes)");
+  n = 0;
+  for (int i = 7; i >= 0; --i)
+    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
+  if (n > kMaxHeader || n > bytes.size() - 8)
+    throw invalidSafetensors(name, "header length " + std::to_string(n) +
+                                       " does not fit the file (truncated or foreign)");
+  try {
+    checkJsonNesting(bytes.substr(8, n), "the header");
+  } catch (const Error& e) {
+    throw invalidSafetensors(name, e.what());
+  }
+  nlohmann::json header;
+  try {
+    header = nlohmann::json::parse(bytes.substr(8, n));
+  } catch (const std::exception&) {
+    throw invalidSafetensors(name, "the header is not JSON (corrupt or foreign)");
+  }
+  if (!header.is_object()) throw invalidSafetensors(name, "the header is not a JSON object");
+  return header;
+}
+
+/// Copies the header's __metadata__ (`value`) into `metadata`; it must be an object of strings.
+void readSafetensorsMetadata(const nlohmann::json& value, const std::string& name,
+                             std::map<std::string, std::string>& metadata) {
+  if (!value.is_object())
+    throw invalidSafetensors(name, "__metadata__ must be an object of strings");
+  for (auto m = value.begin(); m != value.end(); ++m) {
+    if (!m.value().is_string())
+      throw invalidSafetensors(name, "__metadata__ must be an object of strings");
+    metadata[m.key()] = m.value().get<std::string>();
+  }
+}
+
+/// Reads `shape` (of the tensor `where`) into `out` and returns its element count: whole
+/// numbers, their product checked against the `fileSize`.
+std::uint64_t readSafetensorsShape(const nlohmann::json& shape, const std::string& where,
+                                   const std::string& name, std::size_t fileSize,
+                                   std::vector<std::int64_t>& out) {
+  std::uint64_t numel = 1;
+  if (!shape.is_array()) throw invalidSafetensors(name, where + " has a malformed shape");
+  bool empty = false;
+  for (const auto& d : shape) {
+    if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0))
+      throw invalidSafetensors(name, where + " has a malformed shape");
+    const std::uint64_t size = d.get<std::uint64_t>();
+    // Checked: a shape such as [4, 2^62] must not wrap its element count around.
+    if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max()) ||
+        (size > 0 && numel > fileSize / size))
+      throw invalidSafetensors(name,
+                               where + " has a shape " + shape.dump() + " larger than the file");
+    if (size == 0) empty = true;
+    out.push_back(static_cast<std::int64_t>(size));
+    numel = empty ? 0 : numel * size;
+  }
+  return numel;
+}
+
+/// Reads the header's entry `key` (`v`): its dtype, its shape, and a byte range that lies in
+/// the `dataSize` bytes of data and matches them.
+SafetensorsEntry readSafetensorsEntry(const std::string& key, const nlohmann::json& v,
+                                      const std::string& name, std::size_t fileSize,
+                                      std::uint64_t dataSize) {
+  const std::string where = "tensor \"" + key + "\"";
+  if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") ||
+      !v.contains("data_offsets")) {
+    throw invalidSafetensors(name, where + " lacks dtype, shape or data_offsets");
+  }
+  SafetensorsEntry e;
+  e.name = key;
+  e.dtype = v["dtype"].is_string() ? byName(v["dtype"].get<std::string>()) : nullptr;
+  if (!e.dtype)
+    throw invalidSafetensors(name, where + " has an unsupported dtype " + v["dtype"].dump());
+  const std::uint64_t numel = readSafetensorsShape(v["shape"], where, name, fileSize, e.shape);
+  const auto& off = v["data_offsets"];
+  if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
+      !off[1].is_number_unsigned()) {
+    throw invalidSafetensors(name, where + " has malformed data_offsets");
+  }
+  e.begin = off[0].get<std::uint64_t>();
+  e.end = off[1].get<std::uint64_t>();
+  if (e.end < e.begin || e.end > dataSize)
+    throw invalidSafetensors(name, where + " lies outside the data (truncated file?)");
+  if (e.end - e.begin != numel * e.dtype->bytes)
+    throw invalidSafetensors(name, where + ": its byte range does not match its shape and dtype");
+  return e;
+}
+
+/// Copies each entry's bytes from `base` into a tensor of `tensors`, in the order of their
+/// data, refusing entries that overlap or leave bytes of the `dataSize` unclaimed.
+void placeSafetensorsData(std::vector<SafetensorsEntry>& entries, const char* base,
+                          std::uint64_t dataSize, const std::string& name, NamedTensors& tensors) {
+  // By offset; an empty tensor shares its offset with the next one and goes before it.
+  std::sort(entries.begin(), entries.end(),
+            [](const SafetensorsEntry& a, const SafetensorsEntry& b) {
+              return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
+            });
+  std::uint64_t expected = 0;
+  for (const auto& e : entries) {
+    if (e.begin != expected)
+      throw invalidSafetensors(name, "tensor \"" + e.name + "\" overlaps another or leaves a gap");
+    expected = e.end;
+    auto t = torch::empty(e.shape, torch::TensorOptions().dtype(e.dtype->type));
+    if (e.end > e.begin) std::memcpy(t.data_ptr(), base + e.begin, e.end - e.begin);
+    tensors.emplace_back(e.name, std::move(t));
+  }
+  if (expected != dataSize)
+    throw invalidSafetensors(
+        name, "the data holds " + std::to_string(dataSize - expected) + " bytes no tensor claims");
+}
+
 }  // namespace
 
 std::string encodeSafetensors(const NamedTensors& tensors,
@@ -85,100 +214,20 @@ void writeSafetensors(const std::string& path, const NamedTensors& tensors,
 }
 
 SafetensorsFile decodeSafetensors(const std::string& bytes, const std::string& name) {
-  auto fail = [&](const std::string& why) -> Error {
-    return Error(name + ": not a valid safetensors file: " + why);
-  };
-  if (bytes.size() < 8) throw fail("too short (" + std::to_string(bytes.size()) + " bytes)");
   std::uint64_t n = 0;
-  for (int i = 7; i >= 0; --i)
-    n = (n << 8) | static_cast<unsigned char>(bytes[static_cast<std::size_t>(i)]);
-  if (n > kMaxHeader || n > bytes.size() - 8)
-    throw fail("header length " + std::to_string(n) +
-               " does not fit the file (truncated or foreign)");
-  try {
-    checkJsonNesting(bytes.substr(8, n), "the header");
-  } catch (const Error& e) {
-    throw fail(e.what());
-  }
-  nlohmann::json header;
-  try {
-    header = nlohmann::json::parse(bytes.substr(8, n));
-  } catch (const std::exception&) {
-    throw fail("the header is not JSON (corrupt or foreign)");
-  }
-  if (!header.is_object()) throw fail("the header is not a JSON object");
+  const nlohmann::json header = readSafetensorsHeader(bytes, name, n);
   const std::uint64_t dataSize = bytes.size() - 8 - n;
   const char* base = bytes.data() + 8 + n;
   SafetensorsFile out;
-  struct Entry {
-    std::string name;
-    const DtypeInfo* dtype;
-    std::vector<std::int64_t> shape;
-    std::uint64_t begin, end;
-  };
-  std::vector<Entry> entries;
+  std::vector<SafetensorsEntry> entries;
   for (auto it = header.begin(); it != header.end(); ++it) {
     if (it.key() == "__metadata__") {
-      if (!it.value().is_object()) throw fail("__metadata__ must be an object of strings");
-      for (auto m = it.value().begin(); m != it.value().end(); ++m) {
-        if (!m.value().is_string()) throw fail("__metadata__ must be an object of strings");
-        out.metadata[m.key()] = m.value().get<std::string>();
-      }
+      readSafetensorsMetadata(it.value(), name, out.metadata);
       continue;
     }
-    const auto& v = it.value();
-    const std::string where = "tensor \"" + it.key() + "\"";
-    if (!v.is_object() || !v.contains("dtype") || !v.contains("shape") ||
-        !v.contains("data_offsets")) {
-      throw fail(where + " lacks dtype, shape or data_offsets");
-    }
-    Entry e;
-    e.name = it.key();
-    e.dtype = v["dtype"].is_string() ? byName(v["dtype"].get<std::string>()) : nullptr;
-    if (!e.dtype) throw fail(where + " has an unsupported dtype " + v["dtype"].dump());
-    std::uint64_t numel = 1;
-    if (!v["shape"].is_array()) throw fail(where + " has a malformed shape");
-    bool empty = false;
-    for (const auto& d : v["shape"]) {
-      if (!d.is_number_unsigned() && !(d.is_number_integer() && d.get<std::int64_t>() >= 0))
-        throw fail(where + " has a malformed shape");
-      const std::uint64_t size = d.get<std::uint64_t>();
-      // Checked: a shape such as [4, 2^62] must not wrap its element count around.
-      if (size > std::uint64_t(std::numeric_limits<std::int64_t>::max()) ||
-          (size > 0 && numel > bytes.size() / size))
-        throw fail(where + " has a shape " + v["shape"].dump() + " larger than the file");
-      if (size == 0) empty = true;
-      e.shape.push_back(static_cast<std::int64_t>(size));
-      numel = empty ? 0 : numel * size;
-    }
-    const auto& off = v["data_offsets"];
-    if (!off.is_array() || off.size() != 2 || !off[0].is_number_unsigned() ||
-        !off[1].is_number_unsigned()) {
-      throw fail(where + " has malformed data_offsets");
-    }
-    e.begin = off[0].get<std::uint64_t>();
-    e.end = off[1].get<std::uint64_t>();
-    if (e.end < e.begin || e.end > dataSize)
-      throw fail(where + " lies outside the data (truncated file?)");
-    if (e.end - e.begin != numel * e.dtype->bytes)
-      throw fail(where + ": its byte range does not match its shape and dtype");
-    entries.push_back(std::move(e));
+    entries.push_back(readSafetensorsEntry(it.key(), it.value(), name, bytes.size(), dataSize));
   }
-  // By offset; an empty tensor shares its offset with the next one and goes before it.
-  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
-    return a.begin != b.begin ? a.begin < b.begin : a.end < b.end;
-  });
-  std::uint64_t expected = 0;
-  for (const auto& e : entries) {
-    if (e.begin != expected)
-      throw fail("tensor \"" + e.name + "\" overlaps another or leaves a gap");
-    expected = e.end;
-    auto t = torch::empty(e.shape, torch::TensorOptions().dtype(e.dtype->type));
-    if (e.end > e.begin) std::memcpy(t.data_ptr(), base + e.begin, e.end - e.begin);
-    out.tensors.emplace_back(e.name, std::move(t));
-  }
-  if (expected != dataSize)
-    throw fail("the data holds " + std::to_string(dataSize - expected) + " bytes no tensor claims");
+  placeSafetensorsData(entries, base, dataSize, name, out.tensors);
   return out;
 }
 

@@ -118,7 +118,8 @@ std::string sizeText(int width, int height) {
 /// "" when the box from (x0, y0) to (x1, y1) keeps some area inside a width x height image, and
 /// `box` then holds it clipped there; else what is wrong with it. Clipped in doubles, so a
 /// coordinate beyond a float's range is never cast.
-std::string clipInto(Box& box, double x0, double y0, double x1, double y1, int width, int height) {
+std::string clipInto(target::Box& box, double x0, double y0, double x1, double y1, int width,
+                     int height) {
   if (!std::isfinite(x0) || !std::isfinite(y0) || !std::isfinite(x1) || !std::isfinite(y1))
     return "a box coordinate is not a finite number";
   if (width < 1 || height < 1 || width > kMaxBoxImageSide || height > kMaxBoxImageSide)
@@ -802,20 +803,20 @@ const XmlElement* childOf(const std::vector<XmlElement>& elements, const XmlElem
 }  // namespace boxfmt
 }  // namespace
 
-Box clipBox(Box box, int width, int height, const std::string& where) {
+target::Box clipBox(target::Box box, int width, int height, const std::string& where) {
   const std::string problem = boxfmt::clipInto(box, box.x0, box.y0, box.x1, box.y1, width, height);
   if (!problem.empty()) throw SampleError(where + ": " + problem);
   return box;
 }
 
-std::vector<Box> parseYoloLabels(const std::string& text, int width, int height,
-                                 std::int64_t classes, const std::string& where) {
+std::vector<target::Box> parseYoloLabels(const std::string& text, int width, int height,
+                                         std::int64_t classes, const std::string& where) {
   if (text.size() > boxfmt::kMaxLabelBytes)
     throw SampleError(where + ": larger than 64 MiB; not a YOLO label file");
   if (width < 1 || height < 1 || width > kMaxBoxImageSide || height > kMaxBoxImageSide)
     throw SampleError(where + ": the image size " + boxfmt::sizeText(width, height) +
                       " is not one a box can lie in");
-  std::vector<Box> boxes;
+  std::vector<target::Box> boxes;
   boxfmt::Lines lines{text};
   std::string_view line;
   while (lines.next(line)) {
@@ -855,7 +856,7 @@ std::vector<Box> parseYoloLabels(const std::string& text, int width, int height,
       if (!boxfmt::parseReal(fields[k + 1], v[k]))
         throw fail(std::string(kNames[k]) + " " + boxfmt::inQuotes(fields[k + 1]) +
                    " is not a number");
-    Box box;
+    target::Box box;
     box.cls = cls;
     const std::string problem =
         boxfmt::clipInto(box, (v[0] - v[2] / 2) * width, (v[1] - v[3] / 2) * height,
@@ -1182,49 +1183,53 @@ class CocoReader : public nlohmann::json_sax<CocoJson> {
   nlohmann::detail::json_sax_dom_parser<CocoJson>* m_dom = nullptr;
 };
 
-/// Images, categories and annotations read: linked into the data set (ids resolved, classes
-/// assigned, boxes clipped).
-CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, bool skipBad,
-                     const std::string& where) {
+/// Refuses a file without all three of images, annotations and categories.
+void requireCocoArrays(const CocoParts& parts, const std::string& where) {
   for (int k = 0; k < 3; ++k)
     if (!parts.seen[k])
       throw Error(where + ": no \"" +
                   std::vector<std::string>{"images", "annotations", "categories"}[std::size_t(k)] +
                   "\" array; not a COCO instances file");
-  CocoDataset out;
-  out.images = std::move(parts.images);
-  sortUnique(parts.imageIds, "images", where);
-  {
-    // Two images naming one file would put each one's boxes on the same picture.
-    std::vector<std::pair<std::string, std::size_t>> byFile;
-    byFile.reserve(out.images.size());
-    for (std::size_t i = 0; i < out.images.size(); ++i)
-      byFile.emplace_back(out.images[i].file, i);
-    std::sort(byFile.begin(), byFile.end());
-    for (std::size_t k = 1; k < byFile.size(); ++k)
-      if (byFile[k].first == byFile[k - 1].first)
-        cocoFail(where, "images", byFile[k].second, "file_name",
-                 "the file " + inQuotes(byFile[k].first) + " is also images[" +
-                     std::to_string(byFile[k - 1].second) +
-                     "]'s; each image is listed once (merge their annotations under one id)");
-  }
+}
 
-  // Categories: their ids, and each one's class.
-  auto& categoryIds = parts.categoryIds;
-  const auto& categoryNames = parts.categoryNames;
-  sortUnique(categoryIds, "categories", where);
-  {
-    std::vector<std::pair<std::string, std::size_t>> byName;
-    byName.reserve(categoryNames.size());
-    for (std::size_t i = 0; i < categoryNames.size(); ++i)
-      byName.emplace_back(categoryNames[i], i);
-    std::sort(byName.begin(), byName.end());
-    for (std::size_t k = 1; k < byName.size(); ++k)
-      if (byName[k].first == byName[k - 1].first)
-        cocoFail(where, "categories", byName[k].second, "name",
-                 "the name " + inQuotes(byName[k].first) + " is also categories[" +
-                     std::to_string(byName[k - 1].second) + "]'s");
-  }
+/// Refuses two images naming one file.
+void refuseSharedCocoFiles(const std::vector<CocoImage>& images, const std::string& where) {
+  // Two images naming one file would put each one's boxes on the same picture.
+  std::vector<std::pair<std::string, std::size_t>> byFile;
+  byFile.reserve(images.size());
+  for (std::size_t i = 0; i < images.size(); ++i)
+    byFile.emplace_back(images[i].file, i);
+  std::sort(byFile.begin(), byFile.end());
+  for (std::size_t k = 1; k < byFile.size(); ++k)
+    if (byFile[k].first == byFile[k - 1].first)
+      cocoFail(where, "images", byFile[k].second, "file_name",
+               "the file " + inQuotes(byFile[k].first) + " is also images[" +
+                   std::to_string(byFile[k - 1].second) +
+                   "]'s; each image is listed once (merge their annotations under one id)");
+}
+
+/// Refuses two categories of one name.
+void refuseRepeatedCocoCategoryNames(const std::vector<std::string>& categoryNames,
+                                     const std::string& where) {
+  std::vector<std::pair<std::string, std::size_t>> byName;
+  byName.reserve(categoryNames.size());
+  for (std::size_t i = 0; i < categoryNames.size(); ++i)
+    byName.emplace_back(categoryNames[i], i);
+  std::sort(byName.begin(), byName.end());
+  for (std::size_t k = 1; k < byName.size(); ++k)
+    if (byName[k].first == byName[k - 1].first)
+      cocoFail(where, "categories", byName[k].second, "name",
+               "the name " + inQuotes(byName[k].first) + " is also categories[" +
+                   std::to_string(byName[k - 1].second) + "]'s");
+}
+
+/// Gives each category its class (the categories by id, or the project's `classes` by name)
+/// and fills `out`'s categories and category ids; returns the class of each category, by its
+/// place in the file's categories.
+std::vector<std::int64_t> assignCocoClasses(const std::vector<IdPlace>& categoryIds,
+                                            const std::vector<std::string>& categoryNames,
+                                            const std::vector<std::string>& classes,
+                                            const std::string& where, CocoDataset& out) {
   // classOfCategory[place in the file's categories] = class index.
   std::vector<std::int64_t> classOfCategory(categoryNames.size(), 0);
   if (classes.empty()) {
@@ -1250,10 +1255,17 @@ CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, 
       out.categoryIds[std::size_t(classOfCategory[c.place])] = c.id;
     out.categories = classes;
   }
+  return classOfCategory;
+}
 
+/// Puts each annotation's box on its image in `out`, of its category's class; an annotation
+/// naming no image or category, or whose box clips to nothing, is an error (or skipped).
+void linkCocoAnnotations(const CocoParts& parts, const std::vector<IdPlace>& categoryIds,
+                         const std::vector<std::int64_t>& classOfCategory, bool skipBad,
+                         const std::string& where, CocoDataset& out) {
   for (const CocoAnnotation& a : parts.annotations) {
     const std::size_t i = a.place;
-    Box box;
+    target::Box box;
     box.crowd = a.crowd;
     const char* badKey = nullptr;
     std::string problem;
@@ -1284,7 +1296,109 @@ CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, 
     box.cls = classOfCategory[categoryPlace];
     out.images[imagePlace].boxes.push_back(box);
   }
+}
+
+/// Images, categories and annotations read: linked into the data set (ids resolved, classes
+/// assigned, boxes clipped).
+CocoDataset linkCoco(CocoParts& parts, const std::vector<std::string>& classes, bool skipBad,
+                     const std::string& where) {
+  requireCocoArrays(parts, where);
+  CocoDataset out;
+  out.images = std::move(parts.images);
+  sortUnique(parts.imageIds, "images", where);
+  refuseSharedCocoFiles(out.images, where);
+
+  // Categories: their ids, and each one's class.
+  auto& categoryIds = parts.categoryIds;
+  const auto& categoryNames = parts.categoryNames;
+  sortUnique(categoryIds, "categories", where);
+  refuseRepeatedCocoCategoryNames(categoryNames, where);
+  const std::vector<std::int64_t> classOfCategory =
+      assignCocoClasses(categoryIds, categoryNames, classes, where, out);
+
+  linkCocoAnnotations(parts, categoryIds, classOfCategory, skipBad, where, out);
   return out;
+}
+
+// ---- Pascal VOC -------------------------------------------------------------------------------
+
+/// A Pascal VOC file's elements as read, and `where` to name it in messages.
+struct VocDocument {
+  const std::vector<XmlElement>& elements;
+  const std::string& where;
+
+  /// The error to throw for `problem` at element `at` (its line named).
+  SampleError fail(const XmlElement& at, const std::string& problem) const {
+    return SampleError(where + " line " + std::to_string(at.line) + ": " + problem);
+  }
+  /// The first child of `parent` named `name`, or nullptr.
+  const XmlElement* child(const XmlElement& parent, std::string_view name) const {
+    return childOf(elements, parent, name);
+  }
+};
+
+/// Reads <size>'s <width> and <height> into `out`: whole numbers of pixels, both required.
+void readVocSize(const VocDocument& doc, const XmlElement& root, VocAnnotation& out) {
+  const XmlElement* size = doc.child(root, "size");
+  if (!size)
+    throw doc.fail(root,
+                   "no <size> in <annotation>; the image's width and height are needed to "
+                   "check its boxes");
+  for (const char* key : {"width", "height"}) {
+    const XmlElement* e = doc.child(*size, key);
+    if (!e) throw doc.fail(*size, std::string("<size> has no <") + key + ">");
+    double side = 0;
+    const std::string_view t = trimmed(e->text);
+    if (!parseReal(t, side) || side != std::floor(side) || side < 1 || side > kMaxBoxImageSide)
+      throw doc.fail(*e, std::string("<") + key + "> " + inQuotes(t) +
+                             " is not a whole number of pixels from 1 to " +
+                             std::to_string(kMaxBoxImageSide));
+    (key[0] == 'w' ? out.width : out.height) = static_cast<int>(side);
+  }
+}
+
+/// Reads <bndbox>'s <xmin>, <ymin>, <xmax> and <ymax> into `v`, in that order.
+void readVocBndbox(const VocDocument& doc, const XmlElement& bndbox, double (&v)[4]) {
+  static const char* const kKeys[4] = {"xmin", "ymin", "xmax", "ymax"};
+  for (int k = 0; k < 4; ++k) {
+    const XmlElement* e = doc.child(bndbox, kKeys[k]);
+    if (!e) throw doc.fail(bndbox, std::string("<bndbox> has no <") + kKeys[k] + ">");
+    const std::string_view t = trimmed(e->text);
+    if (!parseReal(t, v[k]))
+      throw doc.fail(*e, std::string("<") + kKeys[k] + "> " + inQuotes(t) + " is not a number");
+  }
+}
+
+/// Reads one <object>: its class by <name> (in `classIndex`, of the project's `classes`),
+/// <difficult> and <bndbox>, clipped to the image of `width` x `height`.
+target::Box readVocObject(const VocDocument& doc, const XmlElement& object,
+                          const std::map<std::string, std::int64_t>& classIndex,
+                          const std::vector<std::string>& classes, int width, int height) {
+  const XmlElement* nameElement = doc.child(object, "name");
+  const std::string name = nameElement ? std::string(trimmed(nameElement->text)) : "";
+  if (name.empty()) throw doc.fail(object, "an <object> without a <name>");
+  const auto it = classIndex.find(name);
+  if (it == classIndex.end())
+    throw doc.fail(*nameElement, "the object class " + inQuotes(name) +
+                                     " is not one of the project's classes (" +
+                                     knownClasses(classes) + ")");
+  target::Box box;
+  box.cls = it->second;
+  if (const XmlElement* d = doc.child(object, "difficult")) {
+    const std::string_view t = trimmed(d->text);
+    if (t == "1")
+      box.difficult = true;
+    else if (t != "0" && !t.empty())  // an empty <difficult/> is not difficult
+      throw doc.fail(*d, "<difficult> must be 0 or 1, found " + inQuotes(t));
+  }
+  const XmlElement* bndbox = doc.child(object, "bndbox");
+  if (!bndbox) throw doc.fail(object, "the object " + inQuotes(name) + " has no <bndbox>");
+  double v[4] = {0, 0, 0, 0};
+  readVocBndbox(doc, *bndbox, v);
+  // VOC's pixels run from 1 and its boxes include their last pixel.
+  const std::string problem = clipInto(box, v[0] - 1, v[1] - 1, v[2], v[3], width, height);
+  if (!problem.empty()) throw doc.fail(*bndbox, "the object " + inQuotes(name) + ": " + problem);
+  return box;
 }
 
 }  // namespace boxfmt
@@ -1338,37 +1452,16 @@ VocAnnotation parseVoc(const std::string& text, const std::vector<std::string>& 
                        const std::string& where) {
   using boxfmt::XmlElement;
   const std::vector<XmlElement> elements = boxfmt::XmlReader(text, where).read();
-  const auto fail = [&](const XmlElement& at, const std::string& problem) {
-    return SampleError(where + " line " + std::to_string(at.line) + ": " + problem);
-  };
-  const auto child = [&](const XmlElement& parent, std::string_view name) {
-    return boxfmt::childOf(elements, parent, name);
-  };
+  const boxfmt::VocDocument doc{elements, where};
   const XmlElement& root = elements[0];
   if (root.name != "annotation")
-    throw fail(root, "the root element is <" + printable(root.name) +
-                         ">, not <annotation>; not a Pascal VOC annotation");
+    throw doc.fail(root, "the root element is <" + printable(root.name) +
+                             ">, not <annotation>; not a Pascal VOC annotation");
 
   VocAnnotation out;
-  if (const XmlElement* file = child(root, "filename"))
+  if (const XmlElement* file = doc.child(root, "filename"))
     out.file = std::string(boxfmt::trimmed(file->text));
-  const XmlElement* size = child(root, "size");
-  if (!size)
-    throw fail(root,
-               "no <size> in <annotation>; the image's width and height are needed to "
-               "check its boxes");
-  for (const char* key : {"width", "height"}) {
-    const XmlElement* e = child(*size, key);
-    if (!e) throw fail(*size, std::string("<size> has no <") + key + ">");
-    double side = 0;
-    const std::string_view t = boxfmt::trimmed(e->text);
-    if (!boxfmt::parseReal(t, side) || side != std::floor(side) || side < 1 ||
-        side > kMaxBoxImageSide)
-      throw fail(*e, std::string("<") + key + "> " + boxfmt::inQuotes(t) +
-                         " is not a whole number of pixels from 1 to " +
-                         std::to_string(kMaxBoxImageSide));
-    (key[0] == 'w' ? out.width : out.height) = static_cast<int>(side);
-  }
+  boxfmt::readVocSize(doc, root, out);
 
   std::map<std::string, std::int64_t> classIndex;
   for (std::size_t k = 0; k < classes.size(); ++k)
@@ -1379,41 +1472,8 @@ VocAnnotation parseVoc(const std::string& text, const std::vector<std::string>& 
   for (const std::size_t c : root.children) {
     const XmlElement& object = elements[c];
     if (object.name != "object") continue;
-    const XmlElement* nameElement = child(object, "name");
-    const std::string name = nameElement ? std::string(boxfmt::trimmed(nameElement->text)) : "";
-    if (name.empty()) throw fail(object, "an <object> without a <name>");
-    const auto it = classIndex.find(name);
-    if (it == classIndex.end())
-      throw fail(*nameElement, "the object class " + boxfmt::inQuotes(name) +
-                                   " is not one of the project's classes (" +
-                                   boxfmt::knownClasses(classes) + ")");
-    Box box;
-    box.cls = it->second;
-    if (const XmlElement* d = child(object, "difficult")) {
-      const std::string_view t = boxfmt::trimmed(d->text);
-      if (t == "1")
-        box.difficult = true;
-      else if (t != "0" && !t.empty())  // an empty <difficult/> is not difficult
-        throw fail(*d, "<difficult> must be 0 or 1, found " + boxfmt::inQuotes(t));
-    }
-    const XmlElement* bndbox = child(object, "bndbox");
-    if (!bndbox) throw fail(object, "the object " + boxfmt::inQuotes(name) + " has no <bndbox>");
-    static const char* const kKeys[4] = {"xmin", "ymin", "xmax", "ymax"};
-    double v[4] = {0, 0, 0, 0};
-    for (int k = 0; k < 4; ++k) {
-      const XmlElement* e = child(*bndbox, kKeys[k]);
-      if (!e) throw fail(*bndbox, std::string("<bndbox> has no <") + kKeys[k] + ">");
-      const std::string_view t = boxfmt::trimmed(e->text);
-      if (!boxfmt::parseReal(t, v[k]))
-        throw fail(*e,
-                   std::string("<") + kKeys[k] + "> " + boxfmt::inQuotes(t) + " is not a number");
-    }
-    // VOC's pixels run from 1 and its boxes include their last pixel.
-    const std::string problem =
-        boxfmt::clipInto(box, v[0] - 1, v[1] - 1, v[2], v[3], out.width, out.height);
-    if (!problem.empty())
-      throw fail(*bndbox, "the object " + boxfmt::inQuotes(name) + ": " + problem);
-    out.boxes.push_back(box);
+    out.boxes.push_back(
+        boxfmt::readVocObject(doc, object, classIndex, classes, out.width, out.height));
   }
   return out;
 }

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "data/box.h"             // Box: pixels, x0 = 4, x1 = 16 for pixel columns 4..15
 #include "data/dataset_source.h"  // SampleError (thrown for bad annotations), SkippedItem
+#include "target/box.h"           // Box: pixels, x0 = 4, x1 = 16 for pixel columns 4..15
 
 namespace netsmith::data {
 
@@ -21,7 +21,7 @@ constexpr int kMaxBoxImageSide = 1 << 24;
 /// A box clipped to a width x height image; throws SampleError naming `where` when nothing of
 /// it is left inside (zero area) or a coordinate is not finite.
 ///   clipBox({0, -3, 2, 50, 9}, 40, 30, "a.txt line 1")  // -> {0, 0, 2, 40, 9}
-Box clipBox(Box box, int width, int height, const std::string& where);
+target::Box clipBox(target::Box box, int width, int height, const std::string& where);
 
 /// A YOLO label file (one `class cx cy w h` line per object, normalised to [0, 1]; blank lines
 /// allowed; an empty file is an image without objects) as boxes in the pixels of a width x height
@@ -30,8 +30,8 @@ Box clipBox(Box box, int width, int height, const std::string& where);
 /// polygons are refused by name), a box of zero area after clipping, a file over 64 MiB.
 ///   parseYoloLabels("1 0.25 0.2 0.3 0.2666667\n", 40, 30, 2, "labels/a.txt")
 ///   // -> {cls 1, x 4..16, y 2..10}
-std::vector<Box> parseYoloLabels(const std::string& text, int width, int height,
-                                 std::int64_t classes, const std::string& where);
+std::vector<target::Box> parseYoloLabels(const std::string& text, int width, int height,
+                                         std::int64_t classes, const std::string& where);
 
 /// Class names from a YOLO data.yaml (`names: [a, b, c]`, `names: ['a', "b"]`, or the block
 /// form `names:\n  0: a\n  1: b` with indices 0..n-1 in any order; also `names: {0: a, 1: b}`
@@ -47,7 +47,7 @@ struct CocoImage {
   std::int64_t id = 0;
   std::string file;  ///< file_name as written (relative to the images folder)
   int width = 0, height = 0;
-  std::vector<Box> boxes;
+  std::vector<target::Box> boxes;
 };
 struct CocoDataset {
   std::vector<std::string> categories;  ///< class names, index = class
@@ -86,7 +86,7 @@ CocoDataset readCocoFile(const std::string& path, const std::vector<std::string>
 struct VocAnnotation {
   std::string file;           ///< <filename>; empty when the file has none
   int width = 0, height = 0;  ///< <size>
-  std::vector<Box> boxes;
+  std::vector<target::Box> boxes;
 };
 /// A Pascal VOC XML annotation: <annotation><filename>, <size><width><height><depth>, and per
 /// <object>: <name>, <difficult> (0/1, optional), <bndbox><xmin><ymin><xmax><ymax>. VOC counts

@@ -71,7 +71,7 @@ class BoxSource : public FileListSource, public AnnotationIds {
 /// Boxes read at opening (COCO, VOC), with the image size the annotation gives (0: none).
 class StoredBoxSource : public BoxSource {
  public:
-  std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const override {
+  std::vector<target::Box> loadBoxes(std::int64_t i, int width, int height) const override {
     const auto k = static_cast<std::size_t>(i);
     const auto& size = m_sizes.at(k);
     if ((size.first > 0 && size.first != width) || (size.second > 0 && size.second != height)) {
@@ -84,7 +84,7 @@ class StoredBoxSource : public BoxSource {
 
  protected:
   void add(const std::string& image, const std::string& annotation, int width, int height,
-           std::vector<Box> boxes) {
+           std::vector<target::Box> boxes) {
     m_files.push_back(image);
     m_labels.push_back(-1);
     m_annotations.push_back(annotation);
@@ -95,7 +95,7 @@ class StoredBoxSource : public BoxSource {
  private:
   std::vector<std::string> m_annotations;  ///< what names each sample's boxes in messages
   std::vector<std::pair<int, int>> m_sizes;
-  std::vector<std::vector<Box>> m_boxes;
+  std::vector<std::vector<target::Box>> m_boxes;
 };
 
 class YoloSource : public BoxSource {
@@ -129,7 +129,7 @@ class YoloSource : public BoxSource {
                   spec.labels + " (<image stem>.txt); nothing is labelled");
   }
 
-  std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const override {
+  std::vector<target::Box> loadBoxes(std::int64_t i, int width, int height) const override {
     const std::string& file = m_labelFiles.at(static_cast<std::size_t>(i));
     if (file.empty()) return {};  // no label file: an image without objects
     std::string text;

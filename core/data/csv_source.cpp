@@ -30,6 +30,65 @@ bool parseIndex(const std::string& s, std::int64_t& out) {
   return true;
 }
 
+/// A manifest row with a path and a label, as written, and its line in the file.
+struct CsvManifestRow {
+  std::string path, label;
+  int line;
+};
+
+/// What a manifest's labels hold: the largest class index, the class names, and the first row
+/// of each kind (pointing into the rows scanned).
+struct CsvLabelScan {
+  bool numeric = true;
+  std::int64_t maxIndex = -1;
+  std::set<std::string> names;
+  const CsvManifestRow* firstIndex = nullptr;
+  const CsvManifestRow* firstName = nullptr;
+};
+
+/// Refuses labels of both kinds, class indices and class names, in one manifest.
+void checkCsvLabelKinds(const CsvLabelScan& scan, const std::string& where) {
+  if (scan.firstIndex && scan.firstName) {
+    // A label 0 next to "cat" is ambiguous: refuse rather than guess.
+    const bool indexFirst = scan.firstIndex->line < scan.firstName->line;
+    const CsvManifestRow& odd = indexFirst ? *scan.firstName : *scan.firstIndex;
+    const CsvManifestRow& first = indexFirst ? *scan.firstIndex : *scan.firstName;
+    throw Error(where + ": line " + std::to_string(odd.line) + ": label \"" + odd.label +
+                "\" is a class " + (indexFirst ? "name" : "index") + " but line " +
+                std::to_string(first.line) + "'s label \"" + first.label + "\" is a class " +
+                (indexFirst ? "index" : "name") +
+                "; use one kind for every row (class names, or indices 0..N-1)");
+  }
+}
+
+/// Scans the labels of `rows`; an index past kMaxClasses, too many names, or indices and names
+/// mixed are refused.
+CsvLabelScan scanCsvLabels(const std::vector<CsvManifestRow>& rows, const std::string& where) {
+  CsvLabelScan scan;
+  for (const auto& r : rows) {
+    std::int64_t k = 0;
+    if (parseIndex(r.label, k)) {
+      if (k >= kMaxClasses) {
+        throw Error(where + ": line " + std::to_string(r.line) + ": label " + r.label +
+                    " would make " + std::to_string(k + 1) + " classes; at most " +
+                    std::to_string(kMaxClasses) + " (labels are class indices 0..N-1)");
+      }
+      scan.maxIndex = std::max(scan.maxIndex, k);
+      if (!scan.firstIndex) scan.firstIndex = &r;
+    } else {
+      scan.numeric = false;
+      scan.names.insert(r.label);
+      if (!scan.firstName) scan.firstName = &r;
+    }
+  }
+  if (std::int64_t(scan.names.size()) > kMaxClasses) {
+    throw Error(where + ": " + std::to_string(scan.names.size()) +
+                " different class names; at most " + std::to_string(kMaxClasses));
+  }
+  checkCsvLabelKinds(scan, where);
+  return scan;
+}
+
 class CsvSource : public FileListSource {
  public:
   CsvSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
@@ -42,11 +101,21 @@ class CsvSource : public FileListSource {
           where + ": line " + std::to_string(table.headerLine) +
           ": the header must have columns \"path\" and \"label\"; found: " + table.headerText);
     }
-    struct Row {
-      std::string path, label;
-      int line;
-    };
-    std::vector<Row> rows;
+    const std::vector<CsvManifestRow> rows =
+        readRows(spec, table, pathCol, labelCol, where, policy);
+
+    // Class names: the project's, else names found in the file (sorted), else indices.
+    const CsvLabelScan scan = scanCsvLabels(rows, where);
+    chooseClasses(classes, scan);
+    addRows(rows, spec, base, where, policy);
+    if (m_files.empty()) throw Error(where + ": no usable rows");
+  }
+
+ private:
+  /// The table's rows as path and label; a row without both columns is failed.
+  std::vector<CsvManifestRow> readRows(const SourceSpec& spec, const CsvTable& table, int pathCol,
+                                       int labelCol, const std::string& where, ErrorPolicy policy) {
+    std::vector<CsvManifestRow> rows;
     for (const auto& row : table.rows) {
       const auto& cells = row.cells;
       const auto need = static_cast<std::size_t>(std::max(pathCol, labelCol));
@@ -58,52 +127,25 @@ class CsvSource : public FileListSource {
       rows.push_back({cells[static_cast<std::size_t>(pathCol)],
                       cells[static_cast<std::size_t>(labelCol)], row.line});
     }
+    return rows;
+  }
 
-    // Class names: the project's, else names found in the file (sorted), else indices.
-    bool numeric = true;
-    std::int64_t maxIndex = -1;
-    std::set<std::string> names;
-    const Row* firstIndex = nullptr;
-    const Row* firstName = nullptr;
-    for (const auto& r : rows) {
-      std::int64_t k = 0;
-      if (parseIndex(r.label, k)) {
-        if (k >= kMaxClasses) {
-          throw Error(where + ": line " + std::to_string(r.line) + ": label " + r.label +
-                      " would make " + std::to_string(k + 1) + " classes; at most " +
-                      std::to_string(kMaxClasses) + " (labels are class indices 0..N-1)");
-        }
-        maxIndex = std::max(maxIndex, k);
-        if (!firstIndex) firstIndex = &r;
-      } else {
-        numeric = false;
-        names.insert(r.label);
-        if (!firstName) firstName = &r;
-      }
-    }
-    if (std::int64_t(names.size()) > kMaxClasses) {
-      throw Error(where + ": " + std::to_string(names.size()) + " different class names; at most " +
-                  std::to_string(kMaxClasses));
-    }
-    if (firstIndex && firstName) {
-      // A label 0 next to "cat" is ambiguous: refuse rather than guess.
-      const bool indexFirst = firstIndex->line < firstName->line;
-      const Row& odd = indexFirst ? *firstName : *firstIndex;
-      const Row& first = indexFirst ? *firstIndex : *firstName;
-      throw Error(where + ": line " + std::to_string(odd.line) + ": label \"" + odd.label +
-                  "\" is a class " + (indexFirst ? "name" : "index") + " but line " +
-                  std::to_string(first.line) + "'s label \"" + first.label + "\" is a class " +
-                  (indexFirst ? "index" : "name") +
-                  "; use one kind for every row (class names, or indices 0..N-1)");
-    }
+  /// Sets m_classes: the project's `classes`, else the indices 0..max, else the names found.
+  void chooseClasses(const std::vector<std::string>& classes, const CsvLabelScan& scan) {
     if (!classes.empty()) {
       m_classes = classes;
-    } else if (numeric) {
-      for (std::int64_t k = 0; k <= maxIndex; ++k)
+    } else if (scan.numeric) {
+      for (std::int64_t k = 0; k <= scan.maxIndex; ++k)
         m_classes.push_back(std::to_string(k));
     } else {
-      m_classes.assign(names.begin(), names.end());
+      m_classes.assign(scan.names.begin(), scan.names.end());
     }
+  }
+
+  /// Adds each row's image and class to m_files and m_labels; a row whose class is unknown or
+  /// out of range, or whose image is not usable, is failed.
+  void addRows(const std::vector<CsvManifestRow>& rows, const SourceSpec& spec,
+               const fs::path& base, const std::string& where, ErrorPolicy policy) {
     std::map<std::string, std::int64_t> byName;
     for (std::size_t k = 0; k < m_classes.size(); ++k)
       byName[m_classes[k]] = static_cast<std::int64_t>(k);
@@ -135,10 +177,8 @@ class CsvSource : public FileListSource {
       m_files.push_back(*file);
       m_labels.push_back(k);
     }
-    if (m_files.empty()) throw Error(where + ": no usable rows");
   }
 
- private:
   void fail(ErrorPolicy policy, const std::string& item, const std::string& reason,
             const std::string& where) {
     if (policy == ErrorPolicy::Fail)

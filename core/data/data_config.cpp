@@ -205,27 +205,40 @@ std::vector<double> readNumbers(const Json& v, const std::string& path, bool pos
   return out;
 }
 
-}  // namespace
-
-std::string excludeEntryFor(const std::string& item, const std::string& baseDir) {
-  if (baseDir.empty()) return item;
-  const auto base = std::filesystem::path(baseDir).lexically_normal();
-  const auto path = std::filesystem::path(item).lexically_normal();
-  const auto relative = path.lexically_relative(base);
-  if (relative.empty() || relative.is_absolute() || *relative.begin() == "..") return item;
-  return relative.generic_string();
+/// Reads data.validation's split options (fraction, seed, stratified, limit) into `split`.
+void readSplit(const Json& v, SplitSpec& split, Problems& problems) {
+  schema::reportUnknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation",
+                            problems);
+  if (v.contains("fraction")) {
+    if (!v["fraction"].is_number() || v["fraction"].get<double>() < 0 ||
+        v["fraction"].get<double>() >= 1) {
+      problems.push_back({"data.validation.fraction",
+                          "must be a number in [0, 1), got " + jsonBrief(v["fraction"]),
+                          {},
+                          {}});
+    } else {
+      split.fraction = v["fraction"].get<double>();
+    }
+  }
+  if (v.contains("seed")) {
+    if (!v["seed"].is_number_integer() || v["seed"].get<std::int64_t>() < 0) {
+      problems.push_back({"data.validation.seed", "must be a whole number >= 0", {}, {}});
+    } else {
+      split.seed = v["seed"].get<std::uint64_t>();
+    }
+  }
+  if (v.contains("stratified")) {
+    if (!v["stratified"].is_boolean()) {
+      problems.push_back({"data.validation.stratified", "must be true or false", {}, {}});
+    } else {
+      split.stratified = v["stratified"].get<bool>();
+    }
+  }
+  split.limit = readLimit(v, "data.validation", problems);
 }
 
-DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problems& problems) {
-  DataConfig c;
-  if (!data.is_object()) {
-    problems.push_back({"data", "must be an object", {}, {}});
-    return c;
-  }
-  schema::reportUnknownKeys(data,
-                            {"train", "validation", "test", "classes", "targets", "colors", "fit",
-                             "normalize", "on_error", "exclude"},
-                            "data", problems);
+/// Reads data.train, data.validation (a source or split options) and data.test.
+void readSources(const Json& data, const std::string& baseDir, DataConfig& c, Problems& problems) {
   if (!data.contains("train")) {
     problems.push_back({"data.train",
                         "missing: where the training images come from",
@@ -239,103 +252,84 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
     if (v.is_object() && v.contains("format")) {
       c.validation = readSource(v, "data.validation", baseDir, problems);
     } else if (v.is_object()) {
-      schema::reportUnknownKeys(v, {"fraction", "seed", "stratified", "limit"}, "data.validation",
-                                problems);
-      if (v.contains("fraction")) {
-        if (!v["fraction"].is_number() || v["fraction"].get<double>() < 0 ||
-            v["fraction"].get<double>() >= 1) {
-          problems.push_back({"data.validation.fraction",
-                              "must be a number in [0, 1), got " + jsonBrief(v["fraction"]),
-                              {},
-                              {}});
-        } else {
-          c.split.fraction = v["fraction"].get<double>();
-        }
-      }
-      if (v.contains("seed")) {
-        if (!v["seed"].is_number_integer() || v["seed"].get<std::int64_t>() < 0) {
-          problems.push_back({"data.validation.seed", "must be a whole number >= 0", {}, {}});
-        } else {
-          c.split.seed = v["seed"].get<std::uint64_t>();
-        }
-      }
-      if (v.contains("stratified")) {
-        if (!v["stratified"].is_boolean()) {
-          problems.push_back({"data.validation.stratified", "must be true or false", {}, {}});
-        } else {
-          c.split.stratified = v["stratified"].get<bool>();
-        }
-      }
-      c.split.limit = readLimit(v, "data.validation", problems);
+      readSplit(v, c.split, problems);
     } else {
       problems.push_back(
           {"data.validation", "must be {\"fraction\": 0.1} or a source with a \"format\"", {}, {}});
     }
   }
   if (data.contains("test")) c.test = readSource(data["test"], "data.test", baseDir, problems);
-  if (data.contains("classes")) {
-    const Json& v = data["classes"];
-    if (!v.is_array()) {
-      problems.push_back({"data.classes", "must be a list of class names", {}, {}});
-    } else {
-      for (const auto& name : v) {
-        if (!name.is_string()) {
-          problems.push_back({"data.classes", "must hold strings, got " + jsonBrief(name), {}, {}});
-          break;
-        }
-        c.classes.push_back(name.get<std::string>());
+}
+
+/// Reads data.classes: a list of class names.
+void readClasses(const Json& data, DataConfig& c, Problems& problems) {
+  if (!data.contains("classes")) return;
+  const Json& v = data["classes"];
+  if (!v.is_array()) {
+    problems.push_back({"data.classes", "must be a list of class names", {}, {}});
+  } else {
+    for (const auto& name : v) {
+      if (!name.is_string()) {
+        problems.push_back({"data.classes", "must hold strings, got " + jsonBrief(name), {}, {}});
+        break;
       }
+      c.classes.push_back(name.get<std::string>());
     }
   }
-  if (data.contains("targets")) {
-    const Json& v = data["targets"];
-    std::set<std::string> seen;
-    if (!v.is_array() || v.empty()) {
-      problems.push_back(
-          {"data.targets", "must be a list of column names, got " + jsonBrief(v), {}, {}});
-    } else {
-      for (const auto& name : v) {
-        if (!name.is_string() || name.get<std::string>().empty() ||
-            !seen.insert(name.get<std::string>()).second) {
-          problems.push_back(
-              {"data.targets", "must hold different column names, got " + jsonBrief(name), {}, {}});
-          c.targets.clear();
-          break;
-        }
-        c.targets.push_back(name.get<std::string>());
+}
+
+/// Reads data.targets: a non-empty list of different column names.
+void readTargets(const Json& data, DataConfig& c, Problems& problems) {
+  if (!data.contains("targets")) return;
+  const Json& v = data["targets"];
+  std::set<std::string> seen;
+  if (!v.is_array() || v.empty()) {
+    problems.push_back(
+        {"data.targets", "must be a list of column names, got " + jsonBrief(v), {}, {}});
+  } else {
+    for (const auto& name : v) {
+      if (!name.is_string() || name.get<std::string>().empty() ||
+          !seen.insert(name.get<std::string>()).second) {
+        problems.push_back(
+            {"data.targets", "must hold different column names, got " + jsonBrief(name), {}, {}});
+        c.targets.clear();
+        break;
       }
+      c.targets.push_back(name.get<std::string>());
     }
   }
-  if (data.contains("colors")) {
-    const Json& v = data["colors"];
-    const auto isColour = [](const Json& x) {
-      if (!x.is_string()) return false;
-      const std::string t = x.get<std::string>();
-      return t.size() == 7 && t[0] == '#' && std::all_of(t.begin() + 1, t.end(), [](char ch) {
-               return std::isxdigit(static_cast<unsigned char>(ch));
-             });
-    };
-    if (!v.is_array() || !std::all_of(v.begin(), v.end(), isColour)) {
-      problems.push_back(
-          {"data.colors",
-           "must be a list of \"#rrggbb\" colours, one per class, got " + jsonBrief(v),
-           {},
-           {}});
-    } else if (!c.classes.empty() && v.size() != c.classes.size()) {
-      problems.push_back({"data.colors",
-                          "has " + std::to_string(v.size()) + " colours for " +
-                              std::to_string(c.classes.size()) + " classes",
-                          {},
-                          "give one colour per class of data.classes"});
-    } else {
-      for (const auto& x : v)
-        c.colors.push_back(x.get<std::string>());
-    }
+}
+
+/// Reads data.colors: one "#rrggbb" colour per class of data.classes.
+void readColors(const Json& data, DataConfig& c, Problems& problems) {
+  if (!data.contains("colors")) return;
+  const Json& v = data["colors"];
+  const auto isColour = [](const Json& x) {
+    if (!x.is_string()) return false;
+    const std::string t = x.get<std::string>();
+    return t.size() == 7 && t[0] == '#' && std::all_of(t.begin() + 1, t.end(), [](char ch) {
+             return std::isxdigit(static_cast<unsigned char>(ch));
+           });
+  };
+  if (!v.is_array() || !std::all_of(v.begin(), v.end(), isColour)) {
+    problems.push_back({"data.colors",
+                        "must be a list of \"#rrggbb\" colours, one per class, got " + jsonBrief(v),
+                        {},
+                        {}});
+  } else if (!c.classes.empty() && v.size() != c.classes.size()) {
+    problems.push_back({"data.colors",
+                        "has " + std::to_string(v.size()) + " colours for " +
+                            std::to_string(c.classes.size()) + " classes",
+                        {},
+                        "give one colour per class of data.classes"});
+  } else {
+    for (const auto& x : v)
+      c.colors.push_back(x.get<std::string>());
   }
-  for (auto* spec :
-       {&c.train, c.validation ? &*c.validation : nullptr, c.test ? &*c.test : nullptr})
-    if (spec) spec->targets = c.targets;
-  if (data.contains("exclude")) readExclude(data["exclude"], baseDir, c.exclude, problems);
+}
+
+/// Reads data.fit and data.on_error.
+void readPolicies(const Json& data, DataConfig& c, Problems& problems) {
   if (data.contains("fit")) {
     const Json& v = data["fit"];
     if (v == "resize") {
@@ -358,28 +352,64 @@ DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problem
           {"data.on_error", "must be \"skip\" or \"fail\", got " + jsonBrief(v), {}, {}});
     }
   }
-  if (data.contains("normalize")) {
-    const Json& v = data["normalize"];
-    if (v == "auto") {
-      c.normalization = DataConfig::Normalization::Auto;
-    } else if (v == "none") {
-      c.normalization = DataConfig::Normalization::None;
-    } else if (v.is_object()) {
-      schema::reportUnknownKeys(v, {"mean", "std"}, "data.normalize", problems);
-      c.normalization = DataConfig::Normalization::Explicit;
-      if (!v.contains("mean") || !v.contains("std")) {
-        problems.push_back({"data.normalize", "needs both \"mean\" and \"std\"", {}, {}});
-      } else {
-        c.mean = readNumbers(v["mean"], "data.normalize.mean", false, problems);
-        c.std = readNumbers(v["std"], "data.normalize.std", true, problems);
-      }
+}
+
+/// Reads data.normalize: "auto", "none" or an explicit mean and std.
+void readNormalization(const Json& data, DataConfig& c, Problems& problems) {
+  if (!data.contains("normalize")) return;
+  const Json& v = data["normalize"];
+  if (v == "auto") {
+    c.normalization = DataConfig::Normalization::Auto;
+  } else if (v == "none") {
+    c.normalization = DataConfig::Normalization::None;
+  } else if (v.is_object()) {
+    schema::reportUnknownKeys(v, {"mean", "std"}, "data.normalize", problems);
+    c.normalization = DataConfig::Normalization::Explicit;
+    if (!v.contains("mean") || !v.contains("std")) {
+      problems.push_back({"data.normalize", "needs both \"mean\" and \"std\"", {}, {}});
     } else {
-      problems.push_back({"data.normalize",
-                          "must be \"auto\", \"none\" or {\"mean\": [...], \"std\": [...]}",
-                          {},
-                          {}});
+      c.mean = readNumbers(v["mean"], "data.normalize.mean", false, problems);
+      c.std = readNumbers(v["std"], "data.normalize.std", true, problems);
     }
+  } else {
+    problems.push_back({"data.normalize",
+                        "must be \"auto\", \"none\" or {\"mean\": [...], \"std\": [...]}",
+                        {},
+                        {}});
   }
+}
+
+}  // namespace
+
+std::string excludeEntryFor(const std::string& item, const std::string& baseDir) {
+  if (baseDir.empty()) return item;
+  const auto base = std::filesystem::path(baseDir).lexically_normal();
+  const auto path = std::filesystem::path(item).lexically_normal();
+  const auto relative = path.lexically_relative(base);
+  if (relative.empty() || relative.is_absolute() || *relative.begin() == "..") return item;
+  return relative.generic_string();
+}
+
+DataConfig parseDataConfig(const Json& data, const std::string& baseDir, Problems& problems) {
+  DataConfig c;
+  if (!data.is_object()) {
+    problems.push_back({"data", "must be an object", {}, {}});
+    return c;
+  }
+  schema::reportUnknownKeys(data,
+                            {"train", "validation", "test", "classes", "targets", "colors", "fit",
+                             "normalize", "on_error", "exclude"},
+                            "data", problems);
+  readSources(data, baseDir, c, problems);
+  readClasses(data, c, problems);
+  readTargets(data, c, problems);
+  readColors(data, c, problems);
+  for (auto* spec :
+       {&c.train, c.validation ? &*c.validation : nullptr, c.test ? &*c.test : nullptr})
+    if (spec) spec->targets = c.targets;
+  if (data.contains("exclude")) readExclude(data["exclude"], baseDir, c.exclude, problems);
+  readPolicies(data, c, problems);
+  readNormalization(data, c, problems);
   return c;
 }
 

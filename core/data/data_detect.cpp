@@ -222,96 +222,113 @@ std::string notFound(const fs::path& path) {
          "train.csv (val.csv, test.csv)";
 }
 
-/// Class names for the sources that cannot name their classes themselves.
-void findClassNames(DetectedData& d) {
-  const Json& train = d.splits.front().source;
+/// Mask folders' classes: the values the masks hold, 0 .. the largest below 255 (255 is
+/// "ignore").
+void maskFolderClassNames(DetectedData& d) {
   std::size_t files = 0, more = 0;
-  if (d.format == "mask_folders") {
-    // The values the masks hold: 0 .. the largest below 255 (255 is "ignore").
-    int largest = 0;
-    for (const auto& split : d.splits) {
-      for (const auto& mask : filesIn(split.source["masks"].get<std::string>(), isPng)) {
-        if (files >= kMaxNameScanFiles) {
-          ++more;
-          continue;
-        }
-        ++files;
-        try {
-          const cv::Mat m = decodeMaskFile(mask.string());
-          cv::Mat valid = m != 255;
-          double lo = 0, hi = 0;
-          if (cv::countNonZero(valid) > 0) cv::minMaxLoc(m, &lo, &hi, nullptr, nullptr, valid);
-          largest = std::max(largest, int(hi));
-        } catch (const Error&) {
-          // An unreadable mask is the scan's to name; it adds no class.
-        }
+  int largest = 0;
+  for (const auto& split : d.splits) {
+    for (const auto& mask : filesIn(split.source["masks"].get<std::string>(), isPng)) {
+      if (files >= kMaxNameScanFiles) {
+        ++more;
+        continue;
+      }
+      ++files;
+      try {
+        const cv::Mat m = decodeMaskFile(mask.string());
+        cv::Mat valid = m != 255;
+        double lo = 0, hi = 0;
+        if (cv::countNonZero(valid) > 0) cv::minMaxLoc(m, &lo, &hi, nullptr, nullptr, valid);
+        largest = std::max(largest, int(hi));
+      } catch (const Error&) {
+        // An unreadable mask is the scan's to name; it adds no class.
       }
     }
-    d.classes.push_back("background");
-    for (int c = 1; c <= std::max(largest, 1); ++c)
-      d.classes.push_back("class " + std::to_string(c));
-    d.notes.push_back("classes: mask values 0 to " + std::to_string(std::max(largest, 1)) + " in " +
-                      std::to_string(files) + " mask(s)" +
-                      (more ? " (" + std::to_string(more) + " more not read)" : "") +
-                      "; 0 named background, the others class N: rename them in the project");
-  } else if (d.format == "voc") {
-    std::set<std::string> names;
-    for (const auto& split : d.splits)
-      for (const auto& xml : filesIn(split.source["annotations"].get<std::string>(), isXml)) {
-        if (files >= kMaxNameScanFiles) {
-          ++more;
-          continue;
-        }
-        ++files;
-        try {
-          for (auto& n :
-               vocObjectNames(readTextFile(xml.string(), kMaxNameFileBytes), xml.string()))
-            names.insert(std::move(n));
-        } catch (const Error&) {
-          // A broken annotation is the scan's to name.
-        }
-      }
-    if (names.empty())
-      throw Error(train["annotations"].get<std::string>() +
-                  ": no <object> with a <name> in its .xml files; nothing is labelled");
-    d.classes.assign(names.begin(), names.end());
-    d.notes.push_back("classes: the object names of " + std::to_string(files) +
-                      " annotation(s), in alphabetical order" +
-                      (more ? " (" + std::to_string(more) + " more not read)" : ""));
-  } else if (d.format == "yolo") {
-    const fs::path labels = train["labels"].get<std::string>();
-    for (const auto& dir : {labels.parent_path(), labels.parent_path().parent_path()})
-      for (const char* name : {"data.yaml", "data.yml"})
-        if (isFile(dir / name)) return;  // the source reads its names
-    if (isFile(labels / "classes.txt")) return;
-    long largest = -1;
-    for (const auto& split : d.splits)
-      for (const auto& txt : filesIn(split.source["labels"].get<std::string>(), isTxt)) {
-        if (files >= kMaxNameScanFiles) {
-          ++more;
-          continue;
-        }
-        ++files;
-        std::string text;
-        try {
-          text = readTextFile(txt.string(), kMaxNameFileBytes);
-        } catch (const Error&) {
-          continue;
-        }
-        std::istringstream lines(text);
-        for (std::string line; std::getline(lines, line);) {
-          char* end = nullptr;
-          const long c = std::strtol(line.c_str(), &end, 10);
-          if (end != line.c_str() && c >= 0 && c < 100000) largest = std::max(largest, c);
-        }
-      }
-    for (long c = 0; c <= largest; ++c)
-      d.classes.push_back("class " + std::to_string(c));
-    d.notes.push_back("classes: no data.yaml or classes.txt; class ids 0 to " +
-                      std::to_string(largest) +
-                      " in the label files, named class N: rename "
-                      "them in the project");
   }
+  d.classes.push_back("background");
+  for (int c = 1; c <= std::max(largest, 1); ++c)
+    d.classes.push_back("class " + std::to_string(c));
+  d.notes.push_back("classes: mask values 0 to " + std::to_string(std::max(largest, 1)) + " in " +
+                    std::to_string(files) + " mask(s)" +
+                    (more ? " (" + std::to_string(more) + " more not read)" : "") +
+                    "; 0 named background, the others class N: rename them in the project");
+}
+
+/// Pascal VOC's classes: the object names of its annotations, in alphabetical order.
+void vocClassNames(DetectedData& d) {
+  const Json& train = d.splits.front().source;
+  std::size_t files = 0, more = 0;
+  std::set<std::string> names;
+  for (const auto& split : d.splits)
+    for (const auto& xml : filesIn(split.source["annotations"].get<std::string>(), isXml)) {
+      if (files >= kMaxNameScanFiles) {
+        ++more;
+        continue;
+      }
+      ++files;
+      try {
+        for (auto& n : vocObjectNames(readTextFile(xml.string(), kMaxNameFileBytes), xml.string()))
+          names.insert(std::move(n));
+      } catch (const Error&) {
+        // A broken annotation is the scan's to name.
+      }
+    }
+  if (names.empty())
+    throw Error(train["annotations"].get<std::string>() +
+                ": no <object> with a <name> in its .xml files; nothing is labelled");
+  d.classes.assign(names.begin(), names.end());
+  d.notes.push_back("classes: the object names of " + std::to_string(files) +
+                    " annotation(s), in alphabetical order" +
+                    (more ? " (" + std::to_string(more) + " more not read)" : ""));
+}
+
+/// YOLO's classes when it has no data.yaml or classes.txt to read them from: class N for every
+/// id up to the largest in the label files.
+void yoloClassNames(DetectedData& d) {
+  const Json& train = d.splits.front().source;
+  std::size_t files = 0, more = 0;
+  const fs::path labels = train["labels"].get<std::string>();
+  for (const auto& dir : {labels.parent_path(), labels.parent_path().parent_path()})
+    for (const char* name : {"data.yaml", "data.yml"})
+      if (isFile(dir / name)) return;  // the source reads its names
+  if (isFile(labels / "classes.txt")) return;
+  long largest = -1;
+  for (const auto& split : d.splits)
+    for (const auto& txt : filesIn(split.source["labels"].get<std::string>(), isTxt)) {
+      if (files >= kMaxNameScanFiles) {
+        ++more;
+        continue;
+      }
+      ++files;
+      std::string text;
+      try {
+        text = readTextFile(txt.string(), kMaxNameFileBytes);
+      } catch (const Error&) {
+        continue;
+      }
+      std::istringstream lines(text);
+      for (std::string line; std::getline(lines, line);) {
+        char* end = nullptr;
+        const long c = std::strtol(line.c_str(), &end, 10);
+        if (end != line.c_str() && c >= 0 && c < 100000) largest = std::max(largest, c);
+      }
+    }
+  for (long c = 0; c <= largest; ++c)
+    d.classes.push_back("class " + std::to_string(c));
+  d.notes.push_back("classes: no data.yaml or classes.txt; class ids 0 to " +
+                    std::to_string(largest) +
+                    " in the label files, named class N: rename "
+                    "them in the project");
+}
+
+/// Class names for the sources that cannot name their classes themselves.
+void findClassNames(DetectedData& d) {
+  if (d.format == "mask_folders")
+    maskFolderClassNames(d);
+  else if (d.format == "voc")
+    vocClassNames(d);
+  else if (d.format == "yolo")
+    yoloClassNames(d);
 }
 
 }  // namespace

@@ -23,6 +23,76 @@ torch::Tensor targetRows(const SampleSet& set, const std::vector<std::int64_t>& 
 namespace {
 constexpr std::uint64_t kOrderStream = 0x5EEDull << 40;
 constexpr std::uint64_t kMixStream = 0xB17Cull << 40;
+
+/// This process's share of a global batch: where it starts in the epoch's order, its size, and
+/// the global batch's size before skips.
+struct LoaderRankShare {
+  std::int64_t start = 0;
+  std::int64_t count = 0;
+  std::int64_t globalCount = 0;
+};
+
+/// The contiguous share of global batch `b` that `options.rank` takes from `setSize` samples.
+LoaderRankShare loaderRankShare(const LoaderOptions& options, std::int64_t setSize,
+                                std::int64_t b) {
+  const std::int64_t world = std::max(1, options.worldSize);
+  const std::int64_t globalStart = b * options.batchSize * world;
+  const std::int64_t globalCount = std::min(options.batchSize * world, setSize - globalStart);
+  const std::int64_t base = globalCount / world, extra = globalCount % world;
+  const std::int64_t rank = options.rank;
+  LoaderRankShare share;
+  share.start = globalStart + rank * base + std::min(rank, extra);
+  share.count = base + (rank < extra ? 1 : 0);
+  share.globalCount = globalCount;
+  return share;
+}
+
+/// The first `kept` rows of a tensor made for `count` samples (a copy when some were skipped).
+torch::Tensor loaderKeptRows(const torch::Tensor& t, std::size_t kept, std::int64_t count) {
+  return kept == static_cast<std::size_t>(count) ? t : t.narrow(0, 0, std::int64_t(kept)).clone();
+}
+
+/// The random source of batch `b`'s mixes in `epoch`, seeded from (seed, epoch, b).
+augment::SampleRng loaderMixRng(const LoaderOptions& options, std::int64_t epoch, std::int64_t b) {
+  return augment::SampleRng(augment::mixSeed(
+      options.seed ^ kMixStream, static_cast<std::uint64_t>(epoch), static_cast<std::uint64_t>(b)));
+}
+
+/// Runs the training batch mixes on batch `b` and makes its target from its masks, boxes or
+/// samples (the boxes are moved into the batch).
+void mixAndCollateLoaderBatch(Batch& batch, std::vector<std::vector<target::Box>>& boxes,
+                              bool pixelTargets, bool boxTargets, const SampleSet& set,
+                              const LoaderOptions& options, std::int64_t epoch, std::int64_t b) {
+  if (pixelTargets) {
+    if (options.training && !options.mixes.empty() && !batch.samples.empty()) {
+      // CutMix pastes the partner's mask with its box (MixUp is refused for masks).
+      augment::SampleRng rng = loaderMixRng(options, epoch, b);
+      torch::Tensor none;
+      batch.mixWeight =
+          augment::applyBatchMix(batch.images, none, options.mixes, rng, &batch.masks);
+    }
+    batch.target = options.collator->collateMasks(batch.masks);
+  } else if (boxTargets) {
+    // Of the batch mixes only Mosaic moves boxes (run_setup refuses the others for them).
+    if (options.training && !boxes.empty())
+      for (const auto& mix : options.mixes)
+        if (mix.kind == augment::BatchMix::Kind::Mosaic) {
+          augment::SampleRng rng = loaderMixRng(options, epoch, b);
+          augment::applyMosaic(batch.images, boxes, mix.probability, rng);
+        }
+    batch.target = options.collator->collateBoxes(boxes);
+    batch.boxes = std::move(boxes);
+  } else {
+    batch.target = options.collator ? options.collator->collate(set, batch.samples) : batch.labels;
+  }
+  if (!pixelTargets && !boxTargets && options.training && !options.mixes.empty() &&
+      options.numClasses > 0 && !batch.samples.empty()) {
+    batch.targets = augment::oneHot(batch.labels, options.numClasses);
+    augment::SampleRng rng = loaderMixRng(options, epoch, b);
+    batch.mixWeight = augment::applyBatchMix(batch.images, batch.targets, options.mixes, rng);
+  }
+}
+
 }  // namespace
 
 int DataLoader::defaultWorkers(int trainingThreads) {
@@ -131,26 +201,21 @@ void DataLoader::workerLoop() {
   }
 }
 
-torch::Tensor TargetCollator::collateBoxes(const std::vector<std::vector<Box>>&) const {
+torch::Tensor TargetCollator::collateBoxes(const std::vector<std::vector<target::Box>>&) const {
   throw Error("this task takes no boxes");
 }
 
 Batch DataLoader::buildBatch(std::int64_t b) {
-  const std::int64_t world = std::max(1, m_options.worldSize);
-  const std::int64_t globalStart = b * m_options.batchSize * world;
-  const std::int64_t globalCount =
-      std::min(m_options.batchSize * world, m_set.size() - globalStart);
-  const std::int64_t base = globalCount / world, extra = globalCount % world;
-  const std::int64_t rank = m_options.rank;
-  const std::int64_t start = globalStart + rank * base + std::min(rank, extra);
-  const std::int64_t count = base + (rank < extra ? 1 : 0);
+  const LoaderRankShare share = loaderRankShare(m_options, m_set.size(), b);
+  const std::int64_t start = share.start;
+  const std::int64_t count = share.count;
   const auto& f = m_processor.format();
   const std::int64_t floats = m_processor.sampleFloats();
   auto images = torch::empty({count, f.channels, f.height, f.width}, torch::kFloat);
   float* data = images.data_ptr<float>();
   const bool pixelTargets = m_options.collator && m_options.collator->pixelTargets();
   const bool boxTargets = m_options.collator && m_options.collator->boxTargets();
-  std::vector<std::vector<Box>> boxes;
+  std::vector<std::vector<target::Box>> boxes;
   torch::Tensor masks;
   if (pixelTargets) masks = torch::empty({count, f.height, f.width}, torch::kUInt8);
   const std::int64_t maskBytes = std::int64_t(f.height) * f.width;
@@ -182,50 +247,12 @@ Batch DataLoader::buildBatch(std::int64_t b) {
   }
   Batch batch;
   batch.index = b;
-  batch.globalCount = globalCount;
-  batch.images = kept.size() == static_cast<std::size_t>(count)
-                     ? images
-                     : images.narrow(0, 0, std::int64_t(kept.size())).clone();
+  batch.globalCount = share.globalCount;
+  batch.images = loaderKeptRows(images, kept.size(), count);
   batch.labels = torch::tensor(labels, torch::kLong);
   batch.samples = std::move(samples);
-  if (pixelTargets) {
-    batch.masks = kept.size() == static_cast<std::size_t>(count)
-                      ? masks
-                      : masks.narrow(0, 0, std::int64_t(kept.size())).clone();
-    if (m_options.training && !m_options.mixes.empty() && !batch.samples.empty()) {
-      // CutMix pastes the partner's mask with its box (MixUp is refused for masks).
-      augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
-                                              static_cast<std::uint64_t>(m_epoch),
-                                              static_cast<std::uint64_t>(b)));
-      torch::Tensor none;
-      batch.mixWeight =
-          augment::applyBatchMix(batch.images, none, m_options.mixes, rng, &batch.masks);
-    }
-    batch.target = m_options.collator->collateMasks(batch.masks);
-  } else if (boxTargets) {
-    // Of the batch mixes only Mosaic moves boxes (run_setup refuses the others for them).
-    if (m_options.training && !boxes.empty())
-      for (const auto& mix : m_options.mixes)
-        if (mix.kind == augment::BatchMix::Kind::Mosaic) {
-          augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
-                                                  static_cast<std::uint64_t>(m_epoch),
-                                                  static_cast<std::uint64_t>(b)));
-          augment::applyMosaic(batch.images, boxes, mix.probability, rng);
-        }
-    batch.target = m_options.collator->collateBoxes(boxes);
-    batch.boxes = std::move(boxes);
-  } else {
-    batch.target =
-        m_options.collator ? m_options.collator->collate(m_set, batch.samples) : batch.labels;
-  }
-  if (!pixelTargets && !boxTargets && m_options.training && !m_options.mixes.empty() &&
-      m_options.numClasses > 0 && !batch.samples.empty()) {
-    batch.targets = augment::oneHot(batch.labels, m_options.numClasses);
-    augment::SampleRng rng(augment::mixSeed(m_options.seed ^ kMixStream,
-                                            static_cast<std::uint64_t>(m_epoch),
-                                            static_cast<std::uint64_t>(b)));
-    batch.mixWeight = augment::applyBatchMix(batch.images, batch.targets, m_options.mixes, rng);
-  }
+  if (pixelTargets) batch.masks = loaderKeptRows(masks, kept.size(), count);
+  mixAndCollateLoaderBatch(batch, boxes, pixelTargets, boxTargets, m_set, m_options, m_epoch, b);
   if (m_options.channelsLast)
     batch.images = batch.images.contiguous(torch::MemoryFormat::ChannelsLast);
   if (m_options.pinMemory && torch::cuda::is_available()) batch.images = batch.images.pin_memory();

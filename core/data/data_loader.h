@@ -16,9 +16,9 @@
 #include <vector>
 
 #include "augment/pipeline.h"
-#include "data/box.h"
 #include "data/data_module.h"
 #include "data/sample_processor.h"
+#include "target/box.h"
 
 namespace netsmith::data {
 
@@ -40,7 +40,7 @@ class TargetCollator {
   /// image through the augmentation and makes the batch's target with collateBoxes().
   virtual bool boxTargets() const { return false; }
   /// The target from the batch's boxes (each sample's, in the model input's pixels).
-  virtual torch::Tensor collateBoxes(const std::vector<std::vector<Box>>& boxes) const;
+  virtual torch::Tensor collateBoxes(const std::vector<std::vector<target::Box>>& boxes) const;
 };
 
 /// The target rows (DatasetSource::targetRow) of `samples` (positions in `set`) as an N x width
@@ -85,7 +85,7 @@ struct Batch {
   torch::Tensor
       masks;  ///< N x H x W uint8 class masks (255: ignore) when the target lies on pixels
   /// Each sample's boxes in the model input's pixels, when the target is boxes.
-  std::vector<std::vector<Box>> boxes;
+  std::vector<std::vector<target::Box>> boxes;
   std::vector<std::int64_t> samples;  ///< positions in the sample set
   std::int64_t index = 0;             ///< batch number in the epoch
   double mixWeight = 1.0;

@@ -128,7 +128,7 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
   return out;
 }
 
-std::vector<Box> DatasetSource::loadBoxes(std::int64_t i, int, int) const {
+std::vector<target::Box> DatasetSource::loadBoxes(std::int64_t i, int, int) const {
   throw SampleError(describe(i) + ": this data source has no boxes");
 }
 
@@ -467,7 +467,7 @@ static cv::Size imageSizeOf(const DatasetSource& source, std::int64_t i) {
   return size;
 }
 
-std::vector<Box> readBoxes(const DatasetSource& source, std::int64_t i) {
+std::vector<target::Box> readBoxes(const DatasetSource& source, std::int64_t i) {
   const cv::Size size = imageSizeOf(source, i);
   return source.loadBoxes(i, size.width, size.height);
 }

@@ -9,9 +9,9 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/error.h"
-#include "data/box.h"
 #include "data/data_config.h"
 #include "data/jpeg_decode.h"
+#include "target/box.h"
 
 namespace netsmith::data {
 
@@ -84,7 +84,7 @@ class DatasetSource {
   /// Sample i's boxes in the pixels of its image as decoded (`width` x `height`), clipped to
   /// it. Throws SampleError naming the annotation (unreadable, a class that is none, a box of
   /// no area, an image of another size than its annotation says).
-  virtual std::vector<Box> loadBoxes(std::int64_t i, int width, int height) const;
+  virtual std::vector<target::Box> loadBoxes(std::int64_t i, int width, int height) const;
   /// Names sample i for messages: a file path, or "FILE #i" for packed formats.
   virtual std::string describe(std::int64_t i) const = 0;
   /// Class names in label order (may be generated: "0", "1", ...).
@@ -226,7 +226,7 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
 
 /// Sample i's boxes in the pixels of its image, whose size is read from its header where the
 /// format allows (a one-pixel region: JPEGs are not decoded). Throws SampleError.
-std::vector<Box> readBoxes(const DatasetSource& source, std::int64_t i);
+std::vector<target::Box> readBoxes(const DatasetSource& source, std::int64_t i);
 /// Sample i's mask, refused as training refuses it (data/sample_processor.cpp) when its size is
 /// not its image's (the data scan counts as skipped what the loader would skip). Throws
 /// SampleError.

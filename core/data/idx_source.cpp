@@ -72,6 +72,33 @@ class IdxSource : public DatasetSource {
       : m_imagesPath(spec.images) {
     const std::string imgWhere = spec.path + ".images: " + spec.images;
     const std::string lblWhere = spec.path + ".labels: " + spec.labels;
+    const std::int64_t count = readImageFile(spec, imgWhere);
+    readLabelFile(spec, lblWhere, count);
+    chooseClasses(classes, count);
+    indexUsableRecords(spec, policy, count);
+  }
+
+  std::int64_t size() const override { return m_size; }
+  std::int64_t label(std::int64_t i) const override {
+    return m_labels[8 + static_cast<std::size_t>(record(i))];
+  }
+  cv::Mat load(std::int64_t i) const override {
+    const std::int64_t record = this->record(i);
+    const unsigned char* p = m_pixels.data() + 16 + record * m_rows * m_cols;
+    return cv::Mat(static_cast<int>(m_rows), static_cast<int>(m_cols), CV_8UC1,
+                   const_cast<unsigned char*>(p))
+        .clone();
+  }
+  std::string describe(std::int64_t i) const override {
+    return m_imagesPath + " #" + std::to_string(record(i));
+  }
+
+ private:
+  static constexpr std::size_t kMaxSkippedListed = 10000;
+
+  /// Reads the images file into m_pixels and its image size into m_rows, m_cols: the header
+  /// first, checked, then what it announces. Returns the count of images.
+  std::int64_t readImageFile(const SourceSpec& spec, const std::string& imgWhere) {
     m_pixels = readMaybeGzip(spec.images, spec.path + ".images", 16);
     if (m_pixels.size() < 16)
       throw Error(imgWhere + ": too short for an IDX image file (" +
@@ -113,6 +140,12 @@ class IdxSource : public DatasetSource {
                   std::to_string(need) + " bytes) but only " + std::to_string(have) +
                   " bytes follow");
     }
+    return count;
+  }
+
+  /// Reads the labels file into m_labels: the header first, checked against the `count` of
+  /// images, then the labels.
+  void readLabelFile(const SourceSpec& spec, const std::string& lblWhere, std::int64_t count) {
     auto labels = readMaybeGzip(spec.labels, spec.path + ".labels", 8);
     if (labels.size() < 8) throw Error(lblWhere + ": too short for an IDX label file");
     if (bigEndian(labels.data()) != kLabelMagic) {
@@ -130,6 +163,10 @@ class IdxSource : public DatasetSource {
                   " labels but only " + std::to_string(labels.size() - 8) + " bytes follow");
     }
     m_labels = std::move(labels);
+  }
+
+  /// Sets m_classes: the project's `classes`, else 0 .. the largest of the `count` labels.
+  void chooseClasses(const std::vector<std::string>& classes, std::int64_t count) {
     const unsigned char* label = m_labels.data() + 8;
     std::int64_t maxLabel = 0;
     for (std::int64_t i = 0; i < count; ++i)
@@ -140,6 +177,12 @@ class IdxSource : public DatasetSource {
     } else {
       m_classes = classes;
     }
+  }
+
+  /// Skips (or, by `policy`, refuses) the records whose label is out of range, listing the
+  /// usable ones in m_index once one is skipped; sets m_indexed and m_size.
+  void indexUsableRecords(const SourceSpec& spec, ErrorPolicy policy, std::int64_t count) {
+    const unsigned char* label = m_labels.data() + 8;
     // Records are their own index unless some are skipped: the file's bytes are all the memory
     // a source of 2^28 records takes (no 16 bytes of index and label a record).
     bool indexed = false;
@@ -170,24 +213,6 @@ class IdxSource : public DatasetSource {
     m_indexed = indexed;
     m_size = indexed ? static_cast<std::int64_t>(m_index.size()) : count;
   }
-
-  std::int64_t size() const override { return m_size; }
-  std::int64_t label(std::int64_t i) const override {
-    return m_labels[8 + static_cast<std::size_t>(record(i))];
-  }
-  cv::Mat load(std::int64_t i) const override {
-    const std::int64_t record = this->record(i);
-    const unsigned char* p = m_pixels.data() + 16 + record * m_rows * m_cols;
-    return cv::Mat(static_cast<int>(m_rows), static_cast<int>(m_cols), CV_8UC1,
-                   const_cast<unsigned char*>(p))
-        .clone();
-  }
-  std::string describe(std::int64_t i) const override {
-    return m_imagesPath + " #" + std::to_string(record(i));
-  }
-
- private:
-  static constexpr std::size_t kMaxSkippedListed = 10000;
 
   std::int64_t record(std::int64_t i) const {
     if (i < 0 || i >= m_size) throw Error(m_imagesPath + ": no sample " + std::to_string(i));

@@ -35,6 +35,30 @@ class ImageFolderSource : public FileListSource {
  public:
   ImageFolderSource(const SourceSpec& spec, const std::vector<std::string>& classes) {
     const std::string where = spec.path + ".root: " + spec.root;
+    const std::vector<std::string> folders = listClassFolders(spec, where);
+    checkClassFolders(spec, where, classes, folders);
+    m_classes = folders;
+    std::vector<std::string> empty;  // reported together, with what was skipped, at the end
+    for (std::size_t k = 0; k < folders.size(); ++k) {
+      const fs::path dir = fs::path(spec.root) / folders[k];
+      std::vector<std::string> files = listClassImages(spec, folders, dir);
+      if (files.empty()) {
+        empty.push_back(folders[k]);
+        continue;
+      }
+      std::sort(files.begin(), files.end());
+      for (auto& f : files) {
+        m_files.push_back(std::move(f));
+        m_labels.push_back(static_cast<std::int64_t>(k));
+      }
+    }
+    if (!empty.empty()) throw Error(emptyFoldersMessage(where, empty, m_skipped));
+  }
+
+ private:
+  /// The root's class folders, sorted (what else lies in the root is noted as skipped). Throws
+  /// when the root is missing, not a folder, cannot be listed or has no class folders.
+  std::vector<std::string> listClassFolders(const SourceSpec& spec, const std::string& where) {
     std::error_code ec;
     if (!fs::exists(spec.root, ec)) throw Error(where + ": folder not found");
     if (!fs::is_directory(spec.root, ec)) throw Error(where + ": not a folder");
@@ -52,6 +76,14 @@ class ImageFolderSource : public FileListSource {
     if (folders.empty()) {
       throw Error(where + ": no class folders; expected " + spec.root + "/<class>/<image files>");
     }
+    return folders;
+  }
+
+  /// Refuses class folders that differ from data.classes (when given) or whose names are not
+  /// valid UTF-8.
+  static void checkClassFolders(const SourceSpec& spec, const std::string& where,
+                                const std::vector<std::string>& classes,
+                                const std::vector<std::string>& folders) {
     if (!classes.empty() && classes != folders) {
       std::string list;
       for (const auto& f : folders)
@@ -67,66 +99,59 @@ class ImageFolderSource : public FileListSource {
                     "store class names as text); rename it");
       }
     }
-    m_classes = folders;
-    std::vector<std::string> empty;  // reported together, with what was skipped, at the end
-    for (std::size_t k = 0; k < folders.size(); ++k) {
-      const fs::path dir = fs::path(spec.root) / folders[k];
-      std::vector<std::string> files;
-      // Symbolic links to folders are followed, each real folder once, and never into the root
-      // or a class folder: a link back up the tree (a/loop -> ..) is noted, not entered.
-      std::set<fs::path> visited{fs::weakly_canonical(spec.root, ec)};
-      for (const auto& f : folders)
-        visited.insert(fs::weakly_canonical(fs::path(spec.root) / f, ec));
-      for (auto it =
-               fs::recursive_directory_iterator(dir,
-                                                fs::directory_options::follow_directory_symlink |
-                                                    fs::directory_options::skip_permission_denied,
-                                                ec);
-           it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (ec) {
-          m_skipped.push_back({it->path().string(), "cannot be listed (" + ec.message() + ")"});
-          break;
-        }
-        std::error_code sec;
-        const auto status = it->status(sec);
-        if (sec) {
-          m_skipped.push_back({it->path().string(), "cannot be read (" + sec.message() + ")"});
-          if (it->is_symlink(sec)) it.disable_recursion_pending();
-          continue;
-        }
-        if (hidden(it->path())) {
-          if (fs::is_directory(status)) it.disable_recursion_pending();
-          continue;
-        }
-        if (fs::is_directory(status)) {
-          if (!visited.insert(fs::weakly_canonical(it->path(), sec)).second) {
-            it.disable_recursion_pending();
-            m_skipped.push_back({it->path().string(), "a link to a folder already listed"});
-          }
-          continue;
-        }
-        if (!fs::is_regular_file(status)) continue;
-        const std::string path = it->path().string();
-        if (isImageFileName(path)) {
-          files.push_back(path);
-        } else {
-          m_skipped.push_back({path, "not an image file (extension)"});
-        }
-      }
-      if (files.empty()) {
-        empty.push_back(folders[k]);
-        continue;
-      }
-      std::sort(files.begin(), files.end());
-      for (auto& f : files) {
-        m_files.push_back(std::move(f));
-        m_labels.push_back(static_cast<std::int64_t>(k));
-      }
-    }
-    if (!empty.empty()) throw Error(emptyFoldersMessage(where, empty, m_skipped));
   }
 
- private:
+  /// The image files anywhere under the class folder `dir`, in listing order; what is skipped
+  /// (unreadable, not an image, a link to a folder already listed) is noted.
+  std::vector<std::string> listClassImages(const SourceSpec& spec,
+                                           const std::vector<std::string>& folders,
+                                           const fs::path& dir) {
+    std::error_code ec;
+    std::vector<std::string> files;
+    // Symbolic links to folders are followed, each real folder once, and never into the root
+    // or a class folder: a link back up the tree (a/loop -> ..) is noted, not entered.
+    std::set<fs::path> visited{fs::weakly_canonical(spec.root, ec)};
+    for (const auto& f : folders)
+      visited.insert(fs::weakly_canonical(fs::path(spec.root) / f, ec));
+    for (auto it =
+             fs::recursive_directory_iterator(dir,
+                                              fs::directory_options::follow_directory_symlink |
+                                                  fs::directory_options::skip_permission_denied,
+                                              ec);
+         it != fs::recursive_directory_iterator(); it.increment(ec)) {
+      if (ec) {
+        m_skipped.push_back({it->path().string(), "cannot be listed (" + ec.message() + ")"});
+        break;
+      }
+      std::error_code sec;
+      const auto status = it->status(sec);
+      if (sec) {
+        m_skipped.push_back({it->path().string(), "cannot be read (" + sec.message() + ")"});
+        if (it->is_symlink(sec)) it.disable_recursion_pending();
+        continue;
+      }
+      if (hidden(it->path())) {
+        if (fs::is_directory(status)) it.disable_recursion_pending();
+        continue;
+      }
+      if (fs::is_directory(status)) {
+        if (!visited.insert(fs::weakly_canonical(it->path(), sec)).second) {
+          it.disable_recursion_pending();
+          m_skipped.push_back({it->path().string(), "a link to a folder already listed"});
+        }
+        continue;
+      }
+      if (!fs::is_regular_file(status)) continue;
+      const std::string path = it->path().string();
+      if (isImageFileName(path)) {
+        files.push_back(path);
+      } else {
+        m_skipped.push_back({path, "not an image file (extension)"});
+      }
+    }
+    return files;
+  }
+
   /// Every class folder without images, and what the listing skipped (often the reason: files
   /// of another extension), in one message.
   static std::string emptyFoldersMessage(const std::string& where,

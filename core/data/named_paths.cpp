@@ -1,6 +1,6 @@
 #include "data/named_paths.h"
-#include "common/run_layout.h"
 #include "data/source_formats.h"
+#include "run/run_layout.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -53,7 +53,7 @@ std::vector<PreviewRow> makePreview(const ProjectData& pd, int samples, int draw
       }
       if (source.hasBoxes()) {
         const auto& colors = pd.data.config.colors;
-        std::vector<Box> boxes;
+        std::vector<target::Box> boxes;
         row.original = overlayBoxes(
             pd.processor->preview(train, k, false, seed, 0, nullptr, &boxes), boxes, colors);
         row.caption = boxCaption(boxes, source.classNames());
@@ -117,7 +117,7 @@ cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
   return rgb;
 }
 
-cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<Box>& boxes,
+cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<target::Box>& boxes,
                      const std::vector<std::string>& colors) {
   cv::Mat rgb;
   if (image.channels() == 1)
@@ -135,7 +135,8 @@ cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<Box>& boxes,
   return rgb;
 }
 
-std::string boxCaption(const std::vector<Box>& boxes, const std::vector<std::string>& classes) {
+std::string boxCaption(const std::vector<target::Box>& boxes,
+                       const std::vector<std::string>& classes) {
   if (boxes.empty()) return "no boxes";
   std::map<std::int64_t, int> counts;
   for (const auto& b : boxes)

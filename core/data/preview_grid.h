@@ -6,8 +6,8 @@
 
 #include <opencv2/core/mat.hpp>
 
-#include "data/box.h"
 #include "data/project_data.h"
+#include "target/box.h"
 
 namespace netsmith::data {
 
@@ -35,10 +35,11 @@ cv::Mat overlayMask(const cv::Mat& image, const cv::Mat& mask,
                     const std::vector<std::string>& colors);
 /// `image` (CV_32F, 1 or 3 channels, [0, 1]) as RGB with each box's outline in its class's
 /// colour (data.colors, else the built-in palette from class 0).
-cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<Box>& boxes,
+cv::Mat overlayBoxes(const cv::Mat& image, const std::vector<target::Box>& boxes,
                      const std::vector<std::string>& colors);
 /// The classes of the boxes with their counts: "Bag, Sneaker x2"; "no boxes".
-std::string boxCaption(const std::vector<Box>& boxes, const std::vector<std::string>& classes);
+std::string boxCaption(const std::vector<target::Box>& boxes,
+                       const std::vector<std::string>& classes);
 /// Class c's colour (RGB, 0..255): data.colors[c] when it is "#rrggbb", else the built-in
 /// palette's colour number c - paletteStart (masks start it at class 1, boxes at 0).
 cv::Vec3f classColor(std::size_t c, const std::vector<std::string>& colors,

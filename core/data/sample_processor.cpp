@@ -66,7 +66,8 @@ cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit) {
   return fitWith(mask, height, width, fit, cv::INTER_NEAREST_EXACT);
 }
 
-void fitBoxes(std::vector<Box>& boxes, cv::Size from, int height, int width, FitPolicy fit) {
+void fitBoxes(std::vector<target::Box>& boxes, cv::Size from, int height, int width,
+              FitPolicy fit) {
   if (boxes.empty() || (from.height == height && from.width == width)) return;
   augment::PixelTarget target;
   target.boxes = std::move(boxes);
@@ -116,7 +117,8 @@ ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t 
   // in for its pixels.
   const auto at25 = [](int side) { return float(0.25 * side); };
   const auto at75 = [](int side) { return float(0.75 * side); };
-  const Box probe{0, at25(size.width), at25(size.height), at75(size.width), at75(size.height)};
+  const target::Box probe{0, at25(size.width), at25(size.height), at75(size.width),
+                          at75(size.height)};
   augment::PixelTarget moved;
   moved.boxes = {probe};
   cv::Size at = size;
@@ -131,7 +133,7 @@ ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t 
   }
   fitBoxes(moved.boxes, at, h, w, m_format.fit);
   if (moved.boxes.size() != 1) return g;  // cut away: left as the identity
-  const Box& b = moved.boxes.front();
+  const target::Box& b = moved.boxes.front();
   g.sx = (b.x1 - b.x0) / (probe.x1 - probe.x0);
   g.sy = (b.y1 - b.y0) / (probe.y1 - probe.y0);
   g.tx = b.x0 - g.sx * probe.x0;
@@ -163,14 +165,14 @@ cv::Mat namingMemoryFailures(const SampleSet& set, std::int64_t k, Steps&& steps
 
 cv::Mat SampleProcessor::run(const SampleSet& set, std::int64_t k, bool training,
                              std::uint64_t seed, std::int64_t epoch, bool forDisplay, cv::Mat* mask,
-                             std::vector<Box>* boxes) const {
+                             std::vector<target::Box>* boxes) const {
   return namingMemoryFailures(
       set, k, [&] { return runSteps(set, k, training, seed, epoch, forDisplay, mask, boxes); });
 }
 
 cv::Mat SampleProcessor::runSteps(const SampleSet& set, std::int64_t k, bool training,
                                   std::uint64_t seed, std::int64_t epoch, bool forDisplay,
-                                  cv::Mat* mask, std::vector<Box>* boxes) const {
+                                  cv::Mat* mask, std::vector<target::Box>* boxes) const {
   const std::int64_t index = set.indices.at(static_cast<std::size_t>(k));
   const bool pipelineSizes = m_pipeline && m_pipeline->setsSize(training);
   augment::SampleRng rng(
@@ -249,7 +251,7 @@ cv::Mat SampleProcessor::runSteps(const SampleSet& set, std::int64_t k, bool tra
 
 void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool training,
                               std::uint64_t seed, std::int64_t epoch, float* out,
-                              std::uint8_t* maskOut, std::vector<Box>* boxesOut) const {
+                              std::uint8_t* maskOut, std::vector<target::Box>* boxesOut) const {
   // The pipeline without the final normalisation, which is done here in the same pass that
   // writes the planes (HWC -> CHW): one pass instead of three.
   cv::Mat mask;
@@ -303,7 +305,7 @@ void SampleProcessor::process(const SampleSet& set, std::int64_t k, bool trainin
 
 cv::Mat SampleProcessor::preview(const SampleSet& set, std::int64_t k, bool training,
                                  std::uint64_t seed, std::int64_t epoch, cv::Mat* mask,
-                                 std::vector<Box>* boxes) const {
+                                 std::vector<target::Box>* boxes) const {
   return run(set, k, training, seed, epoch, true, mask, boxes);
 }
 

@@ -6,10 +6,10 @@
 #include <opencv2/core/mat.hpp>
 
 #include "augment/pipeline.h"
-#include "data/box.h"
 #include "data/data_config.h"
 #include "data/data_module.h"
 #include "data/image_geometry.h"
+#include "target/box.h"
 
 namespace netsmith::data {
 
@@ -29,7 +29,7 @@ cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit);
 cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit);
 /// fitImage()'s geometry for boxes in an image of `from` (a box the crop cuts mostly away is
 /// dropped, as augment::PixelTarget says).
-void fitBoxes(std::vector<Box>& boxes, cv::Size from, int height, int width, FitPolicy fit);
+void fitBoxes(std::vector<target::Box>& boxes, cv::Size from, int height, int width, FitPolicy fit);
 
 /// Turns sample k of a set into the model's input: decode, channel conversion, fitting,
 /// augmentation (training: seeded from (seed, epoch, k), so the result does not depend on
@@ -46,13 +46,13 @@ class SampleProcessor {
   /// with the image (augment::PixelTarget says how a box cut by a crop is kept or dropped).
   void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
                std::int64_t epoch, float* out, std::uint8_t* maskOut = nullptr,
-               std::vector<Box>* boxesOut = nullptr) const;
+               std::vector<target::Box>* boxesOut = nullptr) const;
   /// The image as a person should see it (before normalisation), CV_32F in [0, 1], HxWxC.
   /// `mask` (a source with masks): set to the mask moved with it (CV_8UC1).
   /// `boxes` (a source with boxes): set to the boxes moved with it.
   cv::Mat preview(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
                   std::int64_t epoch, cv::Mat* mask = nullptr,
-                  std::vector<Box>* boxes = nullptr) const;
+                  std::vector<target::Box>* boxes = nullptr) const;
   /// Decoded, channel-converted and fitted, without augmentation (for statistics).
   cv::Mat plain(const SampleSet& set, std::int64_t k) const;
   /// Where sample k's evaluation input (no augmentation draws) comes from in its image: the
@@ -72,11 +72,11 @@ class SampleProcessor {
   /// `boxes`: the same for the sample's boxes.
   cv::Mat run(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
               std::int64_t epoch, bool forDisplay, cv::Mat* mask = nullptr,
-              std::vector<Box>* boxes = nullptr) const;
+              std::vector<target::Box>* boxes = nullptr) const;
   /// run()'s steps; run() names a sample whose steps ran out of memory.
   cv::Mat runSteps(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
                    std::int64_t epoch, bool forDisplay, cv::Mat* mask,
-                   std::vector<Box>* boxes) const;
+                   std::vector<target::Box>* boxes) const;
   /// Whether the project's mean/std apply after the pipeline.
   bool meanApplies() const;
 

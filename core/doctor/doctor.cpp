@@ -8,8 +8,10 @@
 #include <cmath>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -22,7 +24,6 @@
 #include "checkpoint/checkpoint_model.h"
 #include "common/file_util.h"
 #include "common/json_text.h"
-#include "common/run_layout.h"
 #include "data/csv_table.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
@@ -31,6 +32,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "registries/registries.h"
+#include "run/run_layout.h"
 #include "train/trainer.h"
 
 namespace netsmith::doctor {
@@ -84,6 +86,9 @@ class Progress {
 
 /// The share of the whole job each stage takes (the folds take the rest).
 constexpr double kImagesShare = 0.06, kDuplicatesShare = 0.02, kReportShare = 0.02;
+/// Where the folds' part of the whole job starts, and its size.
+constexpr double kFoldsStart = kImagesShare + kDuplicatesShare;
+constexpr double kFoldsShare = 1 - kFoldsStart - kReportShare;
 /// Fold models right on fewer of their held-out samples than this are too weak to rank labels.
 constexpr double kWeakFoldAccuracy = 0.6;
 
@@ -411,10 +416,10 @@ FoldModel loadFoldModel(const std::string& path, const ops::OpRegistry& registry
 }
 
 /// Counts the fold run's steps for the progress bar.
-class StepSink : public train::EventSink {
+class StepSink : public run::EventSink {
  public:
-  void onEvent(const train::TrainingEvent& e) override {
-    if (e.type == train::EventType::BatchEnd) {
+  void onEvent(const run::TrainingEvent& e) override {
+    if (e.type == run::EventType::BatchEnd) {
       step = e.batch.step;
       total = e.batch.totalSteps;
     }
@@ -562,13 +567,8 @@ std::string pictureUri(cv::Mat small) {
   return "data:image/png;base64," + base64(png);
 }
 
-}  // namespace
-
-DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& o) {
-  const auto& registries = needRegistries(o.registries, "DoctorOptions");  // before any write
-  Progress progress(o);
-  DoctorReport report;
-  report.project = loaded.project.name;
+/// Checks the options' numbers and makes the folder the doctor writes in.
+void prepareFolder(const DoctorOptions& o) {
   if (o.folds < 2 || o.folds > 20)
     throw Error("--folds: " + std::to_string(o.folds) + " is not between 2 and 20");
   if (o.epochs < 1) throw Error("--epochs: must be at least 1");
@@ -581,246 +581,357 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
     if (!parent.empty()) makeRealFolder(parent.string());
   }
   makeRealFolder(o.folder);
+}
 
-  const project::Project examined = examinedProject(loaded.project);
-  project::Project plain = examined;
-  plain.augment = Json::array();
-  const auto& transforms = registries.transforms;
-  progress.report("data", 0, "opening the data");
-  auto pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),
-                                  [&](std::int64_t, std::int64_t) {
-                                    return progress.report("data", 0, "computing statistics");
-                                  });
-  if (!pd) {
-    report.stopped = true;
-    return report;
-  }
-  auto& dm = pd->data;
-  report.classes = dm.classes;
-  const auto& def = registries.tasks.get(loaded.project.task);
-  if (o.labels && !checksLabelsOf(def))
-    throw Error("the doctor checks labels of one class per sample; the task \"" +
-                loaded.project.task +
-                "\" has other targets: run it without label checks "
-                "(--no-labels) for duplicates, balance and outliers");
+/// One cross-training fold: its stage, where it writes, its part of the job and its samples.
+struct FoldPlan {
+  std::string stage;  ///< "fold 2/3"
+  fs::path dir;
+  std::string heldPath;                     ///< its held-out outputs (held_out.json)
+  double base = 0, share = 0;               ///< where its part of the whole job starts, its size
+  std::vector<std::int64_t> heldPositions;  ///< positions in the examined training samples
+  std::vector<std::int64_t> trainIndices;   ///< indices into the source, sorted
+};
 
-  // The training data examined (a stratified subset when asked).
-  Split train{"train", dm.train};
-  if (o.limit > 0 && train.set.size() > o.limit) {
-    const auto& source = *train.set.source;
-    train.set.indices = data::stratifiedSubset(
-        train.set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
-        o.limit, o.seed);
-  }
-  std::vector<Split> splits{train};
-  if (!dm.validation.empty()) splits.push_back({"validation", dm.validation});
-  if (!dm.test.empty()) splits.push_back({"test", dm.test});
-  report.examined = train.set.size();
-  report.validationSamples = dm.validation.size();
-  report.testSamples = dm.test.size();
-  const std::int64_t classes = dm.numClasses();
-  std::vector<std::int64_t> labels(std::size_t(train.set.size()));
-  for (std::int64_t k = 0; k < train.set.size(); ++k)
-    labels[std::size_t(k)] = train.set.label(k);
-  const Json settings = settingsOf(examined, o, train.set.size());
-  checkSettings(o.folder, settings);
-
-  // Images: fingerprints and facts, duplicates and image outliers.
+/// One run of the doctor: the state its phases share, and the phases in the order they run.
+struct DoctorJob {
+  const project::LoadedProject& loaded;
+  const DoctorOptions& o;
+  const Registries& registries;
+  Progress progress;
+  DoctorReport report;
+  project::Project examined;
+  std::unique_ptr<data::ProjectData> pd;
+  Split train;  ///< the training data examined
+  std::vector<Split> splits;
+  std::int64_t classes = 0;
+  std::vector<std::int64_t> labels;  ///< of `train`
   std::vector<ImageRef> refs;
-  std::vector<ImageFingerprint> prints;
   std::vector<ImageFacts> facts;
-  scanImages(splits, refs, prints, facts, progress);
-  for (std::size_t i = 0; i < refs.size(); ++i) {
-    if (facts[i].readable || facts[i].error.empty()) continue;  // read, or not reached (stopped)
-    ++report.unreadable;
-    if (report.unreadableSamples.size() < kReportUnreadable) {
-      const auto ref = refOf(splits[std::size_t(refs[i].split)], refs[i].index);
-      report.unreadableSamples.push_back(
-          {ref, printable(data::skippedFor(ref.item, facts[i].error).reason)});
-    }
-  }
-  // Unreadable images take no part in the comparisons.
-  std::vector<ImageRef> readableRefs;
-  std::vector<ImageFingerprint> readablePrints;
-  for (std::size_t i = 0; i < refs.size(); ++i)
-    if (facts[i].readable) {
-      readableRefs.push_back(refs[i]);
-      readablePrints.push_back(std::move(prints[i]));
-    }
-  prints.clear();
-  DuplicateResult dups;
-  if (!progress.stopped()) {
-    progress.report("duplicates", kImagesShare, "comparing images");
-    dups = findDuplicates(readableRefs, readablePrints, {}, [&] {
-      return !progress.report("duplicates", kImagesShare, "comparing images");
-    });
-  }
-  report.exactDuplicates = dups.exactFound;
-  report.nearDuplicates = dups.nearFound;
-  report.leaks = dups.crossSplitFound;  // every one found, kept in the list or not
-  for (const auto& p : dups.pairs) {
-    DuplicateFinding d;
-    d.a = refOf(splits[std::size_t(p.a.split)], p.a.index);
-    d.b = refOf(splits[std::size_t(p.b.split)], p.b.index);
-    d.exact = p.exact;
-    d.distance = p.distance;
-    d.similarity = p.similarity;
-    report.duplicates.push_back(std::move(d));
-  }
-  std::stable_sort(
-      report.duplicates.begin(), report.duplicates.end(),
-      [](const DuplicateFinding& a, const DuplicateFinding& b) { return a.leak() > b.leak(); });
-  if (report.duplicates.size() > kReportDuplicates) {
-    report.warnings.push_back("the report lists the first " + std::to_string(kReportDuplicates) +
-                              " of " + std::to_string(report.duplicates.size()) +
-                              " duplicate pairs kept, cross-split ones first");
-    report.duplicates.resize(kReportDuplicates);
-  }
-  auto outliers = imageOutliers(refs, facts, splits);
-  report.balance = balanceOf(labels, classes, dm.classes);
-
-  // Label probabilities: cross-training folds, or a checkpoint's own outputs.
-  const auto n = std::size_t(train.set.size());
+  std::vector<OutlierFinding> outliers;
+  std::size_t n = 0;  ///< samples examined
   ClassProbabilities probs;
-  probs.classes = classes;
-  probs.values.assign(n * std::size_t(classes), NAN);
-  std::vector<float> featureScore(n, NAN);
-  const double foldsStart = kImagesShare + kDuplicatesShare;
-  const double foldsShare = 1 - foldsStart - kReportShare;
-  if (o.labels && !progress.stopped()) {
-    if (!o.checkpoint.empty()) {
-      report.inSample = true;
-      report.probabilitiesFrom = "the checkpoint " + o.checkpoint + " (in-sample)";
-      report.warnings.push_back(
-          "the label probabilities come from a model trained on these samples: it has learnt "
-          "some wrong labels, which then look right; cross-training (without --checkpoint) "
-          "finds more");
-      auto model = loadFoldModel(o.checkpoint, registries.ops);
-      std::vector<float> features;
-      std::int64_t width = 0;
-      predict(*model.net, model.project, train.set, *pd, classes, probs.values, features, width,
-              [&](std::int64_t done) {
-                return progress.report(
-                    "predicting",
-                    foldsStart + foldsShare * double(done) / double(std::max<std::size_t>(1, n)));
-              });
-      featureScore = featureOutlierScores(features, width, labels, classes);
-    } else {
-      report.probabilitiesFrom = "cross-training (" + std::to_string(o.folds) + " folds, " +
-                                 std::to_string(o.epochs) + " epoch" + (o.epochs == 1 ? "" : "s") +
-                                 " each)";
-      const auto fold = assignFolds(labels, o.folds, o.seed);
-      // Each fold's run: the project's model, augmentation and optimizer; a short schedule,
-      // one process, no validation, the normalisation the whole data gave.
-      project::Project foldProject = examined;
-      foldProject.train["epochs"] = o.epochs;
-      foldProject.train["monitor"] = "train_loss";
-      for (const char* key : {"early_stopping", "plateau", "monitor_mode"})
-        foldProject.train.erase(key);
-      foldProject.train["local_processes"] = 1;
-      const auto& norm = pd->normalization;
-      foldProject.data["normalize"] =
-          norm.mean.empty() ? Json("none") : Json{{"mean", norm.mean}, {"std", norm.std}};
-      for (int f = 0; f < o.folds && !progress.stopped(); ++f) {
-        const double share = foldsShare / o.folds;
-        const double base = foldsStart + share * f;
-        const std::string stage = "fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
-        const fs::path dir = fs::path(o.folder) / ("fold-" + std::to_string(f + 1));
-        std::vector<std::int64_t> heldPositions, trainIndices;
-        for (std::size_t i = 0; i < n; ++i)
-          (fold[i] == f ? heldPositions : trainIndices)
-              .push_back(fold[i] == f ? std::int64_t(i) : train.set.indices[i]);
-        std::sort(trainIndices.begin(), trainIndices.end());
-        const std::string heldPath = (dir / "held_out.json").string();
-        auto held = readHeldOut(heldPath, heldPositions, classes);
-        if (!held) {
-          makeRealFolder(dir.string());
-          train::TrainerConfig config;
-          config.project = foldProject;
-          config.baseDir = loaded.baseDir();
-          config.runDir = (dir / "run").string();
-          config.trainIndices = trainIndices;
-          config.skipTest = true;
-          config.registries = o.registries;
-          const fs::path last = run_layout::checkpointIn((dir / "run").string(), run_layout::kLast);
-          std::error_code ec;
-          // A fold stopped before goes on from its last checkpoint; one whose run had
-          // finished its epochs only predicts.
-          bool trained = false;
-          if (fs::is_regular_file(fs::symlink_status(last, ec))) {
-            const auto meta = checkpoint::readCheckpoint(last.string()).meta;
-            trained = meta.value("epoch", std::int64_t(0)) >= o.epochs;
-            if (!trained) config.resumePath = last.string();
-          }
-          if (!trained) {
-            progress.log(stage + ": training on " + std::to_string(trainIndices.size()) +
-                         " samples" + (config.resumePath.empty() ? "" : " (resumed)"));
-            train::Trainer trainer(std::move(config));
-            auto steps = std::make_shared<StepSink>();
-            trainer.addSink(steps);
-            trainer.start();
-            bool asked = false;
-            while (trainer.state() != train::RunState::Finished) {
-              std::this_thread::sleep_for(std::chrono::milliseconds(200));
-              const auto total = steps->total.load();
-              const double within = total > 0 ? 0.9 * double(steps->step) / double(total) : 0;
-              // Before its first batch the run is opening its data: "step 0 of 0" says nothing.
-              const std::string what = total > 0 ? stage + ": step " +
-                                                       std::to_string(steps->step.load()) + " of " +
-                                                       std::to_string(total)
-                                                 : stage + ": preparing the fold's training";
-              if (!progress.report(stage, base + share * within, what) && !asked) {
-                asked = true;
-                trainer.stop();
-              }
-            }
-            trainer.wait();
-            const auto result = trainer.result();
-            if (result.state == train::FinishState::Failed)
-              throw Error(stage + " failed: " + result.reason +
-                          " (its run: " + (dir / "run").string() + ")");
-            if (result.state == train::FinishState::Stopped || progress.stopped()) break;
-          }
-          // Held-out probabilities from the fold's model.
-          auto model = loadFoldModel(last.string(), registries.ops);
-          data::SampleSet heldSet = train.set;
-          heldSet.indices.clear();
-          for (const auto p : heldPositions)
-            heldSet.indices.push_back(train.set.indices[std::size_t(p)]);
-          HeldOut h;
-          h.positions = heldPositions;
-          std::vector<float> features;
-          std::int64_t width = 0;
-          predict(*model.net, model.project, heldSet, *pd, classes, h.probs, features, width,
-                  [&](std::int64_t done) {
-                    return progress.report(stage,
-                                           base + share * (0.9 + 0.1 * double(done) /
-                                                                     double(std::max<std::size_t>(
-                                                                         1, heldPositions.size()))),
-                                           stage + ": predicting the held-out samples");
-                  });
-          if (progress.stopped()) break;
-          std::vector<std::int64_t> heldLabels;
-          for (const auto p : heldPositions)
-            heldLabels.push_back(labels[std::size_t(p)]);
-          h.outlier = featureOutlierScores(features, width, heldLabels, classes);
-          writeFileAtomically(heldPath, heldOutToJson(h).dump());
-          held = std::move(h);
-        }
-        for (std::size_t r = 0; r < held->positions.size(); ++r) {
-          const auto p = std::size_t(held->positions[r]);
-          std::copy(held->probs.begin() + std::int64_t(r) * classes,
-                    held->probs.begin() + std::int64_t(r + 1) * classes,
-                    probs.values.begin() + std::int64_t(p) * classes);
-          featureScore[p] = held->outlier[r];
-        }
+  std::vector<float> featureScore;
+
+  DoctorJob(const project::LoadedProject& loadedProject, const DoctorOptions& options)
+      : loaded(loadedProject),
+        o(options),
+        registries(needRegistries(options.registries, "DoctorOptions")),  // before any write
+        progress(options) {
+    report.project = loaded.project.name;
+  }
+
+  /// Runs every phase; the report (what was found so far when stopped).
+  DoctorReport examine() {
+    prepareFolder(o);
+    if (!openData()) return std::move(report);
+    chooseSamples();
+    // Images: fingerprints and facts, duplicates and image outliers.
+    compareImages(readImages());
+    outliers = imageOutliers(refs, facts, splits);
+    report.balance = balanceOf(labels, classes, pd->data.classes);
+    labelProbabilities();
+    rankLabels();
+    warnIfCut(report.labelIssuesFlagged, report.labelIssues.size(), "flagged labels",
+              " (label_ranking.csv ranks every sample)");
+    listOutliers();
+    warnIfCut(report.unreadable, report.unreadableSamples.size(), "unreadable samples", "");
+    report.stopped = progress.stopped();
+    report.seconds = progress.elapsed();
+    writeReport();
+    if (!report.stopped) progress.report("done", 1, "done");
+    return std::move(report);
+  }
+
+  /// Opens the data unaugmented and checks the task has labels to check; false when stopped.
+  bool openData() {
+    examined = examinedProject(loaded.project);
+    project::Project plain = examined;
+    plain.augment = Json::array();
+    const auto& transforms = registries.transforms;
+    progress.report("data", 0, "opening the data");
+    pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),
+                               [&](std::int64_t, std::int64_t) {
+                                 return progress.report("data", 0, "computing statistics");
+                               });
+    if (!pd) {
+      report.stopped = true;
+      return false;
+    }
+    auto& dm = pd->data;
+    report.classes = dm.classes;
+    const auto& def = registries.tasks.get(loaded.project.task);
+    if (o.labels && !checksLabelsOf(def))
+      throw Error("the doctor checks labels of one class per sample; the task \"" +
+                  loaded.project.task +
+                  "\" has other targets: run it without label checks "
+                  "(--no-labels) for duplicates, balance and outliers");
+    return true;
+  }
+
+  /// Chooses the samples examined and their labels; checks the folder's settings against them.
+  void chooseSamples() {
+    auto& dm = pd->data;
+    // The training data examined (a stratified subset when asked).
+    train = Split{"train", dm.train};
+    if (o.limit > 0 && train.set.size() > o.limit) {
+      const auto& source = *train.set.source;
+      train.set.indices = data::stratifiedSubset(
+          train.set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
+          o.limit, o.seed);
+    }
+    splits.push_back(train);
+    if (!dm.validation.empty()) splits.push_back({"validation", dm.validation});
+    if (!dm.test.empty()) splits.push_back({"test", dm.test});
+    report.examined = train.set.size();
+    report.validationSamples = dm.validation.size();
+    report.testSamples = dm.test.size();
+    classes = dm.numClasses();
+    labels.resize(std::size_t(train.set.size()));
+    for (std::int64_t k = 0; k < train.set.size(); ++k)
+      labels[std::size_t(k)] = train.set.label(k);
+    const Json settings = settingsOf(examined, o, train.set.size());
+    checkSettings(o.folder, settings);
+  }
+
+  /// Decodes every image once (facts kept, unreadable ones listed); their fingerprints.
+  std::vector<ImageFingerprint> readImages() {
+    std::vector<ImageFingerprint> prints;
+    scanImages(splits, refs, prints, facts, progress);
+    for (std::size_t i = 0; i < refs.size(); ++i) {
+      if (facts[i].readable || facts[i].error.empty()) continue;  // read, or not reached (stopped)
+      ++report.unreadable;
+      if (report.unreadableSamples.size() < kReportUnreadable) {
+        const auto ref = refOf(splits[std::size_t(refs[i].split)], refs[i].index);
+        report.unreadableSamples.push_back(
+            {ref, printable(data::skippedFor(ref.item, facts[i].error).reason)});
+      }
+    }
+    return prints;
+  }
+
+  /// Finds the duplicate pairs among the readable images and lists them, cross-split first.
+  void compareImages(std::vector<ImageFingerprint> prints) {
+    // Unreadable images take no part in the comparisons.
+    std::vector<ImageRef> readableRefs;
+    std::vector<ImageFingerprint> readablePrints;
+    for (std::size_t i = 0; i < refs.size(); ++i)
+      if (facts[i].readable) {
+        readableRefs.push_back(refs[i]);
+        readablePrints.push_back(std::move(prints[i]));
+      }
+    prints.clear();
+    DuplicateResult dups;
+    if (!progress.stopped()) {
+      progress.report("duplicates", kImagesShare, "comparing images");
+      dups = findDuplicates(readableRefs, readablePrints, {}, [&] {
+        return !progress.report("duplicates", kImagesShare, "comparing images");
+      });
+    }
+    report.exactDuplicates = dups.exactFound;
+    report.nearDuplicates = dups.nearFound;
+    report.leaks = dups.crossSplitFound;  // every one found, kept in the list or not
+    for (const auto& p : dups.pairs) {
+      DuplicateFinding d;
+      d.a = refOf(splits[std::size_t(p.a.split)], p.a.index);
+      d.b = refOf(splits[std::size_t(p.b.split)], p.b.index);
+      d.exact = p.exact;
+      d.distance = p.distance;
+      d.similarity = p.similarity;
+      report.duplicates.push_back(std::move(d));
+    }
+    std::stable_sort(
+        report.duplicates.begin(), report.duplicates.end(),
+        [](const DuplicateFinding& a, const DuplicateFinding& b) { return a.leak() > b.leak(); });
+    if (report.duplicates.size() > kReportDuplicates) {
+      report.warnings.push_back("the report lists the first " + std::to_string(kReportDuplicates) +
+                                " of " + std::to_string(report.duplicates.size()) +
+                                " duplicate pairs kept, cross-split ones first");
+      report.duplicates.resize(kReportDuplicates);
+    }
+  }
+
+  /// Label probabilities: cross-training folds, or a checkpoint's own outputs.
+  void labelProbabilities() {
+    n = std::size_t(train.set.size());
+    probs.classes = classes;
+    probs.values.assign(n * std::size_t(classes), NAN);
+    featureScore.assign(n, NAN);
+    if (o.labels && !progress.stopped()) {
+      if (!o.checkpoint.empty())
+        predictWithCheckpoint();
+      else
+        crossTrain();
+    }
+  }
+
+  /// The probabilities and feature outlier scores from the checkpoint's own (in-sample) outputs.
+  void predictWithCheckpoint() {
+    report.inSample = true;
+    report.probabilitiesFrom = "the checkpoint " + o.checkpoint + " (in-sample)";
+    report.warnings.push_back(
+        "the label probabilities come from a model trained on these samples: it has learnt "
+        "some wrong labels, which then look right; cross-training (without --checkpoint) "
+        "finds more");
+    auto model = loadFoldModel(o.checkpoint, registries.ops);
+    std::vector<float> features;
+    std::int64_t width = 0;
+    predict(*model.net, model.project, train.set, *pd, classes, probs.values, features, width,
+            [&](std::int64_t done) {
+              return progress.report(
+                  "predicting",
+                  kFoldsStart + kFoldsShare * double(done) / double(std::max<std::size_t>(1, n)));
+            });
+    featureScore = featureOutlierScores(features, width, labels, classes);
+  }
+
+  /// The probabilities and feature outlier scores from cross-training, fold after fold.
+  void crossTrain() {
+    report.probabilitiesFrom = "cross-training (" + std::to_string(o.folds) + " folds, " +
+                               std::to_string(o.epochs) + " epoch" + (o.epochs == 1 ? "" : "s") +
+                               " each)";
+    const auto fold = assignFolds(labels, o.folds, o.seed);
+    // Each fold's run: the project's model, augmentation and optimizer; a short schedule,
+    // one process, no validation, the normalisation the whole data gave.
+    project::Project foldProject = examined;
+    foldProject.train["epochs"] = o.epochs;
+    foldProject.train["monitor"] = "train_loss";
+    for (const char* key : {"early_stopping", "plateau", "monitor_mode"})
+      foldProject.train.erase(key);
+    foldProject.train["local_processes"] = 1;
+    const auto& norm = pd->normalization;
+    foldProject.data["normalize"] =
+        norm.mean.empty() ? Json("none") : Json{{"mean", norm.mean}, {"std", norm.std}};
+    for (int f = 0; f < o.folds && !progress.stopped(); ++f)
+      if (!runFold(f, fold, foldProject)) break;
+  }
+
+  /// Fold `f`'s stage, folder, part of the job and samples (`fold`: each sample's fold).
+  FoldPlan planFold(int f, const std::vector<int>& fold) const {
+    FoldPlan plan;
+    plan.share = kFoldsShare / o.folds;
+    plan.base = kFoldsStart + plan.share * f;
+    plan.stage = "fold " + std::to_string(f + 1) + "/" + std::to_string(o.folds);
+    plan.dir = fs::path(o.folder) / ("fold-" + std::to_string(f + 1));
+    for (std::size_t i = 0; i < n; ++i)
+      (fold[i] == f ? plan.heldPositions : plan.trainIndices)
+          .push_back(fold[i] == f ? std::int64_t(i) : train.set.indices[i]);
+    std::sort(plan.trainIndices.begin(), plan.trainIndices.end());
+    plan.heldPath = (plan.dir / "held_out.json").string();
+    return plan;
+  }
+
+  /// Fold `f`'s held-out outputs (read back, or trained and predicted) copied into the
+  /// probabilities and scores; false when the doctor was stopped.
+  bool runFold(int f, const std::vector<int>& fold, const project::Project& foldProject) {
+    const FoldPlan plan = planFold(f, fold);
+    auto held = readHeldOut(plan.heldPath, plan.heldPositions, classes);
+    if (!held) {
+      makeRealFolder(plan.dir.string());
+      const fs::path last =
+          run_layout::checkpointIn((plan.dir / "run").string(), run_layout::kLast);
+      if (!trainFold(plan, foldProject, last)) return false;
+      held = predictHeldOut(plan, last);
+      if (!held) return false;
+    }
+    for (std::size_t r = 0; r < held->positions.size(); ++r) {
+      const auto p = std::size_t(held->positions[r]);
+      std::copy(held->probs.begin() + std::int64_t(r) * classes,
+                held->probs.begin() + std::int64_t(r + 1) * classes,
+                probs.values.begin() + std::int64_t(p) * classes);
+      featureScore[p] = held->outlier[r];
+    }
+    return true;
+  }
+
+  /// Trains the fold's model (or resumes it) unless its run has finished its epochs; false
+  /// when the run or the doctor was stopped. Throws when the run failed.
+  bool trainFold(const FoldPlan& plan, const project::Project& foldProject, const fs::path& last) {
+    train::TrainerConfig config;
+    config.project = foldProject;
+    config.baseDir = loaded.baseDir();
+    config.runDir = (plan.dir / "run").string();
+    config.trainIndices = plan.trainIndices;
+    config.skipTest = true;
+    config.registries = o.registries;
+    std::error_code ec;
+    // A fold stopped before goes on from its last checkpoint; one whose run had
+    // finished its epochs only predicts.
+    bool trained = false;
+    if (fs::is_regular_file(fs::symlink_status(last, ec))) {
+      const auto meta = checkpoint::readCheckpoint(last.string()).meta;
+      trained = meta.value("epoch", std::int64_t(0)) >= o.epochs;
+      if (!trained) config.resumePath = last.string();
+    }
+    if (trained) return true;
+    progress.log(plan.stage + ": training on " + std::to_string(plan.trainIndices.size()) +
+                 " samples" + (config.resumePath.empty() ? "" : " (resumed)"));
+    train::Trainer trainer(std::move(config));
+    auto steps = std::make_shared<StepSink>();
+    trainer.addSink(steps);
+    trainer.start();
+    watchTraining(trainer, *steps, plan);
+    trainer.wait();
+    const auto result = trainer.result();
+    if (result.state == run::FinishState::Failed)
+      throw Error(plan.stage + " failed: " + result.reason +
+                  " (its run: " + (plan.dir / "run").string() + ")");
+    return !(result.state == run::FinishState::Stopped || progress.stopped());
+  }
+
+  /// Reports the fold's training steps until its run finishes; stops the run when told to.
+  void watchTraining(train::Trainer& trainer, const StepSink& steps, const FoldPlan& plan) {
+    bool asked = false;
+    while (trainer.state() != train::RunState::Finished) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+      const auto total = steps.total.load();
+      const double within = total > 0 ? 0.9 * double(steps.step) / double(total) : 0;
+      // Before its first batch the run is opening its data: "step 0 of 0" says nothing.
+      const std::string what = total > 0
+                                   ? plan.stage + ": step " + std::to_string(steps.step.load()) +
+                                         " of " + std::to_string(total)
+                                   : plan.stage + ": preparing the fold's training";
+      if (!progress.report(plan.stage, plan.base + plan.share * within, what) && !asked) {
+        asked = true;
+        trainer.stop();
       }
     }
   }
 
-  // Confident learning over the samples with probabilities.
-  std::vector<std::string> ranking;
-  if (o.labels && !progress.stopped()) {
+  /// The fold model's outputs for its held-out samples, written to the fold's folder; nothing
+  /// when the doctor was stopped meanwhile.
+  std::optional<HeldOut> predictHeldOut(const FoldPlan& plan, const fs::path& last) {
+    // Held-out probabilities from the fold's model.
+    auto model = loadFoldModel(last.string(), registries.ops);
+    data::SampleSet heldSet = train.set;
+    heldSet.indices.clear();
+    for (const auto p : plan.heldPositions)
+      heldSet.indices.push_back(train.set.indices[std::size_t(p)]);
+    HeldOut h;
+    h.positions = plan.heldPositions;
+    std::vector<float> features;
+    std::int64_t width = 0;
+    predict(*model.net, model.project, heldSet, *pd, classes, h.probs, features, width,
+            [&](std::int64_t done) {
+              return progress.report(
+                  plan.stage,
+                  plan.base + plan.share * (0.9 + 0.1 * double(done) /
+                                                      double(std::max<std::size_t>(
+                                                          1, plan.heldPositions.size()))),
+                  plan.stage + ": predicting the held-out samples");
+            });
+    if (progress.stopped()) return std::nullopt;
+    std::vector<std::int64_t> heldLabels;
+    for (const auto p : plan.heldPositions)
+      heldLabels.push_back(labels[std::size_t(p)]);
+    h.outlier = featureOutlierScores(features, width, heldLabels, classes);
+    writeFileAtomically(plan.heldPath, heldOutToJson(h).dump());
+    return h;
+  }
+
+  /// Confident learning over the samples with probabilities: label_ranking.csv and the flags.
+  void rankLabels() {
+    if (!o.labels || progress.stopped()) return;
     progress.report("report", 1 - kReportShare, "ranking labels");
     std::vector<std::size_t> known;
     for (std::size_t i = 0; i < n; ++i)
@@ -833,126 +944,143 @@ DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions
                        probs.values.begin() + std::int64_t(i + 1) * classes);
       kl.push_back(labels[i]);
     }
-    if (!known.empty() && !report.inSample) {
-      // Fold models that have learnt little flag what they have not learnt, not wrong labels.
-      std::size_t right = 0;
-      for (std::size_t r = 0; r < kl.size(); ++r) {
-        const float* p = kp.values.data() + r * std::size_t(classes);
-        right += std::int64_t(std::max_element(p, p + classes) - p) == kl[r];
-      }
-      const double accuracy = double(right) / double(kl.size());
-      if (accuracy < kWeakFoldAccuracy) {
-        std::ostringstream w;
-        w.setf(std::ios::fixed);
-        w.precision(1);
-        w << "the fold models got " << 100 * accuracy << "% of their held-out samples right "
-          << "(under " << int(100 * kWeakFoldAccuracy) << "%): too weak for their label ranking "
-          << "to mean much, as they flag what they have not learnt; give them more epochs "
-          << "(--epochs) or samples (--limit), or rank with a trained checkpoint (--checkpoint)";
-        report.warnings.push_back(w.str());
-      }
+    if (!known.empty() && !report.inSample) warnIfFoldsWeak(kp, kl);
+    if (!known.empty()) writeLabelRanking(known, kp, kl);
+  }
+
+  /// Warns when the fold models got too few of their held-out samples right to rank labels.
+  void warnIfFoldsWeak(const ClassProbabilities& kp, const std::vector<std::int64_t>& kl) {
+    // Fold models that have learnt little flag what they have not learnt, not wrong labels.
+    std::size_t right = 0;
+    for (std::size_t r = 0; r < kl.size(); ++r) {
+      const float* p = kp.values.data() + r * std::size_t(classes);
+      right += std::int64_t(std::max_element(p, p + classes) - p) == kl[r];
     }
-    if (!known.empty()) {
-      const auto verdicts = rankLabelIssues(kl, kp);
-      std::string csv =
-          "rank,split,index,item,given,given_name,suggested,suggested_name,self_confidence,"
-          "suggested_probability,flagged\n";
-      std::int64_t rank = 0;
-      for (const auto& v : verdicts) {
-        const auto pos = std::int64_t(known[std::size_t(v.sample)]);
-        const SampleRef ref = refOf(train, pos);
-        auto name = [&](std::int64_t c) {
-          return c >= 0 && c < std::int64_t(dm.classes.size()) ? dm.classes[std::size_t(c)]
-                                                               : std::to_string(c);
-        };
-        std::ostringstream line;
-        line.precision(6);
-        line << ++rank << ",train," << ref.index << "," << data::csvTextCell(ref.item) << ","
-             << v.given << "," << data::csvTextCell(name(v.given)) << "," << v.suggested << ","
-             << data::csvTextCell(name(v.suggested)) << "," << v.selfConfidence << ","
-             << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
-        csv += line.str();
-        if (v.flagged) {
-          ++report.labelIssuesFlagged;
-          if (report.labelIssues.size() < kReportLabelIssues)
-            report.labelIssues.push_back(
-                {ref, v.suggested, v.selfConfidence, v.suggestedProbability, true});
-        }
-      }
-      writeFileAtomically((fs::path(o.folder) / "label_ranking.csv").string(), csv);
+    const double accuracy = double(right) / double(kl.size());
+    if (accuracy < kWeakFoldAccuracy) {
+      std::ostringstream w;
+      w.setf(std::ios::fixed);
+      w.precision(1);
+      w << "the fold models got " << 100 * accuracy << "% of their held-out samples right "
+        << "(under " << int(100 * kWeakFoldAccuracy) << "%): too weak for their label ranking "
+        << "to mean much, as they flag what they have not learnt; give them more epochs "
+        << "(--epochs) or samples (--limit), or rank with a trained checkpoint (--checkpoint)";
+      report.warnings.push_back(w.str());
     }
   }
-  // A list cut to its length says so (the counts stay whole).
-  const auto capped = [&](std::int64_t found, std::size_t listed, const std::string& what,
-                          const std::string& whole) {
+
+  /// Ranks the labels of the `known` samples (writes label_ranking.csv) and lists the flagged.
+  void writeLabelRanking(const std::vector<std::size_t>& known, const ClassProbabilities& kp,
+                         const std::vector<std::int64_t>& kl) {
+    const auto& dm = pd->data;
+    const auto verdicts = rankLabelIssues(kl, kp);
+    std::string csv =
+        "rank,split,index,item,given,given_name,suggested,suggested_name,self_confidence,"
+        "suggested_probability,flagged\n";
+    std::int64_t rank = 0;
+    for (const auto& v : verdicts) {
+      const auto pos = std::int64_t(known[std::size_t(v.sample)]);
+      const SampleRef ref = refOf(train, pos);
+      auto name = [&](std::int64_t c) {
+        return c >= 0 && c < std::int64_t(dm.classes.size()) ? dm.classes[std::size_t(c)]
+                                                             : std::to_string(c);
+      };
+      std::ostringstream line;
+      line.precision(6);
+      line << ++rank << ",train," << ref.index << "," << data::csvTextCell(ref.item) << ","
+           << v.given << "," << data::csvTextCell(name(v.given)) << "," << v.suggested << ","
+           << data::csvTextCell(name(v.suggested)) << "," << v.selfConfidence << ","
+           << v.suggestedProbability << "," << (v.flagged ? 1 : 0) << "\n";
+      csv += line.str();
+      if (v.flagged) {
+        ++report.labelIssuesFlagged;
+        if (report.labelIssues.size() < kReportLabelIssues)
+          report.labelIssues.push_back(
+              {ref, v.suggested, v.selfConfidence, v.suggestedProbability, true});
+      }
+    }
+    writeFileAtomically((fs::path(o.folder) / "label_ranking.csv").string(), csv);
+  }
+
+  /// A list cut to its length says so (the counts stay whole).
+  void warnIfCut(std::int64_t found, std::size_t listed, const std::string& what,
+                 const std::string& whole) {
     if (found > std::int64_t(listed))
       report.warnings.push_back("the report lists the first " + std::to_string(listed) + " of " +
                                 std::to_string(found) + " " + what + whole);
-  };
-  capped(report.labelIssuesFlagged, report.labelIssues.size(), "flagged labels",
-         " (label_ranking.csv ranks every sample)");
-  // Feature outliers: the farthest 1% with a score of at least 2, most distant first.
-  {
-    std::vector<std::size_t> order;
-    for (std::size_t i = 0; i < n; ++i)
-      if (std::isfinite(featureScore[i]) && featureScore[i] >= 2) order.push_back(i);
-    std::sort(order.begin(), order.end(),
-              [&](std::size_t a, std::size_t b) { return featureScore[a] > featureScore[b]; });
-    order.resize(std::min(order.size(), std::max<std::size_t>(1, n / 100)));
-    for (const auto i : order) {
-      std::ostringstream why;
-      why.precision(3);
-      why << "features " << featureScore[i] << "x the usual distance from the nearest class centre";
-      outliers.push_back(
-          {refOf(train, std::int64_t(i)), "features", why.str(), double(featureScore[i])});
-    }
   }
-  report.outliersFound = std::int64_t(outliers.size());
-  std::stable_sort(
-      outliers.begin(), outliers.end(),
-      [](const OutlierFinding& a, const OutlierFinding& b) { return a.score > b.score; });
-  if (outliers.size() > kReportOutliers) outliers.resize(kReportOutliers);
-  report.outliers = std::move(outliers);
-  capped(report.outliersFound, report.outliers.size(), "outliers", "");
-  capped(report.unreadable, report.unreadableSamples.size(), "unreadable samples", "");
 
-  report.stopped = progress.stopped();
-  report.seconds = progress.elapsed();
-  // The report files: JSON, then the page with thumbnails.
-  writeFileAtomically((fs::path(o.folder) / "doctor.json").string(), report.toJson().dump(1));
-  std::map<std::string, const data::DatasetSource*> sources;
-  for (const auto& s : splits)
-    sources[s.name] = s.set.source.get();
-  // Each listed sample is decoded once, for the page and the studio's galleries alike (a
-  // sample can stand in several lists; at most a few thousand 64-pixel pictures are kept).
-  std::map<std::pair<std::string, std::int64_t>, cv::Mat> pictures;
-  const auto picture = [&](const SampleRef& r) {
-    const auto key = std::make_pair(r.split, r.index);
-    if (const auto hit = pictures.find(key); hit != pictures.end()) return hit->second;
-    const auto it = sources.find(r.split);
-    cv::Mat small = it == sources.end() ? cv::Mat() : smallPicture(*it->second, r.index);
-    if (o.thumbnail) pictures.emplace(key, small);
-    return small;
-  };
-  writeFileAtomically(
-      (fs::path(o.folder) / "report.html").string(),
-      reportHtml(report, [&](const SampleRef& r) { return pictureUri(picture(r)); }));
-  if (o.thumbnail) {
-    const auto send = [&](const SampleRef& r) {
-      const cv::Mat small = picture(r);
-      if (!small.empty()) o.thumbnail(r, small);
-    };
-    for (const auto& issue : report.labelIssues)
-      send(issue.sample);
-    for (const auto& d : report.duplicates) {
-      send(d.a);
-      send(d.b);
+  /// Adds the feature outliers to the image outliers and lists the strongest first.
+  void listOutliers() {
+    // Feature outliers: the farthest 1% with a score of at least 2, most distant first.
+    {
+      std::vector<std::size_t> order;
+      for (std::size_t i = 0; i < n; ++i)
+        if (std::isfinite(featureScore[i]) && featureScore[i] >= 2) order.push_back(i);
+      std::sort(order.begin(), order.end(),
+                [&](std::size_t a, std::size_t b) { return featureScore[a] > featureScore[b]; });
+      order.resize(std::min(order.size(), std::max<std::size_t>(1, n / 100)));
+      for (const auto i : order) {
+        std::ostringstream why;
+        why.precision(3);
+        why << "features " << featureScore[i]
+            << "x the usual distance from the nearest class centre";
+        outliers.push_back(
+            {refOf(train, std::int64_t(i)), "features", why.str(), double(featureScore[i])});
+      }
     }
-    for (const auto& outlier : report.outliers)
-      send(outlier.sample);
+    report.outliersFound = std::int64_t(outliers.size());
+    std::stable_sort(
+        outliers.begin(), outliers.end(),
+        [](const OutlierFinding& a, const OutlierFinding& b) { return a.score > b.score; });
+    if (outliers.size() > kReportOutliers) outliers.resize(kReportOutliers);
+    report.outliers = std::move(outliers);
+    warnIfCut(report.outliersFound, report.outliers.size(), "outliers", "");
   }
-  if (!report.stopped) progress.report("done", 1, "done");
-  return report;
+
+  /// Writes the report files (JSON, then the page with thumbnails) and sends the thumbnails.
+  void writeReport() {
+    // The report files: JSON, then the page with thumbnails.
+    writeFileAtomically((fs::path(o.folder) / "doctor.json").string(), report.toJson().dump(1));
+    std::map<std::string, const data::DatasetSource*> sources;
+    for (const auto& s : splits)
+      sources[s.name] = s.set.source.get();
+    // Each listed sample is decoded once, for the page and the studio's galleries alike (a
+    // sample can stand in several lists; at most a few thousand 64-pixel pictures are kept).
+    std::map<std::pair<std::string, std::int64_t>, cv::Mat> pictures;
+    const auto picture = [&](const SampleRef& r) {
+      const auto key = std::make_pair(r.split, r.index);
+      if (const auto hit = pictures.find(key); hit != pictures.end()) return hit->second;
+      const auto it = sources.find(r.split);
+      cv::Mat small = it == sources.end() ? cv::Mat() : smallPicture(*it->second, r.index);
+      if (o.thumbnail) pictures.emplace(key, small);
+      return small;
+    };
+    writeFileAtomically(
+        (fs::path(o.folder) / "report.html").string(),
+        reportHtml(report, [&](const SampleRef& r) { return pictureUri(picture(r)); }));
+    if (o.thumbnail) {
+      const auto send = [&](const SampleRef& r) {
+        const cv::Mat small = picture(r);
+        if (!small.empty()) o.thumbnail(r, small);
+      };
+      for (const auto& issue : report.labelIssues)
+        send(issue.sample);
+      for (const auto& d : report.duplicates) {
+        send(d.a);
+        send(d.b);
+      }
+      for (const auto& outlier : report.outliers)
+        send(outlier.sample);
+    }
+  }
+};
+
+}  // namespace
+
+DoctorReport runDoctor(const project::LoadedProject& loaded, const DoctorOptions& o) {
+  DoctorJob job(loaded, o);
+  return job.examine();
 }
 
 bool checksLabelsOf(const task::TaskDef& def) {

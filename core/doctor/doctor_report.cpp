@@ -197,22 +197,32 @@ Json doctorReportSchema() {
                 {"stopped", {{"type", "boolean"}}}}}};
 }
 
-std::string reportHtml(const DoctorReport& r,
-                       const std::function<std::string(const SampleRef&)>& picture) {
-  auto className = [&](std::int64_t c) {
-    return c >= 0 && std::size_t(c) < r.classes.size() ? r.classes[std::size_t(c)]
-                                                       : std::to_string(c);
-  };
-  auto image = [&](const SampleRef& s) {
-    const std::string uri = picture ? picture(s) : std::string();
-    return uri.empty() ? std::string("<span class=none>?</span>")
-                       : "<img src=\"" + escapeHtml(uri) + "\" alt=\"\">";
-  };
-  auto name = [&](const SampleRef& s) {
-    return escapeHtml(s.split) + " #" + std::to_string(s.index) + "<br><small>" +
-           escapeHtml(s.item) + "</small>";
-  };
-  std::ostringstream h;
+namespace {
+
+/// What gives a sample's thumbnail ("data:image/png;base64,..." or "" for none).
+using HtmlPicture = std::function<std::string(const SampleRef&)>;
+
+/// Class `c`'s name, or its number when the report has no name for it.
+std::string htmlClassName(const DoctorReport& r, std::int64_t c) {
+  return c >= 0 && std::size_t(c) < r.classes.size() ? r.classes[std::size_t(c)]
+                                                     : std::to_string(c);
+}
+
+/// A sample's thumbnail, or a "?" when `picture` gives none.
+std::string htmlSampleImage(const HtmlPicture& picture, const SampleRef& s) {
+  const std::string uri = picture ? picture(s) : std::string();
+  return uri.empty() ? std::string("<span class=none>?</span>")
+                     : "<img src=\"" + escapeHtml(uri) + "\" alt=\"\">";
+}
+
+/// A sample's split and index, with its item below.
+std::string htmlSampleName(const SampleRef& s) {
+  return escapeHtml(s.split) + " #" + std::to_string(s.index) + "<br><small>" + escapeHtml(s.item) +
+         "</small>";
+}
+
+/// The page's head, what was examined, the warnings and the samples that could not be read.
+void writeHtmlIntro(std::ostream& h, const DoctorReport& r) {
   h << "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src "
        "data:; style-src 'unsafe-inline'\">"
@@ -234,10 +244,14 @@ std::string reportHtml(const DoctorReport& r,
     h << "<h2>Unreadable samples</h2>\n<p>Left out of every check.</p>\n<table><tr><th>sample</th>"
          "<th>why</th></tr>\n";
     for (const auto& u : r.unreadableSamples)
-      h << "<tr><td>" << name(u.sample) << "</td><td>" << escapeHtml(u.why) << "</td></tr>\n";
+      h << "<tr><td>" << htmlSampleName(u.sample) << "</td><td>" << escapeHtml(u.why)
+        << "</td></tr>\n";
     h << "</table>\n";
   }
+}
 
+/// The duplicates and leakage section: the counts and the first kHtmlRows pairs.
+void writeHtmlDuplicates(std::ostream& h, const DoctorReport& r, const HtmlPicture& picture) {
   h << "<h2>Duplicates and leakage</h2>\n<p>" << r.leaks << (r.leaks == 1 ? " pair" : " pairs")
     << " across splits (leakage), " << r.exactDuplicates << " exact and " << r.nearDuplicates
     << " near duplicates in all.</p>\n";
@@ -246,14 +260,19 @@ std::string reportHtml(const DoctorReport& r,
          "<th>similarity</th></tr>\n";
     for (std::size_t i = 0; i < r.duplicates.size() && i < kHtmlRows; ++i) {
       const auto& d = r.duplicates[i];
-      h << "<tr" << (d.leak() ? " class=leak" : "") << "><td>" << image(d.a) << "</td><td>"
-        << name(d.a) << "</td><td>" << image(d.b) << "</td><td>" << name(d.b) << "</td><td>"
-        << (d.exact ? "exact" : "near") << (d.leak() ? ", across splits" : "") << "</td><td>"
-        << fixed(d.similarity, 3) << "</td></tr>\n";
+      h << "<tr" << (d.leak() ? " class=leak" : "") << "><td>" << htmlSampleImage(picture, d.a)
+        << "</td><td>" << htmlSampleName(d.a) << "</td><td>" << htmlSampleImage(picture, d.b)
+        << "</td><td>" << htmlSampleName(d.b) << "</td><td>" << (d.exact ? "exact" : "near")
+        << (d.leak() ? ", across splits" : "") << "</td><td>" << fixed(d.similarity, 3)
+        << "</td></tr>\n";
     }
     h << "</table>\n";
   }
+}
 
+/// The likely label errors section: where the probabilities came from and the first kHtmlRows
+/// flagged samples.
+void writeHtmlLabelIssues(std::ostream& h, const DoctorReport& r, const HtmlPicture& picture) {
   h << "<h2>Likely label errors</h2>\n<p>";
   if (r.probabilitiesFrom.empty())
     h << "Labels were not checked.";
@@ -266,35 +285,54 @@ std::string reportHtml(const DoctorReport& r,
          "<th>p(given)</th><th>p(suggested)</th></tr>\n";
     for (std::size_t i = 0; i < r.labelIssues.size() && i < kHtmlRows; ++i) {
       const auto& l = r.labelIssues[i];
-      h << "<tr><td>" << image(l.sample) << "</td><td>" << name(l.sample) << "</td><td>"
-        << escapeHtml(className(l.sample.label)) << "</td><td>"
-        << escapeHtml(className(l.suggested)) << "</td><td>" << fixed(l.selfConfidence, 3)
-        << "</td><td>" << fixed(l.suggestedProbability, 3) << "</td></tr>\n";
+      h << "<tr><td>" << htmlSampleImage(picture, l.sample) << "</td><td>"
+        << htmlSampleName(l.sample) << "</td><td>" << escapeHtml(htmlClassName(r, l.sample.label))
+        << "</td><td>" << escapeHtml(htmlClassName(r, l.suggested)) << "</td><td>"
+        << fixed(l.selfConfidence, 3) << "</td><td>" << fixed(l.suggestedProbability, 3)
+        << "</td></tr>\n";
     }
     h << "</table>\n";
   }
+}
 
+/// The balance section: each class's training samples and the imbalance figures.
+void writeHtmlBalance(std::ostream& h, const DoctorReport& r) {
   h << "<h2>Balance</h2>\n<table><tr><th>class</th><th>training samples</th></tr>\n";
   for (std::size_t c = 0; c < r.balance.counts.size(); ++c)
-    h << "<tr><td>" << escapeHtml(className(std::int64_t(c))) << "</td><td>" << r.balance.counts[c]
-      << "</td></tr>\n";
+    h << "<tr><td>" << escapeHtml(htmlClassName(r, std::int64_t(c))) << "</td><td>"
+      << r.balance.counts[c] << "</td></tr>\n";
   h << "</table>\n<p>Largest class / smallest: " << fixed(r.balance.imbalanceRatio, 2)
     << "; effective number of classes " << fixed(r.balance.effectiveClasses, 2) << " of "
     << r.balance.counts.size() << ".";
   if (!r.balance.advice.empty()) h << " " << escapeHtml(r.balance.advice) << ".";
   h << "</p>\n";
+}
 
+/// The outliers section: the count and the first kHtmlRows outliers.
+void writeHtmlOutliers(std::ostream& h, const DoctorReport& r, const HtmlPicture& picture) {
   h << "<h2>Outliers</h2>\n<p>" << r.outliersFound << " found.</p>\n";
   if (!r.outliers.empty()) {
     h << "<table><tr><th></th><th>sample</th><th>label</th><th>why</th></tr>\n";
     for (std::size_t i = 0; i < r.outliers.size() && i < kHtmlRows; ++i) {
       const auto& o = r.outliers[i];
-      h << "<tr><td>" << image(o.sample) << "</td><td>" << name(o.sample) << "</td><td>"
-        << escapeHtml(className(o.sample.label)) << "</td><td>" << escapeHtml(o.why)
-        << "</td></tr>\n";
+      h << "<tr><td>" << htmlSampleImage(picture, o.sample) << "</td><td>"
+        << htmlSampleName(o.sample) << "</td><td>" << escapeHtml(htmlClassName(r, o.sample.label))
+        << "</td><td>" << escapeHtml(o.why) << "</td></tr>\n";
     }
     h << "</table>\n";
   }
+}
+
+}  // namespace
+
+std::string reportHtml(const DoctorReport& r,
+                       const std::function<std::string(const SampleRef&)>& picture) {
+  std::ostringstream h;
+  writeHtmlIntro(h, r);
+  writeHtmlDuplicates(h, r, picture);
+  writeHtmlLabelIssues(h, r, picture);
+  writeHtmlBalance(h, r);
+  writeHtmlOutliers(h, r, picture);
   h << "</body></html>\n";
   return h.str();
 }

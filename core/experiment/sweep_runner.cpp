@@ -18,12 +18,12 @@
 #include "common/error.h"
 #include "common/exit_codes.h"
 #include "common/file_util.h"
-#include "common/run_layout.h"
 #include "common/subprocess.h"
 #include "env/env_report.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "registries/registries.h"
+#include "run/run_layout.h"
 #include "train/train_options.h"
 
 namespace netsmith::experiment {
@@ -213,7 +213,7 @@ std::map<std::int64_t, double> SweepRunner::readScores(const Trial& trial) {
   const std::string dir = (fs::path(m_dir) / trial.runDir).string();
   auto it = m_runReaders.find(trial.id);
   if (it == m_runReaders.end() || it->second.dir() != dir)
-    it = m_runReaders.insert_or_assign(trial.id, train::RunRecordReader(dir)).first;
+    it = m_runReaders.insert_or_assign(trial.id, run::RunRecordReader(dir)).first;
   it->second.update(std::uint64_t(1) << 30);
   std::map<std::int64_t, double> scores;
   for (const Json& ev : it->second.record().epochEvents) {
@@ -355,137 +355,166 @@ void SweepRunner::finishSegment(Process& p, int status, const SweepListener& lis
   if (listener && trial.ended()) listener(trialEnded(trial));
 }
 
+void SweepRunner::reportSweepStarted(const SweepListener& listener) const {
+  if (!listener) return;
+  SweepEvent e;
+  e.folder = m_dir;
+  e.name = m_state.name;
+  e.plannedTrials = plannedTrials(m_spec);
+  e.trials = static_cast<std::int64_t>(m_state.trials.size());
+  e.parallel = m_state.parallel;
+  e.threadsPerTrial = m_state.threadsPerTrial;
+  listener(e);
+}
+
+void SweepRunner::reportSweepEnded(const char* how, const SweepListener& listener) const {
+  const Trial* best = bestTrial(m_state, m_spec);
+  if (listener) {
+    SweepEvent e;
+    e.type = SweepEventType::SweepEnded;
+    e.state = how;
+    e.folder = m_dir;
+    e.best = best ? trialJson(*best) : Json();
+    e.elapsedSeconds = m_state.elapsedSeconds;
+    listener(e);
+  }
+}
+
+void SweepRunner::finishEndedTrials(const SweepListener& listener) {
+  for (std::size_t i = 0; i < m_running.size();) {
+    int status = 0;
+    if (::waitpid(m_running[i].pid, &status, WNOHANG) == m_running[i].pid) {
+      Process p = m_running[i];
+      m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
+      finishSegment(p, status, listener);
+    } else {
+      ++i;
+    }
+  }
+}
+
+void SweepRunner::stopTrialsWhenAsked(const std::atomic<bool>* interrupt) {
+  const bool overBudget = m_spec.maxSeconds > 0 && m_state.elapsedSeconds >= m_spec.maxSeconds;
+  if ((interrupt && interrupt->load() && !m_interrupting) || (overBudget && !m_budgetSpent)) {
+    if (overBudget)
+      m_budgetSpent = true;
+    else
+      m_interrupting = true;
+    for (auto& p : m_running) {
+      ::kill(p.pid, SIGTERM);  // each trial writes a checkpoint and exits
+      p.signalled = true;
+    }
+  }
+}
+
+bool SweepRunner::judgeRungs(const SweepListener& listener) {
+  bool judged = false;
+  for (const auto& d : decideRungs(m_state, m_spec)) {
+    judged = true;
+    if (listener) {
+      SweepEvent e;
+      e.type = SweepEventType::Rung;
+      e.trial = d.trial;
+      e.epoch = d.rung;
+      e.continues = d.continues;
+      e.score = d.score;
+      e.cutoff = d.cutoff;
+      e.compared = d.compared;
+      listener(e);
+    }
+    const auto& t = m_state.trials.at(static_cast<std::size_t>(d.trial));
+    if (!d.continues && listener) listener(trialEnded(t));
+  }
+  return judged;
+}
+
+void SweepRunner::endWaitingTrials() {
+  std::vector<std::int64_t> underWay;
+  for (const auto& p : m_running)
+    underWay.push_back(p.trial);
+  const auto before = sweepStateToJson(m_state);
+  stopWaitingTrials(m_state, underWay,
+                    "the sweep's time budget of " +
+                        std::to_string(static_cast<long long>(m_spec.maxSeconds / 60)) +
+                        " min ran out");
+  if (sweepStateToJson(m_state) != before) save();
+}
+
+Trial* SweepRunner::trialToResume() {
+  for (auto& t : m_state.trials) {
+    const bool underWay = std::any_of(m_running.begin(), m_running.end(),
+                                      [&](const Process& p) { return p.trial == t.id; });
+    if (t.status == TrialStatus::Running && !underWay) return &t;
+  }
+  return nullptr;
+}
+
+Trial* SweepRunner::addNextTrial() {
+  Assignment settings;
+  if (!nextTrialSettings(m_state, m_spec, settings)) return nullptr;
+  Trial t;
+  t.id = static_cast<std::int64_t>(m_state.trials.size());
+  t.params = settings;
+  m_state.trials.push_back(t);
+  const Json project = trialProjectJson(t.id);
+  const Json train = project.value("train", Json::object());
+  m_state.trials.back().maxEpochs =
+      train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer()
+          ? std::max<std::int64_t>(1, train["epochs"].get<std::int64_t>())
+          : train::TrainOptions{}.epochs;
+  return &m_state.trials.back();
+}
+
+bool SweepRunner::startTrials(const SweepListener& listener) {
+  bool started = false;
+  while (!m_budgetSpent && static_cast<std::int64_t>(m_running.size()) < m_state.parallel) {
+    Trial* ready = trialToResume();
+    if (!ready) ready = addNextTrial();
+    if (!ready) break;
+    startSegment(*ready, listener);
+    started = true;
+  }
+  return started;
+}
+
 bool SweepRunner::run(const SweepListener& listener, const std::atomic<bool>* interrupt) {
   const double start = nowSeconds();
   const double elapsedBefore = m_state.elapsedSeconds;
   double lastTail = start;
-  const auto ended = [&](const char* how) {
-    const Trial* best = bestTrial(m_state, m_spec);
-    if (listener) {
-      SweepEvent e;
-      e.type = SweepEventType::SweepEnded;
-      e.state = how;
-      e.folder = m_dir;
-      e.best = best ? trialJson(*best) : Json();
-      e.elapsedSeconds = m_state.elapsedSeconds;
-      listener(e);
-    }
-  };
-  if (listener) {
-    SweepEvent e;
-    e.folder = m_dir;
-    e.name = m_state.name;
-    e.plannedTrials = plannedTrials(m_spec);
-    e.trials = static_cast<std::int64_t>(m_state.trials.size());
-    e.parallel = m_state.parallel;
-    e.threadsPerTrial = m_state.threadsPerTrial;
-    listener(e);
-  }
+  reportSweepStarted(listener);
   if (m_state.finished) {
-    ended("finished");
+    reportSweepEnded("finished", listener);
     return true;
   }
   for (;;) {
     const double now = nowSeconds();
     m_state.elapsedSeconds = elapsedBefore + (now - start);
     // Trials whose process ended.
-    for (std::size_t i = 0; i < m_running.size();) {
-      int status = 0;
-      if (::waitpid(m_running[i].pid, &status, WNOHANG) == m_running[i].pid) {
-        Process p = m_running[i];
-        m_running.erase(m_running.begin() + static_cast<std::ptrdiff_t>(i));
-        finishSegment(p, status, listener);
-      } else {
-        ++i;
-      }
-    }
+    finishEndedTrials(listener);
     if (now - lastTail >= 1.0) {
       lastTail = now;
       for (const auto& p : m_running)
         reportNewEpochs(m_state.trials.at(static_cast<std::size_t>(p.trial)), listener);
     }
-    const bool overBudget = m_spec.maxSeconds > 0 && m_state.elapsedSeconds >= m_spec.maxSeconds;
-    if ((interrupt && interrupt->load() && !m_interrupting) || (overBudget && !m_budgetSpent)) {
-      if (overBudget)
-        m_budgetSpent = true;
-      else
-        m_interrupting = true;
-      for (auto& p : m_running) {
-        ::kill(p.pid, SIGTERM);  // each trial writes a checkpoint and exits
-        p.signalled = true;
-      }
-    }
+    stopTrialsWhenAsked(interrupt);
     if (m_interrupting) {
       if (m_running.empty()) {
         save();
-        ended("interrupted");
+        reportSweepEnded("interrupted", listener);
         return false;
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       continue;
     }
-    bool progressed = false;
-    for (const auto& d : decideRungs(m_state, m_spec)) {
-      progressed = true;
-      if (listener) {
-        SweepEvent e;
-        e.type = SweepEventType::Rung;
-        e.trial = d.trial;
-        e.epoch = d.rung;
-        e.continues = d.continues;
-        e.score = d.score;
-        e.cutoff = d.cutoff;
-        e.compared = d.compared;
-        listener(e);
-      }
-      const auto& t = m_state.trials.at(static_cast<std::size_t>(d.trial));
-      if (!d.continues && listener) listener(trialEnded(t));
-    }
+    bool progressed = judgeRungs(listener);
     if (progressed) save();
-    if (m_budgetSpent) {
-      std::vector<std::int64_t> underWay;
-      for (const auto& p : m_running)
-        underWay.push_back(p.trial);
-      const auto before = sweepStateToJson(m_state);
-      stopWaitingTrials(m_state, underWay,
-                        "the sweep's time budget of " +
-                            std::to_string(static_cast<long long>(m_spec.maxSeconds / 60)) +
-                            " min ran out");
-      if (sweepStateToJson(m_state) != before) save();
-    }
-    while (!m_budgetSpent && static_cast<std::int64_t>(m_running.size()) < m_state.parallel) {
-      Trial* ready = nullptr;
-      for (auto& t : m_state.trials) {
-        const bool underWay = std::any_of(m_running.begin(), m_running.end(),
-                                          [&](const Process& p) { return p.trial == t.id; });
-        if (t.status == TrialStatus::Running && !underWay) {
-          ready = &t;
-          break;
-        }
-      }
-      if (!ready) {
-        Assignment settings;
-        if (!nextTrialSettings(m_state, m_spec, settings)) break;
-        Trial t;
-        t.id = static_cast<std::int64_t>(m_state.trials.size());
-        t.params = settings;
-        m_state.trials.push_back(t);
-        const Json project = trialProjectJson(t.id);
-        const Json train = project.value("train", Json::object());
-        m_state.trials.back().maxEpochs =
-            train.is_object() && train.contains("epochs") && train["epochs"].is_number_integer()
-                ? std::max<std::int64_t>(1, train["epochs"].get<std::int64_t>())
-                : train::TrainOptions{}.epochs;
-        ready = &m_state.trials.back();
-      }
-      startSegment(*ready, listener);
-      progressed = true;
-    }
+    if (m_budgetSpent) endWaitingTrials();
+    if (startTrials(listener)) progressed = true;
     if (m_running.empty()) {
       if (sweepDone(m_state, m_spec, m_budgetSpent)) {
         m_state.finished = true;
         save();
-        ended("finished");
+        reportSweepEnded("finished", listener);
         return true;
       }
       if (!progressed)

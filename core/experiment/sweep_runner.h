@@ -19,7 +19,7 @@
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
 #include "project/project.h"
-#include "train/run_records.h"
+#include "run/run_records.h"
 
 namespace netsmith::experiment {
 
@@ -73,6 +73,24 @@ class SweepRunner {
   std::map<std::int64_t, double> readScores(const Trial& trial);
   std::string findRunDir(const Trial& trial) const;
   void save();
+  /// The sweep_started event: the folder, the plan and how many trials run at once.
+  void reportSweepStarted(const SweepListener& listener) const;
+  /// The sweep_ended event: `how` it ended ("finished", "interrupted") and its best trial.
+  void reportSweepEnded(const char* how, const SweepListener& listener) const;
+  /// Finishes the segments of the trials whose process has ended.
+  void finishEndedTrials(const SweepListener& listener);
+  /// Sends the running trials SIGTERM, once, when `*interrupt` is set or the time budget is spent.
+  void stopTrialsWhenAsked(const std::atomic<bool>* interrupt);
+  /// Judges the trials at a rung and reports each decision; true when there was one.
+  bool judgeRungs(const SweepListener& listener);
+  /// With the time budget spent: the trials waiting to go on stop where they are.
+  void endWaitingTrials();
+  /// Starts trials (resumed or new) while fewer than `parallel` run; true when it started one.
+  bool startTrials(const SweepListener& listener);
+  /// A trial running by the record that has no process (one to resume), else null.
+  Trial* trialToResume();
+  /// Adds the sampler's next trial (its epochs from its project), else null when there is none.
+  Trial* addNextTrial();
 
   std::string m_dir;
   SweepOptions m_options;
@@ -82,7 +100,7 @@ class SweepRunner {
   std::vector<Process> m_running;
   std::map<std::int64_t, std::int64_t> m_epochsReported;
   /// Per trial: its run folder followed from where the last poll stopped.
-  std::map<std::int64_t, train::RunRecordReader> m_runReaders;
+  std::map<std::int64_t, run::RunRecordReader> m_runReaders;
   bool m_interrupting = false;
   bool m_budgetSpent = false;
 };

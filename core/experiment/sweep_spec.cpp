@@ -67,6 +67,95 @@ std::string missingName(const std::string& what, const std::string& name,
          (guess.empty() ? "" : "; did you mean \"" + guess + "\"?");
 }
 
+/// The settings inside train.optimizer (its optimizer's) or train.schedule (all schedules').
+std::vector<std::string> trainSubKeys(const std::string& key, const project::Project& project,
+                                      const Registries& registries) {
+  std::vector<std::string> sub{"type"};
+  if (key == "optimizer") {
+    const std::string type = project::projectOptimizer(project);
+    try {
+      for (const auto& n : namesOf(train::optimizerSchema(type)))
+        sub.push_back(n);
+    } catch (const Error&) {
+    }
+  } else {
+    const auto& schedules = registries.schedules;
+    for (const auto& name : schedules.names())
+      for (const auto& n : namesOf(schedules.find(name)->schema))
+        sub.push_back(n);
+    for (const auto& n : namesOf(train::warmupSchema()))
+      sub.push_back(n);
+  }
+  return sub;
+}
+
+/// "" when train `path` (split into `parts`) names a train setting, else what is wrong.
+std::string checkTrainPath(const std::string& path, const std::vector<PathPart>& parts,
+                           const project::Project& project, const Registries& registries) {
+  std::vector<std::string> known = namesOf(train::trainSchema());
+  for (const char* k : {"epochs", "batch_size", "seed", "optimizer", "schedule"})
+    known.push_back(k);
+  const auto& key = parts[1].key;
+  if (std::find(known.begin(), known.end(), key) == known.end())
+    return missingName("key", key, known, "train");
+  if (key == "optimizer" || key == "schedule") {
+    if (parts.size() != 3)
+      return "\"" + path + "\" needs the " + key + "'s setting, e.g. train." + key + ".type";
+    const std::vector<std::string> sub = trainSubKeys(key, project, registries);
+    if (std::find(sub.begin(), sub.end(), parts[2].key) == sub.end())
+      return missingName("key", parts[2].key, sub, "train." + key);
+  } else if (parts.size() != 2) {
+    return "\"" + path + "\": train." + key + " has no settings inside it";
+  }
+  return {};
+}
+
+/// "" when augment `path` (split into `parts`) names an augmentation's setting, else what is wrong.
+std::string checkAugmentPath(const std::string& path, const std::vector<PathPart>& parts,
+                             const project::Project& project, const Registries& registries) {
+  if (parts.size() != 2 || parts[0].selector.empty())
+    return "\"" + path + "\" names an augmentation like augment[RandomCrop].padding";
+  std::vector<std::string> present;
+  const Json* entry = nullptr;
+  for (const auto& e : project.augment) {
+    if (!e.is_object() || !e.contains("transform") || !e["transform"].is_string()) continue;
+    present.push_back(e["transform"].get<std::string>());
+    if (present.back() == parts[0].selector && !entry) entry = &e;
+  }
+  if (!entry) return missingName("transform", parts[0].selector, present, "the augment list");
+  const auto& transforms = registries.transforms;
+  const auto* def = transforms.find(parts[0].selector);
+  std::vector<std::string> known{"p", "enabled"};
+  if (def)
+    for (const auto& n : namesOf(def->schema))
+      known.push_back(n);
+  if (std::find(known.begin(), known.end(), parts[1].key) == known.end())
+    return missingName("setting", parts[1].key, known, parts[0].selector);
+  return {};
+}
+
+/// "" when model `path` (split into `parts`) names a node's setting, else what is wrong.
+std::string checkModelPath(const std::string& path, const std::vector<PathPart>& parts,
+                           const project::Project& project, const Registries& registries) {
+  if (parts.size() != 3 || parts[1].key != "nodes" || parts[1].selector.empty())
+    return "\"" + path + "\" names a node's setting like model.nodes[conv1].out_channels";
+  const auto* node = project.model.find(parts[1].selector);
+  if (!node) {
+    std::vector<std::string> ids;
+    for (const auto& n : project.model.nodes)
+      ids.push_back(n.id);
+    return missingName("node", parts[1].selector, ids, "the model");
+  }
+  const auto* def = registries.ops.find(node->op);
+  std::vector<std::string> known{"lr_mult"};
+  if (def)
+    for (const auto& n : namesOf(def->schema))
+      known.push_back(n);
+  if (std::find(known.begin(), known.end(), parts[2].key) == known.end())
+    return missingName("setting", parts[2].key, known, node->op + " \"" + node->id + "\"");
+  return {};
+}
+
 /// "" when `path` names a setting of `project`, else what is wrong.
 std::string checkPath(const std::string& path, const project::Project& project,
                       const Registries& registries) {
@@ -77,79 +166,9 @@ std::string checkPath(const std::string& path, const project::Project& project,
            "augment[RandomCrop].padding, model.nodes[conv1].out_channels)";
   }
   const auto& top = parts[0].key;
-  if (top == "train") {
-    std::vector<std::string> known = namesOf(train::trainSchema());
-    for (const char* k : {"epochs", "batch_size", "seed", "optimizer", "schedule"})
-      known.push_back(k);
-    const auto& key = parts[1].key;
-    if (std::find(known.begin(), known.end(), key) == known.end())
-      return missingName("key", key, known, "train");
-    if (key == "optimizer" || key == "schedule") {
-      if (parts.size() != 3)
-        return "\"" + path + "\" needs the " + key + "'s setting, e.g. train." + key + ".type";
-      std::vector<std::string> sub{"type"};
-      if (key == "optimizer") {
-        const std::string type = project::projectOptimizer(project);
-        try {
-          for (const auto& n : namesOf(train::optimizerSchema(type)))
-            sub.push_back(n);
-        } catch (const Error&) {
-        }
-      } else {
-        const auto& schedules = registries.schedules;
-        for (const auto& name : schedules.names())
-          for (const auto& n : namesOf(schedules.find(name)->schema))
-            sub.push_back(n);
-        for (const auto& n : namesOf(train::warmupSchema()))
-          sub.push_back(n);
-      }
-      if (std::find(sub.begin(), sub.end(), parts[2].key) == sub.end())
-        return missingName("key", parts[2].key, sub, "train." + key);
-    } else if (parts.size() != 2) {
-      return "\"" + path + "\": train." + key + " has no settings inside it";
-    }
-    return {};
-  }
-  if (top == "augment") {
-    if (parts.size() != 2 || parts[0].selector.empty())
-      return "\"" + path + "\" names an augmentation like augment[RandomCrop].padding";
-    std::vector<std::string> present;
-    const Json* entry = nullptr;
-    for (const auto& e : project.augment) {
-      if (!e.is_object() || !e.contains("transform") || !e["transform"].is_string()) continue;
-      present.push_back(e["transform"].get<std::string>());
-      if (present.back() == parts[0].selector && !entry) entry = &e;
-    }
-    if (!entry) return missingName("transform", parts[0].selector, present, "the augment list");
-    const auto& transforms = registries.transforms;
-    const auto* def = transforms.find(parts[0].selector);
-    std::vector<std::string> known{"p", "enabled"};
-    if (def)
-      for (const auto& n : namesOf(def->schema))
-        known.push_back(n);
-    if (std::find(known.begin(), known.end(), parts[1].key) == known.end())
-      return missingName("setting", parts[1].key, known, parts[0].selector);
-    return {};
-  }
-  if (top == "model") {
-    if (parts.size() != 3 || parts[1].key != "nodes" || parts[1].selector.empty())
-      return "\"" + path + "\" names a node's setting like model.nodes[conv1].out_channels";
-    const auto* node = project.model.find(parts[1].selector);
-    if (!node) {
-      std::vector<std::string> ids;
-      for (const auto& n : project.model.nodes)
-        ids.push_back(n.id);
-      return missingName("node", parts[1].selector, ids, "the model");
-    }
-    const auto* def = registries.ops.find(node->op);
-    std::vector<std::string> known{"lr_mult"};
-    if (def)
-      for (const auto& n : namesOf(def->schema))
-        known.push_back(n);
-    if (std::find(known.begin(), known.end(), parts[2].key) == known.end())
-      return missingName("setting", parts[2].key, known, node->op + " \"" + node->id + "\"");
-    return {};
-  }
+  if (top == "train") return checkTrainPath(path, parts, project, registries);
+  if (top == "augment") return checkAugmentPath(path, parts, project, registries);
+  if (top == "model") return checkModelPath(path, parts, project, registries);
   return "\"" + path + "\" starts with \"" + top + "\"; settings are under train, augment or model";
 }
 
@@ -295,21 +314,10 @@ std::vector<std::string> objectiveChoices(const task::TaskDef* def) {
   return out;
 }
 
-SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
-                     const Registries& registries) {
-  const task::TaskDef* def = registries.tasks.find(project.task);
-  SweepSpec s;
-  if (def) s.objective = task::defaultObjective(*def);
-  if (!sweep.is_object()) {
-    problems.push_back({"sweep", "must be an object with params, method and objective", {}, {}});
-    return s;
-  }
-  schema::reportUnknownKeys(sweep,
-                            {"name", "method", "params", "objective", "mode", "trials",
-                             "max_minutes", "parallel", "seed", "asha", "startup_trials"},
-                            "sweep", problems);
-  if (sweep.contains("name") && sweep["name"].is_string())
-    s.name = sweep["name"].get<std::string>();
+namespace {
+
+/// sweep.method: grid, random or tpe.
+void readMethod(const Json& sweep, SweepSpec& s, Problems& problems) {
   if (sweep.contains("method")) {
     const Json& m = sweep["method"];
     if (!m.is_string() || (m != "grid" && m != "random" && m != "tpe"))
@@ -318,6 +326,11 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
     else
       s.method = m.get<std::string>();
   }
+}
+
+/// sweep.params: 1 to 64 settings to sweep, each checked against the project.
+void readParams(const Json& sweep, const project::Project& project, const Registries& registries,
+                SweepSpec& s, Problems& problems) {
   if (!sweep.contains("params") || !sweep["params"].is_array() || sweep["params"].empty() ||
       sweep["params"].size() > 64) {
     problems.push_back({"sweep.params", "must list 1 to 64 settings to sweep", {}, {}});
@@ -326,9 +339,10 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       s.params.push_back(readParam(sweep["params"][i], "sweep.params[" + std::to_string(i) + "]",
                                    project, registries, problems));
   }
-  // val_ or train_ and "loss" or a figure of the project's task: the task knows its way;
-  // another name needs "mode".
-  bool modeKnown = true;
+}
+
+/// sweep.objective: one of the task's objectives (objectiveChoices) or another metric's name.
+void readObjective(const Json& sweep, const task::TaskDef* def, SweepSpec& s, Problems& problems) {
   if (sweep.contains("objective")) {
     const std::vector<std::string> objectives = objectiveChoices(def);
     const Json& o = sweep["objective"];
@@ -345,6 +359,11 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       s.objective = metric.name;
     }
   }
+}
+
+/// sweep.mode: "max" or "min"; without it, the objective's way where the task knows it.
+void readMode(const Json& sweep, const task::TaskDef* def, SweepSpec& s, Problems& problems) {
+  bool modeKnown = true;
   {
     train::MetricChoice metric;
     metric.name = s.objective;
@@ -366,6 +385,10 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
                         {},
                         {}});
   }
+}
+
+/// sweep.trials, parallel, startup_trials, seed and max_minutes.
+void readLimits(const Json& sweep, SweepSpec& s, Problems& problems) {
   const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
     if (!sweep.contains(key)) return;
     const Json& v = sweep[key];
@@ -391,6 +414,10 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
     else
       s.maxSeconds = v.get<double>() * 60;
   }
+}
+
+/// sweep.asha: its presence turns ASHA on; min_epochs and reduction.
+void readAsha(const Json& sweep, SweepSpec& s, Problems& problems) {
   if (sweep.contains("asha")) {
     const Json& a = sweep["asha"];
     if (!a.is_object()) {
@@ -414,6 +441,33 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
       field("reduction", 2, s.asha.reduction);
     }
   }
+}
+
+}  // namespace
+
+SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problems& problems,
+                     const Registries& registries) {
+  const task::TaskDef* def = registries.tasks.find(project.task);
+  SweepSpec s;
+  if (def) s.objective = task::defaultObjective(*def);
+  if (!sweep.is_object()) {
+    problems.push_back({"sweep", "must be an object with params, method and objective", {}, {}});
+    return s;
+  }
+  schema::reportUnknownKeys(sweep,
+                            {"name", "method", "params", "objective", "mode", "trials",
+                             "max_minutes", "parallel", "seed", "asha", "startup_trials"},
+                            "sweep", problems);
+  if (sweep.contains("name") && sweep["name"].is_string())
+    s.name = sweep["name"].get<std::string>();
+  readMethod(sweep, s, problems);
+  readParams(sweep, project, registries, s, problems);
+  // val_ or train_ and "loss" or a figure of the project's task: the task knows its way;
+  // another name needs "mode".
+  readObjective(sweep, def, s, problems);
+  readMode(sweep, def, s, problems);
+  readLimits(sweep, s, problems);
+  readAsha(sweep, s, problems);
   return s;
 }
 

@@ -4,12 +4,12 @@
 
 #include "augment/transform.h"
 #include "common/error.h"
-#include "common/run_layout.h"
 #include "data/data_loader.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "export/exporter.h"
 #include "registries/registries.h"
+#include "run/run_layout.h"
 
 namespace netsmith::exporting {
 

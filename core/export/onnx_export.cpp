@@ -4,8 +4,12 @@
 #include <onnx/onnx_pb.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <exception>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "common/error.h"
 #include "graph/graph_analysis.h"
@@ -160,17 +164,19 @@ void nameLastOutput(onnx::GraphProto& graph, const std::string& name) {
   graph.mutable_node(graph.node_size() - 1)->set_output(0, name);
 }
 
-/// The detection decoder (OnnxOptions::DetectionDecoder) after the head `options.output`, an
-/// N x (K + 5) x H x W map (`outputShape` per sample) of an `inputHeight` x `inputWidth` input.
-/// Only ops OpenCV DNN 4.6 runs, in the forms it reads: Min, Max and Clip with bound inputs
-/// are not among them (it reads Clip's attributes of opset < 11 only, and Min and Max of two
-/// computed tensors only), and it adds or multiplies a constant only without a batch
-/// dimension (C x H x W, C x 1 x 1 or a scalar) and two computed tensors only of one shape.
-void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
-                            const OnnxOptions& options, const Shape& outputShape,
-                            std::int64_t inputHeight, std::int64_t inputWidth) {
+/// The detection head's map, as the decoder reads it.
+struct DecoderMap {
+  std::int64_t k = 0;                ///< classes
+  std::int64_t stride = 0;           ///< input pixels per map cell
+  std::int64_t h = 0, w = 0, l = 0;  ///< rows, columns and locations (h x w) of the map
+};
+
+/// Checks that the model's output is a detection head the decoder can follow, its outputs'
+/// names free; throws netsmith::Error saying why not.
+DecoderMap checkDecoderHead(const onnx::GraphProto& graph, const OnnxOptions& options,
+                            const Shape& outputShape, std::int64_t inputHeight,
+                            std::int64_t inputWidth) {
   const auto& d = options.decoder;
-  ops::OnnxEmitter& e = emitter;  // the interface's default arguments
   if (outputShape.size() != 3 || outputShape[0] < 6) {
     throw Error(
         "ONNX export: the detection decoder needs a detection head, a map of K + 5 "
@@ -206,25 +212,39 @@ void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
       if (o == "boxes" || o == "scores" || o == "selected")
         throw Error("node \"" + o + "\": the detection decoder's output \"" + o +
                     "\" has that name; rename the node to export with the decoder");
+  return DecoderMap{k, stride, h, w, l};
+}
 
-  const std::string& head = options.output;
-  const auto channels = [&](std::int64_t from, std::int64_t to) {  // head[:, from:to]
-    return e.node("Slice",
-                  {head, e.constantInts({from}), e.constantInts({to}), e.constantInts({1})});
-  };
+/// A Slice node of the head's channels [from, to): head[:, from:to].
+std::string headChannels(ops::OnnxEmitter& e, const std::string& head, std::int64_t from,
+                         std::int64_t to) {
+  return e.node("Slice", {head, e.constantInts({from}), e.constantInts({to}), e.constantInts({1})});
+}
+
+/// Appends the decoder's "scores" value: N x K x L, sqrt(sigmoid(class) x sigmoid(centre-ness)).
+void appendDecoderScores(onnx::GraphProto& graph, ProtoEmitter& emitter, const std::string& head,
+                         const DecoderMap& map) {
+  ops::OnnxEmitter& e = emitter;  // the interface's default arguments
+  const std::int64_t k = map.k;
   const auto axis1 = std::vector<ops::OnnxAttr>{ops::OnnxAttr::integer("axis", 1)};
-
   emitter.setNode("decoder/scores");
-  const auto classProb = e.node("Sigmoid", {channels(0, k)});
-  auto centreProb = e.node("Sigmoid", {channels(k + 4, k + 5)});
+  const auto classProb = e.node("Sigmoid", {headChannels(e, head, 0, k)});
+  auto centreProb = e.node("Sigmoid", {headChannels(e, head, k + 4, k + 5)});
   // OpenCV DNN 4.6 multiplies two computed tensors only of one shape (a 1-channel one would
   // not broadcast over the classes): the centre-ness goes once per class.
   if (k > 1)
     centreProb = e.node("Concat", std::vector<std::string>(std::size_t(k), centreProb), axis1);
   const auto score = e.node("Sqrt", {e.node("Mul", {classProb, centreProb})});
-  e.node("Reshape", {score, e.constantInts({-1, k, l})});
+  e.node("Reshape", {score, e.constantInts({-1, k, map.l})});
   nameLastOutput(graph, "scores");
+}
 
+/// Appends the decoder's "boxes" value: N x L x 4, [x0, y0, x1, y1] clipped to the input.
+void appendDecoderBoxes(onnx::GraphProto& graph, ProtoEmitter& emitter, const std::string& head,
+                        const DecoderMap& map, std::int64_t inputHeight, std::int64_t inputWidth) {
+  ops::OnnxEmitter& e = emitter;  // the interface's default arguments
+  const std::int64_t k = map.k, stride = map.stride, h = map.h, w = map.w, l = map.l;
+  const auto axis1 = std::vector<ops::OnnxAttr>{ops::OnnxAttr::integer("axis", 1)};
   emitter.setNode("decoder/boxes");
   // Each location's point: channel 0 (j + 0.5) x stride, channel 1 (i + 0.5) x stride.
   std::vector<float> points(std::size_t(2 * l));
@@ -236,7 +256,8 @@ void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
   }
   const auto point = e.constant(points, {2, h, w});
   const auto distances = [&](std::int64_t from) {  // (l, t) or (r, b) in pixels
-    return e.node("Mul", {e.node("Exp", {channels(from, from + 2)}), e.constant({float(stride)})});
+    return e.node("Mul", {e.node("Exp", {headChannels(e, head, from, from + 2)}),
+                          e.constant({float(stride)})});
   };
   // clamp(v, 0, limit) = limit - relu(limit - relu(v)): exact at and beyond both ends (an
   // infinite distance included), within half a unit in the last place of `limit` between.
@@ -253,10 +274,12 @@ void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
   const auto rows = e.node("Reshape", {corners, e.constantInts({-1, 4, l})});
   e.node("Transpose", {rows}, {ops::OnnxAttr::integers("perm", {0, 2, 1})});
   nameLastOutput(graph, "boxes");
-  addValueInfo(graph.add_output(), "boxes", Shape{l, 4});
-  addValueInfo(graph.add_output(), "scores", Shape{k, l});
-  if (!d.nms) return;
+}
 
+/// Appends the decoder's class-aware NonMaxSuppression and its "selected" output.
+void appendDecoderNms(onnx::GraphProto& graph, ProtoEmitter& emitter,
+                      const OnnxOptions::DetectionDecoder& d) {
+  ops::OnnxEmitter& e = emitter;  // the interface's default arguments
   // ONNX's NonMaxSuppression: boxes [N, L, 4], scores [N, K, L]; with center_point_box 0 a box
   // is any two opposite corners, so [x0, y0, x1, y1] gives the IoU of [y0, x0, y1, x1].
   // OpenCV DNN 4.6 has no such layer: this node is checked by onnx::checker alone.
@@ -279,15 +302,28 @@ void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
   type->mutable_shape()->add_dim()->set_dim_value(3);
 }
 
-}  // namespace
+/// The detection decoder (OnnxOptions::DetectionDecoder) after the head `options.output`, an
+/// N x (K + 5) x H x W map (`outputShape` per sample) of an `inputHeight` x `inputWidth` input.
+/// Only ops OpenCV DNN 4.6 runs, in the forms it reads: Min, Max and Clip with bound inputs
+/// are not among them (it reads Clip's attributes of opset < 11 only, and Min and Max of two
+/// computed tensors only), and it adds or multiplies a constant only without a batch
+/// dimension (C x H x W, C x 1 x 1 or a scalar) and two computed tensors only of one shape.
+void appendDetectionDecoder(onnx::GraphProto& graph, ProtoEmitter& emitter,
+                            const OnnxOptions& options, const Shape& outputShape,
+                            std::int64_t inputHeight, std::int64_t inputWidth) {
+  const auto map = checkDecoderHead(graph, options, outputShape, inputHeight, inputWidth);
+  const std::string& head = options.output;
+  appendDecoderScores(graph, emitter, head, map);
+  appendDecoderBoxes(graph, emitter, head, map, inputHeight, inputWidth);
+  addValueInfo(graph.add_output(), "boxes", Shape{map.l, 4});
+  addValueInfo(graph.add_output(), "scores", Shape{map.k, map.l});
+  if (!options.decoder.nms) return;
+  appendDecoderNms(graph, emitter, options.decoder);
+}
 
-std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
-  if (options.opset < 11 || options.opset > 17)
-    throw Error("ONNX opset " + std::to_string(options.opset) + " is not supported; use 11 to 17");
-  const auto analysis = graph::analyseGraph(model.project.model, *model.registry);
-  if (!analysis.ok()) throw Error("the model has problems; fix them before exporting");
-
-  onnx::ModelProto proto;
+/// Sets the model's IR version, producer, opset and metadata_props.
+void writeModelHeader(onnx::ModelProto& proto, const ExportModel& model,
+                      const OnnxOptions& options) {
   proto.set_ir_version(irVersionFor(options.opset));
   proto.set_producer_name("Netsmith");
   proto.set_producer_version(NETSMITH_VERSION);
@@ -303,12 +339,11 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
     p->set_key(key);
     p->set_value(value);
   }
-  auto& graph = *proto.mutable_graph();
-  graph.set_name(model.project.name.empty() ? "netsmith" : model.project.name);
-  const auto& in = model.project.model.input;
-  addValueInfo(graph.add_input(), "input", Shape{in.channels, in.height, in.width});
+}
 
-  ProtoEmitter emitter(graph, options.opset, model.weights);
+/// Emits every node's ONNX nodes in topological order; returns the model output's value name.
+std::string emitModelNodes(ProtoEmitter& emitter, const ExportModel& model,
+                           const graph::GraphAnalysis& analysis, const OnnxOptions& options) {
   std::map<std::string, std::string> valueOf;  // node id -> ONNX value name
   std::map<std::string, const graph::Node*> nodes;
   for (const auto& node : model.project.model.nodes)
@@ -333,62 +368,70 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
                                  : std::string()));
     }
   }
-  // Name the output as the task says (classification: "logits"): rename the value in the node that
-  // produces it.
-  const std::string out = valueOf.at(analysis.outputId);
+  return valueOf.at(analysis.outputId);
+}
+
+/// Gives the value `out` the output's name `output`, in the node that produces it and in those
+/// that read it (an Identity makes it when no node does).
+void nameModelOutput(onnx::GraphProto& graph, const std::string& out, const std::string& output) {
   bool renamed = false;
   for (auto& n : *graph.mutable_node()) {
     for (auto& o : *n.mutable_output()) {
       if (o == out) {
-        o = options.output;
+        o = output;
         renamed = true;
       }
     }
     for (auto& i : *n.mutable_input())
-      if (i == out) i = options.output;
+      if (i == out) i = output;
   }
   if (!renamed) {  // the model is its input: an Identity makes the output
     auto* n = graph.add_node();
     n->set_op_type("Identity");
     n->set_name("output");
     n->add_input(out);
-    n->add_output(options.output);
+    n->add_output(output);
   }
-  if (model.temperature != 1) {
-    // Temperature scaling: the output is the model's over T (before the optional softmax).
-    const std::string unscaled = options.output + "_unscaled";
-    for (auto& n : *graph.mutable_node())
-      for (auto& o : *n.mutable_output())
-        if (o == options.output) o = unscaled;
-    auto* t = graph.add_initializer();
-    t->set_name("temperature");
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_float_data(static_cast<float>(model.temperature));
-    auto* n = graph.add_node();
-    n->set_op_type("Div");
-    n->set_name("temperature_scaling");
-    n->add_input(unscaled);
-    n->add_input("temperature");
-    n->add_output(options.output);
-  }
-  addValueInfo(graph.add_output(), options.output, analysis.outputShape);
-  if (options.softmax) {
-    if (analysis.outputShape.size() != 1)
-      throw Error("--softmax needs a model that outputs one score per class");
-    auto* n = graph.add_node();
-    n->set_op_type("Softmax");
-    n->set_name("probabilities");
-    n->add_input(options.output);
-    n->add_output("probabilities");
-    auto* a = n->add_attribute();
-    a->set_name("axis");
-    a->set_type(onnx::AttributeProto::INT);
-    a->set_i(1);
-    addValueInfo(graph.add_output(), "probabilities", analysis.outputShape);
-  }
-  if (options.decoder.enabled)
-    appendDetectionDecoder(graph, emitter, options, analysis.outputShape, in.height, in.width);
+}
 
+/// Renames the output `output`_unscaled and appends a Div by the "temperature" initializer.
+void appendTemperatureScaling(onnx::GraphProto& graph, const std::string& output,
+                              double temperature) {
+  // Temperature scaling: the output is the model's over T (before the optional softmax).
+  const std::string unscaled = output + "_unscaled";
+  for (auto& n : *graph.mutable_node())
+    for (auto& o : *n.mutable_output())
+      if (o == output) o = unscaled;
+  auto* t = graph.add_initializer();
+  t->set_name("temperature");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_float_data(static_cast<float>(temperature));
+  auto* n = graph.add_node();
+  n->set_op_type("Div");
+  n->set_name("temperature_scaling");
+  n->add_input(unscaled);
+  n->add_input("temperature");
+  n->add_output(output);
+}
+
+/// Appends the "probabilities" output, a Softmax of the output (one score per class).
+void appendSoftmax(onnx::GraphProto& graph, const std::string& output, const Shape& outputShape) {
+  if (outputShape.size() != 1)
+    throw Error("--softmax needs a model that outputs one score per class");
+  auto* n = graph.add_node();
+  n->set_op_type("Softmax");
+  n->set_name("probabilities");
+  n->add_input(output);
+  n->add_output("probabilities");
+  auto* a = n->add_attribute();
+  a->set_name("axis");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(1);
+  addValueInfo(graph.add_output(), "probabilities", outputShape);
+}
+
+/// The model's bytes once onnx::checker passes it.
+std::string checkedBytes(const onnx::ModelProto& proto) {
   try {
     onnx::checker::check_model(proto);
   } catch (const std::exception& e) {
@@ -397,6 +440,34 @@ std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
   std::string bytes;
   if (!proto.SerializeToString(&bytes)) throw Error("ONNX export: serialisation failed");
   return bytes;
+}
+
+}  // namespace
+
+std::string buildOnnx(const ExportModel& model, const OnnxOptions& options) {
+  if (options.opset < 11 || options.opset > 17)
+    throw Error("ONNX opset " + std::to_string(options.opset) + " is not supported; use 11 to 17");
+  const auto analysis = graph::analyseGraph(model.project.model, *model.registry);
+  if (!analysis.ok()) throw Error("the model has problems; fix them before exporting");
+
+  onnx::ModelProto proto;
+  writeModelHeader(proto, model, options);
+  auto& graph = *proto.mutable_graph();
+  graph.set_name(model.project.name.empty() ? "netsmith" : model.project.name);
+  const auto& in = model.project.model.input;
+  addValueInfo(graph.add_input(), "input", Shape{in.channels, in.height, in.width});
+
+  ProtoEmitter emitter(graph, options.opset, model.weights);
+  // Name the output as the task says (classification: "logits"): rename the value in the node that
+  // produces it.
+  const std::string out = emitModelNodes(emitter, model, analysis, options);
+  nameModelOutput(graph, out, options.output);
+  if (model.temperature != 1) appendTemperatureScaling(graph, options.output, model.temperature);
+  addValueInfo(graph.add_output(), options.output, analysis.outputShape);
+  if (options.softmax) appendSoftmax(graph, options.output, analysis.outputShape);
+  if (options.decoder.enabled)
+    appendDetectionDecoder(graph, emitter, options, analysis.outputShape, in.height, in.width);
+  return checkedBytes(proto);
 }
 
 OnnxInfo inspectOnnx(const std::string& bytes) {

@@ -3,7 +3,10 @@
 #include <algorithm>
 #include <map>
 #include <set>
+#include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace netsmith::graph {
 
@@ -96,124 +99,145 @@ std::vector<int> topologicalOrder(const ModelGraph& g) {
   return order;
 }
 
-GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry) {
-  GraphAnalysis a;
-  a.inputShape = g.input.shape();
-  auto problem = [&](const std::string& id, std::string message, std::string fix = {}) {
-    a.problems.push_back({nodeWhere(id), std::move(message), id, std::move(fix)});
-  };
+namespace {
 
-  if (g.nodes.empty()) {
-    a.problems.push_back({"model.nodes",
-                          "the model has no layers; add an Input node and at least one layer",
-                          {},
-                          {}});
-    return a;
-  }
+/// Adds a problem that belongs to node `id`.
+void nodeProblem(Problems& problems, const std::string& id, std::string message,
+                 std::string fix = {}) {
+  problems.push_back({nodeWhere(id), std::move(message), id, std::move(fix)});
+}
 
-  // Ids.
-  std::map<std::string, int> firstIndex;
-  std::set<std::string> badIds;
+/// What the structure checks find for each node, for the shape pass.
+struct Structure {
+  std::map<std::string, int> firstIndex;  ///< each valid id's first node
+  std::set<std::string> badIds;           ///< ids that are not valid or used twice
+  std::vector<const ops::OpDef*> defs;    ///< each node's op (null: unknown or not looked up)
+  std::vector<bool> structurallyOk;       ///< its id, op, inputs and their count are sound
+};
+
+/// Checks the nodes' ids: each valid, and used once.
+void checkIds(const ModelGraph& g, Structure& s, Problems& problems) {
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const auto& id = g.nodes[i].id;
     const std::string path = "model.nodes[" + std::to_string(i) + "].id";
     if (id.empty()) continue;  // reported by the reader
     if (!isValidNodeId(id)) {
-      a.problems.push_back(
+      problems.push_back(
           {path,
            "\"" + printable(id) +
                "\" is not a valid id: use letters, digits and _ , starting with a letter or _",
            id,
            {}});
-      badIds.insert(id);
-    } else if (firstIndex.count(id)) {
-      a.problems.push_back({path,
-                            "id \"" + id + "\" is already used by model.nodes[" +
-                                std::to_string(firstIndex[id]) + "]; ids must be unique",
-                            id,
-                            {}});
-      badIds.insert(id);
+      s.badIds.insert(id);
+    } else if (s.firstIndex.count(id)) {
+      problems.push_back({path,
+                          "id \"" + id + "\" is already used by model.nodes[" +
+                              std::to_string(s.firstIndex[id]) + "]; ids must be unique",
+                          id,
+                          {}});
+      s.badIds.insert(id);
     } else {
-      firstIndex[id] = static_cast<int>(i);
+      s.firstIndex[id] = static_cast<int>(i);
     }
   }
+}
 
-  // Ops, input references and counts.
+/// Reports each input of `n` that names no node; false when there is one.
+bool checkInputsExist(const Node& n, const Structure& s, const std::vector<std::string>& ids,
+                      int& suggested, Problems& problems) {
+  bool ok = true;
+  for (const auto& in : n.inputs) {
+    if (!s.firstIndex.count(in) && !s.badIds.count(in)) {
+      // Suggestions for the first few only: a file with thousands of dangling inputs is
+      // answered in bounded time.
+      const auto guess = ++suggested <= 16 ? schema::closestName(in, ids) : std::string();
+      nodeProblem(
+          problems, n.id, "input \"" + printable(in) + "\" does not exist",
+          guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+/// Checks the init scheme of `n` against those its op `def` allows.
+void checkInit(const Node& n, const ops::OpDef& def, Problems& problems) {
+  const auto scheme = ops::parseInitScheme(n.init);
+  const auto& allowed = def.initSchemes;
+  if (!scheme) {
+    std::string names;
+    for (const auto& s : ops::initSchemeNames())
+      names += (names.empty() ? "" : ", ") + s;
+    nodeProblem(problems, n.id, "unknown init \"" + n.init + "\"; known: " + names);
+  } else if (*scheme != ops::InitScheme::Default &&
+             std::find(allowed.begin(), allowed.end(), *scheme) == allowed.end()) {
+    nodeProblem(problems, n.id,
+                n.op + (allowed.empty() ? " has no weights to initialise"
+                                        : " cannot use init \"" + n.init + "\""),
+                "remove \"init\"");
+  }
+}
+
+/// Checks each node's op, inputs, input count and init; returns how many Input nodes there are.
+int checkOps(const ModelGraph& g, const ops::OpRegistry& registry, Structure& s,
+             Problems& problems) {
   std::vector<std::string> ids;
   for (const auto& n : g.nodes)
     ids.push_back(n.id);
-  std::vector<const ops::OpDef*> defs(g.nodes.size(), nullptr);
-  std::vector<bool> structurallyOk(g.nodes.size(), true);
+  s.defs.assign(g.nodes.size(), nullptr);
+  s.structurallyOk.assign(g.nodes.size(), true);
   int inputNodes = 0;
   int suggested = 0;
   for (std::size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
-    if (n.id.empty() || badIds.count(n.id)) {
-      structurallyOk[i] = false;
+    if (n.id.empty() || s.badIds.count(n.id)) {
+      s.structurallyOk[i] = false;
       continue;
     }
-    defs[i] = registry.find(n.op);
-    if (!defs[i]) {
+    s.defs[i] = registry.find(n.op);
+    if (!s.defs[i]) {
       if (!n.op.empty()) {
         const auto guess = schema::closestName(n.op, registry.names());
-        problem(n.id, "unknown op \"" + n.op + "\"",
-                guess.empty() ? "see `netsmith-cli ops` for the list"
-                              : "did you mean \"" + guess + "\"?");
+        nodeProblem(problems, n.id, "unknown op \"" + n.op + "\"",
+                    guess.empty() ? "see `netsmith-cli ops` for the list"
+                                  : "did you mean \"" + guess + "\"?");
       }
-      structurallyOk[i] = false;
-    } else if (defs[i]->isSource) {
+      s.structurallyOk[i] = false;
+    } else if (s.defs[i]->isSource) {
       ++inputNodes;
     }
-    for (const auto& in : n.inputs) {
-      if (!firstIndex.count(in) && !badIds.count(in)) {
-        // Suggestions for the first few only: a file with thousands of dangling inputs is
-        // answered in bounded time.
-        const auto guess = ++suggested <= 16 ? schema::closestName(in, ids) : std::string();
-        problem(
-            n.id, "input \"" + printable(in) + "\" does not exist",
-            guess.empty() ? "connect it to an existing node" : "did you mean \"" + guess + "\"?");
-        structurallyOk[i] = false;
-      }
+    if (!checkInputsExist(n, s, ids, suggested, problems)) s.structurallyOk[i] = false;
+    if (s.defs[i] && !s.defs[i]->acceptsInputCount(static_cast<int>(n.inputs.size()))) {
+      nodeProblem(
+          problems, n.id,
+          n.op + " takes " + inputCountText(*s.defs[i]) + " but has " +
+              std::to_string(n.inputs.size()),
+          s.defs[i]->isSource ? "remove its inputs" : "connect it to the layer(s) before it");
+      s.structurallyOk[i] = false;
     }
-    if (defs[i] && !defs[i]->acceptsInputCount(static_cast<int>(n.inputs.size()))) {
-      problem(n.id,
-              n.op + " takes " + inputCountText(*defs[i]) + " but has " +
-                  std::to_string(n.inputs.size()),
-              defs[i]->isSource ? "remove its inputs" : "connect it to the layer(s) before it");
-      structurallyOk[i] = false;
-    }
-    if (!n.init.empty() && defs[i]) {
-      const auto scheme = ops::parseInitScheme(n.init);
-      const auto& allowed = defs[i]->initSchemes;
-      if (!scheme) {
-        std::string names;
-        for (const auto& s : ops::initSchemeNames())
-          names += (names.empty() ? "" : ", ") + s;
-        problem(n.id, "unknown init \"" + n.init + "\"; known: " + names);
-      } else if (*scheme != ops::InitScheme::Default &&
-                 std::find(allowed.begin(), allowed.end(), *scheme) == allowed.end()) {
-        problem(n.id,
-                n.op + (allowed.empty() ? " has no weights to initialise"
-                                        : " cannot use init \"" + n.init + "\""),
-                "remove \"init\"");
-      }
-    }
+    if (!n.init.empty() && s.defs[i]) checkInit(n, *s.defs[i], problems);
   }
-  if (inputNodes == 0) {
-    a.problems.push_back({"model.nodes",
-                          "the model has no Input node",
-                          {},
-                          "add {\"id\": \"input\", \"op\": \"Input\"}"});
-  } else if (inputNodes > 1) {
-    a.problems.push_back({"model.nodes",
-                          "the model has " + std::to_string(inputNodes) +
-                              " Input nodes; Netsmith models take one input",
-                          {},
-                          {}});
-  }
+  return inputNodes;
+}
 
-  // Cycles.
-  const auto order = topologicalOrder(g);
+/// Reports a model without an Input node, or with more than one.
+void checkInputNodeCount(int inputNodes, Problems& problems) {
+  if (inputNodes == 0) {
+    problems.push_back({"model.nodes",
+                        "the model has no Input node",
+                        {},
+                        "add {\"id\": \"input\", \"op\": \"Input\"}"});
+  } else if (inputNodes > 1) {
+    problems.push_back({"model.nodes",
+                        "the model has " + std::to_string(inputNodes) +
+                            " Input nodes; Netsmith models take one input",
+                        {},
+                        {}});
+  }
+}
+
+/// Reports one cycle among the nodes `order` leaves out, if any.
+void checkCycles(const ModelGraph& g, const std::vector<int>& order, Problems& problems) {
   if (order.size() < g.nodes.size()) {
     std::set<int> stuck;
     for (int i = 0; i < static_cast<int>(g.nodes.size()); ++i)
@@ -223,11 +247,14 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
     const auto cycle = describeCycle(g, stuck);
     if (!cycle.empty()) {
       const std::string first = cycle.substr(0, cycle.find(' '));
-      problem(first, "is part of a cycle " + cycle, "remove one of these connections");
+      nodeProblem(problems, first, "is part of a cycle " + cycle,
+                  "remove one of these connections");
     }
   }
+}
 
-  // Output: the explicit one, or the single node nobody reads.
+/// Sets a.outputId: the explicit output, or the single node nobody reads; reports the others.
+void chooseOutput(const ModelGraph& g, GraphAnalysis& a) {
   std::set<std::string> consumed;
   for (const auto& n : g.nodes)
     consumed.insert(n.inputs.begin(), n.inputs.end());
@@ -242,7 +269,8 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
       a.outputId = g.output;
       for (const auto& s : sinks) {
         if (s != g.output)
-          problem(s, "its result is never used", "connect it to a later layer or delete it");
+          nodeProblem(a.problems, s, "its result is never used",
+                      "connect it to a later layer or delete it");
       }
     }
   } else if (sinks.size() == 1) {
@@ -258,56 +286,99 @@ GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry)
                           {},
                           "connect or delete the extra branches, or set \"output\""});
   }
+}
 
-  // Parameters and shapes, in order. A node is only analysed when all its inputs are valid.
+/// Node `n`'s input shapes, resolved parameters and (when all are sound) output shape.
+NodeInfo inferNode(const Node& n, const ops::OpDef* def, bool structurallyOk,
+                   const std::map<std::string, std::size_t>& infoIndex, GraphAnalysis& a) {
+  NodeInfo info;
+  info.id = n.id;
+  info.op = n.op;
+  info.def = def;
+  bool inputsOk = structurallyOk;
+  for (const auto& in : n.inputs) {
+    auto it = infoIndex.find(in);
+    if (it == infoIndex.end() || !a.nodes[it->second].valid) {
+      inputsOk = false;
+      continue;
+    }
+    info.inputShapes.push_back(a.nodes[it->second].outputShape);
+  }
+  if (def) {
+    const std::size_t before = a.problems.size();
+    info.params = schema::resolveParams(def->schema, n.params, nodeWhere(n.id), n.id, a.problems);
+    const bool paramsOk = a.problems.size() == before;
+    if (def->isSource) info.inputShapes = {a.inputShape};
+    if (paramsOk && inputsOk) {
+      try {
+        info.outputShape = def->inferShape(info.inputShapes, info.params);
+        info.valid = true;
+      } catch (const ops::ShapeError& e) {
+        nodeProblem(a.problems, n.id, e.message, e.fix);
+      }
+    }
+  }
+  return info;
+}
+
+/// Counts a valid node's parameters, MACs and activation bytes, and adds them to a's totals.
+void measureNode(NodeInfo& info, const ops::OpDef& def, bool frozen, GraphAnalysis& a) {
+  info.paramCount = def.paramCount ? def.paramCount(info.inputShapes, info.params) : 0;
+  info.trainableParams = frozen ? 0 : info.paramCount;
+  if (def.autoValues) info.autoValues = def.autoValues(info.inputShapes, info.params);
+  info.macs = def.macs ? def.macs(info.inputShapes, info.outputShape, info.params) : 0;
+  info.activationBytes = shapeNumel(info.outputShape) * 4;
+  a.totalParams += info.paramCount;
+  a.trainableParams += info.trainableParams;
+  a.totalMacs += info.macs;
+  a.activationBytes += info.activationBytes;
+}
+
+/// Analyses the nodes in `order` into a.nodes: parameters, shapes and counts.
+void inferShapes(const ModelGraph& g, const std::vector<int>& order, const Structure& s,
+                 GraphAnalysis& a) {
   std::map<std::string, std::size_t> infoIndex;
   for (int idx : order) {
     const auto i = static_cast<std::size_t>(idx);
     const Node& n = g.nodes[i];
-    NodeInfo info;
-    info.id = n.id;
-    info.op = n.op;
-    info.def = defs[i];
-    bool inputsOk = structurallyOk[i];
-    for (const auto& in : n.inputs) {
-      auto it = infoIndex.find(in);
-      if (it == infoIndex.end() || !a.nodes[it->second].valid) {
-        inputsOk = false;
-        continue;
-      }
-      info.inputShapes.push_back(a.nodes[it->second].outputShape);
-    }
-    if (defs[i]) {
-      const std::size_t before = a.problems.size();
-      info.params =
-          schema::resolveParams(defs[i]->schema, n.params, nodeWhere(n.id), n.id, a.problems);
-      const bool paramsOk = a.problems.size() == before;
-      if (defs[i]->isSource) info.inputShapes = {a.inputShape};
-      if (paramsOk && inputsOk) {
-        try {
-          info.outputShape = defs[i]->inferShape(info.inputShapes, info.params);
-          info.valid = true;
-        } catch (const ops::ShapeError& e) {
-          problem(n.id, e.message, e.fix);
-        }
-      }
-    }
-    if (info.valid) {
-      info.paramCount =
-          defs[i]->paramCount ? defs[i]->paramCount(info.inputShapes, info.params) : 0;
-      info.trainableParams = n.frozen ? 0 : info.paramCount;
-      if (defs[i]->autoValues) info.autoValues = defs[i]->autoValues(info.inputShapes, info.params);
-      info.macs =
-          defs[i]->macs ? defs[i]->macs(info.inputShapes, info.outputShape, info.params) : 0;
-      info.activationBytes = shapeNumel(info.outputShape) * 4;
-      a.totalParams += info.paramCount;
-      a.trainableParams += info.trainableParams;
-      a.totalMacs += info.macs;
-      a.activationBytes += info.activationBytes;
-    }
+    NodeInfo info = inferNode(n, s.defs[i], s.structurallyOk[i], infoIndex, a);
+    if (info.valid) measureNode(info, *s.defs[i], n.frozen, a);
     infoIndex[n.id] = a.nodes.size();
     a.nodes.push_back(std::move(info));
   }
+}
+
+}  // namespace
+
+GraphAnalysis analyseGraph(const ModelGraph& g, const ops::OpRegistry& registry) {
+  GraphAnalysis a;
+  a.inputShape = g.input.shape();
+
+  if (g.nodes.empty()) {
+    a.problems.push_back({"model.nodes",
+                          "the model has no layers; add an Input node and at least one layer",
+                          {},
+                          {}});
+    return a;
+  }
+
+  // Ids.
+  Structure s;
+  checkIds(g, s, a.problems);
+
+  // Ops, input references and counts.
+  const int inputNodes = checkOps(g, registry, s, a.problems);
+  checkInputNodeCount(inputNodes, a.problems);
+
+  // Cycles.
+  const auto order = topologicalOrder(g);
+  checkCycles(g, order, a.problems);
+
+  // Output: the explicit one, or the single node nobody reads.
+  chooseOutput(g, a);
+
+  // Parameters and shapes, in order. A node is only analysed when all its inputs are valid.
+  inferShapes(g, order, s, a);
   if (const NodeInfo* out = a.find(a.outputId)) a.outputShape = out->outputShape;
   return a;
 }

@@ -93,15 +93,8 @@ void readDimension(const Json& input, const char* key, std::int64_t maxValue, st
   out = n;
 }
 
-Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
-  Node n;
-  if (!j.is_object()) {
-    problems.push_back(
-        {path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
-    return n;
-  }
-  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen", "lr_mult"},
-                            path, problems);
+/// The node's "id" into n.id, when it is a string of a valid length; else reported.
+void readNodeId(const Json& j, const std::string& path, Node& n, Problems& problems) {
   if (!j.contains("id") || !j["id"].is_string()) {
     problems.push_back({path + ".id", j.contains("id") ? "must be a string" : "missing", {}, {}});
   } else if (j["id"].get_ref<const std::string&>().size() > kMaxNodeIdLength) {
@@ -111,49 +104,32 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
   } else {
     n.id = j["id"].get<std::string>();
   }
-  const std::string where = n.id.empty() ? path : "node \"" + n.id + "\"";
-  if (!j.contains("op") || !j["op"].is_string()) {
+}
+
+/// The node's "inputs" (a list of node ids) into n.inputs, reporting what is not one.
+void readNodeInputs(const Json& j, const std::string& where, Node& n, Problems& problems) {
+  if (!j.contains("inputs")) return;
+  const Json& in = j["inputs"];
+  if (!in.is_array()) {
     problems.push_back(
-        {where, j.contains("op") ? "\"op\" must be a string" : "\"op\" is missing", n.id, {}});
-  } else {
-    n.op = j["op"].get<std::string>();
+        {where, "\"inputs\" must be a list of node ids, got " + jsonTypeName(in), n.id, {}});
+    return;
   }
-  if (j.contains("params")) {
-    if (j["params"].is_object()) {
-      n.params = j["params"];
-    } else {
+  for (const auto& item : in) {
+    if (!item.is_string()) {
       problems.push_back(
-          {where, "\"params\" must be an object, got " + jsonTypeName(j["params"]), n.id, {}});
-    }
-  }
-  if (j.contains("inputs")) {
-    const Json& in = j["inputs"];
-    if (!in.is_array()) {
+          {where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
+    } else if (item.get_ref<const std::string&>().size() > kMaxNodeIdLength) {
       problems.push_back(
-          {where, "\"inputs\" must be a list of node ids, got " + jsonTypeName(in), n.id, {}});
+          {where, "\"inputs\": " + tooLongId(item.get_ref<const std::string&>()), n.id, {}});
     } else {
-      for (const auto& item : in) {
-        if (!item.is_string()) {
-          problems.push_back(
-              {where, "\"inputs\" must hold node ids (strings), got " + jsonBrief(item), n.id, {}});
-        } else if (item.get_ref<const std::string&>().size() > kMaxNodeIdLength) {
-          problems.push_back(
-              {where, "\"inputs\": " + tooLongId(item.get_ref<const std::string&>()), n.id, {}});
-        } else {
-          n.inputs.push_back(item.get<std::string>());
-        }
-      }
+      n.inputs.push_back(item.get<std::string>());
     }
   }
-  if (j.contains("pos")) {
-    const Json& pos = j["pos"];
-    if (!pos.is_array() || pos.size() != 2 || !pos[0].is_number() || !pos[1].is_number()) {
-      problems.push_back({where, "\"pos\" must be [x, y], got " + jsonBrief(pos), n.id, {}});
-    } else {
-      n.x = pos[0].get<double>();
-      n.y = pos[1].get<double>();
-    }
-  }
+}
+
+/// The node's training settings ("init", "frozen", "lr_mult") into `n`, reporting bad values.
+void readNodeTrainingKeys(const Json& j, const std::string& where, Node& n, Problems& problems) {
   if (j.contains("init")) {
     if (!j["init"].is_string()) {
       problems.push_back({where, "\"init\" must be a string", n.id, {}});
@@ -179,6 +155,44 @@ Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
       n.lrMult = m.get<double>();
     }
   }
+}
+
+Node nodeFromJson(const Json& j, const std::string& path, Problems& problems) {
+  Node n;
+  if (!j.is_object()) {
+    problems.push_back(
+        {path, "must be an object {id, op, params, inputs, pos}, got " + jsonTypeName(j), {}, {}});
+    return n;
+  }
+  schema::reportUnknownKeys(j, {"id", "op", "params", "inputs", "pos", "init", "frozen", "lr_mult"},
+                            path, problems);
+  readNodeId(j, path, n, problems);
+  const std::string where = n.id.empty() ? path : "node \"" + n.id + "\"";
+  if (!j.contains("op") || !j["op"].is_string()) {
+    problems.push_back(
+        {where, j.contains("op") ? "\"op\" must be a string" : "\"op\" is missing", n.id, {}});
+  } else {
+    n.op = j["op"].get<std::string>();
+  }
+  if (j.contains("params")) {
+    if (j["params"].is_object()) {
+      n.params = j["params"];
+    } else {
+      problems.push_back(
+          {where, "\"params\" must be an object, got " + jsonTypeName(j["params"]), n.id, {}});
+    }
+  }
+  readNodeInputs(j, where, n, problems);
+  if (j.contains("pos")) {
+    const Json& pos = j["pos"];
+    if (!pos.is_array() || pos.size() != 2 || !pos[0].is_number() || !pos[1].is_number()) {
+      problems.push_back({where, "\"pos\" must be [x, y], got " + jsonBrief(pos), n.id, {}});
+    } else {
+      n.x = pos[0].get<double>();
+      n.y = pos[1].get<double>();
+    }
+  }
+  readNodeTrainingKeys(j, where, n, problems);
   return n;
 }
 

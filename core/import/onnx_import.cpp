@@ -31,6 +31,13 @@ struct Unfed : std::exception {
   std::string value;
 };
 
+/// A ConvTranspose node's settings, from its attributes and weights.
+struct TransposedConv {
+  std::array<std::int64_t, 2> kernel{}, strides{}, dilations{}, outputPadding{};
+  std::vector<std::int64_t> pads;  ///< top, left, bottom, right
+  std::int64_t groups = 1;
+};
+
 class Importer {
  public:
   Importer(const OnnxGraph& g, std::string source, const ImportOptions& o,
@@ -136,7 +143,38 @@ class Importer {
   void mul(const OnnxNode& n);
   void clip(const OnnxNode& n);
   void flattenLike(const OnnxNode& n);
+  /// Pad with zeros on H and W -> ZeroPad2d.
+  void zeroPad(const OnnxNode& n);
+  /// Sigmoid or HardSigmoid, deferred as the gate of a SiLU or Hardswish when one follows.
+  void sigmoid(const OnnxNode& n);
+  /// ReduceMean over H and W -> GlobalAvgPool (and a Flatten without keepdims).
+  void reduceMean(const OnnxNode& n);
   void checkFlattenWidths(const graph::GraphAnalysis& analysis);
+
+  /// ConvTranspose's kernel, strides, dilations, output_padding, pads and group, checked.
+  TransposedConv transposedConvSettings(const OnnxNode& n, const OnnxTensor& w) const;
+  /// Refuses an output_shape other than the size the pads and output_padding give.
+  void checkTransposedOutputShape(const OnnxNode& n, const TransposedConv& c) const;
+  /// Resize's or Upsample's mode ("nearest" or "linear"), refused unless nn.Upsample's.
+  std::string resizeMode(const OnnxNode& n, bool legacy) const;
+  /// The largest factor Netsmith's Upsample takes.
+  std::int64_t upsampleMaxFactor() const;
+  /// A Resize's or Upsample's four constant scales (N, C, H, W); empty when the sizes say.
+  std::vector<float> resizeScales(const OnnxNode& n, bool legacy) const;
+  /// The whole H and W factors of constant sizes (N, C, H, W) that scale the input by them.
+  std::array<std::int64_t, 2> factorsFromSizes(const OnnxNode& n, bool legacy, std::int64_t most,
+                                               const std::string& range);
+
+  /// Refuses a graph of another opset, or of other than one input and one output.
+  void checkGraphInterface() const;
+  /// Adds the Input node, its C x H x W from the file or the options.
+  void addInput();
+  /// Counts each ONNX value's readers and notes which nodes read it.
+  void indexReaders();
+  /// Converts every ONNX node in file order, each refused one listed in m_refused.
+  void convertNodes();
+  /// The import's result from the checked graph; refuses a head of other than the classes given.
+  ImportResult buildResult(const graph::GraphAnalysis& analysis);
 
   const OnnxGraph& m_g;
   std::string m_source;
@@ -214,18 +252,9 @@ void Importer::conv(const OnnxNode& n) {
   produces(n.outputs[0], node.id);
 }
 
-void Importer::convTranspose(const OnnxNode& n) {
-  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
-  if (!w || w->dims.size() != 4)
-    throw Refusal{"only 2-D transposed convolutions with constant weights"};
-  const auto* b = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
-  if (n.inputs.size() > 2 && !n.inputs[2].empty() && !b)
-    throw Refusal{"a bias that is not a constant"};
-  const std::string autoPad = stringAttr(n, "auto_pad");
-  if (!autoPad.empty() && autoPad != "NOTSET")
-    throw Refusal{"auto_pad " + printable(autoPad) + " (only explicit pads)"};
+TransposedConv Importer::transposedConvSettings(const OnnxNode& n, const OnnxTensor& w) const {
   // The weights are C_in x C_out/group x kH x kW, as in PyTorch.
-  const std::array<std::int64_t, 2> kernel{w->dims[2], w->dims[3]};
+  const std::array<std::int64_t, 2> kernel{w.dims[2], w.dims[3]};
   if (const auto k = intsAttr(n, "kernel_shape");
       !k.empty() && k != std::vector<std::int64_t>{kernel[0], kernel[1]}) {
     throw Refusal{"kernel_shape " + Json(k).dump() + " other than the weights' " +
@@ -252,11 +281,20 @@ void Importer::convTranspose(const OnnxNode& n) {
   if (groups < 1 || groups > 65536) throw Refusal{"group " + std::to_string(groups)};
   // The weights' dims are the file's: bounded before they are multiplied (an empty weight
   // would let any dimension through the reader's size check).
-  for (const auto d : w->dims)
-    if (d < 1 || d > 65536) throw Refusal{"weights of shape " + Json(w->dims).dump()};
-  if (w->dims[1] * groups > 65536)
-    throw Refusal{"more than 65536 output channels (" + std::to_string(w->dims[1]) + " x group " +
+  for (const auto d : w.dims)
+    if (d < 1 || d > 65536) throw Refusal{"weights of shape " + Json(w.dims).dump()};
+  if (w.dims[1] * groups > 65536)
+    throw Refusal{"more than 65536 output channels (" + std::to_string(w.dims[1]) + " x group " +
                   std::to_string(groups) + ")"};
+  return TransposedConv{kernel, strides, dilations, outputPadding, std::move(pads), groups};
+}
+
+void Importer::checkTransposedOutputShape(const OnnxNode& n, const TransposedConv& c) const {
+  const auto& kernel = c.kernel;
+  const auto& strides = c.strides;
+  const auto& dilations = c.dilations;
+  const auto& outputPadding = c.outputPadding;
+  const auto& pads = c.pads;
   // output_shape overrides the pads (ONNX derives them from it): imported only when it is the
   // size the pads give, so that nothing is lost.
   if (const auto shape = intsAttr(n, "output_shape"); !shape.empty()) {
@@ -282,15 +320,29 @@ void Importer::convTranspose(const OnnxNode& n) {
                     " its pads and output_padding give (only those are imported)"};
     }
   }
+}
+
+void Importer::convTranspose(const OnnxNode& n) {
+  const auto* w = n.inputs.size() > 1 ? constant(n.inputs[1]) : nullptr;
+  if (!w || w->dims.size() != 4)
+    throw Refusal{"only 2-D transposed convolutions with constant weights"};
+  const auto* b = n.inputs.size() > 2 && !n.inputs[2].empty() ? constant(n.inputs[2]) : nullptr;
+  if (n.inputs.size() > 2 && !n.inputs[2].empty() && !b)
+    throw Refusal{"a bias that is not a constant"};
+  const std::string autoPad = stringAttr(n, "auto_pad");
+  if (!autoPad.empty() && autoPad != "NOTSET")
+    throw Refusal{"auto_pad " + printable(autoPad) + " (only explicit pads)"};
+  const TransposedConv c = transposedConvSettings(n, *w);
+  checkTransposedOutputShape(n, c);
   // in_channels from the weights, so the graph's check names a weight that does not fit the input.
   Json p{{"in_channels", w->dims[0]},
-         {"out_channels", w->dims[1] * groups},
-         {"kernel_size", Json::array({kernel[0], kernel[1]})},
-         {"stride", Json::array({strides[0], strides[1]})},
-         {"padding", Json::array({pads[0], pads[1]})},
-         {"output_padding", Json::array({outputPadding[0], outputPadding[1]})},
-         {"dilation", Json::array({dilations[0], dilations[1]})},
-         {"groups", groups},
+         {"out_channels", w->dims[1] * c.groups},
+         {"kernel_size", Json::array({c.kernel[0], c.kernel[1]})},
+         {"stride", Json::array({c.strides[0], c.strides[1]})},
+         {"padding", Json::array({c.pads[0], c.pads[1]})},
+         {"output_padding", Json::array({c.outputPadding[0], c.outputPadding[1]})},
+         {"dilation", Json::array({c.dilations[0], c.dilations[1]})},
+         {"groups", c.groups},
          {"bias", b != nullptr}};
   auto& node = add(n, "ConvTranspose2d", p, {n.inputs[0]});
   weight(node.id + ".weight", toTensor(*w));
@@ -298,10 +350,7 @@ void Importer::convTranspose(const OnnxNode& n) {
   produces(n.outputs[0], node.id);
 }
 
-void Importer::resize(const OnnxNode& n) {
-  // Resize (and opset 9's Upsample) as nn.Upsample writes them: whole scales on H and W,
-  // nearest as floor(x / scale), linear with half-pixel centres (align_corners=False).
-  const bool legacy = n.opType == "Upsample";
+std::string Importer::resizeMode(const OnnxNode& n, bool legacy) const {
   const std::string mode = n.attributes.count("mode") ? stringAttr(n, "mode") : "nearest";
   if (mode != "nearest" && mode != "linear")
     throw Refusal{"mode \"" + printable(mode) + "\" (only nearest and linear, as nn.Upsample)"};
@@ -333,15 +382,19 @@ void Importer::resize(const OnnxNode& n) {
     }
     if (intAttr(n, "exclude_outside", 0) != 0) throw Refusal{"exclude_outside 1"};
   }
-  // The largest factor Netsmith's Upsample takes.
+  return mode;
+}
+
+std::int64_t Importer::upsampleMaxFactor() const {
   const auto* def = m_registry.find("Upsample");
   if (!def) throw Refusal{"no such Netsmith op"};
   std::int64_t most = 1;
   for (const auto& spec : def->schema)
     if (spec.name == "scale_factor" && spec.max) most = static_cast<std::int64_t>(*spec.max);
-  const std::string range = "whole numbers from 1 to " + std::to_string(most);
+  return most;
+}
 
-  std::array<std::int64_t, 2> factor{1, 1};
+std::vector<float> Importer::resizeScales(const OnnxNode& n, bool legacy) const {
   // Resize: X, roi, scales, sizes (X, scales at opset 10); Upsample: X, scales.
   const std::size_t scalesAt = legacy || n.inputs.size() == 2 ? 1 : 2;
   const OnnxTensor* scales = nullptr;
@@ -358,41 +411,67 @@ void Importer::resize(const OnnxNode& n) {
     s = n.attributes.at("scales").floats;
     if (s.size() != 4) throw Refusal{"scales that are not four floats (N, C, H, W)"};
   }
-  if (!s.empty()) {
-    if (s[0] != 1.0f || s[1] != 1.0f)
-      throw Refusal{"scales " + Json(s).dump() + " that resize the batch or the channels"};
-    for (std::size_t a = 0; a < 2; ++a) {
-      const float v = s[2 + a];
-      if (!(v >= 1.0f && v <= static_cast<float>(most) && std::floor(v) == v)) {
-        throw Refusal{"a scale of " + Json(double(v)).dump() + " on " + (a == 0 ? "H" : "W") +
-                      " (only " + range + ")"};
-      }
-      factor[a] = static_cast<std::int64_t>(v);
+  return s;
+}
+
+/// The whole H and W factors of scales (N, C, H, W) that keep N and C, each from 1 to `most`.
+std::array<std::int64_t, 2> factorsFromScales(const std::vector<float>& s, std::int64_t most,
+                                              const std::string& range) {
+  std::array<std::int64_t, 2> factor{1, 1};
+  if (s[0] != 1.0f || s[1] != 1.0f)
+    throw Refusal{"scales " + Json(s).dump() + " that resize the batch or the channels"};
+  for (std::size_t a = 0; a < 2; ++a) {
+    const float v = s[2 + a];
+    if (!(v >= 1.0f && v <= static_cast<float>(most) && std::floor(v) == v)) {
+      throw Refusal{"a scale of " + Json(double(v)).dump() + " on " + (a == 0 ? "H" : "W") +
+                    " (only " + range + ")"};
     }
-  } else {
-    if (legacy || n.inputs.size() < 4 || n.inputs[3].empty())
-      throw Refusal{"neither constant scales nor sizes"};
-    const auto* sizes = constant(n.inputs[3]);
-    if (!sizes) throw Refusal{"sizes that are not a constant"};
-    if (sizes->isFloat || sizes->undecoded || sizes->ints.size() != 4)
-      throw Refusal{"sizes that are not four integers (N, C, H, W)"};
-    const auto& v = sizes->ints;
-    const Shape in = shapeOf(n.inputs[0]);
-    if (in.size() != 3) throw Refusal{"an input that is not an image"};
-    if (v[1] != in[0]) {
-      throw Refusal{"sizes " + Json(v).dump() + " that change the channels of the input " +
-                    formatShape(in)};
-    }
-    for (std::size_t a = 0; a < 2; ++a) {
-      const std::int64_t out = v[2 + a], from = in[1 + a];
-      if (out < from || out % from != 0 || out / from > most) {
-        throw Refusal{"sizes " + Json(v).dump() + " that do not scale the input " +
-                      formatShape(in) + " by " + range + " on " + (a == 0 ? "H" : "W")};
-      }
-      factor[a] = out / from;
-    }
-    note("Resize to constant sizes -> Upsample by whole factors");
+    factor[a] = static_cast<std::int64_t>(v);
   }
+  return factor;
+}
+
+std::array<std::int64_t, 2> Importer::factorsFromSizes(const OnnxNode& n, bool legacy,
+                                                       std::int64_t most,
+                                                       const std::string& range) {
+  std::array<std::int64_t, 2> factor{1, 1};
+  if (legacy || n.inputs.size() < 4 || n.inputs[3].empty())
+    throw Refusal{"neither constant scales nor sizes"};
+  const auto* sizes = constant(n.inputs[3]);
+  if (!sizes) throw Refusal{"sizes that are not a constant"};
+  if (sizes->isFloat || sizes->undecoded || sizes->ints.size() != 4)
+    throw Refusal{"sizes that are not four integers (N, C, H, W)"};
+  const auto& v = sizes->ints;
+  const Shape in = shapeOf(n.inputs[0]);
+  if (in.size() != 3) throw Refusal{"an input that is not an image"};
+  if (v[1] != in[0]) {
+    throw Refusal{"sizes " + Json(v).dump() + " that change the channels of the input " +
+                  formatShape(in)};
+  }
+  for (std::size_t a = 0; a < 2; ++a) {
+    const std::int64_t out = v[2 + a], from = in[1 + a];
+    if (out < from || out % from != 0 || out / from > most) {
+      throw Refusal{"sizes " + Json(v).dump() + " that do not scale the input " + formatShape(in) +
+                    " by " + range + " on " + (a == 0 ? "H" : "W")};
+    }
+    factor[a] = out / from;
+  }
+  note("Resize to constant sizes -> Upsample by whole factors");
+  return factor;
+}
+
+void Importer::resize(const OnnxNode& n) {
+  // Resize (and opset 9's Upsample) as nn.Upsample writes them: whole scales on H and W,
+  // nearest as floor(x / scale), linear with half-pixel centres (align_corners=False).
+  const bool legacy = n.opType == "Upsample";
+  const std::string mode = resizeMode(n, legacy);
+  // The largest factor Netsmith's Upsample takes.
+  const std::int64_t most = upsampleMaxFactor();
+  const std::string range = "whole numbers from 1 to " + std::to_string(most);
+
+  const std::vector<float> s = resizeScales(n, legacy);
+  const std::array<std::int64_t, 2> factor =
+      !s.empty() ? factorsFromScales(s, most, range) : factorsFromSizes(n, legacy, most, range);
   auto& node = add(n, "Upsample",
                    Json{{"scale_factor", Json::array({factor[0], factor[1]})},
                         {"mode", mode == "linear" ? "bilinear" : "nearest"}},
@@ -581,6 +660,69 @@ void Importer::flattenLike(const OnnxNode& n) {
   produces(n.outputs[0], node.id);
 }
 
+void Importer::zeroPad(const OnnxNode& n) {
+  const std::string mode = stringAttr(n, "mode");
+  if (!mode.empty() && mode != "constant") throw Refusal{"mode \"" + mode + "\" (only zeros)"};
+  const auto pads = intsOf(n, 1, "pads");
+  if (!pads || pads->size() != 8) throw Refusal{"pads that are not constant for N, C, H and W"};
+  const auto& v = *pads;
+  if (v[0] || v[1] || v[4] || v[5]) throw Refusal{"padding of the batch or channels"};
+  for (const auto x : v)
+    if (x < 0) throw Refusal{"negative pads (a crop)"};
+  if (const auto c = scalarOf(n, 2); c && *c != 0.0f) throw Refusal{"a value other than 0"};
+  if (n.attributes.count("value") && floatAttr(n, "value", 0.0f) != 0.0f)
+    throw Refusal{"a value other than 0"};
+  auto& node =
+      add(n, "ZeroPad2d", Json{{"left", v[3]}, {"right", v[7]}, {"top", v[2]}, {"bottom", v[6]}},
+          {n.inputs[0]});
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::sigmoid(const OnnxNode& n) {
+  const bool hard = n.opType == "HardSigmoid";
+  if (hard) {
+    const float alpha = floatAttr(n, "alpha", 0.2f), beta = floatAttr(n, "beta", 0.5f);
+    if (std::abs(alpha - 1.0f / 6.0f) > 1e-6f || std::abs(beta - 0.5f) > 1e-6f)
+      throw Refusal{"alpha and beta other than 1/6 and 1/2 (PyTorch's Hardsigmoid)"};
+  }
+  // Deferred when its only reader multiplies it by its own input (SiLU, Hardswish).
+  const auto& readers = m_readers[n.outputs[0]];
+  if (readers.size() == 1) {
+    const auto& r = m_g.nodes[readers[0]];
+    if (r.opType == "Mul" && r.inputs.size() == 2 &&
+        (r.inputs[0] == n.inputs[0] || r.inputs[1] == n.inputs[0])) {
+      m_gateOf[n.outputs[0]] = {n.inputs[0], hard ? "Hardswish" : "SiLU"};
+      return;
+    }
+  }
+  auto& node = add(n, hard ? "Hardsigmoid" : "Sigmoid", Json::object(), {n.inputs[0]});
+  produces(n.outputs[0], node.id);
+}
+
+void Importer::reduceMean(const OnnxNode& n) {
+  const auto axes = intsOf(n, 1, "axes");
+  std::vector<std::int64_t> a = axes ? *axes : std::vector<std::int64_t>{};
+  for (auto& v : a)
+    v = v < 0 ? v + 4 : v;
+  std::sort(a.begin(), a.end());
+  if (a != std::vector<std::int64_t>{2, 3}) throw Refusal{"axes other than H and W"};
+  auto& pool = add(n, "GlobalAvgPool", Json::object(), {n.inputs[0]});
+  produces(n.outputs[0], pool.id);
+  if (intAttr(n, "keepdims", 1) == 0) {
+    const std::string poolId = pool.id;
+    graph::Node flat;
+    flat.id = poolId + "_flat";
+    for (int k = 2; m_usedIds.count(flat.id); ++k)
+      flat.id = poolId + "_flat_" + std::to_string(k);
+    m_usedIds.insert(flat.id);
+    flat.op = "Flatten";
+    flat.inputs = {poolId};
+    m_model.nodes.push_back(flat);
+    produces(n.outputs[0], flat.id);
+  }
+  note("ReduceMean over H, W -> GlobalAvgPool");
+}
+
 void Importer::convert(const OnnxNode& n, std::size_t index) {
   if (!n.domain.empty() && n.domain != "ai.onnx")
     throw Refusal{"an op of domain \"" + n.domain + "\""};
@@ -598,24 +740,7 @@ void Importer::convert(const OnnxNode& n, std::size_t index) {
   if (op == "Mul") return mul(n);
   if (op == "Clip") return clip(n);
   if (op == "Flatten" || op == "Reshape" || op == "Squeeze") return flattenLike(n);
-  if (op == "Pad") {
-    const std::string mode = stringAttr(n, "mode");
-    if (!mode.empty() && mode != "constant") throw Refusal{"mode \"" + mode + "\" (only zeros)"};
-    const auto pads = intsOf(n, 1, "pads");
-    if (!pads || pads->size() != 8) throw Refusal{"pads that are not constant for N, C, H and W"};
-    const auto& v = *pads;
-    if (v[0] || v[1] || v[4] || v[5]) throw Refusal{"padding of the batch or channels"};
-    for (const auto x : v)
-      if (x < 0) throw Refusal{"negative pads (a crop)"};
-    if (const auto c = scalarOf(n, 2); c && *c != 0.0f) throw Refusal{"a value other than 0"};
-    if (n.attributes.count("value") && floatAttr(n, "value", 0.0f) != 0.0f)
-      throw Refusal{"a value other than 0"};
-    auto& node =
-        add(n, "ZeroPad2d", Json{{"left", v[3]}, {"right", v[7]}, {"top", v[2]}, {"bottom", v[6]}},
-            {n.inputs[0]});
-    produces(n.outputs[0], node.id);
-    return;
-  }
+  if (op == "Pad") return zeroPad(n);
   static const std::map<std::string, std::string> unary{{"Relu", "ReLU"},
                                                         {"Tanh", "Tanh"},
                                                         {"Identity", "Identity"},
@@ -626,27 +751,7 @@ void Importer::convert(const OnnxNode& n, std::size_t index) {
     produces(n.outputs[0], node.id);
     return;
   }
-  if (op == "Sigmoid" || op == "HardSigmoid") {
-    const bool hard = op == "HardSigmoid";
-    if (hard) {
-      const float alpha = floatAttr(n, "alpha", 0.2f), beta = floatAttr(n, "beta", 0.5f);
-      if (std::abs(alpha - 1.0f / 6.0f) > 1e-6f || std::abs(beta - 0.5f) > 1e-6f)
-        throw Refusal{"alpha and beta other than 1/6 and 1/2 (PyTorch's Hardsigmoid)"};
-    }
-    // Deferred when its only reader multiplies it by its own input (SiLU, Hardswish).
-    const auto& readers = m_readers[n.outputs[0]];
-    if (readers.size() == 1) {
-      const auto& r = m_g.nodes[readers[0]];
-      if (r.opType == "Mul" && r.inputs.size() == 2 &&
-          (r.inputs[0] == n.inputs[0] || r.inputs[1] == n.inputs[0])) {
-        m_gateOf[n.outputs[0]] = {n.inputs[0], hard ? "Hardswish" : "SiLU"};
-        return;
-      }
-    }
-    auto& node = add(n, hard ? "Hardsigmoid" : "Sigmoid", Json::object(), {n.inputs[0]});
-    produces(n.outputs[0], node.id);
-    return;
-  }
+  if (op == "Sigmoid" || op == "HardSigmoid") return sigmoid(n);
   if (op == "LeakyRelu") {
     auto& node =
         add(n, "LeakyReLU", Json{{"negative_slope", floatAttr(n, "alpha", 0.01f)}}, {n.inputs[0]});
@@ -667,30 +772,7 @@ void Importer::convert(const OnnxNode& n, std::size_t index) {
     produces(n.outputs[0], node.id);
     return;
   }
-  if (op == "ReduceMean") {
-    const auto axes = intsOf(n, 1, "axes");
-    std::vector<std::int64_t> a = axes ? *axes : std::vector<std::int64_t>{};
-    for (auto& v : a)
-      v = v < 0 ? v + 4 : v;
-    std::sort(a.begin(), a.end());
-    if (a != std::vector<std::int64_t>{2, 3}) throw Refusal{"axes other than H and W"};
-    auto& pool = add(n, "GlobalAvgPool", Json::object(), {n.inputs[0]});
-    produces(n.outputs[0], pool.id);
-    if (intAttr(n, "keepdims", 1) == 0) {
-      const std::string poolId = pool.id;
-      graph::Node flat;
-      flat.id = poolId + "_flat";
-      for (int k = 2; m_usedIds.count(flat.id); ++k)
-        flat.id = poolId + "_flat_" + std::to_string(k);
-      m_usedIds.insert(flat.id);
-      flat.op = "Flatten";
-      flat.inputs = {poolId};
-      m_model.nodes.push_back(flat);
-      produces(n.outputs[0], flat.id);
-    }
-    note("ReduceMean over H, W -> GlobalAvgPool");
-    return;
-  }
+  if (op == "ReduceMean") return reduceMean(n);
   if (op == "Add" || op == "Concat") {
     for (const auto& in : n.inputs) {
       if (constant(in)) throw Refusal{"a constant input (only tensors of the network add up)"};
@@ -716,7 +798,7 @@ void Importer::checkFlattenWidths(const graph::GraphAnalysis& analysis) {
   }
 }
 
-ImportResult Importer::run() {
+void Importer::checkGraphInterface() const {
   if (m_g.opset < 11 || m_g.opset > 17) {
     throw Error(m_source + ": opset " + std::to_string(m_g.opset) +
                 " is not imported (opsets 11 to 17 are); re-export the model with one of them");
@@ -729,6 +811,9 @@ ImportResult Importer::run() {
     throw Error(m_source + ": the model has " + std::to_string(m_g.outputs.size()) +
                 " outputs; an image classifier has one");
   }
+}
+
+void Importer::addInput() {
   // The input: N x C x H x W, from the file or the options.
   const auto& in = m_g.inputs[0];
   if (m_options.input) {
@@ -745,13 +830,18 @@ ImportResult Importer::run() {
   m_model.nodes.push_back(input);
   m_usedIds.insert("input");
   m_node[in.name] = "input";
+}
 
+void Importer::indexReaders() {
   for (std::size_t k = 0; k < m_g.nodes.size(); ++k) {
     for (const auto& v : m_g.nodes[k].inputs) {
       ++m_uses[v];
       m_readers[v].push_back(k);
     }
   }
+}
+
+void Importer::convertNodes() {
   for (std::size_t k = 0; k < m_g.nodes.size(); ++k) {
     if (m_consumed.count(k)) continue;
     const auto& n = m_g.nodes[k];
@@ -767,21 +857,9 @@ ImportResult Importer::run() {
         m_refused.push_back(n.label(k) + ": reads \"" + u.value + "\", which no node computes");
     }
   }
-  if (!m_refused.empty()) throw UnsupportedOps(m_source, m_refused);
-  const auto out = m_node.find(m_g.outputs[0]);
-  if (out == m_node.end())
-    throw Error(m_source + ": the output \"" + m_g.outputs[0] +
-                "\" is not computed by an imported node");
-  m_model.output = out->second;
-  // Drop nodes that do not lead to the output (a deferred pattern's leftovers).
-  const auto analysis = graph::analyseGraph(m_model, m_registry);
-  if (!analysis.ok()) {
-    throw Error(m_source +
-                ": the imported graph does not check: " + formatProblems(analysis.problems));
-  }
-  checkFlattenWidths(analysis);
-  graph::layoutRows(m_model, 190.0, 80.0);
+}
 
+ImportResult Importer::buildResult(const graph::GraphAnalysis& analysis) {
   ImportResult r;
   noteFoldedBatchNorm(m_model, r.notes);
   r.model = m_model;
@@ -798,6 +876,28 @@ ImportResult Importer::run() {
                 " classes given; import it as it is and replace its head");
   }
   return r;
+}
+
+ImportResult Importer::run() {
+  checkGraphInterface();
+  addInput();
+  indexReaders();
+  convertNodes();
+  if (!m_refused.empty()) throw UnsupportedOps(m_source, m_refused);
+  const auto out = m_node.find(m_g.outputs[0]);
+  if (out == m_node.end())
+    throw Error(m_source + ": the output \"" + m_g.outputs[0] +
+                "\" is not computed by an imported node");
+  m_model.output = out->second;
+  // Drop nodes that do not lead to the output (a deferred pattern's leftovers).
+  const auto analysis = graph::analyseGraph(m_model, m_registry);
+  if (!analysis.ok()) {
+    throw Error(m_source +
+                ": the imported graph does not check: " + formatProblems(analysis.problems));
+  }
+  checkFlattenWidths(analysis);
+  graph::layoutRows(m_model, 190.0, 80.0);
+  return buildResult(analysis);
 }
 
 }  // namespace

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <iomanip>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -165,13 +166,26 @@ std::string defaultProjectPath(const std::string& dataPath) {
   return (p.parent_path() / (p.filename().string() + project::kFileSuffix)).string();
 }
 
-DataProposal proposeProject(const std::string& dataPath, const std::string& projectPath,
-                            const StarterChoices& choices, const StarterContext& context) {
-  const auto& registries = needRegistries(context.registries, "proposeProject");
-  const auto& tasks = registries.tasks;
-  DataProposal out;
+namespace {
 
-  // The data, and the task its targets call for.
+/// The input's height and width, and why they were chosen.
+struct InputSize {
+  std::int64_t height = 0, width = 0;
+  std::string why;
+};
+
+/// What the proposal decided beside what DataProposal holds, for the lines that explain it.
+struct StarterDecisions {
+  bool separateValidation = false;  ///< the data has its own validation split
+  double fraction = 0;              ///< else the part of the training images that validates
+  std::string headId;               ///< the template's last layer
+  InputSize input;                  ///< the input's height and width, and why
+  std::string batchWhy;             ///< why the batch size changed ("" when it did not)
+};
+
+/// The data at `dataPath` recognised (out.found) and the task for it, or the one chosen (out.task).
+const task::TaskDef& detectDataAndTask(const std::string& dataPath, const StarterChoices& choices,
+                                       const task::TaskRegistry& tasks, DataProposal& out) {
   std::optional<data::TargetKind> want;
   if (!choices.task.empty()) {
     if (const std::string unknown = task::unknownTaskMessage(tasks, choices.task); !unknown.empty())
@@ -194,9 +208,12 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   if (out.task.empty())
     throw Error(dataPath + ": no task of this program takes " +
                 data::targetKindName(out.found.targets));
-  const task::TaskDef& def = tasks.get(out.task);
+  return tasks.get(out.task);
+}
 
-  // The template.
+/// The template (the task's starter, or the one chosen; its name into out.templateName), loaded.
+project::Project loadStarterTemplate(const StarterChoices& choices, const StarterContext& context,
+                                     const task::TaskDef& def, DataProposal& out) {
   out.templateName = choices.templateName.empty() ? def.starter.templateName : choices.templateName;
   const auto available = templatesFor(context.templatesDir, out.task);
   if (out.templateName.empty() ||
@@ -207,35 +224,30 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
              ? std::string("no templates folder found")
              : "not a template for " + out.task + " in " + context.templatesDir) +
         (available.empty() ? "" : "; the " + out.task + " templates: " + listText(available, 50)));
-  project::Project p =
-      project::loadProject(
-          (fs::path(context.templatesDir) / (out.templateName + project::kFileSuffix)).string())
-          .project;
-  const graph::InputSpec templateInput = p.model.input;
+  return project::loadProject(
+             (fs::path(context.templatesDir) / (out.templateName + project::kFileSuffix)).string())
+      .project;
+}
 
-  // The data section, paths relative to the project's folder.
-  std::error_code ec;
-  const fs::path projectFile = fs::absolute(fs::path(projectPath), ec).lexically_normal();
-  const fs::path base = projectFile.parent_path();
+/// The data section of the found data, paths relative to `base`, the template's fit kept.
+Json starterDataSection(const data::DetectedData& found, const fs::path& base,
+                        const Json& templateData) {
   Json data = Json::object();
-  for (const auto& split : out.found.splits)
+  for (const auto& split : found.splits)
     data[split.name] = relativeSource(split.source, base);
-  if (!out.found.classes.empty()) data["classes"] = out.found.classes;
-  data["fit"] = p.data.contains("fit") ? p.data["fit"] : Json("resize");
+  if (!found.classes.empty()) data["classes"] = found.classes;
+  data["fit"] = templateData.contains("fit") ? templateData["fit"] : Json("resize");
   data["normalize"] = "auto";
   data["on_error"] = "skip";
+  return data;
+}
 
-  // The training source, opened once for its size and whether its images are grey or colour.
-  Problems parseProblems;
-  Json probe = data;
-  probe.erase("validation");
-  const data::DataConfig config = data::parseDataConfig(probe, base.string(), parseProblems);
-  if (!parseProblems.empty()) throw Error(formatProblems(parseProblems));
-  const auto source = data::openSource(config.train, config.classes, data::ErrorPolicy::Skip);
+/// out.imageChannels: 1 when the images read of the first kChannelProbe are grey, else 3.
+void probeImageChannels(const data::DatasetSource& source, DataProposal& out) {
   std::int64_t read = 0;
-  for (std::int64_t i = 0; i < source->size() && read < kChannelProbe; ++i) {
+  for (std::int64_t i = 0; i < source.size() && read < kChannelProbe; ++i) {
     try {
-      const cv::Mat image = source->load(i);
+      const cv::Mat image = source.load(i);
       ++read;
       out.imageChannels = std::max(out.imageChannels, image.channels() == 1 ? 1 : 3);
     } catch (const Error&) {
@@ -243,16 +255,13 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   }
   if (!read)
     throw Error(out.found.path + ": no readable image among the first " +
-                std::to_string(std::min(source->size(), kChannelProbe)) + " of " +
-                std::to_string(source->size()));
+                std::to_string(std::min(source.size(), kChannelProbe)) + " of " +
+                std::to_string(source.size()));
+}
 
-  const bool separateValidation = data.contains("validation");
-  const double fraction = choices.validationFraction >= 0 ? choices.validationFraction
-                          : source->size() < kSmallData   ? 0.2
-                                                          : 0.1;
-  if (!separateValidation && fraction > 0)
-    data["validation"] = Json{{"fraction", fraction}, {"seed", 0}, {"stratified", true}};
-
+/// The template made the project's: its name, description, data section and input channels.
+void describeProject(project::Project& p, const StarterChoices& choices,
+                     const fs::path& projectFile, const Json& data, const DataProposal& out) {
   p.name = choices.name;
   if (p.name.empty()) {
     p.name = projectFile.filename().string();
@@ -265,7 +274,12 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   p.extra = Json::object();
   p.initFrom.clear();
   p.model.input.channels = choices.channels > 0 ? choices.channels : out.imageChannels;
+}
 
+/// Scans the project's data into out.scan; its mean and std into the project when chosen.
+void scanStarterData(project::Project& p, const fs::path& base, const Registries& registries,
+                     const StarterChoices& choices, const StarterContext& context,
+                     DataProposal& out) {
   // The scan: counts, unreadable files, sizes, mean and std.
   data::DataScanOptions scanOptions;
   scanOptions.imageSizes = data::DataScanOptions::Sizes::All;
@@ -274,7 +288,10 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   if (out.scan.cancelled) throw Error("cancelled while scanning " + out.found.path);
   if (choices.explicitNormalization && !out.scan.mean.empty())
     p.data["normalize"] = Json{{"mean", rounded(out.scan.mean)}, {"std", rounded(out.scan.std)}};
+}
 
+/// Sets the last layer's width for the data's classes or targets (out.outputs); returns its id.
+std::string setHeadWidth(project::Project& p, const task::TaskDef& def, DataProposal& out) {
   // The head: the task's width for the data's classes or targets.
   out.outputs = def.starter.outputs ? def.starter.outputs(std::int64_t(out.scan.classes.size()),
                                                           std::int64_t(out.scan.targetNames.size()))
@@ -291,60 +308,72 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
     throw Error("template " + out.templateName + ": its last layer \"" + head.id + "\" is a " +
                 head.op + ", not a Linear or Conv2d whose width can be set");
   if (out.outputs > 0) head.params[widthKey] = out.outputs;
+  return head.id;
+}
 
-  // The input: the most common image size, no larger than the template's or 64 a side, in
-  // proportion, then rounded to the first step the model's layers accept.
-  const auto [commonW, commonH] = commonSize(out.scan);
-  std::string sizeWhy;
-  std::int64_t h = choices.height, w = choices.width;
-  if (h <= 0 || w <= 0) {
+/// The input as chosen, else the most common image size scaled down to fit, else the template's.
+InputSize proposedInputSize(const StarterChoices& choices, const data::DataScanResult& scan,
+                            const graph::InputSpec& templateInput) {
+  const auto [commonW, commonH] = commonSize(scan);
+  InputSize size;
+  size.height = choices.height;
+  size.width = choices.width;
+  if (size.height <= 0 || size.width <= 0) {
     if (commonW > 0 && commonH > 0) {
       const std::int64_t cap =
           std::max(kStarterMaxSide, std::max(templateInput.height, templateInput.width));
       const double scale = std::min(1.0, double(cap) / double(std::max(commonW, commonH)));
-      h = std::max<std::int64_t>(8, std::llround(commonH * scale));
-      w = std::max<std::int64_t>(8, std::llround(commonW * scale));
-      sizeWhy = "the most common image size is " + std::to_string(commonW) + "x" +
-                std::to_string(commonH) +
-                (scale < 1 ? ", scaled to at most " + std::to_string(cap) + " a side" : "");
+      size.height = std::max<std::int64_t>(8, std::llround(commonH * scale));
+      size.width = std::max<std::int64_t>(8, std::llround(commonW * scale));
+      size.why = "the most common image size is " + std::to_string(commonW) + "x" +
+                 std::to_string(commonH) +
+                 (scale < 1 ? ", scaled to at most " + std::to_string(cap) + " a side" : "");
     } else {
-      h = templateInput.height;
-      w = templateInput.width;
-      sizeWhy = "the template's";
+      size.height = templateInput.height;
+      size.width = templateInput.width;
+      size.why = "the template's";
     }
   } else {
-    sizeWhy = "as chosen";
+    size.why = "as chosen";
   }
+  return size;
+}
+
+/// Rounds `size` to a step the model's layers accept (else the template's) and sets it as input.
+void fitInputSize(InputSize& size, project::Project& p, const graph::InputSpec& templateInput,
+                  const Registries& registries, const data::DataScanResult& scan) {
   const auto fits = [&](std::int64_t hh, std::int64_t ww) {
     p.model.input.height = hh;
     p.model.input.width = ww;
     const auto analysis = graph::analyseGraph(p.model, registries.ops);
-    return analysis.ok() && !train::headProblem(p, analysis, std::int64_t(out.scan.classes.size()),
-                                                tasks, out.scan.targetNames);
+    return analysis.ok() && !train::headProblem(p, analysis, std::int64_t(scan.classes.size()),
+                                                registries.tasks, scan.targetNames);
   };
-  bool fitted = fits(h, w);
-  if (!fitted && sizeWhy != "as chosen") {
+  bool fitted = fits(size.height, size.width);
+  if (!fitted && size.why != "as chosen") {
     for (const std::int64_t step : {2, 4, 8, 16, 32, 64}) {
-      const std::int64_t hh = std::max(step, (h + step / 2) / step * step);
-      const std::int64_t ww = std::max(step, (w + step / 2) / step * step);
+      const std::int64_t hh = std::max(step, (size.height + step / 2) / step * step);
+      const std::int64_t ww = std::max(step, (size.width + step / 2) / step * step);
       if (fits(hh, ww)) {
-        sizeWhy += "; rounded to a multiple of " + std::to_string(step) + " for the model";
-        h = hh;
-        w = ww;
+        size.why += "; rounded to a multiple of " + std::to_string(step) + " for the model";
+        size.height = hh;
+        size.width = ww;
         fitted = true;
         break;
       }
     }
   }
-  if (!fitted && sizeWhy != "as chosen" && fits(templateInput.height, templateInput.width)) {
-    h = templateInput.height;
-    w = templateInput.width;
-    sizeWhy += "; the model takes no size near it, so the template's own";
+  if (!fitted && size.why != "as chosen" && fits(templateInput.height, templateInput.width)) {
+    size.height = templateInput.height;
+    size.width = templateInput.width;
+    size.why += "; the model takes no size near it, so the template's own";
   }
-  p.model.input.height = h;
-  p.model.input.width = w;
-  out.input = p.model.input;
+  p.model.input.height = size.height;
+  p.model.input.width = size.width;
+}
 
+/// Sets the batch size (out.batchSize) for the data's size; returns why it changed, if it did.
+std::string fitBatchSize(project::Project& p, DataProposal& out) {
   // The batch: a small set still gets enough optimizer steps an epoch (and BatchNorm enough
   // batches for its running statistics) to learn from: the template's batch, halved until an
   // epoch holds kStarterStepsPerEpoch of them, down to kStarterMinBatch.
@@ -365,34 +394,91 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
                  " an epoch on " + countText(out.scan.train, "image") + " to train)";
     }
   }
-  out.project = p;
+  return batchWhy;
+}
 
-  // What was chosen, and why.
+/// What was chosen, and why: one line each into out.choices.
+void explainChoices(const task::TaskDef& def, const StarterChoices& choices,
+                    const StarterDecisions& d, DataProposal& out) {
   auto& c = out.choices;
   c.push_back("task: " + out.task + " (" + def.description + ")" +
               (choices.task.empty() ? "" : ", as chosen"));
-  c.push_back("model: the " + out.templateName + " template, its last layer \"" + head.id + "\" " +
+  c.push_back("model: the " + out.templateName + " template, its last layer \"" + d.headId + "\" " +
               std::to_string(out.outputs) + " wide (" +
               (out.scan.targetNames.empty()
                    ? countText(std::int64_t(out.scan.classes.size()), "class")
                    : countText(std::int64_t(out.scan.targetNames.size()), "target")) +
               ")");
-  c.push_back("input: " + std::to_string(out.input.channels) + " x " + std::to_string(h) + " x " +
-              std::to_string(w) + " (channels x height x width; " +
+  c.push_back("input: " + std::to_string(out.input.channels) + " x " +
+              std::to_string(d.input.height) + " x " + std::to_string(d.input.width) +
+              " (channels x height x width; " +
               (choices.channels > 0     ? "channels as chosen"
                : out.imageChannels == 1 ? "grey images"
                                         : "colour images") +
-              "; " + sizeWhy + ")");
-  c.push_back(separateValidation ? "validation: the data's own validation split"
-              : fraction > 0 ? "validation: " + std::to_string(int(std::lround(fraction * 100))) +
-                                   "% of the training images, stratified (seed 0)"
-                             : "validation: none");
+              "; " + d.input.why + ")");
+  c.push_back(d.separateValidation ? "validation: the data's own validation split"
+              : d.fraction > 0
+                  ? "validation: " + std::to_string(int(std::lround(d.fraction * 100))) +
+                        "% of the training images, stratified (seed 0)"
+                  : "validation: none");
   c.push_back(choices.explicitNormalization
                   ? "normalisation: explicit, mean " + numbers(rounded(out.scan.mean)) + ", std " +
                         numbers(rounded(out.scan.std)) + " (from the training images)"
                   : "normalisation: auto (mean and std of the training images, measured when a "
                     "run starts)");
-  if (!batchWhy.empty()) c.push_back(batchWhy);
+  if (!d.batchWhy.empty()) c.push_back(d.batchWhy);
+}
+
+}  // namespace
+
+DataProposal proposeProject(const std::string& dataPath, const std::string& projectPath,
+                            const StarterChoices& choices, const StarterContext& context) {
+  const auto& registries = needRegistries(context.registries, "proposeProject");
+  DataProposal out;
+
+  // The data, and the task its targets call for.
+  const task::TaskDef& def = detectDataAndTask(dataPath, choices, registries.tasks, out);
+
+  // The template.
+  project::Project p = loadStarterTemplate(choices, context, def, out);
+  const graph::InputSpec templateInput = p.model.input;
+
+  // The data section, paths relative to the project's folder.
+  std::error_code ec;
+  const fs::path projectFile = fs::absolute(fs::path(projectPath), ec).lexically_normal();
+  const fs::path base = projectFile.parent_path();
+  Json data = starterDataSection(out.found, base, p.data);
+
+  // The training source, opened once for its size and whether its images are grey or colour.
+  Problems parseProblems;
+  Json probe = data;
+  probe.erase("validation");
+  const data::DataConfig config = data::parseDataConfig(probe, base.string(), parseProblems);
+  if (!parseProblems.empty()) throw Error(formatProblems(parseProblems));
+  const auto source = data::openSource(config.train, config.classes, data::ErrorPolicy::Skip);
+  probeImageChannels(*source, out);
+
+  StarterDecisions d;
+  d.separateValidation = data.contains("validation");
+  d.fraction = choices.validationFraction >= 0 ? choices.validationFraction
+               : source->size() < kSmallData   ? 0.2
+                                               : 0.1;
+  if (!d.separateValidation && d.fraction > 0)
+    data["validation"] = Json{{"fraction", d.fraction}, {"seed", 0}, {"stratified", true}};
+
+  describeProject(p, choices, projectFile, data, out);
+  scanStarterData(p, base, registries, choices, context, out);
+  d.headId = setHeadWidth(p, def, out);
+
+  // The input: the most common image size, no larger than the template's or 64 a side, in
+  // proportion, then rounded to the first step the model's layers accept.
+  d.input = proposedInputSize(choices, out.scan, templateInput);
+  fitInputSize(d.input, p, templateInput, registries, out.scan);
+  out.input = p.model.input;
+
+  d.batchWhy = fitBatchSize(p, out);
+  out.project = p;
+  explainChoices(def, choices, d, out);
   out.problems = train::checkTrainable(p, base.string(), registries);
   return out;
 }

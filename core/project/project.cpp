@@ -24,10 +24,8 @@ std::string stemOf(const std::string& path) {
   return std::filesystem::path(path).stem().string();
 }
 
-}  // namespace
-
-LoadedProject parseProject(const std::string& text, const std::string& sourceName) {
-  const Json root = parseJsonText(text, sourceName);
+/// Throws unless `root` is a Netsmith project object of a format version this build reads.
+void checkProjectHeader(const Json& root, const std::string& sourceName) {
   if (!root.is_object()) {
     throw Error(sourceName + ": not a Netsmith project: the file holds a JSON " +
                 jsonTypeName(root) + ", not an object");
@@ -49,8 +47,10 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   }
   if (version < 1)
     throw Error(sourceName + ": \"version\" must be >= 1, got " + std::to_string(version));
+}
 
-  LoadedProject out;
+/// Reads the optional "name" and "description" strings into `out.project`.
+void readNameAndDescription(const Json& root, LoadedProject& out) {
   Project& p = out.project;
   if (root.contains("name")) {
     if (root["name"].is_string()) {
@@ -68,41 +68,53 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
           {"description", "must be a string, got " + jsonTypeName(root["description"]), {}, {}});
     }
   }
-  if (root.contains("task")) {
-    const Json& t = root["task"];
-    const bool text = t.is_string();
-    const std::string name = text ? t.get<std::string>() : std::string();
-    const bool fits =
-        !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
-        });
-    if (fits) {
-      p.task = name;
-    } else {
-      out.problems.push_back(
-          {"task",
-           text ? "must name a task in lower case letters, digits and _ (at most 64), got \"" +
-                      printable(name.substr(0, 64)) + (name.size() > 64 ? "...\"" : "\"")
-                : "must be a string naming a task, got " + jsonTypeName(t),
-           {},
-           "use \"classification\", or leave \"task\" out"});
-    }
+}
+
+/// Reads the optional "task" name (lower case letters, digits and _) into `out.project`.
+void readTask(const Json& root, LoadedProject& out) {
+  if (!root.contains("task")) return;
+  const Json& t = root["task"];
+  const bool text = t.is_string();
+  const std::string name = text ? t.get<std::string>() : std::string();
+  const bool fits =
+      !name.empty() && name.size() <= 64 && std::all_of(name.begin(), name.end(), [](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+      });
+  if (fits) {
+    out.project.task = name;
+  } else {
+    out.problems.push_back(
+        {"task",
+         text ? "must name a task in lower case letters, digits and _ (at most 64), got \"" +
+                    printable(name.substr(0, 64)) + (name.size() > 64 ? "...\"" : "\"")
+              : "must be a string naming a task, got " + jsonTypeName(t),
+         {},
+         "use \"classification\", or leave \"task\" out"});
   }
-  if (root.contains("init_from")) {
-    if (root["init_from"].is_string()) {
-      p.initFrom = root["init_from"].get<std::string>();
-      if (auto problem = controlCharacterProblem(p.initFrom); !problem.empty()) {
-        out.problems.push_back({"init_from", std::move(problem), {}, {}});
-        p.initFrom.clear();
-      }
-    } else {
-      out.problems.push_back(
-          {"init_from",
-           "must be a string (a weights file), got " + jsonTypeName(root["init_from"]),
-           {},
-           {}});
+}
+
+/// Reads the optional "init_from" weights file into `out.project`.
+void readInitFrom(const Json& root, LoadedProject& out) {
+  if (!root.contains("init_from")) return;
+  Project& p = out.project;
+  if (root["init_from"].is_string()) {
+    p.initFrom = root["init_from"].get<std::string>();
+    if (auto problem = controlCharacterProblem(p.initFrom); !problem.empty()) {
+      out.problems.push_back({"init_from", std::move(problem), {}, {}});
+      p.initFrom.clear();
     }
+  } else {
+    out.problems.push_back(
+        {"init_from",
+         "must be a string (a weights file), got " + jsonTypeName(root["init_from"]),
+         {},
+         {}});
   }
+}
+
+/// Reads the model graph and keeps the data, augment and train sections verbatim.
+void readSections(const Json& root, LoadedProject& out) {
+  Project& p = out.project;
   if (!root.contains("model")) {
     out.problems.push_back({"model", "missing: every project needs a model section", {}, {}});
   } else {
@@ -124,6 +136,10 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
   section("data", p.data, false);
   section("augment", p.augment, true);
   section("train", p.train, false);
+}
+
+/// Keeps the top-level keys this build does not interpret in `p.extra`, to write back.
+void keepUnknownKeys(const Json& root, Project& p) {
   for (auto it = root.begin(); it != root.end(); ++it) {
     static const char* known[] = {"format",    "version", "name", "description", "task",
                                   "init_from", "model",   "data", "augment",     "train"};
@@ -131,6 +147,20 @@ LoadedProject parseProject(const std::string& text, const std::string& sourceNam
       p.extra[it.key()] = it.value();
     }
   }
+}
+
+}  // namespace
+
+LoadedProject parseProject(const std::string& text, const std::string& sourceName) {
+  const Json root = parseJsonText(text, sourceName);
+  checkProjectHeader(root, sourceName);
+
+  LoadedProject out;
+  readNameAndDescription(root, out);
+  readTask(root, out);
+  readInitFrom(root, out);
+  readSections(root, out);
+  keepUnknownKeys(root, out.project);
   return out;
 }
 

@@ -11,7 +11,7 @@ std::shared_ptr<const Registries> Registries::builtins() {
   r->transforms = augment::TransformRegistry::withBuiltins();
   r->schedules = train::ScheduleRegistry::withBuiltins();
   r->tasks = task::TaskRegistry::withBuiltins();
-  r->evaluators = train::EvaluatorRegistry::withBuiltins();
+  r->evaluators = eval::EvaluatorRegistry::withBuiltins();
   r->exporters =
       std::make_shared<exporting::ExporterRegistry>(exporting::ExporterRegistry::withBuiltins());
   return r;

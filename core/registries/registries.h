@@ -13,10 +13,10 @@
 #include <memory>
 
 #include "augment/transform.h"
+#include "eval/evaluator.h"
 #include "ops/op_registry.h"
 #include "registries/registries_fwd.h"
 #include "task/task_registry.h"
-#include "train/evaluator.h"
 #include "train/lr_schedule.h"
 
 namespace netsmith {
@@ -32,7 +32,7 @@ struct Registries {
   task::TaskRegistry tasks;
   /// How each task's checkpoints are evaluated (classification's class view; the others'
   /// figures).
-  train::EvaluatorRegistry evaluators;
+  eval::EvaluatorRegistry evaluators;
   /// By pointer: the exporters' header brings LibTorch (export/exporter.h has the type).
   std::shared_ptr<const exporting::ExporterRegistry> exporters;
 

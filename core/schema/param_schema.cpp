@@ -155,6 +155,74 @@ std::string keywordList(const std::vector<std::string>& words) {
   return out;
 }
 
+/// Checks an enum value against the spec's choices (or, open, for a plain name).
+std::string checkEnumValue(const ParamSpec& spec, const Json& value) {
+  if (!value.is_string())
+    return "expects one of " + keywordList(spec.choices) + ", got " + describeValue(value);
+  const auto s = value.get<std::string>();
+  if (std::find(spec.choices.begin(), spec.choices.end(), s) != spec.choices.end()) return {};
+  if (spec.openChoices) {
+    if (isPlainName(s)) return {};
+    return "expects a name such as " + keywordList(spec.choices) +
+           " (lower-case letters, digits and _), got " + describeValue(value);
+  }
+  return "expects one of " + keywordList(spec.choices) + ", got \"" + s + "\"";
+}
+
+/// Checks an int pair, normalising a single whole number n to [n, n] and the items to integers.
+std::string checkIntPairValue(const ParamSpec& spec, Json& value, const std::string& alsoKeywords) {
+  const Json original = value;
+  if (isWholeNumber(value)) {
+    const auto n = static_cast<std::int64_t>(value.get<double>());
+    value = Json::array({n, n});
+  }
+  if (!value.is_array() || value.size() != 2 || !isWholeNumber(value[0]) ||
+      !isWholeNumber(value[1]))
+    return "expects a whole number or a pair [height, width]" + alsoKeywords + ", got " +
+           describeValue(value);
+  for (auto& item : value) {
+    item = static_cast<std::int64_t>(item.get<double>());
+    auto why = checkRange(spec, item.get<double>());
+    if (!why.empty()) return why + " (got " + describeValue(original) + ")";
+  }
+  return {};
+}
+
+/// Checks a float range [low, high], normalising a single number x to [x, x].
+std::string checkFloatPairValue(const ParamSpec& spec, Json& value,
+                                const std::string& alsoKeywords) {
+  const Json original = value;
+  if (value.is_number()) value = Json::array({value, value});
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number())
+    return "expects a range [low, high]" + alsoKeywords + ", got " + describeValue(original);
+  for (const auto& item : value) {
+    if (!std::isfinite(item.get<double>()))
+      return "expects finite numbers, got " + describeValue(original);
+    auto why = checkRange(spec, item.get<double>());
+    if (!why.empty()) return why + " (got " + describeValue(original) + ")";
+  }
+  if (value[0].get<double>() > value[1].get<double>())
+    return "expects low <= high, got " + describeValue(original);
+  return {};
+}
+
+/// Checks a list of numbers, normalising a single number x to [x].
+std::string checkFloatListValue(const ParamSpec& spec, Json& value,
+                                const std::string& alsoKeywords) {
+  const Json original = value;
+  if (value.is_number()) value = Json::array({value});
+  if (!value.is_array() || value.empty())
+    return "expects a number or a list of numbers" + alsoKeywords + ", got " +
+           describeValue(original);
+  for (const auto& item : value) {
+    if (!item.is_number() || !std::isfinite(item.get<double>()))
+      return "expects a list of numbers" + alsoKeywords + ", got " + describeValue(original);
+    auto why = checkRange(spec, item.get<double>());
+    if (!why.empty()) return why + " (got " + describeValue(original) + ")";
+  }
+  return {};
+}
+
 // Validates one value; returns "" when valid, else the reason. May normalise `value`.
 std::string checkValue(const ParamSpec& spec, Json& value) {
   if (value.is_string() && std::find(spec.keywords.begin(), spec.keywords.end(),
@@ -180,64 +248,14 @@ std::string checkValue(const ParamSpec& spec, Json& value) {
     case ParamType::Bool:
       if (!value.is_boolean()) return "expects true or false, got " + describeValue(value);
       return {};
-    case ParamType::Enum: {
-      if (!value.is_string())
-        return "expects one of " + keywordList(spec.choices) + ", got " + describeValue(value);
-      const auto s = value.get<std::string>();
-      if (std::find(spec.choices.begin(), spec.choices.end(), s) != spec.choices.end()) return {};
-      if (spec.openChoices) {
-        if (isPlainName(s)) return {};
-        return "expects a name such as " + keywordList(spec.choices) +
-               " (lower-case letters, digits and _), got " + describeValue(value);
-      }
-      return "expects one of " + keywordList(spec.choices) + ", got \"" + s + "\"";
-    }
-    case ParamType::IntPair: {
-      const Json original = value;
-      if (isWholeNumber(value)) {
-        const auto n = static_cast<std::int64_t>(value.get<double>());
-        value = Json::array({n, n});
-      }
-      if (!value.is_array() || value.size() != 2 || !isWholeNumber(value[0]) ||
-          !isWholeNumber(value[1]))
-        return "expects a whole number or a pair [height, width]" + alsoKeywords + ", got " +
-               describeValue(value);
-      for (auto& item : value) {
-        item = static_cast<std::int64_t>(item.get<double>());
-        auto why = checkRange(spec, item.get<double>());
-        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
-      }
-      return {};
-    }
-    case ParamType::FloatPair: {
-      const Json original = value;
-      if (value.is_number()) value = Json::array({value, value});
-      if (!value.is_array() || value.size() != 2 || !value[0].is_number() || !value[1].is_number())
-        return "expects a range [low, high]" + alsoKeywords + ", got " + describeValue(original);
-      for (const auto& item : value) {
-        if (!std::isfinite(item.get<double>()))
-          return "expects finite numbers, got " + describeValue(original);
-        auto why = checkRange(spec, item.get<double>());
-        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
-      }
-      if (value[0].get<double>() > value[1].get<double>())
-        return "expects low <= high, got " + describeValue(original);
-      return {};
-    }
-    case ParamType::FloatList: {
-      const Json original = value;
-      if (value.is_number()) value = Json::array({value});
-      if (!value.is_array() || value.empty())
-        return "expects a number or a list of numbers" + alsoKeywords + ", got " +
-               describeValue(original);
-      for (const auto& item : value) {
-        if (!item.is_number() || !std::isfinite(item.get<double>()))
-          return "expects a list of numbers" + alsoKeywords + ", got " + describeValue(original);
-        auto why = checkRange(spec, item.get<double>());
-        if (!why.empty()) return why + " (got " + describeValue(original) + ")";
-      }
-      return {};
-    }
+    case ParamType::Enum:
+      return checkEnumValue(spec, value);
+    case ParamType::IntPair:
+      return checkIntPairValue(spec, value, alsoKeywords);
+    case ParamType::FloatPair:
+      return checkFloatPairValue(spec, value, alsoKeywords);
+    case ParamType::FloatList:
+      return checkFloatListValue(spec, value, alsoKeywords);
   }
   return {};
 }

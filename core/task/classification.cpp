@@ -199,7 +199,7 @@ torch::Tensor ClassificationTask::collate(const data::SampleSet& set,
 }
 
 std::vector<FigureSpec> ClassificationTask::figureSpecs() {
-  return {{"accuracy", true, "the share of samples whose highest score is their class"}};
+  return {{"accuracy", true, "the share of samples whose highest score is their class", true}};
 }
 
 std::optional<Problem> ClassificationTask::headProblem(const graph::GraphAnalysis& a) const {

@@ -12,7 +12,7 @@ namespace {
 constexpr int kThresholds = 10;  // 0.50 .. 0.95
 constexpr int kRecalls = 101;    // 0, 0.01, .., 1
 
-double area(const data::Box& b) {
+double area(const target::Box& b) {
   return double(std::max(0.0f, b.x1 - b.x0)) * double(std::max(0.0f, b.y1 - b.y0));
 }
 
@@ -37,12 +37,12 @@ struct ImageResult {
   std::int64_t truth = 0;
 };
 
-ImageResult evaluateImage(const std::vector<const data::Box*>& gts,
+ImageResult evaluateImage(const std::vector<const target::Box*>& gts,
                           const std::vector<const ScoredBox*>& dts, const Range& range) {
   ImageResult r;
   // Truth: the ones counted first, the ignored after (the matching stops at the first ignored
   // box once it has a counted one).
-  std::vector<const data::Box*> g;
+  std::vector<const target::Box*> g;
   std::vector<bool> gIgnored;
   for (int pass = 0; pass < 2; ++pass)
     for (const auto* b : gts) {
@@ -138,7 +138,7 @@ double meanOfValid(const std::vector<double>& v) {
 
 }  // namespace
 
-double boxIou(const data::Box& a, const data::Box& b, bool crowd) {
+double boxIou(const target::Box& a, const target::Box& b, bool crowd) {
   const double w = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
   const double h = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
   if (w <= 0 || h <= 0) return 0;
@@ -147,7 +147,7 @@ double boxIou(const data::Box& a, const data::Box& b, bool crowd) {
   return denom > 0 ? inter / denom : 0;
 }
 
-CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
+CocoMap cocoMap(const std::vector<std::vector<target::Box>>& truth,
                 const std::vector<std::vector<ScoredBox>>& detections, std::int64_t classes,
                 const CocoMapOptions& options) {
   const std::size_t images = std::max(truth.size(), detections.size());
@@ -160,14 +160,14 @@ CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
   // [range][threshold] per class: AP values; recall for range all.
   std::array<std::vector<double>, 4> apByRange;
   std::vector<double> ap50s, ap75s, recalls;
-  static const std::vector<data::Box> kNone;
+  static const std::vector<target::Box> kNone;
   static const std::vector<ScoredBox> kNoDetections;
   for (std::size_t c = 0; c < k; ++c) {
     std::array<std::vector<ImageResult>, 4> results;
     for (std::size_t i = 0; i < images; ++i) {
       const auto& gt = i < truth.size() ? truth[i] : kNone;
       const auto& dt = i < detections.size() ? detections[i] : kNoDetections;
-      std::vector<const data::Box*> g;
+      std::vector<const target::Box*> g;
       for (const auto& b : gt)
         if (b.cls == std::int64_t(c)) g.push_back(&b);
       std::vector<const ScoredBox*> d;
@@ -211,8 +211,9 @@ CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
   return out;
 }
 
-ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<data::Box>& detections,
-                      std::int64_t cls, double threshold) {
+ImageMatch matchImage(const std::vector<target::Box>& truth,
+                      const std::vector<target::Box>& detections, std::int64_t cls,
+                      double threshold) {
   ImageMatch m;
   m.truthOf.assign(detections.size(), -1);
   m.onIgnored.assign(detections.size(), false);
@@ -257,15 +258,15 @@ ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<dat
   return m;
 }
 
-DetectionErrors detectionErrors(const std::vector<data::Box>& truth,
-                                const std::vector<data::Box>& detections,
+DetectionErrors detectionErrors(const std::vector<target::Box>& truth,
+                                const std::vector<target::Box>& detections,
                                 const std::vector<float>& scores, float score) {
   DetectionErrors e;
-  std::vector<data::Box> kept;
+  std::vector<target::Box> kept;
   for (std::size_t d = 0; d < detections.size(); ++d)
     if (d < scores.size() && scores[d] >= score) kept.push_back(detections[d]);
   std::vector<std::int64_t> classes;
-  for (const std::vector<data::Box>* list : {&truth, static_cast<const decltype(kept)*>(&kept)})
+  for (const std::vector<target::Box>* list : {&truth, static_cast<const decltype(kept)*>(&kept)})
     for (const auto& b : *list)
       if (std::find(classes.begin(), classes.end(), b.cls) == classes.end())
         classes.push_back(b.cls);

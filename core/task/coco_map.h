@@ -16,12 +16,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "data/box.h"
+#include "target/box.h"
 
 namespace netsmith::task {
 
 struct ScoredBox {
-  data::Box box;  ///< box.cls: the class
+  target::Box box;  ///< box.cls: the class
   float score = 0;
 };
 
@@ -44,12 +44,12 @@ struct CocoMap {
 
 /// `truth[i]` and `detections[i]`: image i's boxes. Classes are 0 .. classes - 1; a box of
 /// another class is ignored.
-CocoMap cocoMap(const std::vector<std::vector<data::Box>>& truth,
+CocoMap cocoMap(const std::vector<std::vector<target::Box>>& truth,
                 const std::vector<std::vector<ScoredBox>>& detections, std::int64_t classes,
                 const CocoMapOptions& options = {});
 
 /// IoU of two boxes; with `crowd` (b a crowd box) the intersection over a's area.
-double boxIou(const data::Box& a, const data::Box& b, bool crowd = false);
+double boxIou(const target::Box& a, const target::Box& b, bool crowd = false);
 
 /// One image's detections of class `cls` matched to its true boxes as cocoMap matches them at
 /// IoU `threshold` (area range all): each detection, in the order given (best first), takes the
@@ -61,8 +61,9 @@ struct ImageMatch {
   int missed = 0;               ///< true boxes of the class, not ignored, left unmatched
   int positives = 0;            ///< true boxes of the class, not ignored
 };
-ImageMatch matchImage(const std::vector<data::Box>& truth, const std::vector<data::Box>& detections,
-                      std::int64_t cls, double threshold = 0.5);
+ImageMatch matchImage(const std::vector<target::Box>& truth,
+                      const std::vector<target::Box>& detections, std::int64_t cls,
+                      double threshold = 0.5);
 
 /// One image's errors at a score, matching with matchImage at IoU 0.5 for every class: a
 /// detection from `score` that matches is found (on a crowd or difficult box: neither); one
@@ -77,8 +78,8 @@ struct DetectionErrors {
   int found = 0, missed = 0, falses = 0, wrongClass = 0, poorBox = 0;
   int total() const { return missed + falses + wrongClass + poorBox; }
 };
-DetectionErrors detectionErrors(const std::vector<data::Box>& truth,
-                                const std::vector<data::Box>& detections,
+DetectionErrors detectionErrors(const std::vector<target::Box>& truth,
+                                const std::vector<target::Box>& detections,
                                 const std::vector<float>& scores, float score);
 
 }  // namespace netsmith::task

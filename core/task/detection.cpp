@@ -82,12 +82,12 @@ class DetectionSums : public MetricSums {
  private:
   const DetectionTask& m_task;
   double m_loss = 0, m_samples = 0;
-  std::vector<std::vector<data::Box>> m_truth;
+  std::vector<std::vector<target::Box>> m_truth;
   std::vector<std::vector<ScoredBox>> m_detections;
 };
 
 /// [x, y, w, h] as COCO writes a box.
-Json cocoBox(const data::Box& b) {
+Json cocoBox(const target::Box& b) {
   return Json::array({b.x0, b.y0, b.x1 - b.x0, b.y1 - b.y0});
 }
 
@@ -148,9 +148,9 @@ class CocoPredictionWriter : public PredictionWriter {
            {"width", g.width},
            {"height", g.height}});
       // The truth: the source's own boxes in the image's pixels, or the batch's.
-      const std::vector<data::Box> given =
+      const std::vector<target::Box> given =
           m_geometry ? m_set.source->loadBoxes(index, g.width, g.height)
-                     : (i < truth.size() ? truth[i] : std::vector<data::Box>{});
+                     : (i < truth.size() ? truth[i] : std::vector<target::Box>{});
       for (const auto& b : given) {
         const std::int64_t category = categoryOf(b.cls);
         if (category < 0) continue;
@@ -185,7 +185,7 @@ class CocoPredictionWriter : public PredictionWriter {
   }
 
   /// A box in the model's pixels back in the image's (clipped to it).
-  static data::Box inImage(data::Box b, const data::ImageGeometry& g) {
+  static target::Box inImage(target::Box b, const data::ImageGeometry& g) {
     if (g.sx <= 0 || g.sy <= 0) return b;
     const auto back = [](double v, double scale, double offset, int side) {
       return float(std::clamp((v - offset) / scale, 0.0, double(std::max(side, 0))));
@@ -245,7 +245,8 @@ torch::Tensor DetectionTask::collate(const data::SampleSet& set,
   throw Error(set.name + ": the detection task takes boxes, which the loader moves with the image");
 }
 
-torch::Tensor DetectionTask::collateBoxes(const std::vector<std::vector<data::Box>>& boxes) const {
+torch::Tensor DetectionTask::collateBoxes(
+    const std::vector<std::vector<target::Box>>& boxes) const {
   return targetFromBoxes(boxes);
 }
 
@@ -305,7 +306,7 @@ std::unique_ptr<MetricSums> DetectionTask::evalSums() const {
 torch::Tensor DetectionTask::syntheticTarget(std::int64_t n) const {
   const float h = m_inputShape.size() == 3 ? float(m_inputShape[1]) : 32.f;
   const float w = m_inputShape.size() == 3 ? float(m_inputShape[2]) : 32.f;
-  std::vector<std::vector<data::Box>> boxes(static_cast<std::size_t>(n));
+  std::vector<std::vector<target::Box>> boxes(static_cast<std::size_t>(n));
   for (auto& b : boxes)
     b.push_back({0, w / 4, h / 4, 3 * w / 4, 3 * h / 4, false, false});
   return targetFromBoxes(boxes);

@@ -31,7 +31,7 @@ class DetectionTask : public Task {
   torch::Tensor collate(const data::SampleSet& set,
                         const std::vector<std::int64_t>& samples) const override;
   bool boxTargets() const override { return true; }
-  torch::Tensor collateBoxes(const std::vector<std::vector<data::Box>>& boxes) const override;
+  torch::Tensor collateBoxes(const std::vector<std::vector<target::Box>>& boxes) const override;
   std::string name() const override { return "detection"; }
   /// Boxes move with the image and with Mosaic (no other batch mix); its figures keep every
   /// image's boxes.

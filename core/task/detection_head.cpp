@@ -49,6 +49,170 @@ double dhPoint(std::int64_t index, double stride) {
   return (double(index) + 0.5) * stride;
 }
 
+/// The map the targets are laid on: its size in locations, and in pixels the stride, the centre
+/// radius and a positive's least distance to its box's edges.
+struct DhGrid {
+  std::int64_t height, width;
+  double s, radius, minDistance;
+};
+
+/// One image's claims, per location: the smallest claiming box's area and index (-1: none),
+/// whether a crowd box covers it; and the current box's candidate locations.
+struct DhClaims {
+  std::vector<double> bestArea;
+  std::vector<std::int64_t> owner;
+  std::vector<char> inCrowd;
+  std::vector<std::size_t> candidates;
+
+  explicit DhClaims(std::size_t cells) : bestArea(cells), owner(cells), inCrowd(cells) {}
+};
+
+/// A box's corners in pixels, and the cells (columns c0 .. c1, rows r0 .. r1) its points may
+/// fall in.
+struct DhBoxCells {
+  double x0, y0, x1, y1;
+  std::int64_t c0, c1, r0, r1;
+};
+
+/// The targets of a batch being filled on the CPU, with the accessors that write them.
+struct DhTargetMaps {
+  torch::Tensor classTarget, valid, positive, boxTarget, centreness;
+  at::TensorAccessor<float, 4> classOut;
+  at::TensorAccessor<bool, 3> validOut;
+  at::TensorAccessor<bool, 3> positiveOut;
+  at::TensorAccessor<float, 4> boxOut;
+  at::TensorAccessor<float, 3> centreOut;
+
+  DhTargetMaps(std::int64_t n, std::int64_t k, std::int64_t height, std::int64_t width)
+      : classTarget(torch::zeros({n, k, height, width}, torch::kFloat)),
+        valid(torch::ones({n, height, width}, torch::kBool)),
+        positive(torch::zeros({n, height, width}, torch::kBool)),
+        boxTarget(torch::zeros({n, 4, height, width}, torch::kFloat)),
+        centreness(torch::zeros({n, height, width}, torch::kFloat)),
+        classOut(classTarget.accessor<float, 4>()),
+        validOut(valid.accessor<bool, 3>()),
+        positiveOut(positive.accessor<bool, 3>()),
+        boxOut(boxTarget.accessor<float, 4>()),
+        centreOut(centreness.accessor<float, 3>()) {}
+};
+
+/// Refuses a box of class `cls` (not padding) that is not one of the detector's `k` classes.
+void dhCheckClass(double cls, std::int64_t k) {
+  if (!(cls < double(k)) || std::llround(cls) >= k)
+    throw Error("detection target: a box of class " +
+                (std::isfinite(cls) ? std::to_string(std::llround(cls)) : std::string("?")) +
+                " but the detector has " + std::to_string(k) + " classes (0 .. " +
+                std::to_string(k - 1) + ")");
+}
+
+/// The first and last of `n` cells on one axis whose point (c + 0.5) x s may lie in (lo, hi).
+std::pair<std::int64_t, std::int64_t> dhCellSpan(double lo, double hi, std::int64_t n, double s) {
+  const auto first = std::int64_t(std::clamp(std::floor(lo / s - 0.5), 0.0, double(n)));
+  const auto last = std::int64_t(std::clamp(std::ceil(hi / s - 0.5), 0.0, double(n - 1)));
+  return std::pair<std::int64_t, std::int64_t>{first, last};
+}
+
+/// Marks the locations whose point lies inside crowd box `box` in `inCrowd`.
+void dhMarkCrowd(const DhGrid& grid, const DhBoxCells& box, std::vector<char>& inCrowd) {
+  const double s = grid.s;
+  for (std::int64_t r = box.r0; r <= box.r1; ++r)
+    for (std::int64_t c = box.c0; c <= box.c1; ++c) {
+      const double px = dhPoint(c, s), py = dhPoint(r, s);
+      if (px > box.x0 && px < box.x1 && py > box.y0 && py < box.y1)
+        inCrowd[std::size_t(r * grid.width + c)] = 1;
+    }
+}
+
+/// Fills `candidates` with the locations whose point lies inside `box` and within the centre
+/// radius of its centre, or, when none does, with the one cell holding its centre.
+void dhCollectCandidates(const DhGrid& grid, const DhBoxCells& box,
+                         std::vector<std::size_t>& candidates) {
+  const double s = grid.s, radius = grid.radius;
+  const std::int64_t height = grid.height, width = grid.width;
+  const double x0 = box.x0, y0 = box.y0, x1 = box.x1, y1 = box.y1;
+  const double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
+  candidates.clear();
+  for (std::int64_t r = box.r0; r <= box.r1; ++r)
+    for (std::int64_t c = box.c0; c <= box.c1; ++c) {
+      const double px = dhPoint(c, s), py = dhPoint(r, s);
+      if (px > x0 && px < x1 && py > y0 && py < y1 && std::abs(px - cx) < radius &&
+          std::abs(py - cy) < radius)
+        candidates.push_back(std::size_t(r * width + c));
+    }
+  if (candidates.empty()) {
+    // Smaller than a stride: the cell holding the centre (clamped as a double first, so a
+    // far-off centre never overflows the integer).
+    const auto r = std::int64_t(std::clamp(std::floor(cy / s), 0.0, double(height - 1)));
+    const auto c = std::int64_t(std::clamp(std::floor(cx / s), 0.0, double(width - 1)));
+    candidates.push_back(std::size_t(r * width + c));
+  }
+}
+
+/// Lets the `m` boxes of one image (`boxes`, rows [class, x0, y0, x1, y1, flags]) claim its
+/// locations: each goes to the smallest box holding it near its centre; crowd boxes only mark
+/// theirs.
+void dhClaimLocations(const at::TensorAccessor<float, 2>& boxes, std::int64_t m, std::int64_t k,
+                      const DhGrid& grid, DhClaims& claims) {
+  std::fill(claims.bestArea.begin(), claims.bestArea.end(),
+            std::numeric_limits<double>::infinity());
+  std::fill(claims.owner.begin(), claims.owner.end(), std::int64_t(-1));
+  std::fill(claims.inCrowd.begin(), claims.inCrowd.end(), char(0));
+  for (std::int64_t b = 0; b < m; ++b) {
+    const auto row = boxes[b];
+    const double cls = row[0];
+    if (!(cls >= 0)) continue;  // padding
+    dhCheckClass(cls, k);
+    const double x0 = row[1], y0 = row[2], x1 = row[3], y1 = row[4];
+    if (!(x1 > x0 && y1 > y0)) continue;  // no extent (or NaN): nothing to find
+    const float flags = row[5];
+    const bool crowd = std::isfinite(flags) && (std::lround(flags) & 1) != 0;
+    // Only the cells whose point can lie inside the box are visited (point (c + 0.5) x s in
+    // (x0, x1)): an image of many boxes costs its boxes' areas, not boxes x cells.
+    const auto [c0, c1] = dhCellSpan(x0, x1, grid.width, grid.s);
+    const auto [r0, r1] = dhCellSpan(y0, y1, grid.height, grid.s);
+    const DhBoxCells box{x0, y0, x1, y1, c0, c1, r0, r1};
+    if (crowd) {
+      dhMarkCrowd(grid, box, claims.inCrowd);
+      continue;
+    }
+    const double area = (x1 - x0) * (y1 - y0);
+    dhCollectCandidates(grid, box, claims.candidates);
+    // Strictly smaller: on equal areas the earlier box keeps the location.
+    for (const auto cell : claims.candidates)
+      if (area < claims.bestArea[cell]) claims.bestArea[cell] = area, claims.owner[cell] = b;
+  }
+}
+
+/// Writes image `i`'s targets from its claims: an owned location becomes a positive with its
+/// box's class, corners and centre-ness; an unowned one inside a crowd box is not valid.
+void dhWriteImageTargets(const at::TensorAccessor<float, 2>& boxes, std::int64_t i,
+                         const DhGrid& grid, const DhClaims& claims, DhTargetMaps& maps) {
+  const double s = grid.s, minDistance = grid.minDistance;
+  for (std::int64_t r = 0; r < grid.height; ++r)
+    for (std::int64_t c = 0; c < grid.width; ++c) {
+      const auto cell = std::size_t(r * grid.width + c);
+      const std::int64_t b = claims.owner[cell];
+      if (b < 0) {
+        if (claims.inCrowd[cell]) maps.validOut[i][r][c] = false;
+        continue;
+      }
+      const auto row = boxes[b];
+      const double px = dhPoint(c, s), py = dhPoint(r, s);
+      const double l = std::max(px - double(row[1]), minDistance);
+      const double top = std::max(py - double(row[2]), minDistance);
+      const double right = std::max(double(row[3]) - px, minDistance);
+      const double bottom = std::max(double(row[4]) - py, minDistance);
+      maps.positiveOut[i][r][c] = true;
+      maps.classOut[i][std::llround(row[0])][r][c] = 1;
+      maps.boxOut[i][0][r][c] = float(px - l);
+      maps.boxOut[i][1][r][c] = float(py - top);
+      maps.boxOut[i][2][r][c] = float(px + right);
+      maps.boxOut[i][3][r][c] = float(py + bottom);
+      maps.centreOut[i][r][c] = float(std::sqrt(std::min(l, right) / std::max(l, right) *
+                                                std::min(top, bottom) / std::max(top, bottom)));
+    }
+}
+
 }  // namespace
 
 DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height, std::int64_t width,
@@ -62,105 +226,18 @@ DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height,
   const auto t = target.detach().to(torch::kCPU, torch::kFloat).contiguous();
   auto rows = t.accessor<float, 3>();
   const std::int64_t n = t.size(0), m = t.size(1), k = p.classes;
-  auto classTarget = torch::zeros({n, k, height, width}, torch::kFloat);
-  auto valid = torch::ones({n, height, width}, torch::kBool);
-  auto positive = torch::zeros({n, height, width}, torch::kBool);
-  auto boxTarget = torch::zeros({n, 4, height, width}, torch::kFloat);
-  auto centreness = torch::zeros({n, height, width}, torch::kFloat);
-  auto classOut = classTarget.accessor<float, 4>();
-  auto validOut = valid.accessor<bool, 3>();
-  auto positiveOut = positive.accessor<bool, 3>();
-  auto boxOut = boxTarget.accessor<float, 4>();
-  auto centreOut = centreness.accessor<float, 3>();
+  DhTargetMaps maps(n, k, height, width);
   const double s = double(p.stride), radius = p.centreRadius * s;
   const double minDistance = kDhMinDistance * s;
-  const auto cells = static_cast<std::size_t>(height * width);
-  std::vector<double> bestArea(cells);
-  std::vector<std::int64_t> owner(cells);
-  std::vector<char> inCrowd(cells);
-  std::vector<std::size_t> candidates;
+  const DhGrid grid{height, width, s, radius, minDistance};
+  DhClaims claims(static_cast<std::size_t>(height * width));
   for (std::int64_t i = 0; i < n; ++i) {
-    std::fill(bestArea.begin(), bestArea.end(), std::numeric_limits<double>::infinity());
-    std::fill(owner.begin(), owner.end(), std::int64_t(-1));
-    std::fill(inCrowd.begin(), inCrowd.end(), char(0));
-    for (std::int64_t b = 0; b < m; ++b) {
-      const auto row = rows[i][b];
-      const double cls = row[0];
-      if (!(cls >= 0)) continue;  // padding
-      if (!(cls < double(k)) || std::llround(cls) >= k)
-        throw Error("detection target: a box of class " +
-                    (std::isfinite(cls) ? std::to_string(std::llround(cls)) : std::string("?")) +
-                    " but the detector has " + std::to_string(k) + " classes (0 .. " +
-                    std::to_string(k - 1) + ")");
-      const double x0 = row[1], y0 = row[2], x1 = row[3], y1 = row[4];
-      if (!(x1 > x0 && y1 > y0)) continue;  // no extent (or NaN): nothing to find
-      const float flags = row[5];
-      const bool crowd = std::isfinite(flags) && (std::lround(flags) & 1) != 0;
-      // Only the cells whose point can lie inside the box are visited (point (c + 0.5) x s in
-      // (x0, x1)): an image of many boxes costs its boxes' areas, not boxes x cells.
-      const auto cells = [s](double lo, double hi, std::int64_t n) {
-        const auto first = std::int64_t(std::clamp(std::floor(lo / s - 0.5), 0.0, double(n)));
-        const auto last = std::int64_t(std::clamp(std::ceil(hi / s - 0.5), 0.0, double(n - 1)));
-        return std::pair<std::int64_t, std::int64_t>{first, last};
-      };
-      const auto [c0, c1] = cells(x0, x1, width);
-      const auto [r0, r1] = cells(y0, y1, height);
-      if (crowd) {
-        for (std::int64_t r = r0; r <= r1; ++r)
-          for (std::int64_t c = c0; c <= c1; ++c) {
-            const double px = dhPoint(c, s), py = dhPoint(r, s);
-            if (px > x0 && px < x1 && py > y0 && py < y1) inCrowd[std::size_t(r * width + c)] = 1;
-          }
-        continue;
-      }
-      const double area = (x1 - x0) * (y1 - y0);
-      const double cx = (x0 + x1) / 2, cy = (y0 + y1) / 2;
-      candidates.clear();
-      for (std::int64_t r = r0; r <= r1; ++r)
-        for (std::int64_t c = c0; c <= c1; ++c) {
-          const double px = dhPoint(c, s), py = dhPoint(r, s);
-          if (px > x0 && px < x1 && py > y0 && py < y1 && std::abs(px - cx) < radius &&
-              std::abs(py - cy) < radius)
-            candidates.push_back(std::size_t(r * width + c));
-        }
-      if (candidates.empty()) {
-        // Smaller than a stride: the cell holding the centre (clamped as a double first, so a
-        // far-off centre never overflows the integer).
-        const auto r = std::int64_t(std::clamp(std::floor(cy / s), 0.0, double(height - 1)));
-        const auto c = std::int64_t(std::clamp(std::floor(cx / s), 0.0, double(width - 1)));
-        candidates.push_back(std::size_t(r * width + c));
-      }
-      // Strictly smaller: on equal areas the earlier box keeps the location.
-      for (const auto cell : candidates)
-        if (area < bestArea[cell]) bestArea[cell] = area, owner[cell] = b;
-    }
-    for (std::int64_t r = 0; r < height; ++r)
-      for (std::int64_t c = 0; c < width; ++c) {
-        const auto cell = std::size_t(r * width + c);
-        const std::int64_t b = owner[cell];
-        if (b < 0) {
-          if (inCrowd[cell]) validOut[i][r][c] = false;
-          continue;
-        }
-        const auto row = rows[i][b];
-        const double px = dhPoint(c, s), py = dhPoint(r, s);
-        const double l = std::max(px - double(row[1]), minDistance);
-        const double top = std::max(py - double(row[2]), minDistance);
-        const double right = std::max(double(row[3]) - px, minDistance);
-        const double bottom = std::max(double(row[4]) - py, minDistance);
-        positiveOut[i][r][c] = true;
-        classOut[i][std::llround(row[0])][r][c] = 1;
-        boxOut[i][0][r][c] = float(px - l);
-        boxOut[i][1][r][c] = float(py - top);
-        boxOut[i][2][r][c] = float(px + right);
-        boxOut[i][3][r][c] = float(py + bottom);
-        centreOut[i][r][c] = float(std::sqrt(std::min(l, right) / std::max(l, right) *
-                                             std::min(top, bottom) / std::max(top, bottom)));
-      }
+    dhClaimLocations(rows[i], m, k, grid, claims);
+    dhWriteImageTargets(rows[i], i, grid, claims, maps);
   }
   const auto device = target.device();
-  return {classTarget.to(device), valid.to(device), positive.to(device), boxTarget.to(device),
-          centreness.to(device)};
+  return {maps.classTarget.to(device), maps.valid.to(device), maps.positive.to(device),
+          maps.boxTarget.to(device), maps.centreness.to(device)};
 }
 
 torch::Tensor sigmoidFocalLoss(const torch::Tensor& logits, const torch::Tensor& targets,
@@ -364,7 +441,7 @@ std::optional<std::string> detectionOutputProblem(const std::vector<std::int64_t
   return std::nullopt;
 }
 
-torch::Tensor targetFromBoxes(const std::vector<std::vector<data::Box>>& boxes) {
+torch::Tensor targetFromBoxes(const std::vector<std::vector<target::Box>>& boxes) {
   std::size_t most = 0;
   for (const auto& image : boxes)
     most = std::max(most, image.size());
@@ -385,16 +462,16 @@ torch::Tensor targetFromBoxes(const std::vector<std::vector<data::Box>>& boxes) 
   return target;
 }
 
-std::vector<std::vector<data::Box>> boxesFromTarget(const torch::Tensor& target) {
+std::vector<std::vector<target::Box>> boxesFromTarget(const torch::Tensor& target) {
   dhCheckTarget(target);
   const auto t = target.detach().to(torch::kCPU, torch::kFloat).contiguous();
   auto rows = t.accessor<float, 3>();
-  std::vector<std::vector<data::Box>> out(static_cast<std::size_t>(t.size(0)));
+  std::vector<std::vector<target::Box>> out(static_cast<std::size_t>(t.size(0)));
   for (std::int64_t i = 0; i < t.size(0); ++i)
     for (std::int64_t j = 0; j < t.size(1); ++j) {
       const auto row = rows[i][j];
       if (!(row[0] >= 0) || !std::isfinite(row[0])) continue;  // padding
-      data::Box b;
+      target::Box b;
       b.cls = std::llround(row[0]);
       b.x0 = row[1], b.y0 = row[2], b.x1 = row[3], b.y1 = row[4];
       const long flags = std::isfinite(row[5]) ? std::lround(row[5]) : 0;

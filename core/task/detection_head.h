@@ -69,7 +69,7 @@
 #include <string>
 #include <vector>
 
-#include "data/box.h"
+#include "target/box.h"
 #include "task/coco_map.h"
 
 namespace netsmith::task {
@@ -152,10 +152,10 @@ std::optional<std::string> detectionOutputProblem(const std::vector<std::int64_t
 
 /// The N x M x 6 target of a batch's boxes (CPU, float): M the most boxes of any image, the rows
 /// after an image's boxes padding (cls -1, the rest 0).
-torch::Tensor targetFromBoxes(const std::vector<std::vector<data::Box>>& boxes);
+torch::Tensor targetFromBoxes(const std::vector<std::vector<target::Box>>& boxes);
 
 /// The inverse: each image's boxes, padding rows (cls < 0) dropped, the flags decoded. Throws
 /// netsmith::Error for a tensor that is not N x M x 6.
-std::vector<std::vector<data::Box>> boxesFromTarget(const torch::Tensor& target);
+std::vector<std::vector<target::Box>> boxesFromTarget(const torch::Tensor& target);
 
 }  // namespace netsmith::task

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "data/box.h"
+#include "target/box.h"
 
 namespace netsmith::task {
 
@@ -47,7 +47,7 @@ struct SampleView {
   /// Detection: the true boxes and the detections (box.cls their class, `predictedScores` one
   /// per detection, best first), in the model input's pixels. Its score is its errors at the
   /// view's first score, 0.5 (task::detectionErrors: missed, false, wrong class, poor box).
-  std::vector<data::Box> trueBoxes, predictedBoxes;
+  std::vector<target::Box> trueBoxes, predictedBoxes;
   std::vector<float> predictedScores;
 };
 
@@ -61,7 +61,19 @@ struct FigureSpec {
   std::string name;  ///< "accuracy", "mae": train.monitor names it as val_<name> / train_<name>
   bool higherIsBetter = true;
   std::string description;
+  bool percent = false;  ///< a share, shown as a percentage ("91.05%")
 };
+
+/// The headline among a task's figures: the first (what the dashboard, metrics.csv and "best"
+/// show by default), or "" when there are none.
+inline std::string headlineOf(const std::vector<FigureSpec>& figures) {
+  return figures.empty() ? std::string() : figures.front().name;
+}
+
+/// The headline's spec (the first figure), or an empty one (no name) when there are none.
+inline FigureSpec headlineSpecOf(const std::vector<FigureSpec>& figures) {
+  return figures.empty() ? FigureSpec{} : figures.front();
+}
 
 /// The figure of `figures` called `name` (without its split: "accuracy"), or null.
 inline const FigureSpec* findFigure(const std::vector<FigureSpec>& figures,

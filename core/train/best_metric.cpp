@@ -4,7 +4,7 @@
 
 namespace netsmith::train {
 
-std::string BestMetric::onEpochEnd(const EpochMetrics& e) {
+std::string BestMetric::onEpochEnd(const run::EpochMetrics& e) {
   bool found = false;
   const double v = metricOf(m_monitor, e, found);
   m_improved =

@@ -12,7 +12,7 @@ namespace netsmith::train {
 class BestMetric : public Callback {
  public:
   explicit BestMetric(MetricChoice monitor) : m_monitor(std::move(monitor)) {}
-  std::string onEpochEnd(const EpochMetrics& epoch) override;
+  std::string onEpochEnd(const run::EpochMetrics& epoch) override;
   std::string stateKey() const override { return "best"; }
   Json saveState() const override;
   void restoreState(const Json& state) override;

@@ -16,7 +16,7 @@ void CallbackList::epochStart(std::int64_t epoch) {
     c->onEpochStart(epoch);
 }
 
-std::string CallbackList::batchEnd(const BatchMetrics& batch) {
+std::string CallbackList::batchEnd(const run::BatchMetrics& batch) {
   std::string reason;
   for (auto& c : m_callbacks) {
     std::string r = c->onBatchEnd(batch);
@@ -25,7 +25,7 @@ std::string CallbackList::batchEnd(const BatchMetrics& batch) {
   return reason;
 }
 
-std::string CallbackList::epochEnd(const EpochMetrics& epoch) {
+std::string CallbackList::epochEnd(const run::EpochMetrics& epoch) {
   std::string reason;
   for (auto& c : m_callbacks) {
     std::string r = c->onEpochEnd(epoch);
@@ -34,7 +34,7 @@ std::string CallbackList::epochEnd(const EpochMetrics& epoch) {
   return reason;
 }
 
-void CallbackList::runEnd(FinishState state, const std::string& reason) {
+void CallbackList::runEnd(run::FinishState state, const std::string& reason) {
   for (auto& c : m_callbacks)
     c->onRunEnd(state, reason);
 }
@@ -63,7 +63,7 @@ void CallbackList::restore(const Json& loop) {
     c->restore(loop);
 }
 
-double metricOf(const MetricChoice& m, const EpochMetrics& e, bool& found) {
+double metricOf(const MetricChoice& m, const run::EpochMetrics& e, bool& found) {
   found = true;
   const bool validation = m.validation() && e.hasValidation;
   const std::string figure = m.figure();

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "common/json.h"
-#include "train/events.h"
+#include "run/events.h"
 
 namespace netsmith::train {
 
@@ -26,10 +26,10 @@ class Callback {
   /// Before an epoch's first batch (a resumed run's first epoch too, mid-way or not).
   virtual void onEpochStart(std::int64_t /*epoch*/) {}
   /// After each training batch. A non-empty return asks the run to stop, for that reason.
-  virtual std::string onBatchEnd(const BatchMetrics&) { return {}; }
+  virtual std::string onBatchEnd(const run::BatchMetrics&) { return {}; }
   /// After an epoch's validation, once the position has moved on to the next epoch.
-  virtual std::string onEpochEnd(const EpochMetrics&) { return {}; }
-  virtual void onRunEnd(FinishState, const std::string& /*reason*/) {}
+  virtual std::string onEpochEnd(const run::EpochMetrics&) { return {}; }
+  virtual void onRunEnd(run::FinishState, const std::string& /*reason*/) {}
   /// The key its state is kept under in the checkpoint's "loop" object ("": it has none).
   virtual std::string stateKey() const { return {}; }
   virtual Json saveState() const { return nullptr; }
@@ -52,9 +52,9 @@ class CallbackList {
   void add(std::shared_ptr<Callback> callback) { m_callbacks.push_back(std::move(callback)); }
   void runStart();
   void epochStart(std::int64_t epoch);
-  std::string batchEnd(const BatchMetrics& batch);
-  std::string epochEnd(const EpochMetrics& epoch);
-  void runEnd(FinishState state, const std::string& reason);
+  std::string batchEnd(const run::BatchMetrics& batch);
+  std::string epochEnd(const run::EpochMetrics& epoch);
+  void runEnd(run::FinishState state, const std::string& reason);
   void save(Json& loop) const;
   void restore(const Json& loop);
 
@@ -64,6 +64,6 @@ class CallbackList {
 
 /// The value of `metric` in an epoch's figures. A validation metric falls back to its
 /// training twin when the run has no validation split; `found` is false for an unknown name.
-double metricOf(const MetricChoice& metric, const EpochMetrics& epoch, bool& found);
+double metricOf(const MetricChoice& metric, const run::EpochMetrics& epoch, bool& found);
 
 }  // namespace netsmith::train

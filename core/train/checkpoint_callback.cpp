@@ -16,10 +16,10 @@ CheckpointCallback::CheckpointCallback(Options options, Writer write,
                                        std::shared_ptr<const BestMetric> best)
     : m_options(std::move(options)), m_write(std::move(write)), m_best(std::move(best)) {}
 
-std::string CheckpointCallback::onEpochEnd(const EpochMetrics& epoch) {
+std::string CheckpointCallback::onEpochEnd(const run::EpochMetrics& epoch) {
   if (m_options.directory.empty()) return {};
-  TrainingEvent event;
-  event.type = EventType::EpochEnd;
+  run::TrainingEvent event;
+  event.type = run::EventType::EpochEnd;
   event.epoch = epoch;
   const Json metrics = event.toJson();
   m_write("last", metrics);

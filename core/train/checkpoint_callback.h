@@ -26,7 +26,7 @@ class CheckpointCallback : public Callback {
   using Writer = std::function<std::string(const std::string& tag, const Json& metrics)>;
 
   CheckpointCallback(Options options, Writer write, std::shared_ptr<const BestMetric> best);
-  std::string onEpochEnd(const EpochMetrics& epoch) override;
+  std::string onEpochEnd(const run::EpochMetrics& epoch) override;
 
  private:
   void pruneEpochCheckpoints(std::int64_t finished) const;

@@ -16,12 +16,12 @@ namespace netsmith::train {
 namespace {
 
 /// Rank R's voice: warnings and the end of a failed run, prefixed.
-class WorkerConsole : public EventSink {
+class WorkerConsole : public run::EventSink {
  public:
   explicit WorkerConsole(int rank) : m_prefix("[rank " + std::to_string(rank) + "] ") {}
-  void onEvent(const TrainingEvent& e) override {
-    if (e.type == EventType::Warning ||
-        (e.type == EventType::Finished && e.state == FinishState::Failed)) {
+  void onEvent(const run::TrainingEvent& e) override {
+    if (e.type == run::EventType::Warning ||
+        (e.type == run::EventType::Finished && e.state == run::FinishState::Failed)) {
       std::fprintf(stderr, "%s%s\n", m_prefix.c_str(), e.message.c_str());
       std::fflush(stderr);
     }
@@ -33,7 +33,7 @@ class WorkerConsole : public EventSink {
 
 }  // namespace
 
-std::shared_ptr<EventSink> makeRankConsole(int rank) {
+std::shared_ptr<run::EventSink> makeRankConsole(int rank) {
   return std::make_shared<WorkerConsole>(rank);
 }
 
@@ -104,7 +104,7 @@ int runDistWorker(const std::string& specPath, const RegistriesPtr& registries) 
   trainer.addSink(makeRankConsole(config.dist.rank));
   trainer.start();
   trainer.wait();
-  return trainer.result().state == FinishState::Failed ? 1 : 0;
+  return trainer.result().state == run::FinishState::Failed ? 1 : 0;
 }
 
 }  // namespace netsmith::train

@@ -13,7 +13,7 @@ namespace netsmith::train {
 
 /// The voice of a rank other than 0: warnings and a failed run's reason on stderr, prefixed
 /// "[rank R] " (rank 0 speaks for the job).
-std::shared_ptr<EventSink> makeRankConsole(int rank);
+std::shared_ptr<run::EventSink> makeRankConsole(int rank);
 
 void writeWorkerSpec(const TrainerConfig& config, const std::string& path);
 /// Throws netsmith::Error naming the spec file when it cannot be read.

@@ -6,7 +6,7 @@
 
 namespace netsmith::train {
 
-std::string EarlyStopping::onEpochEnd(const EpochMetrics& e) {
+std::string EarlyStopping::onEpochEnd(const run::EpochMetrics& e) {
   if (!m_options.enabled) return {};
   bool found = false;
   const double v = metricOf(m_options.metric, e, found);

@@ -12,7 +12,7 @@ namespace netsmith::train {
 class EarlyStopping : public Callback {
  public:
   explicit EarlyStopping(EarlyStoppingOptions options) : m_options(std::move(options)) {}
-  std::string onEpochEnd(const EpochMetrics& epoch) override;
+  std::string onEpochEnd(const run::EpochMetrics& epoch) override;
   std::string stateKey() const override { return "early_stopping"; }
   Json saveState() const override;
   void restoreState(const Json& state) override;

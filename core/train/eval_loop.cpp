@@ -2,14 +2,39 @@
 
 #include <algorithm>
 
+#include "data/data_loader.h"
 #include "task/task.h"
-#include "train/metrics.h"
 #include "train/process_group.h"
 #include "train/step_runner.h"
 
 namespace netsmith::train {
+namespace {
 
-EvalMetrics EvalLoop::run(data::DataLoader& loader) {
+/// Runs `forward` (in eval mode, without gradients) over one epoch of `loader` and sums the
+/// task's figures (the caller adds them over the processes and finishes them). `stop` ends
+/// early when true.
+std::unique_ptr<task::MetricSums> evaluateTask(
+    const task::Task& task, const std::function<torch::Tensor(const torch::Tensor&)>& forward,
+    data::DataLoader& loader, const torch::Device& device, const std::function<bool()>& stop) {
+  torch::NoGradGuard noGrad;
+  auto sums = task.evalSums();
+  loader.startEpoch(0);
+  while (auto batch = loader.next()) {
+    if (stop && stop()) {
+      loader.stop();
+      break;
+    }
+    if (batch->images.size(0) == 0) continue;  // a data-parallel share can be empty
+    const auto images = batch->images.to(device, /*non_blocking=*/true);
+    const auto target = batch->target.to(device);
+    sums->add(forward(images), target);
+  }
+  return sums;
+}
+
+}  // namespace
+
+task::EvalMetrics EvalLoop::run(data::DataLoader& loader) {
   auto& s = m_setup;
   s.group->beforeEvaluation(s.net);
   s.net->eval();
@@ -29,7 +54,7 @@ EvalMetrics EvalLoop::run(data::DataLoader& loader) {
   return sums->finish();
 }
 
-EvalMetrics EvalLoop::validation() {
+task::EvalMetrics EvalLoop::validation() {
   auto& s = m_setup;
   if (!s.opt.fastDevRun) return run(*s.valLoader);
   // One validation batch: a loader over the first batch's samples.

@@ -15,9 +15,9 @@ class EvalLoop {
 
   /// One pass over `loader`; the model is back in training mode afterwards. A process that
   /// stops alone (a single process) ends the pass early when a stop arrives.
-  EvalMetrics run(data::DataLoader& loader);
+  task::EvalMetrics run(data::DataLoader& loader);
   /// The validation split; under train.fast_dev_run, its first batch only.
-  EvalMetrics validation();
+  task::EvalMetrics validation();
 
  private:
   RunSetup& m_setup;

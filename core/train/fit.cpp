@@ -5,13 +5,13 @@
 
 #include "augment/sample_rng.h"
 #include "common/error.h"
-#include "common/run_layout.h"
+#include "run/run_layout.h"
 #include "task/task.h"
 #include "train/bench_run.h"
 #include "train/checkpoint_callback.h"
+#include "train/device.h"
 #include "train/early_stopping.h"
 #include "train/lr_finder.h"
-#include "train/metrics.h"
 #include "train/test_pass.h"
 #include "train/unfreeze_callback.h"
 
@@ -20,10 +20,10 @@ namespace netsmith::train {
 namespace {
 constexpr std::uint64_t kDropoutStream = 0xD409ull << 40;
 
-/// Classification's accuracy among a task's figures (NaN for a task without one): the
-/// events' and metrics.csv's accuracy columns.
-double accuracyIn(const std::map<std::string, double>& figures) {
-  const auto it = figures.find("accuracy");
+/// The figure called `name` among a task's figures (NaN when it is not there): the events'
+/// and metrics.csv's headline columns, and classification's accuracy.
+double figureIn(const std::map<std::string, double>& figures, const std::string& name) {
+  const auto it = figures.find(name);
   return it == figures.end() ? std::nan("") : it->second;
 }
 }  // namespace
@@ -84,7 +84,7 @@ void Fit::findLr() {
                  ? "lr-find: no batch could be trained"
                  : "lr-find: " + std::to_string(r.lrFind.lrs.size()) +
                        " steps, suggested learning rate " + brief(r.lrFind.suggestedLr);
-  if (r.lrFind.lrs.empty()) r.state = FinishState::Failed;
+  if (r.lrFind.lrs.empty()) r.state = run::FinishState::Failed;
 }
 
 void Fit::bench() {
@@ -94,7 +94,7 @@ void Fit::bench() {
   m_result.bench = bench.run([this](const data::Batch& batch, bool& groupHasBadBatch) {
     return trainBatch(batch, groupHasBadBatch);
   });
-  m_result.state = FinishState::Completed;
+  m_result.state = run::FinishState::Completed;
   m_result.reason = "bench: " + std::to_string(m_result.bench.synthetic.steps) + " + " +
                     std::to_string(m_result.bench.real.steps) + " timed batches";
   s.group->finish(s.opt.distTimeout);
@@ -103,6 +103,7 @@ void Fit::bench() {
 void Fit::startTraining() {
   auto& s = m_setup;
   // The run folder comes after everything that can reject the input.
+  m_headline = task::headlineOf(s.task->figures());
   m_runDir = openRunFolder(m_ctx, s, m_lock);
   const std::string dir = m_runDir.empty() ? "" : run_layout::checkpointIn(m_runDir);
   m_checkpoints = std::make_unique<RunCheckpoints>(m_ctx, s, m_state, m_callbacks, dir);
@@ -138,8 +139,8 @@ void Fit::startTraining() {
     m_testPass = std::make_shared<TestPass>(s, m_best);
     m_callbacks.add(m_testPass);
   }
-  TrainingEvent started;
-  started.type = EventType::Started;
+  run::TrainingEvent started;
+  started.type = run::EventType::Started;
   started.path = m_runDir;
   started.message = m_ctx.config.project.name + ": " + s.plan.describe() + ", " +
                     s.opt.optimizer.type + ", " + s.opt.schedule.type() + " schedule";
@@ -164,11 +165,11 @@ void Fit::run() {
   startTraining();
   auto& s = m_setup;
   std::string endReason;
-  FinishState endState = FinishState::Completed;
+  run::FinishState endState = run::FinishState::Completed;
   while (m_state.epoch < s.plan.epochs()) {
     if (!trainEpoch()) {
       m_checkpoints->write("last", Json::object());
-      endState = FinishState::Stopped;
+      endState = run::FinishState::Stopped;
       endReason = !m_callbackStop.empty()
                       ? m_callbackStop
                       : "stopped at epoch " + std::to_string(m_state.epoch + 1) + ", batch " +
@@ -182,7 +183,7 @@ void Fit::run() {
     const bool asked = m_ctx.controls.stopAfterEpoch || m_ctx.controls.stopNow ||
                        (stopAt > 0 && m_state.epoch >= stopAt && m_state.epoch < s.plan.epochs());
     if (s.group->anyRank(asked, "the stop-after-epoch flag")) {
-      endState = FinishState::Stopped;
+      endState = run::FinishState::Stopped;
       endReason = "stopped after epoch " + std::to_string(m_state.epoch);
       break;
     }
@@ -193,7 +194,7 @@ void Fit::run() {
   }
   m_result.state = endState;
   m_result.reason = endReason;
-  if (endState == FinishState::Completed && !m_ctx.config.skipTest) evaluateTest();
+  if (endState == run::FinishState::Completed && !m_ctx.config.skipTest) evaluateTest();
   s.group->finish(s.opt.distTimeout);
   m_callbacks.runEnd(endState, endReason);
 }
@@ -315,7 +316,7 @@ void Fit::failRecords(const std::string& failure) {
   } catch (const Error& e) {
     m_ctx.log(std::string("could not write the checkpoint either: ") + e.what(), "warning");
   }
-  throw RunEnd{FinishState::Failed,
+  throw RunEnd{run::FinishState::Failed,
                "the run's records could not be written (" + failure + "); stopped at epoch " +
                    std::to_string(m_state.epoch + 1) + ", batch " +
                    std::to_string(m_state.nextBatch) +
@@ -325,8 +326,8 @@ void Fit::failRecords(const std::string& failure) {
 
 void Fit::warnDivergence(const std::string& message) {
   if (message.empty()) return;
-  TrainingEvent e;
-  e.type = EventType::Warning;
+  run::TrainingEvent e;
+  e.type = run::EventType::Warning;
   e.level = "warning";
   e.tag = "divergence";  // the dashboard marks it on the loss chart
   e.message = message;
@@ -345,14 +346,14 @@ void Fit::failNonFinite(const std::string& message) {
     m_ctx.log(std::string("could not write the checkpoint before stopping: ") + e.what(),
               "warning");
   }
-  throw RunEnd{FinishState::Failed,
+  throw RunEnd{run::FinishState::Failed,
                message + (where.empty() ? "" : "; the state before this step is in " + where)};
 }
 
 void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures& f, double lr,
                        bool skipped) {
-  TrainingEvent e;
-  e.type = EventType::BatchEnd;
+  run::TrainingEvent e;
+  e.type = run::EventType::BatchEnd;
   auto& m = e.batch;
   m.epoch = m_state.epoch;
   m.batch = batch;
@@ -361,10 +362,12 @@ void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures
   m.totalSteps = m_setup.plan.totalSteps();
   m.loss = f.loss;
   const auto& task = *m_setup.task;
-  m.accuracy = f.seen ? accuracyIn(task.trainFigures(f.figureSums, f.seen)) : 0;
+  m.headline = m_headline;
+  m.headlineValue = f.seen ? figureIn(task.trainFigures(f.figureSums, f.seen), m_headline) : 0;
   m.epochLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
-  m.epochAccuracy =
-      m_state.seen ? accuracyIn(task.trainFigures(m_state.figureSums, m_state.seen)) : std::nan("");
+  m.epochHeadlineValue =
+      m_state.seen ? figureIn(task.trainFigures(m_state.figureSums, m_state.seen), m_headline)
+                   : std::nan("");
   m.lr = lr;
   m.gradNorm = m_runner->lastGradNorm();
   m.imagesPerSecond = m_throughput.add(f.seen);
@@ -380,13 +383,13 @@ void Fit::publishBatch(std::int64_t batch, std::int64_t step, const BatchFigures
 std::string Fit::endEpoch() {
   auto& s = m_setup;
   const auto evalStart = std::chrono::steady_clock::now();
-  EpochMetrics e;
+  run::EpochMetrics e;
   e.epoch = m_state.epoch;
   e.epochs = s.plan.epochs();
   e.trainLoss = m_state.seen ? m_state.lossSum / double(m_state.seen) : std::nan("");
   e.trainLabelSmoothing = s.opt.labelSmoothing;
   if (m_state.seen) e.trainFigures = s.task->trainFigures(m_state.figureSums, m_state.seen);
-  e.trainAccuracy = m_state.seen ? accuracyIn(e.trainFigures) : std::nan("");
+  e.trainAccuracy = m_state.seen ? figureIn(e.trainFigures, "accuracy") : std::nan("");
   // The LR the epoch ended with: its last optimizer step's (not the next epoch's first).
   e.lr = m_plateau->apply(s.plan.lrAt(std::max<std::int64_t>(0, m_state.step - 1)));
   for (const auto& [node, sum] : m_state.normSums)
@@ -398,18 +401,18 @@ std::string Fit::endEpoch() {
     s.task->adoptValidation(e.validation);
     if (m_ctx.controls.stopNow && s.group->stopsAlone()) {
       m_checkpoints->write("last", Json::object());  // the epoch's batches are all done
-      throw RunEnd{FinishState::Stopped, "stopped at epoch " + std::to_string(m_state.epoch + 1) +
-                                             ", batch " + std::to_string(m_state.nextBatch) +
-                                             " (step " + std::to_string(m_state.step) +
-                                             "), during validation"};
+      throw RunEnd{run::FinishState::Stopped,
+                   "stopped at epoch " + std::to_string(m_state.epoch + 1) + ", batch " +
+                       std::to_string(m_state.nextBatch) + " (step " +
+                       std::to_string(m_state.step) + "), during validation"};
     }
     e.hasValidation = true;
     m_result.hasValidation = true;
     m_result.lastValidation = e.validation;
   }
   e.seconds = m_state.epochSeconds + secondsSince(evalStart);
-  TrainingEvent ev;
-  ev.type = EventType::EpochEnd;
+  run::TrainingEvent ev;
+  ev.type = run::EventType::EpochEnd;
   ev.epoch = e;
   m_ctx.publish(std::move(ev));
   // The position moves to the next epoch before the callbacks write checkpoints.
@@ -423,8 +426,8 @@ void Fit::evaluateTest() {
   if (!m_testPass) return;
   // Tagged "test": the studio's status bar says the run is testing, not training.
   const auto pass = m_testPass->run(*m_eval, [this](const std::string& m) {
-    TrainingEvent e;
-    e.type = EventType::Log;
+    run::TrainingEvent e;
+    e.type = run::EventType::Log;
     e.message = m;
     e.tag = "test";
     m_ctx.publish(std::move(e));

@@ -76,10 +76,11 @@ class Fit {
   std::unique_ptr<EvalLoop> m_eval;
   std::shared_ptr<TestPass> m_testPass;  // when there is a test split
   std::unique_ptr<RunCheckpoints> m_checkpoints;
-  std::unique_ptr<RunFolderLock> m_lock;
+  std::unique_ptr<run::RunFolderLock> m_lock;
   ThroughputMeter m_throughput;
   TrainResult m_result;
   std::string m_runDir;
+  std::string m_headline;      ///< the task's headline figure (task::headlineOf)
   std::string m_callbackStop;  // a callback asked to stop after a batch
   std::int64_t m_batchesThisSession = 0;
   std::chrono::steady_clock::time_point m_t0 = std::chrono::steady_clock::now();

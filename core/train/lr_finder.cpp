@@ -6,7 +6,7 @@
 
 #include "checkpoint/checkpoint.h"
 #include "common/error.h"
-#include "train/metrics.h"
+#include "train/device.h"
 #include "train/optimizer_factory.h"
 #include "train/step_runner.h"
 
@@ -106,8 +106,8 @@ LrFindResult findLearningRate(RunContext& ctx, RunSetup& s, const LrFindOptions&
     r.losses.push_back(f.loss);
     r.smoothed.push_back(smooth);
     best = std::min(best, smooth);
-    TrainingEvent e;
-    e.type = EventType::BatchEnd;
+    run::TrainingEvent e;
+    e.type = run::EventType::BatchEnd;
     e.batch.batch = i;
     e.batch.batchesPerEpoch = o.steps;
     e.batch.step = i + 1;

@@ -20,7 +20,7 @@ double PlateauCallback::apply(double lr) const {
   return lr;
 }
 
-std::string PlateauCallback::onEpochEnd(const EpochMetrics& e) {
+std::string PlateauCallback::onEpochEnd(const run::EpochMetrics& e) {
   if (!m_options.enabled) return {};
   bool found = false;
   const double v = metricOf(m_options.metric, e, found);

@@ -16,7 +16,7 @@ class PlateauCallback : public Callback {
   /// announced. A disabled plateau leaves every LR as scheduled.
   PlateauCallback(PlateauOptions options, std::function<double()> scheduledLr,
                   std::function<void(const std::string&)> log);
-  std::string onEpochEnd(const EpochMetrics& epoch) override;
+  std::string onEpochEnd(const run::EpochMetrics& epoch) override;
   std::string stateKey() const override { return "lr_plateau"; }
   Json saveState() const override;
   void restoreState(const Json& state) override;

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "graph/graph_module.h"
-#include "train/events.h"
+#include "run/events.h"
 #include "train/run_context.h"
 
 namespace netsmith::train {

@@ -93,8 +93,8 @@ std::string RunCheckpoints::write(const std::string& tag, const Json& metrics) {
   data.optimizer = checkpoint::optimizerState(*s.optimizer, s.opt.optimizer.type, *s.net);
   const std::string path = (fs::path(m_dir) / (tag + ".safetensors")).string();
   checkpoint::writeCheckpoint(path, data);  // atomic: the previous file stays on failure
-  TrainingEvent e;
-  e.type = EventType::Checkpoint;
+  run::TrainingEvent e;
+  e.type = run::EventType::Checkpoint;
   e.path = path;
   e.tag = tag;
   e.epoch.epoch = m_state.epoch;

@@ -12,7 +12,7 @@
 #include <sstream>
 #include <string>
 
-#include "train/events.h"
+#include "run/events.h"
 
 namespace netsmith::train {
 
@@ -41,10 +41,10 @@ struct RunControls {
 
 /// Thrown inside a run to end it with a state and a reason (the Trainer catches it first).
 struct RunEnd : std::exception {
-  RunEnd(FinishState s, std::string why, bool io = false)
+  RunEnd(run::FinishState s, std::string why, bool io = false)
       : state(s), reason(std::move(why)), ioFailure(io) {}
   const char* what() const noexcept override { return reason.c_str(); }
-  FinishState state;
+  run::FinishState state;
   std::string reason;
   bool ioFailure = false;  ///< the machine failed (a full disk), not the input
 };
@@ -54,15 +54,16 @@ struct RunContext {
   const TrainerConfig& config;
   RunControls& controls;
   std::atomic<RunState>& state;
-  std::function<void(TrainingEvent)> publish;
-  /// Starts the run writer on `runDir` (it also receives the events sent before).
-  std::function<void(const std::string& runDir)> attachRunWriter;
-  /// What the run writer could not write ("" while all is well; see RunWriter::failure).
+  std::function<void(run::TrainingEvent)> publish;
+  /// Starts the run writer on `runDir`, `headline` its metrics.csv figure column (it also
+  /// receives the events sent before).
+  std::function<void(const std::string& runDir, const std::string& headline)> attachRunWriter;
+  /// What the run writer could not write ("" while all is well; see run::RunWriter::failure).
   std::function<std::string()> recordsFailure;
 
   void log(const std::string& message, const std::string& level = "info") const {
-    TrainingEvent e;
-    e.type = level == "warning" ? EventType::Warning : EventType::Log;
+    run::TrainingEvent e;
+    e.type = level == "warning" ? run::EventType::Warning : run::EventType::Log;
     e.level = level;
     e.message = message;
     publish(std::move(e));

@@ -1,8 +1,8 @@
 #include "train/run_setup.h"
 
-#include "common/run_layout.h"
 #include "graph/model_edits.h"
 #include "registries/registries.h"
+#include "run/run_layout.h"
 #include "schema/param_schema.h"
 
 #include <algorithm>
@@ -17,9 +17,9 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "env/env_report.h"
-#include "train/metrics.h"
+#include "run/run_writer.h"
+#include "train/device.h"
 #include "train/optimizer_factory.h"
-#include "train/run_writer.h"
 #include "train/trainability.h"
 #include "train/trainer.h"
 
@@ -78,7 +78,7 @@ void openData(RunContext& ctx, RunSetup& s) {
   s.pd = data::openProjectData(
       config.project, config.baseDir, config.registries->transforms, config.cacheDir,
       [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; });
-  if (!s.pd) throw RunEnd{FinishState::Stopped, "stopped while computing data statistics"};
+  if (!s.pd) throw RunEnd{run::FinishState::Stopped, "stopped while computing data statistics"};
   for (const auto& item : s.pd->data.skippedAtScan())
     ctx.log("skipped " + item.item + ": " + item.reason, "warning");
   auto& d = s.pd->data;
@@ -354,13 +354,13 @@ void prepareRun(RunContext& ctx, RunSetup& s) {
 }
 
 std::string openRunFolder(RunContext& ctx, const RunSetup& s,
-                          std::unique_ptr<RunFolderLock>& lock) {
+                          std::unique_ptr<run::RunFolderLock>& lock) {
   const auto& config = ctx.config;
   if (!config.writeRun || config.lrFind || s.group->rank() != 0) return {};
   std::string runDir = config.runDir;
   if (runDir.empty()) {
-    runDir =
-        createRunFolder(config.runsRoot, config.project.name, project::projectToJson(s.project));
+    runDir = run::createRunFolder(config.runsRoot, config.project.name,
+                                  project::projectToJson(s.project));
   } else {
     std::error_code ec;
     fs::create_directories(runDir, ec);
@@ -369,11 +369,11 @@ std::string openRunFolder(RunContext& ctx, const RunSetup& s,
     for (const char* sub : {run_layout::kCheckpoints, run_layout::kExports})
       makeRealFolder(run_layout::runFile(runDir, sub));
   }
-  lock = std::make_unique<RunFolderLock>(runDir);
-  if (const int n = removeStaleTemporaries(run_layout::checkpointIn(runDir)))
+  lock = std::make_unique<run::RunFolderLock>(runDir);
+  if (const int n = run::removeStaleTemporaries(run_layout::checkpointIn(runDir)))
     ctx.log("removed " + std::to_string(n) + " unfinished checkpoint file" + (n == 1 ? "" : "s") +
             " left by an interrupted write");
-  ctx.attachRunWriter(runDir);
+  ctx.attachRunWriter(runDir, task::headlineOf(s.task->figures()));
   return runDir;
 }
 

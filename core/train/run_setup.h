@@ -17,11 +17,11 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "run/run_writer.h"
 #include "task/task.h"
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/run_plan.h"
-#include "train/run_writer.h"
 #include "train/train_options.h"
 
 namespace netsmith::train {
@@ -68,7 +68,7 @@ void prepareRun(RunContext& ctx, RunSetup& setup);
 /// writes left, and attaches the run writer. Returns the folder ("" when this process writes
 /// none: a worker rank, lr-find, a test without a folder).
 std::string openRunFolder(RunContext& ctx, const RunSetup& setup,
-                          std::unique_ptr<RunFolderLock>& lock);
+                          std::unique_ptr<run::RunFolderLock>& lock);
 
 /// A fingerprint of the model's structure (ops, parameters, wiring; not editor positions), so
 /// a resume can refuse a checkpoint of another model.

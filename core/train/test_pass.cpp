@@ -2,7 +2,7 @@
 
 namespace netsmith::train {
 
-std::string TestPass::onEpochEnd(const EpochMetrics&) {
+std::string TestPass::onEpochEnd(const run::EpochMetrics&) {
   if (!m_best->improved()) return {};
   m_bestWeights.clear();
   for (const auto& [name, t] : checkpoint::moduleState(*m_setup.net))

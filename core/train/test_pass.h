@@ -19,10 +19,10 @@ class TestPass : public Callback {
   /// `best` must come before this callback in the run's list (it decides "improved").
   TestPass(RunSetup& setup, std::shared_ptr<const BestMetric> best)
       : m_setup(setup), m_best(std::move(best)) {}
-  std::string onEpochEnd(const EpochMetrics& epoch) override;
+  std::string onEpochEnd(const run::EpochMetrics& epoch) override;
 
   struct Outcome {
-    EvalMetrics metrics;
+    task::EvalMetrics metrics;
     std::string weights;  ///< "best" or "last"
   };
   /// Loads the best weights (when some were kept) and evaluates the test split through `loop`.

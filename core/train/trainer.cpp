@@ -6,8 +6,8 @@
 #include <cstdio>
 
 #include "common/error.h"
+#include "run/run_writer.h"
 #include "train/fit.h"
-#include "train/run_writer.h"
 
 namespace netsmith::train {
 
@@ -21,13 +21,13 @@ double monotonicSeconds() {
 
 std::string describeTestFigure(const TrainResult& r) {
   if (r.hasTest) {
-    return "test" + figuresText(r.test) + " on " + std::to_string(r.test.samples) +
+    return "test" + run::figuresText(r.test) + " on " + std::to_string(r.test.samples) +
            " images (checkpoint " + (r.testCheckpoint.empty() ? "last" : r.testCheckpoint) + ")";
   }
   if (r.testSplitSize <= 0) return {};
   std::string text = "the test split (" + std::to_string(r.testSplitSize) +
                      " images) was not evaluated: the run " +
-                     (r.state == FinishState::Completed ? "skipped it" : "did not complete");
+                     (r.state == run::FinishState::Completed ? "skipped it" : "did not complete");
   const std::string ckpt = !r.bestCheckpoint.empty() ? r.bestCheckpoint : r.lastCheckpoint;
   if (!ckpt.empty()) text += "; netsmith-cli eval " + ckpt + " evaluates it";
   return text;
@@ -41,18 +41,18 @@ Trainer::~Trainer() {
   m_sinks.clear();
 }
 
-void Trainer::addSink(std::shared_ptr<EventSink> sink, Overflow overflow) {
-  m_sinks.push_back(std::make_shared<AsyncSink>(std::move(sink), overflow));
+void Trainer::addSink(std::shared_ptr<run::EventSink> sink, run::Overflow overflow) {
+  m_sinks.push_back(std::make_shared<run::AsyncSink>(std::move(sink), overflow));
 }
 
-void Trainer::attachRunWriter(const std::string& runDir) {
+void Trainer::attachRunWriter(const std::string& runDir, const std::string& headline) {
   {
     std::lock_guard<std::mutex> lock(m_resultMutex);
     m_runDir = runDir;
   }
   // First in line; it also gets the events sent before the folder existed.
-  m_runWriter = std::make_shared<RunWriter>(runDir);
-  auto writer = std::make_shared<AsyncSink>(m_runWriter, Overflow::Wait);
+  m_runWriter = std::make_shared<run::RunWriter>(runDir, headline);
+  auto writer = std::make_shared<run::AsyncSink>(m_runWriter, run::Overflow::Wait);
   for (const auto& e : m_beforeRunDir)
     writer->onEvent(e);
   m_beforeRunDir.clear();
@@ -60,9 +60,9 @@ void Trainer::attachRunWriter(const std::string& runDir) {
   m_runWriterQueue = writer;
 }
 
-void Trainer::publish(TrainingEvent event) {
+void Trainer::publish(run::TrainingEvent event) {
   event.time = monotonicSeconds() - m_startTime;
-  if (event.type == EventType::BatchEnd) event.batch.seconds = event.time;
+  if (event.type == run::EventType::BatchEnd) event.batch.seconds = event.time;
   if (m_runDir.empty() && m_state == RunState::Preparing) m_beforeRunDir.push_back(event);
   for (auto& sink : m_sinks)
     sink->onEvent(event);
@@ -119,13 +119,15 @@ void Trainer::run() {
   RunContext ctx{m_config,
                  m_controls,
                  m_state,
-                 [this](TrainingEvent e) { publish(std::move(e)); },
-                 [this](const std::string& dir) { attachRunWriter(dir); },
+                 [this](run::TrainingEvent e) { publish(std::move(e)); },
+                 [this](const std::string& dir, const std::string& headline) {
+                   attachRunWriter(dir, headline);
+                 },
                  [this] { return m_runWriter ? m_runWriter->failure() : std::string(); }};
   TrainResult result;
   {
     Fit fit(ctx);
-    FinishState state = FinishState::Completed;
+    run::FinishState state = run::FinishState::Completed;
     std::string reason;
     auto failure = TrainResult::Failure::Run;
     try {
@@ -135,27 +137,27 @@ void Trainer::run() {
       reason = end.reason;
       if (end.ioFailure) failure = TrainResult::Failure::Io;
     } catch (const IoError& e) {
-      state = FinishState::Failed;
+      state = run::FinishState::Failed;
       reason = e.what();
       failure = TrainResult::Failure::Io;
     } catch (const Error& e) {
-      state = FinishState::Failed;
+      state = run::FinishState::Failed;
       reason = e.what();
       // Before the first batch: the project, the data or the run folder was refused. After:
       // the run failed (another rank ended, a sample that cannot be decoded).
       failure = fit.trainedABatch() ? TrainResult::Failure::Run : TrainResult::Failure::Input;
     } catch (const c10::Error& e) {
-      state = FinishState::Failed;
+      state = run::FinishState::Failed;
       reason = std::string("LibTorch: ") + e.what_without_backtrace();
     } catch (const std::exception& e) {
-      state = FinishState::Failed;
+      state = run::FinishState::Failed;
       reason = e.what();
     }
     result = fit.result();
     if (!reason.empty()) {
       result.state = state;
       result.reason = reason;
-      if (state == FinishState::Failed) result.failure = failure;
+      if (state == run::FinishState::Failed) result.failure = failure;
     }
     if (fit.deterministic()) at::globalContext().setDeterministicAlgorithms(false, false);
   }  // the run's resources (loaders, other ranks) are released before Finished goes out
@@ -165,8 +167,8 @@ void Trainer::run() {
       ctx.log("training waited " + brief(waited, 3) +
               " s in all for the run's records to be written (a slow disk)");
   }
-  TrainingEvent finished;
-  finished.type = EventType::Finished;
+  run::TrainingEvent finished;
+  finished.type = run::EventType::Finished;
   finished.state = result.state;
   finished.message = result.reason;
   finished.path = result.runDir;

@@ -23,10 +23,14 @@
 #include "distributed/dist_env.h"
 #include "project/project.h"
 #include "registries/registries_fwd.h"
+#include "run/events.h"
 #include "task/task_registry.h"
-#include "train/events.h"
 #include "train/run_context.h"
 #include "train/step_bench.h"
+
+namespace netsmith::run {
+class RunWriter;
+}
 
 namespace netsmith::train {
 
@@ -94,7 +98,7 @@ struct TrainerConfig {
 
 /// What a finished run reports (also sent as the Finished event).
 struct TrainResult {
-  FinishState state = FinishState::Completed;
+  run::FinishState state = run::FinishState::Completed;
   std::string reason;
   /// What ended a Failed run: the input (a project, data, a folder from elsewhere refused
   /// before the first batch), the machine (a full disk, a permission: netsmith::IoError), or
@@ -104,9 +108,9 @@ struct TrainResult {
   std::int64_t epochsDone = 0;
   std::int64_t steps = 0;
   bool hasValidation = false;
-  EvalMetrics lastValidation;
+  task::EvalMetrics lastValidation;
   bool hasTest = false;
-  EvalMetrics test;
+  task::EvalMetrics test;
   std::string testCheckpoint;      ///< whose weights `test` measured: "best" or "last"
   std::int64_t testSplitSize = 0;  ///< samples of the test split the run would evaluate
   std::string bestCheckpoint;
@@ -126,8 +130,6 @@ std::string describeTestFigure(const TrainResult& result);
 
 enum class RunState { Idle, Preparing, Running, Paused, Finished };
 
-class RunWriter;
-
 class Trainer {
  public:
   explicit Trainer(TrainerConfig config);
@@ -136,9 +138,10 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   /// Before start(). Every sink gets its own delivery thread. A display (the default) that
-  /// falls far behind skips step events and says so in BatchMetrics::skippedBefore; a sink
-  /// given Overflow::Wait (records, such as --json lines) makes training wait instead.
-  void addSink(std::shared_ptr<EventSink> sink, Overflow overflow = Overflow::DropOldestBatch);
+  /// falls far behind skips step events and says so in run::BatchMetrics::skippedBefore; a sink
+  /// given run::Overflow::Wait (records, such as --json lines) makes training wait instead.
+  void addSink(std::shared_ptr<run::EventSink> sink,
+               run::Overflow overflow = run::Overflow::DropOldestBatch);
 
   void start();
   void wait();  ///< joins the thread and flushes every sink
@@ -154,12 +157,12 @@ class Trainer {
   std::string runDir() const;  ///< known once the Started event went out
 
  private:
-  void publish(TrainingEvent event);
-  void attachRunWriter(const std::string& runDir);
+  void publish(run::TrainingEvent event);
+  void attachRunWriter(const std::string& runDir, const std::string& headline);
   void run();
 
   TrainerConfig m_config;
-  std::vector<std::shared_ptr<AsyncSink>> m_sinks;
+  std::vector<std::shared_ptr<run::AsyncSink>> m_sinks;
   std::thread m_thread;
   std::atomic<RunState> m_state{RunState::Idle};
   RunControls m_controls;
@@ -167,9 +170,9 @@ class Trainer {
   TrainResult m_result;
   std::string m_runDir;
   double m_startTime = 0;
-  std::vector<TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
-  std::shared_ptr<RunWriter> m_runWriter;
-  std::shared_ptr<AsyncSink> m_runWriterQueue;  // never drops: training waits for the disk
+  std::vector<run::TrainingEvent> m_beforeRunDir;  // replayed into the run writer when it attaches
+  std::shared_ptr<run::RunWriter> m_runWriter;
+  std::shared_ptr<run::AsyncSink> m_runWriterQueue;  // never drops: training waits for the disk
 };
 
 }  // namespace netsmith::train

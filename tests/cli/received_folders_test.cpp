@@ -13,8 +13,8 @@
 #include "common/file_util.h"
 #include "common/json.h"
 #include "common/subprocess.h"
-#include "train/events.h"
-#include "train/run_writer.h"
+#include "run/events.h"
+#include "run/run_writer.h"
 
 using netsmith::Json;
 using netsmith::testutil::runCli;
@@ -201,9 +201,9 @@ TEST(ReceivedFolders, AControlCharacterInAPathNeverStartsALineOfItsOwn) {
   const std::string runDir = dir.file("run");
   fs::create_directories(runDir);
   {
-    netsmith::train::RunWriter writer(runDir);
-    netsmith::train::TrainingEvent e;
-    e.type = netsmith::train::EventType::Warning;
+    netsmith::run::RunWriter writer(runDir, "accuracy");
+    netsmith::run::TrainingEvent e;
+    e.type = netsmith::run::EventType::Warning;
     e.message = "file \"a\nrm -rf ~\x1b[31m\" skipped";
     writer.onEvent(e);
   }
@@ -216,14 +216,14 @@ TEST(ReceivedFolders, AControlCharacterInAPathNeverStartsALineOfItsOwn) {
 // an event, with room for 8 steps, it still writes every one of 100 steps' rows. A display's
 // queue drops instead, and says how many it dropped before each step it delivers.
 TEST(ReceivedFolders, ASlowRunWriterLosesNoRow) {
-  using namespace netsmith::train;
-  class Slow : public EventSink {
+  using namespace netsmith;
+  class Slow : public run::EventSink {
    public:
-    explicit Slow(std::shared_ptr<EventSink> target) : m_target(std::move(target)) {}
-    void onEvent(const TrainingEvent& e) override {
+    explicit Slow(std::shared_ptr<run::EventSink> target) : m_target(std::move(target)) {}
+    void onEvent(const run::TrainingEvent& e) override {
       std::this_thread::sleep_for(std::chrono::milliseconds(50));
       if (m_target) m_target->onEvent(e);
-      if (e.type == EventType::BatchEnd) {
+      if (e.type == run::EventType::BatchEnd) {
         ++delivered;
         skipped += e.batch.skippedBefore;
       }
@@ -232,22 +232,22 @@ TEST(ReceivedFolders, ASlowRunWriterLosesNoRow) {
     std::atomic<std::int64_t> skipped{0};
 
    private:
-    std::shared_ptr<EventSink> m_target;
+    std::shared_ptr<run::EventSink> m_target;
   };
   TempDir dir;
   fs::create_directories(dir.file("run"));
-  auto writer = std::make_shared<RunWriter>(dir.file("run"));
+  auto writer = std::make_shared<run::RunWriter>(dir.file("run"), "accuracy");
   auto slowWriter = std::make_shared<Slow>(writer);
   auto display = std::make_shared<Slow>(nullptr);
   double waited = 0;
   std::int64_t dropped = 0;
   {
-    AsyncSink records(slowWriter, Overflow::Wait, 8);
-    AsyncSink chart(display, Overflow::DropOldestBatch, 8);
-    for (AsyncSink* sink : {&chart, &records}) {  // as fast as a trainer sends them
+    run::AsyncSink records(slowWriter, run::Overflow::Wait, 8);
+    run::AsyncSink chart(display, run::Overflow::DropOldestBatch, 8);
+    for (run::AsyncSink* sink : {&chart, &records}) {  // as fast as a trainer sends them
       for (int step = 1; step <= 100; ++step) {
-        TrainingEvent e;
-        e.type = EventType::BatchEnd;
+        run::TrainingEvent e;
+        e.type = run::EventType::BatchEnd;
         e.batch.step = step;
         e.batch.batch = step - 1;
         sink->onEvent(e);

@@ -1,6 +1,6 @@
-// AsyncSink on its own, with a sink held shut at will: events reach the sink in order on its own
-// thread; a display's full queue drops its oldest steps (never other events) without holding the
-// publisher up and says how many it dropped; a records queue makes the publisher wait and loses
+// run::AsyncSink on its own, with a sink held shut at will: events reach the sink in order on its
+// own thread; a display's full queue drops its oldest steps (never other events) without holding
+// the publisher up and says how many it dropped; a records queue makes the publisher wait and loses
 // nothing; flush() waits for the event being delivered; closing delivers what is queued; a sink
 // that throws does not stop the deliveries after it.
 #include <gtest/gtest.h>
@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "train/events.h"
+#include "run/events.h"
 #include "train_fixtures.h"
 
 using namespace netsmith::train;
@@ -24,9 +24,9 @@ using netsmith::testutil::Recorder;
 namespace {
 
 /// Holds every delivery inside onEvent() until opened; records what it got and on which thread.
-class GatedSink : public EventSink {
+class GatedSink : public run::EventSink {
  public:
-  void onEvent(const TrainingEvent& e) override {
+  void onEvent(const run::TrainingEvent& e) override {
     std::unique_lock<std::mutex> lock(m_mutex);
     ++m_entered;
     m_cv.notify_all();
@@ -46,7 +46,7 @@ class GatedSink : public EventSink {
     }
     m_cv.notify_all();
   }
-  std::vector<TrainingEvent> events() const {
+  std::vector<run::TrainingEvent> events() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_events;
   }
@@ -60,38 +60,40 @@ class GatedSink : public EventSink {
   std::condition_variable m_cv;
   int m_entered = 0;
   bool m_open = false;
-  std::vector<TrainingEvent> m_events;
+  std::vector<run::TrainingEvent> m_events;
   std::vector<std::thread::id> m_threads;
 };
 
 /// Opens the gate when the test leaves, so a failed assertion never leaves a delivery thread
-/// held (the AsyncSink's destructor joins it).
+/// held (the run::AsyncSink's destructor joins it).
 struct GateOpener {
   GatedSink& gate;
   ~GateOpener() { gate.open(); }
 };
 
-TrainingEvent stepEventFor(std::int64_t step) {
-  TrainingEvent e;
-  e.type = EventType::BatchEnd;
+run::TrainingEvent stepEventFor(std::int64_t step) {
+  run::TrainingEvent e;
+  e.type = run::EventType::BatchEnd;
   e.batch.step = step;
   e.batch.batch = step - 1;
   return e;
 }
 
-TrainingEvent logEventFor(const std::string& message, EventType type = EventType::Log) {
-  TrainingEvent e;
+run::TrainingEvent logEventFor(const std::string& message,
+                               run::EventType type = run::EventType::Log) {
+  run::TrainingEvent e;
   e.type = type;
   e.message = message;
   return e;
 }
 
 /// "step 3" / "log: text" for each event, so that sequences compare in one EXPECT_EQ.
-std::vector<std::string> describeSequence(const std::vector<TrainingEvent>& events) {
+std::vector<std::string> describeSequence(const std::vector<run::TrainingEvent>& events) {
   std::vector<std::string> out;
   for (const auto& e : events)
-    out.push_back(e.type == EventType::BatchEnd ? "step " + std::to_string(e.batch.step)
-                                                : eventTypeName(e.type) + ": " + e.message);
+    out.push_back(e.type == run::EventType::BatchEnd
+                      ? "step " + std::to_string(e.batch.step)
+                      : run::eventTypeName(e.type) + ": " + e.message);
   return out;
 }
 
@@ -110,7 +112,7 @@ TEST(AsyncSink, DeliversEveryEventInOrderOnItsOwnThread) {
   gate->open();
   std::vector<std::string> sent;
   {
-    AsyncSink sink(gate);
+    run::AsyncSink sink(gate);
     for (int i = 1; i <= 40; ++i) {
       sink.onEvent(stepEventFor(i));
       sent.push_back("step " + std::to_string(i));
@@ -138,15 +140,15 @@ TEST(AsyncSink, DeliversEveryEventInOrderOnItsOwnThread) {
 // delivered afterwards says 7 went before it.
 TEST(AsyncSink, AFullDisplayQueueDropsTheOldestStepsAndCountsThem) {
   auto gate = std::make_shared<GatedSink>();
-  AsyncSink sink(gate, Overflow::DropOldestBatch, 3);
+  run::AsyncSink sink(gate, run::Overflow::DropOldestBatch, 3);
   GateOpener opener{*gate};
-  sink.onEvent(logEventFor("started", EventType::Started));
+  sink.onEvent(logEventFor("started", run::EventType::Started));
   gate->waitUntilHolding();  // the delivery thread is stuck in the sink from here on
   for (int i = 1; i <= 10; ++i) {
     sink.onEvent(stepEventFor(i));
     if (i == 2) sink.onEvent(logEventFor("kept"));
   }
-  sink.onEvent(logEventFor("done", EventType::Finished));
+  sink.onEvent(logEventFor("done", run::EventType::Finished));
   EXPECT_EQ(sink.droppedBatchEvents(), 7);
   EXPECT_TRUE(gate->events().empty());  // still held: publishing did not wait for the sink
   gate->open();
@@ -166,9 +168,9 @@ TEST(AsyncSink, AFullDisplayQueueDropsTheOldestStepsAndCountsThem) {
 // one; a log line is queued meanwhile; nothing is dropped and the wait is measured.
 TEST(AsyncSink, AFullRecordsQueueMakesThePublisherWaitAndLosesNothing) {
   auto gate = std::make_shared<GatedSink>();
-  AsyncSink sink(gate, Overflow::Wait, 2);
+  run::AsyncSink sink(gate, run::Overflow::Wait, 2);
   GateOpener opener{*gate};
-  sink.onEvent(logEventFor("started", EventType::Started));
+  sink.onEvent(logEventFor("started", run::EventType::Started));
   gate->waitUntilHolding();
   sink.onEvent(stepEventFor(1));
   sink.onEvent(stepEventFor(2));  // the queue is full now
@@ -203,7 +205,7 @@ TEST(AsyncSink, AFullRecordsQueueMakesThePublisherWaitAndLosesNothing) {
 // flush() waits for the event the sink is still handling, not only for the queue to empty.
 TEST(AsyncSink, FlushWaitsForTheEventBeingDelivered) {
   auto gate = std::make_shared<GatedSink>();
-  AsyncSink sink(gate);
+  run::AsyncSink sink(gate);
   GateOpener opener{*gate};
   sink.onEvent(stepEventFor(1));
   gate->waitUntilHolding();  // the queue is empty, the event is inside the sink
@@ -223,24 +225,24 @@ TEST(AsyncSink, FlushWaitsForTheEventBeingDelivered) {
 // Closing (the destructor) delivers everything still queued before it returns, and a sink that
 // throws on some events still gets the ones after.
 TEST(AsyncSink, ClosingDeliversWhatIsQueuedAndASinkThatThrowsGetsTheRest) {
-  class ThrowingSink : public EventSink {
+  class ThrowingSink : public run::EventSink {
    public:
-    void onEvent(const TrainingEvent& e) override {
+    void onEvent(const run::TrainingEvent& e) override {
       std::this_thread::sleep_for(std::chrono::milliseconds(2));
       recorder.onEvent(e);
-      if (e.type == EventType::Warning) throw std::runtime_error("a sink's own failure");
+      if (e.type == run::EventType::Warning) throw std::runtime_error("a sink's own failure");
     }
     Recorder recorder;
   };
   auto target = std::make_shared<ThrowingSink>();
   std::vector<std::string> sent;
   {
-    AsyncSink sink(target, Overflow::Wait, 4);
+    run::AsyncSink sink(target, run::Overflow::Wait, 4);
     for (int i = 1; i <= 30; ++i) {
       sink.onEvent(stepEventFor(i));
       sent.push_back("step " + std::to_string(i));
       if (i % 7 == 0) {
-        sink.onEvent(logEventFor("bad " + std::to_string(i), EventType::Warning));
+        sink.onEvent(logEventFor("bad " + std::to_string(i), run::EventType::Warning));
         sent.push_back("warning: bad " + std::to_string(i));
       }
     }

@@ -24,7 +24,7 @@ const std::vector<std::string> kCatDog{"cat", "dog"};
 // A 40 x 30 image with two boxes, in pixels (x0, y0 inclusive; x1, y1 one past the last pixel):
 //   A, a dog: pixel columns 4..15, rows 2..9    -> x0 4, y0 2, x1 16, y1 10
 //   B, a cat: pixel columns 20..39, rows 10..29 -> x0 20, y0 10, x1 40, y1 30 (at the corner)
-const std::vector<Box> kTwoBoxes{{1, 4, 2, 16, 10}, {0, 20, 10, 40, 30}};
+const std::vector<target::Box> kTwoBoxes{{1, 4, 2, 16, 10}, {0, 20, 10, 40, 30}};
 
 // YOLO: class, then centre and size as fractions of the image's width (40) and height (30).
 //   A: cx = (4 + 16) / 2 / 40 = 0.25, cy = (2 + 10) / 2 / 30 = 0.2,
@@ -68,7 +68,7 @@ const std::string kTwoBoxesVoc =
     vocXml(vocObject("dog", 5, 3, 16, 10) + vocObject("cat", 21, 11, 40, 30));
 
 /// Boxes compared with a tolerance: YOLO's fractions are rounded in the file.
-void expectBoxes(const std::vector<Box>& actual, const std::vector<Box>& expected) {
+void expectBoxes(const std::vector<target::Box>& actual, const std::vector<target::Box>& expected) {
   ASSERT_EQ(actual.size(), expected.size());
   for (std::size_t i = 0; i < actual.size(); ++i) {
     SCOPED_TRACE("box " + std::to_string(i));

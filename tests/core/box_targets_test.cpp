@@ -24,7 +24,7 @@ namespace {
 
 struct BoxCase {
   cv::Mat image, mask;
-  data::Box box;
+  target::Box box;
 };
 
 /// A `w` x `h` scene with one object, the pixels [x0, x1) x [y0, y1).
@@ -57,7 +57,7 @@ Pipeline boxPipeline(const std::string& json, int side = 40) {
 
 /// Runs `json` on a scene with its mask and box; the moved box (if kept) and the mask.
 struct Moved {
-  std::vector<data::Box> boxes;
+  std::vector<target::Box> boxes;
   cv::Mat mask, image;
 };
 Moved moveScene(const std::string& json, const BoxCase& scene, std::uint64_t seed, int side = 40) {
@@ -217,7 +217,7 @@ TEST(BoxTargets, PhotometricStepsLeaveTheBoxesAloneAndShearingPoliciesAreRefused
 TEST(BoxTargets, MosaicPutsFourImagesAndTheirBoxesInTheQuadrants) {
   const int n = 4, side = 16;
   auto images = torch::zeros({n, 1, side, side});
-  std::vector<std::vector<data::Box>> boxes(n);
+  std::vector<std::vector<target::Box>> boxes(n);
   for (int k = 0; k < n; ++k) {
     const int x = 2 + 2 * k, y = 4 + 2 * (k % 2);
     images[k][0].narrow(0, y, 4).narrow(1, x, 4).fill_(float(k + 1) / 4);

@@ -6,20 +6,20 @@
 #include <filesystem>
 #include <random>
 
+#include "eval/calibration.h"
+#include "eval/precision_recall.h"
 #include "test_support.h"
-#include "train/calibration.h"
-#include "train/precision_recall.h"
 
 namespace netsmith {
 namespace {
 
 TEST(Calibration, BinsEceAndMceByHand) {
   // Bin edges are right-closed: 1/15 goes in the first bin, a hair above it in the second.
-  EXPECT_EQ(train::calibrationBin(0.0), 0);
-  EXPECT_EQ(train::calibrationBin(1.0 / 15), 0);
-  EXPECT_EQ(train::calibrationBin(1.0 / 15 + 1e-9), 1);
-  EXPECT_EQ(train::calibrationBin(1.0), 14);
-  train::CalibrationCounter c;
+  EXPECT_EQ(eval::calibrationBin(0.0), 0);
+  EXPECT_EQ(eval::calibrationBin(1.0 / 15), 0);
+  EXPECT_EQ(eval::calibrationBin(1.0 / 15 + 1e-9), 1);
+  EXPECT_EQ(eval::calibrationBin(1.0), 14);
+  eval::CalibrationCounter c;
   // Bin 14 (0.95, 0.98): one right, one wrong -> accuracy 0.5, confidence 0.965.
   c.add(0.95, true);
   c.add(0.98, false);
@@ -62,52 +62,52 @@ TEST(Calibration, TemperatureScalingRecoversTheTemperatureThatMadeTheLabels) {
       r -= p[std::size_t(y++)];
     labels[std::size_t(i)] = y;
   }
-  const auto fit = train::fitTemperature(logits, k, labels);
+  const auto fit = eval::fitTemperature(logits, k, labels);
   EXPECT_NEAR(fit.temperature, 2.5, 0.15);
   EXPECT_LT(fit.nllAfter, fit.nllBefore);
   EXPECT_LT(fit.eceAfter, fit.eceBefore);
   EXPECT_LT(fit.eceAfter, 0.02);
-  EXPECT_NEAR(fit.nllAfter, train::meanNll(logits, k, labels, fit.temperature), 1e-12);
+  EXPECT_NEAR(fit.nllAfter, eval::meanNll(logits, k, labels, fit.temperature), 1e-12);
   // The likelihood is lowest there: a little either side is worse.
-  EXPECT_LT(fit.nllAfter, train::meanNll(logits, k, labels, fit.temperature * 1.05));
-  EXPECT_LT(fit.nllAfter, train::meanNll(logits, k, labels, fit.temperature / 1.05));
+  EXPECT_LT(fit.nllAfter, eval::meanNll(logits, k, labels, fit.temperature * 1.05));
+  EXPECT_LT(fit.nllAfter, eval::meanNll(logits, k, labels, fit.temperature / 1.05));
 
-  EXPECT_NE(testutil::errorOf([&] { train::fitTemperature({}, k, {}); }).find("no validation"),
+  EXPECT_NE(testutil::errorOf([&] { eval::fitTemperature({}, k, {}); }).find("no validation"),
             std::string::npos);
 }
 
 TEST(Calibration, TemperatureFromANumberOrAFile) {
-  EXPECT_DOUBLE_EQ(train::readTemperature("1.5"), 1.5);
-  EXPECT_NE(testutil::errorOf([] { train::readTemperature("warm"); }).find("neither a number"),
+  EXPECT_DOUBLE_EQ(eval::readTemperature("1.5"), 1.5);
+  EXPECT_NE(testutil::errorOf([] { eval::readTemperature("warm"); }).find("neither a number"),
             std::string::npos);
-  EXPECT_NE(testutil::errorOf([] { train::readTemperature("0"); }).find("outside"),
+  EXPECT_NE(testutil::errorOf([] { eval::readTemperature("0"); }).find("outside"),
             std::string::npos);
   const auto dir = std::filesystem::path(::testing::TempDir());
   const std::string file = (dir / "t.calibration.json").string();
-  train::TemperatureFit fit;
+  eval::TemperatureFit fit;
   fit.temperature = 0.75;
-  const auto written = train::writeCalibrationFile((dir / "t.safetensors").string(), fit);
+  const auto written = eval::writeCalibrationFile((dir / "t.safetensors").string(), fit);
   EXPECT_EQ(written, file);
-  EXPECT_DOUBLE_EQ(train::readTemperature(file), 0.75);
-  EXPECT_EQ(train::calibrationFileFor("runs/r/checkpoints/best.safetensors"),
+  EXPECT_DOUBLE_EQ(eval::readTemperature(file), 0.75);
+  EXPECT_EQ(eval::calibrationFileFor("runs/r/checkpoints/best.safetensors"),
             "runs/r/checkpoints/best.calibration.json");
 }
 
 // Worked by hand: thresholds 0.9, 0.8, 0.7 (two samples), 0.1 over 3 positives give (recall,
 // precision) (1/3, 1), (1/3, 1/2), (2/3, 1/2), (1, 3/5): AP = 1/3 + 0 + 1/6 + 1/5 = 0.7.
 TEST(PrecisionRecall, AveragePrecisionAsWorkedByHand) {
-  const auto c = train::precisionRecall(
+  const auto c = eval::precisionRecall(
       {{0.7f, false}, {0.9f, true}, {0.1f, true}, {0.8f, false}, {0.7f, true}});
   EXPECT_NEAR(c.averagePrecision, 0.7, 1e-12);
   ASSERT_EQ(c.recall.size(), 4u);
   EXPECT_NEAR(c.recall[2], 2.0 / 3, 1e-12);
   EXPECT_NEAR(c.precision[3], 0.6, 1e-12);
-  EXPECT_TRUE(std::isnan(train::precisionRecall({{0.5f, false}}).averagePrecision));
+  EXPECT_TRUE(std::isnan(eval::precisionRecall({{0.5f, false}}).averagePrecision));
   // A long curve is thinned to the points asked for, its last point kept.
   std::vector<std::pair<float, bool>> many;
   for (int i = 0; i < 1000; ++i)
     many.push_back({float(i) / 1000, i % 3 == 0});
-  const auto thin = train::precisionRecall(many, 50);
+  const auto thin = eval::precisionRecall(many, 50);
   EXPECT_EQ(thin.recall.size(), 50u);
   EXPECT_DOUBLE_EQ(thin.recall.back(), 1.0);
 }

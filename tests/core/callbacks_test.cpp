@@ -21,8 +21,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-EpochMetrics epochWithValLoss(std::int64_t epoch, double valLoss) {
-  EpochMetrics e;
+run::EpochMetrics epochWithValLoss(std::int64_t epoch, double valLoss) {
+  run::EpochMetrics e;
   e.epoch = epoch;
   e.hasValidation = true;
   e.validation.loss = valLoss;
@@ -48,7 +48,7 @@ TEST(CheckpointCallback, LastEveryEpochBestWhenImprovedEpochNPruned) {
   std::vector<std::string> written;
   auto writer = [&](const std::string& tag, const Json& metrics) {
     written.push_back(tag);
-    EXPECT_EQ(metrics["event"], netsmith::train::eventTypeName(EventType::EpochEnd));
+    EXPECT_EQ(metrics["event"], netsmith::run::eventTypeName(run::EventType::EpochEnd));
     const auto path = ckpt / (tag + ".safetensors");
     std::ofstream(path) << tag;
     return path.string();

@@ -9,14 +9,14 @@
 
 #include "task/coco_map.h"
 
-using netsmith::data::Box;
+using netsmith::target::Box;
 using netsmith::task::cocoMap;
 using netsmith::task::ScoredBox;
 
 namespace {
 
-Box box(float x0, float y0, float x1, float y1, std::int64_t cls = 0, bool crowd = false) {
-  Box b;
+target::Box box(float x0, float y0, float x1, float y1, std::int64_t cls = 0, bool crowd = false) {
+  target::Box b;
   b.cls = cls;
   b.x0 = x0, b.y0 = y0, b.x1 = x1, b.y1 = y1;
   b.crowd = crowd;
@@ -30,7 +30,7 @@ ScoredBox det(float x0, float y0, float x1, float y1, float score, std::int64_t 
 /// The independent implementation: per class and threshold, every detection of every image
 /// with whether it counts and whether it is right, then AP as the mean over the 101 recalls of
 /// the best precision reached at that recall or beyond.
-double referenceAp(const std::vector<std::vector<Box>>& truth,
+double referenceAp(const std::vector<std::vector<target::Box>>& truth,
                    const std::vector<std::vector<ScoredBox>>& dets, std::int64_t cls,
                    double threshold, int maxDets, int* positivesOut = nullptr) {
   struct Outcome {
@@ -42,7 +42,7 @@ double referenceAp(const std::vector<std::vector<Box>>& truth,
   int positives = 0;
   std::size_t order = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) {
-    std::vector<Box> counted, ignored;
+    std::vector<target::Box> counted, ignored;
     for (const auto& b : truth[i])
       if (b.cls == cls) (b.crowd || b.difficult ? ignored : counted).push_back(b);
     positives += int(counted.size());
@@ -112,7 +112,7 @@ double referenceAp(const std::vector<std::vector<Box>>& truth,
 //     0.5 read 1/3, the rest 0: AP = 17/101 = 51/303
 //   mAP = (253 + 51) / 606 = 152/303; AP50 = 253/303; AP75 = 51/303.
 TEST(CocoMap, TwoObjectsThreeDetectionsWorkedByHand) {
-  const std::vector<std::vector<Box>> truth{{box(0, 0, 10, 10), box(20, 0, 30, 10)}};
+  const std::vector<std::vector<target::Box>> truth{{box(0, 0, 10, 10), box(20, 0, 30, 10)}};
   const std::vector<std::vector<ScoredBox>> dets{
       {det(0, 0, 10, 7.25f, 0.9f), det(50, 50, 60, 60, 0.8f), det(20, 0, 30, 10, 0.7f)}};
   const auto m = cocoMap(truth, dets, 1);
@@ -164,13 +164,13 @@ TEST(CocoMap, AgreesWithAnIndependentImplementationOnRandomScenes) {
   std::uniform_int_distribution<int> count(0, 5), cls(0, 2), coin(0, 9);
   for (int trial = 0; trial < 25; ++trial) {
     SCOPED_TRACE(trial);
-    std::vector<std::vector<Box>> truth(6);
+    std::vector<std::vector<target::Box>> truth(6);
     std::vector<std::vector<ScoredBox>> dets(6);
     for (std::size_t i = 0; i < truth.size(); ++i) {
       const int n = count(rng);
       for (int k = 0; k < n; ++k) {
         const float x = place(rng), y = place(rng), w = size(rng), h = size(rng);
-        Box b = box(x, y, x + w, y + h, cls(rng));
+        target::Box b = box(x, y, x + w, y + h, cls(rng));
         b.difficult = coin(rng) == 0;
         b.crowd = !b.difficult && coin(rng) == 1;
         truth[i].push_back(b);
@@ -229,11 +229,11 @@ TEST(CocoMap, AgreesWithAnIndependentImplementationOnRandomScenes) {
 TEST(CocoMap, ImageErrorsAtAScoreFollowTheMatchingRules) {
   const auto box = [](std::int64_t cls, float x0, float y0, float x1, float y1,
                       bool difficult = false) {
-    return Box{cls, x0, y0, x1, y1, false, difficult};
+    return target::Box{cls, x0, y0, x1, y1, false, difficult};
   };
-  const std::vector<Box> truth = {box(0, 0, 0, 10, 10), box(1, 20, 20, 30, 30),
-                                  box(0, 40, 0, 50, 10, true)};
-  const std::vector<Box> dets = {
+  const std::vector<target::Box> truth = {box(0, 0, 0, 10, 10), box(1, 20, 20, 30, 30),
+                                          box(0, 40, 0, 50, 10, true)};
+  const std::vector<target::Box> dets = {
       box(0, 40, 0, 50, 10),  box(0, 40, 0, 50, 10),  box(0, 0, 0, 10, 10),  box(0, 1, 1, 10, 10),
       box(0, 20, 20, 30, 30), box(1, 50, 50, 60, 60), box(1, 20, 20, 30, 30)};
   const std::vector<float> scores = {0.95f, 0.94f, 0.9f, 0.8f, 0.7f, 0.6f, 0.3f};

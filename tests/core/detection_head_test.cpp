@@ -18,9 +18,9 @@ namespace {
 
 // (Core tests are built in batches of several files: every helper here starts with "dh".)
 
-data::Box dhBox(std::int64_t cls, float x0, float y0, float x1, float y1, bool crowd = false,
-                bool difficult = false) {
-  data::Box b;
+target::Box dhBox(std::int64_t cls, float x0, float y0, float x1, float y1, bool crowd = false,
+                  bool difficult = false) {
+  target::Box b;
   b.cls = cls;
   b.x0 = x0, b.y0 = y0, b.x1 = x1, b.y1 = y1;
   b.crowd = crowd;
@@ -335,7 +335,7 @@ TEST(DetectionHead, OutputShapeCheck) {
 }
 
 TEST(DetectionHead, TargetTensorRoundTrip) {
-  const std::vector<std::vector<data::Box>> boxes{
+  const std::vector<std::vector<target::Box>> boxes{
       {dhBox(0, 1, 2, 3, 4), dhBox(2, 5, 6, 7, 8, true), dhBox(1, 0, 0, 9, 9, true, true)},
       {},
       {dhBox(1, 10.5f, 11.25f, 20, 30, false, true)}};
@@ -355,7 +355,7 @@ TEST(DetectionHead, TargetTensorRoundTrip) {
   EXPECT_EQ(t[2][2][0].item<float>(), -1.f);
   EXPECT_EQ(boxesFromTarget(t), boxes);
   // No boxes anywhere: N x 0 x 6, and back.
-  const std::vector<std::vector<data::Box>> none(2);
+  const std::vector<std::vector<target::Box>> none(2);
   const auto empty = targetFromBoxes(none);
   EXPECT_EQ(empty.sizes().vec(), (std::vector<std::int64_t>{2, 0, 6}));
   EXPECT_EQ(boxesFromTarget(empty), none);

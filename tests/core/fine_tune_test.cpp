@@ -138,7 +138,7 @@ TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
     trainer.start();
     trainer.wait();
     const auto result = trainer.result();
-    ASSERT_EQ(result.state, train::FinishState::Completed) << result.reason;
+    ASSERT_EQ(result.state, run::FinishState::Completed) << result.reason;
     const auto before = checkpoint::readSafetensors(start).tensors;
     const auto after =
         checkpoint::readCheckpoint(result.runDir + "/checkpoints/last.safetensors").model;
@@ -168,7 +168,7 @@ TEST(FineTune, GradualUnfreezingTrainsTheNodesFromItsEpochOn) {
   train::Trainer trainer(config);
   trainer.start();
   trainer.wait();
-  EXPECT_EQ(trainer.result().state, train::FinishState::Failed);
+  EXPECT_EQ(trainer.result().state, run::FinishState::Failed);
   EXPECT_NE(trainer.result().reason.find(
                 "train.unfreeze[0].from: no node \"bnn\" in the model; did you mean \"bn\"?"),
             std::string::npos)
@@ -199,10 +199,10 @@ TEST(FineTune, ReplaceHeadAtTrainTimeFitsTheHeadToTheData) {
     trainer.wait();
     const auto result = trainer.result();
     if (!replace) {
-      EXPECT_EQ(result.state, train::FinishState::Failed);
+      EXPECT_EQ(result.state, run::FinishState::Failed);
       continue;
     }
-    ASSERT_EQ(result.state, train::FinishState::Completed) << result.reason;
+    ASSERT_EQ(result.state, run::FinishState::Completed) << result.reason;
     const auto ckpt = checkpoint::readCheckpoint(result.runDir + "/checkpoints/last.safetensors");
     for (const auto& [name, t] : ckpt.model) {
       if (name == "fc.weight") {

@@ -17,7 +17,8 @@ OptimizerOptions options(const std::string& json) {
 }
 
 // A small least-squares problem: returns the weight after `steps` steps of `opt`.
-torch::Tensor run(torch::optim::Optimizer& opt, torch::Tensor& w, torch::Tensor& b, int steps) {
+torch::Tensor runSteps(torch::optim::Optimizer& opt, torch::Tensor& w, torch::Tensor& b,
+                       int steps) {
   torch::manual_seed(3);
   const auto x = torch::randn({32, 4});
   const auto y = x.matmul(torch::tensor({1.0f, -2.0f, 0.5f, 3.0f})) + 0.3;
@@ -76,10 +77,10 @@ TEST(Optimizers, EachMatchesLibTorchsOwn) {
     named.insert("fc.weight", w1);
     named.insert("fc.bias", b1);
     auto ours = makeOptimizer(options(c.json), named);
-    const auto a = run(*ours, w1, b1, 25);
+    const auto a = runSteps(*ours, w1, b1, 25);
     auto [w2, b2] = params();
     auto theirs = c.reference({w2, b2});
-    const auto b = run(*theirs, w2, b2, 25);
+    const auto b = runSteps(*theirs, w2, b2, 25);
     EXPECT_TRUE(torch::equal(a, b)) << a << b;
     EXPECT_FALSE(torch::equal(a, std::get<0>(params()).detach()))
         << "the optimizer moved the weights";

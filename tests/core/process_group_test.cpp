@@ -46,7 +46,7 @@ struct GroupContext {
   RunContext ctx{config,
                  controls,
                  state,
-                 [this](TrainingEvent e) {
+                 [this](run::TrainingEvent e) {
                    std::lock_guard<std::mutex> lock(mutex);
                    lines.push_back(e.message);
                  },

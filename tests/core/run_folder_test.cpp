@@ -12,9 +12,9 @@
 
 #include "checkpoint/checkpoint.h"
 #include "common/file_util.h"
-#include "common/run_layout.h"
-#include "train/run_records.h"
-#include "train/run_writer.h"
+#include "run/run_layout.h"
+#include "run/run_records.h"
+#include "run/run_writer.h"
 #include "train/trainer.h"
 #include "trainer_fixtures.h"
 
@@ -31,7 +31,7 @@ TEST(Trainer, KeepsEveryNthEpochCheckpointUpToALimit) {
       configFor(testutil::writeTrainProject(
                     dir, {{"epochs", 5}, {"checkpoint_every", 1}, {"keep_checkpoints", 2}}),
                 dir));
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(run.result.runDir + "/checkpoints"))
     names.push_back(entry.path().filename().string());
@@ -54,7 +54,7 @@ TEST(Trainer, PlantedEpochCheckpointNamesAreLeftAlone) {
                 dir);
   config.runDir = runDir;
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   std::vector<std::string> names;
   for (const auto& entry : fs::directory_iterator(runDir + "/checkpoints"))
     names.push_back(entry.path().filename().string());
@@ -73,11 +73,11 @@ TEST(RunFolder, ASecondWriterIsRefusedWithTheHoldersPid) {
   TempDir dir;
   const std::string runDir = dir.file("run");
   fs::create_directories(runDir);
-  RunFolderLock held(runDir);
+  run::RunFolderLock held(runDir);
   auto config = configFor(testutil::writeTrainProject(dir), dir);
   config.runDir = runDir;
   const auto run = trainRun(config);
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_NE(run.result.reason.find("the run is in use by process " + std::to_string(::getpid())),
             std::string::npos)
       << run.result.reason;
@@ -93,7 +93,7 @@ TEST(RunFolder, TemporariesOfKilledCheckpointWritesAreRemoved) {
   auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 1}}), dir);
   config.runDir = runDir;
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   EXPECT_FALSE(fs::exists(runDir + "/checkpoints/.last.safetensors.tmp-12345"));
   EXPECT_TRUE(fs::exists(runDir + "/checkpoints/keep.txt"));
   EXPECT_NE(readTextFile(runDir + "/train.log").find("removed 1 unfinished checkpoint file"),
@@ -111,7 +111,7 @@ TEST(RunFolder, ARecordThatCannotBeWrittenStopsTheRunWithACheckpoint) {
   config.runDir = runDir;
   const auto run = trainRun(config);
   setWriteFaultForTesting("", 0);
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_EQ(run.result.failure, TrainResult::Failure::Io);
   EXPECT_NE(run.result.reason.find("the run's records could not be written (" + runDir +
                                    "/metrics.csv: No space left on device)"),
@@ -130,14 +130,14 @@ TEST(RunFolder, TheLayoutFindsWhatTheWriterMade) {
   auto config = configFor(testutil::writeTrainProject(dir, Json{{"epochs", 1}}, 64), dir);
   config.project.name = "blob study: v2";
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   const std::string runDir = run.result.runDir;
   EXPECT_EQ(
       fs::path(runDir).filename().string().rfind(run_layout::runNamePrefix("blob study: v2"), 0),
       0u)
       << runDir;
   EXPECT_TRUE(run_layout::isRunFolder(runDir));
-  EXPECT_EQ(runFolders(dir.file("runs")), std::vector<std::string>{runDir});
+  EXPECT_EQ(run::runFolders(dir.file("runs")), std::vector<std::string>{runDir});
   const std::string best = run_layout::checkpointIn(runDir, run_layout::kBest);
   ASSERT_TRUE(fs::is_regular_file(best));
   EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "blob study: v2", false),
@@ -148,7 +148,7 @@ TEST(RunFolder, TheLayoutFindsWhatTheWriterMade) {
                 .string());
   EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "another project", false), "");
   EXPECT_EQ(run_layout::runOfCheckpoint(best), runDir);
-  EXPECT_EQ(resumeRunFolder(best), fs::absolute(runDir).lexically_normal().string());
+  EXPECT_EQ(run::resumeRunFolder(best), fs::absolute(runDir).lexically_normal().string());
   EXPECT_EQ(run_layout::runOfCheckpoint(dir.file("model.safetensors")), "");
 
   // A newer "run" that is a link to the real one: not a run, not searched.
@@ -156,7 +156,7 @@ TEST(RunFolder, TheLayoutFindsWhatTheWriterMade) {
       dir.file("runs/" + run_layout::runNamePrefix("blob study: v2") + "99999999-999999");
   fs::create_directory_symlink(runDir, planted);
   EXPECT_FALSE(run_layout::isRunFolder(planted));
-  EXPECT_EQ(runFolders(dir.file("runs")), std::vector<std::string>{runDir});
+  EXPECT_EQ(run::runFolders(dir.file("runs")), std::vector<std::string>{runDir});
   EXPECT_EQ(run_layout::latestCheckpoint(dir.file("runs"), "blob study: v2", false),
             fs::absolute(best).lexically_normal().string());
 }

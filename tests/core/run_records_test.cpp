@@ -1,4 +1,4 @@
-// The run folder read back (train/run_records.h): against the events a real run sent, while a
+// The run folder read back (run/run_records.h): against the events a real run sent, while a
 // run is being written (only what was appended is read), and from folders someone else made.
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -12,8 +12,8 @@
 #include "common/file_util.h"
 #include "project/project.h"
 #include "registries/registries.h"
-#include "train/run_records.h"
-#include "train/run_writer.h"
+#include "run/run_records.h"
+#include "run/run_writer.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
 
@@ -32,9 +32,10 @@ double asWritten(double v) {
   return std::strtod(buf, nullptr);
 }
 
-TrainingEvent batchEvent(std::int64_t epoch, std::int64_t batch, std::int64_t step, double loss) {
-  TrainingEvent e;
-  e.type = EventType::BatchEnd;
+run::TrainingEvent batchEvent(std::int64_t epoch, std::int64_t batch, std::int64_t step,
+                              double loss) {
+  run::TrainingEvent e;
+  e.type = run::EventType::BatchEnd;
   e.batch.epoch = epoch;
   e.batch.batch = batch;
   e.batch.step = step;
@@ -44,13 +45,14 @@ TrainingEvent batchEvent(std::int64_t epoch, std::int64_t batch, std::int64_t st
   return e;
 }
 
-TrainingEvent epochEvent(std::int64_t epoch, double valAccuracy) {
-  TrainingEvent e;
-  e.type = EventType::EpochEnd;
+run::TrainingEvent epochEvent(std::int64_t epoch, double valAccuracy) {
+  run::TrainingEvent e;
+  e.type = run::EventType::EpochEnd;
   e.epoch.epoch = epoch;
   e.epoch.trainLoss = 1.0 / double(epoch + 1);
   e.epoch.hasValidation = true;
   e.epoch.validation.accuracy = valAccuracy;
+  e.epoch.validation.figures["accuracy"] = valAccuracy;
   e.epoch.validation.loss = 0.5;
   return e;
 }
@@ -74,11 +76,11 @@ TEST(RunRecords, AReadRunHoldsWhatTheTrainerSent) {
   const auto result = trainer.result();
   ASSERT_FALSE(result.runDir.empty());
 
-  EXPECT_EQ(runFolders(dir.file("runs")), std::vector<std::string>{result.runDir});
-  const RunRecord r = readRunRecord(result.runDir);
+  EXPECT_EQ(run::runFolders(dir.file("runs")), std::vector<std::string>{result.runDir});
+  const run::RunRecord r = run::readRunRecord(result.runDir);
   EXPECT_EQ(r.error, "");
   EXPECT_EQ(r.project, "blobs");
-  const auto batches = recorder->ofType(EventType::BatchEnd);
+  const auto batches = recorder->ofType(run::EventType::BatchEnd);
   ASSERT_EQ(r.steps.size(), batches.size());
   ASSERT_FALSE(batches.empty());
   for (std::size_t i = 0; i < batches.size(); ++i) {
@@ -88,23 +90,23 @@ TEST(RunRecords, AReadRunHoldsWhatTheTrainerSent) {
     EXPECT_EQ(r.steps[i].loss, asWritten(batches[i].batch.loss)) << i;
     EXPECT_EQ(r.steps[i].lr, asWritten(batches[i].batch.lr)) << i;
   }
-  const auto epochs = recorder->ofType(EventType::EpochEnd);
+  const auto epochs = recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(r.epochs.size(), 2u);
   ASSERT_EQ(r.epochEvents.size(), 2u);
   for (std::size_t i = 0; i < 2; ++i) {
     EXPECT_EQ(r.epochs[i].epoch, std::int64_t(i));
-    EXPECT_EQ(r.epochs[i].valAccuracy, asWritten(epochs[i].epoch.validation.accuracy));
+    EXPECT_EQ(r.epochs[i].valFigure, asWritten(epochs[i].epoch.validation.accuracy));
     EXPECT_EQ(r.epochEvents[i]["validation"]["accuracy"].get<double>(),
               epochs[i].epoch.validation.accuracy);
   }
   // The epoch row sits after its last step.
   EXPECT_EQ(r.epochs[1].lastStep, r.steps.back().step);
-  const auto finished = recorder->ofType(EventType::Finished);
+  const auto finished = recorder->ofType(run::EventType::Finished);
   ASSERT_EQ(finished.size(), 1u);
   EXPECT_EQ(r.finishState, "completed");
   EXPECT_EQ(r.durationSeconds, finished[0].time);
   ASSERT_TRUE(finished[0].hasTest);
-  EXPECT_EQ(r.testAccuracy, finished[0].test.accuracy);
+  EXPECT_EQ(r.testFigure(), finished[0].test.accuracy);
   EXPECT_EQ(r.testSamples, 32);
   EXPECT_EQ(r.device.rfind("cpu", 0), 0u) << r.device;
   EXPECT_NE(std::find(r.checkpoints.begin(), r.checkpoints.end(), "last.safetensors"),
@@ -115,11 +117,11 @@ TEST(RunRecords, FollowingARunReadsOnlyWhatWasAppended) {
   TempDir dir;
   const std::string run = dir.file("run");
   fs::create_directories(run);
-  RunRecordReader reader(run);
+  run::RunRecordReader reader(run);
   reader.update();
   EXPECT_NE(reader.record().error.find("metrics.csv: cannot open"), std::string::npos)
       << reader.record().error;
-  auto writer = std::make_unique<RunWriter>(run);
+  auto writer = std::make_unique<run::RunWriter>(run, "accuracy");
   EXPECT_TRUE(reader.update());
   EXPECT_EQ(reader.record().error, "");
   EXPECT_TRUE(reader.record().steps.empty());
@@ -130,7 +132,7 @@ TEST(RunRecords, FollowingARunReadsOnlyWhatWasAppended) {
   EXPECT_TRUE(reader.update());
   ASSERT_EQ(reader.record().steps.size(), 2u);
   ASSERT_EQ(reader.record().epochs.size(), 1u);
-  EXPECT_EQ(reader.record().epochs[0].valAccuracy, 0.75);
+  EXPECT_EQ(reader.record().epochs[0].valFigure, 0.75);
   EXPECT_EQ(reader.record().epochs[0].lastStep, 2.0);
   ASSERT_EQ(reader.record().epochEvents.size(), 1u);
   EXPECT_FALSE(reader.update());  // nothing new
@@ -167,7 +169,7 @@ TEST(RunRecords, FollowingARunReadsOnlyWhatWasAppended) {
   writer.reset();
   fs::remove(fs::path(run) / "metrics.csv");
   fs::remove(fs::path(run) / "events.jsonl");
-  writer = std::make_unique<RunWriter>(run);
+  writer = std::make_unique<run::RunWriter>(run, "accuracy");
   writer->onEvent(batchEvent(0, 0, 1, 9.0));
   writer.reset();  // flushed and closed
   reader.update();
@@ -183,7 +185,7 @@ TEST(RunRecords, FoldersFromElsewhereAreBoundedAndNamed) {
   fs::create_directories(run);
   // Not a metrics file.
   std::ofstream(run / "metrics.csv") << "a,b,c\n1,2,3\n";
-  auto r = readRunRecord(run.string());
+  auto r = run::readRunRecord(run.string());
   EXPECT_EQ(r.error, (run / "metrics.csv").string() + ":1: not a Netsmith metrics file");
   // A row with a field missing: named by its line; the rows before it are kept.
   std::ofstream(run / "metrics.csv")
@@ -191,7 +193,7 @@ TEST(RunRecords, FoldersFromElsewhereAreBoundedAndNamed) {
          "memory_bytes,val_loss,val_accuracy,seconds\n"
          "step,0,0,1,2.5,,0.01,,,,,,,0.1\n"
          "step,0,1\n";
-  r = readRunRecord(run.string());
+  r = run::readRunRecord(run.string());
   EXPECT_EQ(r.error, (run / "metrics.csv").string() + ":3: expected 14 fields, found 3");
   EXPECT_EQ(r.steps.size(), 1u);
   // An events line of 2 MiB is skipped whole; the lines around it are read.
@@ -203,7 +205,7 @@ TEST(RunRecords, FoldersFromElsewhereAreBoundedAndNamed) {
        << R"({"event":"finished","state":"stopped","time":3})"
        << "\n";
   }
-  r = readRunRecord(run.string());
+  r = run::readRunRecord(run.string());
   EXPECT_EQ(r.device, "cpu, 1 compute thread");
   EXPECT_TRUE(r.epochEvents.empty());
   EXPECT_EQ(r.finishState, "stopped");
@@ -213,11 +215,11 @@ TEST(RunRecords, FoldersFromElsewhereAreBoundedAndNamed) {
   ASSERT_EQ(::mkfifo((other / "metrics.csv").c_str(), 0644), 0);
   fs::create_symlink("/dev/zero", other / "events.jsonl");
   const auto start = std::chrono::steady_clock::now();
-  r = readRunRecord(other.string());
+  r = run::readRunRecord(other.string());
   EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));
   EXPECT_NE(r.error.find("metrics.csv: is a FIFO"), std::string::npos) << r.error;
   // A link among the runs is not listed as one.
   fs::create_directories(dir.path() / "runs");
   fs::create_directory_symlink(run, dir.path() / "runs" / "linked");
-  EXPECT_TRUE(runFolders((dir.path() / "runs").string()).empty());
+  EXPECT_TRUE(run::runFolders((dir.path() / "runs").string()).empty());
 }

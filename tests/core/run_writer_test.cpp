@@ -1,4 +1,4 @@
-// RunWriter on its own, fed events by hand in a real folder: metrics.csv, events.jsonl and
+// run::RunWriter on its own, fed events by hand in a real folder: metrics.csv, events.jsonl and
 // train.log read back and checked against the events (the CSV split here, the expected cells
 // written out by hand); a resumed writer appends; a failed write is reported, and a folder it
 // cannot write is refused by name. The run folder's lock: held, refused with the holder's PID,
@@ -19,8 +19,9 @@
 #include "common/file_util.h"
 #include "common/json.h"
 #include "netsmith/version.h"
-#include "train/events.h"
-#include "train/run_writer.h"
+#include "run/events.h"
+#include "run/run_records.h"
+#include "run/run_writer.h"
 #include "train_fixtures.h"
 
 using namespace netsmith;
@@ -65,16 +66,17 @@ std::vector<std::string> logLinesWithoutTime(const std::string& path) {
   return out;
 }
 
-TrainingEvent writerStep(std::int64_t epoch, std::int64_t batch, std::int64_t step, double loss,
-                         double time) {
-  TrainingEvent e;
-  e.type = EventType::BatchEnd;
+run::TrainingEvent writerStep(std::int64_t epoch, std::int64_t batch, std::int64_t step,
+                              double loss, double time) {
+  run::TrainingEvent e;
+  e.type = run::EventType::BatchEnd;
   e.time = time;
   e.batch.epoch = epoch;
   e.batch.batch = batch;
   e.batch.step = step;
   e.batch.loss = loss;
-  e.batch.accuracy = 0.25;
+  e.batch.headline = "accuracy";
+  e.batch.headlineValue = 0.25;
   e.batch.lr = 0.01;
   e.batch.gradNorm = 1.5;
   e.batch.imagesPerSecond = 1234.5;
@@ -82,18 +84,18 @@ TrainingEvent writerStep(std::int64_t epoch, std::int64_t batch, std::int64_t st
   return e;
 }
 
-TrainingEvent writerMessage(EventType type, const std::string& message,
-                            const std::string& level = "info") {
-  TrainingEvent e;
+run::TrainingEvent writerMessage(run::EventType type, const std::string& message,
+                                 const std::string& level = "info") {
+  run::TrainingEvent e;
   e.type = type;
   e.message = message;
   e.level = level;
   return e;
 }
 
-TrainingEvent writerFinished(const std::string& reason) {
-  TrainingEvent e = writerMessage(EventType::Finished, reason);
-  e.state = FinishState::Completed;
+run::TrainingEvent writerFinished(const std::string& reason) {
+  run::TrainingEvent e = writerMessage(run::EventType::Finished, reason);
+  e.state = run::FinishState::Completed;
   return e;
 }
 
@@ -108,55 +110,58 @@ TEST(RunWriter, TheRecordsHoldWhatTheEventsSaid) {
   TempDir dir;
   const std::string run = dir.file("run");
   fs::create_directories(run);
-  std::vector<TrainingEvent> sent;
-  TrainingEvent started = writerMessage(EventType::Started, "blobs: 2 epochs");
+  std::vector<run::TrainingEvent> sent;
+  run::TrainingEvent started = writerMessage(run::EventType::Started, "blobs: 2 epochs");
   started.path = run;
   sent.push_back(started);
   sent.push_back(writerStep(0, 0, 1, 2.5, 0.5));
-  TrainingEvent second = writerStep(0, 1, 2, 2.25, 0.75);
-  second.batch.accuracy = std::nan("");  // a missing figure: an empty cell, null in JSON
+  run::TrainingEvent second = writerStep(0, 1, 2, 2.25, 0.75);
+  second.batch.headlineValue = std::nan("");  // a missing figure: an empty cell, null in JSON
   second.batch.gradNorm = std::numeric_limits<double>::infinity();
   second.batch.memory.kind = "cuda_allocator";
   second.batch.memory.bytes = 2048;
   sent.push_back(second);
-  sent.push_back(writerMessage(EventType::Log, "a detail", "debug"));
-  TrainingEvent epoch0;
-  epoch0.type = EventType::EpochEnd;
+  sent.push_back(writerMessage(run::EventType::Log, "a detail", "debug"));
+  run::TrainingEvent epoch0;
+  epoch0.type = run::EventType::EpochEnd;
   epoch0.time = 4;
   epoch0.epoch.epoch = 0;
   epoch0.epoch.epochs = 2;
   epoch0.epoch.trainLoss = 2.375;
   epoch0.epoch.trainAccuracy = 0.375;
+  epoch0.epoch.trainFigures["accuracy"] = 0.375;
   epoch0.epoch.lr = 0.01;
   epoch0.epoch.seconds = 3.5;
   epoch0.epoch.hasValidation = true;
   epoch0.epoch.validation.loss = 1.75;
   epoch0.epoch.validation.accuracy = 0.5;
+  epoch0.epoch.validation.figures["accuracy"] = 0.5;
   sent.push_back(epoch0);
-  TrainingEvent checkpoint;
-  checkpoint.type = EventType::Checkpoint;
+  run::TrainingEvent checkpoint;
+  checkpoint.type = run::EventType::Checkpoint;
   checkpoint.path = run + "/checkpoints/best.safetensors";
   checkpoint.tag = "best";
   sent.push_back(checkpoint);
-  sent.push_back(writerMessage(EventType::Warning, "training is diverging", "warning"));
-  TrainingEvent third = writerStep(1, 0, 3, 1.125, 5);
+  sent.push_back(writerMessage(run::EventType::Warning, "training is diverging", "warning"));
+  run::TrainingEvent third = writerStep(1, 0, 3, 1.125, 5);
   third.batch.lr = 0.005;
   sent.push_back(third);
-  TrainingEvent epoch1;
-  epoch1.type = EventType::EpochEnd;
+  run::TrainingEvent epoch1;
+  epoch1.type = run::EventType::EpochEnd;
   epoch1.epoch.epoch = 1;
   epoch1.epoch.epochs = 2;
   epoch1.epoch.trainLoss = 1.125;
   epoch1.epoch.trainAccuracy = 0.5;
+  epoch1.epoch.trainFigures["accuracy"] = 0.5;
   epoch1.epoch.lr = 0.005;
   epoch1.epoch.seconds = 1.5;
   sent.push_back(epoch1);
-  sent.push_back(writerMessage(EventType::Log, "plain message"));
-  TrainingEvent finished = writerFinished("2 epochs");
+  sent.push_back(writerMessage(run::EventType::Log, "plain message"));
+  run::TrainingEvent finished = writerFinished("2 epochs");
   finished.path = run;
   sent.push_back(finished);
   {
-    RunWriter writer(run);
+    run::RunWriter writer(run, "accuracy");
     for (const auto& e : sent)
       writer.onEvent(e);
     EXPECT_EQ(writer.failure(), "");
@@ -215,19 +220,74 @@ TEST(RunWriter, TheRecordsHoldWhatTheEventsSaid) {
             }));
 }
 
+// A task whose headline is not accuracy (regression's mae): metrics.csv's figure columns carry
+// its name and its values, events.jsonl names it, and the run records read it back by that name.
+TEST(RunWriter, TheFigureColumnsAreTheTasksHeadline) {
+  TempDir dir;
+  const std::string run = dir.file("run");
+  fs::create_directories(run);
+  {
+    run::RunWriter writer(run, "mae");
+    run::TrainingEvent step = writerStep(0, 0, 1, 0.5, 0.25);
+    step.batch.headline = "mae";
+    step.batch.headlineValue = 0.125;
+    step.batch.epochHeadlineValue = 0.125;
+    writer.onEvent(step);
+    run::TrainingEvent epoch;
+    epoch.type = run::EventType::EpochEnd;
+    epoch.epoch.epochs = 1;
+    epoch.epoch.trainLoss = 0.5;
+    epoch.epoch.trainAccuracy = std::nan("");
+    epoch.epoch.trainFigures = {{"mae", 0.25}, {"rmse", 0.5}};
+    epoch.epoch.hasValidation = true;
+    epoch.epoch.validation.loss = 0.75;
+    epoch.epoch.validation.accuracy = std::nan("");
+    epoch.epoch.validation.figures = {{"mae", 0.375}, {"rmse", 0.625}};
+    writer.onEvent(epoch);
+    run::TrainingEvent finished = writerFinished("1 epoch");
+    finished.hasTest = true;
+    finished.test.samples = 8;
+    finished.test.figures = {{"mae", 0.4375}, {"rmse", 0.5}};
+    writer.onEvent(finished);
+  }
+  const auto csv = linesOfFile(run + "/metrics.csv");
+  ASSERT_EQ(csv.size(), 3u);
+  EXPECT_EQ(splitCsvLine(csv[0]),
+            (std::vector<std::string>{"kind", "epoch", "batch", "step", "loss", "mae", "lr",
+                                      "grad_norm", "images_per_second", "memory_kind",
+                                      "memory_bytes", "val_loss", "val_mae", "seconds"}));
+  EXPECT_EQ(splitCsvLine(csv[1])[5], "0.125");
+  EXPECT_EQ(splitCsvLine(csv[2])[5], "0.25");
+  EXPECT_EQ(splitCsvLine(csv[2])[12], "0.375");
+  const Json batch = Json::parse(linesOfFile(run + "/events.jsonl").front());
+  EXPECT_EQ(batch.at("mae"), 0.125);
+  EXPECT_EQ(batch.at("epoch_mae"), 0.125);
+  EXPECT_FALSE(batch.contains("accuracy"));
+
+  run::RunRecordReader reader(run);
+  reader.update();
+  const auto& r = reader.record();
+  EXPECT_EQ(r.error, "");
+  EXPECT_EQ(r.headline, "mae");
+  ASSERT_EQ(r.epochs.size(), 1u);
+  EXPECT_EQ(r.epochs[0].trainFigure, 0.25);
+  EXPECT_EQ(r.epochs[0].valFigure, 0.375);
+  EXPECT_EQ(r.testFigure(), 0.4375);
+}
+
 // A resumed run's writer appends to the same files: one header, the rows of both sessions.
 TEST(RunWriter, AResumedWriterAppendsUnderTheSameHeader) {
   TempDir dir;
   const std::string run = dir.file("run");
   fs::create_directories(run);
   {
-    RunWriter first(run);
+    run::RunWriter first(run, "accuracy");
     first.onEvent(writerStep(0, 0, 1, 2.5, 0.5));
     first.onEvent(writerStep(0, 1, 2, 2.0, 1.0));
     first.onEvent(writerFinished("stopped by the user"));
   }
   {
-    RunWriter second(run);
+    run::RunWriter second(run, "accuracy");
     second.onEvent(writerStep(0, 2, 3, 1.5, 0.25));
     second.onEvent(writerFinished("done"));
   }
@@ -255,7 +315,7 @@ TEST(RunWriter, AnEmptyMetricsFileLeftBehindGetsTheHeader) {
   fs::create_directories(run);
   { std::ofstream(run + "/metrics.csv"); }
   {
-    RunWriter writer(run);
+    run::RunWriter writer(run, "accuracy");
     writer.onEvent(writerStep(0, 0, 1, 2.5, 0.5));
   }
   const auto csv = linesOfFile(run + "/metrics.csv");
@@ -271,7 +331,7 @@ TEST(RunWriter, AFailedWriteIsReportedByFailure) {
   const std::string run = dir.file("run");
   fs::create_directories(run);
   WriteFaultOff faultOff;
-  RunWriter writer(run);
+  run::RunWriter writer(run, "accuracy");
   setWriteFaultForTesting(run + "/events.jsonl", 2);
   writer.onEvent(writerStep(0, 0, 1, 2.5, 0.5));
   writer.onEvent(writerStep(0, 1, 2, 2.0, 1.0));
@@ -290,7 +350,7 @@ TEST(RunWriter, AFolderItCannotWriteIsRefusedByName) {
   TempDir dir;
   const std::string missing = dir.file("missing");
   try {
-    RunWriter writer(missing);
+    run::RunWriter writer(missing, "accuracy");
     ADD_FAILURE() << "a writer was made in a folder that does not exist";
   } catch (const IoError& e) {
     EXPECT_EQ(std::string(e.what()),
@@ -305,7 +365,7 @@ TEST(RunWriter, AFolderItCannotWriteIsRefusedByName) {
   const bool writable = ::access(readOnly.c_str(), W_OK) == 0;
   if (!writable) {
     try {
-      RunWriter writer(readOnly);
+      run::RunWriter writer(readOnly, "accuracy");
       ADD_FAILURE() << "a writer was made in a read-only folder";
     } catch (const IoError& e) {
       EXPECT_EQ(std::string(e.what()), readOnly + "/metrics.csv: cannot write (Permission denied)");
@@ -322,10 +382,10 @@ TEST(RunFolderLock, HeldRefusedWithTheHoldersPidThenReleased) {
   fs::create_directories(run);
   const std::string pid = std::to_string(::getpid());
   {
-    RunFolderLock held(run);
+    run::RunFolderLock held(run);
     EXPECT_EQ(readTextFile(run + "/.lock"), pid + "\n");
     try {
-      RunFolderLock second(run);
+      run::RunFolderLock second(run);
       ADD_FAILURE() << "a second lock was taken";
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find(run + ": the run is in use by process " + pid + " "),
@@ -334,5 +394,5 @@ TEST(RunFolderLock, HeldRefusedWithTheHoldersPidThenReleased) {
     }
   }
   // Released with its holder: the next one takes it.
-  EXPECT_NO_THROW({ RunFolderLock again(run); });
+  EXPECT_NO_THROW({ run::RunFolderLock again(run); });
 }

@@ -121,9 +121,9 @@ class StepRunnerTest : public testutil::SeededTest {
   }();
   RunControls controls;
   std::atomic<RunState> runState{RunState::Running};
-  std::vector<TrainingEvent> published;
+  std::vector<run::TrainingEvent> published;
   RunContext ctx{config,   controls,
-                 runState, [this](TrainingEvent e) { published.push_back(std::move(e)); },
+                 runState, [this](run::TrainingEvent e) { published.push_back(std::move(e)); },
                  nullptr,  nullptr};
   torch::Device device{torch::kCPU};
   TrainOptions options;

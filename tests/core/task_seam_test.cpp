@@ -17,6 +17,7 @@
 #include "data/data_module.h"
 #include "data/data_scan.h"
 #include "data/target_summary.h"
+#include "eval/evaluation.h"
 #include "experiment/sweep_schedule.h"
 #include "experiment/sweep_spec.h"
 #include "export/export_job.h"
@@ -26,12 +27,11 @@
 #include "project/project.h"
 #include "quadrant_task.h"
 #include "registries/registries.h"
+#include "run/run_records.h"
 #include "task/classification.h"
 #include "task/task.h"
 #include "test_support.h"
-#include "train/evaluation.h"
 #include "train/loop_state.h"
-#include "train/run_records.h"
 #include "train/trainability.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
@@ -78,10 +78,10 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   const auto project = config.project;
   auto recorder = std::make_shared<Recorder>();
   const auto r = trainWith(config, recorder);
-  ASSERT_EQ(r.state, train::FinishState::Completed) << r.reason;
+  ASSERT_EQ(r.state, run::FinishState::Completed) << r.reason;
 
   // Its figures, by name, in every epoch's validation and training figures.
-  const auto epochs = recorder->ofType(train::EventType::EpochEnd);
+  const auto epochs = recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(epochs.size(), 4u);
   for (const auto& e : epochs) {
     ASSERT_TRUE(e.epoch.hasValidation);
@@ -106,8 +106,8 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_EQ(best["epoch"].get<std::int64_t>(), epochs[bestAt].epoch.epoch);
   EXPECT_EQ(best["value"].get<double>(), epochs[bestAt].epoch.validation.figures.at("mae"));
   // The log line names its figures instead of an accuracy.
-  EXPECT_NE(train::describeEpoch(epochs.back().epoch).find(" mae "), std::string::npos)
-      << train::describeEpoch(epochs.back().epoch);
+  EXPECT_NE(run::describeEpoch(epochs.back().epoch).find(" mae "), std::string::npos)
+      << run::describeEpoch(epochs.back().epoch);
 
   // The test figure is the one the weights give: computed here from the checkpoint the run
   // names, on the test images read again from the IDX file, with numpy-like plain tensors.
@@ -138,7 +138,7 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   EXPECT_NEAR(r.test.figures.at("rmse"), rmse, 1e-5);
 
   // The run's records carry the figures too, read back by core's reader.
-  const auto record = train::readRunRecord(r.runDir);
+  const auto record = run::readRunRecord(r.runDir);
   ASSERT_EQ(record.epochEvents.size(), 4u);
   EXPECT_NEAR(record.epochEvents.back()["validation"]["figures"]["mae"].get<double>(), last, 1e-9);
   // A sweep's objective reads the same figures from a trial's events.
@@ -153,11 +153,11 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
   const auto registries = withQuadrants();
   // eval goes through the task: its figures on the test split, the same as computed above
   // from the weights; no class view.
-  train::EvaluationOptions eo;
+  eval::EvaluationOptions eo;
   eo.registries = registries;
   eo.checkpoint = ckpt;
   eo.dataFromCheckpoint = true;
-  const auto evaluated = train::evaluateCheckpoint(eo);
+  const auto evaluated = eval::evaluateCheckpoint(eo);
   EXPECT_EQ(evaluated.task, "quadrant_regression");
   EXPECT_EQ(evaluated.topK, 0);  // the figures' evaluator: no class view
   EXPECT_EQ(evaluated.metrics.samples, 64);
@@ -177,7 +177,7 @@ TEST(TaskSeam, ARegressionWrittenInATestTrainsThroughTheSeam) {
     EXPECT_TRUE(evalJson.contains(key)) << key;
   // A program that does not know the task refuses to evaluate it, by name.
   eo.registries = Registries::builtins();
-  const auto evalError = testutil::errorOf([&] { train::evaluateCheckpoint(eo); });
+  const auto evalError = testutil::errorOf([&] { eval::evaluateCheckpoint(eo); });
   EXPECT_NE(evalError.find("unknown task \"quadrant_regression\""), std::string::npos) << evalError;
 
   // The export says what the task's output is: its name in the ONNX file (run in OpenCV DNN
@@ -258,7 +258,7 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
   {
     auto recorder = std::make_shared<Recorder>();
     const auto r = trainWith(config, recorder);
-    EXPECT_EQ(r.state, train::FinishState::Failed);
+    EXPECT_EQ(r.state, run::FinishState::Failed);
     EXPECT_NE(r.reason.find("2 outputs"), std::string::npos) << r.reason;
     EXPECT_FALSE(fs::exists(dir.file("runs")));
   }
@@ -324,7 +324,7 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   {
     auto recorder = std::make_shared<Recorder>();
     const auto r = trainWith(config, recorder);
-    EXPECT_EQ(r.state, train::FinishState::Failed);
+    EXPECT_EQ(r.state, run::FinishState::Failed);
     EXPECT_NE(r.reason.find("train.monitor: the task \"quadrant_regression\" has no figure"),
               std::string::npos)
         << r.reason;
@@ -406,7 +406,7 @@ TEST(TaskSeam, BatchMixesAreRefusedForATaskWithoutClassScores) {
   config.project.augment = loaded.project.augment;
   auto recorder = std::make_shared<Recorder>();
   const auto r = trainWith(config, recorder);
-  EXPECT_EQ(r.state, train::FinishState::Failed);
+  EXPECT_EQ(r.state, run::FinishState::Failed);
   EXPECT_NE(r.reason.find("MixUp and CutMix blend class scores"), std::string::npos) << r.reason;
 }
 
@@ -484,7 +484,7 @@ TEST(TaskSeam, ClassificationSumsAddOverProcessesAndFollowTheirSchema) {
   ASSERT_EQ(sums.size(), task.trainSumCount());
   EXPECT_DOUBLE_EQ(task.trainFigures(sums, 5).at("accuracy"), 0.6);
   // The events' JSON of these figures has every key the task's schema requires.
-  const auto json = train::evalMetricsToJson(m);
+  const auto json = run::evalMetricsToJson(m);
   const auto schema = task.evaluationSchema();
   for (const auto& key : schema.at("required"))
     EXPECT_TRUE(json.contains(key.get<std::string>())) << key;

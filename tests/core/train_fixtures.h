@@ -13,23 +13,23 @@
 #include "common/json.h"
 #include "data_fixtures.h"
 #include "project/project.h"
-#include "train/events.h"
+#include "run/events.h"
 
 namespace netsmith::testutil {
 
 /// Records every event a trainer sends (thread-safe).
-class Recorder : public train::EventSink {
+class Recorder : public run::EventSink {
  public:
-  void onEvent(const train::TrainingEvent& e) override {
+  void onEvent(const run::TrainingEvent& e) override {
     std::lock_guard<std::mutex> lock(m_mutex);
     m_events.push_back(e);
   }
-  std::vector<train::TrainingEvent> events() const {
+  std::vector<run::TrainingEvent> events() const {
     std::lock_guard<std::mutex> lock(m_mutex);
     return m_events;
   }
-  std::vector<train::TrainingEvent> ofType(train::EventType type) const {
-    std::vector<train::TrainingEvent> out;
+  std::vector<run::TrainingEvent> ofType(run::EventType type) const {
+    std::vector<run::TrainingEvent> out;
     for (const auto& e : events())
       if (e.type == type) out.push_back(e);
     return out;
@@ -37,7 +37,7 @@ class Recorder : public train::EventSink {
 
  private:
   mutable std::mutex m_mutex;
-  std::vector<train::TrainingEvent> m_events;
+  std::vector<run::TrainingEvent> m_events;
 };
 
 inline IdxData makeBlobData(int count, std::uint32_t seed) {

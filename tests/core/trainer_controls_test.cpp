@@ -29,7 +29,7 @@ namespace {
 // so has every batch event sent before the pause, and the batch count is final.
 void waitForThePausedLine(const Recorder& recorder) {
   const auto pausedLogged = [&] {
-    for (const auto& e : recorder.ofType(EventType::Log))
+    for (const auto& e : recorder.ofType(run::EventType::Log))
       if (e.message == "paused") return true;
     return false;
   };
@@ -42,10 +42,10 @@ void waitForThePausedLine(const Recorder& recorder) {
 // Events arrive in order, and a sink that takes 100 ms an event does not hold the trainer up:
 // the run finishes while that sink is still far behind.
 TEST(Trainer, EventsInOrderAndASlowSinkNeverBlocksTraining) {
-  class SlowSink : public EventSink {
+  class SlowSink : public run::EventSink {
    public:
     std::atomic<int> seen{0};
-    void onEvent(const TrainingEvent&) override {
+    void onEvent(const run::TrainingEvent&) override {
       std::this_thread::sleep_for(std::chrono::milliseconds(100));
       ++seen;
     }
@@ -66,12 +66,12 @@ TEST(Trainer, EventsInOrderAndASlowSinkNeverBlocksTraining) {
   EXPECT_EQ(slow->seen.load(), static_cast<int>(events.size()));  // delivered in the end
 
   ASSERT_GE(events.size(), 3u);
-  EXPECT_EQ(events.back().type, EventType::Finished);
+  EXPECT_EQ(events.back().type, run::EventType::Finished);
   std::int64_t lastStep = 0, epochsEnded = 0;
   bool started = false;
   for (const auto& e : events) {
-    if (e.type == EventType::Started) started = true;
-    if (e.type == EventType::BatchEnd) {
+    if (e.type == run::EventType::Started) started = true;
+    if (e.type == run::EventType::BatchEnd) {
       EXPECT_TRUE(started);
       EXPECT_EQ(e.batch.step, lastStep + 1);
       EXPECT_EQ(e.batch.epoch, epochsEnded);
@@ -80,7 +80,7 @@ TEST(Trainer, EventsInOrderAndASlowSinkNeverBlocksTraining) {
       EXPECT_TRUE(std::isfinite(e.batch.gradNorm));
       lastStep = e.batch.step;
     }
-    if (e.type == EventType::EpochEnd) {
+    if (e.type == run::EventType::EpochEnd) {
       EXPECT_EQ(e.epoch.epoch, epochsEnded++);
     }
   }
@@ -94,21 +94,21 @@ TEST(Trainer, PauseResumeAndStopAnswerWithinABatch) {
   Trainer trainer(configFor(testutil::writeTrainProject(dir, {{"epochs", 50}}), dir));
   trainer.addSink(recorder);
   trainer.start();
-  while (recorder->ofType(EventType::BatchEnd).size() < 3)
+  while (recorder->ofType(run::EventType::BatchEnd).size() < 3)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.pause();
   waitForThePausedLine(*recorder);
   EXPECT_EQ(trainer.state(), RunState::Paused);
-  const auto pausedAt = recorder->ofType(EventType::BatchEnd).size();
+  const auto pausedAt = recorder->ofType(run::EventType::BatchEnd).size();
   std::this_thread::sleep_for(std::chrono::milliseconds(300));
-  EXPECT_EQ(recorder->ofType(EventType::BatchEnd).size(), pausedAt);
+  EXPECT_EQ(recorder->ofType(run::EventType::BatchEnd).size(), pausedAt);
   trainer.resume();
-  while (recorder->ofType(EventType::BatchEnd).size() < pausedAt + 2)
+  while (recorder->ofType(run::EventType::BatchEnd).size() < pausedAt + 2)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.stop();
   trainer.wait();
   const auto result = trainer.result();
-  EXPECT_EQ(result.state, FinishState::Stopped);
+  EXPECT_EQ(result.state, run::FinishState::Stopped);
   // A stop that lands on the last batch of an epoch ends the run at the epoch boundary.
   EXPECT_TRUE(result.reason.find("stopped at epoch") != std::string::npos ||
               result.reason.find("stopped after epoch") != std::string::npos)
@@ -126,18 +126,18 @@ TEST(Trainer, ThroughputAfterAPauseLeavesThePauseOut) {
   Trainer trainer(configFor(testutil::writeTrainProject(dir, {{"epochs", 50}}), dir));
   trainer.addSink(recorder);
   trainer.start();
-  while (recorder->ofType(EventType::BatchEnd).size() < 12)
+  while (recorder->ofType(run::EventType::BatchEnd).size() < 12)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.pause();
   waitForThePausedLine(*recorder);
-  const auto before = recorder->ofType(EventType::BatchEnd);
+  const auto before = recorder->ofType(run::EventType::BatchEnd);
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   trainer.resume();
-  while (recorder->ofType(EventType::BatchEnd).size() < before.size() + 3)
+  while (recorder->ofType(run::EventType::BatchEnd).size() < before.size() + 3)
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
   trainer.stop();
   trainer.wait();
-  const auto all = recorder->ofType(EventType::BatchEnd);
+  const auto all = recorder->ofType(run::EventType::BatchEnd);
   std::vector<double> rates;
   for (std::size_t i = 3; i < before.size(); ++i)
     rates.push_back(before[i].batch.imagesPerSecond);
@@ -154,10 +154,10 @@ TEST(Trainer, StopAfterEpochFinishesTheEpochWithValidation) {
   TempDir dir;
   auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 50}}), dir);
   Trainer trainer(config);
-  struct StopOnFirstBatch : EventSink {
+  struct StopOnFirstBatch : run::EventSink {
     Trainer* t = nullptr;
-    void onEvent(const TrainingEvent& e) override {
-      if (e.type == EventType::BatchEnd) t->stopAfterEpoch();
+    void onEvent(const run::TrainingEvent& e) override {
+      if (e.type == run::EventType::BatchEnd) t->stopAfterEpoch();
     }
   };
   auto sink = std::make_shared<StopOnFirstBatch>();
@@ -168,8 +168,8 @@ TEST(Trainer, StopAfterEpochFinishesTheEpochWithValidation) {
   trainer.start();
   trainer.wait();
   const auto result = trainer.result();
-  EXPECT_EQ(result.state, FinishState::Stopped);
-  const auto epochs = recorder->ofType(EventType::EpochEnd);
+  EXPECT_EQ(result.state, run::FinishState::Stopped);
+  const auto epochs = recorder->ofType(run::EventType::EpochEnd);
   ASSERT_GE(epochs.size(), 1u);
   EXPECT_LT(epochs.size(), 50u);
   EXPECT_TRUE(epochs.back().epoch.hasValidation);

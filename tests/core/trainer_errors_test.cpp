@@ -59,7 +59,7 @@ TEST(TrainerErrors, BatchLargerThanTheDataWithDropLast) {
   TempDir dir;
   const auto run = trainRun(
       configFor(testutil::writeTrainProject(dir, {{"batch_size", 500}, {"drop_last", true}}), dir));
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_NE(run.result.reason.find("train.batch_size 500 is larger than the 192 training samples"),
             std::string::npos)
       << run.result.reason;
@@ -72,7 +72,7 @@ TEST(TrainerErrors, CudaAskedForOnACpuBuild) {
   TempDir dir;
   const auto run =
       trainRun(configFor(testutil::writeTrainProject(dir, {{"device", "cuda:0"}}), dir));
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_NE(run.result.reason.find("train.device is \"cuda:0\""), std::string::npos)
       << run.result.reason;
 }
@@ -81,13 +81,13 @@ TEST(TrainerErrors, ResumeFromAnotherModelOrACorruptFile) {
   TempDir dir;
   const auto path = testutil::writeTrainProject(dir, {{"epochs", 1}});
   const auto first = trainRun(configFor(path, dir));
-  ASSERT_EQ(first.result.state, FinishState::Completed);
+  ASSERT_EQ(first.result.state, run::FinishState::Completed);
 
   auto other = configFor(path, dir);
   setNodeParam(other, "conv", "out_channels", 16);
   other.resumePath = first.result.lastCheckpoint;
   const auto a = trainRun(other);
-  EXPECT_EQ(a.result.state, FinishState::Failed);
+  EXPECT_EQ(a.result.state, run::FinishState::Failed);
   EXPECT_NE(a.result.reason.find("a checkpoint of another model"), std::string::npos)
       << a.result.reason;
 
@@ -96,21 +96,21 @@ TEST(TrainerErrors, ResumeFromAnotherModelOrACorruptFile) {
   auto cut = configFor(path, dir);
   cut.resumePath = dir.file("cut.safetensors");
   const auto b = trainRun(cut);
-  EXPECT_EQ(b.result.state, FinishState::Failed);
+  EXPECT_EQ(b.result.state, run::FinishState::Failed);
   EXPECT_NE(b.result.reason.find("cut.safetensors"), std::string::npos) << b.result.reason;
 
   writeFileAtomically(dir.file("junk.safetensors"), "this is not a checkpoint at all");
   auto junk = configFor(path, dir);
   junk.resumePath = dir.file("junk.safetensors");
   const auto c = trainRun(junk);
-  EXPECT_EQ(c.result.state, FinishState::Failed);
+  EXPECT_EQ(c.result.state, run::FinishState::Failed);
   EXPECT_NE(c.result.reason.find("junk.safetensors"), std::string::npos) << c.result.reason;
 
   // The finished run cannot be resumed without more epochs.
   auto done = configFor(path, dir);
   done.resumePath = first.result.lastCheckpoint;
   const auto d = trainRun(done);
-  EXPECT_EQ(d.result.state, FinishState::Failed);
+  EXPECT_EQ(d.result.state, run::FinishState::Failed);
   EXPECT_NE(d.result.reason.find("raise --epochs"), std::string::npos) << d.result.reason;
 }
 
@@ -120,7 +120,7 @@ TEST(TrainerErrors, OutputFolderNotWritable) {
   writeFileAtomically(dir.file("a-file"), "x");
   config.runsRoot = dir.file("a-file") + "/runs";
   const auto run = trainRun(config);
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_NE(run.result.reason.find("cannot create the runs folder"), std::string::npos)
       << run.result.reason;
   EXPECT_EQ(run.result.steps, 0);
@@ -134,7 +134,7 @@ TEST(TrainerErrors, DiskFullWhileWritingACheckpoint) {
   setWriteFaultForTesting("last.safetensors", 1);
   const auto run = trainRun(config);
   setWriteFaultForTesting("", 0);
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   EXPECT_NE(run.result.reason.find("No space left on device"), std::string::npos)
       << run.result.reason;
   EXPECT_NE(run.result.reason.find("the existing file is unchanged"), std::string::npos)

@@ -42,8 +42,8 @@ TEST(Trainer, LossFallsAndTheModelLearnsASmallRealDataset) {
   TempDir dir;
   auto config = configFor(testutil::writeTrainProject(dir, {{"epochs", 4}}), dir);
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
-  const auto epochs = run.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
+  const auto epochs = run.recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(epochs.size(), 4u);
   EXPECT_LT(epochs.back().epoch.trainLoss, 0.5 * epochs.front().epoch.trainLoss);
   ASSERT_TRUE(run.result.hasTest);
@@ -99,12 +99,12 @@ TEST_P(ExactResume, StoppedAndResumedEqualsStraight) {
   const auto path = testutil::writeTrainProject(dir, options, 256, augment);
 
   const auto straight = trainRun(configFor(path, dir));
-  ASSERT_EQ(straight.result.state, FinishState::Completed) << straight.result.reason;
+  ASSERT_EQ(straight.result.state, run::FinishState::Completed) << straight.result.reason;
 
   auto first = configFor(path, dir);
   first.stopAfterBatches = GetParam();
   const auto stopped = trainRun(first);
-  ASSERT_EQ(stopped.result.state, FinishState::Stopped) << stopped.result.reason;
+  ASSERT_EQ(stopped.result.state, run::FinishState::Stopped) << stopped.result.reason;
   ASSERT_FALSE(stopped.result.lastCheckpoint.empty());
   const auto meta = checkpoint::readCheckpoint(stopped.result.lastCheckpoint).meta;
   EXPECT_EQ(meta["data_order"]["next_batch"], GetParam());
@@ -114,14 +114,14 @@ TEST_P(ExactResume, StoppedAndResumedEqualsStraight) {
   second.resumePath = stopped.result.lastCheckpoint;
   second.runDir = stopped.result.runDir;
   const auto resumed = trainRun(second);
-  ASSERT_EQ(resumed.result.state, FinishState::Completed) << resumed.result.reason;
+  ASSERT_EQ(resumed.result.state, run::FinishState::Completed) << resumed.result.reason;
   // The resumed session trains only the batches not yet seen.
-  EXPECT_EQ(resumed.recorder->ofType(EventType::BatchEnd).size(), 12u - GetParam());
+  EXPECT_EQ(resumed.recorder->ofType(run::EventType::BatchEnd).size(), 12u - GetParam());
 
   expectBitwiseEqual(weightsOf(straight.result.lastCheckpoint),
                      weightsOf(resumed.result.lastCheckpoint));
-  const auto a = straight.recorder->ofType(EventType::EpochEnd);
-  const auto b = resumed.recorder->ofType(EventType::EpochEnd);
+  const auto a = straight.recorder->ofType(run::EventType::EpochEnd);
+  const auto b = resumed.recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(a.size(), 2u);
   ASSERT_FALSE(b.empty());
   const auto& x = a.back().epoch;
@@ -140,8 +140,8 @@ TEST(Trainer, TwoDeterministicRunsGiveBitwiseEqualWeights) {
   const auto path = testutil::writeTrainProject(dir, {{"deterministic", true}, {"epochs", 1}});
   const auto a = trainRun(configFor(path, dir));
   const auto b = trainRun(configFor(path, dir));
-  ASSERT_EQ(a.result.state, FinishState::Completed) << a.result.reason;
-  ASSERT_EQ(b.result.state, FinishState::Completed) << b.result.reason;
+  ASSERT_EQ(a.result.state, run::FinishState::Completed) << a.result.reason;
+  ASSERT_EQ(b.result.state, run::FinishState::Completed) << b.result.reason;
   EXPECT_NE(a.result.runDir, b.result.runDir);
   expectBitwiseEqual(weightsOf(a.result.lastCheckpoint), weightsOf(b.result.lastCheckpoint));
 }
@@ -157,7 +157,7 @@ TEST(Trainer, WatchdogStopsOnAPlantedNaN) {
   auto config = configFor(path, dir);
   config.initFromPath = dir.file("nan.safetensors");
   const auto run = trainRun(config);
-  EXPECT_EQ(run.result.state, FinishState::Failed);
+  EXPECT_EQ(run.result.state, run::FinishState::Failed);
   const auto& why = run.result.reason;
   EXPECT_NE(why.find("non-finite loss"), std::string::npos) << why;
   EXPECT_NE(why.find("at step 1 (epoch 1, batch 1)"), std::string::npos) << why;
@@ -165,7 +165,7 @@ TEST(Trainer, WatchdogStopsOnAPlantedNaN) {
   EXPECT_NE(why.find("clip_grad_norm"), std::string::npos) << why;
   ASSERT_FALSE(run.result.lastCheckpoint.empty()) << why;
   EXPECT_NO_THROW(checkpoint::readCheckpoint(run.result.lastCheckpoint));
-  EXPECT_EQ(run.recorder->events().back().type, EventType::Finished);
+  EXPECT_EQ(run.recorder->events().back().type, run::EventType::Finished);
   EXPECT_EQ(run.result.initReport.find("loaded 1"), 0u) << run.result.initReport;
 
   // With nan_policy "skip" the batches are skipped with warnings and the run ends normally.
@@ -173,8 +173,8 @@ TEST(Trainer, WatchdogStopsOnAPlantedNaN) {
       configFor(testutil::writeTrainProject(dir, {{"nan_policy", "skip"}, {"epochs", 1}}), dir);
   skip.initFromPath = dir.file("nan.safetensors");
   const auto skipped = trainRun(skip);
-  EXPECT_EQ(skipped.result.state, FinishState::Completed) << skipped.result.reason;
-  EXPECT_EQ(skipped.recorder->ofType(EventType::Warning).size(), 6u);
+  EXPECT_EQ(skipped.result.state, run::FinishState::Completed) << skipped.result.reason;
+  EXPECT_EQ(skipped.recorder->ofType(run::EventType::Warning).size(), 6u);
 }
 
 // A loss that runs away but stays finite (BatchNorm keeps it from overflowing) is warned about,
@@ -192,14 +192,14 @@ TEST(Trainer, AFiniteRunawayLossIsWarnedAbout) {
   trainer.start();
   trainer.wait();
   const auto result = trainer.result();
-  ASSERT_EQ(result.state, FinishState::Completed) << result.reason;
-  std::vector<TrainingEvent> divergence;
-  for (const auto& e : recorder->ofType(EventType::Warning))
+  ASSERT_EQ(result.state, run::FinishState::Completed) << result.reason;
+  std::vector<run::TrainingEvent> divergence;
+  for (const auto& e : recorder->ofType(run::EventType::Warning))
     if (e.tag == "divergence") divergence.push_back(e);
   ASSERT_EQ(divergence.size(), 1u);  // once per epoch
   EXPECT_NE(divergence[0].message.find("training is diverging"), std::string::npos);
   // The warned batch's loss, from the run's own events, is over 100x the first batch's.
-  const auto batches = recorder->ofType(EventType::BatchEnd);
+  const auto batches = recorder->ofType(run::EventType::BatchEnd);
   double warnedLoss = 0;
   for (const auto& b : batches)
     if (b.batch.epoch == divergence[0].batch.epoch && b.batch.batch == divergence[0].batch.batch)

@@ -22,7 +22,7 @@ TEST(Trainer, LrFindSweepsSuggestsAndRestoresTheWeights) {
   config.lrFindOptions.startLr = 1e-5;
   config.lrFindOptions.endLr = 100;
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   const auto& r = run.result.lrFind;
   ASSERT_GE(r.lrs.size(), 5u);
   EXPECT_DOUBLE_EQ(r.lrs.front(), 1e-5);
@@ -43,11 +43,11 @@ TEST(Trainer, BenchTimesTheTrainersOwnBatches) {
   config.benchOptions.warmup = 1;
   config.benchOptions.steps = 10;
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   const auto& b = run.result.bench;
   // Every batch, warm-up included, went through the trainer's batch code: each published its
   // event and took its optimizer step (accumulation 1).
-  const auto batches = run.recorder->ofType(EventType::BatchEnd);
+  const auto batches = run.recorder->ofType(run::EventType::BatchEnd);
   ASSERT_EQ(batches.size(), 2u * (1 + 10));
   EXPECT_EQ(run.result.steps, 22);
   EXPECT_EQ(batches.back().batch.step, 22);

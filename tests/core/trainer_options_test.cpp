@@ -38,11 +38,11 @@ TEST(Trainer, EarlyStoppingEndsARunThatStopsImproving) {
        {"schedule", Json{{"type", "constant"}}},
        {"early_stopping", Json{{"metric", "val_accuracy"}, {"patience", 2}, {"min_delta", 0.5}}}});
   const auto run = trainRun(configFor(path, dir));
-  EXPECT_EQ(run.result.state, FinishState::Completed);
+  EXPECT_EQ(run.result.state, run::FinishState::Completed);
   EXPECT_NE(run.result.reason.find("early stopping: val_accuracy has not improved for 2 epochs"),
             std::string::npos)
       << run.result.reason;
-  EXPECT_EQ(run.recorder->ofType(EventType::EpochEnd).size(), 3u);
+  EXPECT_EQ(run.recorder->ofType(run::EventType::EpochEnd).size(), 3u);
 }
 
 // ReduceLROnPlateau: with a threshold no epoch can meet, every epoch after the first is a
@@ -58,8 +58,8 @@ TEST(Trainer, PlateauCutsTheLearningRate) {
            {"plateau",
             Json{{"metric", "val_loss"}, {"factor", 0.5}, {"patience", 0}, {"threshold", 0.99}}}}),
       dir));
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
-  const auto epochs = run.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
+  const auto epochs = run.recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(epochs.size(), 4u);
   EXPECT_DOUBLE_EQ(epochs[0].epoch.lr, 0.01);
   EXPECT_DOUBLE_EQ(epochs[1].epoch.lr, 0.01);
@@ -77,21 +77,21 @@ TEST(Trainer, FastDevRunAndOverfitBatches) {
   TempDir dir;
   const auto fast = trainRun(
       configFor(testutil::writeTrainProject(dir, {{"fast_dev_run", true}, {"epochs", 9}}), dir));
-  ASSERT_EQ(fast.result.state, FinishState::Completed) << fast.result.reason;
-  EXPECT_EQ(fast.recorder->ofType(EventType::BatchEnd).size(), 1u);
-  const auto e = fast.recorder->ofType(EventType::EpochEnd);
+  ASSERT_EQ(fast.result.state, run::FinishState::Completed) << fast.result.reason;
+  EXPECT_EQ(fast.recorder->ofType(run::EventType::BatchEnd).size(), 1u);
+  const auto e = fast.recorder->ofType(run::EventType::EpochEnd);
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e[0].epoch.validation.samples, 32);
-  EXPECT_TRUE(fast.recorder->ofType(EventType::Checkpoint).empty());
+  EXPECT_TRUE(fast.recorder->ofType(run::EventType::Checkpoint).empty());
 
   const auto overfit = trainRun(configFor(
       testutil::writeTrainProject(dir, {{"overfit_batches", 1},
                                         {"epochs", 30},
                                         {"optimizer", Json{{"type", "adam"}, {"lr", 0.01}}}}),
       dir));
-  ASSERT_EQ(overfit.result.state, FinishState::Completed) << overfit.result.reason;
-  const auto oe = overfit.recorder->ofType(EventType::EpochEnd);
-  EXPECT_EQ(overfit.recorder->ofType(EventType::BatchEnd).size(), 30u);
+  ASSERT_EQ(overfit.result.state, run::FinishState::Completed) << overfit.result.reason;
+  const auto oe = overfit.recorder->ofType(run::EventType::EpochEnd);
+  EXPECT_EQ(overfit.recorder->ofType(run::EventType::BatchEnd).size(), 30u);
   EXPECT_EQ(oe.back().epoch.validation.samples, 32);
   EXPECT_GT(oe.back().epoch.validation.accuracy, 0.95);  // one batch, memorised
 }
@@ -105,9 +105,9 @@ TEST(Trainer, GradientAccumulationClippingLabelSmoothingAndClassWeights) {
                                                                         {"amp", "bf16"},
                                                                         {"channels_last", true}}),
                                       dir));
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   // 6 batches an epoch, 4 per step: steps 1 and 2 in each epoch.
-  const auto batches = run.recorder->ofType(EventType::BatchEnd);
+  const auto batches = run.recorder->ofType(run::EventType::BatchEnd);
   ASSERT_EQ(batches.size(), 12u);
   EXPECT_EQ(batches[3].batch.step, 1);
   EXPECT_EQ(batches[5].batch.step, 2);
@@ -121,7 +121,7 @@ TEST(Trainer, ABalancedSamplerIsLoggedAndWarnsBesideClassWeights) {
   TempDir dir;
   const auto run = trainRun(configFor(
       testutil::writeTrainProject(dir, {{"sampler", "balanced"}, {"class_weights", "auto"}}), dir));
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   bool said = false, warned = false;
   for (const auto& e : run.recorder->events()) {
     said |= e.message.find("train.sampler balanced: each epoch draws") != std::string::npos;
@@ -129,20 +129,20 @@ TEST(Trainer, ABalancedSamplerIsLoggedAndWarnsBesideClassWeights) {
   }
   EXPECT_TRUE(said);
   EXPECT_TRUE(warned);
-  EXPECT_EQ(run.recorder->ofType(EventType::BatchEnd).size(), 12u);
+  EXPECT_EQ(run.recorder->ofType(run::EventType::BatchEnd).size(), 12u);
 }
 
 TEST(Trainer, InitFromAnotherModelReportsWhatMatched) {
   TempDir dir;
   const auto path = testutil::writeTrainProject(dir, {{"epochs", 1}});
   const auto first = trainRun(configFor(path, dir));
-  ASSERT_EQ(first.result.state, FinishState::Completed);
+  ASSERT_EQ(first.result.state, run::FinishState::Completed);
   // The same layers, but 6 classes: fc no longer fits.
   auto config = configFor(path, dir);
   setNodeParam(config, "fc", "out_features", 6);
   config.initFromPath = first.result.lastCheckpoint;
   const auto tuned = trainRun(config);
-  ASSERT_EQ(tuned.result.state, FinishState::Completed) << tuned.result.reason;
+  ASSERT_EQ(tuned.result.state, run::FinishState::Completed) << tuned.result.reason;
   const auto& report = tuned.result.initReport;
   EXPECT_NE(report.find("shape mismatch 2"), std::string::npos) << report;
   EXPECT_NE(report.find("fc.weight"), std::string::npos) << report;
@@ -154,7 +154,7 @@ TEST(Trainer, FrozenNodesAreNotUpdated) {
   for (auto& n : config.project.model.nodes)
     if (n.id == "conv") n.frozen = true;
   const auto run = trainRun(config);
-  ASSERT_EQ(run.result.state, FinishState::Completed) << run.result.reason;
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
   // The same seed builds the same initial conv weights.
   torch::manual_seed(3);
   const auto registry = ops::OpRegistry::withBuiltins();
@@ -210,8 +210,8 @@ TEST(Trainer, AScheduleTheProgramRegistersReachesValidationSweepsAndTraining) {
   EXPECT_FALSE(problems.empty());
 
   const auto run = testutil::trainRun(config);
-  ASSERT_EQ(run.result.state, train::FinishState::Completed) << run.result.reason;
-  const auto batches = run.recorder->ofType(train::EventType::BatchEnd);
+  ASSERT_EQ(run.result.state, run::FinishState::Completed) << run.result.reason;
+  const auto batches = run.recorder->ofType(run::EventType::BatchEnd);
   ASSERT_GE(batches.size(), 3u);
   for (std::size_t k = 0; k < batches.size(); ++k)
     EXPECT_NEAR(batches[k].batch.lr, std::max(0.2 * std::pow(0.5, double(k)), 0.01), 1e-12) << k;

@@ -1,11 +1,11 @@
-// The embedding explorer's layout (doctor/tsne.h): the Barnes-Hut repulsion against every pair
+// The embedding explorer's layout (eval/tsne.h): the Barnes-Hut repulsion against every pair
 // summed here, and t-SNE keeping well-separated clusters apart.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <random>
 
-#include "doctor/tsne.h"
+#include "eval/tsne.h"
 
 namespace netsmith {
 namespace {
@@ -37,12 +37,12 @@ TEST(Tsne, RepulsionMatchesEveryPairExactlyAtThetaZeroAndCloselyAtHalf) {
       exact[2 * i + 1] += q * q * dy;
     }
   std::vector<double> force;
-  const double z0 = doctor::tsneRepulsion(y, 0.0, force, 2);
+  const double z0 = eval::tsneRepulsion(y, 0.0, force, 2);
   EXPECT_NEAR(z0, z, 1e-9 * z);
   for (std::size_t c = 0; c < 2 * n; ++c)
     ASSERT_NEAR(force[c], exact[c], 1e-9) << c;
   // Barnes-Hut at theta 0.5: within a few per cent of the exact sums.
-  const double zHalf = doctor::tsneRepulsion(y, 0.5, force, 1);
+  const double zHalf = eval::tsneRepulsion(y, 0.5, force, 1);
   EXPECT_NEAR(zHalf, z, 0.02 * z);
   double error = 0, norm = 0;
   for (std::size_t c = 0; c < 2 * n; ++c) {
@@ -72,14 +72,14 @@ TEST(Tsne, KeepsSeparatedClustersApartAndSkipsNonFiniteRows) {
   for (int k = 0; k < width; ++k)
     features.push_back(k == 3 ? NAN : 0.0f);
   int calls = 0;
-  doctor::EmbeddingOptions o;
+  eval::EmbeddingOptions o;
   o.iterations = 500;
   o.progress = [&](int done, int total) {
     EXPECT_LE(done, total);
     calls += done > 0;  // done 0: the neighbour search
     return true;
   };
-  const auto e = doctor::embedFeatures(features, n, width, o);
+  const auto e = eval::embedFeatures(features, n, width, o);
   EXPECT_EQ(e.iterations, 500);
   EXPECT_EQ(calls, 50);
   ASSERT_EQ(e.xy.size(), std::size_t(2 * n));
@@ -104,19 +104,19 @@ TEST(Tsne, KeepsSeparatedClustersApartAndSkipsNonFiniteRows) {
   EXPECT_GE(same, clusters * per - 2);
   // Stopped early, it says so and returns the layout it had.
   o.progress = [](int done, int) { return done < 100; };
-  const auto stopped = doctor::embedFeatures(features, n, width, o);
+  const auto stopped = eval::embedFeatures(features, n, width, o);
   EXPECT_TRUE(stopped.cancelled);
   EXPECT_EQ(stopped.iterations, 100);
   // Stopped during the neighbour search: no layout.
   o.progress = [](int, int) { return false; };
-  const auto early = doctor::embedFeatures(features, n, width, o);
+  const auto early = eval::embedFeatures(features, n, width, o);
   EXPECT_TRUE(early.cancelled);
   EXPECT_EQ(early.iterations, 0);
   EXPECT_TRUE(std::isnan(early.xy[0]));
 }
 
 TEST(Tsne, RefusesFeaturesOfTheWrongSize) {
-  EXPECT_THROW(doctor::embedFeatures(std::vector<float>(10), 3, 4), std::exception);
+  EXPECT_THROW(eval::embedFeatures(std::vector<float>(10), 3, 4), std::exception);
 }
 
 }  // namespace

@@ -21,8 +21,8 @@
 #include "util/chart_fit.h"
 
 using netsmith::Json;
-using netsmith::train::BatchMetrics;
-using netsmith::train::EpochMetrics;
+using netsmith::run::BatchMetrics;
+using netsmith::run::EpochMetrics;
 using netsmith::ui::Dashboard;
 using netsmith::ui::XAxisMode;
 
@@ -377,11 +377,11 @@ class DashboardTest : public QObject {
     QCOMPARE(r.stepLoss.size(), 4);
     QCOMPARE(r.stepEpoch[1], 1.0);  // epoch 0, batch 2 of 2
     QCOMPARE(r.epochStep[1], 4.0);
-    QCOMPARE(r.bestValAccuracy(), 0.7);
+    QCOMPARE(r.bestValFigure(true), 0.7);
     QVERIFY(r.bestCheckpoint().endsWith(QStringLiteral("checkpoints/best.safetensors")));
     QCOMPARE(r.device, QStringLiteral("cpu, 2 compute threads, 1 loader thread"));
     QCOMPARE(r.durationSeconds, 75.5);
-    QCOMPARE(r.testAccuracy, 0.625);
+    QCOMPARE(r.testFigure, 0.625);
     QCOMPARE(r.testSamples, 64);
     QCOMPARE(r.stepMemoryMiB.size(), 4);
     QCOMPARE(r.stepImagesPerSecond[0], 900.0);

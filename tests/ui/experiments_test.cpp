@@ -17,13 +17,13 @@
 #include <fstream>
 #include <random>
 
-#include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
 #include "ops/op_registry.h"
 #include "registries/registries.h"
 #include "session/project_document.h"
+#include "util/schema_form.h"
 
 using netsmith::Json;
 using namespace netsmith::ui;

@@ -35,9 +35,11 @@
 #include "augment/transform.h"
 #include "common/file_util.h"
 #include "data/source_formats.h"
+#include "doctor/doctor_panel.h"
 #include "doctor/doctor_report.h"
 #include "editor/model_editor.h"
 #include "editor/model_page.h"
+#include "eval/calibration.h"
 #include "evaluation/calibration_panel.h"
 #include "evaluation/classification_view.h"
 #include "evaluation/embedding_panel.h"
@@ -46,8 +48,6 @@
 #include "forms/augment_page.h"
 #include "forms/class_editor.h"
 #include "forms/data_page.h"
-#include "forms/doctor_panel.h"
-#include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "input_driver.h"
 #include "registries/registries.h"
@@ -55,9 +55,9 @@
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
-#include "train/calibration.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
+#include "util/schema_form.h"
 
 using netsmith::Json;
 using netsmith::ui::MainWindow;
@@ -207,7 +207,7 @@ class FormsTest : public QObject {
     trainer.start();
     trainer.wait();
     const auto result = trainer.result();
-    QVERIFY2(result.state == netsmith::train::FinishState::Completed, result.reason.c_str());
+    QVERIFY2(result.state == netsmith::run::FinishState::Completed, result.reason.c_str());
     QCOMPARE(runLrPerStep(result.runDir), asCsvNumbers(page->plottedLr()));
   }
 
@@ -618,9 +618,9 @@ class FormsTest : public QObject {
     QVERIFY(fitted.temperatureFit.nllAfter <= fitted.temperatureFit.nllBefore);
     QCOMPARE(fitted.metrics.confusion, confusion);  // scaling changes no prediction
     const std::string recorded =
-        netsmith::train::calibrationFileFor(page->checkpoint().toStdString());
+        netsmith::eval::calibrationFileFor(page->checkpoint().toStdString());
     QVERIFY(QFile::exists(QString::fromStdString(recorded)));
-    QCOMPARE(netsmith::train::readTemperature(recorded), fitted.temperature);
+    QCOMPARE(netsmith::eval::readTemperature(recorded), fitted.temperature);
     QVERIFY(calibration->figures()->text().contains(QString::fromStdString(recorded)));
     checkCalibration(2);  // before (T = 1) and after
     // A status message ("Opened ...") is never drawn over the run state.

@@ -481,7 +481,7 @@ class MainWindowTest : public QObject {
     // Its test figure as the run recorded it equals the Evaluation page's own count.
     const auto& listed = window.pages()->runs()[0];
     QCOMPARE(listed.testSamples, 64);
-    QVERIFY(std::abs(listed.testAccuracy - evaluation->result().metrics.accuracy) < 1e-9);
+    QVERIFY(std::abs(listed.testFigure - evaluation->result().metrics.accuracy) < 1e-9);
     QCOMPARE(listed.device.section(QLatin1Char(','), 0, 0), QStringLiteral("cpu"));
     QVERIFY(listed.durationSeconds > 0);
     window.pages()->overlaySelectedRun();
@@ -566,7 +566,7 @@ class MainWindowTest : public QObject {
     QVERIFY(started.wait(60000));
     action(window, "actionTrainStopAfterEpoch")->trigger();
     QVERIFY(finished.wait(120000));
-    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+    QCOMPARE(window.session()->lastResult().state, netsmith::run::FinishState::Stopped);
     QCOMPARE(window.dashboard()->pointCount(QStringLiteral("train_loss")), 4);  // 512 / 128
     QCOMPARE(window.dashboard()->pointCount(QStringLiteral("val_accuracy")), 1);
     QCOMPARE(window.dashboard()->epochTable()->topLevelItemCount(), 1);
@@ -618,7 +618,7 @@ class MainWindowTest : public QObject {
       action(window, "actionTrainStop")->trigger();
       QVERIFY(finished.wait(2000));
       QVERIFY(clock.elapsed() < 2000);
-      QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+      QCOMPARE(window.session()->lastResult().state, netsmith::run::FinishState::Stopped);
       lastCheckpoint = QString::fromStdString(window.session()->lastResult().lastCheckpoint);
       QVERIFY(QFileInfo::exists(lastCheckpoint));
       stoppedAt = window.session()->lastResult().steps;
@@ -670,7 +670,7 @@ class MainWindowTest : public QObject {
         10000));
     action(again, "actionTrainStop")->trigger();
     QVERIFY(finished.wait(2000));
-    QCOMPARE(again.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+    QCOMPARE(again.session()->lastResult().state, netsmith::run::FinishState::Stopped);
   }
 
   // Stopped after its first epoch and resumed with Train > Resume last run (Ctrl+F5): the
@@ -689,7 +689,7 @@ class MainWindowTest : public QObject {
     QVERIFY(started.wait(30000));
     action(window, "actionTrainStopAfterEpoch")->trigger();
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 60000);
-    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Stopped);
+    QCOMPARE(window.session()->lastResult().state, netsmith::run::FinishState::Stopped);
     auto* table = window.dashboard()->epochTable();
     const int before = table->topLevelItemCount();
     QVERIFY(before >= 1 && before < 8);
@@ -709,7 +709,7 @@ class MainWindowTest : public QObject {
     QVERIFY(QTest::qWaitForWindowActive(&window));
     QTest::keyClick(&window, Qt::Key_F5, Qt::ControlModifier);
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 2, 60000);
-    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Completed);
+    QCOMPARE(window.session()->lastResult().state, netsmith::run::FinishState::Completed);
     QVERIFY2(
         whileTesting.startsWith(QStringLiteral("Testing: evaluating the test split (64 images)")),
         qPrintable(whileTesting));
@@ -763,7 +763,7 @@ class MainWindowTest : public QObject {
     QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
     action(window, "actionTrainStart")->trigger();
     QVERIFY(finished.wait(30000));
-    QCOMPARE(window.session()->lastResult().state, netsmith::train::FinishState::Failed);
+    QCOMPARE(window.session()->lastResult().state, netsmith::run::FinishState::Failed);
     QVERIFY2(window.bannerText().contains(QStringLiteral("train-images.idx")),
              qPrintable(window.bannerText()));
     QVERIFY(window.findChild<QLabel*>(QStringLiteral("runState"))

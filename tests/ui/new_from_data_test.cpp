@@ -27,11 +27,10 @@
 #include <QTreeWidget>
 #include <QtTest>
 
+#include "doctor/doctor_panel.h"
 #include "evaluation/classification_view.h"
 #include "evaluation/evaluation_page.h"
 #include "forms/data_page.h"
-#include "forms/doctor_panel.h"
-#include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "input_driver.h"
 #include "monitor/dashboard.h"
@@ -45,6 +44,7 @@
 #include "shell/project_pages.h"
 #include "shell/start_page.h"
 #include "ui_test_support.h"
+#include "util/schema_form.h"
 
 using netsmith::ui::MainWindow;
 using netsmith::ui::NewFromDataDialog;

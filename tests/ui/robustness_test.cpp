@@ -34,7 +34,6 @@
 #include "editor/model_page.h"
 #include "editor/node_inspector.h"
 #include "forms/augment_page.h"
-#include "forms/schema_form.h"
 #include "forms/training_page.h"
 #include "input_driver.h"
 #include "ops/op_registry.h"
@@ -45,6 +44,7 @@
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 #include "ui_test_support.h"
+#include "util/schema_form.h"
 
 using netsmith::Json;
 using netsmith::ui::MainWindow;

@@ -16,13 +16,13 @@
 
 #include "../core/quadrant_task.h"
 #include "../core/train_fixtures.h"
+#include "eval/evaluation.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/task_view.h"
 #include "forms/data_page.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
-#include "train/evaluation.h"
 #include "ui_test_support.h"
 
 using namespace netsmith;
@@ -37,7 +37,7 @@ class QuadrantView : public ui::TaskView {
     m_text->setObjectName(QStringLiteral("quadrantFigures"));
     (new QVBoxLayout(this))->addWidget(m_text);
   }
-  void showResult(const train::Evaluation& e) override {
+  void showResult(const eval::Evaluation& e) override {
     m_text->setText(QStringLiteral("mae %1 on %2 samples")
                         .arg(e.metrics.figures.at("mae"), 0, 'f', 6)
                         .arg(e.metrics.samples));
@@ -114,7 +114,7 @@ class TestTaskTest : public QObject {
     QSignalSpy finished(window.session(), &ui::TrainerSession::finished);
     uitest::action(window, "actionTrainStart")->trigger();
     QVERIFY(finished.wait(120000));
-    QCOMPARE(finished[0][0].value<train::FinishState>(), train::FinishState::Completed);
+    QCOMPARE(finished[0][0].value<run::FinishState>(), run::FinishState::Completed);
     auto* page = window.pages()->evaluationPage();
     QVERIFY(QTest::qWaitFor([page] { return !page->summaryText().isEmpty() && !page->isRunning(); },
                             120000));

@@ -52,7 +52,7 @@ class TrainerSessionTest : public QObject {
     QCOMPARE(epochs.count(), 2);
     std::int64_t lastStep = 0, total = 0;
     for (const auto& args : batches) {
-      const auto list = args.at(0).value<QVector<train::BatchMetrics>>();
+      const auto list = args.at(0).value<QVector<run::BatchMetrics>>();
       QVERIFY(!list.isEmpty());
       for (const auto& b : list) {
         QCOMPARE(b.step, lastStep + 1);
@@ -62,7 +62,7 @@ class TrainerSessionTest : public QObject {
     }
     QCOMPARE(total, std::int64_t(12));
     QVERIFY(batches.count() <= total);  // batched, never more signals than events
-    QCOMPARE(finished.at(0).at(0).value<train::FinishState>(), train::FinishState::Completed);
+    QCOMPARE(finished.at(0).at(0).value<run::FinishState>(), run::FinishState::Completed);
     QVERIFY(!session.isRunning());
     QVERIFY(session.lastResult().hasTest);
   }
@@ -82,7 +82,7 @@ class TrainerSessionTest : public QObject {
     QVERIFY(session.stopAndWait(2000));
     QVERIFY(clock.elapsed() < 2000);
     QCOMPARE(finished.count(), 1);
-    QCOMPARE(session.lastResult().state, train::FinishState::Stopped);
+    QCOMPARE(session.lastResult().state, run::FinishState::Stopped);
     const auto ckpt = session.lastResult().lastCheckpoint;
     QVERIFY(!ckpt.empty());
     checkpoint::readCheckpoint(ckpt);  // throws if not loadable
@@ -111,7 +111,7 @@ class TrainerSessionTest : public QObject {
     QVERIFY(session.stopAndWait(10000));
     QCOMPARE(finished.count(), 1);
     const auto result = session.lastResult();
-    QVERIFY2(result.state == train::FinishState::Stopped, result.reason.c_str());
+    QVERIFY2(result.state == run::FinishState::Stopped, result.reason.c_str());
     QCOMPARE(result.worldSize, 2);
     checkpoint::readCheckpoint(result.lastCheckpoint);
     // Only rank 0 wrote a run folder.

@@ -18,12 +18,12 @@
 #include <limits>
 
 #include "editor/model_editor.h"
-#include "forms/schema_form.h"
 #include "graph/graph_analysis.h"
 #include "graph/model_graph.h"
 #include "ops/op_registry.h"
 #include "schema/param_schema.h"
 #include "session/project_document.h"
+#include "util/schema_form.h"
 #include "util/widget_retire.h"
 
 namespace netsmith::ui {

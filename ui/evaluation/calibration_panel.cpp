@@ -7,7 +7,7 @@
 
 #include <cmath>
 
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/theme_colors.h"
 
@@ -17,7 +17,7 @@ namespace {
 
 /// Bars of `calibration`'s per-bin accuracy at the bins' centres, `offset` of a bin's width
 /// aside and `width` of it wide (empty bins are left out: no bar claims an accuracy of 0).
-QCPBars* reliabilityBars(QCustomPlot* plot, const train::Calibration& calibration,
+QCPBars* reliabilityBars(QCustomPlot* plot, const eval::Calibration& calibration,
                          const QString& name, const QColor& color, double offset, double width) {
   auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
   bars->setName(name);
@@ -25,7 +25,7 @@ QCPBars* reliabilityBars(QCustomPlot* plot, const train::Calibration& calibratio
   fill.setAlpha(170);
   bars->setBrush(fill);
   bars->setPen(QPen(color.darker(130)));
-  const double binWidth = 1.0 / train::kCalibrationBins;
+  const double binWidth = 1.0 / eval::kCalibrationBins;
   bars->setWidth(width * binWidth);
   QVector<double> x, y;
   for (const auto& bin : calibration.bins) {
@@ -86,7 +86,7 @@ void CalibrationPanel::setBusy(bool busy) {
   m_fit->setEnabled(!busy && m_shown);
 }
 
-void CalibrationPanel::showCalibration(const train::Evaluation& e, const train::Calibration* before,
+void CalibrationPanel::showCalibration(const eval::Evaluation& e, const eval::Calibration* before,
                                        const QString& recorded) {
   const auto& c = e.calibration;
   m_chart->clearPlottables();
@@ -110,7 +110,7 @@ void CalibrationPanel::showCalibration(const train::Evaluation& e, const train::
                     "temperature %6.")
                      .arg(c.ece, 0, 'f', 4)
                      .arg(c.mce, 0, 'f', 4)
-                     .arg(train::kCalibrationBins)
+                     .arg(eval::kCalibrationBins)
                      .arg(c.samples)
                      .arg(QString::fromStdString(e.split).toHtmlEscaped())
                      .arg(e.temperature, 0, 'g', 4);

@@ -1,20 +1,20 @@
 #pragma once
 
 // The class view's Calibration tab: how far the model's scores can be trusted. The reliability
-// diagram (accuracy against confidence over train/calibration.h's 15 bins, the diagonal where
+// diagram (accuracy against confidence over eval/calibration.h's 15 bins, the diagonal where
 // they agree), ECE and MCE, and a button that fits temperature scaling on the validation split;
 // after a fit the diagram shows the scores before and after it, with the fit's figures. The
-// figures are core's (train::Evaluation::calibration, what `netsmith-cli eval` prints).
+// figures are core's (eval::Evaluation::calibration, what `netsmith-cli eval` prints).
 #include <QWidget>
 
 class QCustomPlot;
 class QLabel;
 class QPushButton;
 
-namespace netsmith::train {
+namespace netsmith::eval {
 struct Calibration;
 struct Evaluation;
-}  // namespace netsmith::train
+}  // namespace netsmith::eval
 
 namespace netsmith::ui {
 
@@ -26,7 +26,7 @@ class CalibrationPanel : public QWidget {
 
   /// Shows the calibration of `evaluation`; `before` (or null) is the same checkpoint and split
   /// evaluated before a fit, drawn beside it. `recorded` names the file the fit was written to.
-  void showCalibration(const train::Evaluation& evaluation, const train::Calibration* before,
+  void showCalibration(const eval::Evaluation& evaluation, const eval::Calibration* before,
                        const QString& recorded);
   void clear();
   /// While an evaluation runs, the fit button waits.

@@ -17,10 +17,10 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/calibration.h"
 #include "evaluation/calibration_panel.h"
 #include "evaluation/embedding_panel.h"
 #include "evaluation/sample_dialog.h"
-#include "train/calibration.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -247,7 +247,7 @@ void ClassificationView::clearResult() {
   m_prCurves->replot();
 }
 
-QString ClassificationView::summaryLine(const train::Evaluation& e, const QString& headline) const {
+QString ClassificationView::summaryLine(const eval::Evaluation& e, const QString& headline) const {
   const auto& m = e.metrics;
   return tr("<b>%1</b>; top-%2 accuracy %3, loss %4%5%6")
       .arg(headline.toHtmlEscaped())
@@ -274,7 +274,7 @@ QString ClassificationView::className(std::int64_t c) const {
              : QString::number(c);
 }
 
-void ClassificationView::showResult(const train::Evaluation& e) {
+void ClassificationView::showResult(const eval::Evaluation& e) {
   m_embedding->setEvaluation(nullptr);
   m_result = &e;
   QStringList names;
@@ -397,14 +397,14 @@ void ClassificationView::showCalibration() {
       e, before ? &*m_uncalibrated : nullptr,
       // The page records a whole fit beside the checkpoint, as eval --fit-temperature does.
       e.temperatureFitted && !e.cancelled
-          ? QString::fromStdString(train::calibrationFileFor(e.checkpoint))
+          ? QString::fromStdString(eval::calibrationFileFor(e.checkpoint))
           : QString());
 }
 
 QDialog* ClassificationView::sampleDialog(const QString& checkpoint,
                                           const RegistriesPtr& registries,
-                                          const train::SampleOutcome& sample,
-                                          const train::Evaluation& evaluation) {
+                                          const eval::SampleOutcome& sample,
+                                          const eval::Evaluation& evaluation) {
   return new SampleDialog(checkpoint, registries, sample, evaluation.classes, this);
 }
 
@@ -443,7 +443,7 @@ void ClassificationView::elideClassNames() {
 }
 
 void ClassificationView::fillMisclassified() {
-  std::vector<const train::SampleOutcome*> wrong;
+  std::vector<const eval::SampleOutcome*> wrong;
   for (const auto& s : m_result->samples)
     if (s.label != s.predicted) wrong.push_back(&s);
   const bool highestFirst = m_order->currentIndex() == 0;
@@ -472,7 +472,7 @@ void ClassificationView::showCell(int row, int column) {
 }
 
 void ClassificationView::fillGallery(QListWidget* list,
-                                     const std::vector<const train::SampleOutcome*>& samples) {
+                                     const std::vector<const eval::SampleOutcome*>& samples) {
   list->clear();
   const std::size_t shown = std::min<std::size_t>(samples.size(), 2000);
   for (std::size_t i = 0; i < shown; ++i) {

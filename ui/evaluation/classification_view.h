@@ -9,8 +9,8 @@
 // its Grad-CAM maps (evaluation/sample_dialog.h).
 #include <optional>
 
+#include "eval/evaluation.h"
 #include "evaluation/task_view.h"
-#include "train/evaluation.h"
 
 class QSplitter;
 class QTabWidget;
@@ -25,12 +25,12 @@ class ClassificationView : public TaskView {
 
  public:
   explicit ClassificationView(QWidget* parent = nullptr);
-  void showResult(const train::Evaluation& evaluation) override;
+  void showResult(const eval::Evaluation& evaluation) override;
   void clearResult() override;
   QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                        const train::SampleOutcome& sample,
-                        const train::Evaluation& evaluation) override;
-  QString summaryLine(const train::Evaluation& evaluation, const QString& headline) const override;
+                        const eval::SampleOutcome& sample,
+                        const eval::Evaluation& evaluation) override;
+  QString summaryLine(const eval::Evaluation& evaluation, const QString& headline) const override;
   void setBusy(bool busy) override;
 
   /// Lists the samples of cell (true `row`, predicted `column`), highest loss first.
@@ -61,10 +61,10 @@ class ClassificationView : public TaskView {
   void elideClassNames();
   /// Sizes the matrix for `classes` columns beside its tabs (scrolling past half the view).
   void fitMatrix(int classes);
-  void fillGallery(QListWidget* list, const std::vector<const train::SampleOutcome*>& samples);
+  void fillGallery(QListWidget* list, const std::vector<const eval::SampleOutcome*>& samples);
   QString className(std::int64_t c) const;
 
-  const train::Evaluation* m_result = nullptr;
+  const eval::Evaluation* m_result = nullptr;
   QTableWidget* m_confusion;
   QTableWidget* m_perClass;
   QCustomPlot* m_bars;
@@ -78,7 +78,7 @@ class ClassificationView : public TaskView {
   EmbeddingPanel* m_embedding;
   /// The calibration at temperature 1 of the checkpoint and split in m_uncalibratedKey: what a
   /// fit is shown against.
-  std::optional<train::Calibration> m_uncalibrated;
+  std::optional<eval::Calibration> m_uncalibrated;
   QString m_uncalibratedKey;
   QListWidget* m_cell;
   QListWidget* m_misclassified;

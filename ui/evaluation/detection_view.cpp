@@ -17,8 +17,8 @@
 #include <cmath>
 
 #include "data/preview_grid.h"
+#include "eval/evaluation.h"
 #include "task/coco_map.h"
-#include "train/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -117,7 +117,7 @@ void DetectionView::clearResult() {
   m_gallery->clear();
 }
 
-void DetectionView::showResult(const train::Evaluation& e) {
+void DetectionView::showResult(const eval::Evaluation& e) {
   clearResult();
   m_evaluation = &e;
   const auto& per = e.metrics.perClass;
@@ -188,7 +188,7 @@ void DetectionView::updateCounts() {
   markPrPoint(m_curve, recall, precision, c.tp + c.fp > 0);
 }
 
-QPixmap DetectionView::tile(const train::SampleOutcome& s, const std::vector<std::string>& colors,
+QPixmap DetectionView::tile(const eval::SampleOutcome& s, const std::vector<std::string>& colors,
                             int side, float threshold) {
   const auto& v = s.view;
   const QImage picture = toQImage(s.picture);
@@ -226,9 +226,9 @@ QPixmap DetectionView::tile(const train::SampleOutcome& s, const std::vector<std
 }
 
 QDialog* DetectionView::sampleDialog(const QString&, const RegistriesPtr&,
-                                     const train::SampleOutcome& s, const train::Evaluation& e) {
+                                     const eval::SampleOutcome& s, const eval::Evaluation& e) {
   const auto errors = detectionErrors(s.view, float(m_threshold));
-  const auto names = [&](const std::vector<data::Box>& boxes, bool scored) {
+  const auto names = [&](const std::vector<target::Box>& boxes, bool scored) {
     QStringList out;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (scored &&
@@ -261,7 +261,7 @@ void DetectionView::fillGallery() {
   if (!m_evaluation) return;
   const float t = float(m_threshold);
   struct Entry {
-    const train::SampleOutcome* sample;
+    const eval::SampleOutcome* sample;
     task::DetectionErrors errors;
   };
   std::vector<Entry> entries;
@@ -288,7 +288,7 @@ void DetectionView::fillGallery() {
     const int ka = key(a.errors), kb = key(b.errors);
     return ka != kb ? ka > kb : a.errors.total() > b.errors.total();
   });
-  const std::size_t shown = std::min<std::size_t>(entries.size(), train::kMaskSamplesKept);
+  const std::size_t shown = std::min<std::size_t>(entries.size(), eval::kMaskSamplesKept);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& s = entries[i].sample;
     const auto& e = entries[i].errors;

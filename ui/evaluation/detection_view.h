@@ -6,7 +6,7 @@
 // images with their true and predicted boxes (in the classes' colours, scores shown), ordered
 // by their errors at the slider's score: missed objects, false detections, wrong classes and
 // poor boxes. Of a split of more than 1,200 images only the 600 with the most and the fewest
-// errors at score 0.5 keep their pictures (train::kMaskSamplesKept); the gallery orders those.
+// errors at score 0.5 keep their pictures (eval::kMaskSamplesKept); the gallery orders those.
 #include <cstdint>
 #include <vector>
 
@@ -37,11 +37,11 @@ class DetectionView : public TaskView {
 
  public:
   explicit DetectionView(QWidget* parent = nullptr);
-  void showResult(const train::Evaluation& evaluation) override;
+  void showResult(const eval::Evaluation& evaluation) override;
   void clearResult() override;
   QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                        const train::SampleOutcome& sample,
-                        const train::Evaluation& evaluation) override;
+                        const eval::SampleOutcome& sample,
+                        const eval::Evaluation& evaluation) override;
 
   /// The class whose curve and counts are shown (a row of the table).
   void selectClass(int cls);
@@ -58,7 +58,7 @@ class DetectionView : public TaskView {
 
   /// A gallery tile: the image with its true boxes, and with the detections from `threshold`
   /// (their scores written), side by side, each `side` pixels high.
-  static QPixmap tile(const train::SampleOutcome& sample, const std::vector<std::string>& colors,
+  static QPixmap tile(const eval::SampleOutcome& sample, const std::vector<std::string>& colors,
                       int side, float threshold);
 
   QTableWidget* table() const { return m_table; }
@@ -73,7 +73,7 @@ class DetectionView : public TaskView {
   void updateCounts();
   void fillGallery();
 
-  const train::Evaluation* m_evaluation = nullptr;
+  const eval::Evaluation* m_evaluation = nullptr;
   int m_class = -1;
   double m_threshold = task::kErrorsScore;
   Counts m_counts;

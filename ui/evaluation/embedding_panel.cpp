@@ -13,8 +13,8 @@
 #include <cmath>
 #include <map>
 
-#include "doctor/embedding.h"
-#include "train/evaluation.h"
+#include "eval/embedding.h"
+#include "eval/evaluation.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
@@ -28,13 +28,13 @@ constexpr int kHoverPicture = 96;
 constexpr int kSelectionListed = 300;  ///< thumbnails listed for a selection, at most
 constexpr double kPickRadius = 10;     ///< pixels
 
-QString className(const train::Evaluation& e, std::int64_t k) {
+QString className(const eval::Evaluation& e, std::int64_t k) {
   return k >= 0 && std::size_t(k) < e.classes.size()
              ? QString::fromStdString(e.classes[std::size_t(k)])
              : QString::number(k);
 }
 
-double confidenceOf(const train::SampleOutcome& s) {
+double confidenceOf(const eval::SampleOutcome& s) {
   return s.top.empty() ? 0.0 : s.top.front().second;
 }
 
@@ -142,7 +142,7 @@ EmbeddingPanel::EmbeddingPanel(QWidget* parent)
   setEvaluation(nullptr);
 }
 
-void EmbeddingPanel::setEvaluation(const train::Evaluation* evaluation) {
+void EmbeddingPanel::setEvaluation(const eval::Evaluation* evaluation) {
   m_job->cancel();
   m_evaluation = evaluation;
   m_points.clear();
@@ -183,21 +183,21 @@ void EmbeddingPanel::layOut() {
   m_progress->setValue(0);
   m_status->setText(tr("Laying out %1 samples...").arg(e.samples.size()));
   // The rows of the kept samples only (a cancelled evaluation keeps fewer than the split).
-  auto rows = doctor::embeddingRows(e);
+  auto rows = eval::embeddingRows(e);
   struct Result {
-    doctor::Embedding embedding;
+    eval::Embedding embedding;
     std::vector<std::size_t> sampleOf;
   };
   m_job->start(
       [rows = std::move(rows)](const JobContext& job) {
-        doctor::EmbeddingOptions o;
+        eval::EmbeddingOptions o;
         o.progress = [&job](int done, int total) {
           job.progress(done, total);
           return !job.cancelled();
         };
         Result r;
         r.embedding =
-            doctor::embedFeatures(rows.features, std::int64_t(rows.samples.size()), rows.width, o);
+            eval::embedFeatures(rows.features, std::int64_t(rows.samples.size()), rows.width, o);
         r.sampleOf = rows.samples;
         return r;
       },

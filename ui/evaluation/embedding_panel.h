@@ -1,7 +1,7 @@
 #pragma once
 
 // The class view's Embedding tab: the evaluated samples' penultimate features
-// (train::Evaluation::features) laid out in 2-D by PCA and Barnes-Hut t-SNE (doctor/tsne.h) on
+// (eval::Evaluation::features) laid out in 2-D by PCA and Barnes-Hut t-SNE (eval/tsne.h) on
 // a background thread with progress, drawn as a scatter coloured by class, by right or wrong,
 // or by confidence. The wheel zooms and a drag pans; the pointer over a point shows its picture
 // and labels; a click opens the sample (with its Grad-CAM maps, as the galleries do); with the
@@ -21,9 +21,9 @@ class QPushButton;
 class QCPCurve;
 class QCPGraph;
 
-namespace netsmith::train {
+namespace netsmith::eval {
 struct Evaluation;
-}
+}  // namespace netsmith::eval
 
 namespace netsmith::ui {
 
@@ -46,7 +46,7 @@ class EmbeddingPanel : public QWidget {
 
   /// The evaluation whose samples to lay out (kept by the page for as long as it is shown);
   /// null, or one without features, leaves nothing to lay out. Drops an earlier layout.
-  void setEvaluation(const train::Evaluation* evaluation);
+  void setEvaluation(const eval::Evaluation* evaluation);
   /// Lays the samples out in the background; laidOut() follows (also after a stop, with the
   /// layout so far).
   void layOut();
@@ -87,7 +87,7 @@ class EmbeddingPanel : public QWidget {
   void setLassoMode(bool on);
   void drawLasso();
 
-  const train::Evaluation* m_evaluation = nullptr;
+  const eval::Evaluation* m_evaluation = nullptr;
   QCustomPlot* m_chart;
   QPushButton* m_layOut;
   QPushButton* m_stop;

@@ -31,7 +31,7 @@ EvaluationPage::EvaluationPage(RegistriesPtr registries, TaskViewsPtr views, QWi
       m_summary(new QLabel(this)),
       m_views(new QStackedWidget(this)),
       m_placeholder(new QLabel(this)),
-      m_result(std::make_unique<train::Evaluation>()),
+      m_result(std::make_unique<eval::Evaluation>()),
       m_job(new BackgroundJob(this)) {
   m_registries = std::move(registries);
   m_taskViews = std::move(views);
@@ -113,7 +113,7 @@ void EvaluationPage::evaluateAfterRun(const QString& path, const QString& split)
 }
 
 void EvaluationPage::clearResult() {
-  *m_result = train::Evaluation{};
+  *m_result = eval::Evaluation{};
   m_error.clear();
   m_summary->clear();
   // The previous checkpoint's task view goes too: the next result makes its own.
@@ -135,7 +135,7 @@ QString EvaluationPage::summaryText() const {
   const QString tag = QFileInfo(QString::fromStdString(e.checkpoint)).completeBaseName();
   // The task's figures as the run's log line words them (train::describeTestFigure).
   return tr("%1%2 on %3 images (checkpoint %4)")
-      .arg(QString::fromStdString(e.split), QString::fromStdString(train::figuresText(e.metrics)))
+      .arg(QString::fromStdString(e.split), QString::fromStdString(run::figuresText(e.metrics)))
       .arg(e.metrics.samples)
       .arg(tag);
 }
@@ -165,7 +165,7 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   m_progress->setValue(0);
   m_summary->setText(fitTemperature ? tr("Fitting the temperature on the validation split...")
                                     : tr("Evaluating..."));
-  train::EvaluationOptions o;
+  eval::EvaluationOptions o;
   o.registries = m_registries;
   o.checkpoint = m_checkpoint.toStdString();
   o.split = m_split->currentText().toStdString();
@@ -176,7 +176,7 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
   o.tta = m_tta->currentData().toString().toStdString();
   // Data the user did not name (a checkpoint from elsewhere) comes back as a question.
   struct Outcome {
-    train::Evaluation evaluation;
+    eval::Evaluation evaluation;
     std::vector<std::string> unnamedData;
   };
   m_job->start(
@@ -187,14 +187,14 @@ void EvaluationPage::startEvaluation(bool fitTemperature) {
         };
         Outcome out;
         try {
-          out.evaluation = train::evaluateCheckpoint(o);
+          out.evaluation = eval::evaluateCheckpoint(o);
         } catch (const data::UnnamedDataError& e) {
           out.unnamedData = e.paths();
         }
-        // What eval --fit-temperature records (at train::calibrationFileFor), for eval and
+        // What eval --fit-temperature records (at eval::calibrationFileFor), for eval and
         // export --temperature.
         if (out.evaluation.temperatureFitted && !out.evaluation.cancelled)
-          train::writeCalibrationFile(o.checkpoint, out.evaluation.temperatureFit);
+          eval::writeCalibrationFile(o.checkpoint, out.evaluation.temperatureFit);
         return out;
       },
       [this](Outcome result) {
@@ -239,7 +239,7 @@ void EvaluationPage::askToReadData(const std::vector<std::string>& paths) {
   Q_EMIT evaluated();
 }
 
-void EvaluationPage::evaluationDone(train::Evaluation result, const QString& error) {
+void EvaluationPage::evaluationDone(eval::Evaluation result, const QString& error) {
   m_cancelButton->setEnabled(false);
   m_run->setEnabled(true);
   if (m_taskView) m_taskView->setBusy(false);

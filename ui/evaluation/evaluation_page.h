@@ -9,8 +9,8 @@
 #include <QWidget>
 #include <memory>
 
+#include "eval/evaluation.h"
 #include "evaluation/task_views_fwd.h"
-#include "train/evaluation.h"
 
 class QComboBox;
 class QDialog;
@@ -38,7 +38,7 @@ class EvaluationPage : public QWidget {
   /// Evaluates the checkpoint on the chosen split in the background; evaluated() follows.
   void evaluate();
   /// Fits temperature scaling on the checkpoint's validation split, records it beside the
-  /// checkpoint (train::writeCalibrationFile) and evaluates the chosen split with it; the
+  /// checkpoint (eval::writeCalibrationFile) and evaluates the chosen split with it; the
   /// Calibration tab then shows the scores before and after.
   void fitTemperature();
   /// After a run: `path` on `split` ("test": what the run's test figure measured; without a
@@ -49,7 +49,7 @@ class EvaluationPage : public QWidget {
   QString summaryText() const;
   void cancel();
   bool isRunning() const;
-  const train::Evaluation& result() const { return *m_result; }
+  const eval::Evaluation& result() const { return *m_result; }
   QString errorText() const { return m_error; }
 
   /// The view of the evaluated task (null before a result, or for a task without one).
@@ -66,7 +66,7 @@ class EvaluationPage : public QWidget {
 
  private:
   void startEvaluation(bool fitTemperature);
-  void evaluationDone(train::Evaluation result, const QString& error);
+  void evaluationDone(eval::Evaluation result, const QString& error);
   /// The checkpoint's data is not named by the user (see data/named_paths.h): ask to read it.
   void askToReadData(const std::vector<std::string>& paths);
   /// The summary and the evaluated task's own view (made for its task, shown, filled).
@@ -90,7 +90,7 @@ class EvaluationPage : public QWidget {
   QLabel* m_placeholder;
   TaskView* m_taskView = nullptr;
   std::string m_taskViewTask;  ///< the task m_taskView is of
-  std::unique_ptr<train::Evaluation> m_result;
+  std::unique_ptr<eval::Evaluation> m_result;
   QString m_error;
   BackgroundJob* m_job;
 };

@@ -14,8 +14,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "eval/evaluation.h"
 #include "evaluation/sample_dialog.h"
-#include "train/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -85,7 +85,7 @@ void MultiLabelView::clearResult() {
   m_gallery->clear();
 }
 
-void MultiLabelView::showResult(const train::Evaluation& e) {
+void MultiLabelView::showResult(const eval::Evaluation& e) {
   clearResult();
   m_evaluation = &e;
   const auto& per = e.metrics.perClass;
@@ -118,8 +118,8 @@ void MultiLabelView::selectLabel(int label) {
 }
 
 QDialog* MultiLabelView::sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                                      const train::SampleOutcome& sample,
-                                      const train::Evaluation& evaluation) {
+                                      const eval::SampleOutcome& sample,
+                                      const eval::Evaluation& evaluation) {
   return new SampleDialog(checkpoint, registries, sample, evaluation.classes, this,
                           /*perLabel=*/true);
 }
@@ -180,7 +180,7 @@ void MultiLabelView::updateCounts() {
 
 void MultiLabelView::fillGallery() {
   m_gallery->clear();
-  std::vector<const train::SampleOutcome*> order;
+  std::vector<const eval::SampleOutcome*> order;
   for (const auto& s : m_evaluation->samples)
     order.push_back(&s);
   std::stable_sort(order.begin(), order.end(),

@@ -23,11 +23,11 @@ class MultiLabelView : public TaskView {
 
  public:
   explicit MultiLabelView(QWidget* parent = nullptr);
-  void showResult(const train::Evaluation& evaluation) override;
+  void showResult(const eval::Evaluation& evaluation) override;
   void clearResult() override;
   QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                        const train::SampleOutcome& sample,
-                        const train::Evaluation& evaluation) override;
+                        const eval::SampleOutcome& sample,
+                        const eval::Evaluation& evaluation) override;
 
   /// The label whose curve and counts are shown (a row of the table).
   void selectLabel(int label);
@@ -54,7 +54,7 @@ class MultiLabelView : public TaskView {
   void updateCounts();
   void fillGallery();
 
-  const train::Evaluation* m_evaluation = nullptr;
+  const eval::Evaluation* m_evaluation = nullptr;
   int m_label = -1;
   std::vector<double> m_used;  ///< each label's threshold in the run's figures
   double m_threshold = 0.5;    ///< the counts' threshold

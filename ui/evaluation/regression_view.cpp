@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -28,7 +28,7 @@ QString targetFigure(double v) {
   return std::isfinite(v) ? QString::number(v, 'g', 5) : QStringLiteral("-");
 }
 
-QString targetName(const train::Evaluation& e, std::size_t k) {
+QString targetName(const eval::Evaluation& e, std::size_t k) {
   return k < e.targets.size() ? QString::fromStdString(e.targets[k])
                               : QStringLiteral("target %1").arg(k);
 }
@@ -106,7 +106,7 @@ void RegressionView::clearResult() {
   m_worst->clear();
 }
 
-void RegressionView::showResult(const train::Evaluation& e) {
+void RegressionView::showResult(const eval::Evaluation& e) {
   clearResult();
   m_evaluation = &e;
   const auto& per = e.metrics.perClass;
@@ -134,7 +134,7 @@ void RegressionView::showResult(const train::Evaluation& e) {
 }
 
 QDialog* RegressionView::sampleDialog(const QString&, const RegistriesPtr&,
-                                      const train::SampleOutcome& s, const train::Evaluation& e) {
+                                      const eval::SampleOutcome& s, const eval::Evaluation& e) {
   QStringList rows;
   for (std::size_t k = 0; k < s.view.truth.size() && k < s.view.output.size(); ++k)
     rows << tr("%1: true %2, predicted %3")
@@ -220,7 +220,7 @@ void RegressionView::drawTarget() {
 
 void RegressionView::fillWorst() {
   m_worst->clear();
-  std::vector<const train::SampleOutcome*> order;
+  std::vector<const eval::SampleOutcome*> order;
   for (const auto& s : m_evaluation->samples)
     order.push_back(&s);
   std::stable_sort(order.begin(), order.end(),

@@ -19,11 +19,11 @@ class RegressionView : public TaskView {
 
  public:
   explicit RegressionView(QWidget* parent = nullptr);
-  void showResult(const train::Evaluation& evaluation) override;
+  void showResult(const eval::Evaluation& evaluation) override;
   void clearResult() override;
   QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                        const train::SampleOutcome& sample,
-                        const train::Evaluation& evaluation) override;
+                        const eval::SampleOutcome& sample,
+                        const eval::Evaluation& evaluation) override;
 
   /// Shows target `index`'s scatter and residuals.
   void selectTarget(int index);
@@ -45,7 +45,7 @@ class RegressionView : public TaskView {
   void drawTarget();
   void fillWorst();
 
-  const train::Evaluation* m_evaluation = nullptr;
+  const eval::Evaluation* m_evaluation = nullptr;
   int m_target = 0;
   double m_binStart = 0, m_binWidth = 0;
   QVector<double> m_binCounts;

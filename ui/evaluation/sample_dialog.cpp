@@ -13,7 +13,7 @@
 
 #include <algorithm>
 
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 #include "util/image_convert.h"
 
 #include <opencv2/imgproc.hpp>
@@ -34,7 +34,7 @@ QPixmap large(const cv::Mat& image) {
 }  // namespace
 
 SampleDialog::SampleDialog(const QString& checkpoint, RegistriesPtr registries,
-                           const train::SampleOutcome& sample,
+                           const eval::SampleOutcome& sample,
                            const std::vector<std::string>& classes, QWidget* parent, bool perLabel)
     : QDialog(parent),
       m_picture(new QLabel(this)),

@@ -16,9 +16,9 @@ class QLabel;
 class QLayout;
 class QRadioButton;
 
-namespace netsmith::train {
+namespace netsmith::eval {
 struct SampleOutcome;
-}
+}  // namespace netsmith::eval
 
 namespace netsmith::ui {
 
@@ -32,7 +32,7 @@ class SampleDialog : public QDialog {
   /// label.
   /// `registries`: the program's (Grad-CAM builds the checkpoint's model with its ops).
   SampleDialog(const QString& checkpoint, RegistriesPtr registries,
-               const train::SampleOutcome& sample, const std::vector<std::string>& classes,
+               const eval::SampleOutcome& sample, const std::vector<std::string>& classes,
                QWidget* parent = nullptr, bool perLabel = false);
 
   /// The map shown: of the predicted class (true) or of the true class (false).

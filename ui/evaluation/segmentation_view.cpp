@@ -15,7 +15,7 @@
 #include <cmath>
 
 #include "data/preview_grid.h"
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -77,7 +77,7 @@ void SegmentationView::clearResult() {
   m_gallery->clear();
 }
 
-void SegmentationView::showResult(const train::Evaluation& e) {
+void SegmentationView::showResult(const eval::Evaluation& e) {
   clearResult();
   m_evaluation = &e;
   const auto& per = e.metrics.perClass;
@@ -110,8 +110,8 @@ void SegmentationView::showResult(const train::Evaluation& e) {
   fillGallery();
 }
 
-QPixmap SegmentationView::tile(const train::SampleOutcome& s,
-                               const std::vector<std::string>& colors, int side) {
+QPixmap SegmentationView::tile(const eval::SampleOutcome& s, const std::vector<std::string>& colors,
+                               int side) {
   const auto& v = s.view;
   cv::Mat image;
   s.picture.convertTo(image, CV_32F, 1.0 / 255.0);
@@ -135,7 +135,7 @@ QPixmap SegmentationView::tile(const train::SampleOutcome& s,
 }
 
 QDialog* SegmentationView::sampleDialog(const QString&, const RegistriesPtr&,
-                                        const train::SampleOutcome& s, const train::Evaluation& e) {
+                                        const eval::SampleOutcome& s, const eval::Evaluation& e) {
   const auto& v = s.view;
   const auto caption = [&](const std::vector<std::uint8_t>& mask) {
     if (int(mask.size()) != v.height * v.width) return QString();
@@ -153,7 +153,7 @@ QDialog* SegmentationView::sampleDialog(const QString&, const RegistriesPtr&,
 void SegmentationView::fillGallery() {
   m_gallery->clear();
   if (!m_evaluation) return;
-  std::vector<const train::SampleOutcome*> order;
+  std::vector<const eval::SampleOutcome*> order;
   for (const auto& s : m_evaluation->samples)
     order.push_back(&s);
   const bool lowestFirst = m_order->currentIndex() == 0;
@@ -164,7 +164,7 @@ void SegmentationView::fillGallery() {
     return lowestFirst ? a->loss < b->loss : a->loss > b->loss;
   });
   // The evaluation keeps the pictures of this many from either end.
-  const std::size_t shown = std::min<std::size_t>(order.size(), train::kMaskSamplesKept);
+  const std::size_t shown = std::min<std::size_t>(order.size(), eval::kMaskSamplesKept);
   for (std::size_t i = 0; i < shown; ++i) {
     const auto& s = *order[i];
     auto* item = new QListWidgetItem(QIcon(tile(s, m_evaluation->colors, kTileSide)),

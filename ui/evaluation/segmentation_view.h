@@ -13,9 +13,9 @@ class QCustomPlot;
 class QListWidget;
 class QTableWidget;
 
-namespace netsmith::train {
+namespace netsmith::eval {
 struct SampleOutcome;
-}
+}  // namespace netsmith::eval
 
 namespace netsmith::ui {
 
@@ -24,15 +24,15 @@ class SegmentationView : public TaskView {
 
  public:
   explicit SegmentationView(QWidget* parent = nullptr);
-  void showResult(const train::Evaluation& evaluation) override;
+  void showResult(const eval::Evaluation& evaluation) override;
   void clearResult() override;
   QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                        const train::SampleOutcome& sample,
-                        const train::Evaluation& evaluation) override;
+                        const eval::SampleOutcome& sample,
+                        const eval::Evaluation& evaluation) override;
 
   /// A gallery tile: the image, its true mask over it and its predicted mask over it, side by
   /// side, each `side` pixels high.
-  static QPixmap tile(const train::SampleOutcome& sample, const std::vector<std::string>& colors,
+  static QPixmap tile(const eval::SampleOutcome& sample, const std::vector<std::string>& colors,
                       int side);
 
   QTableWidget* table() const { return m_table; }
@@ -43,7 +43,7 @@ class SegmentationView : public TaskView {
  private:
   void fillGallery();
 
-  const train::Evaluation* m_evaluation = nullptr;
+  const eval::Evaluation* m_evaluation = nullptr;
   QTableWidget* m_table;
   QCustomPlot* m_bars;
   QComboBox* m_order;

@@ -17,7 +17,7 @@
 
 #include <limits>
 
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 #include "util/chart_fit.h"
 #include "util/image_convert.h"
 #include "util/theme_colors.h"
@@ -39,11 +39,11 @@ TaskView* TaskViewRegistry::make(const std::string& task, QWidget* parent) const
   return it != m_views.end() ? it->second(parent) : nullptr;
 }
 
-QString TaskView::summaryLine(const train::Evaluation& e, const QString& headline) const {
+QString TaskView::summaryLine(const eval::Evaluation& e, const QString& headline) const {
   return taskSummaryLine(e, headline);
 }
 
-QString TaskView::taskSummaryLine(const train::Evaluation& e, const QString& headline) {
+QString TaskView::taskSummaryLine(const eval::Evaluation& e, const QString& headline) {
   return tr("<b>%1</b>; task %2, loss %3%4")
       .arg(headline.toHtmlEscaped(), QString::fromStdString(e.task).toHtmlEscaped())
       .arg(e.metrics.loss, 0, 'f', 4)
@@ -189,7 +189,7 @@ QPixmap TaskView::largePicture(const cv::Mat& picture) {
 }
 
 QDialog* TaskView::sampleDialog(const QString&, const RegistriesPtr&,
-                                const train::SampleOutcome& sample, const train::Evaluation&) {
+                                const eval::SampleOutcome& sample, const eval::Evaluation&) {
   return pictureDialog(sample.position, largePicture(sample.picture),
                        tr("<b>#%1</b>: score %2").arg(sample.position).arg(sample.loss, 0, 'g', 4));
 }

@@ -3,7 +3,7 @@
 // The Evaluation page's view of a task (classification's matrix, multi-label's per-label curves,
 // regression's scatter, segmentation's masks, detection's boxes): drawn from the evaluation's
 // figures (core's, the numbers `netsmith-cli eval` prints) and its kept samples
-// (train::SampleOutcome::view). One view per task, registered by the task's name in
+// (eval::SampleOutcome::view). One view per task, registered by the task's name in
 // TaskViewRegistry (the built-in ones in task_views.cpp), so the page never branches on the
 // task.
 #include <QPixmap>
@@ -28,10 +28,10 @@ class QSlider;
 class QListWidget;
 class QTableWidget;
 
-namespace netsmith::train {
+namespace netsmith::eval {
 struct Evaluation;
 struct SampleOutcome;
-}  // namespace netsmith::train
+}  // namespace netsmith::eval
 
 namespace netsmith::ui {
 
@@ -41,17 +41,17 @@ class TaskView : public QWidget {
  public:
   using QWidget::QWidget;
   /// Shows `evaluation` (kept by the page for as long as the view shows it).
-  virtual void showResult(const train::Evaluation& evaluation) = 0;
+  virtual void showResult(const eval::Evaluation& evaluation) = 0;
   virtual void clearResult() = 0;
   /// Sample `sample` of `evaluation` opened large (a child of this view, not yet shown), or
   /// nullptr. The default shows its picture and what the view says of it.
   virtual QDialog* sampleDialog(const QString& checkpoint, const RegistriesPtr& registries,
-                                const train::SampleOutcome& sample,
-                                const train::Evaluation& evaluation);
+                                const eval::SampleOutcome& sample,
+                                const eval::Evaluation& evaluation);
   /// The page's summary line for `evaluation`, after its `headline` ("test accuracy 85.27% on
   /// 10000 images (checkpoint best)"). The default: the task, the loss, a partial result marked.
-  virtual QString summaryLine(const train::Evaluation& evaluation, const QString& headline) const;
-  static QString taskSummaryLine(const train::Evaluation& evaluation, const QString& headline);
+  virtual QString summaryLine(const eval::Evaluation& evaluation, const QString& headline) const;
+  static QString taskSummaryLine(const eval::Evaluation& evaluation, const QString& headline);
   /// While the page evaluates (`busy`), a view offers nothing that would start another.
   virtual void setBusy(bool busy) { (void)busy; }
 

@@ -23,10 +23,10 @@
 #include "augment/transform.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
-#include "forms/schema_form.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
+#include "util/schema_form.h"
 
 namespace netsmith::ui {
 
@@ -164,6 +164,31 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   m_draws->setValue(6);
   m_draws->setPrefix(tr("draws "));
 
+  QToolButton* add = buildAddButton();
+  auto* remove = new QPushButton(tr("Remove"), this);
+  auto* up = new QPushButton(tr("Up"), this);
+  auto* down = new QPushButton(tr("Down"), this);
+  connectListButtons(remove, up, down);
+  auto* reroll = new QPushButton(tr("Re-roll"), this);
+  reroll->setObjectName(QStringLiteral("previewReroll"));
+  connect(reroll, &QPushButton::clicked, this, &AugmentPage::reroll);
+
+  QWidget* left = buildListPanel(add, remove, up, down);
+  QWidget* right = buildPreviewPanel(reroll);
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(left);
+  split->addWidget(right);
+  split->setSizes({380, 800});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connectForm();
+  connectList();
+  connectPreviewUpdates();
+}
+
+QToolButton* AugmentPage::buildAddButton() {
   // The add menu, grouped like the registry.
   auto* add = new QToolButton(this);
   add->setText(tr("Add"));
@@ -180,9 +205,10 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
     a->setToolTip(QString::fromStdString(def->help));
   }
   add->setMenu(menu);
-  auto* remove = new QPushButton(tr("Remove"), this);
-  auto* up = new QPushButton(tr("Up"), this);
-  auto* down = new QPushButton(tr("Down"), this);
+  return add;
+}
+
+void AugmentPage::connectListButtons(QPushButton* remove, QPushButton* up, QPushButton* down) {
   connect(remove, &QPushButton::clicked, this, [this] { removeRow(m_list->currentRow()); });
   connect(up, &QPushButton::clicked, this, [this] {
     const int r = m_list->currentRow();
@@ -192,10 +218,10 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
     const int r = m_list->currentRow();
     if (r >= 0 && r + 1 < m_list->count()) moveRow(r, r + 1);
   });
-  auto* reroll = new QPushButton(tr("Re-roll"), this);
-  reroll->setObjectName(QStringLiteral("previewReroll"));
-  connect(reroll, &QPushButton::clicked, this, &AugmentPage::reroll);
+}
 
+QWidget* AugmentPage::buildListPanel(QToolButton* add, QPushButton* remove, QPushButton* up,
+                                     QPushButton* down) {
   auto* left = new QWidget(this);
   auto* ll = new QVBoxLayout(left);
   auto* buttons = new QHBoxLayout;
@@ -206,6 +232,10 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   ll->addWidget(m_list, 2);
   ll->addWidget(m_formTitle);
   ll->addWidget(m_form, 3);
+  return left;
+}
+
+QWidget* AugmentPage::buildPreviewPanel(QPushButton* reroll) {
   auto* right = new QWidget(this);
   auto* rl = new QVBoxLayout(right);
   auto* controls = new QHBoxLayout;
@@ -221,14 +251,10 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
   scroll->setWidgetResizable(true);
   rl->addWidget(scroll, 1);
   rl->addWidget(m_previewInfo);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(left);
-  split->addWidget(right);
-  split->setSizes({380, 800});
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  return right;
+}
 
+void AugmentPage::connectForm() {
   m_form->setOnSweep([this](const QString& key, const schema::ParamSpec& spec, const Json& v) {
     const QString name = m_formTitle->property("transform").toString();
     if (name.isEmpty()) return;
@@ -246,6 +272,9 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
     write(a, tr("Set %1 %2").arg(entryName(a[std::size_t(row)]), key),
           QStringLiteral("augment:%1:%2").arg(row).arg(key));
   });
+}
+
+void AugmentPage::connectList() {
   // Not while refresh() rebuilds the list: its clear() selects no row, and a form rebuilt then
   // would delete the field whose edit started the refresh, inside that field's own event.
   connect(m_list, &QListWidget::currentRowChanged, this, [this] {
@@ -263,6 +292,9 @@ AugmentPage::AugmentPage(ProjectDocument* document, QWidget* parent)
             QMetaObject::invokeMethod(
                 this, [this, start, to] { moveRow(start, to); }, Qt::QueuedConnection);
           });
+}
+
+void AugmentPage::connectPreviewUpdates() {
   connect(m_seed, qOverload<int>(&QSpinBox::valueChanged), this, &AugmentPage::updatePreview);
   connect(m_samples, qOverload<int>(&QSpinBox::valueChanged), this, &AugmentPage::updatePreview);
   connect(m_draws, qOverload<int>(&QSpinBox::valueChanged), this, &AugmentPage::updatePreview);

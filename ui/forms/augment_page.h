@@ -13,7 +13,9 @@
 
 class QLabel;
 class QListWidget;
+class QPushButton;
 class QSpinBox;
+class QToolButton;
 
 namespace netsmith::ui {
 
@@ -56,6 +58,21 @@ class AugmentPage : public QWidget {
   void changeEvent(QEvent* event) override;
 
  private:
+  /// The Add button with its menu of transforms, grouped like the registry.
+  QToolButton* buildAddButton();
+  /// Remove, Up and Down act on the list's current row.
+  void connectListButtons(QPushButton* remove, QPushButton* up, QPushButton* down);
+  /// The list's buttons, the transform list and the selected transform's form (left).
+  QWidget* buildListPanel(QToolButton* add, QPushButton* remove, QPushButton* up,
+                          QPushButton* down);
+  /// The preview's controls, its image in a scroll area and its caption (right).
+  QWidget* buildPreviewPanel(QPushButton* reroll);
+  /// The form's edits and "Sweep this setting" for the selected transform.
+  void connectForm();
+  /// The list's selection, ticks and drags write the project.
+  void connectList();
+  /// The preview's controls and the project's changes redraw the preview.
+  void connectPreviewUpdates();
   void refresh();
   void showForm();
   void write(const Json& augment, const QString& text, const QString& mergeKey = {});

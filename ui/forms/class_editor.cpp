@@ -13,10 +13,10 @@
 #include <filesystem>
 #include <system_error>
 
-#include "common/run_layout.h"
 #include "data/preview_grid.h"
+#include "run/run_layout.h"
+#include "run/run_records.h"
 #include "session/project_document.h"
-#include "train/run_records.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -324,7 +324,7 @@ int ClassEditor::runsWithCheckpoints() const {
   if (base.isEmpty()) return 0;
   const std::string prefix = run_layout::runNamePrefix(m_document->project().name);
   int runs = 0;
-  for (const auto& dir : train::runFolders(run_layout::runsRoot(base.toStdString()))) {
+  for (const auto& dir : run::runFolders(run_layout::runsRoot(base.toStdString()))) {
     if (fs::path(dir).filename().string().rfind(prefix, 0) != 0) continue;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(run_layout::checkpointIn(dir), ec)) {

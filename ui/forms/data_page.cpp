@@ -31,8 +31,8 @@
 #include "data/dataset_stats.h"
 #include "data/project_data.h"
 #include "data/source_formats.h"
+#include "doctor/doctor_panel.h"
 #include "forms/class_editor.h"
-#include "forms/doctor_panel.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
@@ -75,6 +75,80 @@ QString text(const Json& j, const char* key) {
   return QString::fromStdString(v.dump());
 }
 
+/// The scan's summary line: split sizes, classes, mean / std, normalization, skipped files and
+/// the subsets the data's limits took.
+QString dataScanSummary(const DataScan& s) {
+  QStringList stats;
+  for (int c = 0; c < s.mean.size(); ++c)
+    stats << QStringLiteral("%1 / %2").arg(s.mean[c], 0, 'f', 4).arg(s.std[c], 0, 'f', 4);
+  return DataPage::tr(
+             "Splits (readable images): train %1, validation %2, test %3; %4 classes; "
+             "mean / std of the training images: %5; normalization: %6; skipped: %7%8")
+      .arg(s.train)
+      .arg(s.validation)
+      .arg(s.test)
+      .arg(s.classes.size())
+      .arg(stats.join(QStringLiteral(", ")), s.normalization)
+      .arg(s.skipped.size())
+      .arg(s.subsets.isEmpty()
+               ? QString()
+               : QStringLiteral("<br>") + s.subsets.join(QStringLiteral("<br>")).toHtmlEscaped());
+}
+
+/// The samples of data without one class per sample, each with its caption.
+void addCaptionedDataSamples(QListWidget* grid, const DataScan& s) {
+  for (int i = 0; i < s.samples.size(); ++i) {
+    // Small images shown at the grid's size, pixels kept sharp (a mask's edges show).
+    const QImage& image = s.samples[i];
+    const QSize icon = grid->iconSize();
+    auto* item = new QListWidgetItem(
+        QIcon(
+            QPixmap::fromImage(image.width() < icon.width()
+                                   ? image.scaled(icon, Qt::KeepAspectRatio, Qt::FastTransformation)
+                                   : image)),
+        s.sampleCaptions.value(i), grid);
+    item->setToolTip(s.sampleCaptions.value(i));
+    item->setData(Qt::UserRole, -1);
+  }
+}
+
+/// Histogram: train and validation bars per class, the classes' names on the axis.
+void drawDataClassHistogram(QCustomPlot* plot, const DataScan& s) {
+  auto* group = new QCPBarsGroup(plot);
+  QVector<double> ticks;
+  for (int c = 0; c < s.classes.size(); ++c)
+    ticks << c;
+  const QList<QPair<QString, const QVector<qint64>*>> sets = {
+      {DataPage::tr("train"), &s.trainCounts}, {DataPage::tr("validation"), &s.validationCounts}};
+  const QColor colours[] = {QColor(31, 119, 180), QColor(255, 127, 14)};
+  double top = 1;
+  for (int i = 0; i < sets.size(); ++i) {
+    QVector<double> values;
+    for (auto v : *sets[i].second) {
+      values << double(v);
+      top = std::max(top, double(v));
+    }
+    auto* bars = new QCPBars(plot->xAxis, plot->yAxis);
+    bars->setName(sets[i].first);
+    bars->setBrush(colours[i]);
+    bars->setPen(Qt::NoPen);
+    bars->setWidth(0.38);
+    bars->setBarsGroup(group);
+    bars->setData(ticks, values);
+  }
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  for (int c = 0; c < s.classes.size(); ++c)
+    ticker->addTick(c, s.classes[c]);
+  plot->xAxis->setTicker(ticker);
+  plot->xAxis->setTickLabelRotation(s.classes.size() > 6 ? 40 : 0);
+  plot->xAxis->setRange(-0.6, s.classes.size() - 0.4);
+  plot->yAxis->setRange(0, top * 1.1);
+  plot->yAxis->setLabel(DataPage::tr("images"));
+  plot->xAxis->setLabel(QString());
+  plot->legend->setVisible(true);
+  plot->replot();
+}
+
 }  // namespace
 
 QString DataPage::normalizationHelp() {
@@ -105,6 +179,25 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
       m_grid(new QListWidget(this)),
       m_scanJob(new BackgroundJob(this)) {
   setObjectName(QStringLiteral("dataPage"));
+  setupFormWidgets();
+  setupScanWidgets();
+
+  QWidget* scroll = buildFormsPanel();
+  QWidget* right = buildResultsPanel();
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(scroll);
+  split->addWidget(right);
+  split->setSizes({420, 800});
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(split);
+
+  connectFormEdits();
+  connectScan();
+  connectDocument();
+}
+
+void DataPage::setupFormWidgets() {
   m_fraction->setObjectName(QStringLiteral("validationFraction"));
   m_fraction->setRange(0, 0.95);
   m_fraction->setSingleStep(0.05);
@@ -126,6 +219,9 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_fit->setObjectName(QStringLiteral("fitMode"));
   m_fit->addItems({QStringLiteral("resize"), QStringLiteral("resize_crop")});
   m_fit->setToolTip(tr("How images of another size are fitted to the model input"));
+}
+
+void DataPage::setupScanWidgets() {
   m_scanButton->setObjectName(QStringLiteral("dataScan"));
   m_cancelButton->setEnabled(false);
   m_summary->setObjectName(QStringLiteral("dataSummary"));
@@ -150,7 +246,9 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   m_grid->setResizeMode(QListView::Adjust);
   m_grid->setMovement(QListView::Static);
   m_classFilter->setObjectName(QStringLiteral("sampleFilter"));
+}
 
+QWidget* DataPage::buildFormsPanel() {
   // Left: the forms.
   auto* forms = new QWidget(this);
   auto* fl = new QVBoxLayout(forms);
@@ -171,14 +269,17 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   pf->addRow(tr("mean"), m_mean);
   pf->addRow(tr("std"), m_std);
   fl->addWidget(prepBox);
-  m_classEditor = new ClassEditor(document, forms);
+  m_classEditor = new ClassEditor(m_document, forms);
   fl->addWidget(m_classEditor);
   fl->addStretch(1);
   auto* scroll = new QScrollArea(this);
   scroll->setWidget(forms);
   scroll->setWidgetResizable(true);
   scroll->setMinimumWidth(340);
+  return scroll;
+}
 
+QWidget* DataPage::buildResultsPanel() {
   // Right: the scan's results.
   auto* right = new QWidget(this);
   auto* rl = new QVBoxLayout(right);
@@ -208,17 +309,13 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   tabs->addTab(m_cooccurrence, tr("Co-occurrence"));
   tabs->setTabVisible(tabs->indexOf(m_cooccurrence), false);
   tabs->setObjectName(QStringLiteral("dataTabs"));
-  m_doctor = new DoctorPanel(document, tabs);
+  m_doctor = new DoctorPanel(m_document, tabs);
   tabs->addTab(m_doctor, tr("Doctor"));
   rl->addWidget(tabs, 1);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(scroll);
-  split->addWidget(right);
-  split->setSizes({420, 800});
-  auto* layout = new QVBoxLayout(this);
-  layout->setContentsMargins(0, 0, 0, 0);
-  layout->addWidget(split);
+  return right;
+}
 
+void DataPage::connectFormEdits() {
   auto editValidation = [this](const char* key, const Json& value) {
     if (m_refreshing) return;
     Json data = m_document->project().data;
@@ -257,6 +354,9 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
     data["fit"] = fit.toStdString();
     writeData(data, tr("Fit: %1").arg(fit));
   });
+}
+
+void DataPage::connectScan() {
   connect(m_scanButton, &QPushButton::clicked, this, &DataPage::scan);
   connect(m_cancelButton, &QPushButton::clicked, this, &DataPage::cancelScan);
   connect(m_scanJob, &BackgroundJob::progress, this, [this](qint64 done, qint64 total) {
@@ -271,6 +371,9 @@ DataPage::DataPage(ProjectDocument* document, QWidget* parent)
   });
   connect(m_classFilter, qOverload<int>(&QComboBox::currentIndexChanged), this,
           [this](int i) { filterSamples(i - 1); });
+}
+
+void DataPage::connectDocument() {
   connect(m_document, &ProjectDocument::loaded, this, [this] {
     // A scan of the previous project never reports into this one.
     m_scanJob->cancel();
@@ -355,6 +458,12 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   w.labelsRow = row(w.labels, pickLabels);
   f->addRow(w.labelsLabel, w.labelsRow);
 
+  connectSourceBox(split, w, pick, pickLabels);
+  return box;
+}
+
+void DataPage::connectSourceBox(const QString& split, SourceWidgets& w, QToolButton* pick,
+                                QToolButton* pickLabels) {
   connect(w.format, qOverload<int>(&QComboBox::activated), this, [this, split, &w](int) {
     const QString format = w.format->currentData().toString();
     Json data = m_document->project().data;
@@ -411,7 +520,6 @@ QWidget* DataPage::buildSourceBox(const QString& split) {
   };
   connect(pick, &QToolButton::clicked, this, [browse] { browse(0); });
   connect(pickLabels, &QToolButton::clicked, this, [browse] { browse(1); });
-  return box;
 }
 
 void DataPage::setSource(const QString& split, const QString& format, const QString& key,
@@ -604,37 +712,11 @@ void DataPage::showScan() {
   m_imbalance->clear();
   m_classWeights->hide();
   if (!s.ok) {
-    m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence), false);
-    m_tabs->setTabText(m_tabs->indexOf(m_histogram), tr("Class histogram"));
-    m_classFilter->show();
-    {
-      const QSignalBlocker b(m_classFilter);
-      m_classFilter->clear();
-      m_classFilter->addItem(tr("All classes"));
-    }
-    m_summary->setText(s.cancelled ? tr("Scan cancelled.")
-                       : s.error.isEmpty()
-                           ? tr("Scan the data to see its splits, classes and images.")
-                           : tr("<b>The data cannot be read:</b> %1").arg(s.error.toHtmlEscaped()));
-    m_histogram->replot();
+    showUnreadScan();
     return;
   }
   m_classEditor->setScanned(s.classes);
-  QStringList stats;
-  for (int c = 0; c < s.mean.size(); ++c)
-    stats << QStringLiteral("%1 / %2").arg(s.mean[c], 0, 'f', 4).arg(s.std[c], 0, 'f', 4);
-  m_summary->setText(tr("Splits (readable images): train %1, validation %2, test %3; %4 classes; "
-                        "mean / std of the training images: %5; normalization: %6; skipped: %7%8")
-                         .arg(s.train)
-                         .arg(s.validation)
-                         .arg(s.test)
-                         .arg(s.classes.size())
-                         .arg(stats.join(QStringLiteral(", ")), s.normalization)
-                         .arg(s.skipped.size())
-                         .arg(s.subsets.isEmpty()
-                                  ? QString()
-                                  : QStringLiteral("<br>") +
-                                        s.subsets.join(QStringLiteral("<br>")).toHtmlEscaped()));
+  m_summary->setText(dataScanSummary(s));
   for (const auto& item : s.skipped)
     m_skipped->addItem(item);
   // The task's view of its targets: its chart, its table in a tab of its own when it has one.
@@ -652,57 +734,46 @@ void DataPage::showScan() {
                          QString::fromStdString(s.targets->chart.title));
     }
     m_classFilter->hide();
-    for (int i = 0; i < s.samples.size(); ++i) {
-      // Small images shown at the grid's size, pixels kept sharp (a mask's edges show).
-      const QImage& image = s.samples[i];
-      const QSize icon = m_grid->iconSize();
-      auto* item =
-          new QListWidgetItem(QIcon(QPixmap::fromImage(image.width() < icon.width()
-                                                           ? image.scaled(icon, Qt::KeepAspectRatio,
-                                                                          Qt::FastTransformation)
-                                                           : image)),
-                              s.sampleCaptions.value(i), m_grid);
-      item->setToolTip(s.sampleCaptions.value(i));
-      item->setData(Qt::UserRole, -1);
-    }
+    addCaptionedDataSamples(m_grid, s);
     return;
   }
   m_tabs->setTabText(m_tabs->indexOf(m_histogram), tr("Class histogram"));
   m_classFilter->show();
   // Histogram: train and validation bars per class.
-  auto* group = new QCPBarsGroup(m_histogram);
-  QVector<double> ticks;
-  for (int c = 0; c < s.classes.size(); ++c)
-    ticks << c;
-  const QList<QPair<QString, const QVector<qint64>*>> sets = {
-      {tr("train"), &s.trainCounts}, {tr("validation"), &s.validationCounts}};
-  const QColor colours[] = {QColor(31, 119, 180), QColor(255, 127, 14)};
-  double top = 1;
-  for (int i = 0; i < sets.size(); ++i) {
-    QVector<double> values;
-    for (auto v : *sets[i].second) {
-      values << double(v);
-      top = std::max(top, double(v));
-    }
-    auto* bars = new QCPBars(m_histogram->xAxis, m_histogram->yAxis);
-    bars->setName(sets[i].first);
-    bars->setBrush(colours[i]);
-    bars->setPen(Qt::NoPen);
-    bars->setWidth(0.38);
-    bars->setBarsGroup(group);
-    bars->setData(ticks, values);
+  drawDataClassHistogram(m_histogram, s);
+  showImbalance();
+  {
+    const QSignalBlocker b(m_classFilter);
+    m_classFilter->clear();
+    m_classFilter->addItem(tr("All classes"));
+    m_classFilter->addItems(s.classes);
   }
-  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-  for (int c = 0; c < s.classes.size(); ++c)
-    ticker->addTick(c, s.classes[c]);
-  m_histogram->xAxis->setTicker(ticker);
-  m_histogram->xAxis->setTickLabelRotation(s.classes.size() > 6 ? 40 : 0);
-  m_histogram->xAxis->setRange(-0.6, s.classes.size() - 0.4);
-  m_histogram->yAxis->setRange(0, top * 1.1);
-  m_histogram->yAxis->setLabel(tr("images"));
-  m_histogram->xAxis->setLabel(QString());
-  m_histogram->legend->setVisible(true);
+  for (int i = 0; i < s.samples.size(); ++i) {
+    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(s.samples[i])),
+                                     s.classes.value(s.sampleLabels[i]), m_grid);
+    item->setData(Qt::UserRole, s.sampleLabels[i]);
+  }
+}
+
+void DataPage::showUnreadScan() {
+  const auto& s = m_scan;
+  m_tabs->setTabVisible(m_tabs->indexOf(m_cooccurrence), false);
+  m_tabs->setTabText(m_tabs->indexOf(m_histogram), tr("Class histogram"));
+  m_classFilter->show();
+  {
+    const QSignalBlocker b(m_classFilter);
+    m_classFilter->clear();
+    m_classFilter->addItem(tr("All classes"));
+  }
+  m_summary->setText(s.cancelled ? tr("Scan cancelled.")
+                     : s.error.isEmpty()
+                         ? tr("Scan the data to see its splits, classes and images.")
+                         : tr("<b>The data cannot be read:</b> %1").arg(s.error.toHtmlEscaped()));
   m_histogram->replot();
+}
+
+void DataPage::showImbalance() {
+  const auto& s = m_scan;
   // Imbalance: the largest class more than 3x the smallest.
   qint64 most = 0, least = std::numeric_limits<qint64>::max();
   for (auto v : s.trainCounts) {
@@ -716,17 +787,6 @@ void DataPage::showScan() {
                              .arg(least));
     const Json& train = m_document->project().train;
     if (!(train.is_object() && train.contains("class_weights"))) m_classWeights->show();
-  }
-  {
-    const QSignalBlocker b(m_classFilter);
-    m_classFilter->clear();
-    m_classFilter->addItem(tr("All classes"));
-    m_classFilter->addItems(s.classes);
-  }
-  for (int i = 0; i < s.samples.size(); ++i) {
-    auto* item = new QListWidgetItem(QIcon(QPixmap::fromImage(s.samples[i])),
-                                     s.classes.value(s.sampleLabels[i]), m_grid);
-    item->setData(Qt::UserRole, s.sampleLabels[i]);
   }
 }
 

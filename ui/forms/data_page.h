@@ -10,7 +10,7 @@
 // instead (data::TargetSummary's chart and table, drawn by forms/data_targets.cpp: multi-label
 // images per label and the labels' co-occurrence, regression target histograms, segmentation
 // class pixel shares, detection boxes per class and their sizes) and its images with their targets.
-// Its Doctor tab (forms/doctor_panel.h) runs the data doctor.
+// Its Doctor tab (doctor/doctor_panel.h) runs the data doctor.
 #include <QImage>
 #include <QString>
 #include <QStringList>
@@ -38,6 +38,7 @@ class QPushButton;
 class QSpinBox;
 class QTableWidget;
 class QTabWidget;
+class QToolButton;
 
 namespace netsmith::ui {
 
@@ -106,6 +107,15 @@ class DataPage : public QWidget {
   void scanned();
 
  private:
+  struct SourceWidgets {
+    QComboBox* format = nullptr;
+    QLineEdit* path = nullptr;
+    QLineEdit* labels = nullptr;  ///< the format's second key (IDX's labels file)
+    QLabel* pathLabel = nullptr;  ///< the first key's name
+    QLabel* labelsLabel = nullptr;
+    QWidget* labelsRow = nullptr;  ///< the second key's field and its Browse button
+  };
+
   void refreshForms();
   void showScan();
   /// After a class list edit: the scan's names follow (renamed, or the data read again).
@@ -116,17 +126,30 @@ class DataPage : public QWidget {
   void editExplicitNormalization();
   /// The mean and std fields' tooltip when what they hold is fine.
   static QString normalizationHelp();
+  /// The split, normalization and fit fields: names, ranges, tooltips.
+  void setupFormWidgets();
+  /// The scan's button, summary, histogram, lists and filter: names and looks.
+  void setupScanWidgets();
+  /// The sources, the validation split, preprocessing and the class list (left), scrolled.
+  QWidget* buildFormsPanel();
+  /// The scan row, summary, imbalance warning and the results' tabs (right).
+  QWidget* buildResultsPanel();
+  /// The validation, normalization and fit fields write the data section.
+  void connectFormEdits();
+  /// Scan, Cancel, the scan's progress, Use class weights and the sample filter.
+  void connectScan();
+  /// A project loaded or its data section changed: the forms and the scan follow.
+  void connectDocument();
   QWidget* buildSourceBox(const QString& split);
+  /// The source box's format, path fields and Browse buttons write the split's source.
+  void connectSourceBox(const QString& split, SourceWidgets& w, QToolButton* pick,
+                        QToolButton* pickLabels);
+  /// showScan() without a scan to show: why (not scanned, cancelled, failed).
+  void showUnreadScan();
+  /// The imbalance warning and Use class weights, from the scan's training counts.
+  void showImbalance();
 
   ProjectDocument* m_document;
-  struct SourceWidgets {
-    QComboBox* format = nullptr;
-    QLineEdit* path = nullptr;
-    QLineEdit* labels = nullptr;  ///< the format's second key (IDX's labels file)
-    QLabel* pathLabel = nullptr;  ///< the first key's name
-    QLabel* labelsLabel = nullptr;
-    QWidget* labelsRow = nullptr;  ///< the second key's field and its Browse button
-  };
   SourceWidgets m_train, m_test;
   QDoubleSpinBox* m_fraction;
   QSpinBox* m_splitSeed;

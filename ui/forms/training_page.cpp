@@ -20,13 +20,13 @@
 #include <map>
 
 #include "env/env_report.h"
-#include "forms/schema_form.h"
 #include "session/project_document.h"
 #include "train/lr_schedule.h"
 #include "train/project_plan.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
+#include "util/schema_form.h"
 #include "util/theme_colors.h"
 
 namespace netsmith::ui {
@@ -74,6 +74,26 @@ Json scheduleKeywordValues(const Json& optimizer) {
   return out;
 }
 
+/// A group box titled `title` on the forms panel, holding `head` (when given) over `content`.
+QGroupBox* addTrainingGroup(QWidget* forms, QVBoxLayout* formsLayout, const QString& title,
+                            QWidget* content, QWidget* head = nullptr) {
+  auto* box = new QGroupBox(title, forms);
+  auto* l = new QVBoxLayout(box);
+  if (head) l->addWidget(head);
+  l->addWidget(content);
+  formsLayout->addWidget(box);
+  return box;
+}
+
+/// A group's head row: `field` with its `label`, on a widget of the forms panel.
+QWidget* trainingGroupHead(QWidget* forms, const QString& label, QWidget* field) {
+  auto* head = new QWidget(forms);
+  auto* hl = new QFormLayout(head);
+  hl->setContentsMargins(0, 0, 0, 0);
+  hl->addRow(label, field);
+  return head;
+}
+
 }  // namespace
 
 TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
@@ -105,6 +125,22 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   m_blocked->setWordWrap(true);
   m_blocked->setStyleSheet(QStringLiteral("QLabel { color: #b02a37; }"));
 
+  fillChoices();
+
+  // Left: forms in a scroll area. Right: the LR chart.
+  QWidget* scroll = buildFormsPanel();
+  QWidget* right = buildChartPanel();
+
+  auto* layout = new QHBoxLayout(this);
+  layout->addWidget(scroll, 1);
+  layout->addWidget(right, 1);
+
+  connectForms();
+  connectChoices();
+  connectDocument();
+}
+
+void TrainingPage::fillChoices() {
   for (const auto& t : train::optimizerTypes())
     m_optimizerType->addItem(QString::fromStdString(t));
   const auto& schedules = m_document->schedules();
@@ -118,21 +154,44 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   const auto env = env::collectEnvReport(false);
   for (std::size_t i = 0; env.cudaAvailable && i < env.cudaDevices.size(); ++i)
     m_device->addItem(QStringLiteral("cuda:%1").arg(i), QString::fromStdString(env.cudaDevices[i]));
+}
 
-  // Left: forms in a scroll area. Right: the LR chart.
+QWidget* TrainingPage::buildFormsPanel() {
   auto* forms = new QWidget(this);
   auto* formsLayout = new QVBoxLayout(forms);
-  auto group = [&](const QString& title, QWidget* content, QWidget* head = nullptr) {
-    auto* box = new QGroupBox(title, forms);
-    auto* l = new QVBoxLayout(box);
-    if (head) l->addWidget(head);
-    l->addWidget(content);
-    formsLayout->addWidget(box);
-    return box;
+  auto group = [forms, formsLayout](const QString& title, QWidget* content,
+                                    QWidget* head = nullptr) {
+    return addTrainingGroup(forms, formsLayout, title, content, head);
   };
   group(tr("Run"), m_basics);
+  group(tr("Quick run (a subset)"), buildQuickRun(forms));
+  group(tr("Optimizer"), m_optimizer, trainingGroupHead(forms, tr("type"), m_optimizerType));
+  group(tr("Learning-rate schedule"), m_schedule,
+        trainingGroupHead(forms, tr("type"), m_scheduleType));
+  auto* deviceHead = trainingGroupHead(forms, tr("device"), m_device);
+  for (const auto& [title, keys] : optionGroups()) {
+    auto* f = new SchemaForm(forms);
+    f->setObjectName(QStringLiteral("trainOptions_") +
+                     title.section(' ', 0, 0).remove(QLatin1Char(',')).toLower());
+    m_groups << f;
+    group(title, f, title == optionGroups()[2].first ? deviceHead : nullptr);
+  }
+  buildSectionForms(forms, formsLayout);
+  auto* other = new SchemaForm(forms);
+  other->setObjectName(QStringLiteral("trainOptions_other"));
+  m_groups << other;
+  group(tr("Other"), other);
+  formsLayout->addStretch(1);
+  auto* scroll = new QScrollArea(this);
+  scroll->setWidget(forms);
+  scroll->setWidgetResizable(true);
+  scroll->setMinimumWidth(440);
+  return scroll;
+}
+
+QWidget* TrainingPage::buildQuickRun(QWidget* formsPanel) {
   // A quick check on a subset before the full run (netsmith-cli's --limit-train/--limit-val).
-  auto* quick = new QWidget(forms);
+  auto* quick = new QWidget(formsPanel);
   auto* qf = new QFormLayout(quick);
   qf->setContentsMargins(0, 0, 0, 0);
   for (auto [field, name, what] :
@@ -154,39 +213,21 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
       Q_EMIT sampleLimitsChanged(m_trainLimit->value(), m_validationLimit->value());
     });
   }
-  group(tr("Quick run (a subset)"), quick);
-  auto* optimizerHead = new QWidget(forms);
-  auto* oh = new QFormLayout(optimizerHead);
-  oh->setContentsMargins(0, 0, 0, 0);
-  oh->addRow(tr("type"), m_optimizerType);
-  group(tr("Optimizer"), m_optimizer, optimizerHead);
-  auto* scheduleHead = new QWidget(forms);
-  auto* sh = new QFormLayout(scheduleHead);
-  sh->setContentsMargins(0, 0, 0, 0);
-  sh->addRow(tr("type"), m_scheduleType);
-  group(tr("Learning-rate schedule"), m_schedule, scheduleHead);
-  auto* deviceHead = new QWidget(forms);
-  auto* dh = new QFormLayout(deviceHead);
-  dh->setContentsMargins(0, 0, 0, 0);
-  dh->addRow(tr("device"), m_device);
-  for (const auto& [title, keys] : optionGroups()) {
-    auto* f = new SchemaForm(forms);
-    f->setObjectName(QStringLiteral("trainOptions_") +
-                     title.section(' ', 0, 0).remove(QLatin1Char(',')).toLower());
-    m_groups << f;
-    group(title, f, title == optionGroups()[2].first ? deviceHead : nullptr);
-  }
+  return quick;
+}
+
+void TrainingPage::buildSectionForms(QWidget* formsPanel, QVBoxLayout* formsLayout) {
   // Sections that are off unless present: early stopping, ReduceLROnPlateau.
   for (const auto& [key, title] :
        {std::pair<std::string, QString>{"early_stopping", tr("Early stopping")},
         std::pair<std::string, QString>{"plateau", tr("Reduce LR on plateau")}}) {
     SectionForm section;
     section.key = key;
-    section.enabled = new QCheckBox(tr("on"), forms);
+    section.enabled = new QCheckBox(tr("on"), formsPanel);
     section.enabled->setObjectName(QString::fromStdString(key) + QStringLiteral("_on"));
-    section.form = new SchemaForm(forms);
+    section.form = new SchemaForm(formsPanel);
     section.form->setObjectName(QString::fromStdString(key) + QStringLiteral("_form"));
-    group(title, section.form, section.enabled);
+    addTrainingGroup(formsPanel, formsLayout, title, section.form, section.enabled);
     connect(section.enabled, &QCheckBox::toggled, this,
             [this, key](bool on) { setTrainKey(key, on ? Json::object() : Json(), {}); });
     section.form->setOnChange([this, key](const QString& field, const Json& v) {
@@ -203,16 +244,9 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
     });
     m_sections << section;
   }
-  auto* other = new SchemaForm(forms);
-  other->setObjectName(QStringLiteral("trainOptions_other"));
-  m_groups << other;
-  group(tr("Other"), other);
-  formsLayout->addStretch(1);
-  auto* scroll = new QScrollArea(this);
-  scroll->setWidget(forms);
-  scroll->setWidgetResizable(true);
-  scroll->setMinimumWidth(440);
+}
 
+QWidget* TrainingPage::buildChartPanel() {
   m_chart->addGraph();
   m_chart->graph(0)->setPen(QPen(QColor(44, 160, 44), 1.5));
   m_chart->graph(0)->setName(tr("learning rate"));
@@ -229,11 +263,10 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   rl->addWidget(m_planLabel);
   rl->addWidget(m_lrFind, 0, Qt::AlignLeft);
   rl->addWidget(m_blocked);
+  return right;
+}
 
-  auto* layout = new QHBoxLayout(this);
-  layout->addWidget(scroll, 1);
-  layout->addWidget(right, 1);
-
+void TrainingPage::connectForms() {
   m_basics->setOnChange([this](const QString& key, const Json& v) {
     setTrainKey(key.toStdString(), v, QStringLiteral("train:") + key);
   });
@@ -258,6 +291,9 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   sweepFrom(m_schedule, "train.schedule.");
   for (auto* f : m_groups)
     sweepFrom(f, "train.");
+}
+
+void TrainingPage::connectChoices() {
   connect(m_optimizerType, &QComboBox::textActivated, this, [this](const QString& type) {
     Json train = m_document->project().train;
     Json opt = train.contains("optimizer") && train["optimizer"].is_object() ? train["optimizer"]
@@ -277,6 +313,9 @@ TrainingPage::TrainingPage(ProjectDocument* document, QWidget* parent)
   connect(m_device, &QComboBox::textActivated, this,
           [this](const QString& device) { setTrainKey("device", Json(device.toStdString()), {}); });
   connect(m_lrFind, &QPushButton::clicked, this, &TrainingPage::lrFinderRequested);
+}
+
+void TrainingPage::connectDocument() {
   connect(m_document, &ProjectDocument::loaded, this, &TrainingPage::projectLoaded);
   connect(m_document, &ProjectDocument::projectChanged, this, &TrainingPage::refresh);
   connect(m_document, &ProjectDocument::problemsChanged, this, &TrainingPage::showProblems);

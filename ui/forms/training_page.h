@@ -20,6 +20,7 @@ class QCustomPlot;
 class QLabel;
 class QPushButton;
 class QSpinBox;
+class QVBoxLayout;
 
 namespace netsmith::ui {
 
@@ -73,6 +74,22 @@ class TrainingPage : public QWidget {
   void sampleLimitsChanged(qint64 train, qint64 validation);
 
  private:
+  /// The optimizer types, the schedules and the devices in their drop-downs.
+  void fillChoices();
+  /// The forms in their groups (left), in a scroll area.
+  QWidget* buildFormsPanel();
+  /// The quick-run limits' fields, on `formsPanel`.
+  QWidget* buildQuickRun(QWidget* formsPanel);
+  /// The optional sections' groups (early stopping, plateau), each with its switch.
+  void buildSectionForms(QWidget* formsPanel, QVBoxLayout* formsLayout);
+  /// The planned LR chart with the plan, the LR finder and the blocked reason (right).
+  QWidget* buildChartPanel();
+  /// The forms' edits and "Sweep this setting" write the train section.
+  void connectForms();
+  /// The optimizer, schedule and device drop-downs and the LR finder button.
+  void connectChoices();
+  /// The project's loads and changes refresh the page.
+  void connectDocument();
   void rebuildForms();
   void setTrainKey(const std::string& key, const Json& value, const QString& mergeKey);
   void editSub(const char* section, const QComboBox* type, const QString& key, const Json& value);

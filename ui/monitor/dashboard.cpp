@@ -280,7 +280,7 @@ void Dashboard::setMonitor(const QString& monitor, bool maximize) {
   m_table->headerItem()->setToolTip(0, tr("The best epoch by %1 is marked").arg(monitor));
 }
 
-void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
+void Dashboard::addBatches(const QVector<run::BatchMetrics>& batches) {
   if (batches.isEmpty()) return;
   if (m_history) {
     const auto& first = batches.front();
@@ -322,7 +322,7 @@ void Dashboard::addBatches(const QVector<train::BatchMetrics>& batches) {
     replotAll();
 }
 
-void Dashboard::addEpoch(const train::EpochMetrics& e) {
+void Dashboard::addEpoch(const run::EpochMetrics& e) {
   if (m_history)  // no step point came first: the history up to this epoch
     drawHistory(std::numeric_limits<std::int64_t>::max(), e.epoch, 0, m_lastBatchSeconds);
   const double keys[3] = {double(m_lastStep), double(e.epoch + 1), m_lastBatchSeconds};
@@ -339,7 +339,7 @@ void Dashboard::addEpoch(const train::EpochMetrics& e) {
     replotAll();
 }
 
-void Dashboard::fillEpochRow(const train::EpochMetrics& e) {
+void Dashboard::fillEpochRow(const run::EpochMetrics& e) {
   auto* row = new QTreeWidgetItem(m_table);
   auto percent = [](double v) { return QString::number(100.0 * v, 'f', 2) + QLatin1Char('%'); };
   row->setText(0, QString::number(e.epoch + 1));

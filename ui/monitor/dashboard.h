@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "monitor/run_history.h"
-#include "train/events.h"
+#include "run/events.h"
 
 class QCheckBox;
 class QHBoxLayout;
@@ -28,7 +28,7 @@ class QCustomPlot;
 class QLabel;
 class QSlider;
 
-namespace netsmith::train {
+namespace netsmith::run {
 struct RunRecord;
 }
 class QSplitter;
@@ -58,13 +58,13 @@ class Dashboard : public QWidget {
   /// resolved it (TrainerSession::monitorChosen); read from each epoch as the run reads it.
   void setMonitor(const QString& metric, bool maximize);
 
-  void addBatches(const QVector<train::BatchMetrics>& batches);
-  void addEpoch(const train::EpochMetrics& epoch);
+  void addBatches(const QVector<run::BatchMetrics>& batches);
+  void addEpoch(const run::EpochMetrics& epoch);
   /// A resumed run's history, read from its run folder before it goes on: drawn as the run's own
   /// points (table rows numbered as the run numbers its epochs, step points, epoch points)
   /// when the run's first point arrives, up to where that point says the run goes on (what the
   /// folder holds past it, or what an earlier resume replaced, is left out). clear() drops it.
-  void setHistory(const train::RunRecord& record);
+  void setHistory(const run::RunRecord& record);
 
   /// A warning about batch `batch` of `epoch` (the run diverging): a red dashed line on the loss
   /// chart at that batch (placed once the batch's point is there).
@@ -131,7 +131,7 @@ class Dashboard : public QWidget {
   DashboardChart* findChart(const QString& id) const;
   int chartCount() const;
   void rekey();
-  void fillEpochRow(const train::EpochMetrics& e);
+  void fillEpochRow(const run::EpochMetrics& e);
   /// Draws the pending history up to step `firstStep` (exclusive) and epoch `firstEpoch`
   /// (exclusive): where the resumed run's first live point is.
   void drawHistory(std::int64_t firstStep, std::int64_t firstEpoch, std::int64_t batchesPerEpoch,
@@ -177,7 +177,7 @@ class Dashboard : public QWidget {
   std::int64_t m_lastStep = 0;
   /// A resumed run's history not drawn yet (setHistory), and the time its live points are
   /// shifted by on the time axis (a resumed process counts its seconds from 0 again).
-  std::unique_ptr<train::RunRecord> m_history;
+  std::unique_ptr<run::RunRecord> m_history;
   double m_timeOffset = 0;
 
   QTimer* m_replotTimer = nullptr;

@@ -107,9 +107,9 @@ DashboardSeries* DashboardChart::findSeries(const QString& id) {
   return nullptr;
 }
 
-void DashboardChart::addBatches(const QVector<train::BatchMetrics>&, const QVector<double>&) {}
+void DashboardChart::addBatches(const QVector<run::BatchMetrics>&, const QVector<double>&) {}
 
-void DashboardChart::addEpoch(const train::EpochMetrics&, double) {}
+void DashboardChart::addEpoch(const run::EpochMetrics&, double) {}
 
 void DashboardChart::clear() {
   for (auto& s : m_series)
@@ -241,8 +241,7 @@ LossChart::LossChart(double smoothing, QWidget* parent)
   addSeries(QStringLiteral("val_loss"), tr("validation (epoch)"), kRed, true, true);
 }
 
-void LossChart::addBatches(const QVector<train::BatchMetrics>& batches,
-                           const QVector<double>& keys) {
+void LossChart::addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) {
   auto& step = series()[kStep];
   auto& smoothed = series()[kSmoothed];
   for (int i = 0; i < batches.size(); ++i) {
@@ -251,7 +250,7 @@ void LossChart::addBatches(const QVector<train::BatchMetrics>& batches,
   }
 }
 
-void LossChart::addEpoch(const train::EpochMetrics& e, double key) {
+void LossChart::addEpoch(const run::EpochMetrics& e, double key) {
   series()[kValidation].append(
       key, e.hasValidation ? e.validation.loss : std::numeric_limits<double>::quiet_NaN());
 }
@@ -290,14 +289,14 @@ AccuracyChart::AccuracyChart(QWidget* parent)
             false);
 }
 
-void AccuracyChart::addBatches(const QVector<train::BatchMetrics>& batches,
+void AccuracyChart::addBatches(const QVector<run::BatchMetrics>& batches,
                                const QVector<double>& keys) {
   auto& running = series()[2];
   for (int i = 0; i < batches.size(); ++i)
-    running.append(keys[i], batches[i].epochAccuracy);
+    running.append(keys[i], batches[i].epochHeadlineValue);
 }
 
-double headlineFigure(const train::EpochMetrics& e, bool validation, QString* name,
+double headlineFigure(const run::EpochMetrics& e, bool validation, QString* name,
                       const QString& preferred) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   if (std::isfinite(e.trainAccuracy) || (e.trainFigures.empty() && e.validation.figures.empty())) {
@@ -320,7 +319,7 @@ double headlineFigure(const train::EpochMetrics& e, bool validation, QString* na
   return it != figures.end() ? it->second : nan;
 }
 
-void AccuracyChart::addEpoch(const train::EpochMetrics& e, double key) {
+void AccuracyChart::addEpoch(const run::EpochMetrics& e, double key) {
   QString figure;
   const double train = headlineFigure(e, false, &figure, m_preferred);
   if (figure != m_figure) setTitle(figure);  // another task's figure: the chart says which
@@ -350,16 +349,16 @@ BatchValueChart::BatchValueChart(const QString& id, const QString& title, const 
 std::unique_ptr<BatchValueChart> BatchValueChart::learningRate(QWidget* parent) {
   return std::make_unique<BatchValueChart>(
       QStringLiteral("lr"), tr("Learning rate"), tr("learning rate"), tr("learning rate"), kGreen,
-      [](const train::BatchMetrics& b) { return b.lr; }, parent);
+      [](const run::BatchMetrics& b) { return b.lr; }, parent);
 }
 
 std::unique_ptr<BatchValueChart> BatchValueChart::throughput(QWidget* parent) {
   return std::make_unique<BatchValueChart>(
       QStringLiteral("throughput"), tr("Throughput"), tr("images/s"), tr("images/s"), kOrange,
-      [](const train::BatchMetrics& b) { return b.imagesPerSecond; }, parent);
+      [](const run::BatchMetrics& b) { return b.imagesPerSecond; }, parent);
 }
 
-void BatchValueChart::addBatches(const QVector<train::BatchMetrics>& batches,
+void BatchValueChart::addBatches(const QVector<run::BatchMetrics>& batches,
                                  const QVector<double>& keys) {
   for (int i = 0; i < batches.size(); ++i)
     series()[0].append(keys[i], m_value(batches[i]));
@@ -373,7 +372,7 @@ GradNormChart::GradNormChart(QWidget* parent)
   m_clipLine->setVisible(false);
 }
 
-void GradNormChart::addBatches(const QVector<train::BatchMetrics>& batches,
+void GradNormChart::addBatches(const QVector<run::BatchMetrics>& batches,
                                const QVector<double>& keys) {
   for (int i = 0; i < batches.size(); ++i)
     series()[0].append(keys[i], batches[i].gradNorm);
@@ -416,7 +415,7 @@ MemoryChart::MemoryChart(QWidget* parent)
   }
 }
 
-void MemoryChart::addBatches(const QVector<train::BatchMetrics>& batches,
+void MemoryChart::addBatches(const QVector<run::BatchMetrics>& batches,
                              const QVector<double>& keys) {
   if (batches.isEmpty()) return;
   if (batches.front().memory.kind != m_kind) setKind(batches.front().memory.kind);

@@ -13,7 +13,7 @@
 #include <memory>
 #include <string>
 
-#include "train/events.h"
+#include "run/events.h"
 
 class QColor;
 class QCPGraph;
@@ -75,9 +75,9 @@ class DashboardChart {
   DashboardSeries* findSeries(const QString& id);
 
   /// Draws `batches`, the i-th at x = `keys[i]`.
-  virtual void addBatches(const QVector<train::BatchMetrics>& batches, const QVector<double>& keys);
+  virtual void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys);
   /// Draws one epoch's metrics at x = `key`.
-  virtual void addEpoch(const train::EpochMetrics& epoch, double key);
+  virtual void addEpoch(const run::EpochMetrics& epoch, double key);
   /// Forgets every point.
   virtual void clear();
   /// Widens [lo, hi] to the visible series (their positive values on a log axis) and to what
@@ -114,9 +114,8 @@ class DashboardChart {
 class LossChart : public DashboardChart {
  public:
   LossChart(double smoothing, QWidget* parent);
-  void addBatches(const QVector<train::BatchMetrics>& batches,
-                  const QVector<double>& keys) override;
-  void addEpoch(const train::EpochMetrics& epoch, double key) override;
+  void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) override;
+  void addEpoch(const run::EpochMetrics& epoch, double key) override;
   void clear() override;
   /// EMA weight of the smoothed curve, which is recomputed from the step losses.
   void setSmoothing(double weight);
@@ -134,9 +133,8 @@ class LossChart : public DashboardChart {
 class AccuracyChart : public DashboardChart {
  public:
   explicit AccuracyChart(QWidget* parent);
-  void addBatches(const QVector<train::BatchMetrics>& batches,
-                  const QVector<double>& keys) override;
-  void addEpoch(const train::EpochMetrics& epoch, double key) override;
+  void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) override;
+  void addEpoch(const run::EpochMetrics& epoch, double key) override;
   /// Forgets the points and the figure (the next run may be of another task).
   void clear() override;
   /// The figure drawn in place of accuracy ("" : accuracy).
@@ -155,13 +153,13 @@ class AccuracyChart : public DashboardChart {
 /// else `preferred` when the epoch reports it (in training or validation), else its first
 /// training figure. `name` gets that figure's name ("" for accuracy); NaN where the epoch has
 /// no value of it.
-double headlineFigure(const train::EpochMetrics& epoch, bool validation, QString* name,
+double headlineFigure(const run::EpochMetrics& epoch, bool validation, QString* name,
                       const QString& preferred = {});
 
 /// One value of every batch: the learning rate, the throughput.
 class BatchValueChart : public DashboardChart {
  public:
-  using Value = std::function<double(const train::BatchMetrics&)>;
+  using Value = std::function<double(const run::BatchMetrics&)>;
   /// A chart `id` with one series `id` named `name`, drawing `value` of every batch.
   BatchValueChart(const QString& id, const QString& title, const QString& yLabel,
                   const QString& name, const QColor& color, Value value, QWidget* parent);
@@ -169,8 +167,7 @@ class BatchValueChart : public DashboardChart {
   static std::unique_ptr<BatchValueChart> learningRate(QWidget* parent);
   /// Images per second of every step ("throughput").
   static std::unique_ptr<BatchValueChart> throughput(QWidget* parent);
-  void addBatches(const QVector<train::BatchMetrics>& batches,
-                  const QVector<double>& keys) override;
+  void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) override;
 
  private:
   Value m_value;
@@ -180,8 +177,7 @@ class BatchValueChart : public DashboardChart {
 class GradNormChart : public DashboardChart {
  public:
   explicit GradNormChart(QWidget* parent);
-  void addBatches(const QVector<train::BatchMetrics>& batches,
-                  const QVector<double>& keys) override;
+  void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) override;
   void extendYRange(double& lo, double& hi) const override;
   /// The clip threshold drawn (0: none).
   void setClip(double clip);
@@ -196,8 +192,7 @@ class GradNormChart : public DashboardChart {
 class MemoryChart : public DashboardChart {
  public:
   explicit MemoryChart(QWidget* parent);
-  void addBatches(const QVector<train::BatchMetrics>& batches,
-                  const QVector<double>& keys) override;
+  void addBatches(const QVector<run::BatchMetrics>& batches, const QVector<double>& keys) override;
 
  private:
   enum { kAllocated, kReserved, kPeak };

@@ -6,21 +6,21 @@
 #include <map>
 
 #include "monitor/dashboard.h"
-#include "train/run_records.h"
+#include "run/run_records.h"
 
 namespace netsmith::ui {
 
-void Dashboard::setHistory(const train::RunRecord& record) {
-  m_history = std::make_unique<train::RunRecord>(record);
+void Dashboard::setHistory(const run::RunRecord& record) {
+  m_history = std::make_unique<run::RunRecord>(record);
 }
 
 void Dashboard::drawHistory(std::int64_t firstStep, std::int64_t firstEpoch,
                             std::int64_t batchesPerEpoch, double firstSeconds) {
-  const std::unique_ptr<train::RunRecord> record = std::move(m_history);
+  const std::unique_ptr<run::RunRecord> record = std::move(m_history);
   if (!record) return;
   // The step rows as the run stands: a part written after a resume replaces the rows from its
   // first step on (an earlier resume repeated them), and the live run replaces from firstStep.
-  std::vector<const train::StepRecord*> steps;
+  std::vector<const run::StepRecord*> steps;
   for (const auto& s : record->steps) {
     while (!steps.empty() && steps.back()->step >= s.step)
       steps.pop_back();
@@ -31,22 +31,24 @@ void Dashboard::drawHistory(std::int64_t firstStep, std::int64_t firstEpoch,
                             (!stepKnown && steps.back()->epoch >= firstEpoch)))
     steps.pop_back();
   // The epochs before the one the run goes on in; the last record of an epoch counts.
-  std::map<std::int64_t, train::EpochMetrics> epochs;
+  std::map<std::int64_t, run::EpochMetrics> epochs;
   for (const Json& event : record->epochEvents) {
-    train::EpochMetrics e = train::epochMetricsFromJson(event);
+    run::EpochMetrics e = run::epochMetricsFromJson(event);
     if (e.epoch >= 0 && e.epoch < firstEpoch) epochs[e.epoch] = std::move(e);
   }
   if (epochs.empty()) {
-    // No events.jsonl to read: metrics.csv's epoch rows (losses, accuracy, LR).
+    // No events.jsonl to read: metrics.csv's epoch rows (losses, the headline figure, LR).
+    const std::string headline = record->headline;
     for (const auto& r : record->epochs) {
       if (r.epoch < 0 || r.epoch >= firstEpoch) continue;
-      train::EpochMetrics e;
+      run::EpochMetrics e;
       e.epoch = r.epoch;
       e.trainLoss = r.trainLoss;
-      e.trainAccuracy = r.trainAccuracy;
+      e.trainAccuracy = e.validation.accuracy = std::nan("");
+      e.trainFigures[headline] = r.trainFigure;
       e.hasValidation = std::isfinite(r.valLoss);
       e.validation.loss = r.valLoss;
-      e.validation.accuracy = r.valAccuracy;
+      e.validation.figures[headline] = r.valFigure;
       e.lr = r.lr;
       e.seconds = r.seconds;
       epochs[r.epoch] = e;
@@ -56,7 +58,7 @@ void Dashboard::drawHistory(std::int64_t firstStep, std::int64_t firstEpoch,
     for (const auto* s : steps)
       batchesPerEpoch = std::max(batchesPerEpoch, s->batch + 1);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  QVector<train::BatchMetrics> batches;
+  QVector<run::BatchMetrics> batches;
   const auto flush = [&] {
     if (batches.isEmpty()) return;
     addBatches(batches);
@@ -66,13 +68,13 @@ void Dashboard::drawHistory(std::int64_t firstStep, std::int64_t firstEpoch,
   const auto takeSteps = [&](std::int64_t upToEpoch) {
     for (; next < steps.size() && steps[next]->epoch <= upToEpoch; ++next) {
       const auto& s = *steps[next];
-      train::BatchMetrics b;
+      run::BatchMetrics b;
       b.epoch = s.epoch;
       b.batch = s.batch;
       b.batchesPerEpoch = batchesPerEpoch;
       b.step = std::int64_t(s.step);
       b.loss = s.loss;
-      b.accuracy = b.epochLoss = b.epochAccuracy = nan;  // not in metrics.csv's step rows
+      b.headlineValue = b.epochLoss = b.epochHeadlineValue = nan;  // not in metrics.csv's steps
       b.lr = s.lr;
       b.gradNorm = s.gradNorm;
       b.imagesPerSecond = s.imagesPerSecond;

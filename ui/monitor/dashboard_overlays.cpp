@@ -105,7 +105,7 @@ void Dashboard::redrawOverlay(OverlayData& o) {
     smoothed[i] = ema.add(r.stepLoss[i]);
   o.graphs[0]->setData(stepKeys, smoothed, true);
   o.graphs[1]->setData(epochKeys, r.epochValLoss, true);
-  o.graphs[2]->setData(epochKeys, r.epochValAccuracy, true);
+  o.graphs[2]->setData(epochKeys, r.epochValFigure, true);
   o.graphs[3]->setData(stepKeys, r.stepLr, true);
   o.graphs[4]->setData(stepKeys, r.stepGradNorm, true);
   o.graphs[5]->setData(stepKeys, r.stepMemoryMiB, true);

@@ -29,11 +29,11 @@
 #include <algorithm>
 
 #include "common/exit_codes.h"
-#include "common/run_layout.h"
 #include "experiment/samplers.h"
 #include "experiment/sweep_schedule.h"
 #include "monitor/dashboard.h"
 #include "monitor/run_history.h"
+#include "run/run_layout.h"
 #include "session/project_document.h"
 #include "session/sweep_session.h"
 #include "util/background_job.h"
@@ -47,8 +47,8 @@ struct SweepPoll {
   bool changed = false;  ///< false: nothing moved since the last poll (nothing else is set)
   QString seen;          ///< the signature the state was read at
   experiment::SweepState state;
-  std::map<std::int64_t, train::RunRecordReader> readers;  ///< the running trials, followed
-  std::vector<std::pair<std::int64_t, RunHistory>> runs;   ///< the readable ones, by trial
+  std::map<std::int64_t, run::RunRecordReader> readers;   ///< the running trials, followed
+  std::vector<std::pair<std::int64_t, RunHistory>> runs;  ///< the readable ones, by trial
   std::uint64_t generation = 0;  ///< the page's m_pollGeneration when the poll started
   bool live = false;             ///< a process runs the sweep (holds its lock)
 };
@@ -79,7 +79,7 @@ QString changeSignature(const QString& dir, const experiment::SweepState& state)
 /// read it anyway), and what each running trial appended to its run folder (at most 4 MiB a
 /// trial a poll), through the readers kept from the last poll.
 SweepPoll readSweep(const QString& dir, const QString& seen, const experiment::SweepState& previous,
-                    std::map<std::int64_t, train::RunRecordReader> readers) {
+                    std::map<std::int64_t, run::RunRecordReader> readers) {
   SweepPoll p;
   p.readers = std::move(readers);
   p.live = experiment::sweepInUse(dir.toStdString());
@@ -92,14 +92,14 @@ SweepPoll readSweep(const QString& dir, const QString& seen, const experiment::S
   }
   p.seen = changeSignature(dir, p.state);
   p.changed = true;
-  std::map<std::int64_t, train::RunRecordReader> following;  // finished trials are let go
+  std::map<std::int64_t, run::RunRecordReader> following;  // finished trials are let go
   for (const auto& t : p.state.trials) {
     if (t.status != experiment::TrialStatus::Running || t.runDir.empty()) continue;
     const std::string runDir = QDir(dir).filePath(QString::fromStdString(t.runDir)).toStdString();
     auto it = p.readers.find(t.id);
     auto reader = it != p.readers.end() && it->second.dir() == runDir
                       ? std::move(it->second)
-                      : train::RunRecordReader(runDir);
+                      : run::RunRecordReader(runDir);
     reader.update(std::uint64_t(4) << 20);
     if (reader.record().error.empty())
       p.runs.emplace_back(t.id, RunHistory::fromRecord(reader.record()));
@@ -165,6 +165,27 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   connect(m_session, &SweepSession::textArrived, this, &ExperimentsPage::say);
   connect(m_session, &SweepSession::finished, this, &ExperimentsPage::onSweepFinished);
   setObjectName(QStringLiteral("experimentsPage"));
+  setupSweepFormWidgets();
+  setupRunAndResultWidgets();
+
+  QWidget* scroll = buildDefinitionPanel();
+  QWidget* results = buildResultsPanel();
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(scroll);
+  split->addWidget(results);
+  split->setStretchFactor(1, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(split);
+
+  connectSweepForm();
+  connectRunAndResults();
+  connectDocument();
+  refreshDefinition();
+  m_stop->setEnabled(false);
+  m_applyBest->setEnabled(false);
+}
+
+void ExperimentsPage::setupSweepFormWidgets() {
   m_method->setObjectName(QStringLiteral("sweepMethod"));
   m_method->addItems({QStringLiteral("random"), QStringLiteral("grid"), QStringLiteral("tpe")});
   m_method->setToolTip(
@@ -190,6 +211,9 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_params->setMaximumHeight(140);
   m_problems->setObjectName(QStringLiteral("sweepProblems"));
   m_problems->setWordWrap(true);
+}
+
+void ExperimentsPage::setupRunAndResultWidgets() {
   m_run->setObjectName(QStringLiteral("sweepRun"));
   m_run->setShortcut(QKeySequence(QStringLiteral("Ctrl+Shift+E")));
   m_run->setToolTip(tr("Run the sweep: each trial trains in its own process (Ctrl+Shift+E)"));
@@ -218,7 +242,9 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   m_log->setReadOnly(true);
   m_log->setMaximumBlockCount(2000);
   m_log->setMaximumHeight(120);
+}
 
+QWidget* ExperimentsPage::buildDefinitionPanel() {
   // The definition, left.
   auto* form = new QFormLayout;
   form->addRow(tr("method"), m_method);
@@ -253,7 +279,10 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   scroll->setWidgetResizable(true);
   scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
   scroll->setMinimumWidth(340);
+  return scroll;
+}
 
+QWidget* ExperimentsPage::buildResultsPanel() {
   // The results, right.
   auto* results = new QSplitter(Qt::Vertical, this);
   results->addWidget(m_table);
@@ -268,13 +297,10 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   sl->addWidget(m_scatter, 1);
   cl->addWidget(scatterBox, 2);
   results->addWidget(charts);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(scroll);
-  split->addWidget(results);
-  split->setStretchFactor(1, 1);
-  auto* layout = new QVBoxLayout(this);
-  layout->addWidget(split);
+  return results;
+}
 
+void ExperimentsPage::connectSweepForm() {
   connect(m_method, &QComboBox::textActivated, this,
           [this](const QString& m) { editSweep("method", m.toStdString(), tr("Sweep method")); });
   connect(m_trials, &QSpinBox::editingFinished, this,
@@ -304,6 +330,9 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
     params.erase(params.begin() + row);
     editSweep("params", params, tr("Remove a swept setting"));
   });
+}
+
+void ExperimentsPage::connectRunAndResults() {
   connect(m_run, &QPushButton::clicked, this, [this] { runSweep(); });
   connect(m_stop, &QPushButton::clicked, this, [this] { stopSweep(); });
   connect(m_open, &QPushButton::clicked, this, [this] {
@@ -316,6 +345,9 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
   connect(m_scatterParam, &QComboBox::currentIndexChanged, this, [this] { drawScatter(); });
   connect(m_poll, &QTimer::timeout, this, [this] { poll(); });
   m_poll->setInterval(1000);
+}
+
+void ExperimentsPage::connectDocument() {
   connect(m_document, &ProjectDocument::sectionChanged, this, [this](const QString& section) {
     if (section == QLatin1String("sweep")) refreshDefinition();
   });
@@ -330,9 +362,6 @@ ExperimentsPage::ExperimentsPage(ProjectDocument* document, Dashboard* dashboard
     forget();
     if (const QString dir = latestSweepDir(); !dir.isEmpty()) openSweep(dir);
   });
-  refreshDefinition();
-  m_stop->setEnabled(false);
-  m_applyBest->setEnabled(false);
 }
 
 ExperimentsPage::~ExperimentsPage() {
@@ -667,7 +696,7 @@ bool ExperimentsPage::poll(bool force) {
   }
   // The followed trials travel to the worker and back with the poll's result.
   auto readers =
-      std::make_shared<std::map<std::int64_t, train::RunRecordReader>>(std::move(m_trialRuns));
+      std::make_shared<std::map<std::int64_t, run::RunRecordReader>>(std::move(m_trialRuns));
   m_trialRuns.clear();
   m_pollJob->start(
       [dir = m_dir, seen = force ? QString() : m_seen, state = m_state, readers,

@@ -15,7 +15,7 @@
 #include "experiment/sweep_event.h"
 #include "experiment/sweep_spec.h"
 #include "experiment/sweep_state.h"
-#include "train/run_records.h"
+#include "run/run_records.h"
 
 class QCheckBox;
 class QComboBox;
@@ -82,6 +82,20 @@ class ExperimentsPage : public QWidget {
   void sweepStarted();
 
  private:
+  /// The sweep section's form fields: names, ranges, tooltips.
+  void setupSweepFormWidgets();
+  /// The run buttons, status, trials table, charts and log: names and looks.
+  void setupRunAndResultWidgets();
+  /// The sweep's definition and run buttons (left), in a scroll area.
+  QWidget* buildDefinitionPanel();
+  /// The trials table over the two charts (right).
+  QWidget* buildResultsPanel();
+  /// The form's fields write the sweep section.
+  void connectSweepForm();
+  /// Run, Stop, Open, Apply best, the scatter's setting and the poll timer.
+  void connectRunAndResults();
+  /// The project's changes refresh the form and Run; a project loaded shows its last sweep.
+  void connectDocument();
   void refreshDefinition();
   /// Run's state and reason from the sweep section's and the project's problems.
   void updateRunButton();
@@ -154,7 +168,7 @@ class ExperimentsPage : public QWidget {
   QStringList m_overlaid;
   /// Each running trial's run folder, followed between polls: a poll reads what the trial
   /// appended since the last one, at most 4 MiB of it (handed to the poll's worker and back).
-  std::map<std::int64_t, train::RunRecordReader> m_trialRuns;
+  std::map<std::int64_t, run::RunRecordReader> m_trialRuns;
   // What the last poll saw: sweep.json and the running trials' metrics.csv (size, mtime).
   QString m_seen;
   bool m_refreshing = false;

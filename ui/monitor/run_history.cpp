@@ -12,7 +12,7 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
-#include "common/run_layout.h"
+#include "run/run_layout.h"
 
 namespace netsmith::ui {
 
@@ -77,10 +77,10 @@ QStringList settingDifferences(const Json& a, const Json& b) {
   return out;
 }
 
-double RunHistory::bestValAccuracy() const {
+double RunHistory::bestValFigure(bool higherIsBetter) const {
   double best = std::numeric_limits<double>::quiet_NaN();
-  for (double v : epochValAccuracy)
-    if (std::isfinite(v) && !(v <= best)) best = v;
+  for (double v : epochValFigure)
+    if (std::isfinite(v) && (std::isnan(best) || (higherIsBetter ? v > best : v < best))) best = v;
   return best;
 }
 
@@ -97,7 +97,7 @@ QString RunHistory::bestCheckpoint() const {
   return {};
 }
 
-RunHistory RunHistory::fromRecord(const train::RunRecord& r) {
+RunHistory RunHistory::fromRecord(const run::RunRecord& r) {
   RunHistory out;
   const QString dir = QString::fromStdString(r.dir);
   out.dir = QDir(dir).absolutePath();
@@ -109,7 +109,8 @@ RunHistory RunHistory::fromRecord(const train::RunRecord& r) {
   out.device = QString::fromStdString(r.device);
   out.durationSeconds = r.durationSeconds;
   out.finishState = QString::fromStdString(r.finishState);
-  out.testAccuracy = r.testAccuracy;
+  out.headline = QString::fromStdString(r.headline);
+  out.testFigure = r.testFigure();
   out.testSamples = r.testSamples;
   // Fractional epochs on the x axis: epoch + (batch + 1) / batches seen in that epoch.
   QHash<qint64, double> batchesIn;
@@ -130,9 +131,9 @@ RunHistory RunHistory::fromRecord(const train::RunRecord& r) {
     out.epochStep.push_back(e.lastStep);
     out.epochSeconds.push_back(e.seconds);
     out.epochTrainLoss.push_back(e.trainLoss);
-    out.epochTrainAccuracy.push_back(e.trainAccuracy);
+    out.epochTrainFigure.push_back(e.trainFigure);
     out.epochValLoss.push_back(e.valLoss);
-    out.epochValAccuracy.push_back(e.valAccuracy);
+    out.epochValFigure.push_back(e.valFigure);
     out.epochLr.push_back(e.lr);
   }
   for (const auto& c : r.checkpoints)
@@ -141,7 +142,7 @@ RunHistory RunHistory::fromRecord(const train::RunRecord& r) {
 }
 
 bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
-  const auto record = train::readRunRecord(dir.toStdString());
+  const auto record = run::readRunRecord(dir.toStdString());
   if (!record.error.empty()) {
     out = RunHistory();
     if (error) *error = QString::fromStdString(record.error);
@@ -154,7 +155,7 @@ bool RunHistory::read(const QString& dir, RunHistory& out, QString* error) {
 
 QVector<RunHistory> listRuns(const QString& runsRoot, const QString& project, QStringList* errors) {
   QVector<RunHistory> runs;
-  for (const auto& dir : train::runFolders(runsRoot.toStdString())) {  // newest first
+  for (const auto& dir : run::runFolders(runsRoot.toStdString())) {  // newest first
     RunHistory run;
     QString error;
     if (!RunHistory::read(QString::fromStdString(dir), run, &error)) {

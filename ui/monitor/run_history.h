@@ -1,6 +1,6 @@
 #pragma once
 
-// A past run of a project as the studio draws it: core's run record (train/run_records.h, the
+// A past run of a project as the studio draws it: core's run record (run/run_records.h, the
 // one reader of run folders) in Qt's containers. Plain data: the Runs page lists these, the
 // dashboard overlays them.
 #include <QColor>
@@ -10,7 +10,7 @@
 #include <QVector>
 
 #include "common/json.h"
-#include "train/run_records.h"
+#include "run/run_records.h"
 
 namespace netsmith::ui {
 
@@ -22,8 +22,10 @@ struct RunHistory {
   QVector<double> stepIndex, stepEpoch, stepSeconds, stepLoss, stepLr, stepGradNorm,
       stepImagesPerSecond, stepMemoryMiB;
   // One entry per epoch (epoch is 1-based, as displayed).
-  QVector<double> epochIndex, epochStep, epochSeconds, epochTrainLoss, epochTrainAccuracy,
-      epochValLoss, epochValAccuracy, epochLr;
+  // The figure columns are the task's headline figure (`headline`), as metrics.csv names it.
+  QVector<double> epochIndex, epochStep, epochSeconds, epochTrainLoss, epochTrainFigure,
+      epochValLoss, epochValFigure, epochLr;
+  QString headline;  ///< "accuracy", "mae": the task's headline figure (run::RunRecord::headline)
   QStringList checkpoints;  ///< file names under checkpoints/, newest first
   Json settings;            ///< the project as the run used it (project.json)
   // From events.jsonl: where and when it ran, how it ended.
@@ -31,17 +33,18 @@ struct RunHistory {
   double durationSeconds = -1;  ///< the finished event's time; -1 while unknown
   QString device;               ///< "cpu, 2 compute threads, 1 loader thread"
   QString finishState;          ///< "completed", "stopped", "failed"; "" when unfinished
-  double testAccuracy = -1;     ///< -1: no test figure
+  double testFigure = -1;       ///< the headline on the test split; -1: no test figure
   qint64 testSamples = 0;
 
   int epochs() const { return epochIndex.size(); }
-  /// The highest validation accuracy (NaN when none).
-  double bestValAccuracy() const;
+  /// The best validation headline figure, the highest or (`higherIsBetter` false) the lowest
+  /// (NaN when none).
+  double bestValFigure(bool higherIsBetter) const;
   /// checkpoints/best.safetensors, else last.safetensors, else empty.
   QString bestCheckpoint() const;
   QString checkpointPath(const QString& file) const;
 
-  static RunHistory fromRecord(const train::RunRecord& record);
+  static RunHistory fromRecord(const run::RunRecord& record);
   /// Reads `dir`; false with `error` naming the file and line when metrics.csv is unreadable.
   static bool read(const QString& dir, RunHistory& out, QString* error = nullptr);
 };

@@ -16,8 +16,8 @@
 #include <QVBoxLayout>
 #include <cmath>
 
-#include "common/run_layout.h"
 #include "monitor/dashboard.h"
+#include "run/run_layout.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 
@@ -53,17 +53,34 @@ QString duration(double seconds) {
 
 }  // namespace
 
+task::FigureSpec RunsPage::headlineSpec(const RunHistory& run) const {
+  task::FigureSpec spec;
+  spec.name = run.headline.toStdString();
+  const Json task = run.settings.is_object() ? run.settings.value("task", Json()) : Json();
+  if (const auto* def =
+          task.is_string() ? m_document->tasks().find(task.get<std::string>()) : nullptr) {
+    if (const auto* known = task::findFigure(def->figures, spec.name)) spec = *known;
+  }
+  return spec;
+}
+
+QString RunsPage::figureText(const task::FigureSpec& spec, double value) {
+  const QString number = spec.percent ? QString::number(100 * value, 'f', 2) + QStringLiteral("%")
+                                      : QString::number(value, 'g', 4);
+  return QStringLiteral("%1 %2").arg(QString::fromStdString(spec.name), number);
+}
+
 RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* parent)
     : QWidget(parent),
       m_document(document),
       m_dashboard(dashboard),
       m_info(new QLabel(this)),
       m_listJob(new BackgroundJob(this)),
-      m_runsTable(makeTree(
-          QStringLiteral("runsTable"),
-          {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"), tr("Best val acc"),
-           tr("Test accuracy"), tr("Last val loss"), tr("Checkpoints")},
-          this)),
+      m_runsTable(
+          makeTree(QStringLiteral("runsTable"),
+                   {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"),
+                    tr("Best validation"), tr("Test"), tr("Last val loss"), tr("Checkpoints")},
+                   this)),
       m_checkpoints(
           makeTree(QStringLiteral("runCheckpoints"), {tr("Checkpoint"), tr("Size")}, this)),
       m_differences(new QPlainTextEdit(this)) {
@@ -179,12 +196,13 @@ void RunsPage::showRuns(QVector<RunHistory> runs, const QString& root, const QSt
     item->setText(3, run.device.isEmpty() ? QStringLiteral("-") : run.device.section(',', 0, 0));
     item->setToolTip(3, run.device);
     item->setText(4, QString::number(run.epochs()));
-    const double best = run.bestValAccuracy();
-    item->setText(5, std::isfinite(best) ? QString::number(100 * best, 'f', 2) + "%" : "-");
-    item->setText(6,
-                  run.testAccuracy >= 0
-                      ? tr("%1% of %2").arg(100 * run.testAccuracy, 0, 'f', 2).arg(run.testSamples)
-                      : QStringLiteral("-"));
+    // The task's headline figure, as its task shows it (the best of it the way it is better).
+    const task::FigureSpec spec = headlineSpec(run);
+    const double best = run.bestValFigure(spec.higherIsBetter);
+    item->setText(5, std::isfinite(best) ? figureText(spec, best) : QStringLiteral("-"));
+    item->setText(6, run.testFigure >= 0
+                         ? tr("%1 of %2").arg(figureText(spec, run.testFigure)).arg(run.testSamples)
+                         : QStringLiteral("-"));
     item->setText(7, run.epochValLoss.isEmpty() || !std::isfinite(run.epochValLoss.back())
                          ? QStringLiteral("-")
                          : QString::number(run.epochValLoss.back(), 'f', 4));

@@ -1,13 +1,15 @@
 #pragma once
 
 // The Runs page: the project's past runs (its runs/ folders) with their colour, start, duration,
-// device, epochs, best validation and test accuracy (with its denominator) and checkpoints; a
+// device, epochs, best validation and test figure (the task's headline, with its denominator)
+// and checkpoints; a
 // run can be overlaid on the dashboard (in the same colour), its best checkpoint loaded for
 // export and resume, its folder opened; two selected runs show the settings they differ in.
 #include <QVector>
 #include <QWidget>
 
 #include "monitor/run_history.h"
+#include "task/figures.h"
 
 class QLabel;
 class QPlainTextEdit;
@@ -46,6 +48,11 @@ class RunsPage : public QWidget {
 
  private:
   void showRuns(QVector<RunHistory> runs, const QString& root, const QStringList& errors);
+  /// The run's headline figure as its task describes it (the name alone when the task is not
+  /// one this program knows).
+  task::FigureSpec headlineSpec(const RunHistory& run) const;
+  /// "accuracy 91.05%", "mae 0.1234".
+  static QString figureText(const task::FigureSpec& spec, double value);
   void showRunDetails();
   int selectedRow() const;
 

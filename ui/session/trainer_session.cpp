@@ -8,10 +8,10 @@ namespace netsmith::ui {
 
 /// Collects events on the trainer's delivery thread; asks the UI thread to drain when the
 /// buffer goes from empty to non-empty.
-class TrainerSession::Buffer : public train::EventSink {
+class TrainerSession::Buffer : public run::EventSink {
  public:
   explicit Buffer(TrainerSession* session) : m_session(session) {}
-  void onEvent(const train::TrainingEvent& e) override {
+  void onEvent(const run::TrainingEvent& e) override {
     bool wasEmpty = false;
     {
       std::lock_guard<std::mutex> lock(m_mutex);
@@ -23,9 +23,9 @@ class TrainerSession::Buffer : public train::EventSink {
           m_session, [s = m_session] { s->scheduleDrain(); }, Qt::QueuedConnection);
     }
   }
-  std::vector<train::TrainingEvent> take() {
+  std::vector<run::TrainingEvent> take() {
     std::lock_guard<std::mutex> lock(m_mutex);
-    std::vector<train::TrainingEvent> out;
+    std::vector<run::TrainingEvent> out;
     out.swap(m_events);
     return out;
   }
@@ -33,13 +33,13 @@ class TrainerSession::Buffer : public train::EventSink {
  private:
   TrainerSession* m_session;
   std::mutex m_mutex;
-  std::vector<train::TrainingEvent> m_events;
+  std::vector<run::TrainingEvent> m_events;
 };
 
 TrainerSession::TrainerSession(QObject* parent) : QObject(parent) {
-  qRegisterMetaType<netsmith::train::BatchMetrics>();
-  qRegisterMetaType<netsmith::train::EpochMetrics>();
-  qRegisterMetaType<netsmith::train::FinishState>();
+  qRegisterMetaType<netsmith::run::BatchMetrics>();
+  qRegisterMetaType<netsmith::run::EpochMetrics>();
+  qRegisterMetaType<netsmith::run::FinishState>();
   m_timer.setSingleShot(true);
   m_timer.setInterval(kDrainMs);
   connect(&m_timer, &QTimer::timeout, this, &TrainerSession::drain);
@@ -107,7 +107,7 @@ void TrainerSession::drain() {
   if (!m_buffer) return;
   const bool ending = m_trainer && m_trainer->state() == train::RunState::Finished;
   if (ending) m_trainer->wait();  // the thread is done: join it, flush every sink
-  QVector<train::BatchMetrics> batchList;
+  QVector<run::BatchMetrics> batchList;
   auto flushBatches = [&] {
     if (!batchList.isEmpty()) Q_EMIT batches(batchList);
     batchList.clear();
@@ -115,31 +115,31 @@ void TrainerSession::drain() {
   bool finishedSeen = false;
   for (auto& e : m_buffer->take()) {
     switch (e.type) {
-      case train::EventType::BatchEnd:
+      case run::EventType::BatchEnd:
         batchList.push_back(e.batch);
         break;
-      case train::EventType::Started:
+      case run::EventType::Started:
         flushBatches();
         Q_EMIT started(QString::fromStdString(e.path), QString::fromStdString(e.message));
         if (!e.monitor.empty())
           Q_EMIT monitorChosen(QString::fromStdString(e.monitor), e.monitorMaximize);
         break;
-      case train::EventType::EpochEnd:
+      case run::EventType::EpochEnd:
         flushBatches();
         Q_EMIT epochEnded(e.epoch);
         break;
-      case train::EventType::Checkpoint:
+      case run::EventType::Checkpoint:
         Q_EMIT checkpointWritten(QString::fromStdString(e.tag), QString::fromStdString(e.path));
         break;
-      case train::EventType::Log:
-      case train::EventType::Warning:
+      case run::EventType::Log:
+      case run::EventType::Warning:
         Q_EMIT message(QString::fromStdString(e.level), QString::fromStdString(e.message));
-        if (e.type == train::EventType::Log && e.tag == "test")
+        if (e.type == run::EventType::Log && e.tag == "test")
           Q_EMIT testing(QString::fromStdString(e.message));
-        if (e.type == train::EventType::Warning && e.tag == "divergence")
+        if (e.type == run::EventType::Warning && e.tag == "divergence")
           Q_EMIT batchWarning(e.batch.epoch, e.batch.batch, QString::fromStdString(e.message));
         break;
-      case train::EventType::Finished:
+      case run::EventType::Finished:
         flushBatches();
         finishedSeen = true;
         break;

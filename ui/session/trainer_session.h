@@ -11,7 +11,7 @@
 #include <mutex>
 #include <vector>
 
-#include "train/events.h"
+#include "run/events.h"
 #include "train/trainer.h"
 
 namespace netsmith::ui {
@@ -45,15 +45,15 @@ class TrainerSession : public QObject {
   /// After started(): the metric that makes an epoch "best", as the run resolved it.
   void monitorChosen(const QString& metric, bool maximize);
   /// Every BatchEnd since the last drain, in order.
-  void batches(const QVector<netsmith::train::BatchMetrics>& batches);
-  void epochEnded(const netsmith::train::EpochMetrics& epoch);
+  void batches(const QVector<netsmith::run::BatchMetrics>& batches);
+  void epochEnded(const netsmith::run::EpochMetrics& epoch);
   void checkpointWritten(const QString& tag, const QString& path);
   void message(const QString& level, const QString& text);  ///< "info", "warning"
   /// Training is over and the test split is being evaluated (`text` says on how many images).
   void testing(const QString& text);
   /// A warning about one batch (the loss or gradient norm running away: "divergence").
   void batchWarning(qint64 epoch, qint64 batch, const QString& text);
-  void finished(netsmith::train::FinishState state, const QString& reason);
+  void finished(netsmith::run::FinishState state, const QString& reason);
 
  private:
   class Buffer;
@@ -68,6 +68,6 @@ class TrainerSession : public QObject {
 
 }  // namespace netsmith::ui
 
-Q_DECLARE_METATYPE(netsmith::train::BatchMetrics)
-Q_DECLARE_METATYPE(netsmith::train::EpochMetrics)
-Q_DECLARE_METATYPE(netsmith::train::FinishState)
+Q_DECLARE_METATYPE(netsmith::run::BatchMetrics)
+Q_DECLARE_METATYPE(netsmith::run::EpochMetrics)
+Q_DECLARE_METATYPE(netsmith::run::FinishState)

@@ -33,7 +33,6 @@
 #include <cmath>
 
 #include "common/resource_paths.h"
-#include "common/run_layout.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
@@ -43,6 +42,8 @@
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
 #include "netsmith/version.h"
+#include "run/run_layout.h"
+#include "run/run_records.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
@@ -50,7 +51,6 @@
 #include "shell/log_panel.h"
 #include "shell/project_pages.h"
 #include "shell/start_page.h"
-#include "train/run_records.h"
 #include "train/train_options.h"
 #include "util/background_job.h"
 #include "util/elided_label.h"
@@ -265,9 +265,9 @@ void MainWindow::connectSession() {
           [this](qint64 epoch, qint64 batch, const QString& text) {
             if (!m_lrFindRun) dashboard()->markWarning(epoch, batch, text);
           });
-  connect(m_session, &TrainerSession::epochEnded, this, [this](const train::EpochMetrics& e) {
+  connect(m_session, &TrainerSession::epochEnded, this, [this](const run::EpochMetrics& e) {
     dashboard()->addEpoch(e);
-    spdlog::info("{}", train::describeEpoch(e));
+    spdlog::info("{}", run::describeEpoch(e));
   });
   connect(m_session, &TrainerSession::checkpointWritten, this,
           [this](const QString& tag, const QString& path) {
@@ -293,7 +293,7 @@ void MainWindow::connectSession() {
   connect(m_session, &TrainerSession::finished, this, &MainWindow::runFinished);
 }
 
-void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
+void MainWindow::showBatches(const QVector<run::BatchMetrics>& list) {
   if (m_lrFindRun) return;
   dashboard()->addBatches(list);
   const auto& b = list.back();
@@ -318,22 +318,22 @@ void MainWindow::showBatches(const QVector<train::BatchMetrics>& list) {
                                 .arg(b.imagesPerSecond, 0, 'f', 0));
 }
 
-void MainWindow::runFinished(train::FinishState state, const QString& reason) {
+void MainWindow::runFinished(run::FinishState state, const QString& reason) {
   const auto& r = m_session->lastResult();
-  const QString stateName = QString::fromStdString(train::finishStateName(state));
+  const QString stateName = QString::fromStdString(run::finishStateName(state));
   // "stopped: stopped at ..." says it once.
   QString text = reason.startsWith(stateName, Qt::CaseInsensitive) ? reason
                  : reason.isEmpty()                                ? stateName
                                                                    : stateName + ": " + reason;
   if (m_progress->maximum() == 0) {  // it showed the test pass as busy
     m_progress->setRange(0, 1);
-    m_progress->setValue(state == train::FinishState::Completed ? 1 : 0);
+    m_progress->setValue(state == run::FinishState::Completed ? 1 : 0);
   }
   if (r.hasTest)
     text += QStringLiteral("; ") + QString::fromStdString(train::describeTestFigure(r));
   else if (r.testSplitSize > 0)  // the Evaluation page evaluates it (the link beside)
     text += tr("; the test split (%1 images) was not evaluated").arg(r.testSplitSize);
-  if (state == train::FinishState::Failed) {
+  if (state == run::FinishState::Failed) {
     spdlog::error("{}", text.toStdString());
     showBanner(tr("Training failed: %1").arg(reason));
   } else {
@@ -342,10 +342,10 @@ void MainWindow::runFinished(train::FinishState state, const QString& reason) {
   m_runState->setFullText(text);
   m_progress->setFormat(QStringLiteral("%p%"));
   const bool lrFind = m_lrFindRun;
-  m_toEvaluation->setVisible(!lrFind && state != train::FinishState::Failed);
+  m_toEvaluation->setVisible(!lrFind && state != run::FinishState::Failed);
   m_lrFindRun = false;
   updateActions();
-  if (lrFind && state != train::FinishState::Failed && !r.lrFind.lrs.empty()) {
+  if (lrFind && state != run::FinishState::Failed && !r.lrFind.lrs.empty()) {
     auto* dialog = new LrFinderDialog(r.lrFind, this);
     connect(dialog, &LrFinderDialog::useLearningRate, this, [this](double lr) {
       Json train = m_document->project().train;
@@ -361,7 +361,7 @@ void MainWindow::runFinished(train::FinishState state, const QString& reason) {
   if (!lrFind) m_pages->refreshRuns();
   // The Evaluation page shows the same figure, on the same checkpoint, by itself; without a
   // test split, the validation split the run held out.
-  if (!lrFind && state != train::FinishState::Failed && !m_checkpoint.isEmpty()) {
+  if (!lrFind && state != run::FinishState::Failed && !m_checkpoint.isEmpty()) {
     if (r.testSplitSize > 0)
       m_pages->evaluationPage()->evaluateAfterRun(m_checkpoint, QStringLiteral("test"));
     else if (r.lastValidation.samples > 0)
@@ -428,12 +428,12 @@ void MainWindow::resumeFrom(const QString& checkpoint) {
   train::TrainerConfig config;
   if (!fillConfig(config)) return;
   config.resumePath = checkpoint.toStdString();
-  config.runDir = train::resumeRunFolder(config.resumePath);
+  config.runDir = run::resumeRunFolder(config.resumePath);
   // The run's history as its folder holds it now, before the resumed run appends to it: the
   // dashboard shows the whole run, numbered as the run numbers it.
   m_resumeHistory.reset();
   if (!config.runDir.empty()) {
-    auto record = std::make_unique<train::RunRecord>(train::readRunRecord(config.runDir));
+    auto record = std::make_unique<run::RunRecord>(run::readRunRecord(config.runDir));
     if (record->error.empty()) m_resumeHistory = std::move(record);
   }
   if (startRun(config, tr("Resuming from %1").arg(QFileInfo(checkpoint).fileName())))

@@ -22,10 +22,12 @@ class QStackedWidget;
 class QToolBar;
 class QToolButton;
 
-namespace netsmith::train {
+namespace netsmith::run {
 struct BatchMetrics;
 struct RunRecord;
 enum class FinishState;
+}  // namespace netsmith::run
+namespace netsmith::train {
 struct TrainerConfig;
 }  // namespace netsmith::train
 
@@ -135,8 +137,8 @@ class MainWindow : public QMainWindow {
   void buildStatusBar();
   void buildDocks();
   void connectSession();
-  void showBatches(const QVector<train::BatchMetrics>& list);
-  void runFinished(train::FinishState state, const QString& reason);
+  void showBatches(const QVector<run::BatchMetrics>& list);
+  void runFinished(run::FinishState state, const QString& reason);
   void startTraining();
   bool startRun(train::TrainerConfig& config, const QString& what);
   bool fillConfig(train::TrainerConfig& config);
@@ -219,7 +221,7 @@ class MainWindow : public QMainWindow {
   QByteArray m_defaultState;
   QString m_checkpoint;
   /// A resumed run's folder as it was before the resume, for the dashboard once it starts.
-  std::unique_ptr<train::RunRecord> m_resumeHistory;
+  std::unique_ptr<run::RunRecord> m_resumeHistory;
   QString m_templatesDir;
   bool m_lrFindRun = false;
   bool m_logFoldedByUser = false;  ///< the user opened or folded the log: the window leaves it

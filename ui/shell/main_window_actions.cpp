@@ -13,10 +13,10 @@
 #include <QToolButton>
 #include <QUndoStack>
 
-#include "common/run_layout.h"
 #include "editor/model_page.h"
 #include "export/export_job.h"
 #include "forms/training_page.h"
+#include "run/run_layout.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"

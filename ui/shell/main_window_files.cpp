@@ -11,11 +11,11 @@
 #include <QProgressBar>
 #include <QStatusBar>
 
-#include "common/run_layout.h"
 #include "import/import_job.h"
 #include "import/project_starter.h"
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
+#include "run/run_layout.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"

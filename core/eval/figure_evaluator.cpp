@@ -1,4 +1,4 @@
-// The figures' evaluator (train/evaluator.h): for a task without the class view, its loss and
+// The figures' evaluator (eval/evaluator.h): for a task without the class view, its loss and
 // figures (Task::evalSums), its per-class or per-target figures, its samples as it describes
 // them (Task::describeSamples: masks and boxes at their picture's size, bounded in number) and
 // its predictions file.
@@ -7,10 +7,10 @@
 
 #include "common/error.h"
 #include "data/sample_processor.h"
-#include "train/evaluation_input.h"
-#include "train/evaluator.h"
+#include "eval/evaluation_input.h"
+#include "eval/evaluator.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 namespace {
 
@@ -125,7 +125,7 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
 
 /// A task's per-class (or per-target) figures as a table: one row per class, one column per
 /// figure.
-std::string perClassTable(const EvalMetrics& m, const std::vector<std::string>& names) {
+std::string perClassTable(const task::EvalMetrics& m, const std::vector<std::string>& names) {
   if (m.perClass.empty()) return {};
   std::size_t rows = 0;
   std::string out = formatted("\n  %-16s", "");
@@ -193,4 +193,4 @@ std::shared_ptr<const Evaluator> figureEvaluator() {
   return std::make_shared<FigureEvaluator>();
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

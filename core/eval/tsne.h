@@ -11,7 +11,7 @@
 #include <functional>
 #include <vector>
 
-namespace netsmith::doctor {
+namespace netsmith::eval {
 
 struct EmbeddingOptions {
   double perplexity = 30;  ///< clamped below (points - 1) / 3
@@ -52,4 +52,4 @@ Embedding embedFeatures(const std::vector<float>& features, std::int64_t n, std:
 double tsneRepulsion(const std::vector<double>& y, double theta, std::vector<double>& force,
                      unsigned threads = 1);
 
-}  // namespace netsmith::doctor
+}  // namespace netsmith::eval

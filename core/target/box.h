@@ -1,9 +1,10 @@
 #pragma once
 
-// An object's box, as detection data gives it (YOLO, COCO, Pascal VOC: data/box_formats.h).
+// An object's box, as detection data gives it (YOLO, COCO, Pascal VOC: data/box_formats.h); below
+// both data and augment, which each read and move it.
 #include <cstdint>
 
-namespace netsmith::data {
+namespace netsmith::target {
 
 /// One object's box in the pixels of its image (0 <= x0 < x1 <= width, 0 <= y0 < y1 <=
 /// height), its class an index into the project's classes.
@@ -19,4 +20,4 @@ inline bool operator==(const Box& a, const Box& b) {
          a.crowd == b.crowd && a.difficult == b.difficult;
 }
 
-}  // namespace netsmith::data
+}  // namespace netsmith::target

@@ -1,13 +1,10 @@
-#include "train/metrics.h"
+#include "train/device.h"
 
 #include <unistd.h>
 
-#include <cmath>
 #include <fstream>
 
 #include "common/error.h"
-#include "data/data_loader.h"
-#include "task/task.h"
 
 #if defined(NETSMITH_HAS_CUDA)
 #include <c10/cuda/CUDACachingAllocator.h>
@@ -15,27 +12,8 @@
 
 namespace netsmith::train {
 
-std::unique_ptr<task::MetricSums> evaluateTask(
-    const task::Task& task, const std::function<torch::Tensor(const torch::Tensor&)>& forward,
-    data::DataLoader& loader, const torch::Device& device, const std::function<bool()>& stop) {
-  torch::NoGradGuard noGrad;
-  auto sums = task.evalSums();
-  loader.startEpoch(0);
-  while (auto batch = loader.next()) {
-    if (stop && stop()) {
-      loader.stop();
-      break;
-    }
-    if (batch->images.size(0) == 0) continue;  // a data-parallel share can be empty
-    const auto images = batch->images.to(device, /*non_blocking=*/true);
-    const auto target = batch->target.to(device);
-    sums->add(forward(images), target);
-  }
-  return sums;
-}
-
-MemoryFigure memoryFigure(const torch::Device& device) {
-  MemoryFigure m;
+run::MemoryFigure memoryFigure(const torch::Device& device) {
+  run::MemoryFigure m;
 #if defined(NETSMITH_HAS_CUDA)
   if (device.is_cuda()) {
     using namespace c10::cuda::CUDACachingAllocator;

@@ -1,6 +1,6 @@
-#include "train/evaluation.h"
-#include "train/evaluation_input.h"
-#include "train/evaluator.h"
+#include "eval/evaluation.h"
+#include "eval/evaluation_input.h"
+#include "eval/evaluator.h"
 
 #include <torch/torch.h>
 
@@ -26,12 +26,11 @@
 #include "task/task.h"
 #include "task/task_registry.h"
 #include "train/lr_schedule.h"
-#include "train/metrics.h"
 #include "train/run_setup.h"
 #include "train/train_options.h"
 #include "train/trainability.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 cv::Mat evaluationPicture(const torch::Tensor& image, const std::vector<double>& mean,
                           const std::vector<double>& std, int side) {
@@ -94,7 +93,7 @@ std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label,
 }
 
 Json Evaluation::toJson() const {
-  Json j = evalMetricsToJson(metrics);
+  Json j = run::evalMetricsToJson(metrics);
   j["checkpoint"] = checkpoint;
   j["split"] = split;
   j["task"] = task;
@@ -138,48 +137,102 @@ void resolveEvaluationData(const Json& meta, const std::string& dataPath, projec
   project.augment = Json::array();
 }
 
+/// What a checkpoint evaluation starts from: a checkpoint and its project snapshot, or a
+/// project whose model has the weights of its init_from.
+struct EvaluationSource {
+  checkpoint::CheckpointData ckpt;
+  project::LoadedProject loaded;
+  std::string baseDir;
+  graph::GraphModule net{nullptr};  ///< set here for a project; for a checkpoint, later
+  bool fromProject = false;
+};
+
+/// Reads the checkpoint at `ckptPath`, or the project there with its init_from weights.
+EvaluationSource readEvaluationSource(const std::string& ckptPath,
+                                      const ops::OpRegistry& registry) {
+  EvaluationSource src;
+  src.fromProject = checkpoint::isProjectFile(ckptPath);
+  if (src.fromProject) {
+    // A project whose weights come from its init_from (an imported model, before training):
+    // the user named the project, so its data is named too.
+    auto pw = checkpoint::modelFromProjectWeights(ckptPath, registry);
+    src.loaded = std::move(pw.loaded);
+    src.baseDir = src.loaded.baseDir();
+    src.net = std::move(pw.net);
+  } else {
+    src.ckpt = checkpoint::readCheckpoint(ckptPath);
+    src.loaded = checkpoint::checkpointProject(src.ckpt, ckptPath);
+    src.baseDir = data::checkpointBaseDir(src.ckpt.meta, ckptPath);
+  }
+  return src;
+}
+
+/// The checkpoint's task, made for this data and model with the run's own loss, label
+/// smoothing and class weights (eval's loss is the loss the run reported: a Huber
+/// regression's is Huber, not MSE). Errors name `ckptPath`.
+std::shared_ptr<task::Task> makeEvaluationTask(const Registries& registries,
+                                               const EvaluationSource& src,
+                                               const data::ProjectData& pd,
+                                               const std::string& ckptPath) {
+  Problems trainProblems;
+  const train::TrainOptions trainOptions =
+      parseTrainOptions(src.loaded.project.train, registries.schedules, trainProblems);
+  task::TaskSetup setup = taskSetupFor(trainOptions, pd.data, src.net->analysis());
+  setup.train = &pd.data.train;
+  setup.state = src.ckpt.meta.value("task_state", Json());
+  std::shared_ptr<task::Task> task;
+  try {
+    const auto& def = registries.tasks.get(src.loaded.project.task);
+    if (const auto p = task::dataTargetProblem(def, pd.data.config)) throw Error(*p);
+    task = def.make(setup);
+  } catch (const Error& e) {
+    throw Error(ckptPath + ": " + e.what());
+  }
+  return task;
+}
+
+/// The split to evaluate (not empty), cut to a stratified subset of options.limit samples
+/// when it is larger.
+data::SampleSet evaluationSamples(const data::DataModule& d, const std::string& split,
+                                  const EvaluationOptions& options) {
+  data::SampleSet set = split == "train" ? d.train : split == "validation" ? d.validation : d.test;
+  if (set.empty()) throw Error("the " + split + " split is empty");
+  if (options.limit > 0 && set.size() > options.limit) {
+    const auto& source = *set.source;
+    set.indices = data::stratifiedSubset(
+        set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
+        options.limit, 0);
+  }
+  return set;
+}
+
 }  // namespace
 
 Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   const std::string& ckptPath = options.checkpoint;
   const auto& registries = needRegistries(options.registries, "EvaluationOptions");
   const auto& registry = registries.ops;
-  checkpoint::CheckpointData ckpt;
-  project::LoadedProject loaded;
-  std::string baseDir;
-  graph::GraphModule net{nullptr};
-  const bool fromProject = checkpoint::isProjectFile(ckptPath);
-  if (fromProject) {
-    // A project whose weights come from its init_from (an imported model, before training):
-    // the user named the project, so its data is named too.
-    auto pw = checkpoint::modelFromProjectWeights(ckptPath, registry);
-    loaded = std::move(pw.loaded);
-    baseDir = loaded.baseDir();
-    net = std::move(pw.net);
-  } else {
-    ckpt = checkpoint::readCheckpoint(ckptPath);
-    loaded = checkpoint::checkpointProject(ckpt, ckptPath);
-    baseDir = data::checkpointBaseDir(ckpt.meta, ckptPath);
-  }
+  EvaluationSource src = readEvaluationSource(ckptPath, registry);
   // The checkpoint's own data is read only from paths the user named (see data/named_paths.h).
-  if (!fromProject && options.data.empty() && !options.dataFromCheckpoint) {
+  if (!src.fromProject && options.data.empty() && !options.dataFromCheckpoint) {
     const std::string home = data::checkpointHome(ckptPath);
-    const auto unnamed = data::unnamedDataPaths(loaded.project.data, baseDir, home);
+    const auto unnamed = data::unnamedDataPaths(src.loaded.project.data, src.baseDir, home);
     if (!unnamed.empty())
       throw data::UnnamedDataError(data::unnamedDataMessage(ckptPath, home, unnamed), unnamed);
   }
   // Temperature scaling is fitted on the validation split as training made it.
-  project::Project fitProject = loaded.project;
-  std::string fitBaseDir = baseDir;
+  project::Project fitProject = src.loaded.project;
+  std::string fitBaseDir = src.baseDir;
   if (options.fitTemperature)
-    resolveEvaluationData(ckpt.meta, options.data, fitProject, fitBaseDir, true);
+    resolveEvaluationData(src.ckpt.meta, options.data, fitProject, fitBaseDir, true);
   // The validation split as training made it (the run's fraction and seed), when asked for.
-  resolveEvaluationData(ckpt.meta, options.data, loaded.project, baseDir,
+  resolveEvaluationData(src.ckpt.meta, options.data, src.loaded.project, src.baseDir,
                         options.split == "validation");
 
   torch::manual_seed(0);
-  if (!fromProject) net = checkpoint::modelFromCheckpoint(loaded.project, ckpt, ckptPath, registry);
-  auto pd = data::openProjectData(loaded.project, baseDir, registries.transforms, "");
+  if (!src.fromProject)
+    src.net = checkpoint::modelFromCheckpoint(src.loaded.project, src.ckpt, ckptPath, registry);
+  auto pd = data::openProjectData(src.loaded.project, src.baseDir, registries.transforms, "");
   if (!pd) throw Error("cancelled");
   Evaluation out;
   out.checkpoint = ckptPath;
@@ -191,48 +244,25 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.colors = pd->data.config.colors;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
-  // The run's own loss, label smoothing and class weights: eval's loss is the loss the run
-  // reported (a Huber regression's is Huber, not MSE).
-  Problems trainProblems;
-  const TrainOptions trainOptions =
-      parseTrainOptions(loaded.project.train, registries.schedules, trainProblems);
-  task::TaskSetup setup = taskSetupFor(trainOptions, pd->data, net->analysis());
-  setup.train = &pd->data.train;
-  setup.state = ckpt.meta.value("task_state", Json());
-  std::shared_ptr<task::Task> task;
-  try {
-    const auto& def = registries.tasks.get(loaded.project.task);
-    if (const auto p = task::dataTargetProblem(def, pd->data.config)) throw Error(*p);
-    task = def.make(setup);
-  } catch (const Error& e) {
-    throw Error(ckptPath + ": " + e.what());
-  }
+  const std::shared_ptr<task::Task> task = makeEvaluationTask(registries, src, *pd, ckptPath);
   out.task = task->name();
   // The task's evaluator, which first refuses what it cannot give.
   const auto evaluator = registries.evaluators.forTask(out.task);
   evaluator->check(options, out.task);
   out.evaluator = evaluator;
-  if (const auto p = task->headProblem(net->analysis())) {
+  if (const auto p = task->headProblem(src.net->analysis())) {
     throw Error(ckptPath + ": the checkpoint's model does not fit this data: " + p->message +
                 (options.data.empty() ? "" : " (from " + options.data + ")"));
   }
-  data::SampleSet set = out.split == "train"        ? pd->data.train
-                        : out.split == "validation" ? pd->data.validation
-                                                    : pd->data.test;
-  if (set.empty()) throw Error("the " + out.split + " split is empty");
-  if (options.limit > 0 && set.size() > options.limit) {
-    const auto& source = *set.source;
-    set.indices = data::stratifiedSubset(
-        set.indices, [&](std::int64_t i) { return source.stratum(i); }, source.numStrata(),
-        options.limit, 0);
-  }
-  evaluator->evaluate(EvaluationInput{net.get(), &set, pd.get(), task, &options, &loaded.project,
-                                      [&]() {
-                                        return data::openProjectData(fitProject, fitBaseDir,
-                                                                     registries.transforms, "");
-                                      },
-                                      ckptPath},
-                      out);
+  data::SampleSet set = evaluationSamples(pd->data, out.split, options);
+  evaluator->evaluate(
+      EvaluationInput{src.net.get(), &set, pd.get(), task, &options, &src.loaded.project,
+                      [&]() {
+                        return data::openProjectData(fitProject, fitBaseDir, registries.transforms,
+                                                     "");
+                      },
+                      ckptPath},
+      out);
   return out;
 }
 
@@ -251,4 +281,4 @@ std::shared_ptr<const Evaluator> EvaluatorRegistry::forTask(const std::string& t
   return it != m_byTask.end() ? it->second : figureEvaluator();
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

@@ -9,13 +9,14 @@
 // read), lines of at most 1 MiB, metrics.csv up to 256 MiB, project.json up to 16 MiB.
 // No LibTorch here.
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "common/json.h"
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 /// A `step` row of metrics.csv. Numbers that are empty in the file are NaN.
 struct StepRecord {
@@ -30,7 +31,8 @@ struct EpochRecord {
   std::int64_t epoch = 0;  ///< from 0, as the file numbers it
   double lastStep = 0;     ///< the step of the last `step` row before it (0 when none)
   double seconds = 0;      ///< that row's time since the run started
-  double trainLoss = 0, trainAccuracy = 0, valLoss = 0, valAccuracy = 0, lr = 0;
+  /// The losses, the headline figure (RunRecord::headline) on each split, and the LR.
+  double trainLoss = 0, trainFigure = 0, valLoss = 0, valFigure = 0, lr = 0;
 };
 
 /// What a run folder holds, as far as it has been read.
@@ -39,6 +41,9 @@ struct RunRecord {
   std::string name;     ///< its last component
   Json settings;        ///< project.json (null until read, or when it is not readable)
   std::string project;  ///< settings' "name"
+  /// The task's headline figure, metrics.csv's figure column ("accuracy", "mae"): what
+  /// EpochRecord's trainFigure and valFigure, and testFigure(), are.
+  std::string headline;
   std::vector<StepRecord> steps;
   std::vector<EpochRecord> epochs;
   std::vector<Json> epochEvents;  ///< events.jsonl's epoch_end events, in order
@@ -46,7 +51,7 @@ struct RunRecord {
   std::string device;           ///< "cpu, 2 compute threads, 1 loader thread"
   double durationSeconds = -1;  ///< the finished event's time; -1 while unknown
   std::string finishState;      ///< "completed", "stopped", "failed"; "" while unfinished
-  double testAccuracy = -1;     ///< -1: no test figure
+  std::map<std::string, double> testFigures;  ///< the finished event's test figures, by name
   std::int64_t testSamples = 0;
   std::vector<std::string> checkpoints;  ///< file names under checkpoints/, newest first
   /// Why metrics.csv cannot be read ("<path>:<line>: expected 14 fields, found 3"); the run
@@ -54,6 +59,12 @@ struct RunRecord {
   std::string error;
   /// What was left unread ("read up to 256 MiB (line 1000001); the rest is not shown").
   std::string notice;
+
+  /// The headline figure on the test split; -1 when there is none.
+  double testFigure() const {
+    const auto it = testFigures.find(headline);
+    return it == testFigures.end() ? -1 : it->second;
+  }
 };
 
 class RunRecordReader {
@@ -88,4 +99,4 @@ std::vector<std::string> runFolders(const std::string& root);
 /// otherwise (the resumed run starts a folder of its own). The studio and `train --resume`.
 std::string resumeRunFolder(const std::string& checkpoint);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run

@@ -1,6 +1,6 @@
 #pragma once
 
-// What an Evaluator (train/evaluator.h) runs on, and the loop helpers every evaluator shares.
+// What an Evaluator (eval/evaluator.h) runs on, and the loop helpers every evaluator shares.
 // LibTorch: include it only in evaluation code.
 #include <torch/torch.h>
 
@@ -15,12 +15,12 @@
 #include "common/text_format.h"
 #include "data/data_loader.h"
 #include "data/project_data.h"
+#include "eval/evaluation.h"
 #include "graph/graph_module.h"
 #include "project/project.h"
 #include "task/task.h"
-#include "train/evaluation.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 struct EvaluationInput {
   graph::GraphModuleImpl* net = nullptr;
@@ -50,4 +50,4 @@ std::unique_ptr<task::PredictionWriter> predictionsFor(const task::Task& task,
                                                        const data::SampleSet& set,
                                                        const EvaluationOptions& options);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

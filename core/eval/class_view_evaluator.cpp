@@ -1,4 +1,4 @@
-// The class view's evaluator (train/evaluator.h): for tasks of one class per sample, every
+// The class view's evaluator (eval/evaluator.h): for tasks of one class per sample, every
 // sample's prediction, loss and top-3 (and a small picture), top-k accuracy, per-class
 // precision / recall / F1 and average precision from the precision-recall curves, calibration
 // under a given or fitted temperature, test-time augmentation and the penultimate features
@@ -9,13 +9,13 @@
 #include <limits>
 
 #include "common/error.h"
+#include "eval/calibration.h"
+#include "eval/evaluation_input.h"
+#include "eval/evaluator.h"
+#include "eval/precision_recall.h"
 #include "task/classification.h"
-#include "train/calibration.h"
-#include "train/evaluation_input.h"
-#include "train/evaluator.h"
-#include "train/precision_recall.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 namespace {
 
@@ -24,7 +24,7 @@ double ratio(double a, double b) {
 }
 
 /// Precision, recall and F1 of every class from a confusion matrix.
-std::vector<ClassScores> classScores(const EvalMetrics& metrics) {
+std::vector<ClassScores> classScores(const task::EvalMetrics& metrics) {
   std::vector<ClassScores> out;
   const auto& cm = metrics.confusion;
   for (std::size_t c = 0; c < cm.size(); ++c) {
@@ -104,6 +104,76 @@ std::vector<torch::Tensor> ttaViews(const torch::Tensor& x, const std::string& t
   return views;
 }
 
+/// What runEvaluation sums over the batches.
+struct ClassViewTally {
+  ClassViewTally(std::int64_t classes, bool keepCurves) : counter(classes), curves(keepCurves) {}
+  task::ConfusionCounter counter;
+  std::int64_t rightWithoutTta = 0;
+  CalibrationCounter calibration;
+  // Every probability, for the per-class precision-recall curves (bounded).
+  bool curves;
+  std::vector<float> probabilities;
+  std::vector<std::int64_t> curveLabels;
+  double lossSum = 0;
+  std::int64_t topKHits = 0;
+};
+
+/// The mean of the probabilities of the batch's test-time augmentation views (`logits` are the
+/// batch's own), as log-probabilities.
+torch::Tensor ttaMeanLogits(graph::GraphModuleImpl& net, const torch::Tensor& images,
+                            const torch::Tensor& logits, Evaluation& out) {
+  const auto views = ttaViews(images, out.tta);
+  auto probs = torch::softmax(logits, 1);
+  for (std::size_t v = 1; v < views.size(); ++v) {
+    auto z = net.forward(views[v]).to(torch::kFloat);
+    if (out.temperature != 1) z = z / out.temperature;
+    probs = probs + torch::softmax(z, 1);
+  }
+  out.ttaViews = int(views.size());
+  return (probs / double(views.size())).clamp_min(1e-30).log();
+}
+
+/// Adds a batch's loss, confusion counts, probabilities, calibration and top-k hits to
+/// `tally`; returns the batch's predictions.
+torch::Tensor tallyClassViewBatch(ClassViewTally& tally, const torch::Tensor& logits,
+                                  const torch::Tensor& labels, int topK) {
+  // The same sum as evaluateClassifier, so both report the same loss.
+  tally.lossSum +=
+      torch::nn::functional::cross_entropy(
+          logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
+          .item<double>();
+  auto predicted = logits.argmax(1);
+  tally.counter.add(predicted, labels);
+  if (tally.curves) {
+    const auto p = torch::softmax(logits, 1).contiguous();
+    tally.probabilities.insert(tally.probabilities.end(), p.data_ptr<float>(),
+                               p.data_ptr<float>() + p.numel());
+    const auto y = labels.contiguous();
+    tally.curveLabels.insert(tally.curveLabels.end(), y.data_ptr<std::int64_t>(),
+                             y.data_ptr<std::int64_t>() + y.numel());
+  }
+  {
+    const auto confidence = std::get<0>(torch::softmax(logits, 1).max(1)).contiguous();
+    const auto hit = predicted.eq(labels).contiguous();
+    for (std::int64_t i = 0; i < confidence.size(0); ++i)
+      tally.calibration.add(confidence.data_ptr<float>()[i], hit.data_ptr<bool>()[i]);
+  }
+  const auto topk = std::get<1>(logits.topk(topK, 1));
+  tally.topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
+  return predicted;
+}
+
+/// Each class's precision-recall curve from the tallied probabilities, into out.prCurves.
+void appendPrCurves(const ClassViewTally& tally, std::int64_t classes, Evaluation& out) {
+  for (std::int64_t k = 0; k < classes; ++k) {
+    std::vector<std::pair<float, bool>> scored(tally.curveLabels.size());
+    for (std::size_t i = 0; i < tally.curveLabels.size(); ++i)
+      scored[i] = {tally.probabilities[i * std::size_t(classes) + std::size_t(k)],
+                   tally.curveLabels[i] == k};
+    out.prCurves.push_back(precisionRecall(std::move(scored)));
+  }
+}
+
 void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
                    const data::ProjectData& pd, const task::Task& task,
                    const EvaluationOptions& options, Evaluation& out) {
@@ -115,15 +185,8 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   out.topK = int(std::clamp<std::int64_t>(options.topK, 1, classes));
 
   torch::NoGradGuard noGrad;
-  task::ConfusionCounter counter(classes);
-  std::int64_t rightWithoutTta = 0;
-  CalibrationCounter calibration;
-  // Every probability, for the per-class precision-recall curves (bounded).
-  const bool curves = set.size() * classes <= kPrCurveValues;
-  std::vector<float> probabilities;
-  std::vector<std::int64_t> curveLabels;
-  double lossSum = 0;
-  std::int64_t topKHits = 0, done = 0;
+  ClassViewTally tally(classes, set.size() * classes <= kPrCurveValues);
+  std::int64_t done = 0;
   const auto total = set.size();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
@@ -138,40 +201,10 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
     if (!out.tta.empty()) {
       // The mean of the views' probabilities, as log-probabilities: every figure below (the
       // loss, the prediction, the confidence, the predictions file) is of the mean.
-      rightWithoutTta += logits.argmax(1).eq(labels).sum().item<std::int64_t>();
-      const auto views = ttaViews(batch->images, out.tta);
-      auto probs = torch::softmax(logits, 1);
-      for (std::size_t v = 1; v < views.size(); ++v) {
-        auto z = net.forward(views[v]).to(torch::kFloat);
-        if (out.temperature != 1) z = z / out.temperature;
-        probs = probs + torch::softmax(z, 1);
-      }
-      out.ttaViews = int(views.size());
-      logits = (probs / double(views.size())).clamp_min(1e-30).log();
+      tally.rightWithoutTta += logits.argmax(1).eq(labels).sum().item<std::int64_t>();
+      logits = ttaMeanLogits(net, batch->images, logits, out);
     }
-    // The same sum as evaluateClassifier, so both report the same loss.
-    lossSum +=
-        torch::nn::functional::cross_entropy(
-            logits, labels, torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kSum))
-            .item<double>();
-    const auto predicted = logits.argmax(1);
-    counter.add(predicted, labels);
-    if (curves) {
-      const auto p = torch::softmax(logits, 1).contiguous();
-      probabilities.insert(probabilities.end(), p.data_ptr<float>(),
-                           p.data_ptr<float>() + p.numel());
-      const auto y = labels.contiguous();
-      curveLabels.insert(curveLabels.end(), y.data_ptr<std::int64_t>(),
-                         y.data_ptr<std::int64_t>() + y.numel());
-    }
-    {
-      const auto confidence = std::get<0>(torch::softmax(logits, 1).max(1)).contiguous();
-      const auto hit = predicted.eq(labels).contiguous();
-      for (std::int64_t i = 0; i < confidence.size(0); ++i)
-        calibration.add(confidence.data_ptr<float>()[i], hit.data_ptr<bool>()[i]);
-    }
-    const auto topk = std::get<1>(logits.topk(out.topK, 1));
-    topKHits += topk.eq(labels.unsqueeze(1)).any(1).sum().item<std::int64_t>();
+    const auto predicted = tallyClassViewBatch(tally, logits, labels, out.topK);
     if (options.keepSamples) {
       keepOutcomes(*batch, logits, predicted, classes, pd.normalization, options.thumbnail,
                    out.samples);
@@ -180,21 +213,14 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
     done += labels.size(0);
     if (!keepEvaluating(options, done, total, loader, out)) break;
   }
-  out.metrics = counter.metrics(lossSum);
-  out.calibration = calibration.finish();
+  out.metrics = tally.counter.metrics(tally.lossSum);
+  out.calibration = tally.calibration.finish();
   if (predictions && !out.cancelled) predictions->finish();
-  out.topKAccuracy = out.metrics.samples ? double(topKHits) / double(out.metrics.samples) : 0;
-  if (curves) {
-    for (std::int64_t k = 0; k < classes; ++k) {
-      std::vector<std::pair<float, bool>> scored(curveLabels.size());
-      for (std::size_t i = 0; i < curveLabels.size(); ++i)
-        scored[i] = {probabilities[i * std::size_t(classes) + std::size_t(k)], curveLabels[i] == k};
-      out.prCurves.push_back(precisionRecall(std::move(scored)));
-    }
-  }
+  out.topKAccuracy = out.metrics.samples ? double(tally.topKHits) / double(out.metrics.samples) : 0;
+  if (tally.curves) appendPrCurves(tally, classes, out);
   if (!out.tta.empty())
     out.accuracyWithoutTta =
-        out.metrics.samples ? double(rightWithoutTta) / double(out.metrics.samples) : 0;
+        out.metrics.samples ? double(tally.rightWithoutTta) / double(out.metrics.samples) : 0;
 }
 
 /// The logits (row-major, `classes` a row) and labels of every sample of `set`.
@@ -337,4 +363,4 @@ std::shared_ptr<const Evaluator> classViewEvaluator() {
   return std::make_shared<ClassViewEvaluator>();
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

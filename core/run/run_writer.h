@@ -8,13 +8,13 @@
 #include <string>
 
 #include "common/json.h"
-#include "train/events.h"
+#include "run/events.h"
 
 namespace spdlog {
 class logger;
 }
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 /// Creates `<root>/<name>-<yyyymmdd-hhmmss>` (with -2, -3... when it exists) and its
 /// checkpoints/ and exports/ folders, and writes the project snapshot. Throws netsmith::Error
@@ -28,7 +28,9 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
 /// stops the run with a checkpoint rather than go on with records missing.
 class RunWriter : public EventSink {
  public:
-  explicit RunWriter(const std::string& runDir);  ///< appends when the files exist (resume)
+  /// Appends when the files exist (resume). `headline`: the task's headline figure
+  /// (task::headlineOf), metrics.csv's figure column ("accuracy", "mae"; train and val_).
+  RunWriter(const std::string& runDir, const std::string& headline);
   ~RunWriter() override;
   void onEvent(const TrainingEvent& event) override;
   /// "metrics.csv: No space left on device" once a write failed; "" while all is well.
@@ -38,6 +40,7 @@ class RunWriter : public EventSink {
   void check(std::FILE* file, const char* name, bool ok);
 
   std::string m_dir;
+  std::string m_headline;
   std::FILE* m_metrics = nullptr;
   std::FILE* m_events = nullptr;
   std::shared_ptr<spdlog::logger> m_log;
@@ -63,4 +66,4 @@ class RunFolderLock {
 /// Returns how many were removed. Call it while holding the run's lock.
 int removeStaleTemporaries(const std::string& folder);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run

@@ -1,15 +1,15 @@
-#include "doctor/embedding.h"
+#include "eval/embedding.h"
 
 #include <cmath>
 #include <cstdio>
 
 #include "common/file_util.h"
 #include "data/csv_table.h"
-#include "train/evaluation.h"
+#include "eval/evaluation.h"
 
-namespace netsmith::doctor {
+namespace netsmith::eval {
 
-EmbeddingRows embeddingRows(const train::Evaluation& e) {
+EmbeddingRows embeddingRows(const eval::Evaluation& e) {
   EmbeddingRows out;
   out.width = e.featureWidth;
   if (out.width <= 0) return out;
@@ -23,7 +23,7 @@ EmbeddingRows embeddingRows(const train::Evaluation& e) {
   return out;
 }
 
-void writeEmbeddingCsv(const std::string& path, const train::Evaluation& e,
+void writeEmbeddingCsv(const std::string& path, const eval::Evaluation& e,
                        const EmbeddingRows& rows, const Embedding& embedding) {
   std::string text = "position,sample,label,predicted,confidence,x,y";
   for (std::int64_t k = 0; k < rows.width; ++k)
@@ -52,4 +52,4 @@ void writeEmbeddingCsv(const std::string& path, const train::Evaluation& e,
   writeFileAtomically(path, text);
 }
 
-}  // namespace netsmith::doctor
+}  // namespace netsmith::eval

@@ -1,4 +1,4 @@
-#include "forms/doctor_panel.h"
+#include "doctor/doctor_panel.h"
 
 #include <QCheckBox>
 #include <QDir>
@@ -20,7 +20,7 @@
 
 #include "common/clock_text.h"
 #include "doctor/doctor.h"
-#include "forms/doctor_actions.h"
+#include "doctor/doctor_actions.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"

@@ -1,4 +1,4 @@
-#include "train/run_writer.h"
+#include "run/run_writer.h"
 
 #include <spdlog/sinks/base_sink.h>
 #include <spdlog/spdlog.h>
@@ -17,10 +17,10 @@
 
 #include "common/error.h"
 #include "common/file_util.h"
-#include "common/run_layout.h"
 #include "netsmith/version.h"
+#include "run/run_layout.h"
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 namespace fs = std::filesystem;
 
@@ -75,7 +75,8 @@ std::string createRunFolder(const std::string& root, const std::string& projectN
   return dir;
 }
 
-RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
+RunWriter::RunWriter(const std::string& runDir, const std::string& headline)
+    : m_dir(runDir), m_headline(headline.empty() ? "figure" : headline) {
   const fs::path dir(runDir);
   m_metrics = fopenAppendNoFollow(run_layout::runFile(runDir, run_layout::kMetrics));
   // A new file, or one a killed run left empty, gets the header.
@@ -87,11 +88,11 @@ RunWriter::RunWriter(const std::string& runDir) : m_dir(runDir) {
     std::fclose(m_metrics);
     throw;
   }
-  if (newMetrics &&
-      (std::fputs("kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
-                  "memory_bytes,val_loss,val_accuracy,seconds\n",
-                  m_metrics) < 0 ||
-       std::fflush(m_metrics) != 0)) {
+  const std::string header = "kind,epoch,batch,step,loss," + m_headline +
+                             ",lr,grad_norm,images_per_second,memory_kind,memory_bytes,val_loss,"
+                             "val_" +
+                             m_headline + ",seconds\n";
+  if (newMetrics && (std::fputs(header.c_str(), m_metrics) < 0 || std::fflush(m_metrics) != 0)) {
     const std::string why = std::strerror(errno);
     std::fclose(m_metrics);
     std::fclose(m_events);
@@ -143,7 +144,7 @@ void RunWriter::onEvent(const TrainingEvent& e) {
       const auto& b = e.batch;
       const int n = std::fprintf(m_metrics, "step,%lld,%lld,%lld,%s,%s,%s,%s,%s,%s,%lld,,,%s\n",
                                  (long long)b.epoch, (long long)b.batch, (long long)b.step,
-                                 csvNumber(b.loss).c_str(), csvNumber(b.accuracy).c_str(),
+                                 csvNumber(b.loss).c_str(), csvNumber(b.headlineValue).c_str(),
                                  csvNumber(b.lr).c_str(), csvNumber(b.gradNorm).c_str(),
                                  csvNumber(b.imagesPerSecond).c_str(), b.memory.kind.c_str(),
                                  (long long)b.memory.bytes, csvNumber(e.time).c_str());
@@ -153,11 +154,15 @@ void RunWriter::onEvent(const TrainingEvent& e) {
     case EventType::EpochEnd: {
       const auto& m = e.epoch;
       const double nan = std::nan("");
+      const auto figure = [this](const std::map<std::string, double>& figures) {
+        const auto it = figures.find(m_headline);
+        return it == figures.end() ? std::nan("") : it->second;
+      };
       std::fprintf(m_metrics, "epoch,%lld,,,%s,%s,%s,,,,,%s,%s,%s\n", (long long)m.epoch,
-                   csvNumber(m.trainLoss).c_str(), csvNumber(m.trainAccuracy).c_str(),
+                   csvNumber(m.trainLoss).c_str(), csvNumber(figure(m.trainFigures)).c_str(),
                    csvNumber(m.lr).c_str(),
                    csvNumber(m.hasValidation ? m.validation.loss : nan).c_str(),
-                   csvNumber(m.hasValidation ? m.validation.accuracy : nan).c_str(),
+                   csvNumber(m.hasValidation ? figure(m.validation.figures) : nan).c_str(),
                    csvNumber(m.seconds).c_str());
       check(m_metrics, "metrics.csv", std::fflush(m_metrics) == 0);
       m_log->info(describeEpoch(m));
@@ -225,4 +230,4 @@ int removeStaleTemporaries(const std::string& folder) {
   return removed;
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run

@@ -1,4 +1,4 @@
-#include "train/calibration.h"
+#include "eval/calibration.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include "common/file_util.h"
 #include "common/json_text.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 namespace {
 
@@ -222,4 +222,4 @@ double readTemperature(const std::string& valueOrFile) {
   return t;
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

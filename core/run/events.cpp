@@ -1,11 +1,11 @@
-#include "train/events.h"
+#include "run/events.h"
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <limits>
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 std::string eventTypeName(EventType type) {
   switch (type) {
@@ -177,9 +177,7 @@ Json batchJson(const BatchMetrics& b) {
                 {"step", b.step},
                 {"total_steps", b.totalSteps},
                 {"loss", number(b.loss)},
-                {"accuracy", number(b.accuracy)},
                 {"epoch_loss", number(b.epochLoss)},
-                {"epoch_accuracy", number(b.epochAccuracy)},
                 {"lr", b.lr},
                 {"grad_norm", number(b.gradNorm)},
                 {"images_per_second", b.imagesPerSecond},
@@ -188,6 +186,10 @@ Json batchJson(const BatchMetrics& b) {
                                 {"bytes", b.memory.bytes},
                                 {"reserved_bytes", b.memory.reservedBytes},
                                 {"peak_bytes", b.memory.peakBytes}}}});
+  if (!b.headline.empty()) {
+    j[b.headline] = number(b.headlineValue);
+    j["epoch_" + b.headline] = number(b.epochHeadlineValue);
+  }
   if (b.lossScale > 0) j["loss_scale"] = b.lossScale;
   if (b.skipped) j["skipped"] = true;
   return j;
@@ -348,4 +350,4 @@ void AsyncSink::loop() {
   }
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run

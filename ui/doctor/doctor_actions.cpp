@@ -1,4 +1,4 @@
-#include "forms/doctor_actions.h"
+#include "doctor/doctor_actions.h"
 
 #include <QDir>
 #include <QUndoCommand>

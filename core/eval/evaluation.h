@@ -1,7 +1,7 @@
 #pragma once
 
 // Evaluating a checkpoint on a split through its task: the checkpoint, data and task loaded
-// once, then the task's Evaluator (train/evaluator.h) runs over the split: the task's figures
+// once, then the task's Evaluator (eval/evaluator.h) runs over the split: the task's figures
 // (Task::evalSums) and, for classification, what its evaluation view needs besides the totals:
 // every sample's prediction, loss and top-3 probabilities (and a small picture of it),
 // per-class precision / recall / F1 and top-k accuracy. `netsmith-cli eval` and the studio's
@@ -16,15 +16,15 @@
 #include <opencv2/core/mat.hpp>
 
 #include "common/json.h"
+#include "eval/calibration.h"
+#include "eval/evaluator.h"
+#include "eval/precision_recall.h"
 #include "registries/registries_fwd.h"
+#include "run/events.h"
 #include "task/figures.h"
 #include "task/task_registry.h"
-#include "train/calibration.h"
-#include "train/evaluator.h"
-#include "train/events.h"
-#include "train/precision_recall.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 struct EvaluationOptions {
   std::string checkpoint;
@@ -51,7 +51,7 @@ struct EvaluationOptions {
   /// least kMaskThumbnail).
   int thumbnail = 56;
   /// A class view's logits are divided by this before anything is computed from them
-  /// (temperature scaling; train/calibration.h). 1: as the model gives them.
+  /// (temperature scaling; eval/calibration.h). 1: as the model gives them.
   double temperature = 1;
   /// First fit the temperature on the data's validation split (at most `fitLimit` samples, a
   /// stratified subset), then evaluate with it. The split must exist.
@@ -103,14 +103,14 @@ struct Evaluation {
   std::string checkpoint;
   std::string split;
   std::string task = task::kClassification;
-  /// The task's evaluator (train/evaluator.h), which filled what follows: classification's
+  /// The task's evaluator (eval/evaluator.h), which filled what follows: classification's
   /// class view fills the per-class scores, top-k, calibration, TTA, curves and features;
   /// another task's fills `metrics` (its loss and figures) and its samples.
   std::shared_ptr<const Evaluator> evaluator;
   std::vector<std::string> classes;
   std::vector<std::string> targets;  ///< a regression's target names
   std::vector<std::string> colors;   ///< the classes' "#rrggbb" (data.colors; may be empty)
-  EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
+  task::EvalMetrics metrics;  ///< loss, accuracy, per-class accuracy, confusion [true][predicted]
   std::vector<ClassScores> perClass;
   int topK = 5;
   double topKAccuracy = 0;
@@ -152,4 +152,4 @@ struct Evaluation {
 /// Throws netsmith::Error naming the checkpoint or the data when they cannot be read.
 Evaluation evaluateCheckpoint(const EvaluationOptions& options);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

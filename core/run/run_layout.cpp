@@ -1,4 +1,4 @@
-#include "common/run_layout.h"
+#include "run/run_layout.h"
 
 #include <algorithm>
 #include <filesystem>

@@ -15,7 +15,7 @@
 #include "common/json.h"
 #include "task/figures.h"
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 enum class EventType { Started, BatchEnd, EpochEnd, Checkpoint, Log, Warning, Finished };
 std::string eventTypeName(EventType type);
@@ -38,9 +38,12 @@ struct BatchMetrics {
   std::int64_t step = 0;
   std::int64_t totalSteps = 0;
   double loss = 0;
-  double accuracy = 0;       ///< of this batch
-  double epochLoss = 0;      ///< running mean over the epoch so far
-  double epochAccuracy = 0;  ///< running mean over the epoch so far
+  /// The task's headline figure (its first, Task::figures(): classification's "accuracy",
+  /// regression's "mae"), named so in events.jsonl and metrics.csv; "" for a task without one.
+  std::string headline;
+  double headlineValue = 0;       ///< of this batch (NaN when the batch gives none)
+  double epochLoss = 0;           ///< running mean over the epoch so far
+  double epochHeadlineValue = 0;  ///< running mean over the epoch so far
   double lr = 0;
   double gradNorm = 0;  ///< global L2 norm before clipping (of the last optimizer step)
   double imagesPerSecond = 0;
@@ -162,4 +165,4 @@ class AsyncSink : public EventSink {
   std::thread m_thread;
 };
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run

@@ -1,10 +1,10 @@
-#include "train/precision_recall.h"
+#include "eval/precision_recall.h"
 
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 PrCurve precisionRecall(std::vector<std::pair<float, bool>> scored, std::size_t maxPoints) {
   PrCurve out;
@@ -46,4 +46,4 @@ PrCurve precisionRecall(std::vector<std::pair<float, bool>> scored, std::size_t 
   return out;
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 struct PrCurve {
   std::vector<double> recall, precision;  ///< at most maxPoints points, recall rising
@@ -20,4 +20,4 @@ struct PrCurve {
 /// most `maxPoints` points (evenly chosen, the last always); AP is over all of them.
 PrCurve precisionRecall(std::vector<std::pair<float, bool>> scored, std::size_t maxPoints = 256);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

@@ -7,15 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "doctor/tsne.h"
+#include "eval/tsne.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
+
 struct Evaluation;
-}
 
-namespace netsmith::doctor {
-
-/// The features of an evaluation's kept samples (train::Evaluation::features), a row each, in
+/// The features of an evaluation's kept samples (eval::Evaluation::features), a row each, in
 /// the order of its samples.
 struct EmbeddingRows {
   std::vector<float> features;  ///< row-major, `width` a row
@@ -23,12 +21,12 @@ struct EmbeddingRows {
   std::vector<std::size_t> samples;  ///< each row's index in Evaluation::samples
 };
 
-EmbeddingRows embeddingRows(const train::Evaluation& evaluation);
+EmbeddingRows embeddingRows(const eval::Evaluation& evaluation);
 
 /// One line per laid-out sample: position,sample,label,predicted,confidence,x,y,f0..f{width-1}
 /// (sample: as the predictions file names it)
 /// (written atomically). Throws netsmith::Error naming the file when it cannot be written.
-void writeEmbeddingCsv(const std::string& path, const train::Evaluation& evaluation,
+void writeEmbeddingCsv(const std::string& path, const eval::Evaluation& evaluation,
                        const EmbeddingRows& rows, const Embedding& embedding);
 
-}  // namespace netsmith::doctor
+}  // namespace netsmith::eval

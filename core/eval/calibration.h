@@ -11,7 +11,7 @@
 
 #include "common/json.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 /// The bins of the reliability diagram. Bin b holds the samples whose confidence (the largest
 /// class probability) lies in (b / 15, (b + 1) / 15]; a confidence of 0 falls in the first.
@@ -85,4 +85,4 @@ std::string calibrationFileFor(const std::string& checkpoint);
 /// replaced, not followed). Returns the file.
 std::string writeCalibrationFile(const std::string& checkpoint, const TemperatureFit& fit);
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

@@ -1,6 +1,6 @@
 #pragma once
 
-// How a checkpoint of a task is evaluated (train/evaluation.h): evaluateCheckpoint loads the
+// How a checkpoint of a task is evaluated (eval/evaluation.h): evaluateCheckpoint loads the
 // model, the data and the task, and then the task's Evaluator runs over the split and says
 // what it found, as eval's JSON and its text. Classification's evaluator gives the class view
 // (top-k, per-class precision / recall / F1 / AP, calibration and temperature scaling,
@@ -15,11 +15,11 @@
 
 #include "common/json.h"
 
-namespace netsmith::train {
+namespace netsmith::eval {
 
 struct Evaluation;
 struct EvaluationOptions;
-struct EvaluationInput;  // train/evaluation_input.h: the model, data and task (LibTorch)
+struct EvaluationInput;  // eval/evaluation_input.h: the model, data and task (LibTorch)
 
 /// Files an evaluation wrote that its report names.
 struct EvaluationFiles {
@@ -62,4 +62,4 @@ class EvaluatorRegistry {
   std::map<std::string, std::shared_ptr<const Evaluator>> m_byTask;
 };
 
-}  // namespace netsmith::train
+}  // namespace netsmith::eval

@@ -1,4 +1,4 @@
-#include "train/run_records.h"
+#include "run/run_records.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -13,9 +13,9 @@
 #include "common/error.h"
 #include "common/file_util.h"
 #include "common/line_tail.h"
-#include "common/run_layout.h"
+#include "run/run_layout.h"
 
-namespace netsmith::train {
+namespace netsmith::run {
 
 namespace fs = std::filesystem;
 
@@ -133,7 +133,7 @@ struct RunRecordReader::State {
     record.device.clear();
     record.durationSeconds = -1;
     record.finishState.clear();
-    record.testAccuracy = -1;
+    record.testFigures.clear();
     record.testSamples = 0;
   }
 
@@ -149,15 +149,24 @@ struct RunRecordReader::State {
                                      {"batch", &State::batch},
                                      {"step", &State::step},
                                      {"loss", &State::loss},
-                                     {"accuracy", &State::acc},
                                      {"lr", &State::lr},
                                      {"val_loss", &State::valLoss},
-                                     {"val_accuracy", &State::valAcc},
                                      {"seconds", &State::seconds},
                                      {"grad_norm", &State::gradNorm},
                                      {"images_per_second", &State::throughput},
                                      {"memory_bytes", &State::memory}})
       this->*slot = column(name);
+    // The task's headline figure follows the loss, and its validation column is val_<name>.
+    record.headline.clear();
+    acc = valAcc = -1;
+    if (loss >= 0 && loss + 1 < columns) {
+      const std::string headline(names[static_cast<std::size_t>(loss + 1)]);
+      valAcc = headline.empty() ? -1 : column("val_" + headline);
+      if (valAcc >= 0) {
+        record.headline = headline;
+        acc = loss + 1;
+      }
+    }
     haveHeader = true;
     if (kind < 0 || epoch < 0 || step < 0 || loss < 0 || valAcc < 0 || seconds < 0) {
       record.error = metrics.path() + ":1: not a Netsmith metrics file";
@@ -194,9 +203,9 @@ struct RunRecordReader::State {
       e.lastStep = lastStep;
       e.seconds = lastSeconds;
       e.trainLoss = field(loss);
-      e.trainAccuracy = field(acc);
+      e.trainFigure = field(acc);
       e.valLoss = field(valLoss);
-      e.valAccuracy = field(valAcc);
+      e.valFigure = field(valAcc);
       e.lr = field(lr);
       record.epochs.push_back(e);
     }
@@ -254,8 +263,14 @@ struct RunRecordReader::State {
                                : std::string();
       if (e.contains("test") && e["test"].is_object()) {
         const Json& t = e["test"];
-        if (t.contains("accuracy") && t["accuracy"].is_number())
-          record.testAccuracy = t["accuracy"].get<double>();
+        // The task's figures; the numbers beside them (the loss, and the accuracy a run written
+        // before the figures were named still holds) where the figures do not name them.
+        if (t.contains("figures") && t["figures"].is_object()) {
+          for (const auto& [name, value] : t["figures"].items())
+            if (value.is_number()) record.testFigures[name] = value.get<double>();
+        }
+        for (const auto& [name, value] : t.items())
+          if (value.is_number_float()) record.testFigures.emplace(name, value.get<double>());
         if (t.contains("samples") && t["samples"].is_number_integer())
           record.testSamples = t["samples"].get<std::int64_t>();
       }
@@ -384,4 +399,4 @@ std::string resumeRunFolder(const std::string& checkpoint) {
   return !run.empty() && run_layout::isRunFolder(run) ? run : std::string();
 }
 
-}  // namespace netsmith::train
+}  // namespace netsmith::run
