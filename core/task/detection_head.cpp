@@ -148,17 +148,18 @@ void dhCollectCandidates(const DhGrid& grid, const DhBoxCells& box,
   }
 }
 
-/// Lets the `m` boxes of one image (`boxes`, rows [class, x0, y0, x1, y1, flags]) claim its
+/// Lets the `m` boxes of image `i` (`rows[i]`, rows [class, x0, y0, x1, y1, flags]) claim its
 /// locations: each goes to the smallest box holding it near its centre; crowd boxes only mark
-/// theirs.
-void dhClaimLocations(const at::TensorAccessor<float, 2>& boxes, std::int64_t m, std::int64_t k,
-                      const DhGrid& grid, DhClaims& claims) {
+/// theirs. (`rows[i]` is indexed only with a box: a batch without boxes has no data to point
+/// into.)
+void dhClaimLocations(const at::TensorAccessor<float, 3>& rows, std::int64_t i, std::int64_t m,
+                      std::int64_t k, const DhGrid& grid, DhClaims& claims) {
   std::fill(claims.bestArea.begin(), claims.bestArea.end(),
             std::numeric_limits<double>::infinity());
   std::fill(claims.owner.begin(), claims.owner.end(), std::int64_t(-1));
   std::fill(claims.inCrowd.begin(), claims.inCrowd.end(), char(0));
   for (std::int64_t b = 0; b < m; ++b) {
-    const auto row = boxes[b];
+    const auto row = rows[i][b];
     const double cls = row[0];
     if (!(cls >= 0)) continue;  // padding
     dhCheckClass(cls, k);
@@ -185,7 +186,7 @@ void dhClaimLocations(const at::TensorAccessor<float, 2>& boxes, std::int64_t m,
 
 /// Writes image `i`'s targets from its claims: an owned location becomes a positive with its
 /// box's class, corners and centre-ness; an unowned one inside a crowd box is not valid.
-void dhWriteImageTargets(const at::TensorAccessor<float, 2>& boxes, std::int64_t i,
+void dhWriteImageTargets(const at::TensorAccessor<float, 3>& rows, std::int64_t i,
                          const DhGrid& grid, const DhClaims& claims, DhTargetMaps& maps) {
   const double s = grid.s, minDistance = grid.minDistance;
   for (std::int64_t r = 0; r < grid.height; ++r)
@@ -196,7 +197,7 @@ void dhWriteImageTargets(const at::TensorAccessor<float, 2>& boxes, std::int64_t
         if (claims.inCrowd[cell]) maps.validOut[i][r][c] = false;
         continue;
       }
-      const auto row = boxes[b];
+      const auto row = rows[i][b];
       const double px = dhPoint(c, s), py = dhPoint(r, s);
       const double l = std::max(px - double(row[1]), minDistance);
       const double top = std::max(py - double(row[2]), minDistance);
@@ -232,8 +233,8 @@ DetectionTargets assignTargets(const torch::Tensor& target, std::int64_t height,
   const DhGrid grid{height, width, s, radius, minDistance};
   DhClaims claims(static_cast<std::size_t>(height * width));
   for (std::int64_t i = 0; i < n; ++i) {
-    dhClaimLocations(rows[i], m, k, grid, claims);
-    dhWriteImageTargets(rows[i], i, grid, claims, maps);
+    dhClaimLocations(rows, i, m, k, grid, claims);
+    dhWriteImageTargets(rows, i, grid, claims, maps);
   }
   const auto device = target.device();
   return {maps.classTarget.to(device), maps.valid.to(device), maps.positive.to(device),
