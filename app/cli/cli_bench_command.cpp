@@ -8,6 +8,7 @@
 #include "augment/transform.h"
 #include "cli/cli_args.h"
 #include "cli/cli_commands.h"
+#include "common/error.h"
 #include "common/file_util.h"
 #include "common/json.h"
 #include "data/data_loader.h"
@@ -123,7 +124,7 @@ Json benchJson(const project::LoadedProject& loaded, const train::TrainOptions& 
 void printBench(const project::LoadedProject& loaded, const train::TrainOptions& options,
                 const train::BenchResult& b, int steps, const std::string& profileTrace) {
   std::printf("%s: batch %lld, %d threads, %s, %d timed steps (the trainer's own batch code)\n",
-              loaded.project.name.c_str(), (long long)options.batchSize, b.threads,
+              printable(loaded.project.name).c_str(), (long long)options.batchSize, b.threads,
               options.optimizer.type.c_str(), steps);
   std::printf("  synthetic input:  %8.1f images/s\n", b.synthetic.imagesPerSecond());
   std::printf("  real loader (%d worker%s): %8.1f images/s\n", b.workers, b.workers == 1 ? "" : "s",
@@ -136,9 +137,9 @@ void printBench(const project::LoadedProject& loaded, const train::TrainOptions&
     const auto ops = opTable(trace);
     const double n = std::max(1, b.profiledBatches);
     std::printf("  LibTorch profiler, %d synthetic batches (chrome://tracing: %s), top ops:\n",
-                b.profiledBatches, trace.c_str());
+                b.profiledBatches, printable(trace).c_str());
     for (std::size_t i = 0; i < ops.size() && i < 15; ++i)
-      std::printf("    %-58s %8.2f ms %5.1f calls per batch\n", ops[i].name.c_str(),
+      std::printf("    %-58s %8.2f ms %5.1f calls per batch\n", printable(ops[i].name).c_str(),
                   ops[i].microseconds / 1000.0 / n, double(ops[i].calls) / n);
   }
 }

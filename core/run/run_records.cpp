@@ -97,11 +97,12 @@ std::vector<std::string> listCheckpoints(const fs::path& folder) {
 struct RunRecordReader::State {
   RunRecord record;
   LineTail metrics, events;
-  // metrics.csv's header: the column of each name (-1 when absent).
+  // metrics.csv's header: the column of each name (-1 when absent); `figure` and `valFigure`
+  // are the task's headline figure's.
   bool haveHeader = false;
   int columns = 0;
-  int kind = -1, epoch = -1, batch = -1, step = -1, loss = -1, acc = -1, lr = -1, valLoss = -1,
-      valAcc = -1, seconds = -1, gradNorm = -1, throughput = -1, memory = -1;
+  int kind = -1, epoch = -1, batch = -1, step = -1, loss = -1, figure = -1, lr = -1, valLoss = -1,
+      valFigure = -1, seconds = -1, gradNorm = -1, throughput = -1, memory = -1;
   std::int64_t lineNo = 0;
   double lastStep = 0, lastSeconds = 0;
   bool metricsStopped = false;  // a bad row or the size bound: read no further
@@ -158,17 +159,17 @@ struct RunRecordReader::State {
       this->*slot = column(name);
     // The task's headline figure follows the loss, and its validation column is val_<name>.
     record.headline.clear();
-    acc = valAcc = -1;
+    figure = valFigure = -1;
     if (loss >= 0 && loss + 1 < columns) {
       const std::string headline(names[static_cast<std::size_t>(loss + 1)]);
-      valAcc = headline.empty() ? -1 : column("val_" + headline);
-      if (valAcc >= 0) {
+      valFigure = headline.empty() ? -1 : column("val_" + headline);
+      if (valFigure >= 0) {
         record.headline = headline;
-        acc = loss + 1;
+        figure = loss + 1;
       }
     }
     haveHeader = true;
-    if (kind < 0 || epoch < 0 || step < 0 || loss < 0 || valAcc < 0 || seconds < 0) {
+    if (kind < 0 || epoch < 0 || step < 0 || loss < 0 || valFigure < 0 || seconds < 0) {
       record.error = metrics.path() + ":1: not a Netsmith metrics file";
       metricsStopped = true;
     }
@@ -203,9 +204,9 @@ struct RunRecordReader::State {
       e.lastStep = lastStep;
       e.seconds = lastSeconds;
       e.trainLoss = field(loss);
-      e.trainFigure = field(acc);
+      e.trainFigure = field(figure);
       e.valLoss = field(valLoss);
-      e.valFigure = field(valAcc);
+      e.valFigure = field(valFigure);
       e.lr = field(lr);
       record.epochs.push_back(e);
     }
