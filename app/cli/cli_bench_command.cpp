@@ -150,13 +150,14 @@ int runBench(const std::vector<std::string>& words, const RegistriesPtr& registr
   const Args args = commandArgs("bench", words);
   const std::string& path = args.one("PROJECT");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
-  project::LoadedProject loaded;
-  train::TrainOptions options;
-  if (!loadTrainable(path, *registries, loaded, options,
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, *registries, resolved,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
+  const auto& loaded = resolved.loaded;
+  const auto& options = resolved.train;
   // The run `train` would make with the same flags, timed batch by batch (see step_bench.h).
-  auto config = folderlessConfig(loaded, registries);
+  auto config = folderlessConfig(resolved, registries);
   config.bench = true;
   config.benchOptions.steps = steps;
   config.benchOptions.profileTrace = args.option("--profile");

@@ -13,8 +13,8 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "train/train_options.h"
-#include "train/trainability.h"
 
 namespace netsmith::cli {
 
@@ -353,14 +353,10 @@ std::string commandHelp(const std::string& command) {
   return "usage: netsmith-cli\n" + c->usage + "\nexample:\n  " + c->example + "\n";
 }
 
-bool loadValid(const std::string& path, const Registries& registries, project::LoadedProject& out) {
-  out = project::loadProject(path);
-  auto problems = project::validateProject(out, registries.ops);
-  const auto dataProblems =
-      data::validateDataSections(out.project, out.baseDir(), registries.transforms);
-  problems.insert(problems.end(), dataProblems.begin(), dataProblems.end());
-  if (out.project.extra.contains("sweep"))  // checked here too, though only `sweep` runs it
-    experiment::parseSweep(out.project.extra["sweep"], out.project, problems, registries);
+namespace {
+
+/// Prints `problems` of the project at `path` to stderr; true when there are none.
+bool noProblems(const std::string& path, const Problems& problems) {
   if (problems.empty()) return true;
   std::cerr << path << ": " << problems.size() << (problems.size() == 1 ? " problem" : " problems")
             << ":\n";
@@ -369,15 +365,31 @@ bool loadValid(const std::string& path, const Registries& registries, project::L
   return false;
 }
 
+/// The problems every command refuses: the file, the model, and the data, augment and sweep
+/// sections (the train section's are loadTrainable's).
+Problems validityProblems(const resolve::ResolvedProject& resolved) {
+  Problems problems = resolved.structure;
+  for (const auto* part : {&resolved.dataProblems, &resolved.sweepProblems})
+    problems.insert(problems.end(), part->begin(), part->end());
+  return problems;
+}
+
+}  // namespace
+
+bool loadValid(const std::string& path, const Registries& registries,
+               resolve::ResolvedProject& out) {
+  out = resolve::resolveProject(project::loadProject(path), registries);
+  return noProblems(path, validityProblems(out));
+}
+
 bool loadTrainable(const std::string& path, const Registries& registries,
-                   project::LoadedProject& out, train::TrainOptions& options,
-                   const std::function<void(Json&)>& editTrain) {
-  if (!loadValid(path, registries, out)) return false;
-  if (editTrain) editTrain(out.project.train);
-  Problems problems;
-  options = train::parseTrainOptions(out.project.train, registries.schedules, problems);
-  if (problems.empty()) return true;
-  std::cerr << path << ":\n" << formatProblems(problems);
+                   resolve::ResolvedProject& out, const std::function<void(Json&)>& editTrain) {
+  auto loaded = project::loadProject(path);
+  if (editTrain) editTrain(loaded.project.train);
+  out = resolve::resolveProject(std::move(loaded), registries);
+  if (!noProblems(path, validityProblems(out))) return false;
+  if (out.trainProblems.empty()) return true;
+  std::cerr << path << ":\n" << formatProblems(out.trainProblems);
   return false;
 }
 
@@ -411,19 +423,17 @@ void applyTrainOverrides(const Args& args, Json& train) {
 int runValidate(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("validate", words);
   const std::string& path = args.one("PROJECT");
-  const auto& registry = registries->ops;
-  project::LoadedProject loaded;
-  train::TrainOptions options;
-  if (!loadTrainable(path, *registries, loaded, options)) return kExitInvalid;
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, *registries, resolved)) return kExitInvalid;
   // What train would refuse before its first batch: the data, the splits, output vs classes.
-  const auto problems = train::checkTrainable(loaded.project, loaded.baseDir(), *registries);
+  const auto problems = resolve::trainableProblems(resolved, *registries);
   if (!problems.empty()) {
     std::cerr << path << ": " << problems.size()
               << (problems.size() == 1 ? " problem" : " problems") << ":\n"
               << formatProblems(problems);
     return kExitInvalid;
   }
-  const auto analysis = graph::analyseGraph(loaded.project.model, registry);
+  const auto& analysis = resolved.analysis;
   std::cout << path << ": valid (" << analysis.nodes.size() << " nodes, "
             << graph::formatCount(analysis.totalParams) << " parameters, output "
             << formatShape(analysis.outputShape) << ")\n";
@@ -433,18 +443,20 @@ int runValidate(const std::vector<std::string>& words, const RegistriesPtr& regi
 int runSummary(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("summary", words);
   const std::string& path = args.one("PROJECT");
-  const auto& registry = registries->ops;
-  project::LoadedProject loaded;
-  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
-  const auto& p = loaded.project;
-  const auto batch = args.integer("--batch-size", project::projectBatchSize(p), 1, 1 << 20);
-  const auto analysis = graph::analyseGraph(p.model, registry);
-  const auto summary = graph::makeSummary(analysis, batch, project::projectOptimizer(p),
-                                          project::projectMomentum(p));
+  resolve::ResolvedProject resolved;
+  if (!loadValid(path, *registries, resolved)) return kExitInvalid;
+  // The batch, optimizer and momentum a run of the project uses (the train section's defaults
+  // where it names none).
+  const auto& train = resolved.train;
+  const auto batch = args.integer("--batch-size", train.batchSize, 1, 1 << 20);
+  const auto& optimizer = train.optimizer;
+  const double momentum = optimizer.params.has("momentum") ? optimizer.params.real("momentum") : 0;
+  const auto summary = graph::makeSummary(resolved.analysis, batch, optimizer.type, momentum);
   if (args.has("--json")) {
     std::cout << graph::summaryToJson(summary).dump(2) << '\n';
   } else {
-    std::cout << "Project: " << p.name << '\n' << graph::formatSummaryTable(summary);
+    std::cout << "Project: " << printable(resolved.project().name) << '\n'
+              << graph::formatSummaryTable(summary);
   }
   return kExitOk;
 }

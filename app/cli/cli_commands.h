@@ -8,6 +8,7 @@
 #include "common/exit_codes.h"
 #include "common/json.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 
 namespace netsmith::cli {
 
@@ -56,22 +57,23 @@ class Trainer;
 
 namespace netsmith::cli {
 
-/// Loads a project and checks all of it (model, data and augment sections); prints the
-/// problems to stderr and returns false when there are any.
-bool loadValid(const std::string& path, const Registries& registries, project::LoadedProject& out);
+/// Loads a project and resolves it once (resolve::resolveProject); prints the problems of the
+/// file, the model and the data, augment and sweep sections to stderr and returns false when
+/// there are any.
+bool loadValid(const std::string& path, const Registries& registries,
+               resolve::ResolvedProject& out);
 
-/// loadValid() plus the `train` section's options; prints problems and returns false if any.
-/// `editTrain` may change the train section first (command-line overrides).
+/// loadValid(), and the `train` section's problems too. `editTrain` may change the train
+/// section before it is resolved (command-line overrides).
 bool loadTrainable(const std::string& path, const Registries& registries,
-                   project::LoadedProject& out, train::TrainOptions& options,
-                   const std::function<void(Json&)>& editTrain = {});
+                   resolve::ResolvedProject& out, const std::function<void(Json&)>& editTrain = {});
 
 /// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
 /// --dist-timeout (those given) to a project's train section.
 void applyTrainOverrides(const Args& args, Json& train);
 
 /// A trainer configuration for `loaded` that writes no run folder (lr-find, bench).
-train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded,
+train::TrainerConfig folderlessConfig(const resolve::ResolvedProject& resolved,
                                       const RegistriesPtr& registries);
 
 /// This program's path, for starting more ranks of a local job and a sweep's trials.

@@ -39,10 +39,10 @@ data::ProgressFn terminalProgress(const std::string& what) {
 }
 
 std::unique_ptr<data::ProjectData> openData(const std::string& path, const Registries& registries,
-                                            project::LoadedProject& loaded) {
-  if (!loadValid(path, registries, loaded)) return nullptr;
+                                            resolve::ResolvedProject& resolved) {
+  if (!loadValid(path, registries, resolved)) return nullptr;
   env::configureThreads();
-  auto pd = data::openProjectData(loaded.project, loaded.baseDir(), registries.transforms,
+  auto pd = data::openProjectData(resolved.project(), resolved.baseDir, registries.transforms,
                                   data::userCacheDir(), terminalProgress("computing mean/std"));
   if (!pd) throw Error("cancelled");
   return pd;
@@ -213,8 +213,9 @@ void printDataStats(const project::LoadedProject& loaded, const data::DataScanRe
 int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("data-stats", words);
   const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
+  resolve::ResolvedProject resolved;
+  if (!loadValid(path, *registries, resolved)) return kExitInvalid;
+  auto& loaded = resolved.loaded;
   env::configureThreads();
   // The studio's Data page runs the same scan: every split decoded under the project's
   // on_error, the counts leaving out what training and evaluation would skip.
@@ -241,8 +242,8 @@ int runPreviewAug(const std::vector<std::string>& words, const RegistriesPtr& re
   const int samples = static_cast<int>(args.integer("--samples", 8, 1, 64));
   const int draws = static_cast<int>(args.integer("--draws", 6, 1, 32));
   const auto seed = static_cast<std::uint64_t>(args.integer("--seed", 0, 0, (1LL << 62)));
-  project::LoadedProject loaded;
-  auto pd = openData(path, *registries, loaded);
+  resolve::ResolvedProject resolved;
+  auto pd = openData(path, *registries, resolved);
   if (!pd) return kExitInvalid;
   const auto rows = data::makePreview(*pd, samples, draws, seed);
   if (rows.empty()) throw Error("no readable training samples to preview");

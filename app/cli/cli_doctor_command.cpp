@@ -113,8 +113,9 @@ int runDoctor(const std::vector<std::string>& words, const RegistriesPtr& regist
     return kExitOk;
   }
   const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  if (!loadValid(path, *registries, loaded)) return kExitInvalid;
+  resolve::ResolvedProject resolved;
+  if (!loadValid(path, *registries, resolved)) return kExitInvalid;
+  auto& loaded = resolved.loaded;
   if (loaded.project.data.is_object() && loaded.project.data.empty())
     throw Error(path + ": the project has no data section; nothing to examine");
 

@@ -218,18 +218,20 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
 int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("train", words);
   const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  train::TrainOptions options;
-  if (!loadTrainable(path, *registries, loaded, options,
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, *registries, resolved,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
-  if (loaded.project.data.is_object() && loaded.project.data.empty())
+  const auto& loaded = resolved.loaded;
+  const auto& options = resolved.train;
+  if (!resolved.hasDataSection())
     throw Error(path + ": the project has no data section; nothing to train on");
 
   train::TrainerConfig config;
   config.registries = registries;
   config.project = loaded.project;
-  config.baseDir = loaded.baseDir();
+  config.options = options;
+  config.baseDir = resolved.baseDir;
   config.runsRoot = args.option("--out", "runs");
   config.resumePath = args.option("--resume");
   config.initFromPath = args.option("--init-from");
@@ -368,12 +370,13 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
   return kExitOk;
 }
 
-train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded,
+train::TrainerConfig folderlessConfig(const resolve::ResolvedProject& resolved,
                                       const RegistriesPtr& registries) {
   train::TrainerConfig config;
   config.registries = registries;
-  config.project = loaded.project;
-  config.baseDir = loaded.baseDir();
+  config.project = resolved.project();
+  config.options = resolved.train;
+  config.baseDir = resolved.baseDir;
   config.cacheDir = data::userCacheDir();
   config.writeRun = false;
   return config;
@@ -382,12 +385,11 @@ train::TrainerConfig folderlessConfig(const project::LoadedProject& loaded,
 int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-find", words);
   const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  train::TrainOptions options;
-  if (!loadTrainable(path, *registries, loaded, options,
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, *registries, resolved,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
-  auto config = folderlessConfig(loaded, registries);
+  auto config = folderlessConfig(resolved, registries);
   config.lrFind = true;
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   auto& o = config.lrFindOptions;

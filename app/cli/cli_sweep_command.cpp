@@ -135,16 +135,11 @@ std::optional<std::string> createSweepFolder(const Args& args, const Registries&
     options.trainArgs.push_back("--limit-val");
     options.trainArgs.push_back(std::to_string(args.integer("--limit-val", 0, 1, 1LL << 40)));
   }
-  project::LoadedProject loaded;
-  train::TrainOptions trainOptions;
-  if (!loadTrainable(path, registries, loaded, trainOptions)) return std::nullopt;
-  if (!loaded.project.extra.contains("sweep"))
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, registries, resolved)) return std::nullopt;
+  if (!resolved.sweep)
     throw Error(path + ": the project has no sweep section (see README, Experiments)");
-  Problems problems;
-  const auto spec =
-      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, problems, registries);
-  if (!problems.empty()) throw Error(path + ": " + formatProblems(problems));
-  return experiment::SweepRunner::create(loaded, spec, options);
+  return experiment::SweepRunner::create(resolved.loaded, *resolved.sweep, options);
 }
 
 /// Refuses a project, limits or --out beside --resume: a resumed sweep keeps its own.

@@ -17,11 +17,12 @@ namespace netsmith::cli {
 int runLrSchedule(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-schedule", words);
   const std::string& path = args.one("PROJECT");
-  project::LoadedProject loaded;
-  train::TrainOptions options;
-  if (!loadTrainable(path, *registries, loaded, options,
+  resolve::ResolvedProject resolved;
+  if (!loadTrainable(path, *registries, resolved,
                      [&](Json& train) { applyTrainOverrides(args, train); }))
     return kExitInvalid;
+  const auto& loaded = resolved.loaded;
+  const auto& options = resolved.train;
   const std::int64_t limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);
   const std::int64_t stepsGiven = args.integer("--steps-per-epoch", 0, 0, 1LL << 40);
   train::RunPlan plan;
@@ -36,9 +37,9 @@ int runLrSchedule(const std::vector<std::string>& words, const RegistriesPtr& re
   } else {
     // The plan `train` makes: the training split's size, limits, batch, accumulation and
     // local processes.
-    const bool hasData = !(loaded.project.data.is_object() && loaded.project.data.empty());
-    if (!hasData) throw UsageError{"the project has no data section; give --steps-per-epoch N"};
-    plan = train::planProjectRun(loaded.project, loaded.baseDir(), options, limitTrain);
+    if (!resolved.data)
+      throw UsageError{"the project has no data section; give --steps-per-epoch N"};
+    plan = train::planProjectRun(*resolved.data, options, limitTrain);
   }
   // Streamed, one step at a time: a plan of any length costs no memory.
   constexpr std::int64_t kMaxSteps = 100'000'000;

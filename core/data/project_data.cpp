@@ -48,10 +48,12 @@ void addMissingPaths(const DataConfig& config, Problems& problems) {
 }  // namespace
 
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
-                              const augment::TransformRegistry& transforms, bool pathsMustExist) {
+                              const augment::TransformRegistry& transforms, bool pathsMustExist,
+                              std::optional<DataConfig>* parsed) {
   Problems problems;
   if (hasData(project)) {
     const auto config = parseDataConfig(project.data, baseDir, problems);
+    if (parsed && problems.empty()) *parsed = config;
     if (pathsMustExist) addMissingPaths(config, problems);
     const auto c = static_cast<std::size_t>(project.model.input.channels);
     if (config.normalization == DataConfig::Normalization::Explicit) {

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "augment/pipeline.h"
@@ -30,9 +31,12 @@ augment::TransformContext transformContext(const project::Project& project);
 /// (IDX file, image folder, manifest, CIFAR batch) that does not exist is a problem too
 /// (`data.train.root: "/x" does not exist`): the studio checks this on every data edit, so
 /// Start is off before a press would fail; `validate` checks a design without its data.
+/// `config` (when given) receives the data section as read, when it reads without problems of
+/// its own (its paths may still be missing).
 Problems validateDataSections(const project::Project& project, const std::string& baseDir,
                               const augment::TransformRegistry& transforms,
-                              bool pathsMustExist = false);
+                              bool pathsMustExist = false,
+                              std::optional<DataConfig>* config = nullptr);
 
 /// Opens the project's data: sources, splits, normalisation ("auto" computed over the training
 /// split, cached in `cacheDir` when given), pipeline. Throws netsmith::Error with every problem.

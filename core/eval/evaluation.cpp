@@ -23,6 +23,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "task/task.h"
 #include "task/task_registry.h"
 #include "train/lr_schedule.h"
@@ -174,10 +175,12 @@ std::shared_ptr<task::Task> makeEvaluationTask(const Registries& registries,
                                                const EvaluationSource& src,
                                                const data::ProjectData& pd,
                                                const std::string& ckptPath) {
-  Problems trainProblems;
-  const train::TrainOptions trainOptions =
-      parseTrainOptions(src.loaded.project.train, registries.schedules, trainProblems);
-  task::TaskSetup setup = taskSetupFor(trainOptions, pd.data, src.net->analysis());
+  resolve::ResolveOptions how;
+  how.analysis = &src.net->analysis();
+  how.baseDir = src.baseDir;
+  const auto resolved = resolve::resolveProject(src.loaded, registries, how);
+  task::TaskSetup setup =
+      train::taskSetupFor(resolved.train, resolved.analysis, train::taskFacts(pd.data));
   setup.train = &pd.data.train;
   setup.state = src.ckpt.meta.value("task_state", Json());
   std::shared_ptr<task::Task> task;

@@ -1,6 +1,7 @@
 #include "experiment/sweep_spec.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "augment/transform.h"
@@ -67,12 +68,27 @@ std::string missingName(const std::string& what, const std::string& name,
          (guess.empty() ? "" : "; did you mean \"" + guess + "\"?");
 }
 
+/// The optimizer a project's train section names (train.optimizer.type or train.optimizer),
+/// lower case, or "adam": the settings a sweep path under train.optimizer may name.
+std::string optimizerType(const project::Project& project) {
+  std::string name = "adam";
+  if (project.train.is_object() && project.train.contains("optimizer")) {
+    const Json& o = project.train["optimizer"];
+    if (o.is_string()) name = o.get<std::string>();
+    if (o.is_object() && o.contains("type") && o["type"].is_string())
+      name = o["type"].get<std::string>();
+  }
+  std::transform(name.begin(), name.end(), name.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return name;
+}
+
 /// The settings inside train.optimizer (its optimizer's) or train.schedule (all schedules').
 std::vector<std::string> trainSubKeys(const std::string& key, const project::Project& project,
                                       const Registries& registries) {
   std::vector<std::string> sub{"type"};
   if (key == "optimizer") {
-    const std::string type = project::projectOptimizer(project);
+    const std::string type = optimizerType(project);
     try {
       for (const auto& n : namesOf(train::optimizerSchema(type)))
         sub.push_back(n);

@@ -16,8 +16,8 @@
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "task/task_registry.h"
-#include "train/trainability.h"
 
 namespace netsmith::import {
 
@@ -342,12 +342,14 @@ InputSize proposedInputSize(const StarterChoices& choices, const data::DataScanR
 /// Rounds `size` to a step the model's layers accept (else the template's) and sets it as input.
 void fitInputSize(InputSize& size, project::Project& p, const graph::InputSpec& templateInput,
                   const Registries& registries, const data::DataScanResult& scan) {
+  const train::TaskFacts facts{std::int64_t(scan.classes.size()), scan.classes, scan.targetNames};
   const auto fits = [&](std::int64_t hh, std::int64_t ww) {
     p.model.input.height = hh;
     p.model.input.width = ww;
-    const auto analysis = graph::analyseGraph(p.model, registries.ops);
-    return analysis.ok() && !train::headProblem(p, analysis, std::int64_t(scan.classes.size()),
-                                                registries.tasks, scan.targetNames);
+    project::LoadedProject candidate;
+    candidate.project = p;
+    const auto resolved = resolve::resolveProject(std::move(candidate), registries);
+    return resolved.analysis.ok() && !resolve::headProblem(resolved, facts, registries);
   };
   bool fitted = fits(size.height, size.width);
   if (!fitted && size.why != "as chosen") {
@@ -479,7 +481,7 @@ DataProposal proposeProject(const std::string& dataPath, const std::string& proj
   d.batchWhy = fitBatchSize(p, out);
   out.project = p;
   explainChoices(def, choices, d, out);
-  out.problems = train::checkTrainable(p, base.string(), registries);
+  out.problems = resolve::checkTrainable(p, base.string(), registries);
   return out;
 }
 

@@ -209,33 +209,4 @@ Problems validateProject(const LoadedProject& loaded, const ops::OpRegistry& reg
   return all;
 }
 
-std::int64_t projectBatchSize(const Project& p, std::int64_t fallback) {
-  if (p.train.contains("batch_size") && p.train["batch_size"].is_number_integer()) {
-    const auto b = p.train["batch_size"].get<std::int64_t>();
-    if (b > 0) return b;
-  }
-  return fallback;
-}
-
-std::string projectOptimizer(const Project& p) {
-  std::string name = "adam";
-  if (p.train.contains("optimizer")) {
-    const Json& o = p.train["optimizer"];
-    if (o.is_string()) name = o.get<std::string>();
-    if (o.is_object() && o.contains("type") && o["type"].is_string())
-      name = o["type"].get<std::string>();
-  }
-  std::transform(name.begin(), name.end(), name.begin(),
-                 [](unsigned char c) { return std::tolower(c); });
-  return name;
-}
-
-double projectMomentum(const Project& p) {
-  if (p.train.contains("optimizer") && p.train["optimizer"].is_object()) {
-    const Json& o = p.train["optimizer"];
-    if (o.contains("momentum") && o["momentum"].is_number()) return o["momentum"].get<double>();
-  }
-  return 0.0;
-}
-
 }  // namespace netsmith::project

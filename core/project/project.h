@@ -64,10 +64,4 @@ void saveProject(const Project& project, const std::string& path);
 /// Every problem in the project: structural ones from loading plus the model analysis.
 Problems validateProject(const LoadedProject& loaded, const ops::OpRegistry& registry);
 
-/// The training batch size the project asks for (train.batch_size), or `fallback`.
-std::int64_t projectBatchSize(const Project& project, std::int64_t fallback = 64);
-/// The optimizer name (train.optimizer.type or train.optimizer), lower case, or "adam".
-std::string projectOptimizer(const Project& project);
-double projectMomentum(const Project& project);
-
 }  // namespace netsmith::project

@@ -2,7 +2,7 @@
 // Every registry a program knows, built once in its main and passed down (no LibTorch).
 //
 //   const auto registries = Registries::builtins();   // in main(), or a test's fixture
-//   train::checkTrainable(project, baseDir, *registries);
+//   resolve::resolveProject(project::loadProject(path), *registries);
 //
 // Core never builds a registry of its own: what a program registers (an op, a transform, a
 // schedule, a task, an evaluator, an exporter) reaches validation, training, eval, the doctor and

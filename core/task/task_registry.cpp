@@ -138,6 +138,12 @@ void TaskRegistry::add(TaskDef def) {
     throw Error("task \"" + def.name + "\": the export's output cannot be named \"" +
                 printable(output) +
                 "\" (the input is \"input\", --softmax adds \"probabilities\")");
+  // train.monitor, early stopping and a sweep's objective are checked against these before
+  // any task is made.
+  if (def.figures.empty())
+    throw Error("task \"" + printable(def.name) +
+                "\": lists no figures (TaskDef::figures, its Task::figures() known before a task "
+                "is made)");
   m_defs.add(std::move(def));
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "project/project.h"
+#include "data/data_config.h"
 #include "train/run_plan.h"
 #include "train/train_options.h"
 
@@ -17,13 +17,12 @@ struct TrainSplit {
   std::int64_t samples = 0;
   std::int64_t classes = 0;
 };
-/// Reads it from the project's data. Throws netsmith::Error when the data section is missing or
-/// cannot be read.
-TrainSplit readTrainSplit(const project::Project& project, const std::string& baseDir);
-std::int64_t trainSplitSize(const project::Project& project, const std::string& baseDir);
+/// Reads it from the project's data section (resolve::ResolvedProject::data). Throws
+/// netsmith::Error when the data cannot be read.
+TrainSplit readTrainSplit(const data::DataConfig& config);
 
-/// RunPlan::make() on the project's training split. `worldSize` 0: train.local_processes.
-RunPlan planProjectRun(const project::Project& project, const std::string& baseDir,
-                       const TrainOptions& options, std::int64_t limitTrain = 0, int worldSize = 0);
+/// RunPlan::make() on the data's training split. `worldSize` 0: train.local_processes.
+RunPlan planProjectRun(const data::DataConfig& config, const TrainOptions& options,
+                       std::int64_t limitTrain = 0, int worldSize = 0);
 
 }  // namespace netsmith::train

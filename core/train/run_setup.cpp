@@ -169,19 +169,8 @@ void initFrom(RunContext& ctx, RunSetup& s, const std::string& path) {
 
 }  // namespace
 
-task::TaskSetup taskSetupFor(const TrainOptions& opt, const data::DataModule& d,
-                             const graph::GraphAnalysis& analysis) {
-  task::TaskSetup ts;
-  ts.classes = d.classes;
-  ts.dataClasses = d.numClasses();
-  ts.outputShape = analysis.outputShape;
-  ts.inputShape = analysis.inputShape;
-  ts.labelSmoothing = opt.labelSmoothing;
-  ts.loss = opt.loss;
-  ts.targets = d.targets;
-  ts.classWeights = opt.classWeights;
-  ts.classWeightValues = opt.classWeightValues;
-  return ts;
+TaskFacts taskFacts(const data::DataModule& d) {
+  return TaskFacts{d.numClasses(), d.classes, d.targets};
 }
 
 namespace {
@@ -190,8 +179,9 @@ namespace {
 /// weights counted on the training split, on the run's device.
 void makeTask(RunContext& ctx, RunSetup& s) {
   const auto& d = s.pd->data;
-  task::TaskSetup ts = taskSetupFor(s.opt, d, s.net->analysis());
-  ts.dataClasses = s.numClasses;
+  auto facts = taskFacts(d);
+  facts.dataClasses = s.numClasses;
+  task::TaskSetup ts = taskSetupFor(s.opt, s.net->analysis(), facts);
   ts.train = &d.train;
   const auto& def = ctx.config.registries->tasks.get(s.project.task);
   if (const auto p = task::dataTargetProblem(def, d.config)) throw Error(*p);
@@ -330,9 +320,10 @@ std::string modelSignature(const graph::ModelGraph& model) {
 void prepareRun(RunContext& ctx, RunSetup& s) {
   Problems problems;
   // Every later step reads ctx.config.registries: checked here, before the first of them.
-  s.opt =
-      parseTrainOptions(ctx.config.project.train,
-                        needRegistries(ctx.config.registries, "TrainerConfig").schedules, problems);
+  const auto& registries = needRegistries(ctx.config.registries, "TrainerConfig");
+  s.opt = ctx.config.options
+              ? *ctx.config.options
+              : parseTrainOptions(ctx.config.project.train, registries.schedules, problems);
   if (!problems.empty())
     throw Error("the train section has problems:\n" + formatProblems(problems));
   s.device = resolveDevice(s.opt.device);

@@ -22,6 +22,7 @@
 #include "train/process_group.h"
 #include "train/run_context.h"
 #include "train/run_plan.h"
+#include "train/task_setup.h"
 #include "train/train_options.h"
 
 namespace netsmith::train {
@@ -51,12 +52,10 @@ struct RunSetup {
   int workers = 0;  ///< loader threads
 };
 
-/// The task's setup from a run's options, its data and its model: what the run trains with and
-/// what `eval` of its checkpoint evaluates with (the same loss, label smoothing and class
-/// weights, so train's test loss and eval's agree). `train` (for weights from counts) is set
-/// by the caller that has it.
-task::TaskSetup taskSetupFor(const TrainOptions& opt, const data::DataModule& data,
-                             const graph::GraphAnalysis& analysis);
+/// What the opened data tells the task (its classes, their count, a regression's targets):
+/// what a run trains with and what `eval` of its checkpoint evaluates with, through
+/// taskSetupFor (train/task_setup.h), so train's test loss and eval's agree.
+TaskFacts taskFacts(const data::DataModule& data);
 
 /// Reads the options, joins the process group, sets the threads, opens the data, builds the
 /// model, optimizer, loaders and plan. Throws netsmith::Error (or RunEnd when stopped while

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -27,6 +28,7 @@
 #include "task/task_registry.h"
 #include "train/run_context.h"
 #include "train/step_bench.h"
+#include "train/train_options.h"
 
 namespace netsmith::run {
 class RunWriter;
@@ -54,7 +56,10 @@ struct LrFindResult {
 };
 
 struct TrainerConfig {
-  project::Project project;       ///< a validated project (its train section is parsed again here)
+  project::Project project;  ///< a validated project
+  /// Its train section as the caller resolved it (resolve::resolveProject); none: read here
+  /// from `project` (a data-parallel worker's rank, a test's config).
+  std::optional<TrainOptions> options;
   std::string baseDir;            ///< for relative data paths
   std::string runsRoot = "runs";  ///< the run folder is created inside
   std::string runDir;             ///< use this folder instead of creating one (resume appends)

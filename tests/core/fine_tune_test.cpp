@@ -13,8 +13,8 @@
 #include "graph/model_edits.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "test_support.h"
-#include "train/trainability.h"
 #include "train/trainer.h"
 #include "train_fixtures.h"
 
@@ -185,7 +185,7 @@ TEST(FineTune, ReplaceHeadAtTrainTimeFitsTheHeadToTheData) {
     loaded.project.model.find("fc")->params["out_features"] = 2;  // fewer than the classes
     loaded.project.train["replace_head"] = replace;
     const auto problems =
-        train::checkTrainable(loaded.project, loaded.baseDir(), *Registries::builtins());
+        resolve::checkTrainable(loaded.project, loaded.baseDir(), *Registries::builtins());
     EXPECT_EQ(formatProblems(problems).find("set fc.out_features to 4") != std::string::npos,
               !replace)
         << formatProblems(problems);

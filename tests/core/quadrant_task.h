@@ -69,9 +69,10 @@ class QuadrantRegression : public task::Task {
   }
   std::string name() const override { return "quadrant_regression"; }
   task::TargetSpec target() const override { return {task::TargetKind::RealVector, false, false}; }
-  std::vector<task::FigureSpec> figures() const override {
+  static std::vector<task::FigureSpec> figureSpecs() {
     return {{"mae", false, "mean absolute error"}, {"rmse", false, "root mean squared error"}};
   }
+  std::vector<task::FigureSpec> figures() const override { return figureSpecs(); }
   std::optional<Problem> headProblem(const graph::GraphAnalysis& a) const override {
     if (!a.ok() || a.outputShape == std::vector<std::int64_t>{2}) return std::nullopt;
     return Problem{"node \"" + a.outputId + "\"", "this task needs 2 outputs (row, column)",
@@ -144,6 +145,7 @@ inline RegistriesPtr withQuadrants() {
       {"position", "row and column of the blob, 0 to 1", "none: read the two numbers"},
       data::TargetKind::ClassIndex,
       {}};
+  def.figures = QuadrantRegression::figureSpecs();
   def.statistics = [] { return std::make_unique<QuadrantStatistics>(); };
   registries->tasks.add(std::move(def));
   return registries;

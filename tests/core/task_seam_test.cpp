@@ -27,6 +27,7 @@
 #include "project/project.h"
 #include "quadrant_task.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "run/run_records.h"
 #include "task/classification.h"
 #include "task/task.h"
@@ -250,7 +251,7 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
   const auto registry = ops::OpRegistry::withBuiltins();
   // The blob model ends in 4 scores: right for classification, wrong for the regression.
   auto config = quadrantConfig(dir, Json::object(), 4);
-  auto problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
+  auto problems = resolve::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].nodeId, "fc");
   EXPECT_NE(problems[0].message.find("2 outputs"), std::string::npos) << problems[0].message;
@@ -263,14 +264,14 @@ TEST(TaskSeam, ValidationChecksTheTasksHeadRuleAndNamesAnUnknownTask) {
     EXPECT_FALSE(fs::exists(dir.file("runs")));
   }
   // A program without the task names it and what it knows.
-  problems = train::checkTrainable(config.project, config.baseDir, *Registries::builtins());
+  problems = resolve::checkTrainable(config.project, config.baseDir, *Registries::builtins());
   ASSERT_EQ(problems.size(), 1u);
   EXPECT_EQ(problems[0].path, "task");
   EXPECT_NE(problems[0].message.find("unknown task \"quadrant_regression\""), std::string::npos);
   EXPECT_NE(problems[0].message.find("classification"), std::string::npos);
   // With 2 outputs the project is trainable.
   config = quadrantConfig(dir, Json::object(), 2);
-  EXPECT_TRUE(train::checkTrainable(config.project, config.baseDir, *config.registries).empty());
+  EXPECT_TRUE(resolve::checkTrainable(config.project, config.baseDir, *config.registries).empty());
 }
 
 // train.monitor, the callbacks' metrics and a sweep's objective name a task's figures: without
@@ -315,7 +316,7 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
 
   // A figure the task does not report, named with what it reports.
   auto config = quadrantConfig(dir, {{"monitor", "val_accuracy"}}, 2);
-  problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
+  problems = resolve::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "train.monitor");
   EXPECT_EQ(problems[0].message,
@@ -335,7 +336,7 @@ TEST(TaskSeam, MetricsNameTheTasksFigures) {
   config.project.extra["sweep"] =
       Json{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
            {"objective", "val_accuracy"}};
-  problems = train::checkTrainable(config.project, config.baseDir, *config.registries);
+  problems = resolve::checkTrainable(config.project, config.baseDir, *config.registries);
   ASSERT_EQ(problems.size(), 1u) << formatProblems(problems);
   EXPECT_EQ(problems[0].path, "sweep.objective");
   EXPECT_NE(problems[0].message.find("no figure \"accuracy\""), std::string::npos);
@@ -534,4 +535,60 @@ TEST(TaskSeam, ATaskWhoseExportOutputClashesIsRefusedWhenAdded) {
         << error;
     EXPECT_EQ(tasks.find("clashing"), nullptr);
   }
+}
+
+TEST(TaskSeam, ATaskWithoutFiguresIsRefusedWhenAdded) {
+  // train.monitor and a sweep's objective are checked against TaskDef::figures before any
+  // task is made: a definition that lists none could not be checked.
+  task::TaskRegistry tasks;
+  task::TaskDef def{"figureless",
+                    "a task that lists no figures",
+                    "tasks",
+                    [](const task::TaskSetup&) { return std::make_shared<QuadrantRegression>(); },
+                    {},
+                    data::TargetKind::ClassIndex,
+                    {}};
+  const auto error = testutil::errorOf([&] { tasks.add(def); });
+  EXPECT_NE(error.find("task \"figureless\": lists no figures"), std::string::npos) << error;
+  EXPECT_EQ(tasks.find("figureless"), nullptr);
+  def.figures = QuadrantRegression::figureSpecs();
+  tasks.add(def);
+  EXPECT_NE(tasks.find("figureless"), nullptr);
+}
+
+TEST(TaskSeam, AProjectIsResolvedOnceWithItsTasksFigures) {
+  // The train section, the data section and the sweep read into their typed forms once; the
+  // monitor's default and its way come from the task's figures.
+  TempDir dir;
+  auto config = quadrantConfig(dir, Json{{"epochs", 3}, {"batch_size", 16}}, 2);
+  config.project.extra["sweep"] =
+      Json{{"params", Json::array({Json{{"path", "train.seed"}, {"choice", {1, 2}}}})},
+           {"objective", "val_rmse"}};
+  project::LoadedProject loaded;
+  loaded.project = config.project;
+  resolve::ResolveOptions how;
+  how.baseDir = config.baseDir;
+  const auto resolved = resolve::resolveProject(loaded, *config.registries, how);
+  EXPECT_TRUE(resolved.problems().empty()) << formatProblems(resolved.problems());
+  EXPECT_TRUE(resolved.metricProblems.empty()) << formatProblems(resolved.metricProblems);
+  ASSERT_NE(resolved.task, nullptr);
+  EXPECT_EQ(resolved.task->name, "quadrant_regression");
+  EXPECT_EQ(resolved.train.epochs, 3);
+  EXPECT_EQ(resolved.train.batchSize, 16);
+  EXPECT_EQ(resolved.train.monitor.name, "val_mae");
+  EXPECT_FALSE(resolved.train.monitor.maximize);
+  ASSERT_TRUE(resolved.sweep.has_value());
+  EXPECT_EQ(resolved.sweep->objective, "val_rmse");
+  EXPECT_FALSE(resolved.sweep->maximize);
+  ASSERT_TRUE(resolved.data.has_value());
+  EXPECT_EQ(resolved.data->train.path, "data.train");
+  EXPECT_FALSE(resolved.data->validation.has_value() && resolved.data->validation->path.empty());
+  // A train section with problems keeps them in its own list, and the metrics are not
+  // resolved against a section that did not read.
+  loaded.project.train = Json{{"epochs", -1}};
+  const auto bad = resolve::resolveProject(loaded, *config.registries, how);
+  ASSERT_EQ(bad.trainProblems.size(), 1u) << formatProblems(bad.trainProblems);
+  EXPECT_EQ(bad.trainProblems[0].path, "train.epochs");
+  EXPECT_TRUE(bad.metricProblems.empty());
+  EXPECT_TRUE(bad.dataProblems.empty());
 }

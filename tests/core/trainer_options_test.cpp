@@ -14,8 +14,8 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "train/train_options.h"
-#include "train/trainability.h"
 #include "train/trainer.h"
 #include "trainer_fixtures.h"
 
@@ -192,7 +192,7 @@ TEST(Trainer, AScheduleTheProgramRegistersReachesValidationSweepsAndTraining) {
   config.registries = registries;
   config.limitTrain = 128;
 
-  EXPECT_TRUE(train::checkTrainable(config.project, config.baseDir, *registries).empty());
+  EXPECT_TRUE(resolve::checkTrainable(config.project, config.baseDir, *registries).empty());
   Problems problems;
   train::parseTrainOptions(config.project.train, registries->schedules, problems);
   EXPECT_TRUE(problems.empty()) << formatProblems(problems);

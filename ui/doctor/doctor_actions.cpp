@@ -69,10 +69,8 @@ RelabelPlan planRelabel(const ProjectDocument& document, const doctor::SampleRef
   const auto name = [&](std::int64_t k) {
     return k >= 0 && k < std::int64_t(classes.size()) ? classes[std::size_t(k)] : std::to_string(k);
   };
-  Problems problems;
-  const auto config =
-      data::parseDataConfig(document.project().data, document.baseDir().toStdString(), problems);
-  const data::SourceSpec* spec = problems.empty() ? sourceOf(config, sample.split) : nullptr;
+  const auto& config = document.resolved().data;
+  const data::SourceSpec* spec = config ? sourceOf(*config, sample.split) : nullptr;
   if (!spec) {
     plan.why = QObject::tr("The data section has problems; fix them on the Data page first.");
     return plan;

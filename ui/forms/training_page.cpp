@@ -534,20 +534,16 @@ void TrainingPage::readTrainSize() {
     Q_EMIT planReady();
   };
   m_sizeJob->start(
-      [data = m_document->project().data,
-       baseDir = m_document->baseDir().toStdString()](const JobContext&) {
-        project::Project project;
-        project.data = data;
-        return train::readTrainSplit(project, baseDir);
+      [config = m_document->resolved().data](const JobContext&) {
+        if (!config) throw Error("data: the project has no data section that reads");
+        return train::readTrainSplit(*config);
       },
       done, [done](const QString&) { done({}); });
 }
 
 std::optional<train::RunPlan> TrainingPage::plan() const {
-  Problems problems;
-  const auto options =
-      train::parseTrainOptions(m_document->project().train, m_document->schedules(), problems);
-  if (!problems.empty() || m_trainSize <= 0) return std::nullopt;
+  const auto& options = m_document->trainOptions();
+  if (!m_document->resolved().trainProblems.empty() || m_trainSize <= 0) return std::nullopt;
   // The plan the run will make: the same RunPlan the trainer and `lr-schedule` use.
   return train::RunPlan::make(options, m_trainSize, m_limitTrain, std::max(1, options.processes));
 }

@@ -435,9 +435,9 @@ void ExperimentsPage::refreshDefinition() {
     m_params->setItem(row, 1, new QTableWidgetItem(rangeText(p)));
   }
   m_params->resizeColumnToContents(0);
-  Problems problems;
-  if (sweep.is_object() && !sweep.empty())
-    experiment::parseSweep(sweep, project, problems, *m_document->registries());
+  // The section's problems as the document read it (an empty section is not checked here).
+  const Problems problems =
+      sweep.is_object() && !sweep.empty() ? m_document->resolved().sweepProblems : Problems{};
   m_problems->setText(problems.empty() ? QString()
                                        : QString::fromStdString(formatProblems(problems)));
   m_problems->setStyleSheet(problems.empty() ? QString() : errorFieldStyle());

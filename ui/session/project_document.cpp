@@ -9,7 +9,6 @@
 
 #include "augment/transform.h"
 #include "data/project_data.h"
-#include "train/train_options.h"
 #include "train/trainability.h"
 
 namespace netsmith::ui {
@@ -119,29 +118,29 @@ bool ProjectDocument::save(const QString& path) {
 
 void ProjectDocument::reanalyse(const Problems& loadProblems) {
   m_loadProblems = loadProblems;
-  validateSections(true);
-  reanalyseModel();
+  analyseModel();
+  resolveSections();
+  composeProblems();
   emit projectChanged();
 }
 
-void ProjectDocument::validateSections(bool dataToo) {
-  // The data and augment sections look at files; the train section is only parsed.
-  // Data paths that are not there too: what a press of Start would fail on.
-  if (dataToo)
-    m_dataProblems = data::validateDataSections(m_project, m_baseDir.toStdString(), transforms(),
-                                                /*pathsMustExist=*/true);
-  m_sectionProblems = m_dataProblems;
-  train::parseTrainOptions(m_project.train, schedules(), m_sectionProblems);
-  if (m_project.extra.contains("sweep"))
-    experiment::parseSweep(m_project.extra["sweep"], m_project, m_sectionProblems, *m_registries);
+void ProjectDocument::resolveSections() {
+  // Data paths that are not there are problems too: what a press of Start would fail on.
+  project::LoadedProject loaded;
+  loaded.project = m_project;
+  loaded.path = m_filePath.toStdString();
+  resolve::ResolveOptions how;
+  how.pathsMustExist = true;
+  how.analysis = &m_analysis;
+  how.baseDir = m_baseDir.toStdString();
+  m_resolved = resolve::resolveProject(std::move(loaded), *m_registries, how);
 }
 
-void ProjectDocument::reanalyseModel() {
+void ProjectDocument::analyseModel() {
   QElapsedTimer clock;
   clock.start();
   m_analysis = graph::analyseGraph(m_project.model, registry());
   m_analysisMs = double(clock.nsecsElapsed()) / 1e6;
-  composeProblems();
 }
 
 void ProjectDocument::composeProblems() {
@@ -151,19 +150,15 @@ void ProjectDocument::composeProblems() {
   // rule for the data (unless training replaces the head: train.replace_head). A regression's
   // targets are the ones data.targets names (unnamed: every column of the manifest, which is
   // not read here; train checks them).
-  std::vector<std::string> targets;
-  if (m_project.data.is_object() && m_project.data.contains("targets") &&
-      m_project.data["targets"].is_array()) {
-    for (const auto& t : m_project.data["targets"])
-      if (t.is_string()) targets.push_back(t.get<std::string>());
-  }
-  if (const auto p = train::headProblem(m_project, m_analysis, m_dataClasses, tasks(), targets))
+  const train::TaskFacts facts{m_dataClasses, {}, m_resolved.namedTargets()};
+  if (const auto p =
+          train::headProblem(m_project.task, m_resolved.train, m_analysis, facts, tasks()))
     m_problems.push_back(*p);
-  // ...and a metric (train.monitor, early stopping, plateau) the task does not report.
-  const auto metrics =
-      train::metricProblems(m_project, m_analysis, m_dataClasses, *m_registries, targets);
-  m_problems.insert(m_problems.end(), metrics.begin(), metrics.end());
-  m_problems.insert(m_problems.end(), m_sectionProblems.begin(), m_sectionProblems.end());
+  // ...and a metric (train.monitor, early stopping, plateau, sweep.objective) the task does not
+  // report, then the sections' own problems.
+  for (const auto* part : {&m_resolved.metricProblems, &m_resolved.dataProblems,
+                           &m_resolved.trainProblems, &m_resolved.sweepProblems})
+    m_problems.insert(m_problems.end(), part->begin(), part->end());
 }
 
 void ProjectDocument::setDataClasses(std::int64_t classes) {
@@ -180,7 +175,8 @@ void ProjectDocument::setModel(const graph::ModelGraph& model) {
       std::remove_if(m_loadProblems.begin(), m_loadProblems.end(),
                      [](const Problem& p) { return p.path.rfind("model", 0) == 0; }),
       m_loadProblems.end());
-  reanalyseModel();
+  analyseModel();
+  composeProblems();
   emit modelChanged();
 }
 
@@ -238,8 +234,8 @@ void ProjectDocument::setSection(const QString& section, const Json& value) {
   } else {
     sectionRef(m_project, section) = value;
   }
-  // Only what the section affects: no model analysis, no file checks for a train edit.
-  validateSections(section != QLatin1String("train"));
+  // Only what the section affects: no model analysis.
+  resolveSections();
   composeProblems();
   emit sectionChanged(section);
 }

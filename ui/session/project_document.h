@@ -9,6 +9,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "resolve/resolved_project.h"
 #include "task/task_registry.h"
 
 namespace netsmith::ui {
@@ -32,6 +33,10 @@ class ProjectDocument : public QObject {
 
   const project::Project& project() const { return m_project; }
   const graph::GraphAnalysis& analysis() const { return m_analysis; }
+  /// The project's sections as read after the last edit (their typed forms and problems); the
+  /// train section's options are what a run of the project now would use.
+  const resolve::ResolvedProject& resolved() const { return m_resolved; }
+  const train::TrainOptions& trainOptions() const { return m_resolved.train; }
   /// Loading problems, model analysis problems, and data / augment section problems.
   const Problems& problems() const { return m_problems; }
   QString filePath() const { return m_filePath; }
@@ -84,11 +89,12 @@ class ProjectDocument : public QObject {
 
  private:
   void reanalyse(const Problems& loadProblems);
-  /// Shape inference and the model's problems only (every edit); the other sections' problems
-  /// are kept from the last full analysis.
-  void reanalyseModel();
-  /// Problems of the data / augment (when `dataToo`) and train sections.
-  void validateSections(bool dataToo);
+  /// Shape inference and the model's problems only (every model edit); the sections stay as
+  /// last resolved.
+  void analyseModel();
+  /// The sections read again (every section edit): resolve::resolveProject on the project
+  /// with the current analysis.
+  void resolveSections();
   /// m_problems from the load, model and section problems.
   void composeProblems();
   void setModel(const graph::ModelGraph& model);
@@ -102,8 +108,7 @@ class ProjectDocument : public QObject {
   graph::GraphAnalysis m_analysis;
   Problems m_problems;
   Problems m_loadProblems;
-  Problems m_dataProblems;     ///< data and augment sections (they look at files)
-  Problems m_sectionProblems;  ///< m_dataProblems plus the train section's
+  resolve::ResolvedProject m_resolved;  ///< the sections as last resolved
   double m_analysisMs = 0;
   std::int64_t m_dataClasses = 0;
   QString m_filePath;

@@ -383,6 +383,7 @@ bool MainWindow::fillConfig(train::TrainerConfig& config) {
   }
   config.registries = doc.registries();
   config.project = doc.project();
+  config.options = doc.trainOptions();
   config.baseDir = doc.baseDir().toStdString();
   config.runsRoot = run_layout::runsRoot(doc.baseDir().toStdString());
   config.cacheDir = data::userCacheDir();
@@ -401,10 +402,7 @@ bool MainWindow::startRun(train::TrainerConfig& config, const QString& what) {
   hideBanner();
   if (!m_lrFindRun) {
     // Settings of the project that change what the dashboard draws.
-    Problems ignored;
-    const auto options =
-        train::parseTrainOptions(config.project.train, m_document->schedules(), ignored);
-    dashboard()->configure(options.clipGradNorm);
+    dashboard()->configure(m_document->trainOptions().clipGradNorm);
   }
   QString error;
   if (!m_session->start(std::move(config), &error)) {
@@ -446,7 +444,9 @@ void MainWindow::runLrFinder() {
   train::TrainerConfig config;
   if (!fillConfig(config)) return;
   config.lrFind = true;
+  // One process: the finder's curve comes from this one (train.local_processes left out).
   if (config.project.train.is_object()) config.project.train.erase("local_processes");
+  config.options->processes = 1;
   m_lrFindRun = true;
   startRun(config, tr("LR finder: preparing"));
 }

@@ -25,8 +25,8 @@
 #include "data/source_formats.h"
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
+#include "resolve/resolved_project.h"
 #include "task/task_registry.h"
-#include "train/trainability.h"
 #include "util/background_job.h"
 
 namespace netsmith::ui {
@@ -457,12 +457,16 @@ void NewFromDataDialog::checkFields() {
   QStringList problems;
   if (m_proposal) {
     const auto p = project();
-    const auto analysis = graph::analyseGraph(p.model, m_registries->ops);
+    project::LoadedProject proposed;
+    proposed.project = p;
+    const auto resolved = resolve::resolveProject(std::move(proposed), *m_registries);
+    const auto& analysis = resolved.analysis;
     for (const auto& problem : analysis.problems)
       problems << QString::fromStdString(problem.toString());
+    const auto& scan = m_proposal->scan;
+    const train::TaskFacts facts{std::int64_t(scan.classes.size()), scan.classes, scan.targetNames};
     if (analysis.ok())
-      if (auto head = train::headProblem(p, analysis, std::int64_t(m_proposal->scan.classes.size()),
-                                         m_registries->tasks, m_proposal->scan.targetNames))
+      if (auto head = resolve::headProblem(resolved, facts, *m_registries))
         problems << QString::fromStdString(head->toString());
     if (p.data["normalize"].is_object()) {
       const auto channels = std::size_t(m_channels->value());
