@@ -50,12 +50,6 @@ std::string headlineText(const task::FigureSpec& headline, double v) {
   return " " + headline.name + " " + (headline.percent ? percentText(v) : formatted("%.4g", v));
 }
 
-/// The headline figure of the task called `name` (empty when the task is unknown).
-task::FigureSpec headlineSpec(const task::TaskRegistry& tasks, const std::string& name) {
-  const auto* def = tasks.find(name);
-  return def ? task::headlineSpecOf(def->figures) : task::FigureSpec{};
-}
-
 std::string clock(double seconds) {
   if (!std::isfinite(seconds) || seconds < 0) return "--:--";
   const long s = std::lround(seconds);
@@ -262,7 +256,7 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   else
     trainer.addSink(std::make_shared<ConsoleProgress>(
         ::isatty(STDOUT_FILENO) != 0, options.fastDevRun ? 1 : options.epochs,
-        headlineSpec(registries->tasks, config.project.task)));
+        registries->tasks.figureSpec(config.project.task)));
   const auto result = runWithInterrupts(trainer);
 
   if (result.state == run::FinishState::Failed) {

@@ -72,11 +72,13 @@ int main(int argc, char** argv) {
   // Every registry the studio knows, built here once and passed down.
   netsmith::ui::MainWindow window(netsmith::Registries::builtins(),
                                   netsmith::ui::TaskViewRegistry::builtins());
-  window.setSampleLimits(parser.value(limitTrain).toLongLong(),
-                         parser.value(limitVal).toLongLong());
   bool opened = false;
   if (!parser.positionalArguments().isEmpty())
     opened = window.openProject(parser.positionalArguments().first());
+  // After opening: a quick run's limits belong to the project they are set for (opening one
+  // clears them).
+  window.setSampleLimits(parser.value(limitTrain).toLongLong(),
+                         parser.value(limitVal).toLongLong());
   if (parser.isSet(theme)) netsmith::ui::applyTheme(parser.value(theme));
   window.show();
 

@@ -113,12 +113,13 @@ Json evalMetricsToJson(const EvalMetrics& m) {
 
 namespace {
 
-/// " acc 91.05%" for a task with accuracy; " mae 0.1234 rmse 0.2345" for one without.
+/// " accuracy 91.05%" for a task with accuracy (as the batch lines and eval say it); " mae 0.1234
+/// rmse 0.2345" for one without.
 template <typename Num>
 std::string figuresText(double accuracy, const std::map<std::string, double>& figures,
                         const Num& num) {
-  // A task without an accuracy (detection trains without figures) prints none, not "acc -".
-  if (std::isfinite(accuracy)) return " acc " + num(100 * accuracy, "%.2f%%");
+  // A task without an accuracy (detection trains without figures) prints none, not "accuracy -".
+  if (std::isfinite(accuracy)) return " accuracy " + num(100 * accuracy, "%.2f%%");
   std::string text;
   for (const auto& [name, v] : figures)
     text += " " + name + " " + num(v, "%.4g");

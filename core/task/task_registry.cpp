@@ -147,6 +147,16 @@ void TaskRegistry::add(TaskDef def) {
   m_defs.add(std::move(def));
 }
 
+FigureSpec TaskRegistry::figureSpec(const std::string& name, const std::string& figure) const {
+  const auto* def = find(name);
+  if (figure.empty()) return def ? headlineSpecOf(def->figures) : FigureSpec{};
+  const FigureSpec* known = def ? findFigure(def->figures, figure) : nullptr;
+  if (known) return *known;
+  FigureSpec spec;
+  spec.name = figure;
+  return spec;
+}
+
 const TaskDef& TaskRegistry::get(const std::string& name) const {
   const auto* def = find(name);
   if (!def) throw Error("task: " + unknownTaskMessage(*this, name));

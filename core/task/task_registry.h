@@ -129,6 +129,10 @@ class TaskRegistry {
   /// The statistics of the task `name`'s training targets (TaskDef::statistics); none for a
   /// task without them or a name this program does not know.
   data::TargetStatisticsFactory statisticsOf(const std::string& name) const;
+  /// The task `name`'s figure `figure` ("": its headline, the first), as the task describes it
+  /// (its way, whether it is a share); a spec with only the figure's name when the task or the
+  /// figure is unknown to this program.
+  FigureSpec figureSpec(const std::string& name, const std::string& figure = {}) const;
 
  private:
   NamedRegistry<TaskDef> m_defs;

@@ -206,18 +206,19 @@ TEST(RunWriter, TheRecordsHoldWhatTheEventsSaid) {
   EXPECT_EQ(Json::parse(jsonl[3]).at("level"), "debug");  // in the events, not in the log
 
   // train.log: the started, epoch, checkpoint, warning, log and finish lines; no debug line.
-  EXPECT_EQ(logLinesWithoutTime(run + "/train.log"),
-            (std::vector<std::string>{
-                "info Netsmith " + std::string(NETSMITH_VERSION) + ": run started in " + run +
-                    ": blobs: 2 epochs",
-                "info epoch 1/2: train loss 2.3750 acc 37.50% | validation loss 1.7500 acc "
-                "50.00% | 3.5 s",
-                "info checkpoint best written: " + run + "/checkpoints/best.safetensors",
-                "warning training is diverging",
-                "info epoch 2/2: train loss 1.1250 acc 50.00% | 1.5 s",
-                "info plain message",
-                "info run completed: 2 epochs",
-            }));
+  EXPECT_EQ(
+      logLinesWithoutTime(run + "/train.log"),
+      (std::vector<std::string>{
+          "info Netsmith " + std::string(NETSMITH_VERSION) + ": run started in " + run +
+              ": blobs: 2 epochs",
+          "info epoch 1/2: train loss 2.3750 accuracy 37.50% | validation loss 1.7500 accuracy "
+          "50.00% | 3.5 s",
+          "info checkpoint best written: " + run + "/checkpoints/best.safetensors",
+          "warning training is diverging",
+          "info epoch 2/2: train loss 1.1250 accuracy 50.00% | 1.5 s",
+          "info plain message",
+          "info run completed: 2 epochs",
+      }));
 }
 
 // A task whose headline is not accuracy (regression's mae): metrics.csv's figure columns carry

@@ -149,11 +149,12 @@ void drawDataClassHistogram(QCustomPlot* plot, const DataScan& s) {
   plot->replot();
 }
 
-}  // namespace
-
-QString DataPage::normalizationHelp() {
-  return tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std");
+/// What the normalisation fields do, as their tooltip says it.
+QString normalizationHelp() {
+  return DataPage::tr("Pixels are in [0, 1]; each channel becomes (x - mean) / std");
 }
+
+}  // namespace
 
 DataPage::DataPage(ProjectDocument* document, QWidget* parent)
     : QWidget(parent),

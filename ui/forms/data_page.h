@@ -124,8 +124,6 @@ class DataPage : public QWidget {
   void writeData(const Json& data, const QString& text, const QString& mergeKey = {});
   /// Writes the mean and std typed in, or marks the fields with why they cannot be.
   void editExplicitNormalization();
-  /// The mean and std fields' tooltip when what they hold is fine.
-  static QString normalizationHelp();
   /// The split, normalization and fit fields: names, ranges, tooltips.
   void setupFormWidgets();
   /// The scan's button, summary, histogram, lists and filter: names and looks.

@@ -23,6 +23,9 @@
 #include <limits>
 
 #include "monitor/dashboard_charts.h"
+#include "monitor/dashboard_controls.h"
+#include "monitor/epoch_table.h"
+#include "monitor/replot_scheduler.h"
 #include "train/callback.h"
 #include "train/train_options.h"
 #include "util/chart_fit.h"
@@ -56,13 +59,46 @@ Chart* keep(std::vector<std::unique_ptr<DashboardChart>>& charts, std::unique_pt
   return raw;
 }
 
+/// Fits `chart`'s y axis to its series and the overlaid runs' graphs on it (`overlays`).
+void refitY(const DashboardChart& chart, const std::vector<QCPGraph*>& overlays) {
+  QCustomPlot* plot = chart.plot();
+  const bool log = plot->yAxis->scaleType() == QCPAxis::stLogarithmic;
+  double ylo = std::numeric_limits<double>::infinity(), yhi = -ylo;
+  chart.extendYRange(ylo, yhi);
+  for (auto* g : overlays)
+    if (g->parentPlot() == plot) {
+      bool found = false;
+      const auto r = g->getValueRange(found, QCP::sdBoth);
+      if (found) {
+        ylo = std::min(ylo, r.lower);
+        yhi = std::max(yhi, r.upper);
+      }
+    }
+  const auto* accuracy = dynamic_cast<const AccuracyChart*>(&chart);
+  if (accuracy && accuracy->figure().isEmpty()) {
+    // Accuracy lives in [0, 1]: the top is always 1 (100%), the bottom follows the data.
+    const double bottom = std::isfinite(ylo) ? std::max(0.0, ylo - 0.05) : 0.0;
+    plot->yAxis->setRange(bottom, 1.0);
+    return;
+  }
+  if (!std::isfinite(ylo) || !std::isfinite(yhi)) return;
+  if (log) {
+    if (ylo <= 0) ylo = yhi > 0 ? yhi * 1e-3 : 1e-3;
+    plot->yAxis->setRange(ylo / 1.3, std::max(yhi, ylo) * 1.3);
+  } else {
+    const double pad = std::max((yhi - ylo) * 0.08, std::max(std::fabs(yhi) * 0.02, 1e-9));
+    plot->yAxis->setRange(ylo - pad, yhi + pad);
+  }
+}
+
 }  // namespace
 
 Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   setObjectName(QStringLiteral("dashboard"));
   auto* outer = new QVBoxLayout(this);
   outer->setContentsMargins(0, 0, 0, 0);
-  outer->addLayout(buildControls());
+  m_controls = new DashboardControls(m_smoothing, this);
+  outer->addWidget(m_controls);
 
   auto* splitter = m_splitter = new QSplitter(Qt::Horizontal, this);
   auto* grid = new QWidget(splitter);
@@ -76,6 +112,8 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   m_gradNormChart = keep(m_charts, std::make_unique<GradNormChart>(this));
   keep(m_charts, std::make_unique<MemoryChart>(this));
   keep(m_charts, BatchValueChart::throughput(this));
+  m_replots = new ReplotScheduler(
+      this, [this](int i) { return m_charts[std::size_t(i)]->plot(); }, int(m_charts.size()));
   for (std::size_t i = 0; i < m_charts.size(); ++i) {
     DashboardChart* chart = m_charts[i].get();
     gridLayout->addWidget(chart->plot(), int(i / 2), int(i % 2));
@@ -84,7 +122,7 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
     connectChart(chart);
   }
 
-  m_table = buildEpochTable(splitter);
+  m_table = new EpochTable(splitter);
   splitter->addWidget(grid);
   splitter->addWidget(m_table);
   fitEpochTable();
@@ -95,79 +133,20 @@ Dashboard::Dashboard(QWidget* parent) : QWidget(parent) {
   splitter->setSizes({1000, 380});
   outer->addWidget(splitter, 1);
 
-  m_replotTimer = new QTimer(this);
-  m_replotTimer->setSingleShot(true);
-  connect(m_replotTimer, &QTimer::timeout, this, &Dashboard::replotNext);
-  m_dirty.fill(false, chartCount());
-  m_round.fill(false, chartCount());
-
-  connect(m_axisBox, qOverload<int>(&QComboBox::currentIndexChanged), this,
+  connect(m_controls, &DashboardControls::axisModeChosen, this,
           [this](int i) { setXAxisMode(static_cast<XAxisMode>(i)); });
-  connect(m_smoothSlider, &QSlider::valueChanged, this, [this](int v) { setSmoothing(v / 100.0); });
-  connect(m_logBox, &QCheckBox::toggled, this, &Dashboard::setGradNormLogScale);
-  connect(m_followBox, &QCheckBox::toggled, this, &Dashboard::setFollow);
+  connect(m_controls, &DashboardControls::smoothingChosen, this, &Dashboard::setSmoothing);
+  connect(m_controls, &DashboardControls::logScaleToggled, this, &Dashboard::setGradNormLogScale);
+  connect(m_controls, &DashboardControls::followToggled, this, &Dashboard::setFollow);
 }
 
 Dashboard::~Dashboard() = default;
 
-QHBoxLayout* Dashboard::buildControls() {
-  // x axis, smoothing, log scale, follow
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(new QLabel(tr("X axis:"), this));
-  m_axisBox = new QComboBox(this);
-  m_axisBox->setObjectName(QStringLiteral("xAxisMode"));
-  m_axisBox->addItems({tr("Step"), tr("Epoch"), tr("Wall time")});
-  controls->addWidget(m_axisBox);
-  controls->addSpacing(12);
-  controls->addWidget(new QLabel(tr("Smoothing:"), this));
-  m_smoothSlider = new QSlider(Qt::Horizontal, this);
-  m_smoothSlider->setObjectName(QStringLiteral("smoothing"));
-  m_smoothSlider->setRange(0, 99);
-  m_smoothSlider->setValue(int(std::lround(m_smoothing * 100)));
-  m_smoothSlider->setMaximumWidth(160);
-  m_smoothSlider->setToolTip(tr("Exponential moving average of the step loss"));
-  controls->addWidget(m_smoothSlider);
-  m_smoothLabel = new QLabel(QString::number(m_smoothing, 'f', 2), this);
-  controls->addWidget(m_smoothLabel);
-  controls->addSpacing(12);
-  m_logBox = new QCheckBox(tr("Log gradient norm"), this);
-  m_logBox->setObjectName(QStringLiteral("gradNormLog"));
-  controls->addWidget(m_logBox);
-  m_followBox = new QCheckBox(tr("Follow"), this);
-  m_followBox->setObjectName(QStringLiteral("follow"));
-  m_followBox->setChecked(true);
-  m_followBox->setToolTip(
-      tr("Keep the newest points in view; zooming or panning a chart turns this off"));
-  controls->addWidget(m_followBox);
-  controls->addStretch(1);
-  // Shown once the charts fell behind and skipped step points (the run's files have them all).
-  m_skippedLabel = new QLabel(this);
-  m_skippedLabel->setObjectName(QStringLiteral("skippedPoints"));
-  m_skippedLabel->hide();
-  controls->addWidget(m_skippedLabel);
-  return controls;
-}
-
-QTreeWidget* Dashboard::buildEpochTable(QWidget* parent) {
-  auto* table = new QTreeWidget(parent);
-  table->setObjectName(QStringLiteral("epochTable"));
-  table->setRootIsDecorated(false);
-  table->setAlternatingRowColors(true);
-  table->setHeaderLabels({tr("Epoch"), tr("Train loss"), tr("Train acc"), tr("Val loss"),
-                          tr("Val acc"), tr("LR"), tr("Time (s)")});
-  table->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table->header()->setStretchLastSection(false);  // its width is its columns' (fitEpochTable)
-  return table;
-}
-
 void Dashboard::fitEpochTable() {
   // As wide as its columns where the window has the room, so that no header is cut ("Ti" for
   // "Time (s)"); in a narrow window (half a 1920 screen) it scrolls sideways instead.
-  auto* header = m_table->header();
-  header->resizeSections(QHeaderView::ResizeToContents);
-  const int need = header->length() + 2 * m_table->frameWidth() +
-                   m_table->verticalScrollBar()->sizeHint().width();
-  m_table->setMinimumWidth(std::min(need, kLeastTableWidth));
+  const int need = m_table->neededWidth();
+  m_table->setMinimumWidth(std::min(need, EpochTable::kLeastWidth));
   const QList<int> sizes = m_splitter->sizes();
   const int total = sizes.value(0) + sizes.value(1);
   const int charts = m_splitter->widget(0)->minimumSizeHint().width();
@@ -210,10 +189,6 @@ DashboardChart* Dashboard::findChart(const QString& id) const {
   return nullptr;
 }
 
-int Dashboard::chartCount() const {
-  return int(m_charts.size());
-}
-
 QCustomPlot* Dashboard::chart(const QString& id) const {
   const DashboardChart* c = findChart(id);
   return c ? c->plot() : nullptr;
@@ -237,30 +212,25 @@ QString Dashboard::memoryLabel() const {
 void Dashboard::clear() {
   for (auto& c : m_charts)
     c->clear();
-  for (auto& keys : m_batchKeys)
-    keys.clear();
-  for (auto& keys : m_epochKeys)
-    keys.clear();
+  m_keys.clear();
   for (auto& w : m_warnings)
     if (w.line) m_lossChart->plot()->removeItem(w.line);
   m_warnings.clear();
-  m_batchIds.clear();
-  m_skippedPoints = 0;
-  m_skippedLabel->hide();
-  m_table->headerItem()->setText(1, tr("Train loss"));
-  m_table->headerItem()->setToolTip(1, QString());
-  m_table->headerItem()->setText(2, tr("Train acc"));
-  m_table->headerItem()->setText(4, tr("Val acc"));
+  m_controls->forgetRun();
+  m_table->forgetRun();
   setMonitor(QStringLiteral("val_accuracy"), true);  // the next run says what it monitors
-  m_bestRow = -1;
-  m_lastBatchSeconds = 0;
-  m_lastStep = 0;
   m_history.reset();
-  m_timeOffset = 0;
-  m_table->clear();
   fitEpochTable();
   setFollow(true);
   replotAll();
+}
+
+int Dashboard::bestEpoch() const {
+  return m_table->bestRow();
+}
+
+QTreeWidget* Dashboard::epochTable() const {
+  return m_table;
 }
 
 void Dashboard::configure(double clipGradNorm) {
@@ -268,8 +238,7 @@ void Dashboard::configure(double clipGradNorm) {
 }
 
 void Dashboard::setMonitor(const QString& monitor, bool maximize) {
-  m_monitor = monitor;
-  m_maximize = maximize;
+  m_table->setMonitor(monitor, maximize);
   // The figure chart of a task without accuracy draws the monitored figure.
   QString figure = monitor;
   for (const char* prefix : {"val_", "train_"})
@@ -277,7 +246,6 @@ void Dashboard::setMonitor(const QString& monitor, bool maximize) {
   for (const auto& c : m_charts)
     if (auto* accuracy = dynamic_cast<AccuracyChart*>(c.get()))
       accuracy->setPreferredFigure(figure);
-  m_table->headerItem()->setToolTip(0, tr("The best epoch by %1 is marked").arg(monitor));
 }
 
 void Dashboard::addBatches(const QVector<run::BatchMetrics>& batches) {
@@ -290,26 +258,8 @@ void Dashboard::addBatches(const QVector<run::BatchMetrics>& batches) {
   QVector<double> keys;
   keys.reserve(batches.size());
   for (const auto& b : batches) {
-    const double modeKeys[3] = {
-        double(b.step),
-        double(b.epoch) +
-            double(b.batch + 1) / double(std::max<std::int64_t>(1, b.batchesPerEpoch)),
-        b.seconds + m_timeOffset};
-    for (int m = 0; m < 3; ++m)
-      m_batchKeys[m].push_back(modeKeys[m]);
-    m_batchIds.emplace_back(b.epoch, b.batch);
-    keys.push_back(modeKeys[modeIndex(m_mode)]);
-    m_lastBatchSeconds = modeKeys[2];
-    m_lastStep = b.step;
-    m_skippedPoints += b.skippedBefore;
-  }
-  if (m_skippedPoints > 0) {
-    m_skippedLabel->setText(tr("%n step point(s) not drawn", nullptr,
-                               int(std::min<std::int64_t>(m_skippedPoints, 1 << 30))));
-    m_skippedLabel->setToolTip(
-        tr("The charts fell behind training and skipped these steps; the run's metrics.csv and "
-           "events.jsonl hold every step"));
-    m_skippedLabel->show();
+    keys.push_back(m_keys.addBatch(b)[std::size_t(modeIndex(m_mode))]);
+    m_controls->addSkipped(b.skippedBefore);
   }
   for (auto& c : m_charts) {
     c->addBatches(batches, keys);
@@ -324,84 +274,20 @@ void Dashboard::addBatches(const QVector<run::BatchMetrics>& batches) {
 
 void Dashboard::addEpoch(const run::EpochMetrics& e) {
   if (m_history)  // no step point came first: the history up to this epoch
-    drawHistory(std::numeric_limits<std::int64_t>::max(), e.epoch, 0, m_lastBatchSeconds);
-  const double keys[3] = {double(m_lastStep), double(e.epoch + 1), m_lastBatchSeconds};
-  for (int m = 0; m < 3; ++m)
-    m_epochKeys[m].push_back(keys[m]);
+    drawHistory(std::numeric_limits<std::int64_t>::max(), e.epoch, 0, m_keys.lastSeconds());
+  const auto keys = m_keys.addEpoch(e.epoch);
   for (auto& c : m_charts) {
-    c->addEpoch(e, keys[modeIndex(m_mode)]);
+    c->addEpoch(e, keys[std::size_t(modeIndex(m_mode))]);
     c->updateHint();
   }
-  fillEpochRow(e);
+  // The table's figure is the one the accuracy chart draws (the monitored one, or accuracy).
+  const auto* chart = dynamic_cast<const AccuracyChart*>(findChart(QStringLiteral("accuracy")));
+  m_table->addEpoch(e, chart ? chart->preferredFigure() : QString());
+  fitEpochTable();
   if (m_follow)
     refit();
   else
     replotAll();
-}
-
-void Dashboard::fillEpochRow(const run::EpochMetrics& e) {
-  auto* row = new QTreeWidgetItem(m_table);
-  auto percent = [](double v) { return QString::number(100.0 * v, 'f', 2) + QLatin1Char('%'); };
-  row->setText(0, QString::number(e.epoch + 1));
-  row->setData(0, Qt::UserRole + 1, qint64(e.epoch + 1));  // as the run numbers it (resumed too)
-  row->setText(1, QString::number(e.trainLoss, 'f', 4) +
-                      (e.trainLabelSmoothing > 0 ? QStringLiteral(" *") : QString()));
-  if (e.trainLabelSmoothing > 0) {
-    const QString why = tr("* with label smoothing %1: validation's loss has none, so it reads "
-                           "lower for the same predictions")
-                            .arg(e.trainLabelSmoothing);
-    row->setToolTip(1, why);
-    m_table->headerItem()->setText(1, tr("Train loss *"));
-    m_table->headerItem()->setToolTip(1, why);
-  }
-  // Accuracy, or the task's training figure (headlineFigure), in the header's name.
-  QString figure;
-  const auto* chart = dynamic_cast<const AccuracyChart*>(findChart(QStringLiteral("accuracy")));
-  const QString preferred = chart ? chart->preferredFigure() : QString();
-  const double trainFigure = headlineFigure(e, false, &figure, preferred);
-  const auto shown = [&figure, percent](double v) {
-    if (!std::isfinite(v)) return QStringLiteral("-");
-    return figure.isEmpty() ? percent(v) : QString::number(v, 'g', 4);
-  };
-  m_table->headerItem()->setText(2,
-                                 figure.isEmpty() ? tr("Train acc") : tr("Train %1").arg(figure));
-  m_table->headerItem()->setText(4, figure.isEmpty() ? tr("Val acc") : tr("Val %1").arg(figure));
-  row->setText(2, shown(trainFigure));
-  row->setText(3, e.hasValidation ? QString::number(e.validation.loss, 'f', 4) : QString());
-  row->setText(4, e.hasValidation ? shown(headlineFigure(e, true, nullptr, preferred)) : QString());
-  row->setText(5, formatChartValue(e.lr));
-  row->setToolTip(5, tr("The LR of the epoch's last optimizer step"));
-  row->setText(6, QString::number(e.seconds, 'f', 1));
-  for (int c = 1; c < 7; ++c)
-    row->setTextAlignment(c, Qt::AlignRight | Qt::AlignVCenter);
-  fitEpochTable();
-  // The monitored metric of this epoch, read as the run's "best" reads it (train::metricOf: any
-  // figure of the task, a validation metric falling back to training without validation).
-  bool found = false;
-  const double value =
-      train::metricOf(train::MetricChoice{m_monitor.toStdString(), m_maximize}, e, found);
-  row->setData(0, Qt::UserRole, value);
-  if (std::isfinite(value) &&
-      (m_bestRow < 0 || (m_maximize ? value > m_bestValue : value < m_bestValue))) {
-    m_bestValue = value;
-    m_bestRow = m_table->topLevelItemCount() - 1;
-    markBest();
-  }
-  m_table->scrollToItem(row);
-}
-
-void Dashboard::markBest() {
-  for (int i = 0; i < m_table->topLevelItemCount(); ++i) {
-    auto* item = m_table->topLevelItem(i);
-    const bool best = i == m_bestRow;
-    QFont f = item->font(0);
-    f.setBold(best);
-    const QString epoch = QString::number(item->data(0, Qt::UserRole + 1).toLongLong());
-    item->setText(0, best ? epoch + QStringLiteral(" \u2605") : epoch);
-    item->setToolTip(0, best ? tr("best %1").arg(m_monitor) : QString());
-    for (int c = 0; c < m_table->columnCount(); ++c)
-      item->setFont(c, f);
-  }
 }
 
 void Dashboard::refit() {
@@ -412,12 +298,12 @@ void Dashboard::refit() {
   // x: everything drawn so far; y: each chart's series ranges, tracked as points arrive (no
   // pass over a million points per update).
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  const auto& keys = m_batchKeys[modeIndex(m_mode)];
+  const auto& keys = m_keys.batches(modeIndex(m_mode));
   if (!keys.empty()) {
     lo = std::min(lo, keys.front());
     hi = std::max(hi, keys.back());
   }
-  const auto& ekeys = m_epochKeys[modeIndex(m_mode)];
+  const auto& ekeys = m_keys.epochs(modeIndex(m_mode));
   if (!ekeys.empty()) hi = std::max(hi, ekeys.back());
   for (const auto& o : m_overlays)
     for (auto* g : o.graphs) {
@@ -433,83 +319,20 @@ void Dashboard::refit() {
     hi = 1;
   }
   const double span = std::max(hi - lo, 1e-9);
+  std::vector<QCPGraph*> overlays;
+  for (const auto& o : m_overlays)
+    overlays.insert(overlays.end(), o.graphs.begin(), o.graphs.end());
   m_syncingRange = true;
   for (const auto& c : m_charts) {
     c->plot()->xAxis->setRange(m_mode == XAxisMode::Step && lo >= 1 ? 0 : lo, hi + span * 0.03);
-    refitY(*c);
+    refitY(*c, overlays);
   }
   m_syncingRange = false;
   replotAll();
 }
 
-void Dashboard::refitY(const DashboardChart& chart) {
-  QCustomPlot* plot = chart.plot();
-  const bool log = plot->yAxis->scaleType() == QCPAxis::stLogarithmic;
-  double ylo = std::numeric_limits<double>::infinity(), yhi = -ylo;
-  chart.extendYRange(ylo, yhi);
-  for (const auto& o : m_overlays)
-    for (auto* g : o.graphs)
-      if (g->parentPlot() == plot) {
-        bool found = false;
-        const auto r = g->getValueRange(found, QCP::sdBoth);
-        if (found) {
-          ylo = std::min(ylo, r.lower);
-          yhi = std::max(yhi, r.upper);
-        }
-      }
-  const auto* accuracy = dynamic_cast<const AccuracyChart*>(&chart);
-  if (accuracy && accuracy->figure().isEmpty()) {
-    // Accuracy lives in [0, 1]: the top is always 1 (100%), the bottom follows the data.
-    const double bottom = std::isfinite(ylo) ? std::max(0.0, ylo - 0.05) : 0.0;
-    plot->yAxis->setRange(bottom, 1.0);
-    return;
-  }
-  if (!std::isfinite(ylo) || !std::isfinite(yhi)) return;
-  if (log) {
-    if (ylo <= 0) ylo = yhi > 0 ? yhi * 1e-3 : 1e-3;
-    plot->yAxis->setRange(ylo / 1.3, std::max(yhi, ylo) * 1.3);
-  } else {
-    const double pad = std::max((yhi - ylo) * 0.08, std::max(std::fabs(yhi) * 0.02, 1e-9));
-    plot->yAxis->setRange(ylo - pad, yhi + pad);
-  }
-}
-
 void Dashboard::replotAll() {
-  m_dirty.fill(true, chartCount());
-  scheduleReplot();
-}
-
-void Dashboard::scheduleReplot() {
-  if (m_replotTimer->isActive() || m_roundRunning || !isVisible()) return;
-  const double minGap = std::clamp(3.0 * m_lastRoundMs, 40.0, 500.0);
-  const double since = m_roundClock.isValid() ? double(m_roundClock.elapsed()) : minGap;
-  m_replotTimer->start(int(std::max(0.0, minGap - since)));
-}
-
-void Dashboard::replotNext() {
-  if (!isVisible()) {
-    m_roundRunning = false;
-    return;  // stays dirty; showEvent() draws it
-  }
-  if (!m_roundRunning) {
-    // A round draws the charts dirty when it starts; later updates wait for the next round.
-    m_roundRunning = true;
-    m_roundClock.start();
-    m_round = m_dirty;
-    m_dirty.fill(false, chartCount());
-  }
-  const int next = int(m_round.indexOf(true));
-  if (next >= 0) {
-    m_round[next] = false;
-    m_charts[std::size_t(next)]->plot()->replot(QCustomPlot::rpImmediateRefresh);
-  }
-  if (m_round.indexOf(true) >= 0) {
-    m_replotTimer->start(0);  // the next chart after the timers and input due now
-    return;
-  }
-  m_roundRunning = false;
-  m_lastRoundMs = double(m_roundClock.nsecsElapsed()) / 1e6;
-  if (m_dirty.indexOf(true) >= 0) scheduleReplot();
+  m_replots->replotAll();
 }
 
 bool Dashboard::eventFilter(QObject* watched, QEvent* event) {
@@ -522,11 +345,7 @@ bool Dashboard::eventFilter(QObject* watched, QEvent* event) {
 
 void Dashboard::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  for (int i = 0; i < m_round.size(); ++i)  // a round cut short by hiding
-    if (m_round[i]) m_dirty[i] = true;
-  m_round.fill(false, chartCount());
-  m_roundRunning = false;
-  if (m_dirty.indexOf(true) >= 0) scheduleReplot();
+  m_replots->pageShown();
 }
 
 void Dashboard::rekey() {
@@ -535,7 +354,7 @@ void Dashboard::rekey() {
   for (auto& c : m_charts)
     for (auto& s : c->series()) {
       const auto& keys =
-          s.perEpoch ? m_epochKeys[modeIndex(m_mode)] : m_batchKeys[modeIndex(m_mode)];
+          s.perEpoch ? m_keys.epochs(modeIndex(m_mode)) : m_keys.batches(modeIndex(m_mode));
       auto data = s.graph->data();
       std::size_t i = 0;
       for (auto it = data->begin(); it != data->end() && i < keys.size(); ++it, ++i)
@@ -547,7 +366,7 @@ void Dashboard::rekey() {
 void Dashboard::setXAxisMode(XAxisMode mode) {
   if (mode == m_mode) return;
   m_mode = mode;
-  if (m_axisBox->currentIndex() != int(mode)) m_axisBox->setCurrentIndex(int(mode));
+  m_controls->showAxisMode(int(mode));
   rekey();
   for (auto& o : m_overlays)
     redrawOverlay(o);
@@ -563,12 +382,7 @@ void Dashboard::setSmoothing(double weight) {
   weight = std::clamp(weight, 0.0, 0.999);
   if (weight == m_smoothing) return;
   m_smoothing = weight;
-  m_smoothLabel->setText(QString::number(weight, 'f', 2));
-  const int slider = int(std::lround(weight * 100));
-  if (m_smoothSlider->value() != slider) {
-    const QSignalBlocker block(m_smoothSlider);
-    m_smoothSlider->setValue(slider);
-  }
+  m_controls->showSmoothing(weight);
   m_lossChart->setSmoothing(weight);
   for (auto& o : m_overlays)
     redrawOverlay(o);
@@ -576,7 +390,7 @@ void Dashboard::setSmoothing(double weight) {
 }
 
 void Dashboard::setGradNormLogScale(bool on) {
-  if (m_logBox->isChecked() != on) m_logBox->setChecked(on);
+  m_controls->showLogScale(on);
   m_gradNormChart->setLogScale(on);
   refit();
 }
@@ -584,7 +398,7 @@ void Dashboard::setGradNormLogScale(bool on) {
 void Dashboard::setFollow(bool on) {
   if (m_follow == on) return;
   m_follow = on;
-  if (m_followBox->isChecked() != on) m_followBox->setChecked(on);
+  m_controls->showFollow(on);
   if (on) refit();
 }
 

@@ -16,6 +16,7 @@
 #include <memory>
 #include <vector>
 
+#include "monitor/point_keys.h"
 #include "monitor/run_history.h"
 #include "run/events.h"
 
@@ -37,6 +38,9 @@ class QTreeWidget;
 namespace netsmith::ui {
 
 class DashboardChart;
+class DashboardControls;
+class EpochTable;
+class ReplotScheduler;
 class GradNormChart;
 class LossChart;
 
@@ -105,8 +109,8 @@ class Dashboard : public QWidget {
   /// The chart's series as CSV (series,x,value), written atomically.
   bool saveChartCsv(const QString& chartId, const QString& path, QString* error = nullptr);
   /// The epoch whose monitored metric is best (-1: none yet).
-  int bestEpoch() const { return m_bestRow; }
-  QTreeWidget* epochTable() const { return m_table; }
+  int bestEpoch() const;
+  QTreeWidget* epochTable() const;
   QString memoryLabel() const;
   /// Re-fit the axes and queue a replot (what every update does while following).
   void refit();
@@ -124,14 +128,10 @@ class Dashboard : public QWidget {
     RunHistory run;
   };
 
-  QHBoxLayout* buildControls();
-  QTreeWidget* buildEpochTable(QWidget* parent);
   void fitEpochTable();
   void connectChart(DashboardChart* chart);
   DashboardChart* findChart(const QString& id) const;
-  int chartCount() const;
   void rekey();
-  void fillEpochRow(const run::EpochMetrics& e);
   /// Draws the pending history up to step `firstStep` (exclusive) and epoch `firstEpoch`
   /// (exclusive): where the resumed run's first live point is.
   void drawHistory(std::int64_t firstStep, std::int64_t firstEpoch, std::int64_t batchesPerEpoch,
@@ -139,10 +139,6 @@ class Dashboard : public QWidget {
   void chartContextMenu(const QString& chartId, const QPoint& pos);
   void showTooltip(const QString& chartId, QMouseEvent* event);
   void redrawOverlay(OverlayData& o);
-  void markBest();
-  void refitY(const DashboardChart& chart);
-  void scheduleReplot();
-  void replotNext();
 
  protected:
   void showEvent(QShowEvent* event) override;
@@ -161,43 +157,20 @@ class Dashboard : public QWidget {
   };
   void placeWarnings();
   std::vector<WarningMark> m_warnings;
-  std::vector<std::pair<std::int64_t, std::int64_t>> m_batchIds;  ///< (epoch, batch) per point
-  // x keys of every batch point and every epoch point, in each axis mode
-  std::vector<double> m_batchKeys[3];
-  std::vector<double> m_epochKeys[3];
+  PointKeys m_keys;  ///< where every point lies on each x axis
   XAxisMode m_mode = XAxisMode::Step;
   double m_smoothing = 0.6;
   bool m_follow = true;
   bool m_syncingRange = false;
-  QString m_monitor = QStringLiteral("val_accuracy");
-  bool m_maximize = true;
-  double m_bestValue = 0;
-  int m_bestRow = -1;
-  double m_lastBatchSeconds = 0;
-  std::int64_t m_lastStep = 0;
-  /// A resumed run's history not drawn yet (setHistory), and the time its live points are
-  /// shifted by on the time axis (a resumed process counts its seconds from 0 again).
+  /// A resumed run's history not drawn yet (setHistory); its live points go on after it on
+  /// the time axis (PointKeys::continueAfter).
   std::unique_ptr<run::RunRecord> m_history;
-  double m_timeOffset = 0;
 
-  QTimer* m_replotTimer = nullptr;
-  QVector<bool> m_dirty;
-  QVector<bool> m_round;
-  QElapsedTimer m_roundClock;
-  double m_lastRoundMs = 0;
-  bool m_roundRunning = false;
+  ReplotScheduler* m_replots = nullptr;
 
-  QComboBox* m_axisBox = nullptr;
-  QSlider* m_smoothSlider = nullptr;
-  QLabel* m_smoothLabel = nullptr;
-  QLabel* m_skippedLabel = nullptr;
-  std::int64_t m_skippedPoints = 0;  ///< step events the display queue dropped
-  QCheckBox* m_logBox = nullptr;
-  QCheckBox* m_followBox = nullptr;
-  QTreeWidget* m_table = nullptr;
+  DashboardControls* m_controls = nullptr;
+  EpochTable* m_table = nullptr;
   QSplitter* m_splitter = nullptr;  ///< the charts and the epoch table
-  /// The epoch table's least width: past it the table scrolls sideways.
-  static constexpr int kLeastTableWidth = 240;
 };
 
 }  // namespace netsmith::ui

@@ -90,7 +90,7 @@ void Dashboard::drawHistory(std::int64_t firstStep, std::int64_t firstEpoch,
   }
   takeSteps(std::numeric_limits<std::int64_t>::max());
   // The resumed process counts its time from 0: its points go on after the history's.
-  if (firstSeconds < m_lastBatchSeconds) m_timeOffset = m_lastBatchSeconds;
+  if (firstSeconds < m_keys.lastSeconds()) m_keys.continueAfter(m_keys.lastSeconds());
 }
 
 }  // namespace netsmith::ui

@@ -12,9 +12,9 @@ namespace netsmith::ui {
 
 namespace {
 
-/// The batch keys of an axis mode (m_batchKeys is indexed by the mode).
-std::size_t keysOf(XAxisMode mode) {
-  return static_cast<std::size_t>(mode);
+/// The batch keys of an axis mode (PointKeys is indexed by the mode).
+int keysOf(XAxisMode mode) {
+  return static_cast<int>(mode);
 }
 
 }  // namespace
@@ -29,16 +29,11 @@ void Dashboard::markWarning(std::int64_t epoch, std::int64_t batch, const QStrin
 }
 
 void Dashboard::placeWarnings() {
-  const auto& keys = m_batchKeys[keysOf(m_mode)];
+  const auto& keys = m_keys.batches(keysOf(m_mode));
   for (auto& w : m_warnings) {
     if (w.index < 0) {
       // The batch's point: searched from the newest (warnings come with their batch).
-      for (long i = long(m_batchIds.size()) - 1; i >= 0; --i) {
-        if (m_batchIds[std::size_t(i)] == std::make_pair(w.epoch, w.batch)) {
-          w.index = i;
-          break;
-        }
-      }
+      w.index = m_keys.findBatch(w.epoch, w.batch);
       if (w.index < 0) continue;
       w.line = new QCPItemStraightLine(m_lossChart->plot());
       w.line->setPen(QPen(QColor(214, 39, 40), 1, Qt::DashLine));
@@ -59,7 +54,7 @@ QStringList Dashboard::warningTexts() const {
 
 QVector<double> Dashboard::warningKeys() const {
   QVector<double> out;
-  const auto& keys = m_batchKeys[keysOf(m_mode)];
+  const auto& keys = m_keys.batches(keysOf(m_mode));
   for (const auto& w : m_warnings)
     out << (w.index >= 0 ? keys[std::size_t(w.index)] : std::nan(""));
   return out;

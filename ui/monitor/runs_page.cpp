@@ -54,14 +54,10 @@ QString duration(double seconds) {
 }  // namespace
 
 task::FigureSpec RunsPage::headlineSpec(const RunHistory& run) const {
-  task::FigureSpec spec;
-  spec.name = run.headline.toStdString();
   const Json task = run.settings.is_object() ? run.settings.value("task", Json()) : Json();
-  if (const auto* def =
-          task.is_string() ? m_document->tasks().find(task.get<std::string>()) : nullptr) {
-    if (const auto* known = task::findFigure(def->figures, spec.name)) spec = *known;
-  }
-  return spec;
+  const std::string headline = run.headline.toStdString();
+  if (headline.empty()) return {};
+  return m_document->tasks().figureSpec(task.is_string() ? task.get<std::string>() : "", headline);
 }
 
 QString RunsPage::figureText(const task::FigureSpec& spec, double value) {
