@@ -6,45 +6,37 @@
 #include <cstdint>
 #include <string>
 
-#include "augment/transform.h"
 #include "common/error.h"
-#include "data/project_data.h"
-#include "experiment/sweep_spec.h"
-#include "graph/graph_analysis.h"
 #include "graph/model_summary.h"
 #include "project/project.h"
 #include "registries/registries.h"
-#include "train/lr_schedule.h"
-#include "train/train_options.h"
+#include "resolve/resolved_project.h"
 
 using namespace netsmith;
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const auto registries = Registries::builtins();
-  const auto& registry = registries->ops;
-  const auto& transforms = registries->transforms;
-  const auto& schedules = registries->schedules;
   const std::string text(reinterpret_cast<const char*>(data), size);
   try {
-    auto loaded = project::parseProject(text, "fuzz.netsmith.json");
-    auto problems = project::validateProject(loaded, registry);
-    // Relative data paths resolve inside an empty folder: nothing real is opened.
-    const auto dataProblems =
-        data::validateDataSections(loaded.project, "/nonexistent-netsmith-fuzz", transforms);
-    Problems trainProblems;
-    train::parseTrainOptions(loaded.project.train, schedules, trainProblems);
-    if (loaded.project.extra.contains("sweep"))
-      experiment::parseSweep(loaded.project.extra["sweep"], loaded.project, trainProblems,
-                             *registries);
+    // Every section read as `validate` and `summary` read it; relative data paths resolve
+    // inside an empty folder, so nothing real is opened.
+    resolve::ResolveOptions how;
+    how.baseDir = "/nonexistent-netsmith-fuzz";
+    const auto resolved = resolve::resolveProject(project::parseProject(text, "fuzz.netsmith.json"),
+                                                  *registries, how);
+    const auto problems = resolved.problems();
     for (const auto& p : problems)
       (void)p.toString();
-    if (problems.empty() && dataProblems.empty()) {
-      const auto analysis = graph::analyseGraph(loaded.project.model, registry);
-      const auto summary = graph::makeSummary(analysis, project::projectBatchSize(loaded.project),
-                                              project::projectOptimizer(loaded.project),
-                                              project::projectMomentum(loaded.project));
+    for (const auto& p : resolved.metricProblems)
+      (void)p.toString();
+    if (problems.empty()) {
+      const auto& optimizer = resolved.train.optimizer;
+      const double momentum =
+          optimizer.params.has("momentum") ? optimizer.params.real("momentum") : 0;
+      const auto summary =
+          graph::makeSummary(resolved.analysis, resolved.train.batchSize, optimizer.type, momentum);
       (void)graph::formatSummaryTable(summary);
-      (void)project::serialiseProject(loaded.project);
+      (void)project::serialiseProject(resolved.project());
     }
   } catch (const Error&) {
     // A clear error: the expected outcome for bad input.
