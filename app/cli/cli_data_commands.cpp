@@ -225,7 +225,7 @@ int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& reg
   if (::isatty(STDERR_FILENO)) options.progress = showProgress;
   options.targetStatistics = registries->tasks.statisticsOf(loaded.project.task);
   const auto d =
-      data::scanProjectData(loaded.project, loaded.baseDir(), registries->transforms, options);
+      data::scanProjectData(loaded.project, resolved.baseDir, registries->transforms, options);
   if (d.cancelled) throw Error("cancelled");
   if (args.has("--json"))
     std::cout << dataStatsJson(d).dump(2) << '\n';  // built only when asked for

@@ -18,6 +18,7 @@
 #include "registries/registries.h"
 #include "resolve/resolved_project.h"
 #include "task/task_registry.h"
+#include "train/trainability.h"
 
 namespace netsmith::import {
 
@@ -343,13 +344,17 @@ InputSize proposedInputSize(const StarterChoices& choices, const data::DataScanR
 void fitInputSize(InputSize& size, project::Project& p, const graph::InputSpec& templateInput,
                   const Registries& registries, const data::DataScanResult& scan) {
   const train::TaskFacts facts{std::int64_t(scan.classes.size()), scan.classes, scan.targetNames};
+  // Only the input size changes between candidates: the sections are read once, the model is
+  // analysed for each.
+  project::LoadedProject proposal;
+  proposal.project = p;
+  const auto resolved = resolve::resolveProject(std::move(proposal), registries);
   const auto fits = [&](std::int64_t hh, std::int64_t ww) {
     p.model.input.height = hh;
     p.model.input.width = ww;
-    project::LoadedProject candidate;
-    candidate.project = p;
-    const auto resolved = resolve::resolveProject(std::move(candidate), registries);
-    return resolved.analysis.ok() && !resolve::headProblem(resolved, facts, registries);
+    const auto analysis = graph::analyseGraph(p.model, registries.ops);
+    return analysis.ok() &&
+           !train::headProblem(p.task, resolved.train, analysis, facts, registries.tasks);
   };
   bool fitted = fits(size.height, size.width);
   if (!fitted && size.why != "as chosen") {

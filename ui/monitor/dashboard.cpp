@@ -34,11 +34,6 @@ namespace netsmith::ui {
 
 namespace {
 
-constexpr int kMode[] = {0, 1, 2};
-int modeIndex(XAxisMode m) {
-  return kMode[static_cast<int>(m)];
-}
-
 QString axisTitle(XAxisMode m) {
   switch (m) {
     case XAxisMode::Step:
@@ -145,7 +140,7 @@ Dashboard::~Dashboard() = default;
 void Dashboard::fitEpochTable() {
   // As wide as its columns where the window has the room, so that no header is cut ("Ti" for
   // "Time (s)"); in a narrow window (half a 1920 screen) it scrolls sideways instead.
-  const int need = m_table->neededWidth();
+  const int need = m_table->fitColumns();
   m_table->setMinimumWidth(std::min(need, EpochTable::kLeastWidth));
   const QList<int> sizes = m_splitter->sizes();
   const int total = sizes.value(0) + sizes.value(1);
@@ -258,7 +253,7 @@ void Dashboard::addBatches(const QVector<run::BatchMetrics>& batches) {
   QVector<double> keys;
   keys.reserve(batches.size());
   for (const auto& b : batches) {
-    keys.push_back(m_keys.addBatch(b)[std::size_t(modeIndex(m_mode))]);
+    keys.push_back(PointKeys::on(m_keys.addBatch(b), m_mode));
     m_controls->addSkipped(b.skippedBefore);
   }
   for (auto& c : m_charts) {
@@ -277,7 +272,7 @@ void Dashboard::addEpoch(const run::EpochMetrics& e) {
     drawHistory(std::numeric_limits<std::int64_t>::max(), e.epoch, 0, m_keys.lastSeconds());
   const auto keys = m_keys.addEpoch(e.epoch);
   for (auto& c : m_charts) {
-    c->addEpoch(e, keys[std::size_t(modeIndex(m_mode))]);
+    c->addEpoch(e, PointKeys::on(keys, m_mode));
     c->updateHint();
   }
   // The table's figure is the one the accuracy chart draws (the monitored one, or accuracy).
@@ -298,12 +293,12 @@ void Dashboard::refit() {
   // x: everything drawn so far; y: each chart's series ranges, tracked as points arrive (no
   // pass over a million points per update).
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  const auto& keys = m_keys.batches(modeIndex(m_mode));
+  const auto& keys = m_keys.batches(m_mode);
   if (!keys.empty()) {
     lo = std::min(lo, keys.front());
     hi = std::max(hi, keys.back());
   }
-  const auto& ekeys = m_keys.epochs(modeIndex(m_mode));
+  const auto& ekeys = m_keys.epochs(m_mode);
   if (!ekeys.empty()) hi = std::max(hi, ekeys.back());
   for (const auto& o : m_overlays)
     for (auto* g : o.graphs) {
@@ -353,8 +348,7 @@ void Dashboard::rekey() {
   // increasing, so re-keying in place keeps the containers sorted.
   for (auto& c : m_charts)
     for (auto& s : c->series()) {
-      const auto& keys =
-          s.perEpoch ? m_keys.epochs(modeIndex(m_mode)) : m_keys.batches(modeIndex(m_mode));
+      const auto& keys = s.perEpoch ? m_keys.epochs(m_mode) : m_keys.batches(m_mode);
       auto data = s.graph->data();
       std::size_t i = 0;
       for (auto it = data->begin(); it != data->end() && i < keys.size(); ++it, ++i)

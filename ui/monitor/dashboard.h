@@ -44,8 +44,6 @@ class ReplotScheduler;
 class GradNormChart;
 class LossChart;
 
-enum class XAxisMode { Step, Epoch, Time };
-
 class Dashboard : public QWidget {
   Q_OBJECT
 

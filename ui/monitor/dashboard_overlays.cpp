@@ -10,15 +10,6 @@
 
 namespace netsmith::ui {
 
-namespace {
-
-/// The batch keys of an axis mode (PointKeys is indexed by the mode).
-int keysOf(XAxisMode mode) {
-  return static_cast<int>(mode);
-}
-
-}  // namespace
-
 void Dashboard::markWarning(std::int64_t epoch, std::int64_t batch, const QString& text) {
   WarningMark w;
   w.epoch = epoch;
@@ -29,7 +20,7 @@ void Dashboard::markWarning(std::int64_t epoch, std::int64_t batch, const QStrin
 }
 
 void Dashboard::placeWarnings() {
-  const auto& keys = m_keys.batches(keysOf(m_mode));
+  const auto& keys = m_keys.batches(m_mode);
   for (auto& w : m_warnings) {
     if (w.index < 0) {
       // The batch's point: searched from the newest (warnings come with their batch).
@@ -54,7 +45,7 @@ QStringList Dashboard::warningTexts() const {
 
 QVector<double> Dashboard::warningKeys() const {
   QVector<double> out;
-  const auto& keys = m_keys.batches(keysOf(m_mode));
+  const auto& keys = m_keys.batches(m_mode);
   for (const auto& w : m_warnings)
     out << (w.index >= 0 ? keys[std::size_t(w.index)] : std::nan(""));
   return out;

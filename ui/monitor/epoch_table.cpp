@@ -18,7 +18,7 @@ EpochTable::EpochTable(QWidget* parent) : QTreeWidget(parent) {
   setHeaderLabels({tr("Epoch"), tr("Train loss"), tr("Train acc"), tr("Val loss"), tr("Val acc"),
                    tr("LR"), tr("Time (s)")});
   header()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  header()->setStretchLastSection(false);  // its width is its columns' (neededWidth)
+  header()->setStretchLastSection(false);  // its width is its columns' (fitColumns)
 }
 
 void EpochTable::forgetRun() {
@@ -37,7 +37,7 @@ void EpochTable::setMonitor(const QString& metric, bool maximize) {
   headerItem()->setToolTip(0, tr("The best epoch by %1 is marked").arg(metric));
 }
 
-int EpochTable::neededWidth() const {
+int EpochTable::fitColumns() {
   header()->resizeSections(QHeaderView::ResizeToContents);
   return header()->length() + 2 * frameWidth() + verticalScrollBar()->sizeHint().width();
 }

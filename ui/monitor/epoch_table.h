@@ -26,8 +26,9 @@ class EpochTable : public QTreeWidget {
   void addEpoch(const run::EpochMetrics& e, const QString& figure);
   /// The row of the best epoch so far (-1: none yet).
   int bestRow() const { return m_bestRow; }
-  /// The width its columns need, and the least it takes (past it, it scrolls sideways).
-  int neededWidth() const;
+  /// Sizes its columns to their contents and returns the width they need; kLeastWidth is the
+  /// least it takes (past it, it scrolls sideways).
+  int fitColumns();
   static constexpr int kLeastWidth = 240;
 
  private:

@@ -6,8 +6,8 @@
 
 namespace netsmith::ui {
 
-std::array<double, PointKeys::kModes> PointKeys::addBatch(const run::BatchMetrics& b) {
-  const std::array<double, kModes> keys = {
+PointKeys::Keys PointKeys::addBatch(const run::BatchMetrics& b) {
+  const Keys keys = {
       double(b.step),
       double(b.epoch) + double(b.batch + 1) / double(std::max<std::int64_t>(1, b.batchesPerEpoch)),
       b.seconds + m_timeOffset};
@@ -19,8 +19,8 @@ std::array<double, PointKeys::kModes> PointKeys::addBatch(const run::BatchMetric
   return keys;
 }
 
-std::array<double, PointKeys::kModes> PointKeys::addEpoch(std::int64_t epoch) {
-  const std::array<double, kModes> keys = {double(m_lastStep), double(epoch + 1), m_lastSeconds};
+PointKeys::Keys PointKeys::addEpoch(std::int64_t epoch) {
+  const Keys keys = {double(m_lastStep), double(epoch + 1), m_lastSeconds};
   for (int m = 0; m < kModes; ++m)
     m_epochs[std::size_t(m)].push_back(keys[std::size_t(m)]);
   return keys;

@@ -14,16 +14,23 @@ struct BatchMetrics;
 
 namespace netsmith::ui {
 
+/// The dashboard's x axes.
+enum class XAxisMode { Step, Epoch, Time };
+
 class PointKeys {
  public:
-  static constexpr int kModes = 3;  ///< step, epoch, wall time (XAxisMode's order)
+  static constexpr int kModes = 3;  ///< one key per XAxisMode, in its order
+  using Keys = std::array<double, kModes>;
+
+  /// A point's key on the axis `mode`.
+  static double on(const Keys& keys, XAxisMode mode) { return keys[std::size_t(mode)]; }
 
   /// Appends batch `b`'s point; its keys in every mode.
-  std::array<double, kModes> addBatch(const run::BatchMetrics& b);
+  Keys addBatch(const run::BatchMetrics& b);
   /// Appends the point of epoch `epoch` (0-based), at the last batch's step and time.
-  std::array<double, kModes> addEpoch(std::int64_t epoch);
-  const std::vector<double>& batches(int mode) const { return m_batches[std::size_t(mode)]; }
-  const std::vector<double>& epochs(int mode) const { return m_epochs[std::size_t(mode)]; }
+  Keys addEpoch(std::int64_t epoch);
+  const std::vector<double>& batches(XAxisMode mode) const { return m_batches[std::size_t(mode)]; }
+  const std::vector<double>& epochs(XAxisMode mode) const { return m_epochs[std::size_t(mode)]; }
   /// The point of batch `batch` of epoch `epoch`, searched from the newest; -1 when not there.
   long findBatch(std::int64_t epoch, std::int64_t batch) const;
   /// The last batch point's time on the wall-time axis.
