@@ -148,12 +148,9 @@ void printBench(const project::LoadedProject& loaded, const train::TrainOptions&
 
 int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("bench", words);
-  const std::string& path = args.one("PROJECT");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
   resolve::ResolvedProject resolved;
-  if (!loadTrainable(path, *registries, resolved,
-                     [&](Json& train) { applyTrainOverrides(args, train); }))
-    return kExitInvalid;
+  if (!loadTrainable(args, *registries, resolved)) return kExitInvalid;
   const auto& loaded = resolved.loaded;
   const auto& options = resolved.train;
   // The run `train` would make with the same flags, timed batch by batch (see step_bench.h).

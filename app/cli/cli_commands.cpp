@@ -382,10 +382,11 @@ bool loadValid(const std::string& path, const Registries& registries,
   return noProblems(path, validityProblems(out));
 }
 
-bool loadTrainable(const std::string& path, const Registries& registries,
-                   resolve::ResolvedProject& out, const std::function<void(Json&)>& editTrain) {
-  auto loaded = project::loadProject(path);
-  if (editTrain) editTrain(loaded.project.train);
+namespace {
+
+/// Resolves `loaded` and prints what train would refuse (the file, the model, every section).
+bool resolveTrainable(const std::string& path, project::LoadedProject loaded,
+                      const Registries& registries, resolve::ResolvedProject& out) {
   out = resolve::resolveProject(std::move(loaded), registries);
   if (!noProblems(path, validityProblems(out))) return false;
   if (out.trainProblems.empty()) return true;
@@ -393,6 +394,8 @@ bool loadTrainable(const std::string& path, const Registries& registries,
   return false;
 }
 
+/// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
+/// --dist-timeout (those given) to a project's train section.
 void applyTrainOverrides(const Args& args, Json& train) {
   if (!train.is_object()) train = Json::object();
   if (args.option("--epochs") != "") train["epochs"] = args.integer("--epochs", 0, 1, 100000);
@@ -418,6 +421,20 @@ void applyTrainOverrides(const Args& args, Json& train) {
           jsonBrief(train["optimizer"]) + "; --lr sets its lr");
     train["optimizer"]["lr"] = lr;
   }
+}
+
+}  // namespace
+
+bool loadTrainable(const std::string& path, const Registries& registries,
+                   resolve::ResolvedProject& out) {
+  return resolveTrainable(path, project::loadProject(path), registries, out);
+}
+
+bool loadTrainable(const Args& args, const Registries& registries, resolve::ResolvedProject& out) {
+  const std::string& path = args.one("PROJECT");
+  auto loaded = project::loadProject(path);
+  applyTrainOverrides(args, loaded.project.train);
+  return resolveTrainable(path, std::move(loaded), registries, out);
 }
 
 int runValidate(const std::vector<std::string>& words, const RegistriesPtr& registries) {

@@ -63,14 +63,13 @@ namespace netsmith::cli {
 bool loadValid(const std::string& path, const Registries& registries,
                resolve::ResolvedProject& out);
 
-/// loadValid(), and the `train` section's problems too. `editTrain` may change the train
-/// section before it is resolved (command-line overrides).
+/// loadValid(), and the `train` section's problems too.
 bool loadTrainable(const std::string& path, const Registries& registries,
-                   resolve::ResolvedProject& out, const std::function<void(Json&)>& editTrain = {});
-
-/// Applies --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and
-/// --dist-timeout (those given) to a project's train section.
-void applyTrainOverrides(const Args& args, Json& train);
+                   resolve::ResolvedProject& out);
+/// loadTrainable() for the command's PROJECT, its train section changed first by the command's
+/// --epochs, --batch-size, --lr, --device, --threads, --seed, --nproc and --dist-timeout (those
+/// given).
+bool loadTrainable(const Args& args, const Registries& registries, resolve::ResolvedProject& out);
 
 /// A trainer configuration for `loaded` that writes no run folder (lr-find, bench).
 train::TrainerConfig folderlessConfig(const resolve::ResolvedProject& resolved,

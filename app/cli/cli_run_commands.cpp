@@ -211,15 +211,12 @@ train::TrainResult runWithInterrupts(train::Trainer& trainer) {
 
 int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("train", words);
-  const std::string& path = args.one("PROJECT");
   resolve::ResolvedProject resolved;
-  if (!loadTrainable(path, *registries, resolved,
-                     [&](Json& train) { applyTrainOverrides(args, train); }))
-    return kExitInvalid;
+  if (!loadTrainable(args, *registries, resolved)) return kExitInvalid;
   const auto& loaded = resolved.loaded;
   const auto& options = resolved.train;
   if (!resolved.hasDataSection())
-    throw Error(path + ": the project has no data section; nothing to train on");
+    throw Error(args.one("PROJECT") + ": the project has no data section; nothing to train on");
 
   train::TrainerConfig config;
   config.registries = registries;
@@ -378,11 +375,8 @@ train::TrainerConfig folderlessConfig(const resolve::ResolvedProject& resolved,
 
 int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-find", words);
-  const std::string& path = args.one("PROJECT");
   resolve::ResolvedProject resolved;
-  if (!loadTrainable(path, *registries, resolved,
-                     [&](Json& train) { applyTrainOverrides(args, train); }))
-    return kExitInvalid;
+  if (!loadTrainable(args, *registries, resolved)) return kExitInvalid;
   auto config = folderlessConfig(resolved, registries);
   config.lrFind = true;
   config.limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);

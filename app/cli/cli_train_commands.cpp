@@ -16,11 +16,8 @@ namespace netsmith::cli {
 
 int runLrSchedule(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("lr-schedule", words);
-  const std::string& path = args.one("PROJECT");
   resolve::ResolvedProject resolved;
-  if (!loadTrainable(path, *registries, resolved,
-                     [&](Json& train) { applyTrainOverrides(args, train); }))
-    return kExitInvalid;
+  if (!loadTrainable(args, *registries, resolved)) return kExitInvalid;
   const auto& loaded = resolved.loaded;
   const auto& options = resolved.train;
   const std::int64_t limitTrain = args.integer("--limit-train", 0, 1, 1LL << 40);

@@ -16,6 +16,7 @@
 #include "shell/dialogs.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "shell/run_controller.h"
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -77,8 +78,8 @@ int main(int argc, char** argv) {
     opened = window.openProject(parser.positionalArguments().first());
   // After opening: a quick run's limits belong to the project they are set for (opening one
   // clears them).
-  window.setSampleLimits(parser.value(limitTrain).toLongLong(),
-                         parser.value(limitVal).toLongLong());
+  window.runs()->setSampleLimits(parser.value(limitTrain).toLongLong(),
+                                 parser.value(limitVal).toLongLong());
   if (parser.isSet(theme)) netsmith::ui::applyTheme(parser.value(theme));
   window.show();
 

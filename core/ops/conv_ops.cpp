@@ -1,5 +1,6 @@
 // Convolution family: Conv2d.
 #include "ops/node_layer.h"
+#include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
 
@@ -42,17 +43,7 @@ ConvGeometry convGeometry(const Shape& in, const Params& p) {
 Shape conv2dShape(const std::vector<Shape>& in, const Params& p) {
   requireImage(in[0], "Conv2d");
   const auto g = convGeometry(in[0], p);
-  if (!p.isAuto("in_channels") && p.integer("in_channels") != g.inChannels) {
-    throw ShapeError{"Conv2d expects " + std::to_string(p.integer("in_channels")) +
-                         " input channels but receives " + std::to_string(g.inChannels),
-                     "set in_channels to " + std::to_string(g.inChannels) + " or \"auto\""};
-  }
-  if (g.inChannels % g.groups != 0 || g.outChannels % g.groups != 0) {
-    throw ShapeError{"groups = " + std::to_string(g.groups) + " must divide both the input (" +
-                         std::to_string(g.inChannels) + ") and output (" +
-                         std::to_string(g.outChannels) + ") channels",
-                     "use a common divisor, e.g. groups = 1"};
-  }
+  requireConvChannels("Conv2d", p, g.inChannels, g.outChannels, g.groups);
   if (p.isKeyword("padding", "same") && (g.stride[0] != 1 || g.stride[1] != 1)) {
     throw ShapeError{"padding \"same\" needs stride 1",
                      "set stride to 1 or give padding as numbers"};
@@ -123,14 +114,7 @@ void registerConvOps(OpRegistry& registry) {
   conv.name = "Conv2d";
   conv.group = "Convolution";
   conv.help = "2-D convolution over a CxHxW input";
-  conv.schema = {
-      ParamSpec::integer("in_channels", "auto",
-                         "input channels; \"auto\" takes them from the input")
-          .atLeast(1)
-          .orKeywords({"auto"}),
-      ParamSpec::integer("out_channels", nullptr, "number of filters (output channels)")
-          .atLeast(1)
-          .atMost(65536),
+  conv.schema = convSchema({
       ParamSpec::intPair("kernel_size", 3, "filter height and width")
           .atLeast(1)
           .atMost(1024)
@@ -145,17 +129,10 @@ void registerConvOps(OpRegistry& registry) {
           .atMost(1024)
           .orKeywords({"same", "valid"})
           .inUnit("px"),
-      ParamSpec::intPair("dilation", 1, "spacing between filter taps").atLeast(1).atMost(1024),
-      ParamSpec::integer("groups", 1, "channel groups (in and out channels must divide by it)")
-          .atLeast(1),
-      ParamSpec::boolean("bias", true, "learn an additive bias per output channel"),
-  };
-  conv.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,
-                      InitScheme::XavierUniform, InitScheme::XavierNormal, InitScheme::Zeros};
+  });
+  conv.initSchemes = weightInitSchemes();
   conv.inferShape = conv2dShape;
-  conv.autoValues = [](const std::vector<Shape>& in, const Params&) {
-    return Json{{"in_channels", in[0][0]}};
-  };
+  conv.autoValues = inputSizeFor("in_channels");
   conv.paramCount = conv2dParams;
   conv.macs = conv2dMacs;
   conv.build = [](const LayerSpec& spec) { return std::make_shared<Conv2dLayerImpl>(spec); };

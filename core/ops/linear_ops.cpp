@@ -1,5 +1,6 @@
 // Linear family: Linear (fully connected).
 #include "ops/node_layer.h"
+#include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
 
@@ -52,21 +53,16 @@ void registerLinearOps(OpRegistry& registry) {
   linear.group = "Linear";
   linear.help = "fully connected layer: y = x W^T + b";
   linear.schema = {
-      ParamSpec::integer("in_features", "auto", "input size; \"auto\" takes it from the input")
-          .atLeast(1)
-          .orKeywords({"auto"}),
+      inputSizeParam("in_features", "input size; \"auto\" takes it from the input"),
       ParamSpec::integer("out_features", nullptr,
                          "output size (the number of classes for the last layer)")
           .atLeast(1)
           .atMost(1 << 24),
       ParamSpec::boolean("bias", true, "learn an additive bias"),
   };
-  linear.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,
-                        InitScheme::XavierUniform, InitScheme::XavierNormal, InitScheme::Zeros};
+  linear.initSchemes = weightInitSchemes();
   linear.inferShape = linearShape;
-  linear.autoValues = [](const std::vector<Shape>& in, const Params&) {
-    return Json{{"in_features", in[0][0]}};
-  };
+  linear.autoValues = inputSizeFor("in_features");
   linear.paramCount = [](const std::vector<Shape>& in, const Params& p) -> std::int64_t {
     const auto out = p.integer("out_features");
     return in[0][0] * out + (p.flag("bias") ? out : 0);

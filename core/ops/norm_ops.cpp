@@ -1,6 +1,7 @@
 // Normalisation family: BatchNorm2d.
 #include "ops/cpu_kernels.h"
 #include "ops/node_layer.h"
+#include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
 
@@ -118,9 +119,7 @@ void registerNormOps(OpRegistry& registry) {
   bn.group = "Normalisation";
   bn.help = "batch normalisation over the channels of a CxHxW input";
   bn.schema = {
-      ParamSpec::integer("num_features", "auto", "channels; \"auto\" takes them from the input")
-          .atLeast(1)
-          .orKeywords({"auto"}),
+      inputSizeParam("num_features", "channels; \"auto\" takes them from the input"),
       ParamSpec::real("eps", 1e-5, "added to the variance for numerical stability")
           .above(0)
           .atMost(1),
@@ -129,9 +128,7 @@ void registerNormOps(OpRegistry& registry) {
   };
   bn.initSchemes = {InitScheme::Zeros};
   bn.inferShape = batchNormShape;
-  bn.autoValues = [](const std::vector<Shape>& in, const Params&) {
-    return Json{{"num_features", in[0][0]}};
-  };
+  bn.autoValues = inputSizeFor("num_features");
   bn.paramCount = [](const std::vector<Shape>& in, const Params& p) -> std::int64_t {
     return p.flag("affine") ? 2 * in[0][0] : 0;
   };

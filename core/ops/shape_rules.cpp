@@ -12,6 +12,21 @@ void requireImage(const Shape& shape, const std::string& op) {
   throw ShapeError{op + " needs a CxHxW image tensor but receives " + formatShape(shape), {}};
 }
 
+void requireConvChannels(const std::string& op, const schema::Params& p, std::int64_t inChannels,
+                         std::int64_t outChannels, std::int64_t groups) {
+  if (!p.isAuto("in_channels") && p.integer("in_channels") != inChannels) {
+    throw ShapeError{op + " expects " + std::to_string(p.integer("in_channels")) +
+                         " input channels but receives " + std::to_string(inChannels),
+                     "set in_channels to " + std::to_string(inChannels) + " or \"auto\""};
+  }
+  if (inChannels % groups != 0 || outChannels % groups != 0) {
+    throw ShapeError{"groups = " + std::to_string(groups) + " must divide both the input (" +
+                         std::to_string(inChannels) + ") and output (" +
+                         std::to_string(outChannels) + ") channels",
+                     "use a common divisor, e.g. groups = 1"};
+  }
+}
+
 void requireFeatures(const Shape& shape, const std::string& op) {
   if (shape.size() == 1) return;
   throw ShapeError{op + " needs a flat feature vector but receives " + formatShape(shape),

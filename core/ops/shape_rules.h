@@ -17,6 +17,11 @@ void requireImage(const Shape& shape, const std::string& op);
 /// Throws ShapeError unless `shape` is a flat feature vector.
 void requireFeatures(const Shape& shape, const std::string& op);
 
+/// Throws ShapeError unless a convolution `op` fits its input: `p`'s in_channels ("auto" or
+/// `inChannels`) and `groups` dividing both channel counts.
+void requireConvChannels(const std::string& op, const schema::Params& p, std::int64_t inChannels,
+                         std::int64_t outChannels, std::int64_t groups);
+
 /// Output length of a convolution along one axis: floor((in + 2p - d(k-1) - 1) / s) + 1.
 std::int64_t convOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,
                             std::int64_t padding, std::int64_t dilation);

@@ -4,6 +4,7 @@
 #include <array>
 
 #include "ops/node_layer.h"
+#include "ops/op_params.h"
 #include "ops/op_registry.h"
 #include "ops/shape_rules.h"
 
@@ -52,17 +53,7 @@ TransposeGeometry transposeGeometry(const Shape& in, const Params& p) {
 Shape convTranspose2dShape(const std::vector<Shape>& in, const Params& p) {
   requireImage(in[0], "ConvTranspose2d");
   const auto g = transposeGeometry(in[0], p);
-  if (!p.isAuto("in_channels") && p.integer("in_channels") != g.inChannels) {
-    throw ShapeError{"ConvTranspose2d expects " + std::to_string(p.integer("in_channels")) +
-                         " input channels but receives " + std::to_string(g.inChannels),
-                     "set in_channels to " + std::to_string(g.inChannels) + " or \"auto\""};
-  }
-  if (g.inChannels % g.groups != 0 || g.outChannels % g.groups != 0) {
-    throw ShapeError{"groups = " + std::to_string(g.groups) + " must divide both the input (" +
-                         std::to_string(g.inChannels) + ") and output (" +
-                         std::to_string(g.outChannels) + ") channels",
-                     "use a common divisor, e.g. groups = 1"};
-  }
+  requireConvChannels("ConvTranspose2d", p, g.inChannels, g.outChannels, g.groups);
   Shape out{g.outChannels, 0, 0};
   for (int a = 0; a < 2; ++a) {
     // PyTorch's own rule: the extra rows must lie within one step of the filter.
@@ -137,14 +128,7 @@ OpDef convTranspose2dDef() {
   def.name = "ConvTranspose2d";
   def.group = "Convolution";
   def.help = "transposed 2-D convolution: a learned upsampling of a CxHxW input";
-  def.schema = {
-      ParamSpec::integer("in_channels", "auto",
-                         "input channels; \"auto\" takes them from the input")
-          .atLeast(1)
-          .orKeywords({"auto"}),
-      ParamSpec::integer("out_channels", nullptr, "number of filters (output channels)")
-          .atLeast(1)
-          .atMost(65536),
+  def.schema = convSchema({
       ParamSpec::intPair("kernel_size", 2, "filter height and width")
           .atLeast(1)
           .atMost(1024)
@@ -163,17 +147,10 @@ OpDef convTranspose2dDef() {
           .atLeast(0)
           .atMost(1024)
           .inUnit("px"),
-      ParamSpec::intPair("dilation", 1, "spacing between filter taps").atLeast(1).atMost(1024),
-      ParamSpec::integer("groups", 1, "channel groups (in and out channels must divide by it)")
-          .atLeast(1),
-      ParamSpec::boolean("bias", true, "learn an additive bias per output channel"),
-  };
-  def.initSchemes = {InitScheme::KaimingNormal, InitScheme::KaimingUniform,
-                     InitScheme::XavierUniform, InitScheme::XavierNormal, InitScheme::Zeros};
+  });
+  def.initSchemes = weightInitSchemes();
   def.inferShape = convTranspose2dShape;
-  def.autoValues = [](const std::vector<Shape>& in, const Params&) {
-    return Json{{"in_channels", in[0][0]}};
-  };
+  def.autoValues = inputSizeFor("in_channels");
   def.paramCount = convTranspose2dParams;
   def.macs = convTranspose2dMacs;
   def.build = [](const LayerSpec& spec) {

@@ -43,11 +43,13 @@
 #include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
+#include "shell/export_controller.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
 #include "ui_test_support.h"
 
 using netsmith::Json;
+using netsmith::ui::ExportController;
 using netsmith::ui::MainWindow;
 
 namespace {
@@ -890,7 +892,7 @@ class EvaluationViewsTest : public QObject {
   /// Export > ONNX from the menu, as after any run: the file is written and passes its check
   /// in OpenCV DNN against LibTorch (the report's "max abs diff"). Returns the report.
   static QString exportOnnx(MainWindow& window) {
-    QSignalSpy exported(&window, &MainWindow::exportFinished);
+    QSignalSpy exported(window.exports(), &ExportController::exportFinished);
     netsmith::uitest::action(window, "actionExport_onnx")->trigger();
     if (!exported.wait(120000)) return QStringLiteral("no export");
     const QString report = exported[0][1].toString();

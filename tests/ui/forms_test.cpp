@@ -55,6 +55,7 @@
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
 #include "shell/project_pages.h"
+#include "shell/run_controller.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
 #include "util/schema_form.h"
@@ -489,7 +490,7 @@ class FormsTest : public QObject {
     trainOneEpoch(window, dir);
     if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->evaluationPage();
-    QCOMPARE(page->checkpoint(), window.currentCheckpoint());
+    QCOMPARE(page->checkpoint(), window.runs()->currentCheckpoint());
     // Before Evaluate the PR curves say what fills them (no bare axes), and vanish with it.
     const auto emptyHint = [](QCustomPlot* plot) {
       plot->replot();
@@ -789,7 +790,8 @@ class FormsTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(!page->summaryText().isEmpty(), 60000);
     // Rewrite the checkpoint's metadata in its safetensors header (offsets are relative to the
     // data that follows, so the tensors stay as they are).
-    const std::string bytes = netsmith::readTextFile(window.currentCheckpoint().toStdString());
+    const std::string bytes =
+        netsmith::readTextFile(window.runs()->currentCheckpoint().toStdString());
     std::uint64_t headerSize = 0;
     for (int i = 7; i >= 0; --i)
       headerSize = (headerSize << 8) | static_cast<unsigned char>(bytes[std::size_t(i)]);

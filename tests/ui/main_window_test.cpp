@@ -51,17 +51,23 @@
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/dialogs.h"
+#include "shell/export_controller.h"
 #include "shell/guide_window.h"
 #include "shell/log_panel.h"
 #include "shell/main_window.h"
+#include "shell/project_files.h"
 #include "shell/project_pages.h"
+#include "shell/recent_files.h"
+#include "shell/run_controller.h"
 #include "shell/start_page.h"
 #include "ui_test_support.h"
 
 using netsmith::Json;
+using netsmith::ui::ExportController;
 using netsmith::ui::MainWindow;
 using netsmith::ui::ProjectDocument;
 using netsmith::ui::ProjectPages;
+using netsmith::ui::RecentFiles;
 using netsmith::uitest::action;
 using netsmith::uitest::example;
 namespace fs = std::filesystem;
@@ -141,7 +147,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.findChild<QComboBox*>(QStringLiteral("optimizerType"))->currentText(),
              QStringLiteral("adam"));
     // The recent files list keeps it.
-    QCOMPARE(window.recentFiles().value(0), QFileInfo(example()).absoluteFilePath());
+    QCOMPARE(RecentFiles::list().value(0), QFileInfo(example()).absoluteFilePath());
   }
 
   // No key does two things: the window's actions and the buttons of every page, each shortcut
@@ -202,8 +208,8 @@ class MainWindowTest : public QObject {
     QTRY_COMPARE(window.document()->filePath(), QFileInfo(path).absoluteFilePath());
     QVERIFY(window.pages()->isVisible() && !start->isVisible());
     // Its run's checkpoint is the current one again: Export is on without training.
-    QVERIFY2(window.currentCheckpoint().endsWith(QStringLiteral(".safetensors")),
-             qPrintable(window.currentCheckpoint()));
+    QVERIFY2(window.runs()->currentCheckpoint().endsWith(QStringLiteral(".safetensors")),
+             qPrintable(window.runs()->currentCheckpoint()));
     QVERIFY(action(window, "actionExport_onnx")->isEnabled());
   }
 
@@ -308,7 +314,8 @@ class MainWindowTest : public QObject {
     // The save dialog's part: the target (as the other File > New tests do).
     QTemporaryDir tmp;
     const QString target = tmp.filePath(QStringLiteral("tags.netsmith.json"));
-    QVERIFY2(window.createBlankProject(target, ask.task()), qPrintable(window.lastError()));
+    QVERIFY2(window.files()->createBlankProject(target, ask.task()),
+             qPrintable(window.files()->lastError()));
     QCOMPARE(window.document()->filePath(), target);
     QTRY_VERIFY(window.pages()->isVisible() && !start->isVisible());
     QCOMPARE(window.document()->project().model.nodes.size(), std::size_t(1));
@@ -329,10 +336,10 @@ class MainWindowTest : public QObject {
     QCOMPARE(input.value(QStringLiteral("channels")).toInt(), 3);
     QCOMPARE(input.value(QStringLiteral("height")).toInt(), 64);
     // A task without a template is refused with the reason, and the open project stays.
-    QVERIFY(!window.createBlankProject(tmp.filePath(QStringLiteral("x.netsmith.json")),
-                                       QStringLiteral("keypoints")));
-    QVERIFY2(window.lastError().contains(QStringLiteral("keypoints")),
-             qPrintable(window.lastError()));
+    QVERIFY(!window.files()->createBlankProject(tmp.filePath(QStringLiteral("x.netsmith.json")),
+                                                QStringLiteral("keypoints")));
+    QVERIFY2(window.files()->lastError().contains(QStringLiteral("keypoints")),
+             qPrintable(window.files()->lastError()));
     QCOMPARE(window.document()->filePath(), target);
   }
 
@@ -430,7 +437,7 @@ class MainWindowTest : public QObject {
              qPrintable(log));
     QVERIFY(start->isEnabled());
     QVERIFY(window.bannerText().isEmpty());
-    QVERIFY(window.currentCheckpoint().endsWith(QStringLiteral("best.safetensors")));
+    QVERIFY(window.runs()->currentCheckpoint().endsWith(QStringLiteral("best.safetensors")));
     // One test figure per run: the Evaluation page evaluates the same checkpoint by itself and
     // shows what the log and the status bar say, denominator and checkpoint included.
     auto* evaluation = window.pages()->evaluationPage();
@@ -496,7 +503,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(exportActions, QStringList({QStringLiteral("actionExport_onnx"),
                                          QStringLiteral("actionExport_pytorch"),
                                          QStringLiteral("actionExport_safetensors")}));
-    QSignalSpy exported(&window, &MainWindow::exportFinished);
+    QSignalSpy exported(window.exports(), &ExportController::exportFinished);
     action(window, "actionExport_onnx")->trigger();
     QVERIFY(exported.wait(60000));
     QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
@@ -504,8 +511,8 @@ class MainWindowTest : public QObject {
     QVERIFY2(report.contains(QStringLiteral("max abs diff")), qPrintable(report));
     QVERIFY2(report.contains(QStringLiteral("top-1 agreement 100.00%")), qPrintable(report));
     const fs::path onnx =
-        fs::path(window.currentCheckpoint().toStdString()).parent_path().parent_path() / "exports" /
-        "best.onnx";
+        fs::path(window.runs()->currentCheckpoint().toStdString()).parent_path().parent_path() /
+        "exports" / "best.onnx";
     QVERIFY2(fs::exists(onnx), onnx.c_str());
     auto* dialog = waitForDialog<netsmith::ui::ExportReportDialog>(window, "exportReport");
     QVERIFY(dialog);
@@ -527,7 +534,7 @@ class MainWindowTest : public QObject {
     QCOMPARE(toFolder->shortcut(), QKeySequence(Qt::CTRL | Qt::ALT | Qt::Key_E));
     QTemporaryDir chosen;
     exported.clear();
-    window.exportCurrent(QString(), chosen.path());
+    window.exports()->exportCurrent(QString(), chosen.path());
     QVERIFY(exported.wait(60000));
     QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
     for (const char* name : {"best.onnx", "best-weights.safetensors", "best.py"})
@@ -540,12 +547,12 @@ class MainWindowTest : public QObject {
     // File > New: the run's figures belong to the old project. The Evaluation page, the
     // dashboard and the status bar forget them.
     QTemporaryDir other;
-    QVERIFY(window.createProject(
+    QVERIFY(window.files()->createProject(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/lenet5.netsmith.json"),
         other.filePath(QStringLiteral("next.netsmith.json"))));
     QVERIFY(evaluation->summaryText().isEmpty());
     QCOMPARE(evaluation->result().metrics.samples, 0);
-    QVERIFY(window.currentCheckpoint().isEmpty());
+    QVERIFY(window.runs()->currentCheckpoint().isEmpty());
     QVERIFY2(!window.runStateText().contains(figure), qPrintable(window.runStateText()));
     QCOMPARE(dash->chart(QStringLiteral("loss"))->graph(0)->dataCount(), 0);
   }
@@ -559,7 +566,7 @@ class MainWindowTest : public QObject {
     MainWindow window(m_registries);
     window.show();
     QVERIFY(window.openProject(copy, true));
-    window.setSampleLimits(512, 128);
+    window.runs()->setSampleLimits(512, 128);
     QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
     QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
     action(window, "actionTrainStart")->trigger();
@@ -625,7 +632,7 @@ class MainWindowTest : public QObject {
 
       // Resume from that checkpoint: the run continues from the same step in the same folder.
       QSignalSpy started(window.session(), &netsmith::ui::TrainerSession::started);
-      window.resumeFrom(lastCheckpoint);
+      window.runs()->resumeFrom(lastCheckpoint);
       QVERIFY(started.wait(30000));
       QVERIFY(batches.wait(30000));
       QVERIFY(QTest::qWaitFor(
@@ -660,7 +667,7 @@ class MainWindowTest : public QObject {
     QVERIFY(again.openProject(project, true));
     QSignalSpy batches(again.session(), &netsmith::ui::TrainerSession::batches);
     QSignalSpy finished(again.session(), &netsmith::ui::TrainerSession::finished);
-    again.resumeFrom(lastCheckpoint);
+    again.runs()->resumeFrom(lastCheckpoint);
     QVERIFY(batches.wait(30000));
     QVERIFY(QTest::qWaitFor(
         [&] {

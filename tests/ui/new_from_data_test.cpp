@@ -39,13 +39,16 @@
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/example_data_box.h"
+#include "shell/export_controller.h"
 #include "shell/main_window.h"
 #include "shell/new_from_data_dialog.h"
 #include "shell/project_pages.h"
+#include "shell/run_controller.h"
 #include "shell/start_page.h"
 #include "ui_test_support.h"
 #include "util/schema_form.h"
 
+using netsmith::ui::ExportController;
 using netsmith::ui::MainWindow;
 using netsmith::ui::NewFromDataDialog;
 using netsmith::uitest::action;
@@ -135,14 +138,15 @@ void trainFor(MainWindow& window, int epochs) {
 
 /// File > Export > ONNX, its check passed and the file written.
 void exportOnnx(MainWindow& window) {
-  QSignalSpy exported(&window, &MainWindow::exportFinished);
+  QSignalSpy exported(window.exports(), &ExportController::exportFinished);
   action(window, "actionExport_onnx")->trigger();
   QVERIFY(exported.wait(120000));
   QVERIFY2(exported[0][0].toBool(), qPrintable(exported[0][1].toString()));
-  const QString onnx = QFileInfo(window.currentCheckpoint())
-                           .dir()
-                           .filePath(QStringLiteral("../exports/%1.onnx")
-                                         .arg(QFileInfo(window.currentCheckpoint()).baseName()));
+  const QString onnx =
+      QFileInfo(window.runs()->currentCheckpoint())
+          .dir()
+          .filePath(QStringLiteral("../exports/%1.onnx")
+                        .arg(QFileInfo(window.runs()->currentCheckpoint()).baseName()));
   QVERIFY2(QFileInfo::exists(onnx), qPrintable(onnx));
   for (auto* dialog : window.findChildren<QDialog*>())
     if (dialog->isVisible()) dialog->close();

@@ -42,6 +42,7 @@
 #include "session/project_document.h"
 #include "session/trainer_session.h"
 #include "shell/main_window.h"
+#include "shell/project_files.h"
 #include "shell/project_pages.h"
 #include "ui_test_support.h"
 #include "util/schema_form.h"
@@ -569,7 +570,7 @@ class RobustnessTest : public QObject {
     std::unique_ptr<MainWindow> window;
     if (source.isEmpty()) {
       window = openWindow(QString());
-      QVERIFY(window->createBlankProject(path));
+      QVERIFY(window->files()->createBlankProject(path));
       // One node of every op, each after the one before.
       auto* page = window->pages()->modelPage();
       for (const auto& op : m_registry.names())

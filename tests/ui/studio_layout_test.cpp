@@ -26,6 +26,7 @@
 #include "registries/registries.h"
 #include "session/project_document.h"
 #include "shell/main_window.h"
+#include "shell/project_files.h"
 #include "shell/project_pages.h"
 #include "ui_test_support.h"
 
@@ -178,7 +179,8 @@ class StudioLayoutTest : public QObject {
     MainWindow window(m_registries);
     window.show();
     QTemporaryDir tmp;
-    QVERIFY(window.createBlankProject(tmp.filePath(QStringLiteral("blank.netsmith.json"))));
+    QVERIFY(
+        window.files()->createBlankProject(tmp.filePath(QStringLiteral("blank.netsmith.json"))));
     QCOMPARE(window.document()->project().model.nodes.size(), std::size_t(1));
     QCOMPARE(window.document()->project().name, std::string("blank"));
     QCOMPARE(window.pages()->modelPage()->canvas()->nodeCount(), 1);
@@ -195,7 +197,8 @@ class StudioLayoutTest : public QObject {
       }
     }
     const QString target = tmp.filePath(QStringLiteral("shapes.netsmith.json"));
-    QVERIFY2(window.createProjectFromData(root.path(), target), qPrintable(window.lastError()));
+    QVERIFY2(window.files()->createProjectFromData(root.path(), target),
+             qPrintable(window.files()->lastError()));
     const auto& doc = *window.document();
     QCOMPARE(doc.filePath(), target);
     QVERIFY2(doc.problems().empty(),
@@ -206,10 +209,11 @@ class StudioLayoutTest : public QObject {
     QCOMPARE(doc.project().model.input.channels, 3);
     QVERIFY(QDir(root.filePath(QStringLiteral("circle"))).removeRecursively());
     QVERIFY(QDir(root.filePath(QStringLiteral("square"))).removeRecursively());
-    QVERIFY(!window.createProjectFromData(root.path(),
-                                          tmp.filePath(QStringLiteral("one.netsmith.json"))));
-    QVERIFY2(window.lastError().contains(QStringLiteral("one sub-folder of images per class")),
-             qPrintable(window.lastError()));
+    QVERIFY(!window.files()->createProjectFromData(
+        root.path(), tmp.filePath(QStringLiteral("one.netsmith.json"))));
+    QVERIFY2(
+        window.files()->lastError().contains(QStringLiteral("one sub-folder of images per class")),
+        qPrintable(window.files()->lastError()));
     QCOMPARE(window.document()->filePath(), target);
     QVERIFY(!QFileInfo::exists(tmp.filePath(QStringLiteral("one.netsmith.json"))));
   }
@@ -288,8 +292,8 @@ for up, name in ((False, 'small'), (True, 'upsample')):
     window.resize(1280, 720);
     window.show();
     const QString target = tmp.filePath(QStringLiteral("small.netsmith.json"));
-    QVERIFY2(window.importModel(tmp.filePath(QStringLiteral("small.onnx")), target),
-             qPrintable(window.lastError()));
+    QVERIFY2(window.files()->importModel(tmp.filePath(QStringLiteral("small.onnx")), target),
+             qPrintable(window.files()->lastError()));
     auto& doc = *window.document();
     QCOMPARE(doc.filePath(), target);
     const auto& model = doc.project().model;
@@ -321,10 +325,10 @@ for up, name in ((False, 'small'), (True, 'upsample')):
       QVERIFY(!n.frozen);
 
     const QString refused = tmp.filePath(QStringLiteral("up.netsmith.json"));
-    QVERIFY(!window.importModel(tmp.filePath(QStringLiteral("upsample.onnx")), refused));
-    QVERIFY2(window.lastError().contains(QStringLiteral("(Resize)")) &&
-                 window.lastError().contains(QStringLiteral("nothing was written")),
-             qPrintable(window.lastError()));
+    QVERIFY(!window.files()->importModel(tmp.filePath(QStringLiteral("upsample.onnx")), refused));
+    QVERIFY2(window.files()->lastError().contains(QStringLiteral("(Resize)")) &&
+                 window.files()->lastError().contains(QStringLiteral("nothing was written")),
+             qPrintable(window.files()->lastError()));
     QVERIFY(!QFileInfo::exists(refused));
     QCOMPARE(window.document()->filePath(), target);
   }

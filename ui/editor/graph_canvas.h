@@ -9,21 +9,20 @@
 // minimap in the corner shows the whole graph when it does not fit.
 #include <QFont>
 #include <QGraphicsView>
-#include <QHash>
-#include <QPointer>
 #include <QRectF>
-#include <QSet>
 #include <QString>
 #include <QStringList>
-
-class QGraphicsLineItem;
+#include <memory>
 
 namespace netsmith::ui {
 
-class Minimap;
+class CanvasNavigation;
+class GraphScene;
 class ModelEditor;
-class NodeItem;
+class WireDrag;
+// Declared for graph_items.h, which includes this header.
 class EdgeItem;
+class NodeItem;
 
 class GraphCanvas : public QGraphicsView {
   Q_OBJECT
@@ -68,7 +67,7 @@ class GraphCanvas : public QGraphicsView {
   /// The scene rectangle of a collapsed group's block (empty when expanded).
   QRectF groupRect(const QString& name) const;
   /// Nodes drawn one by one (members of collapsed groups are not).
-  int visibleNodeCount() const { return int(m_nodes.size()); }
+  int visibleNodeCount() const;
   /// The view's scale (1 = node text at the application font's size).
   double zoom() const;
   /// The minimap (shown only while the graph does not fit the view).
@@ -79,13 +78,14 @@ class GraphCanvas : public QGraphicsView {
   /// Scene position of a node's output / input port.
   QPointF outputPort(const QString& id) const;
   QPointF inputPort(const QString& id) const;
-  int nodeCount() const { return int(m_nodes.size()); }
-  int edgeCount() const { return int(m_edges.size()); }
+  int nodeCount() const;
+  int edgeCount() const;
   /// The label drawn in node `id` (op and key parameters) and on the edge from -> to.
   QString nodeLabel(const QString& id) const;
   QString edgeLabel(const QString& from, const QString& to) const;
   bool nodeIsInvalid(const QString& id) const;
 
+  /// The graph rendered at 2x on the view's background.
   bool exportPng(const QString& path, QString* error = nullptr);
   /// A plain SVG of the graph (boxes, edges, labels), written atomically.
   bool exportSvg(const QString& path, QString* error = nullptr);
@@ -111,39 +111,13 @@ class GraphCanvas : public QGraphicsView {
 
  private:
   void refuse(const QString& why, QPoint viewPos);
-  void commitMoves();
-  EdgeItem* edgeAt(QPoint viewPos) const;
-  /// The node whose "Fix" button is at a scene point ("" for none).
-  QString fixButtonAt(QPointF scenePos) const;
-  void updateMinimap();
-  /// Shows `r` (scene) whole, between 3% and 150%.
-  /// Shows `r` whole, at a scale of `least` to 150% (past `least`: its top, scrolling).
-  void fitRect(const QRectF& r, double least = 0.03);
-  /// The last kind of fit again (the view's size changed).
-  void fitAgain();
-  /// fitReadably() or fitToView(); once the view has its size.
-  void fit(bool readable);
 
   ModelEditor* m_editor;
-  QHash<QString, NodeItem*> m_nodes;
-  QHash<QString, NodeItem*> m_groupItems;  ///< collapsed groups' blocks, by group name
-  QHash<QString, QString> m_hiddenIn;      ///< a hidden node's collapsed group
-  QHash<QString, double> m_shift;          ///< how far a shown node moved up on screen
-  QSet<QString> m_collapsed;
-  QList<EdgeItem*> m_edges;
-  // connecting by drag
-  QString m_connectFrom;
-  QGraphicsLineItem* m_rubber = nullptr;
-  // panning with the middle button
-  bool m_panning = false;
-  QPoint m_panLast;
+  GraphScene* m_scene;                             ///< the items, and which groups are collapsed
+  std::unique_ptr<CanvasNavigation> m_navigation;  ///< zoom, fits, panning, the minimap
+  std::unique_ptr<WireDrag> m_wire;                ///< connecting by drag
   bool m_pressedOnNode = false;
   bool m_rebuilding = false;
-  bool m_fitPending = false;
-  bool m_autoFit = false;      ///< fitted, and fitted again on a resize, until the user zooms
-  bool m_fitReadable = false;  ///< the last fit was fitReadably()
-  QSize m_fittedAt;  ///< the view's size at the last fit (not the viewport's: scroll bars)
-  Minimap* m_minimap = nullptr;
 };
 
 }  // namespace netsmith::ui

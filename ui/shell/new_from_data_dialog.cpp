@@ -25,6 +25,7 @@
 #include "data/source_formats.h"
 #include "graph/graph_analysis.h"
 #include "ops/op_registry.h"
+#include "registries/registries.h"
 #include "resolve/resolved_project.h"
 #include "task/task_registry.h"
 #include "util/background_job.h"

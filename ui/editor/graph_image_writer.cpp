@@ -1,23 +1,26 @@
-// The canvas as a picture: PNG (the scene rendered at 2x) and SVG (boxes, curves and labels).
-#include <QGraphicsScene>
+#include "editor/graph_image_writer.h"
+
 #include <QImage>
 #include <QPainter>
 #include <QSaveFile>
 
 #include "editor/graph_canvas.h"
 #include "editor/graph_items.h"
+#include "editor/graph_scene.h"
 
 namespace netsmith::ui {
 
-bool GraphCanvas::exportPng(const QString& path, QString* error) {
-  const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+GraphImageWriter::GraphImageWriter(GraphScene* scene) : m_scene(scene) {}
+
+bool GraphImageWriter::writePng(const QString& path, const QColor& background, QString* error) {
+  const QRectF r = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   QImage image((r.size() * 2).toSize(), QImage::Format_ARGB32);
-  image.fill(palette().color(QPalette::Base));
+  image.fill(background);
   {
     QPainter p(&image);
     p.setRenderHint(QPainter::Antialiasing);
-    scene()->clearSelection();
-    scene()->render(&p, QRectF(), r);
+    m_scene->clearSelection();
+    m_scene->render(&p, QRectF(), r);
   }
   if (!image.save(path, "PNG")) {
     if (error) *error = tr("%1: cannot write").arg(path);
@@ -26,8 +29,9 @@ bool GraphCanvas::exportPng(const QString& path, QString* error) {
   return true;
 }
 
-bool GraphCanvas::exportSvg(const QString& path, QString* error) {
-  const QRectF r = scene()->itemsBoundingRect().adjusted(-20, -20, 20, 20);
+bool GraphImageWriter::writeSvg(const QString& path, QString* error) const {
+  constexpr double kNodeWidth = GraphCanvas::kNodeWidth, kNodeHeight = GraphCanvas::kNodeHeight;
+  const QRectF r = m_scene->itemsBoundingRect().adjusted(-20, -20, 20, 20);
   auto esc = [](QString s) { return s.toHtmlEscaped(); };
   QString svg;
   svg += QStringLiteral(
@@ -42,7 +46,7 @@ bool GraphCanvas::exportSvg(const QString& path, QString* error) {
              .arg(r.y())
              .arg(r.width())
              .arg(r.height());
-  for (auto* e : m_edges) {
+  for (auto* e : m_scene->edges()) {
     const QPainterPath p = e->path();
     QString d = QStringLiteral("M %1 %2").arg(p.elementAt(0).x).arg(p.elementAt(0).y);
     for (int i = 1; i + 2 < p.elementCount(); i += 3)
@@ -61,7 +65,7 @@ bool GraphCanvas::exportSvg(const QString& path, QString* error) {
                  .arg(e->mid().y() + 4)
                  .arg(esc(e->label()));
   }
-  for (auto* n : m_nodes) {
+  for (auto* n : m_scene->nodes()) {
     const QPointF o = n->pos() + QPointF(-kNodeWidth / 2, 0);
     svg += QStringLiteral(
                "<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"6\" fill=\"%5\" "
