@@ -10,22 +10,12 @@ namespace {
 using schema::Params;
 using schema::ParamSpec;
 
-struct ConvGeometry {
-  std::int64_t inChannels, outChannels, groups;
-  std::array<std::int64_t, 2> kernel, stride, dilation;
+struct ConvGeometry : ConvBasics {
   std::array<std::int64_t, 2> padBefore, padAfter;  // per axis (H, W)
-  bool bias;
 };
 
 ConvGeometry convGeometry(const Shape& in, const Params& p) {
-  ConvGeometry g{};
-  g.inChannels = in.at(0);
-  g.outChannels = p.integer("out_channels");
-  g.groups = p.integer("groups");
-  g.kernel = p.pair("kernel_size");
-  g.stride = p.pair("stride");
-  g.dilation = p.pair("dilation");
-  g.bias = p.flag("bias");
+  ConvGeometry g{convBasics(in, p), {}, {}};
   if (p.isKeyword("padding", "same")) {
     for (int a = 0; a < 2; ++a) {
       const auto pad = samePadding(g.kernel[a], g.dilation[a]);
@@ -43,7 +33,7 @@ ConvGeometry convGeometry(const Shape& in, const Params& p) {
 Shape conv2dShape(const std::vector<Shape>& in, const Params& p) {
   requireImage(in[0], "Conv2d");
   const auto g = convGeometry(in[0], p);
-  requireConvChannels("Conv2d", p, g.inChannels, g.outChannels, g.groups);
+  requireConvChannels("Conv2d", p, g);
   if (p.isKeyword("padding", "same") && (g.stride[0] != 1 || g.stride[1] != 1)) {
     throw ShapeError{"padding \"same\" needs stride 1",
                      "set stride to 1 or give padding as numbers"};

@@ -12,17 +12,28 @@ void requireImage(const Shape& shape, const std::string& op) {
   throw ShapeError{op + " needs a CxHxW image tensor but receives " + formatShape(shape), {}};
 }
 
-void requireConvChannels(const std::string& op, const schema::Params& p, std::int64_t inChannels,
-                         std::int64_t outChannels, std::int64_t groups) {
-  if (!p.isAuto("in_channels") && p.integer("in_channels") != inChannels) {
+ConvBasics convBasics(const Shape& in, const schema::Params& p) {
+  ConvBasics g{};
+  g.inChannels = in.at(0);
+  g.outChannels = p.integer("out_channels");
+  g.groups = p.integer("groups");
+  g.kernel = p.pair("kernel_size");
+  g.stride = p.pair("stride");
+  g.dilation = p.pair("dilation");
+  g.bias = p.flag("bias");
+  return g;
+}
+
+void requireConvChannels(const std::string& op, const schema::Params& p, const ConvBasics& g) {
+  if (!p.isAuto("in_channels") && p.integer("in_channels") != g.inChannels) {
     throw ShapeError{op + " expects " + std::to_string(p.integer("in_channels")) +
-                         " input channels but receives " + std::to_string(inChannels),
-                     "set in_channels to " + std::to_string(inChannels) + " or \"auto\""};
+                         " input channels but receives " + std::to_string(g.inChannels),
+                     "set in_channels to " + std::to_string(g.inChannels) + " or \"auto\""};
   }
-  if (inChannels % groups != 0 || outChannels % groups != 0) {
-    throw ShapeError{"groups = " + std::to_string(groups) + " must divide both the input (" +
-                         std::to_string(inChannels) + ") and output (" +
-                         std::to_string(outChannels) + ") channels",
+  if (g.inChannels % g.groups != 0 || g.outChannels % g.groups != 0) {
+    throw ShapeError{"groups = " + std::to_string(g.groups) + " must divide both the input (" +
+                         std::to_string(g.inChannels) + ") and output (" +
+                         std::to_string(g.outChannels) + ") channels",
                      "use a common divisor, e.g. groups = 1"};
   }
 }

@@ -17,10 +17,18 @@ void requireImage(const Shape& shape, const std::string& op);
 /// Throws ShapeError unless `shape` is a flat feature vector.
 void requireFeatures(const Shape& shape, const std::string& op);
 
+/// What every convolution (Conv2d, ConvTranspose2d) reads from its input and parameters.
+struct ConvBasics {
+  std::int64_t inChannels, outChannels, groups;
+  std::array<std::int64_t, 2> kernel, stride, dilation;
+  bool bias;
+};
+/// The input's channels and `p`'s out_channels, groups, kernel_size, stride, dilation and bias.
+ConvBasics convBasics(const Shape& in, const schema::Params& p);
+
 /// Throws ShapeError unless a convolution `op` fits its input: `p`'s in_channels ("auto" or
-/// `inChannels`) and `groups` dividing both channel counts.
-void requireConvChannels(const std::string& op, const schema::Params& p, std::int64_t inChannels,
-                         std::int64_t outChannels, std::int64_t groups);
+/// the input's) and `groups` dividing both channel counts.
+void requireConvChannels(const std::string& op, const schema::Params& p, const ConvBasics& g);
 
 /// Output length of a convolution along one axis: floor((in + 2p - d(k-1) - 1) / s) + 1.
 std::int64_t convOutputSize(std::int64_t in, std::int64_t kernel, std::int64_t stride,

@@ -30,30 +30,18 @@ void requireSide(const std::string& op, int axis, std::int64_t side, const Shape
                    "upsample less, or bring the input down first"};
 }
 
-struct TransposeGeometry {
-  std::int64_t inChannels, outChannels, groups;
-  std::array<std::int64_t, 2> kernel, stride, padding, outputPadding, dilation;
-  bool bias;
+struct TransposeGeometry : ConvBasics {
+  std::array<std::int64_t, 2> padding, outputPadding;
 };
 
 TransposeGeometry transposeGeometry(const Shape& in, const Params& p) {
-  TransposeGeometry g{};
-  g.inChannels = in.at(0);
-  g.outChannels = p.integer("out_channels");
-  g.groups = p.integer("groups");
-  g.kernel = p.pair("kernel_size");
-  g.stride = p.pair("stride");
-  g.padding = p.pair("padding");
-  g.outputPadding = p.pair("output_padding");
-  g.dilation = p.pair("dilation");
-  g.bias = p.flag("bias");
-  return g;
+  return TransposeGeometry{convBasics(in, p), p.pair("padding"), p.pair("output_padding")};
 }
 
 Shape convTranspose2dShape(const std::vector<Shape>& in, const Params& p) {
   requireImage(in[0], "ConvTranspose2d");
   const auto g = transposeGeometry(in[0], p);
-  requireConvChannels("ConvTranspose2d", p, g.inChannels, g.outChannels, g.groups);
+  requireConvChannels("ConvTranspose2d", p, g);
   Shape out{g.outChannels, 0, 0};
   for (int a = 0; a < 2; ++a) {
     // PyTorch's own rule: the extra rows must lie within one step of the filter.

@@ -1,4 +1,5 @@
 #include "task/detection.h"
+#include "task/evaluation_schema.h"
 
 #include <algorithm>
 #include <cmath>
@@ -313,23 +314,10 @@ torch::Tensor DetectionTask::syntheticTarget(std::int64_t n) const {
 }
 
 Json DetectionTask::evaluationSchema() const {
-  const Json number{{"type", {"number", "null"}}};
-  const Json perClass{{"type", "array"}, {"items", number}, {"description", "[class]"}};
-  return Json{{"$schema", "https://json-schema.org/draft/2020-12/schema"},
-              {"title", "detection evaluation"},
-              {"type", "object"},
-              {"required", {"loss", "samples", "figures", "per_class_figures"}},
-              {"properties",
-               {{"loss", number},
-                {"samples", {{"type", "integer"}, {"minimum", 0}}},
-                {"figures",
-                 {{"type", "object"},
-                  {"required",
-                   {"map", "map50", "map75", "map_small", "map_medium", "map_large", "recall"}}}},
-                {"per_class_figures",
-                 {{"type", "object"},
-                  {"required", {"ap", "ap50", "recall"}},
-                  {"properties", {{"ap", perClass}, {"ap50", perClass}, {"recall", perClass}}}}}}}};
+  return figuresEvaluationSchema(
+      {"detection evaluation",
+       {"map", "map50", "map75", "map_small", "map_medium", "map_large", "recall"},
+       {"ap", "ap50", "recall"}});
 }
 
 std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& output,

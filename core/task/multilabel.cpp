@@ -1,4 +1,5 @@
 #include "task/multilabel.h"
+#include "task/evaluation_schema.h"
 
 #include <algorithm>
 #include <cmath>
@@ -317,26 +318,10 @@ torch::Tensor MultiLabelTask::syntheticTarget(std::int64_t n) const {
 }
 
 Json MultiLabelTask::evaluationSchema() const {
-  const Json number{{"type", {"number", "null"}}};
-  const Json perLabel{{"type", "array"}, {"items", number}, {"description", "[class]"}};
-  return Json{
-      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
-      {"title", "multi-label evaluation"},
-      {"type", "object"},
-      {"required", {"loss", "samples", "figures", "per_class_figures"}},
-      {"properties",
-       {{"loss", number},
-        {"samples", {{"type", "integer"}, {"minimum", 0}}},
-        {"figures",
-         {{"type", "object"}, {"required", {"map", "f1_micro", "f1_macro", "subset_accuracy"}}}},
-        {"per_class_figures",
-         {{"type", "object"},
-          {"required", {"ap", "f1", "threshold"}},
-          {"properties",
-           {{"ap", perLabel},
-            {"f1", perLabel},
-            {"threshold", perLabel},
-            {"tuned_threshold", perLabel}}}}}}}};
+  return figuresEvaluationSchema({"multi-label evaluation",
+                                  {"map", "f1_micro", "f1_macro", "subset_accuracy"},
+                                  {"ap", "f1", "threshold"},
+                                  {"tuned_threshold"}});
 }
 
 std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(

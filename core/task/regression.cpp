@@ -1,4 +1,5 @@
 #include "task/regression.h"
+#include "task/evaluation_schema.h"
 
 #include <cmath>
 #include <limits>
@@ -219,22 +220,11 @@ Json RegressionTask::state() const {
 }
 
 Json RegressionTask::evaluationSchema() const {
-  const Json number{{"type", {"number", "null"}}};
-  const Json perTarget{{"type", "array"}, {"items", number}, {"description", "[target]"}};
-  return Json{
-      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
-      {"title", "regression evaluation"},
-      {"type", "object"},
-      {"required", {"loss", "samples", "figures", "per_class_figures"}},
-      {"properties",
-       {{"loss", number},
-        {"samples", {{"type", "integer"}, {"minimum", 0}}},
-        {"figures", {{"type", "object"}, {"required", {"mae", "rmse", "r2"}}}},
-        {"per_class_figures",
-         {{"type", "object"},
-          {"required", {"mae", "rmse", "r2"}},
-          {"properties",
-           {{"nmae", perTarget}, {"mae", perTarget}, {"rmse", perTarget}, {"r2", perTarget}}}}}}}};
+  return figuresEvaluationSchema({"regression evaluation",
+                                  {"mae", "rmse", "r2"},
+                                  {"mae", "rmse", "r2"},
+                                  {"nmae"},
+                                  "[target]"});
 }
 
 std::unique_ptr<PredictionWriter> RegressionTask::predictionWriter(

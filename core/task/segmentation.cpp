@@ -1,4 +1,5 @@
 #include "task/segmentation.h"
+#include "task/evaluation_schema.h"
 
 #include <opencv2/imgcodecs.hpp>
 
@@ -369,25 +370,17 @@ torch::Tensor SegmentationTask::syntheticTarget(std::int64_t n) const {
 }
 
 Json SegmentationTask::evaluationSchema() const {
-  const Json number{{"type", {"number", "null"}}};
-  const Json perClass{{"type", "array"}, {"items", number}, {"description", "[class]"}};
-  return Json{
-      {"$schema", "https://json-schema.org/draft/2020-12/schema"},
-      {"title", "segmentation evaluation"},
-      {"type", "object"},
-      {"required", {"loss", "samples", "figures", "per_class_figures", "confusion"}},
-      {"properties",
-       {{"loss", number},
-        {"samples", {{"type", "integer"}, {"minimum", 0}}},
-        {"figures", {{"type", "object"}, {"required", {"miou", "dice", "pixel_accuracy"}}}},
-        {"per_class_figures",
-         {{"type", "object"},
-          {"required", {"iou", "dice", "pixel_share"}},
-          {"properties", {{"iou", perClass}, {"dice", perClass}, {"pixel_share", perClass}}}}},
-        {"confusion",
+  const Json count{{"type", "integer"}, {"minimum", 0}};
+  return figuresEvaluationSchema(
+      {"segmentation evaluation",
+       {"miou", "dice", "pixel_accuracy"},
+       {"iou", "dice", "pixel_share"},
+       {},
+       "[class]",
+       {{"confusion",
          {{"type", "array"},
           {"description", "pixels [true class][predicted class], ignored pixels left out"},
-          {"items", {{"type", "array"}, {"items", {{"type", "integer"}, {"minimum", 0}}}}}}}}}};
+          {"items", {{"type", "array"}, {"items", count}}}}}}});
 }
 
 std::vector<SampleView> SegmentationTask::describeSamples(const torch::Tensor& output,

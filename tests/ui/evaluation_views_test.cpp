@@ -333,11 +333,8 @@ class EvaluationViewsTest : public QObject {
       QVERIFY(s.loss <= previous);
       previous = s.loss;
     }
-    auto* first = view->gallery()->item(0);
-    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
-                      view->gallery()->visualItemRect(first).center());
-    auto* dialog = window.findChild<netsmith::ui::SampleDialog*>(QStringLiteral("sampleDialog"));
-    QTRY_VERIFY(dialog && dialog->isVisible());
+    auto* dialog = qobject_cast<netsmith::ui::SampleDialog*>(openFirst(window, view->gallery()));
+    QVERIFY(dialog);
     QVERIFY2(dialog->errorText().isEmpty(), qPrintable(dialog->errorText()));
     auto* labels = dialog->findChild<QComboBox*>(QStringLiteral("gradCamLabel"));
     QVERIFY(labels && labels->count() == 2);
@@ -346,12 +343,7 @@ class EvaluationViewsTest : public QObject {
     QCOMPARE(dialog->predictedMap().targetClass, std::int64_t(other));
     QVERIFY(!dialog->overlay().isNull());
     dialog->close();
-    screenshot(window, "evaluation_multilabel.png");
-    // From the menu to a checked ONNX file, as every task exports.
-    const QString report = exportOnnx(window);
-    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
-                 !report.startsWith(QStringLiteral("failed")),
-             qPrintable(report));
+    shootAndExport(window, "evaluation_multilabel.png");
   }
 
   // One target, "level": the square's brightness / 255.
@@ -467,20 +459,13 @@ class EvaluationViewsTest : public QObject {
     const auto& worst =
         e.samples.at(std::size_t(view->worst()->item(0)->data(Qt::UserRole).toLongLong()));
     QVERIFY(std::abs(worst.loss - largest) < 1e-5);
-    QTest::mouseClick(view->worst()->viewport(), Qt::LeftButton, {},
-                      view->worst()->visualItemRect(view->worst()->item(0)).center());
-    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
-    QTRY_VERIFY(dialog && dialog->isVisible());
+    auto* dialog = openFirst(window, view->worst());
+    QVERIFY(dialog);
     QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
                 ->text()
                 .contains(QStringLiteral("level: true")));
     dialog->close();
-    screenshot(window, "evaluation_regression.png");
-    // From the menu to a checked ONNX file, as every task exports.
-    const QString report = exportOnnx(window);
-    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
-                 !report.startsWith(QStringLiteral("failed")),
-             qPrintable(report));
+    shootAndExport(window, "evaluation_regression.png");
   }
 
   // Three classes: background 0, "bright" squares 1, "dim" squares 2; a ring of 255 (ignored)
@@ -614,20 +599,13 @@ class EvaluationViewsTest : public QObject {
     for (auto v : sample.view.trueMask)
       brightPixels += v == 1;
     QCOMPARE(red > 0, brightPixels > 0);
-    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
-                      view->gallery()->visualItemRect(view->gallery()->item(0)).center());
-    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
-    QTRY_VERIFY(dialog && dialog->isVisible());
+    auto* dialog = openFirst(window, view->gallery());
+    QVERIFY(dialog);
     QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
                 ->text()
                 .contains(QStringLiteral("IoU")));
     dialog->close();
-    screenshot(window, "evaluation_segmentation.png");
-    // From the menu to a checked ONNX file, as every task exports.
-    const QString report = exportOnnx(window);
-    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
-                 !report.startsWith(QStringLiteral("failed")),
-             qPrintable(report));
+    shootAndExport(window, "evaluation_segmentation.png");
   }
 
   // Detection: 32x32 images with one or two squares, "bright" or "dim", their boxes as YOLO
@@ -835,10 +813,8 @@ class EvaluationViewsTest : public QObject {
     for (int i = 1; i < view->gallery()->count(); ++i)
       QVERIFY(view->gallery()->item(i - 1)->data(Qt::UserRole + 1).toInt() >=
               view->gallery()->item(i)->data(Qt::UserRole + 1).toInt());
-    QTest::mouseClick(view->gallery()->viewport(), Qt::LeftButton, {},
-                      view->gallery()->visualItemRect(view->gallery()->item(0)).center());
-    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
-    QTRY_VERIFY(dialog && dialog->isVisible());
+    auto* dialog = openFirst(window, view->gallery());
+    QVERIFY(dialog);
     // The caption names the sample's true boxes as the truth file lists them.
     const auto opened = view->gallery()->item(0)->data(Qt::UserRole).toLongLong();
     const QString caption = dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))->text();
@@ -853,11 +829,7 @@ class EvaluationViewsTest : public QObject {
       }
     QVERIFY(named > 0);
     dialog->close();
-    screenshot(window, "evaluation_detection.png");
-    const QString report = exportOnnx(window);
-    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
-                 !report.startsWith(QStringLiteral("failed")),
-             qPrintable(report));
+    shootAndExport(window, "evaluation_detection.png");
   }
 
  private:
@@ -900,6 +872,26 @@ class EvaluationViewsTest : public QObject {
     for (auto* dialog : window.findChildren<QDialog*>(QStringLiteral("exportReport")))
       dialog->close();
     return report;
+  }
+
+  /// A click on the first sample of `list` (a gallery): the sample dialog it shows, or nullptr
+  /// when none shows within 5 seconds.
+  static QDialog* openFirst(MainWindow& window, QListWidget* list) {
+    QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                      list->visualItemRect(list->item(0)).center());
+    auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
+    return dialog && QTest::qWaitFor([dialog] { return dialog->isVisible(); }, 5000) ? dialog
+                                                                                     : nullptr;
+  }
+
+  /// The evaluated window's screenshot as `shot`, then Export > ONNX from the menu, as every task
+  /// exports: the file must pass its check.
+  static void shootAndExport(MainWindow& window, const char* shot) {
+    screenshot(window, shot);
+    const QString report = exportOnnx(window);
+    QVERIFY2(report.contains(QStringLiteral("max abs diff")) &&
+                 !report.startsWith(QStringLiteral("failed")),
+             qPrintable(report));
   }
 
   /// NETSMITH_SCREENSHOT_DIR: the window as it is now.

@@ -58,6 +58,7 @@
 #include "shell/run_controller.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
+#include "ui_test_support.h"
 #include "util/schema_form.h"
 
 using netsmith::Json;
@@ -121,6 +122,13 @@ void trainOneEpoch(MainWindow& window, const netsmith::testutil::TempDir& dir) {
   QSignalSpy finished(window.session(), &netsmith::ui::TrainerSession::finished);
   window.findChild<QAction*>(QStringLiteral("actionTrainStart"))->trigger();
   QVERIFY(finished.wait(60000));
+}
+
+/// `window` with the project at `path` open, shown at 1280 x 720 on the Data page.
+void showOnDataPage(MainWindow& window, const QString& path) {
+  QVERIFY(window.openProject(path, true));
+  QVERIFY(netsmith::uitest::showAt(window));
+  window.pages()->showPage(ProjectPages::DataPage);
 }
 
 /// The window at 1280 x 720 on the Data page's Doctor tab.
@@ -1064,11 +1072,8 @@ class FormsTest : public QObject {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     MainWindow window(m_registries);
-    QVERIFY(window.openProject(path, true));
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.pages()->showPage(ProjectPages::DataPage);
+    showOnDataPage(window, path);
+    if (QTest::currentTestFailed()) return;
     auto* page = window.pages()->dataPage();
     auto* mode = page->findChild<QComboBox*>(QStringLiteral("normalizeMode"));
     auto* mean = page->findChild<QLineEdit*>(QStringLiteral("normalizeMean"));
@@ -1163,11 +1168,8 @@ class FormsTest : public QObject {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     MainWindow window(m_registries);
-    QVERIFY(window.openProject(path, true));
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
-    window.pages()->showPage(ProjectPages::DataPage);
+    showOnDataPage(window, path);
+    if (QTest::currentTestFailed()) return;
     auto* editor = window.pages()->dataPage()->classEditor();
     auto* table = editor->table();
     const auto data = [&]() -> Json { return window.document()->project().data; };

@@ -184,9 +184,7 @@ class MainWindowTest : public QObject {
       trainOneEpochHere(first);
     }
     MainWindow window(m_registries);
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(netsmith::uitest::showAt(window));
     auto* start = window.startPage();
     QVERIFY(start && start->isVisible());
     QVERIFY(!window.pages()->isVisible());
@@ -243,9 +241,7 @@ class MainWindowTest : public QObject {
       QCOMPARE(taskOfTemplate.value(choice.templateFile), choice.name);
 
     MainWindow window(m_registries);
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(netsmith::uitest::showAt(window));
     auto* start = window.startPage();
     QVERIFY(start && start->isVisible());
     auto* examples = start->examplesList();
@@ -934,9 +930,7 @@ class MainWindowTest : public QObject {
   // the link inside the window, and Back returns.
   void f1OpensTheGuideAtThePageShown() {
     MainWindow window(m_registries);
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(netsmith::uitest::showAt(window));
     QTest::keyClick(&window, Qt::Key_F1);
     auto* guide = window.findChild<netsmith::ui::GuideWindow*>(QStringLiteral("guideWindow"));
     QVERIFY(guide && guide->isVisible());

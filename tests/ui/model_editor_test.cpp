@@ -108,6 +108,8 @@ struct ShownPage {
     page.resize(size);
     page.show();
   }
+  /// Whether the page was exposed and the project at `path` then loaded.
+  bool load(const QString& path) { return QTest::qWaitForWindowExposed(&page) && doc.load(path); }
 };
 
 /// An op dragged from the palette and dropped at `at` (view coordinates) on the canvas.
@@ -162,12 +164,10 @@ class ModelEditorTest : public QObject {
   // from output ports connect them, the inspector sets a parameter.
   void buildsTheDefaultCnnWithTheMouse() {
     QTemporaryDir dir;
-    ProjectDocument doc(m_registries);
-    ModelPage page(&doc);
-    page.resize(1300, 900);
-    page.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&page));
-    QVERIFY(doc.load(writeEmptyProject(dir)));
+    ShownPage shown(m_registries, QSize(1300, 900));
+    ProjectDocument& doc = shown.doc;  // (a lambda below uses the page)
+    ModelPage& page = shown.page;
+    QVERIFY(shown.load(writeEmptyProject(dir)));
     auto* canvas = page.canvas();
     auto* tree = page.opPalette()->tree();
     auto addByDoubleClick = [&](const QString& op) {
@@ -371,8 +371,7 @@ class ModelEditorTest : public QObject {
   void fitShowsTheWholeModel() {
     ShownPage shown(m_registries, QSize(1280, 640));
     auto& [doc, page] = shown;
-    QVERIFY(QTest::qWaitForWindowExposed(&page));
-    QVERIFY(doc.load(
+    QVERIFY(shown.load(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/examples/fashion_mnist.netsmith.json")));
     auto* canvas = page.canvas();
     canvas->fitToView();
@@ -415,8 +414,7 @@ class ModelEditorTest : public QObject {
   void dropsConnectAndLandClearAndLinearGetsItsFix() {
     ShownPage shown(m_registries, QSize(1280, 900));
     auto& [doc, page] = shown;
-    QVERIFY(QTest::qWaitForWindowExposed(&page));
-    QVERIFY(doc.load(example()));
+    QVERIFY(shown.load(example()));
     doc.setDataClasses(10);
     auto* canvas = page.canvas();
     canvas->fitToView();
@@ -453,8 +451,7 @@ class ModelEditorTest : public QObject {
   void groupsCollapseAndExpand() {
     ShownPage shown(m_registries, QSize(1280, 640));
     auto& [doc, page] = shown;
-    QVERIFY(QTest::qWaitForWindowExposed(&page));
-    QVERIFY(doc.load(
+    QVERIFY(shown.load(
         QStringLiteral(NETSMITH_SOURCE_DIR "/resources/templates/resnet18.netsmith.json")));
     auto* canvas = page.canvas();
     const QStringList stages = {QStringLiteral("layer1"), QStringLiteral("layer2"),
@@ -514,12 +511,9 @@ class ModelEditorTest : public QObject {
   // Inserting on an edge, a quick fix's Flatten and a block push what is below down: no two
   // nodes overlap afterwards. The red node's Fix button applies its fix.
   void insertionsMakeRoomAndTheFixButtonApplies() {
-    ProjectDocument doc(m_registries);
-    ModelPage page(&doc);
-    page.resize(1280, 900);
-    page.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&page));
-    QVERIFY(doc.load(example()));
+    ShownPage shown(m_registries, QSize(1280, 900));
+    auto& [doc, page] = shown;
+    QVERIFY(shown.load(example()));
     ModelEditor& editor = *page.editor();
     QVERIFY(overlappingNodes(doc.project().model).isEmpty());
     const double bnBefore = doc.project().model.find("bn1")->y;

@@ -96,9 +96,7 @@ class StudioLayoutTest : public QObject {
   // to show its op; it fits again when the window changes size, until the user zooms.
   void theModelPageOpensFittedAndLabelled() {
     MainWindow window(m_registries);
-    window.resize(1280, 720);
-    window.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&window));
+    QVERIFY(netsmith::uitest::showAt(window));
     QVERIFY(window.openProject(example(), /*quiet=*/true));
     window.pages()->showPage(ProjectPages::ModelPage);
     auto* canvas = window.pages()->modelPage()->canvas();

@@ -2,6 +2,7 @@
 
 // Helpers shared by the studio's window tests.
 #include <QAction>
+#include <QSize>
 #include <QString>
 #include <QTest>
 #include <QWidget>
@@ -16,6 +17,13 @@ inline QAction* action(const ui::MainWindow& w, const char* name) {
   auto* a = w.findChild<QAction*>(QLatin1String(name));
   if (!a) qWarning("no action %s", name);
   return a;
+}
+
+/// Shows `widget` at `size` (a laptop's screen by default); whether the window system exposed it.
+inline bool showAt(QWidget& widget, QSize size = QSize(1280, 720)) {
+  widget.resize(size);
+  widget.show();
+  return QTest::qWaitForWindowExposed(&widget);
 }
 
 /// The default project.

@@ -1,17 +1,10 @@
 #include "evaluation/detection_view.h"
 
-#include <qcustomplot.h>
 #include <QComboBox>
-#include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QPainter>
-#include <QSignalBlocker>
-#include <QSlider>
 #include <QSplitter>
-#include <QTableWidget>
-#include <QVBoxLayout>
 
 #include <algorithm>
 #include <cmath>
@@ -19,9 +12,7 @@
 #include "data/preview_grid.h"
 #include "eval/evaluation.h"
 #include "task/coco_map.h"
-#include "util/chart_fit.h"
 #include "util/image_convert.h"
-#include "util/theme_colors.h"
 
 namespace netsmith::ui {
 
@@ -60,34 +51,22 @@ task::DetectionErrors detectionErrors(const task::SampleView& v, float threshold
 }
 
 DetectionView::DetectionView(QWidget* parent)
-    : TaskView(parent),
-      m_table(new QTableWidget(0, 4, this)),
-      m_curve(new QCustomPlot(this)),
-      m_slider(new QSlider(Qt::Horizontal, this)),
-      m_countsLabel(new QLabel(this)),
+    : ThresholdCurveView(
+          {QStringLiteral("classApTable"),
+           {tr("Class"), tr("AP"), tr("AP@.5"), tr("Recall")},
+           tr("COCO's figures: AP averaged over IoU 0.50 to 0.95, AP at IoU 0.50, recall averaged "
+              "over the thresholds (100 detections per image). Select a class to see its "
+              "precision-recall curve."),
+           QStringLiteral("detectionPrCurve"),
+           tr("recall (IoU 0.5)"),
+           QStringLiteral("scoreSlider"),
+           tr("The score from which a detection counts (and is drawn)"),
+           QStringLiteral("scoreCounts")},
+          task::kErrorsScore, parent),
       m_order(new QComboBox(this)),
       m_gallery(new QListWidget(this)) {
   setObjectName(QStringLiteral("detectionView"));
-  setUpFigureTable(m_table, QStringLiteral("classApTable"),
-                   {tr("Class"), tr("AP"), tr("AP@.5"), tr("Recall")});
-  m_table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_table->setSelectionMode(QAbstractItemView::SingleSelection);
-  m_table->setToolTip(
-      tr("COCO's figures: AP averaged over IoU 0.50 to 0.95, AP at IoU 0.50, recall averaged "
-         "over the thresholds (100 detections per image). Select a class to see its "
-         "precision-recall curve."));
-  connect(m_table, &QTableWidget::currentCellChanged, this,
-          [this](int row, int, int, int) { selectClass(row); });
-  setUpPrCurve(m_curve, QStringLiteral("detectionPrCurve"), tr("recall (IoU 0.5)"));
-  setUpThresholdSlider(m_slider, QStringLiteral("scoreSlider"),
-                       tr("The score from which a detection counts (and is drawn)"));
-  connect(m_slider, &QSlider::valueChanged, this, [this](int value) {
-    m_threshold = double(value) / kThresholdSteps;
-    updateCounts();
-    fillGallery();
-  });
-  m_countsLabel->setObjectName(QStringLiteral("scoreCounts"));
-  m_countsLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  connect(this, &ThresholdCurveView::thresholdChanged, this, &DetectionView::fillGallery);
   m_order->setObjectName(QStringLiteral("detectionOrder"));
   m_order->addItems({tr("Most errors first"), tr("Missed objects first"),
                      tr("False detections first"), tr("Wrong classes first"),
@@ -99,93 +78,57 @@ DetectionView::DetectionView(QWidget* parent)
   m_gallery->setToolTip(
       tr("Each image: its true boxes, and the detections from the slider's score"));
 
-  auto* figures = new QSplitter(Qt::Vertical, this);
-  figures->addWidget(m_table);
-  figures->addWidget(curvePanel(m_curve, tr("Score"), m_slider, m_countsLabel));
-  layOutSplit(Qt::Horizontal, figures,
+  layOutSplit(Qt::Horizontal, figuresSplit(Qt::Vertical, tr("Score")),
               galleryPanel(tr("<b>True boxes, detections</b>"), m_gallery, m_order), 2, 3);
 }
 
 void DetectionView::clearResult() {
-  m_evaluation = nullptr;
-  m_class = -1;
+  ThresholdCurveView::clearResult();
   m_counts = {};
-  m_table->setRowCount(0);
-  m_curve->clearGraphs();
-  m_curve->replot();
-  m_countsLabel->clear();
   m_gallery->clear();
 }
 
 void DetectionView::showResult(const eval::Evaluation& e) {
   clearResult();
-  m_evaluation = &e;
   const auto& per = e.metrics.perClass;
-  const std::size_t classes = e.classes.size();
-  m_table->setRowCount(int(classes));
-  for (std::size_t k = 0; k < classes; ++k)
-    setFigureRow(m_table, int(k),
-                 {QString::fromStdString(e.classes[k]), classFigure(perClassFigure(per, "ap", k)),
-                  classFigure(perClassFigure(per, "ap50", k)),
-                  classFigure(perClassFigure(per, "recall", k))});
-  {
-    const QSignalBlocker block(m_slider);
-    m_slider->setValue(int(std::lround(m_threshold * kThresholdSteps)));
-  }
-  fillGallery();
-  if (classes) m_table->setCurrentCell(0, 0);  // selectClass(0) through currentCellChanged
-}
-
-void DetectionView::selectClass(int cls) {
-  if (!m_evaluation || cls < 0 || cls >= int(m_evaluation->classes.size())) return;
-  m_class = cls;
-  if (m_table->currentRow() != cls) m_table->setCurrentCell(cls, 0);
-  drawCurve();
-  updateCounts();
-}
-
-void DetectionView::setThreshold(double threshold) {
-  m_threshold = std::clamp(threshold, 0.0, 1.0);
-  {
-    const QSignalBlocker block(m_slider);
-    m_slider->setValue(int(std::lround(m_threshold * kThresholdSteps)));
-  }
-  updateCounts();
+  std::vector<QStringList> rows;
+  for (std::size_t k = 0; k < e.classes.size(); ++k)
+    rows.push_back({QString::fromStdString(e.classes[k]), classFigure(perClassFigure(per, "ap", k)),
+                    classFigure(perClassFigure(per, "ap50", k)),
+                    classFigure(perClassFigure(per, "recall", k))});
+  showRows(e, rows);
   fillGallery();
 }
 
-void DetectionView::drawCurve() {
-  std::vector<std::pair<float, bool>> scored;
+ThresholdCurveView::RowScores DetectionView::rowScores(std::size_t cls) const {
+  RowScores out;
   std::int64_t positives = 0;
-  for (const auto& s : m_evaluation->samples)
-    matchClass(s.view, m_class, scored, positives);
-  drawPrCurve(m_curve, std::move(scored), double(positives),
-              QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]));
+  for (const auto& s : evaluation()->samples)
+    matchClass(s.view, std::int64_t(cls), out.scored, positives);
+  out.positives = double(positives);
+  return out;
 }
 
-void DetectionView::updateCounts() {
-  if (!m_evaluation || m_class < 0) return;
-  std::vector<std::pair<float, bool>> scored;
-  std::int64_t positives = 0;
-  for (const auto& s : m_evaluation->samples)
-    matchClass(s.view, m_class, scored, positives);
+void DetectionView::showCounts() {
+  const double t = threshold();
+  const auto& [scored, positives] = scores();
   Counts c;
   for (const auto& [score, found] : scored)
-    if (double(score) >= m_threshold) (found ? c.tp : c.fp) += 1;
-  c.fn = positives - c.tp;
+    if (double(score) >= t) (found ? c.tp : c.fp) += 1;
+  c.fn = std::int64_t(positives) - c.tp;
   m_counts = c;
   const double precision = c.tp + c.fp ? double(c.tp) / double(c.tp + c.fp) : 0;
-  const double recall = positives ? double(c.tp) / double(positives) : 0;
-  m_countsLabel->setText(
+  const double recall = positives ? double(c.tp) / positives : 0;
+  countsLabel()->setText(
       tr("%1 from score %2 at IoU 0.5: precision %3, recall %4 (TP %5, FP %6, FN %7)")
-          .arg(QString::fromStdString(m_evaluation->classes[std::size_t(m_class)]).toHtmlEscaped())
-          .arg(m_threshold, 0, 'f', 3)
+          .arg(rowName().toHtmlEscaped())
+          .arg(t, 0, 'f', 3)
           .arg(precision, 0, 'f', 4)
           .arg(recall, 0, 'f', 4)
           .arg(c.tp)
           .arg(c.fp)
           .arg(c.fn));
-  markPrPoint(m_curve, recall, precision, c.tp + c.fp > 0);
+  markPrPoint(curve(), recall, precision, c.tp + c.fp > 0);
 }
 
 QPixmap DetectionView::tile(const eval::SampleOutcome& s, const std::vector<std::string>& colors,
@@ -227,12 +170,12 @@ QPixmap DetectionView::tile(const eval::SampleOutcome& s, const std::vector<std:
 
 QDialog* DetectionView::sampleDialog(const QString&, const RegistriesPtr&,
                                      const eval::SampleOutcome& s, const eval::Evaluation& e) {
-  const auto errors = detectionErrors(s.view, float(m_threshold));
+  const auto errors = detectionErrors(s.view, float(threshold()));
   const auto names = [&](const std::vector<target::Box>& boxes, bool scored) {
     QStringList out;
     for (std::size_t i = 0; i < boxes.size(); ++i) {
       if (scored &&
-          (i >= s.view.predictedScores.size() || s.view.predictedScores[i] < float(m_threshold)))
+          (i >= s.view.predictedScores.size() || s.view.predictedScores[i] < float(threshold())))
         continue;
       const auto c = std::size_t(std::max<std::int64_t>(boxes[i].cls, 0));
       QString name = c < e.classes.size() ? QString::fromStdString(e.classes[c])
@@ -243,11 +186,11 @@ QDialog* DetectionView::sampleDialog(const QString&, const RegistriesPtr&,
     return out.isEmpty() ? tr("none") : out.join(QStringLiteral(", "));
   };
   return pictureDialog(
-      s.position, tile(s, e.colors, 240, float(m_threshold)),
+      s.position, tile(s, e.colors, 240, float(threshold())),
       tr("<b>#%1</b> from score %2: %3 found, %4 missed, %5 false, %6 wrong class, %7 poor "
          "box<br>true: %8<br>detected: %9")
           .arg(s.position)
-          .arg(m_threshold, 0, 'f', 2)
+          .arg(threshold(), 0, 'f', 2)
           .arg(errors.found)
           .arg(errors.missed)
           .arg(errors.falses)
@@ -258,14 +201,15 @@ QDialog* DetectionView::sampleDialog(const QString&, const RegistriesPtr&,
 
 void DetectionView::fillGallery() {
   m_gallery->clear();
-  if (!m_evaluation) return;
-  const float t = float(m_threshold);
+  const eval::Evaluation* evaluated = evaluation();
+  if (!evaluated) return;
+  const float t = float(threshold());
   struct Entry {
     const eval::SampleOutcome* sample;
     task::DetectionErrors errors;
   };
   std::vector<Entry> entries;
-  for (const auto& s : m_evaluation->samples)
+  for (const auto& s : evaluated->samples)
     if (!s.picture.empty()) entries.push_back({&s, detectionErrors(s.view, t)});
   const int order = m_order->currentIndex();
   const auto key = [order](const task::DetectionErrors& e) {
@@ -298,7 +242,7 @@ void DetectionView::fillGallery() {
     if (e.wrongClass) parts << tr("%1 wrong class").arg(e.wrongClass);
     if (e.poorBox) parts << tr("%1 poor box").arg(e.poorBox);
     auto* item = new QListWidgetItem(
-        QIcon(tile(*s, m_evaluation->colors, kBoxTile, t)),
+        QIcon(tile(*s, evaluated->colors, kBoxTile, t)),
         tr("#%1 %2").arg(s->position).arg(parts.isEmpty() ? tr("all found") : parts.join(", ")),
         m_gallery);
     item->setData(Qt::UserRole, qlonglong(s->position));

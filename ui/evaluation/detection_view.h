@@ -12,15 +12,11 @@
 
 #include <QPixmap>
 
-#include "evaluation/task_view.h"
+#include "evaluation/threshold_curve_view.h"
 #include "task/coco_map.h"
 
 class QComboBox;
-class QCustomPlot;
-class QLabel;
 class QListWidget;
-class QSlider;
-class QTableWidget;
 
 namespace netsmith::task {
 struct SampleView;
@@ -32,7 +28,7 @@ namespace netsmith::ui {
 /// poor box), as the gallery orders and captions them.
 task::DetectionErrors detectionErrors(const task::SampleView& view, float threshold);
 
-class DetectionView : public TaskView {
+class DetectionView : public ThresholdCurveView {
   Q_OBJECT
 
  public:
@@ -43,12 +39,10 @@ class DetectionView : public TaskView {
                         const eval::SampleOutcome& sample,
                         const eval::Evaluation& evaluation) override;
 
-  /// The class whose curve and counts are shown (a row of the table).
-  void selectClass(int cls);
-  int currentClass() const { return m_class; }
-  /// The score from which a detection counts (slider steps of 1/1000).
-  void setThreshold(double threshold);
-  double threshold() const { return m_threshold; }
+  /// The class whose curve and counts are shown (a row of the table). The threshold is the
+  /// score from which a detection counts (slider steps of 1/1000).
+  void selectClass(int cls) { selectRow(cls); }
+  int currentClass() const { return currentRow(); }
   struct Counts {
     std::int64_t tp = 0, fp = 0, fn = 0;
   };
@@ -61,26 +55,17 @@ class DetectionView : public TaskView {
   static QPixmap tile(const eval::SampleOutcome& sample, const std::vector<std::string>& colors,
                       int side, float threshold);
 
-  QTableWidget* table() const { return m_table; }
-  QCustomPlot* curve() const { return m_curve; }
-  QSlider* slider() const { return m_slider; }
-  QLabel* countsLabel() const { return m_countsLabel; }
   QComboBox* order() const { return m_order; }
   QListWidget* gallery() const { return m_gallery; }
 
+ protected:
+  RowScores rowScores(std::size_t cls) const override;
+  void showCounts() override;
+
  private:
-  void drawCurve();
-  void updateCounts();
   void fillGallery();
 
-  const eval::Evaluation* m_evaluation = nullptr;
-  int m_class = -1;
-  double m_threshold = task::kErrorsScore;
   Counts m_counts;
-  QTableWidget* m_table;
-  QCustomPlot* m_curve;
-  QSlider* m_slider;
-  QLabel* m_countsLabel;
   QComboBox* m_order;
   QListWidget* m_gallery;
 };

@@ -8,17 +8,13 @@
 #include <cstdint>
 #include <vector>
 
-#include "evaluation/task_view.h"
+#include "evaluation/threshold_curve_view.h"
 
-class QCustomPlot;
-class QLabel;
 class QListWidget;
-class QSlider;
-class QTableWidget;
 
 namespace netsmith::ui {
 
-class MultiLabelView : public TaskView {
+class MultiLabelView : public ThresholdCurveView {
   Q_OBJECT
 
  public:
@@ -29,13 +25,10 @@ class MultiLabelView : public TaskView {
                         const eval::SampleOutcome& sample,
                         const eval::Evaluation& evaluation) override;
 
-  /// The label whose curve and counts are shown (a row of the table).
-  void selectLabel(int label);
-  int currentLabel() const { return m_label; }
-  /// Counts at `threshold` (in [0, 1]; the slider shows it to its 1/1000 steps). Choosing a
-  /// label sets the run's threshold for it exactly; the slider's steps set 1/1000s.
-  void setThreshold(double threshold);
-  double threshold() const { return m_threshold; }
+  /// The label whose curve and counts are shown (a row of the table). Choosing a label sets
+  /// the run's threshold for it exactly; the slider's steps set 1/1000s.
+  void selectLabel(int label) { selectRow(label); }
+  int currentLabel() const { return currentRow(); }
   struct Counts {
     std::int64_t tp = 0, fp = 0, fn = 0, tn = 0;
   };
@@ -43,26 +36,18 @@ class MultiLabelView : public TaskView {
   /// probability >= the threshold, as core counts it).
   Counts counts() const { return m_counts; }
 
-  QTableWidget* table() const { return m_table; }
-  QCustomPlot* curve() const { return m_curve; }
-  QSlider* slider() const { return m_slider; }
-  QLabel* countsLabel() const { return m_countsLabel; }
   QListWidget* gallery() const { return m_gallery; }
 
+ protected:
+  RowScores rowScores(std::size_t label) const override;
+  void showCounts() override;
+  std::optional<double> rowThreshold(std::size_t label) const override;
+
  private:
-  void drawCurve();
-  void updateCounts();
   void fillGallery();
 
-  const eval::Evaluation* m_evaluation = nullptr;
-  int m_label = -1;
   std::vector<double> m_used;  ///< each label's threshold in the run's figures
-  double m_threshold = 0.5;    ///< the counts' threshold
   Counts m_counts;
-  QTableWidget* m_table;
-  QCustomPlot* m_curve;
-  QSlider* m_slider;
-  QLabel* m_countsLabel;
   QListWidget* m_gallery;
 };
 
