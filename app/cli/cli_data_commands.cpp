@@ -20,6 +20,7 @@
 #include "graph/model_summary.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "resolve/open_data.h"
 
 namespace netsmith::cli {
 
@@ -42,8 +43,8 @@ std::unique_ptr<data::ProjectData> openData(const std::string& path, const Regis
                                             resolve::ResolvedProject& resolved) {
   if (!loadValid(path, registries, resolved)) return nullptr;
   env::configureThreads();
-  auto pd = data::openProjectData(resolved.project(), resolved.baseDir, registries.transforms,
-                                  data::userCacheDir(), terminalProgress("computing mean/std"));
+  auto pd = resolve::openData(resolved, registries.transforms, data::userCacheDir(),
+                              terminalProgress("computing mean/std"));
   if (!pd) throw Error("cancelled");
   return pd;
 }
@@ -224,8 +225,8 @@ int runDataStats(const std::vector<std::string>& words, const RegistriesPtr& reg
                                            : data::DataScanOptions::Sizes::OfFiles;
   if (::isatty(STDERR_FILENO)) options.progress = showProgress;
   options.targetStatistics = registries->tasks.statisticsOf(loaded.project.task);
-  const auto d =
-      data::scanProjectData(loaded.project, resolved.baseDir, registries->transforms, options);
+  const auto d = data::scanProjectData(loaded.project, resolve::dataConfig(resolved),
+                                       registries->transforms, options);
   if (d.cancelled) throw Error("cancelled");
   if (args.has("--json"))
     std::cout << dataStatsJson(d).dump(2) << '\n';  // built only when asked for

@@ -222,6 +222,7 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   config.registries = registries;
   config.project = loaded.project;
   config.options = options;
+  config.data = resolved.data;
   config.baseDir = resolved.baseDir;
   config.runsRoot = args.option("--out", "runs");
   config.resumePath = args.option("--resume");
@@ -367,6 +368,7 @@ train::TrainerConfig folderlessConfig(const resolve::ResolvedProject& resolved,
   config.registries = registries;
   config.project = resolved.project();
   config.options = resolved.train;
+  config.data = resolved.data;
   config.baseDir = resolved.baseDir;
   config.cacheDir = data::userCacheDir();
   config.writeRun = false;

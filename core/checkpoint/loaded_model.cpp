@@ -51,6 +51,7 @@ LoadedModel loadModel(const std::string& checkpointPath, const RegistriesPtr& re
       m.mean = config.mean;
       m.std = config.std;
     }
+    m.fit = config.fit;
     return m;
   }
   const auto ckpt = readCheckpoint(checkpointPath);
@@ -63,6 +64,10 @@ LoadedModel loadModel(const std::string& checkpointPath, const RegistriesPtr& re
     m.classes = ckpt.meta["classes"].get<std::vector<std::string>>();
   if (ckpt.meta.contains("task_state") && ckpt.meta["task_state"].is_object())
     m.taskState = ckpt.meta["task_state"];
+  // The snapshot's data section, read once here for what using the model needs of it: the fit
+  // (its normalisation is the one the run measured, in the metadata below).
+  Problems ignored;
+  m.fit = data::parseDataConfig(loaded.project.data, m.baseDir, ignored).fit;
   const auto& norm = ckpt.meta.contains("normalization") ? ckpt.meta["normalization"] : Json();
   if (norm.is_object() && norm.contains("mean") && norm["mean"].is_array()) {
     m.mean = norm["mean"].get<std::vector<double>>();

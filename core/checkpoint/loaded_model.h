@@ -11,6 +11,7 @@
 
 #include "checkpoint/safetensors.h"
 #include "common/json.h"
+#include "data/data_config.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -26,6 +27,8 @@ struct LoadedModel {
   NamedTensors weights;                     ///< moduleState(net)
   std::vector<std::string> classes;
   std::vector<double> mean, std;  ///< empty when unknown
+  /// How an image of another size is fitted to the input (the snapshot's data.fit).
+  data::FitPolicy fit = data::FitPolicy::Resize;
   /// What the run's task recorded (checkpoint "task_state": a regression's target scaling);
   /// null when none.
   Json taskState;

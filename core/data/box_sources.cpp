@@ -103,23 +103,16 @@ class YoloSource : public BoxSource {
   YoloSource(const SourceSpec& spec, const std::vector<std::string>& classes, ErrorPolicy policy) {
     m_classes = classes.empty() ? namesBeside(spec) : classes;
     std::vector<SkippedItem> problems;
-    const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
-                                    isImageFileName, "an image file", m_skipped, problems);
-    const auto labels = filesByStem(spec.labels, spec.path + ".labels: " + spec.labels, isTextName,
-                                    "a .txt label file", m_skipped, problems);
-    for (const auto& [stem, image] : images) {
-      const auto l = labels.find(stem);
-      m_files.push_back(image);
+    // classes.txt beside the labels names the classes (Label Studio's and YOLO tools' exports
+    // put it there); it is no image's labels. An image without a label file has no objects.
+    const auto found = pairByStem(spec, "labels", spec.labels, isTextName, "a .txt label file",
+                                  m_skipped, problems, "classes");
+    for (const auto& pair : found.pairs) {
+      m_files.push_back(pair.image);
       m_labels.push_back(-1);
-      m_labelFiles.push_back(l == labels.end() ? std::string() : l->second);
+      m_labelFiles.push_back(pair.other);
     }
-    for (const auto& [stem, label] : labels) {
-      // classes.txt beside the labels names the classes (Label Studio's and YOLO tools'
-      // exports put it there); it is no image's labels.
-      if (stem == "classes" && !images.count(stem)) continue;
-      if (!images.count(stem))
-        problems.push_back({label, "no image named " + stem + " in " + spec.images});
-    }
+    problems.insert(problems.end(), found.orphans.begin(), found.orphans.end());
     settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) throw Error(spec.path + ".images: no image in " + spec.images);
     // Every image a negative would train a detector that finds nothing, without a word.

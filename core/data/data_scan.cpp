@@ -193,13 +193,13 @@ void pickClassSamples(const DataModule& d, const SampleProcessor& plain,
 
 }  // namespace
 
-DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
+DataScanResult scanProjectData(const project::Project& project, const DataConfig& config,
                                const augment::TransformRegistry& transforms,
                                const DataScanOptions& options) {
   DataScanResult s;
   auto p = project;
   p.augment = Json::array();  // the data as it is, not augmented
-  auto pd = openProjectData(p, baseDir, transforms, userCacheDir(),
+  auto pd = openProjectData(p, config, transforms, userCacheDir(),
                             phaseProgress(options, "computing mean/std"));
   if (!pd) {
     s.cancelled = true;
@@ -241,6 +241,15 @@ DataScanResult scanProjectData(const project::Project& project, const std::strin
   else
     pickClassSamples(d, plain, options, s);
   return s;
+}
+
+DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
+                               const augment::TransformRegistry& transforms,
+                               const DataScanOptions& options) {
+  Problems problems;
+  const auto config = parseDataConfig(project.data, baseDir, problems);
+  if (!problems.empty()) throw Error(formatProblems(problems));
+  return scanProjectData(project, config, transforms, options);
 }
 
 }  // namespace netsmith::data

@@ -64,8 +64,14 @@ struct DataScanResult {
   SourceFormat trainFormat = SourceFormat::Idx;
 };
 
-/// Throws netsmith::Error naming the source or sample that cannot be read (every sample under
+/// Scans `project`'s data as `config` gives it (its data section as read). Throws
+/// netsmith::Error naming the source or sample that cannot be read (every sample under
 /// on_error "fail"). `transforms`: the program's (the data's normalisation is one).
+DataScanResult scanProjectData(const project::Project& project, const DataConfig& config,
+                               const augment::TransformRegistry& transforms,
+                               const DataScanOptions& options);
+
+/// The same for a project no one resolved (a test's): its data section read here.
 DataScanResult scanProjectData(const project::Project& project, const std::string& baseDir,
                                const augment::TransformRegistry& transforms,
                                const DataScanOptions& options);

@@ -128,6 +128,25 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
   return out;
 }
 
+StemPairs pairByStem(const SourceSpec& spec, const std::string& otherKey,
+                     const std::string& otherDir, bool (*accept)(const std::string&),
+                     const std::string& kind, std::vector<SkippedItem>& skipped,
+                     std::vector<SkippedItem>& problems, const std::string& notASample) {
+  const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
+                                  isImageFileName, "an image file", skipped, problems);
+  const auto others = filesByStem(otherDir, spec.path + "." + otherKey + ": " + otherDir, accept,
+                                  kind, skipped, problems);
+  StemPairs out;
+  for (const auto& [stem, image] : images) {
+    const auto o = others.find(stem);
+    out.pairs.push_back({stem, image, o == others.end() ? std::string() : o->second});
+  }
+  for (const auto& [stem, file] : others)
+    if (!images.count(stem) && !(stem == notASample && !notASample.empty()))
+      out.orphans.push_back({file, "no image named " + stem + " in " + spec.images});
+  return out;
+}
+
 std::vector<target::Box> DatasetSource::loadBoxes(std::int64_t i, int, int) const {
   throw SampleError(describe(i) + ": this data source has no boxes");
 }

@@ -224,6 +224,28 @@ std::map<std::string, std::string> filesByStem(const std::string& dir, const std
                                                std::vector<SkippedItem>& skipped,
                                                std::vector<SkippedItem>& clashes);
 
+/// An image of a source and the file paired with it by stem in a second folder ("" when that
+/// folder has none): YOLO's label file, a mask.
+struct StemPair {
+  std::string stem;
+  std::string image;
+  std::string other;
+};
+
+/// The images of `spec.images` (filesByStem, in stem order), each paired with the file of its
+/// stem in `spec`'s folder `otherKey` (`otherDir`: "labels", "masks") that `accept` takes;
+/// `orphans`: the files there without an image, except one of the stem `notASample` (YOLO's
+/// classes.txt). Files by the same stem go to `problems`, unusable names to `skipped`, as
+/// filesByStem puts them.
+struct StemPairs {
+  std::vector<StemPair> pairs;
+  std::vector<SkippedItem> orphans;
+};
+StemPairs pairByStem(const SourceSpec& spec, const std::string& otherKey,
+                     const std::string& otherDir, bool (*accept)(const std::string&),
+                     const std::string& kind, std::vector<SkippedItem>& skipped,
+                     std::vector<SkippedItem>& problems, const std::string& notASample = {});
+
 /// Sample i's boxes in the pixels of its image, whose size is read from its header where the
 /// format allows (a one-pixel region: JPEGs are not decoded). Throws SampleError.
 std::vector<target::Box> readBoxes(const DatasetSource& source, std::int64_t i);

@@ -36,23 +36,18 @@ class MaskFolderSource : public FileListSource {
     }
     m_classes = classes;
     std::vector<SkippedItem> problems;
-    const auto images = filesByStem(spec.images, spec.path + ".images: " + spec.images,
-                                    isImageFileName, "an image file", m_skipped, problems);
-    const auto masks = filesByStem(spec.masks, spec.path + ".masks: " + spec.masks, isPngName,
-                                   "a PNG mask", m_skipped, problems);
-    for (const auto& [stem, image] : images) {
-      const auto m = masks.find(stem);
-      if (m == masks.end()) {
-        problems.push_back({image, "no mask " + stem + ".png in " + spec.masks});
+    const auto found =
+        pairByStem(spec, "masks", spec.masks, isPngName, "a PNG mask", m_skipped, problems);
+    for (const auto& pair : found.pairs) {
+      if (pair.other.empty()) {
+        problems.push_back({pair.image, "no mask " + pair.stem + ".png in " + spec.masks});
         continue;
       }
-      m_files.push_back(image);
-      m_masks.push_back(m->second);
+      m_files.push_back(pair.image);
+      m_masks.push_back(pair.other);
       m_labels.push_back(-1);
     }
-    for (const auto& [stem, mask] : masks)
-      if (!images.count(stem))
-        problems.push_back({mask, "no image named " + stem + " in " + spec.images});
+    problems.insert(problems.end(), found.orphans.begin(), found.orphans.end());
     settleScanProblems(problems, spec, policy, m_skipped);
     if (m_files.empty()) {
       throw Error(spec.path + ": no image in " + spec.images + " has a mask in " + spec.masks +

@@ -80,21 +80,11 @@ Problems validateDataSections(const project::Project& project, const std::string
 }
 
 std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
-                                             const std::string& baseDir,
+                                             const DataConfig& config,
                                              const augment::TransformRegistry& transforms,
                                              const std::string& cacheDir,
                                              const ProgressFn& progress) {
-  if (!hasData(project))
-    throw Error("data: the project has no data section; add one (see the README) to train");
-  Problems problems;
-  const auto config = parseDataConfig(project.data, baseDir, problems);
-  auto context = transformContext(project);
-  {
-    Problems pipelineProblems;
-    augment::Pipeline::fromJson(project.augment, transforms, context, pipelineProblems);
-    problems.insert(problems.end(), pipelineProblems.begin(), pipelineProblems.end());
-  }
-  if (!problems.empty()) throw Error(formatProblems(problems));
+  const auto context = transformContext(project);
   auto out = std::make_unique<ProjectData>();
   out->data = openDataModule(config);
   out->format = SampleFormat{context.channels, context.height, context.width, config.fit};
@@ -103,6 +93,21 @@ std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
   out->normalization = *norm;
   rebuildPipeline(*out, project, transforms);
   return out;
+}
+
+std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
+                                             const std::string& baseDir,
+                                             const augment::TransformRegistry& transforms,
+                                             const std::string& cacheDir,
+                                             const ProgressFn& progress) {
+  if (!hasData(project))
+    throw Error("data: the project has no data section; add one (see the README) to train");
+  Problems problems;
+  const auto config = parseDataConfig(project.data, baseDir, problems);
+  // The augment section's problems with the data's, before anything is opened.
+  augment::Pipeline::fromJson(project.augment, transforms, transformContext(project), problems);
+  if (!problems.empty()) throw Error(formatProblems(problems));
+  return openProjectData(project, config, transforms, cacheDir, progress);
 }
 
 void rebuildPipeline(ProjectData& data, const project::Project& project,

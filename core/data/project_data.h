@@ -38,9 +38,18 @@ Problems validateDataSections(const project::Project& project, const std::string
                               bool pathsMustExist = false,
                               std::optional<DataConfig>* config = nullptr);
 
-/// Opens the project's data: sources, splits, normalisation ("auto" computed over the training
-/// split, cached in `cacheDir` when given), pipeline. Throws netsmith::Error with every problem.
-/// Returns nullptr when `progress` cancels the statistics.
+/// Opens the project's data as `config` gives it (the data section as resolve::resolveProject
+/// read it): sources, splits, normalisation ("auto" computed over the training split, cached in
+/// `cacheDir` when given), and the project's augment section as the pipeline. Throws
+/// netsmith::Error with every problem. Returns nullptr when `progress` cancels the statistics.
+std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
+                                             const DataConfig& config,
+                                             const augment::TransformRegistry& transforms,
+                                             const std::string& cacheDir,
+                                             const ProgressFn& progress = {});
+
+/// The same for a project no one resolved (one rewritten on the way: eval's data from
+/// elsewhere, the doctor's folds, a test's config): its data and augment sections read here.
 std::unique_ptr<ProjectData> openProjectData(const project::Project& project,
                                              const std::string& baseDir,
                                              const augment::TransformRegistry& transforms,

@@ -32,6 +32,8 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "registries/registries.h"
+#include "resolve/open_data.h"
+#include "resolve/resolved_project.h"
 #include "run/run_layout.h"
 #include "train/trainer.h"
 
@@ -612,6 +614,8 @@ struct DoctorJob {
   std::size_t n = 0;  ///< samples examined
   ClassProbabilities probs;
   std::vector<float> featureScore;
+  /// The project each fold trains, read once (crossTrain).
+  std::unique_ptr<resolve::ResolvedProject> foldRun;
 
   DoctorJob(const project::LoadedProject& loadedProject, const DoctorOptions& options)
       : loaded(loadedProject),
@@ -643,6 +647,15 @@ struct DoctorJob {
     return std::move(report);
   }
 
+  /// `project` (the project examined, edited for a use) read once against the program's
+  /// registries.
+  resolve::ResolvedProject resolvedAs(const project::Project& project) const {
+    project::LoadedProject edited;
+    edited.project = project;
+    edited.path = loaded.path;
+    return resolve::resolveProject(std::move(edited), registries);
+  }
+
   /// Opens the data unaugmented and checks the task has labels to check; false when stopped.
   bool openData() {
     examined = examinedProject(loaded.project);
@@ -650,10 +663,10 @@ struct DoctorJob {
     plain.augment = Json::array();
     const auto& transforms = registries.transforms;
     progress.report("data", 0, "opening the data");
-    pd = data::openProjectData(plain, loaded.baseDir(), transforms, data::userCacheDir(),
-                               [&](std::int64_t, std::int64_t) {
-                                 return progress.report("data", 0, "computing statistics");
-                               });
+    pd = resolve::openData(resolvedAs(plain), transforms, data::userCacheDir(),
+                           [&](std::int64_t, std::int64_t) {
+                             return progress.report("data", 0, "computing statistics");
+                           });
     if (!pd) {
       report.stopped = true;
       return false;
@@ -802,6 +815,11 @@ struct DoctorJob {
     const auto& norm = pd->normalization;
     foldProject.data["normalize"] =
         norm.mean.empty() ? Json("none") : Json{{"mean", norm.mean}, {"std", norm.std}};
+    foldRun = std::make_unique<resolve::ResolvedProject>(resolvedAs(foldProject));
+    Problems problems = foldRun->dataProblems;
+    problems.insert(problems.end(), foldRun->trainProblems.begin(), foldRun->trainProblems.end());
+    if (!problems.empty())
+      throw Error("the folds' project has problems:\n" + formatProblems(problems));
     for (int f = 0; f < o.folds && !progress.stopped(); ++f)
       if (!runFold(f, fold, foldProject)) break;
   }
@@ -849,6 +867,8 @@ struct DoctorJob {
   bool trainFold(const FoldPlan& plan, const project::Project& foldProject, const fs::path& last) {
     train::TrainerConfig config;
     config.project = foldProject;
+    config.options = foldRun->train;
+    config.data = foldRun->data;
     config.baseDir = loaded.baseDir();
     config.runDir = (plan.dir / "run").string();
     config.trainIndices = plan.trainIndices;

@@ -247,6 +247,7 @@ void collectLogits(graph::GraphModuleImpl& net, const data::SampleSet& set,
 class ClassViewEvaluator final : public Evaluator {
  public:
   void check(const EvaluationOptions&, const std::string&) const override {}
+  bool scalesClassScores() const override { return true; }
 
   void evaluate(const EvaluationInput& in, Evaluation& out) const override {
     auto& net = *in.net;

@@ -23,6 +23,7 @@
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "resolve/open_data.h"
 #include "resolve/resolved_project.h"
 #include "task/task.h"
 #include "task/task_registry.h"
@@ -173,12 +174,9 @@ EvaluationSource readEvaluationSource(const std::string& ckptPath,
 /// regression's is Huber, not MSE). Errors name `ckptPath`.
 std::shared_ptr<task::Task> makeEvaluationTask(const Registries& registries,
                                                const EvaluationSource& src,
+                                               const resolve::ResolvedProject& resolved,
                                                const data::ProjectData& pd,
                                                const std::string& ckptPath) {
-  resolve::ResolveOptions how;
-  how.analysis = &src.net->analysis();
-  how.baseDir = src.baseDir;
-  const auto resolved = resolve::resolveProject(src.loaded, registries, how);
   task::TaskSetup setup =
       train::taskSetupFor(resolved.train, resolved.analysis, train::taskFacts(pd.data));
   setup.train = &pd.data.train;
@@ -235,7 +233,12 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   torch::manual_seed(0);
   if (!src.fromProject)
     src.net = checkpoint::modelFromCheckpoint(src.loaded.project, src.ckpt, ckptPath, registry);
-  auto pd = data::openProjectData(src.loaded.project, src.baseDir, registries.transforms, "");
+  // The project as evaluated (its data perhaps from elsewhere), read once.
+  resolve::ResolveOptions how;
+  how.analysis = &src.net->analysis();
+  how.baseDir = src.baseDir;
+  const auto resolved = resolve::resolveProject(src.loaded, registries, how);
+  auto pd = resolve::openData(resolved, registries.transforms, "");
   if (!pd) throw Error("cancelled");
   Evaluation out;
   out.checkpoint = ckptPath;
@@ -247,7 +250,8 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   out.colors = pd->data.config.colors;
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
-  const std::shared_ptr<task::Task> task = makeEvaluationTask(registries, src, *pd, ckptPath);
+  const std::shared_ptr<task::Task> task =
+      makeEvaluationTask(registries, src, resolved, *pd, ckptPath);
   out.task = task->name();
   // The task's evaluator, which first refuses what it cannot give.
   const auto evaluator = registries.evaluators.forTask(out.task);

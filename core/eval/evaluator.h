@@ -35,6 +35,9 @@ class Evaluator {
   /// task without class scores). EvaluationOptions::features is kept where an evaluator can
   /// (the class view) and left empty elsewhere.
   virtual void check(const EvaluationOptions& options, const std::string& task) const = 0;
+  /// Whether it evaluates under test-time augmentation and temperature scaling
+  /// (EvaluationOptions::tta, ::temperature): the Evaluation page offers them only then.
+  virtual bool scalesClassScores() const { return false; }
   /// Runs the model over the split and fills `out` (its metrics, samples, and what this
   /// evaluator adds).
   virtual void evaluate(const EvaluationInput& input, Evaluation& out) const = 0;

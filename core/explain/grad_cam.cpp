@@ -68,10 +68,8 @@ std::vector<GradCam> gradCamsOfImage(const GradCamOptions& options, const cv::Ma
   if (node.empty())
     throw Error(options.checkpoint + ": the model has no Conv2d for Grad-CAM; name a node");
   // The picture as in training: channels, fit policy, then mean / std.
-  Problems ignored;
-  const auto config = data::parseDataConfig(model.project.data, model.baseDir, ignored);
   cv::Mat fitted = data::fitImage(data::toModelChannels(image, int(spec.channels)),
-                                  int(spec.height), int(spec.width), config.fit);
+                                  int(spec.height), int(spec.width), model.fit);
   if (!fitted.isContinuous()) fitted = fitted.clone();
   const int h = fitted.rows, w = fitted.cols, c = fitted.channels();
   auto x =

@@ -75,9 +75,12 @@ void limitSet(RunContext& ctx, data::SampleSet& set, std::int64_t limit, std::ui
 void openData(RunContext& ctx, RunSetup& s) {
   const auto& config = ctx.config;
   ctx.log("opening data");
-  s.pd = data::openProjectData(
-      config.project, config.baseDir, config.registries->transforms, config.cacheDir,
-      [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; });
+  const auto go = [&ctx](std::int64_t, std::int64_t) { return !ctx.controls.stopNow; };
+  const auto& transforms = config.registries->transforms;
+  s.pd =
+      config.data
+          ? data::openProjectData(config.project, *config.data, transforms, config.cacheDir, go)
+          : data::openProjectData(config.project, config.baseDir, transforms, config.cacheDir, go);
   if (!s.pd) throw RunEnd{run::FinishState::Stopped, "stopped while computing data statistics"};
   for (const auto& item : s.pd->data.skippedAtScan())
     ctx.log("skipped " + item.item + ": " + item.reason, "warning");

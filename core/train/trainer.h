@@ -21,6 +21,7 @@
 #include <thread>
 #include <vector>
 
+#include "data/data_config.h"
 #include "distributed/dist_env.h"
 #include "project/project.h"
 #include "registries/registries_fwd.h"
@@ -60,6 +61,9 @@ struct TrainerConfig {
   /// Its train section as the caller resolved it (resolve::resolveProject); none: read here
   /// from `project` (a data-parallel worker's rank, a test's config).
   std::optional<TrainOptions> options;
+  /// Its data section as the caller resolved it (paths made absolute against its folder); none:
+  /// read here from `project` against `baseDir`.
+  std::optional<data::DataConfig> data;
   std::string baseDir;            ///< for relative data paths
   std::string runsRoot = "runs";  ///< the run folder is created inside
   std::string runDir;             ///< use this folder instead of creating one (resume appends)

@@ -43,6 +43,17 @@ std::string lastLine(const std::string& text) {
   return nl == std::string::npos ? t : t.substr(nl + 1);
 }
 
+/// Ctrl-C for the CLI process `pid`: its output (`log`) once it exited, which it must do with
+/// status 130.
+std::string interrupt(pid_t pid, const std::string& log) {
+  ::kill(pid, SIGINT);
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  const std::string out = netsmith::readTextFile(log);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 130) << out;
+  return out;
+}
+
 }  // namespace
 
 TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
@@ -311,12 +322,8 @@ TEST(CliTrain, InterruptWritesACheckpoint) {
   ASSERT_GT(pid, 0);
   // Wait until training is under way (the first epoch line), then interrupt.
   EXPECT_TRUE(waitForText(log, "epoch 2/500", 30)) << netsmith::readTextFile(log);
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const std::string out = netsmith::readTextFile(log);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  const std::string out = interrupt(pid, log);
+  if (::testing::Test::HasFatalFailure()) return;
   EXPECT_NE(out.find("interrupted: stopping after this batch"), std::string::npos) << out;
   const std::regex ckpt("checkpoint: (\\S+last\\.safetensors)");
   std::smatch m;
@@ -334,12 +341,8 @@ TEST(CliTrain, InterruptWithJsonExits130) {
       startCli({"train", project, "--out", dir.file("runs"), "--json"}, log, {}, false);
   ASSERT_GT(pid, 0);
   EXPECT_TRUE(waitForText(log, "\"epoch_end\"", 30)) << netsmith::readTextFile(log);
-  ::kill(pid, SIGINT);
-  int status = 0;
-  ::waitpid(pid, &status, 0);
-  const std::string out = netsmith::readTextFile(log);
-  ASSERT_TRUE(WIFEXITED(status)) << out;
-  EXPECT_EQ(WEXITSTATUS(status), 130) << out;
+  const std::string out = interrupt(pid, log);
+  if (::testing::Test::HasFatalFailure()) return;
   const Json last = Json::parse(lastLine(out));
   EXPECT_EQ(last["event"], "finished");
   EXPECT_EQ(last["state"], "stopped");

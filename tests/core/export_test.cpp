@@ -17,6 +17,7 @@
 #include "export/exporter.h"
 #include "export/pytorch_export.h"
 #include "graph/graph_module.h"
+#include "pytorch_reference.h"
 #include "task/detection.h"
 #include "test_support.h"
 
@@ -381,31 +382,15 @@ TEST(Export, GeneratedPyTorchMatchesLibTorch) {
       {"id": "drop", "op": "Dropout", "inputs": ["flat"]},
       {"id": "fc", "op": "Linear", "params": {"out_features": 3}, "inputs": ["drop"]},
       {"id": "act", "op": "SiLU", "inputs": ["fc"]})");
-  const auto registry = ExporterRegistry::withBuiltins();
-  ExportRequest request;
-  request.path = dir.file("model.safetensors");
-  registry.find("safetensors")->run(model, request);
-  request.path = dir.file("model.py");
-  registry.find("pytorch")->run(model, request);
   torch::manual_seed(5);
   const auto x = torch::randn({3, 3, 12, 12});
-  checkpoint::writeSafetensors(dir.file("x.safetensors"), {{"x", x}}, {});
+  testutil::writeForPyTorch(model, dir, x);
   const auto expected = model.forward(x);
-  std::ofstream(dir.file("run.py"))
-      << "import sys\nsys.path.insert(0, sys.argv[1])\nimport torch\nimport model as m\n"
-         "net = m.Model()\n"
-         "net.load_state_dict(m.load_safetensors(sys.argv[1] + '/model.safetensors'), "
-         "strict=True)\n"
-         "net.eval()\n"
-         "x = m.load_safetensors(sys.argv[1] + '/x.safetensors')['x']\n"
-         "with torch.no_grad():\n    y = net(x)\n"
-         "print(' '.join(repr(float(v)) for v in y.flatten()))\n";
-  const std::string cmd = "/usr/bin/python3 " + dir.file("run.py") + " " + dir.path().string() +
-                          " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
-  const int rc = std::system(cmd.c_str());
-  const std::string out = readTextFile(dir.file("out.txt"));
-  ASSERT_EQ(rc, 0) << out << readTextFile(dir.file("err.txt")) << "\n--- model.py ---\n"
-                   << readTextFile(dir.file("model.py"));
+  const std::string out =
+      testutil::runWithPyTorch(dir,
+                               "with torch.no_grad():\n    y = net(x)\n"
+                               "print(' '.join(repr(float(v)) for v in y.flatten()))\n");
+  if (HasFailure()) return;
   std::istringstream in(out);
   const auto ref = expected.flatten();
   for (std::int64_t i = 0; i < ref.numel(); ++i) {

@@ -13,6 +13,7 @@
 #include "data_fixtures.h"
 #include "explain/grad_cam_map.h"
 #include "export/exporter.h"
+#include "pytorch_reference.h"
 #include "test_support.h"
 
 using namespace netsmith;
@@ -49,40 +50,26 @@ TEST(GradCam, MatchesPyTorchOnTheExportedModel) {
   }
   TempDir dir;
   auto model = camModel();
-  const auto exporters = exporting::ExporterRegistry::withBuiltins();
-  exporting::ExportRequest request;
-  request.path = dir.file("model.safetensors");
-  exporters.find("safetensors")->run(model, request);
-  request.path = dir.file("model.py");
-  exporters.find("pytorch")->run(model, request);
   torch::manual_seed(11);
   const auto x = torch::rand({1, 1, 12, 12});
-  checkpoint::writeSafetensors(dir.file("x.safetensors"), {{"x", x}}, {});
-  std::ofstream(dir.file("cam.py"))
-      << "import sys\nsys.path.insert(0, sys.argv[1])\nimport torch\nimport model as m\n"
-         "net = m.Model()\n"
-         "net.load_state_dict(m.load_safetensors(sys.argv[1] + '/model.safetensors'), "
-         "strict=True)\n"
-         "net.eval()\n"
-         "x = m.load_safetensors(sys.argv[1] + '/x.safetensors')['x']\n"
-         "for node, target in (('conv2', -1), ('conv1', 2)):\n"
-         "    seen = {}\n"
-         "    hook = dict(net.named_modules())[node].register_forward_hook(\n"
-         "        lambda mod, inp, out: seen.__setitem__('a', out))\n"
-         "    logits = net(x)\n"
-         "    hook.remove()\n"
-         "    cls = int(logits.argmax(1)) if target < 0 else target\n"
-         "    a = seen['a']\n"
-         "    g, = torch.autograd.grad(logits[0, cls], a)\n"
-         "    cam = torch.relu((g.mean(dim=(2, 3), keepdim=True) * a).sum(1, keepdim=True))\n"
-         "    cam = torch.nn.functional.interpolate(cam, size=x.shape[2:], mode='bilinear',\n"
-         "                                          align_corners=False)[0, 0]\n"
-         "    cam = cam / cam.max() if float(cam.max()) > 0 else cam\n"
-         "    print(cls, ' '.join(repr(float(v)) for v in cam.flatten()))\n";
-  const std::string cmd = "/usr/bin/python3 " + dir.file("cam.py") + " " + dir.path().string() +
-                          " > " + dir.file("out.txt") + " 2> " + dir.file("err.txt");
-  ASSERT_EQ(std::system(cmd.c_str()), 0) << readTextFile(dir.file("err.txt"));
-  const std::string python = readTextFile(dir.file("out.txt"));
+  testutil::writeForPyTorch(model, dir, x);
+  const std::string python = testutil::runWithPyTorch(
+      dir,
+      "for node, target in (('conv2', -1), ('conv1', 2)):\n"
+      "    seen = {}\n"
+      "    hook = dict(net.named_modules())[node].register_forward_hook(\n"
+      "        lambda mod, inp, out: seen.__setitem__('a', out))\n"
+      "    logits = net(x)\n"
+      "    hook.remove()\n"
+      "    cls = int(logits.argmax(1)) if target < 0 else target\n"
+      "    a = seen['a']\n"
+      "    g, = torch.autograd.grad(logits[0, cls], a)\n"
+      "    cam = torch.relu((g.mean(dim=(2, 3), keepdim=True) * a).sum(1, keepdim=True))\n"
+      "    cam = torch.nn.functional.interpolate(cam, size=x.shape[2:], mode='bilinear',\n"
+      "                                          align_corners=False)[0, 0]\n"
+      "    cam = cam / cam.max() if float(cam.max()) > 0 else cam\n"
+      "    print(cls, ' '.join(repr(float(v)) for v in cam.flatten()))\n");
+  if (HasFailure()) return;
   // Trainable, then frozen as a fine-tuned backbone is (no parameter needs a gradient): the
   // map is of gradients with respect to the activation, so it is the same.
   for (const bool frozen : {false, true}) {

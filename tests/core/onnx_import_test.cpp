@@ -168,6 +168,16 @@ torch.onnx.export(Rnn().eval(), torch.randn(1, 1, 8, 8), out + '/lstm.onnx', ops
     return torch::from_blob(v.data(), shape, torch::kFloat32).clone();
   }
 
+  /// The imported model with every weight loaded (or the test fails), in eval mode.
+  static graph::GraphModule loadedModule(const import::ImportResult& r,
+                                         const ops::OpRegistry& registry) {
+    graph::GraphModule module(r.model, registry);
+    const auto report = checkpoint::loadModuleState(*module, r.weights);
+    EXPECT_TRUE(report.complete()) << report.summary();
+    module->eval();
+    return module;
+  }
+
   static TempDir* dir_;
   static std::vector<Exported> nets_;
   static std::string failure_;
@@ -202,10 +212,7 @@ TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
         EXPECT_EQ(params, net.torchvisionParams);
       else
         EXPECT_LT(params, net.torchvisionParams);
-      graph::GraphModule module(r.model, registry);
-      const auto report = checkpoint::loadModuleState(*module, r.weights);
-      EXPECT_TRUE(report.complete()) << report.summary();
-      module->eval();
+      auto module = loadedModule(r, registry);
       torch::NoGradGuard noGrad;
       const auto y = module->forward(x);
       const double diff = (y - expected).abs().max().item<double>();
@@ -241,9 +248,7 @@ TEST_F(OnnxImport, OpsetsElevenAndSeventeenImportAlike) {
     const auto r = import::importOnnx(
         dir_->file("mobilenet_v3_small_opset" + std::to_string(opset) + ".onnx"), {}, registry);
     EXPECT_EQ(r.opset, opset);
-    graph::GraphModule module(r.model, registry);
-    EXPECT_TRUE(checkpoint::loadModuleState(*module, r.weights).complete());
-    module->eval();
+    auto module = loadedModule(r, registry);
     torch::NoGradGuard noGrad;
     EXPECT_LT((module->forward(x) - expected).abs().max().item<double>(), 1e-4);
   }
@@ -261,9 +266,7 @@ TEST_F(OnnxImport, AsymmetricPaddingImportsAsZeroPad2d) {
     for (const auto& n : r.model.nodes)
       pads += n.op == "ZeroPad2d";
     EXPECT_EQ(pads, 1);
-    graph::GraphModule module(r.model, registry);
-    EXPECT_TRUE(checkpoint::loadModuleState(*module, r.weights).complete());
-    module->eval();
+    auto module = loadedModule(r, registry);
     torch::NoGradGuard noGrad;
     const auto y = module->forward(x);
     ASSERT_EQ(y.sizes().vec(), shape);
@@ -289,10 +292,7 @@ TEST_F(OnnxImport, DecoderLayersMatchPyTorchAtEveryOpset) {
       ++count[n.op];
     EXPECT_EQ(count["ConvTranspose2d"], 2);
     EXPECT_EQ(count["Upsample"], 2);
-    graph::GraphModule module(r.model, registry);
-    const auto report = checkpoint::loadModuleState(*module, r.weights);
-    EXPECT_TRUE(report.complete()) << report.summary();
-    module->eval();
+    auto module = loadedModule(r, registry);
     torch::NoGradGuard noGrad;
     const auto y = module->forward(x);
     ASSERT_EQ(y.sizes().vec(), shape);

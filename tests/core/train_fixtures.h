@@ -13,7 +13,9 @@
 #include "common/json.h"
 #include "data_fixtures.h"
 #include "project/project.h"
+#include "registries/registries.h"
 #include "run/events.h"
+#include "train/trainer.h"
 
 namespace netsmith::testutil {
 
@@ -102,6 +104,20 @@ inline std::string writeTrainProject(const TempDir& dir, const Json& train = Jso
     "augment": )" << augment
                       << R"(, "train": )" << t.dump() << "}";
   return path;
+}
+
+/// A trainer config for the project at `projectPath` as loaded (its problems in `problems`),
+/// its runs under `dir`/runs.
+inline train::TrainerConfig trainerConfigFor(const std::string& projectPath, const TempDir& dir,
+                                             Problems* problems = nullptr) {
+  auto loaded = project::loadProject(projectPath);
+  if (problems) *problems = loaded.problems;
+  train::TrainerConfig c;
+  c.registries = ::netsmith::Registries::builtins();
+  c.project = loaded.project;
+  c.baseDir = loaded.baseDir();
+  c.runsRoot = dir.file("runs");
+  return c;
 }
 
 }  // namespace netsmith::testutil

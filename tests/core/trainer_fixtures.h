@@ -22,13 +22,9 @@ namespace netsmith::testutil {
 
 /// A trainer config for the project at `projectPath`, its runs under `dir`/runs.
 inline train::TrainerConfig configFor(const std::string& projectPath, const TempDir& dir) {
-  auto loaded = project::loadProject(projectPath);
-  EXPECT_TRUE(loaded.problems.empty()) << formatProblems(loaded.problems);
-  train::TrainerConfig c;
-  c.registries = ::netsmith::Registries::builtins();
-  c.project = loaded.project;
-  c.baseDir = loaded.baseDir();
-  c.runsRoot = dir.file("runs");
+  Problems problems;
+  auto c = trainerConfigFor(projectPath, dir, &problems);
+  EXPECT_TRUE(problems.empty()) << formatProblems(problems);
   return c;
 }
 

@@ -62,6 +62,20 @@ EpochMetrics makeEpoch(int epoch, double valLoss, double valAcc) {
   return e;
 }
 
+/// A run's metrics.csv as the run writer lays it out: two steps and the first epoch.
+constexpr const char* kFirstEpoch =
+    "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
+    "memory_bytes,val_loss,val_accuracy,seconds\n"
+    "step,0,0,1,1.5,0.2,0.01,1.0,900,process_rss,100,,,0.1\n"
+    "step,0,1,2,1.3,0.3,0.01,1.0,900,process_rss,100,,,0.2\n"
+    "epoch,0,,,1.4,0.25,0.01,,,,,1.2,0.4,0.3\n";
+
+/// Writes `text` as the metrics.csv of the run folder `run`; whether it was written.
+bool writeMetrics(const QString& run, const QByteArray& text) {
+  QFile csv(run + QStringLiteral("/metrics.csv"));
+  return csv.open(QIODevice::WriteOnly) && csv.write(text) == text.size();
+}
+
 }  // namespace
 
 class DashboardTest : public QObject {
@@ -288,15 +302,7 @@ class DashboardTest : public QObject {
     QTemporaryDir dir;
     const QString run = dir.filePath(QStringLiteral("runs/blobs-1"));
     QVERIFY(QDir().mkpath(run));
-    QFile csv(run + QStringLiteral("/metrics.csv"));
-    QVERIFY(csv.open(QIODevice::WriteOnly));
-    csv.write(
-        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
-        "memory_bytes,val_loss,val_accuracy,seconds\n"
-        "step,0,0,1,1.5,0.2,0.01,1.0,900,process_rss,100,,,0.1\n"
-        "step,0,1,2,1.3,0.3,0.01,1.0,900,process_rss,100,,,0.2\n"
-        "epoch,0,,,1.4,0.25,0.01,,,,,1.2,0.4,0.3\n");
-    csv.close();
+    QVERIFY(writeMetrics(run, kFirstEpoch));
     netsmith::ui::RunHistory r;
     QString error;
     QVERIFY2(netsmith::ui::RunHistory::read(run, r, &error), qPrintable(error));
@@ -340,18 +346,10 @@ class DashboardTest : public QObject {
     QTemporaryDir dir;
     QDir(dir.path()).mkpath(QStringLiteral("runs/blobs-1/checkpoints"));
     const QString run = dir.filePath(QStringLiteral("runs/blobs-1"));
-    QFile csv(run + QStringLiteral("/metrics.csv"));
-    QVERIFY(csv.open(QIODevice::WriteOnly));
-    csv.write(
-        "kind,epoch,batch,step,loss,accuracy,lr,grad_norm,images_per_second,memory_kind,"
-        "memory_bytes,val_loss,val_accuracy,seconds\n"
-        "step,0,0,1,1.5,0.2,0.01,1.0,900,process_rss,100,,,0.1\n"
-        "step,0,1,2,1.3,0.3,0.01,1.0,900,process_rss,100,,,0.2\n"
-        "epoch,0,,,1.4,0.25,0.01,,,,,1.2,0.4,0.3\n"
-        "step,1,0,3,1.1,0.5,0.01,1.0,900,process_rss,100,,,0.4\n"
-        "step,1,1,4,0.9,0.6,0.01,1.0,900,process_rss,100,,,0.5\n"
-        "epoch,1,,,1.0,0.55,0.01,,,,,0.8,0.7,0.3\n");
-    csv.close();
+    QVERIFY(writeMetrics(run, QByteArray(kFirstEpoch) +
+                                  "step,1,0,3,1.1,0.5,0.01,1.0,900,process_rss,100,,,0.4\n"
+                                  "step,1,1,4,0.9,0.6,0.01,1.0,900,process_rss,100,,,0.5\n"
+                                  "epoch,1,,,1.0,0.55,0.01,,,,,0.8,0.7,0.3\n"));
     QFile project(run + QStringLiteral("/project.json"));
     QVERIFY(project.open(QIODevice::WriteOnly));
     project.write(R"({"name": "blobs"})");
@@ -407,6 +405,7 @@ class DashboardTest : public QObject {
     QCOMPARE(loss->graphCount(), 3);
 
     // A damaged metrics file is named with its line.
+    QFile csv(run + QStringLiteral("/metrics.csv"));
     QVERIFY(csv.open(QIODevice::Append));
     csv.write("step,2,0\n");
     csv.close();

@@ -459,12 +459,8 @@ class EvaluationViewsTest : public QObject {
     const auto& worst =
         e.samples.at(std::size_t(view->worst()->item(0)->data(Qt::UserRole).toLongLong()));
     QVERIFY(std::abs(worst.loss - largest) < 1e-5);
-    auto* dialog = openFirst(window, view->worst());
-    QVERIFY(dialog);
-    QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
-                ->text()
-                .contains(QStringLiteral("level: true")));
-    dialog->close();
+    const QString caption = firstCaption(window, view->worst());
+    QVERIFY2(caption.contains(QStringLiteral("level: true")), qPrintable(caption));
     shootAndExport(window, "evaluation_regression.png");
   }
 
@@ -599,12 +595,8 @@ class EvaluationViewsTest : public QObject {
     for (auto v : sample.view.trueMask)
       brightPixels += v == 1;
     QCOMPARE(red > 0, brightPixels > 0);
-    auto* dialog = openFirst(window, view->gallery());
-    QVERIFY(dialog);
-    QVERIFY(dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"))
-                ->text()
-                .contains(QStringLiteral("IoU")));
-    dialog->close();
+    const QString caption = firstCaption(window, view->gallery());
+    QVERIFY2(caption.contains(QStringLiteral("IoU")), qPrintable(caption));
     shootAndExport(window, "evaluation_segmentation.png");
   }
 
@@ -829,6 +821,9 @@ class EvaluationViewsTest : public QObject {
       }
     QVERIFY(named > 0);
     dialog->close();
+    // A detector's evaluation has no test-time augmentation to offer: the choice is not shown.
+    auto* tta = window.findChild<QComboBox*>(QStringLiteral("evaluationTta"));
+    QVERIFY(tta && !tta->isVisible());
     shootAndExport(window, "evaluation_detection.png");
   }
 
@@ -882,6 +877,17 @@ class EvaluationViewsTest : public QObject {
     auto* dialog = window.findChild<QDialog*>(QStringLiteral("sampleDialog"));
     return dialog && QTest::qWaitFor([dialog] { return dialog->isVisible(); }, 5000) ? dialog
                                                                                      : nullptr;
+  }
+
+  /// The caption of the first sample of `list` in the sample dialog a click opens (closed
+  /// again); "(no dialog)" when none shows.
+  static QString firstCaption(MainWindow& window, QListWidget* list) {
+    auto* dialog = openFirst(window, list);
+    if (!dialog) return QStringLiteral("(no dialog)");
+    auto* caption = dialog->findChild<QLabel*>(QStringLiteral("sampleCaption"));
+    const QString text = caption ? caption->text() : QStringLiteral("(no caption)");
+    dialog->close();
+    return text;
   }
 
   /// The evaluated window's screenshot as `shot`, then Export > ONNX from the menu, as every task

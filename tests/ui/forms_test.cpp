@@ -124,6 +124,28 @@ void trainOneEpoch(MainWindow& window, const netsmith::testutil::TempDir& dir) {
   QVERIFY(finished.wait(60000));
 }
 
+/// The Training page of `window` once the project at `path` is open and its plan drawn;
+/// nullptr when the project does not open or no plan comes within 30 seconds.
+TrainingPage* withPlan(MainWindow& window, const QString& path) {
+  auto* page = window.pages()->trainingPage();
+  QSignalSpy ready(page, &TrainingPage::planReady);
+  return window.openProject(path, true) && ready.wait(30000) ? page : nullptr;
+}
+
+/// Class folders cats/ and dogs/ under `root`, `count` grey `size` x `size` PNGs each (dark
+/// cats, light dogs); whether every file was written.
+bool writeCatsAndDogs(const QString& root, int count, int size) {
+  for (const char* cls : {"cats", "dogs"}) {
+    QDir().mkpath(root + "/" + cls);
+    for (int i = 0; i < count; ++i) {
+      QImage image(size, size, QImage::Format_Grayscale8);
+      image.fill(cls[0] == 'c' ? 40 + i : 200 - i);
+      if (!image.save(QStringLiteral("%1/%2/%3.png").arg(root, cls).arg(i))) return false;
+    }
+  }
+  return true;
+}
+
 /// `window` with the project at `path` open, shown at 1280 x 720 on the Data page.
 void showOnDataPage(MainWindow& window, const QString& path) {
   QVERIFY(window.openProject(path, true));
@@ -162,10 +184,8 @@ class FormsTest : public QObject {
         dir, {{"epochs", 4},
               {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
     MainWindow window(m_registries);
-    auto* page = window.pages()->trainingPage();
-    QSignalSpy ready(page, &TrainingPage::planReady);
-    QVERIFY(window.openProject(path, true));
-    QVERIFY(ready.wait(30000));
+    auto* page = withPlan(window, path);
+    QVERIFY(page);
     QCOMPARE(page->stepsPerEpoch(), 6);  // 192 training samples, batch 32
     compareCurves(page->plottedLr(), cliSchedule(path));
 
@@ -200,10 +220,8 @@ class FormsTest : public QObject {
               {"optimizer", Json{{"type", "sgd"}, {"lr", 0.05}}},
               {"schedule", Json{{"type", "cosine"}, {"warmup_epochs", 1}, {"min_lr", 0.001}}}}));
     MainWindow window(m_registries);
-    auto* page = window.pages()->trainingPage();
-    QSignalSpy ready(page, &TrainingPage::planReady);
-    QVERIFY(window.openProject(path, true));
-    QVERIFY(ready.wait(30000));
+    auto* page = withPlan(window, path);
+    QVERIFY(page);
     QCOMPARE(page->stepsPerEpoch(), 4);  // 10 batches of 20 in groups of 3: 3 + 3 + 3 + 1
     compareCurves(page->plottedLr(), cliSchedule(path));
     const auto loaded = netsmith::project::loadProject(path.toStdString());
@@ -230,10 +248,8 @@ class FormsTest : public QObject {
     j["model"]["nodes"].back()["params"]["out_features"] = 3;  // the data has 4 classes
     std::ofstream(path) << j.dump(1);
     MainWindow window(m_registries);
-    auto* page = window.pages()->trainingPage();
-    QSignalSpy ready(page, &TrainingPage::planReady);
-    QVERIFY(window.openProject(QString::fromStdString(path), true));
-    QVERIFY(ready.wait(30000));
+    auto* page = withPlan(window, QString::fromStdString(path));
+    QVERIFY(page);
     const std::string expected =
         "node \"fc\": the model outputs 3 scores but the data has 4 classes; set fc.out_features "
         "to 4";
@@ -348,10 +364,8 @@ class FormsTest : public QObject {
     netsmith::testutil::TempDir dir;
     MainWindow window(m_registries);
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
-    auto* page = window.pages()->trainingPage();
-    QSignalSpy ready(page, &TrainingPage::planReady);
-    QVERIFY(window.openProject(path, true));
-    QVERIFY(ready.wait(30000));
+    auto* page = withPlan(window, path);
+    QVERIFY(page);
     QCOMPARE(page->stepsPerEpoch(), 6);  // 192 samples, batch 32
     auto* device = page->findChild<QComboBox*>(QStringLiteral("trainDevice"));
     auto* group = page->form(QStringLiteral("local_processes"));
@@ -647,6 +661,7 @@ class FormsTest : public QObject {
 
     // Test-time augmentation chosen with the keyboard: the page's figures are the CLI's.
     auto* tta = page->findChild<QComboBox*>(QStringLiteral("evaluationTta"));
+    QVERIFY(tta->isVisible());  // a classifier's evaluator averages its class scores
     tta->setFocus();
     QTest::keyClick(tta, Qt::Key_Down);
     QCOMPARE(tta->currentData().toString(), QStringLiteral("flip"));
@@ -1301,14 +1316,7 @@ class FormsTest : public QObject {
 
     // Class folders name their classes: listed as they are, with where to rename them.
     const QString root = QString::fromStdString(dir.file("folder"));
-    for (const char* cls : {"cats", "dogs"}) {
-      QDir().mkpath(root + "/" + cls);
-      for (int i = 0; i < 3; ++i) {
-        QImage image(12, 12, QImage::Format_Grayscale8);
-        image.fill(cls[0] == 'c' ? 40 + i : 200 - i);
-        QVERIFY(image.save(QStringLiteral("%1/%2/%3.png").arg(root, cls).arg(i)));
-      }
-    }
+    QVERIFY(writeCatsAndDogs(root, 3, 12));
     Json folders = data();
     folders["train"] = Json{{"format", "image_folder"}, {"root", root.toStdString()}};
     folders.erase("classes");
@@ -1335,14 +1343,7 @@ class FormsTest : public QObject {
     netsmith::testutil::TempDir dir;
     const QString path = QString::fromStdString(netsmith::testutil::writeTrainProject(dir));
     const QString root = QString::fromStdString(dir.file("folder"));
-    for (const char* cls : {"cats", "dogs"}) {
-      QDir().mkpath(root + "/" + cls);
-      for (int i = 0; i < 6; ++i) {
-        QImage image(20, 20, QImage::Format_Grayscale8);
-        image.fill(cls[0] == 'c' ? 40 + i : 200 - i);
-        QVERIFY(image.save(QStringLiteral("%1/%2/%3.png").arg(root, cls).arg(i)));
-      }
-    }
+    QVERIFY(writeCatsAndDogs(root, 6, 20));
     QFile corrupt(root + "/cats/corrupt.png");
     QVERIFY(corrupt.open(QIODevice::WriteOnly));
     corrupt.write("this is not a PNG file at all");

@@ -16,13 +16,7 @@ using netsmith::testutil::TempDir;
 namespace {
 
 train::TrainerConfig configFor(const TempDir& dir, const Json& train) {
-  const auto loaded = project::loadProject(testutil::writeTrainProject(dir, train));
-  train::TrainerConfig c;
-  c.registries = ::netsmith::Registries::builtins();
-  c.project = loaded.project;
-  c.baseDir = loaded.baseDir();
-  c.runsRoot = dir.file("runs");
-  return c;
+  return testutil::trainerConfigFor(testutil::writeTrainProject(dir, train), dir);
 }
 
 }  // namespace

@@ -14,8 +14,10 @@
 #include <algorithm>
 
 #include "data/named_paths.h"
+#include "eval/evaluator.h"
 #include "evaluation/sample_dialog.h"
 #include "evaluation/task_view.h"
+#include "registries/registries.h"
 #include "util/background_job.h"
 
 namespace netsmith::ui {
@@ -103,6 +105,12 @@ void EvaluationPage::setCheckpoint(const QString& path) {
                                  ? tr("No checkpoint: train, or load one from the Runs page.")
                                  : tr("Checkpoint: %1").arg(path));
   m_run->setEnabled(!path.isEmpty() && !m_job->isRunning());
+}
+
+void EvaluationPage::setTask(const std::string& task) {
+  const bool scales = m_registries->evaluators.forTask(task)->scalesClassScores();
+  if (!scales) m_tta->setCurrentIndex(0);  // none: the only choice such a task has
+  m_tta->setVisible(scales);
 }
 
 void EvaluationPage::evaluateAfterRun(const QString& path, const QString& split) {
@@ -256,6 +264,7 @@ void EvaluationPage::evaluationDone(eval::Evaluation result, const QString& erro
 
 void EvaluationPage::showResult() {
   const auto& e = *m_result;
+  setTask(e.task);
   if (!m_taskView || m_taskViewTask != e.task) {
     delete m_taskView;  // a view of another task
     m_taskView = m_taskViews->make(e.task, m_views);

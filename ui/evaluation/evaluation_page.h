@@ -8,6 +8,7 @@
 #include <QString>
 #include <QWidget>
 #include <memory>
+#include <string>
 
 #include "eval/evaluation.h"
 #include "evaluation/task_views_fwd.h"
@@ -35,6 +36,9 @@ class EvaluationPage : public QWidget {
 
   void setCheckpoint(const QString& path);
   QString checkpoint() const { return m_checkpoint; }
+  /// The task of the checkpoints evaluated (the open project's; a result's own once it comes):
+  /// the TTA choice shows only where the task's evaluator scales class scores.
+  void setTask(const std::string& task);
   /// Evaluates the checkpoint on the chosen split in the background; evaluated() follows.
   void evaluate();
   /// Fits temperature scaling on the checkpoint's validation split, records it beside the

@@ -23,6 +23,8 @@
 #include "augment/transform.h"
 #include "data/preview_grid.h"
 #include "data/project_data.h"
+#include "resolve/open_data.h"
+#include "resolve/resolved_project.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/image_convert.h"
@@ -66,8 +68,9 @@ namespace {
 /// The preview grid: `samples` training images with `draws` draws of the pipeline each, then
 /// the batch mixes of a pair. Runs on a worker thread.
 PreviewImage drawPreview(AugmentPreviewSource& source, const Registries& registries,
-                         const project::Project& project, const std::string& baseDir, int samples,
-                         int draws, std::uint64_t seed, const data::PreviewColors& colors) {
+                         const project::Project& project, const data::DataConfig& config,
+                         const std::string& baseDir, int samples, int draws, std::uint64_t seed,
+                         const data::PreviewColors& colors) {
   PreviewImage out;
   const std::lock_guard<std::mutex> hold(source.lock);
   const auto& registry = registries.transforms;
@@ -78,7 +81,7 @@ PreviewImage drawPreview(AugmentPreviewSource& source, const Registries& registr
   if (!source.data || source.key != key) {
     source.data.reset();
     source.key.clear();
-    source.data = data::openProjectData(project, baseDir, registry, data::userCacheDir());
+    source.data = data::openProjectData(project, config, registry, data::userCacheDir());
     if (!source.data) return out;
     source.key = key;
     ++source.opens;
@@ -423,13 +426,23 @@ void AugmentPage::reroll() {
 void AugmentPage::updatePreview() {
   if (m_document->filePath().isEmpty()) return;
   m_previewInfo->setText(tr("Drawing..."));
+  std::optional<data::DataConfig> config;  // the data section as the document read it
+  try {
+    config = resolve::dataConfig(m_document->resolved());
+  } catch (const Error& e) {
+    m_previewJob->cancel();  // a preview of the data before is not this one
+    showPreview({}, {}, QString::fromStdString(e.what()));
+    return;
+  }
   // A newer preview supersedes a running one: its result is dropped.
   m_previewJob->start(
       [source = m_previewSource, registries = m_document->registries(),
-       project = m_document->project(), baseDir = m_document->baseDir().toStdString(),
-       samples = m_samples->value(), draws = m_draws->value(),
-       seed = std::uint64_t(m_seed->value()), colors = themedPreviewColors()](const JobContext&) {
-        return drawPreview(*source, *registries, project, baseDir, samples, draws, seed, colors);
+       project = m_document->project(), config = *config,
+       baseDir = m_document->baseDir().toStdString(), samples = m_samples->value(),
+       draws = m_draws->value(), seed = std::uint64_t(m_seed->value()),
+       colors = themedPreviewColors()](const JobContext&) {
+        return drawPreview(*source, *registries, project, config, baseDir, samples, draws, seed,
+                           colors);
       },
       [this](const PreviewImage& preview) { showPreview(preview.image, preview.info, {}); },
       [this](const QString& error) { showPreview({}, {}, error); });

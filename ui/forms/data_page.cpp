@@ -33,6 +33,8 @@
 #include "data/source_formats.h"
 #include "doctor/doctor_panel.h"
 #include "forms/class_editor.h"
+#include "resolve/open_data.h"
+#include "resolve/resolved_project.h"
 #include "session/project_document.h"
 #include "util/background_job.h"
 #include "util/chart_fit.h"
@@ -675,10 +677,19 @@ void DataPage::scan() {
   m_cancelButton->setEnabled(true);
   m_progress->setValue(0);
   m_summary->setText(tr("Scanning..."));
+  std::optional<data::DataConfig> config;  // the data section as the document read it
+  try {
+    config = resolve::dataConfig(m_document->resolved());
+  } catch (const Error& e) {
+    DataScan failed;
+    failed.error = QString::fromStdString(e.what());
+    scanDone(std::move(failed));
+    return;
+  }
   m_scanJob->start(
       [project = m_document->project(), registries = m_document->registries(),
-       baseDir = m_document->baseDir().toStdString()](const JobContext& job) {
-        return scanProjectData(project, baseDir, registries->transforms,
+       config = *config](const JobContext& job) {
+        return scanProjectData(project, config, registries->transforms,
                                registries->tasks.statisticsOf(project.task),
                                [&job](qint64 done, qint64 total) {
                                  job.progress(done, total);

@@ -73,9 +73,10 @@ void drawSummaryChart(QCustomPlot* plot, const data::SummaryChart& chart);
 /// A task's table of its training targets (a co-occurrence, box sizes) in `table`.
 void fillSummaryTable(QTableWidget* table, const data::SummaryTable& summary);
 
-/// Opens `project`'s data and scans it (DataPage::scan runs this off the UI thread); `progress`
-/// gets (done, total) and returns false to stop early (a partial, cancelled scan comes back).
-DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
+/// Opens `project`'s data as `config` gives it (its data section as read) and scans it
+/// (DataPage::scan runs this off the UI thread); `progress` gets (done, total) and returns false to
+/// stop early (a partial, cancelled scan comes back).
+DataScan scanProjectData(const project::Project& project, const data::DataConfig& config,
                          const augment::TransformRegistry& transforms,
                          const data::TargetStatisticsFactory& statistics,
                          const std::function<bool(qint64, qint64)>& progress);

@@ -10,7 +10,7 @@ namespace {
 constexpr int kSamplesPerClass = 8;
 }
 
-DataScan scanProjectData(const project::Project& project, const std::string& baseDir,
+DataScan scanProjectData(const project::Project& project, const data::DataConfig& config,
                          const augment::TransformRegistry& transforms,
                          const data::TargetStatisticsFactory& statistics,
                          const std::function<bool(qint64, qint64)>& progress) {
@@ -22,7 +22,7 @@ DataScan scanProjectData(const project::Project& project, const std::string& bas
     options.progress = [&progress](const std::string&, std::int64_t done, std::int64_t total) {
       return progress(done, total);
     };
-    const auto scan = data::scanProjectData(project, baseDir, transforms, options);
+    const auto scan = data::scanProjectData(project, config, transforms, options);
     if (scan.cancelled) {
       s.cancelled = true;
       return s;

@@ -231,6 +231,7 @@ bool RunController::fillConfig(train::TrainerConfig& config) {
   config.registries = doc.registries();
   config.project = doc.project();
   config.options = doc.trainOptions();
+  config.data = doc.resolved().data;
   config.baseDir = doc.baseDir().toStdString();
   config.runsRoot = run_layout::runsRoot(doc.baseDir().toStdString());
   config.cacheDir = data::userCacheDir();
@@ -339,6 +340,7 @@ void RunController::setSampleLimits(std::int64_t train, std::int64_t validation)
 
 void RunController::setCurrentCheckpoint(const QString& path) {
   m_checkpoint = path;
+  m_pages->evaluationPage()->setTask(m_document->project().task);
   m_pages->evaluationPage()->setCheckpoint(path);
   Q_EMIT changed();
 }
