@@ -69,7 +69,7 @@ cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit) {
 void fitBoxes(std::vector<target::Box>& boxes, cv::Size from, int height, int width,
               FitPolicy fit) {
   if (boxes.empty() || (from.height == height && from.width == width)) return;
-  augment::PixelTarget target;
+  target::PixelTarget target;
   target.boxes = std::move(boxes);
   if (fit == FitPolicy::Resize) {
     augment::moveBoxesOnEdges(
@@ -119,7 +119,7 @@ ImageGeometry SampleProcessor::imageGeometry(const SampleSet& set, std::int64_t 
   const auto at75 = [](int side) { return float(0.75 * side); };
   const target::Box probe{0, at25(size.width), at25(size.height), at75(size.width),
                           at75(size.height)};
-  augment::PixelTarget moved;
+  target::PixelTarget moved;
   moved.boxes = {probe};
   cv::Size at = size;
   if (!(m_pipeline && m_pipeline->setsSize(false))) {
@@ -182,7 +182,7 @@ cv::Mat SampleProcessor::runSteps(const SampleSet& set, std::int64_t k, bool tra
   if (boxes) {
     // The boxes go through every step beside the image, as the mask below does.
     cv::Mat img = withChannels(set.source->load(index), m_format.channels);
-    augment::PixelTarget moved;
+    target::PixelTarget moved;
     try {
       moved.boxes = set.source->loadBoxes(index, img.cols, img.rows);
     } catch (const SampleError&) {
@@ -216,7 +216,7 @@ cv::Mat SampleProcessor::runSteps(const SampleSet& set, std::int64_t k, bool tra
       target = fitMask(target, h, w, m_format.fit);
     }
     if (m_pipeline) {
-      augment::PixelTarget moved;
+      target::PixelTarget moved;
       moved.mask = target;
       m_pipeline->applyWithTarget(img, moved, draws, forDisplay);
       target = moved.mask;

@@ -28,7 +28,7 @@ cv::Mat fitImage(const cv::Mat& image, int height, int width, FitPolicy fit);
 /// fitImage() for a class mask: the same geometry, nearest neighbour.
 cv::Mat fitMask(const cv::Mat& mask, int height, int width, FitPolicy fit);
 /// fitImage()'s geometry for boxes in an image of `from` (a box the crop cuts mostly away is
-/// dropped, as augment::PixelTarget says).
+/// dropped, as target::PixelTarget says).
 void fitBoxes(std::vector<target::Box>& boxes, cv::Size from, int height, int width, FitPolicy fit);
 
 /// Turns sample k of a set into the model's input: decode, channel conversion, fitting,
@@ -43,7 +43,7 @@ class SampleProcessor {
   /// `maskOut` (a source with masks): also writes the sample's mask, height x width bytes (a
   /// class index per pixel, 255: ignore), moved by the same geometric draws as the image.
   /// `boxesOut` (a source with boxes): set to the sample's boxes in the output's pixels, moved
-  /// with the image (augment::PixelTarget says how a box cut by a crop is kept or dropped).
+  /// with the image (target::PixelTarget says how a box cut by a crop is kept or dropped).
   void process(const SampleSet& set, std::int64_t k, bool training, std::uint64_t seed,
                std::int64_t epoch, float* out, std::uint8_t* maskOut = nullptr,
                std::vector<target::Box>* boxesOut = nullptr) const;

@@ -317,7 +317,8 @@ Json DetectionTask::evaluationSchema() const {
   return figuresEvaluationSchema(
       {"detection evaluation",
        {"map", "map50", "map75", "map_small", "map_medium", "map_large", "recall"},
-       {"ap", "ap50", "recall"}});
+       {"ap", "ap50", "recall"},
+       {}});
 }
 
 std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& output,

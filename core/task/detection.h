@@ -2,7 +2,7 @@
 
 // Object detection through the Task seam: a sample carries its objects' boxes (a yolo, coco or
 // voc source, data/box_sources.cpp), which the loader moves with the image through the
-// geometric transforms (augment::PixelTarget: a box cut mostly away by a crop is dropped). The
+// geometric transforms (target::PixelTarget: a box cut mostly away by a crop is dropped). The
 // model ends in an anchor-free, single-stage head on one feature map (task/detection_head.h:
 // per location K class scores, 4 box distances and a centre-ness, FCOS's design); the loss is
 // focal + GIoU + centre-ness on the documented assignment, the detections come from the one

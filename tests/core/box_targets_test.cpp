@@ -1,4 +1,4 @@
-// Boxes through the augment pipeline (augment::PixelTarget): every geometric transform moves an
+// Boxes through the augment pipeline (target::PixelTarget): every geometric transform moves an
 // object's box with the image under the same draws, and a box a crop cuts mostly away is
 // dropped (less than PixelTarget::minVisible of it left inside).
 //

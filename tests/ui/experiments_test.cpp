@@ -252,11 +252,13 @@ class ExperimentsTest : public QObject {
     {
       QTableWidget* table = page.trialsTable();
       int interrupted = 0;
+      int paused = 0;
       for (int row = 0; row < table->rowCount(); ++row) {
         const Json& t = stopped["trials"][std::size_t(table->item(row, 0)->text().toInt())];
         QCOMPARE(t["segment_started"].get<double>(), 0.0);
         QCOMPARE(table->item(row, 4)->text(),
                  QStringLiteral("%1 s").arg(std::llround(t["seconds"].get<double>())));
+        if (t["status"] == "paused") ++paused;  // waits at a rung: shown as paused
         if (t["status"] != "running") {
           QCOMPARE(table->item(row, 1)->text().toStdString(), t["status"].get<std::string>());
           continue;
@@ -265,10 +267,11 @@ class ExperimentsTest : public QObject {
         ++interrupted;
       }
       QVERIFY(interrupted > 0);
-      QVERIFY2(page.findChild<QLabel*>(QStringLiteral("sweepStatus"))
-                   ->text()
-                   .contains(QStringLiteral("%1 interrupted").arg(interrupted)),
-               qPrintable(page.findChild<QLabel*>(QStringLiteral("sweepStatus"))->text()));
+      QVERIFY2(
+          page.findChild<QLabel*>(QStringLiteral("sweepStatus"))
+              ->text()
+              .contains(QStringLiteral("%1 interrupted, %2 paused").arg(interrupted).arg(paused)),
+          qPrintable(page.findChild<QLabel*>(QStringLiteral("sweepStatus"))->text()));
     }
     // The trials left running (to resume) are the ones overlaid on the dashboard.
     QStringList running;

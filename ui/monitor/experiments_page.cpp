@@ -392,14 +392,18 @@ QString ExperimentsPage::summaryText(const experiment::Trial* best, bool live) c
     epochs += t.epochsDone;
     ++counts[int(t.status)];
   }
-  const bool halted = !live && !state.finished;  // its running trials were interrupted
-  QString text = tr("%1 of %2 trials: %3 %4, %5 completed, %6 stopped early, %7 failed; "
-                    "%8 epochs trained")
+  // A halted sweep's running trials were interrupted; its paused ones wait at a rung, as the
+  // table shows them. A live sweep counts both as running.
+  const bool halted = !live && !state.finished;
+  const int running = counts[int(experiment::TrialStatus::Running)];
+  const int paused = counts[int(experiment::TrialStatus::Paused)];
+  const QString underWay = halted ? tr("%1 interrupted, %2 paused").arg(running).arg(paused)
+                                  : tr("%1 running").arg(running + paused);
+  QString text = tr("%1 of %2 trials: %3, %4 completed, %5 stopped early, %6 failed; "
+                    "%7 epochs trained")
                      .arg(state.trials.size())
                      .arg(experiment::plannedTrials(spec))
-                     .arg(counts[int(experiment::TrialStatus::Running)] +
-                          counts[int(experiment::TrialStatus::Paused)])
-                     .arg(halted ? tr("interrupted") : tr("running"))
+                     .arg(underWay)
                      .arg(counts[int(experiment::TrialStatus::Completed)])
                      .arg(counts[int(experiment::TrialStatus::Stopped)])
                      .arg(counts[int(experiment::TrialStatus::Failed)])
