@@ -2,7 +2,7 @@
 _netsmith_cli() {
   local cur prev words cword
   _init_completion || return
-  local commands="validate summary env ops transforms formats data-stats init make-dataset preview-aug lr-schedule bench train eval doctor lr-find export import sweep"
+  local commands="validate summary env ops transforms formats data-stats init make-dataset preview-aug lr-schedule bench train eval predict doctor lr-find export import sweep"
   if [[ $cword -eq 1 ]]; then
     COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
     return
@@ -33,6 +33,7 @@ _netsmith_cli() {
     bench) opts="--steps --batch-size --threads --profile --json" ;;
     train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --stop-at-epoch --no-test --nproc --dist-timeout --json" ;;
     eval) opts="--data --split --limit --batch-size --threads --top-k --json --data-from-checkpoint --gradcam --gradcam-node --gradcam-class --out --temperature --fit-temperature --predictions --embedding --tta" ;;
+    predict) opts="--out --batch-size --threads --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --decoder --nms --temperature --safetensors --pytorch --samples --keep-failed --data-from-checkpoint --json" ;;
     sweep) opts="--parallel --threads --out --limit-train --limit-val --resume --apply-best --force --json" ;;
@@ -44,6 +45,7 @@ _netsmith_cli() {
   else
     case "${words[1]}" in
       eval | export) _filedir safetensors ;;
+      predict) _filedir ;;
       import) _filedir onnx ;;
       *) _filedir json ;;
     esac

@@ -191,6 +191,30 @@ const std::vector<Command>& commands() {
        {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k", "--gradcam",
         "--gradcam-node", "--gradcam-class", "--out", "--predictions", "--temperature",
         "--embedding", "--tta"}},
+      {"predict",
+       runPredict,
+       R"(  predict MODEL INPUT... [--out PATH] [--batch-size N] [--threads N] [--json]
+                                      the model's predictions on images without labels: MODEL
+                                      a checkpoint (or a project whose model has its
+                                      init_from's weights), INPUT image files or folders
+                                      (searched recursively). Each image is preprocessed as
+                                      eval preprocesses its split; outputs as eval writes its
+                                      predictions files, without truth: classification
+                                      a CSV (path, prediction, probability, one probability
+                                      per class), multi-label per-label probabilities,
+                                      regression values in the data's units, segmentation a
+                                      folder of mask PNGs, overlays (each image with its mask)
+                                      and predictions.csv, detection COCO results JSON,
+                                      FILE.images.json naming the images and FILE.drawn/ (each
+                                      image with its boxes scoring 0.25 or more).
+                                      Unreadable images are named and skipped; --out (default:
+                                      the task's predictions.csv, predictions/ or
+                                      predictions.json) is refused when it is an input or
+                                      holds one
+)",
+       "netsmith-cli predict runs/RUN/checkpoints/best.safetensors photos/ --out predictions.csv",
+       {"--json"},
+       {"--out", "--batch-size", "--threads"}},
       {"doctor",
        runDoctor,
        R"(  doctor PROJECT [--out DIR] [--folds K] [--epochs N] [--limit N] [--checkpoint CKPT]

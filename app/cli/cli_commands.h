@@ -32,6 +32,7 @@ int runBench(const std::vector<std::string>& words, const RegistriesPtr& registr
 int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registries);
 int runDistWorker(const std::vector<std::string>& words, const RegistriesPtr& registries);
 int runEval(const std::vector<std::string>& words, const RegistriesPtr& registries);
+int runPredict(const std::vector<std::string>& words, const RegistriesPtr& registries);
 /// `eval CHECKPOINT --gradcam IMAGE [--gradcam-node ID] [--gradcam-class N] [--out FILE]`.
 int runGradCam(const Args& args, const RegistriesPtr& registries);
 int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries);

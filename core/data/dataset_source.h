@@ -1,8 +1,10 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <map>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -92,6 +94,9 @@ class DatasetSource {
   std::int64_t numClasses() const { return static_cast<std::int64_t>(m_classes.size()); }
   /// Items left out while scanning (non-image files, bad manifest lines under `skip`).
   const std::vector<SkippedItem>& skippedAtScan() const { return m_skipped; }
+  /// Whether its samples carry targets at all: false for images to predict on (openImageList),
+  /// whose predictions are written without truth.
+  virtual bool labelled() const { return true; }
 
  protected:
   std::vector<std::string> m_classes;
@@ -206,6 +211,20 @@ void checkImageBytes(const std::vector<unsigned char>& bytes, const std::string&
 
 /// True for the extensions an image folder takes: png jpg jpeg bmp webp tif tiff (any case).
 bool isImageFileName(const std::string& name);
+/// The image files anywhere under `dir`, in listing order. Entries named with a leading dot
+/// are ignored; links to folders are followed, each real folder once (`visited`, canonical
+/// paths, shared across calls): a link back up the tree is noted, not entered. What is left
+/// out (unreadable, not an image by its extension, a folder already listed) goes to `skipped`.
+std::vector<std::string> imageFilesUnder(const std::string& dir,
+                                         std::set<std::filesystem::path>& visited,
+                                         std::vector<SkippedItem>& skipped);
+/// Images to predict on: each input an image file (taken whatever its extension: the decoder
+/// checks its bytes) or a folder searched with imageFilesUnder(), files sorted within a folder,
+/// the same file once. No targets (labelled() is false); `classes` names the model's classes.
+/// Throws netsmith::Error naming an input that does not exist, or when no image is found
+/// (naming what was skipped).
+std::shared_ptr<DatasetSource> openImageList(const std::vector<std::string>& inputs,
+                                             const std::vector<std::string>& classes);
 /// Files a source's scan found unusable (unpaired, clashing): under on_error "fail" the first
 /// ends the opening, naming it and how many more there are; under "skip" all are listed in
 /// `skipped`.

@@ -101,55 +101,16 @@ class ImageFolderSource : public FileListSource {
     }
   }
 
-  /// The image files anywhere under the class folder `dir`, in listing order; what is skipped
-  /// (unreadable, not an image, a link to a folder already listed) is noted.
+  /// The image files anywhere under the class folder `dir`; never into the root or a class
+  /// folder through a link.
   std::vector<std::string> listClassImages(const SourceSpec& spec,
                                            const std::vector<std::string>& folders,
                                            const fs::path& dir) {
     std::error_code ec;
-    std::vector<std::string> files;
-    // Symbolic links to folders are followed, each real folder once, and never into the root
-    // or a class folder: a link back up the tree (a/loop -> ..) is noted, not entered.
     std::set<fs::path> visited{fs::weakly_canonical(spec.root, ec)};
     for (const auto& f : folders)
       visited.insert(fs::weakly_canonical(fs::path(spec.root) / f, ec));
-    for (auto it =
-             fs::recursive_directory_iterator(dir,
-                                              fs::directory_options::follow_directory_symlink |
-                                                  fs::directory_options::skip_permission_denied,
-                                              ec);
-         it != fs::recursive_directory_iterator(); it.increment(ec)) {
-      if (ec) {
-        m_skipped.push_back({it->path().string(), "cannot be listed (" + ec.message() + ")"});
-        break;
-      }
-      std::error_code sec;
-      const auto status = it->status(sec);
-      if (sec) {
-        m_skipped.push_back({it->path().string(), "cannot be read (" + sec.message() + ")"});
-        if (it->is_symlink(sec)) it.disable_recursion_pending();
-        continue;
-      }
-      if (hidden(it->path())) {
-        if (fs::is_directory(status)) it.disable_recursion_pending();
-        continue;
-      }
-      if (fs::is_directory(status)) {
-        if (!visited.insert(fs::weakly_canonical(it->path(), sec)).second) {
-          it.disable_recursion_pending();
-          m_skipped.push_back({it->path().string(), "a link to a folder already listed"});
-        }
-        continue;
-      }
-      if (!fs::is_regular_file(status)) continue;
-      const std::string path = it->path().string();
-      if (isImageFileName(path)) {
-        files.push_back(path);
-      } else {
-        m_skipped.push_back({path, "not an image file (extension)"});
-      }
-    }
-    return files;
+    return imageFilesUnder(dir.string(), visited, m_skipped);
   }
 
   /// Every class folder without images, and what the listing skipped (often the reason: files
@@ -177,6 +138,95 @@ class ImageFolderSource : public FileListSource {
 };
 
 }  // namespace
+
+std::vector<std::string> imageFilesUnder(const std::string& dir, std::set<fs::path>& visited,
+                                         std::vector<SkippedItem>& skipped) {
+  std::error_code ec;
+  std::vector<std::string> files;
+  visited.insert(fs::weakly_canonical(dir, ec));
+  for (auto it = fs::recursive_directory_iterator(dir,
+                                                  fs::directory_options::follow_directory_symlink |
+                                                      fs::directory_options::skip_permission_denied,
+                                                  ec);
+       it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) {
+      skipped.push_back({it->path().string(), "cannot be listed (" + ec.message() + ")"});
+      break;
+    }
+    std::error_code sec;
+    const auto status = it->status(sec);
+    if (sec) {
+      skipped.push_back({it->path().string(), "cannot be read (" + sec.message() + ")"});
+      if (it->is_symlink(sec)) it.disable_recursion_pending();
+      continue;
+    }
+    if (hidden(it->path())) {
+      if (fs::is_directory(status)) it.disable_recursion_pending();
+      continue;
+    }
+    if (fs::is_directory(status)) {
+      if (!visited.insert(fs::weakly_canonical(it->path(), sec)).second) {
+        it.disable_recursion_pending();
+        skipped.push_back({it->path().string(), "a link to a folder already listed"});
+      }
+      continue;
+    }
+    if (!fs::is_regular_file(status)) continue;
+    const std::string path = it->path().string();
+    if (isImageFileName(path)) {
+      files.push_back(path);
+    } else {
+      skipped.push_back({path, "not an image file (extension)"});
+    }
+  }
+  return files;
+}
+
+namespace {
+
+/// Images to predict on (openImageList): files without targets.
+class ImageListSource : public FileListSource {
+ public:
+  ImageListSource(const std::vector<std::string>& inputs, const std::vector<std::string>& classes) {
+    m_classes = classes;
+    std::set<fs::path> visited;
+    std::set<fs::path> seen;  // the same file named twice, or found under two inputs
+    const auto take = [&](const std::string& path) {
+      std::error_code ec;
+      if (seen.insert(fs::weakly_canonical(path, ec)).second) m_files.push_back(path);
+    };
+    for (const auto& input : inputs) {
+      std::error_code ec;
+      const auto status = fs::status(input, ec);
+      if (ec || !fs::exists(status)) throw Error(input + ": not found");
+      if (fs::is_directory(status)) {
+        auto files = imageFilesUnder(input, visited, m_skipped);
+        std::sort(files.begin(), files.end());
+        for (const auto& f : files)
+          take(f);
+      } else {
+        take(input);  // named by the user: its bytes decide whether it is an image
+      }
+    }
+    m_labels.assign(m_files.size(), -1);
+    if (m_files.empty()) {
+      std::string why;
+      for (std::size_t i = 0; i < m_skipped.size() && i < 3; ++i)
+        why +=
+            (why.empty() ? " (skipped: " : "; ") + m_skipped[i].item + ": " + m_skipped[i].reason;
+      if (!why.empty()) why += m_skipped.size() > 3 ? "; ...)" : ")";
+      throw Error("no image to predict on in " + std::to_string(inputs.size()) + " input(s)" + why);
+    }
+  }
+  bool labelled() const override { return false; }
+};
+
+}  // namespace
+
+std::shared_ptr<DatasetSource> openImageList(const std::vector<std::string>& inputs,
+                                             const std::vector<std::string>& classes) {
+  return std::make_shared<ImageListSource>(inputs, classes);
+}
 
 std::shared_ptr<DatasetSource> openImageFolderSource(const SourceSpec& spec,
                                                      const std::vector<std::string>& classes,

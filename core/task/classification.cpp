@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/shape.h"
+#include "data/csv_table.h"
 #include "data/data_module.h"
 
 namespace netsmith::task {
@@ -291,18 +292,27 @@ Json ClassificationTask::evaluationSchema() const {
 
 std::unique_ptr<PredictionWriter> ClassificationTask::predictionWriter(
     const std::string& path, const data::SampleSet& set) const {
-  std::vector<std::string> columns{"label"};
+  std::vector<std::string> columns{"prediction", "probability"};
   const auto probs = namedColumns("prob:", m_names, m_classes);
   columns.insert(columns.end(), probs.begin(), probs.end());
   const auto k = m_classes;
+  const auto names = namedColumns("", m_names, m_classes);
   return std::make_unique<CsvPredictionWriter>(
-      path, set, columns, [k](const torch::Tensor& output, const torch::Tensor& target) {
+      path, set, std::vector<std::string>{"label"}, columns,
+      [k, names](const torch::Tensor& output, const torch::Tensor& target) {
         const auto probs = torch::softmax(output, 1).contiguous();
-        const auto labels = target.to(torch::kLong).contiguous();
+        const auto labels = target.defined() ? target.to(torch::kLong).contiguous() : target;
         const float* p = probs.data_ptr<float>();
         std::vector<std::vector<std::string>> rows;
         for (std::int64_t i = 0; i < probs.size(0); ++i) {
-          std::vector<std::string> row{std::to_string(labels.data_ptr<std::int64_t>()[i])};
+          std::vector<std::string> row;
+          if (labels.defined()) row.push_back(std::to_string(labels.data_ptr<std::int64_t>()[i]));
+          // The most probable class (the first of equals, as argmax picks), by name.
+          std::int64_t best = 0;
+          for (std::int64_t c = 1; c < k; ++c)
+            if (p[i * k + c] > p[i * k + best]) best = c;
+          row.push_back(data::csvTextCell(names[std::size_t(best)]));
+          row.push_back(floatCell(p[i * k + best]));
           for (std::int64_t c = 0; c < k; ++c)
             row.push_back(floatCell(p[i * k + c]));
           rows.push_back(std::move(row));

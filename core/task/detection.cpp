@@ -3,11 +3,17 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <memory>
 #include <sstream>
+
+#include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include "common/file_util.h"
 #include "common/output_folder.h"
 #include "data/data_module.h"
+#include "data/preview_grid.h"
 #include "task/coco_map.h"
 
 namespace netsmith::task {
@@ -100,7 +106,8 @@ Json cocoBox(const target::Box& b) {
 /// annotations file; YOLO and VOC images numbered by their place in the source from 1, classes
 /// from 1. Boxes are in the image's own pixels (the evaluation's fit and resizing undone with
 /// data::ImageGeometry), the truth the source's own boxes; without a geometry, the model
-/// input's pixels.
+/// input's pixels. `predict` (images without labels) writes FILE's stem + ".images.json"
+/// instead: the images and categories, no annotations.
 class CocoPredictionWriter : public PredictionWriter {
  public:
   CocoPredictionWriter(std::string path, const data::SampleSet& set, const DetectionTask& task,
@@ -109,7 +116,17 @@ class CocoPredictionWriter : public PredictionWriter {
     const std::string suffix = ".json";
     const bool json = m_path.size() > suffix.size() &&
                       m_path.compare(m_path.size() - suffix.size(), suffix.size(), suffix) == 0;
-    m_truthPath = (json ? m_path.substr(0, m_path.size() - suffix.size()) : m_path) + ".truth.json";
+    // Images without labels (`predict`): the images and categories alone, no annotations.
+    m_labelled = set.source->labelled();
+    const std::string stem = json ? m_path.substr(0, m_path.size() - suffix.size()) : m_path;
+    m_truthPath = stem + (m_labelled ? ".truth.json" : ".images.json");
+    if (!m_labelled) {
+      // Each image with its boxes drawn, in a folder of its own (never a foreign one).
+      m_drawn = std::make_unique<OutputFolder>(stem + ".drawn", "detection drawings");
+      for (std::int64_t i = 0; i < set.size(); ++i)
+        m_drawn->claim(pngName(i));
+      m_drawn->record();
+    }
     checkOutputFile(m_path);  // before the evaluation, not after it
     checkOutputFile(m_truthPath);
     m_ids = dynamic_cast<const data::AnnotationIds*>(set.source.get());
@@ -136,7 +153,8 @@ class CocoPredictionWriter : public PredictionWriter {
     const auto out = output.to(torch::kCPU, torch::kFloat);
     const int w = int(out.size(3) * p.stride), h = int(out.size(2) * p.stride);
     const auto detections = decodeDetections(out, p, w, h);
-    const auto truth = boxesFromTarget(target.to(torch::kCPU));
+    const auto truth = m_labelled && target.defined() ? boxesFromTarget(target.to(torch::kCPU))
+                                                      : std::vector<std::vector<target::Box>>{};
     for (std::size_t i = 0; i < samples.size() && i < detections.size(); ++i) {
       const std::int64_t index = m_set.indices.at(std::size_t(samples[i]));
       const std::int64_t id = m_ids ? m_ids->imageId(index) : samples[i] + 1;
@@ -150,8 +168,9 @@ class CocoPredictionWriter : public PredictionWriter {
            {"height", g.height}});
       // The truth: the source's own boxes in the image's pixels, or the batch's.
       const std::vector<target::Box> given =
-          m_geometry ? m_set.source->loadBoxes(index, g.width, g.height)
-                     : (i < truth.size() ? truth[i] : std::vector<target::Box>{});
+          !m_labelled  ? std::vector<target::Box>{}
+          : m_geometry ? m_set.source->loadBoxes(index, g.width, g.height)
+                       : (i < truth.size() ? truth[i] : std::vector<target::Box>{});
       for (const auto& b : given) {
         const std::int64_t category = categoryOf(b.cls);
         if (category < 0) continue;
@@ -163,6 +182,7 @@ class CocoPredictionWriter : public PredictionWriter {
                                           {"iscrowd", b.crowd ? 1 : 0},
                                           {"difficult", b.difficult ? 1 : 0}});
       }
+      std::vector<target::Box> drawn;
       for (const auto& d : detections[i]) {
         const std::int64_t category = categoryOf(d.box.cls);
         if (category < 0) continue;  // a class the data's annotations cannot name
@@ -170,9 +190,14 @@ class CocoPredictionWriter : public PredictionWriter {
                              {"category_id", category},
                              {"bbox", cocoBox(inImage(d.box, g))},
                              {"score", d.score}});
+        if (d.score >= kDrawnScore) drawn.push_back(inImage(d.box, g));
       }
+      if (m_drawn) draw(index, drawn);
     }
   }
+
+  /// The score from which a detection is drawn (the COCO results keep every one decoded).
+  static constexpr float kDrawnScore = 0.25f;
 
   void finish() override {
     writeFileAtomically(m_truthPath, m_truth.dump());
@@ -180,6 +205,24 @@ class CocoPredictionWriter : public PredictionWriter {
   }
 
  private:
+  static std::string pngName(std::int64_t n) {
+    char name[32];
+    std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(n));
+    return name;
+  }
+
+  /// Source image `index` with `boxes` (in its pixels) drawn, as drawn/<n>.png.
+  void draw(std::int64_t index, const std::vector<target::Box>& boxes) {
+    cv::Mat picture, bgr;
+    m_set.source->load(index).convertTo(picture, CV_32F, 1.0 / 255.0);
+    data::overlayBoxes(picture, boxes, {}).convertTo(bgr, CV_8UC3, 255.0);
+    cv::cvtColor(bgr, bgr, cv::COLOR_RGB2BGR);
+    std::vector<uchar> png;
+    const std::string path = m_drawn->path() + "/" + pngName(m_count++);
+    if (!cv::imencode(".png", bgr, png)) throw Error(path + ": cannot encode");
+    writeFileAtomically(path, std::string(png.begin(), png.end()));
+  }
+
   std::int64_t categoryOf(std::int64_t cls) const {
     return cls >= 0 && std::size_t(cls) < m_categoryIds.size() ? m_categoryIds[std::size_t(cls)]
                                                                : -1;
@@ -200,6 +243,9 @@ class CocoPredictionWriter : public PredictionWriter {
 
   std::string m_path, m_truthPath;
   const data::SampleSet& m_set;
+  bool m_labelled = true;  ///< the truth file has annotations (else: FILE.images.json, none)
+  std::unique_ptr<OutputFolder> m_drawn;  ///< images without labels: FILE.drawn/<n>.png
+  std::int64_t m_count = 0;
   const DetectionTask& m_task;
   const data::AnnotationIds* m_ids = nullptr;
   std::vector<std::int64_t> m_categoryIds;  ///< per class; -1: none of the data's

@@ -326,11 +326,10 @@ Json MultiLabelTask::evaluationSchema() const {
 
 std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
     const std::string& path, const data::SampleSet& set) const {
-  auto columns = namedColumns("true:", m_names, m_classes);
-  const auto probs = namedColumns("prob:", m_names, m_classes);
-  columns.insert(columns.end(), probs.begin(), probs.end());
   return std::make_unique<CsvPredictionWriter>(
-      path, set, columns, [](const torch::Tensor& output, const torch::Tensor& target) {
+      path, set, namedColumns("true:", m_names, m_classes),
+      namedColumns("prob:", m_names, m_classes),
+      [](const torch::Tensor& output, const torch::Tensor& target) {
         return truthAndValueCells(target, torch::sigmoid(output), true);
       });
 }

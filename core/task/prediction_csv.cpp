@@ -25,15 +25,15 @@ std::vector<std::string> namedColumns(const std::string& prefix,
 
 std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& truth,
                                                          const torch::Tensor& values, bool flags) {
-  const auto y = truth.to(torch::kCPU).to(torch::kFloat).contiguous();
+  const auto y = truth.defined() ? truth.to(torch::kCPU).to(torch::kFloat).contiguous() : truth;
   const auto v = values.to(torch::kCPU).to(torch::kFloat).contiguous();
   const auto n = v.size(0), k = v.size(1);
-  const float* yp = y.data_ptr<float>();
+  const float* yp = y.defined() ? y.data_ptr<float>() : nullptr;
   const float* vp = v.data_ptr<float>();
   std::vector<std::vector<std::string>> rows;
   for (std::int64_t i = 0; i < n; ++i) {
     std::vector<std::string> row;
-    for (std::int64_t c = 0; c < k; ++c)
+    for (std::int64_t c = 0; yp && c < k; ++c)
       row.push_back(flags ? (yp[i * k + c] > 0.5f ? "1" : "0") : floatCell(yp[i * k + c]));
     for (std::int64_t c = 0; c < k; ++c)
       row.push_back(floatCell(vp[i * k + c]));
@@ -43,11 +43,15 @@ std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& tr
 }
 
 CsvPredictionWriter::CsvPredictionWriter(std::string path, const data::SampleSet& set,
-                                         const std::vector<std::string>& columns, Cells cells)
+                                         const std::vector<std::string>& truthColumns,
+                                         const std::vector<std::string>& valueColumns, Cells cells)
     : m_path(std::move(path)), m_set(set), m_cells(std::move(cells)) {
   checkOutputFile(m_path);  // before the evaluation, not after it
   m_text = "path";
-  for (const auto& c : columns)
+  if (set.source->labelled())
+    for (const auto& c : truthColumns)
+      m_text += "," + data::csvTextCell(c);
+  for (const auto& c : valueColumns)
     m_text += "," + data::csvTextCell(c);
   m_text += "\n";
 }
@@ -55,7 +59,7 @@ CsvPredictionWriter::CsvPredictionWriter(std::string path, const data::SampleSet
 void CsvPredictionWriter::add(const torch::Tensor& output, const torch::Tensor& target,
                               const std::vector<std::int64_t>& samples) {
   const auto rows = m_cells(output.to(torch::kCPU).to(torch::kFloat).contiguous(),
-                            target.to(torch::kCPU).contiguous());
+                            target.defined() ? target.to(torch::kCPU).contiguous() : target);
   for (std::size_t i = 0; i < rows.size() && i < samples.size(); ++i) {
     m_text += data::csvTextCell(m_set.describe(samples[i]));
     for (const auto& cell : rows[i])

@@ -18,18 +18,21 @@ std::string floatCell(float v);
 std::vector<std::string> namedColumns(const std::string& prefix,
                                       const std::vector<std::string>& names, std::int64_t count);
 
-/// One row per sample: its truths (N x K; as 1/0 when `flags`, else as numbers), then its
-/// values (N x K floats).
+/// One row per sample: its truths (N x K; as 1/0 when `flags`, else as numbers; none when
+/// `truth` is undefined), then its values (N x K floats).
 std::vector<std::vector<std::string>> truthAndValueCells(const torch::Tensor& truth,
                                                          const torch::Tensor& values, bool flags);
 
 class CsvPredictionWriter : public PredictionWriter {
  public:
-  /// The cells (after the path) of every sample of a batch, in batch order.
+  /// The cells (after the path) of every sample of a batch, in batch order: its truth's
+  /// (none when `target` is undefined: images without labels), then its values'.
   using Cells = std::function<std::vector<std::vector<std::string>>(const torch::Tensor& output,
                                                                     const torch::Tensor& target)>;
+  /// The truth columns are written only for a set whose source is labelled.
   CsvPredictionWriter(std::string path, const data::SampleSet& set,
-                      const std::vector<std::string>& columns, Cells cells);
+                      const std::vector<std::string>& truthColumns,
+                      const std::vector<std::string>& valueColumns, Cells cells);
   void add(const torch::Tensor& output, const torch::Tensor& target,
            const std::vector<std::int64_t>& samples) override;
   void finish() override;

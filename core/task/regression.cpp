@@ -229,11 +229,10 @@ Json RegressionTask::evaluationSchema() const {
 
 std::unique_ptr<PredictionWriter> RegressionTask::predictionWriter(
     const std::string& path, const data::SampleSet& set) const {
-  auto columns = namedColumns("true:", m_names, m_targets);
-  const auto values = namedColumns("pred:", m_names, m_targets);
-  columns.insert(columns.end(), values.begin(), values.end());
   return std::make_unique<CsvPredictionWriter>(
-      path, set, columns, [this](const torch::Tensor& output, const torch::Tensor& target) {
+      path, set, namedColumns("true:", m_names, m_targets),
+      namedColumns("pred:", m_names, m_targets),
+      [this](const torch::Tensor& output, const torch::Tensor& target) {
         return truthAndValueCells(target, predict(output), false);
       });
 }

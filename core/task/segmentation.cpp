@@ -2,6 +2,7 @@
 #include "task/evaluation_schema.h"
 
 #include <opencv2/imgcodecs.hpp>
+#include <opencv2/imgproc.hpp>
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -16,6 +17,7 @@
 #include "common/output_folder.h"
 #include "data/csv_table.h"
 #include "data/data_module.h"
+#include "data/preview_grid.h"
 
 namespace netsmith::task {
 
@@ -127,6 +129,8 @@ constexpr const char* kPredictionsKind = "segmentation predictions";
 /// `eval --predictions DIR`: DIR/masks/<n>.png the predicted class per pixel, DIR/truth/<n>.png
 /// the truth as the model saw it (after fitting; 255: ignore), both 8-bit single-channel PNGs at
 /// the model's size, and DIR/predictions.csv (path,prediction,truth) naming them, written last
+/// (`predict`, on images without labels: no truth, and DIR/overlays/<n>.png each image with its
+/// predicted mask over it, in the image's own pixels; predictions.csv path,prediction,overlay)
 /// (flushed to disk: the step that makes the folder whole). The PNGs are each written to a
 /// temporary name and renamed, not flushed one by one (thousands of fsyncs). DIR is an
 /// OutputFolder: new, empty, or an earlier evaluation's (whose files alone are replaced); a data
@@ -134,31 +138,47 @@ constexpr const char* kPredictionsKind = "segmentation predictions";
 class MaskPredictionWriter : public PredictionWriter {
  public:
   MaskPredictionWriter(const std::string& dir, const data::SampleSet& set)
-      : m_out(dir, kPredictionsKind), m_dir(m_out.path()), m_set(set) {
+      : m_out(dir, kPredictionsKind),
+        m_dir(m_out.path()),
+        m_set(set),
+        m_truth(set.source->labelled()) {
     m_out.folder("masks");
-    m_out.folder("truth");
+    m_out.folder(m_truth ? "truth" : "overlays");
     // Every name this evaluation writes, listed before the first is written.
     for (std::int64_t i = 0; i < set.size(); ++i) {
       m_out.claim("masks/" + pngName(i));
-      m_out.claim("truth/" + pngName(i));
+      m_out.claim((m_truth ? "truth/" : "overlays/") + pngName(i));
     }
     m_out.claim("predictions.csv");
     m_out.record();
-    m_text = "path,prediction,truth\n";
+    m_text = m_truth ? "path,prediction,truth\n" : "path,prediction,overlay\n";
   }
 
   void add(const torch::Tensor& output, const torch::Tensor& target,
            const std::vector<std::int64_t>& samples) override {
     const auto predicted = output.argmax(1).to(torch::kCPU, torch::kUInt8).contiguous();
-    const auto truth = target.to(torch::kCPU).to(torch::kUInt8).contiguous();
+    const bool truth = m_truth && target.defined();
+    const auto truths = truth ? target.to(torch::kCPU).to(torch::kUInt8).contiguous() : target;
     const int h = int(predicted.size(1)), w = int(predicted.size(2));
     for (std::size_t i = 0; i < samples.size() && std::int64_t(i) < predicted.size(0); ++i) {
       const std::string name = pngName(m_count++);
       write("masks/" + name, predicted[std::int64_t(i)], h, w);
-      write("truth/" + name, truth[std::int64_t(i)], h, w);
-      m_text += data::csvTextCell(m_set.describe(samples[i])) + ",masks/" + name + ",truth/" +
-                name + "\n";
+      m_text += data::csvTextCell(m_set.describe(samples[i])) + ",masks/" + name;
+      if (truth) {
+        write("truth/" + name, truths[std::int64_t(i)], h, w);
+        m_text += ",truth/" + name;
+      } else if (!m_truth) {
+        const auto plane = predicted[std::int64_t(i)].contiguous();
+        writeOverlay("overlays/" + name, samples[i],
+                     cv::Mat(h, w, CV_8UC1, plane.data_ptr<std::uint8_t>()));
+        m_text += ",overlays/" + name;
+      }
+      m_text += "\n";
     }
+  }
+
+  void setImageGeometry(std::function<data::ImageGeometry(std::int64_t)> geometry) override {
+    m_geometry = std::move(geometry);
   }
 
   void finish() override { writeFileAtomically(m_dir + "/predictions.csv", m_text); }
@@ -172,7 +192,29 @@ class MaskPredictionWriter : public PredictionWriter {
 
   void write(const std::string& relative, const torch::Tensor& plane, int h, int w) {
     const auto contiguous = plane.contiguous();
-    const cv::Mat mat(h, w, CV_8UC1, contiguous.data_ptr<std::uint8_t>());
+    writePng(relative, cv::Mat(h, w, CV_8UC1, contiguous.data_ptr<std::uint8_t>()));
+  }
+
+  /// The sample's own image with the predicted mask (at the model's size) over it, the mask
+  /// taken back through the evaluation's geometry to the image's pixels.
+  void writeOverlay(const std::string& relative, std::int64_t sample, const cv::Mat& mask) {
+    const cv::Mat image = m_set.source->load(m_set.indices.at(std::size_t(sample)));
+    cv::Mat picture;
+    image.convertTo(picture, CV_32F, 1.0 / 255.0);
+    data::ImageGeometry g;
+    g.width = image.cols, g.height = image.rows;
+    g.sx = double(mask.cols) / image.cols, g.sy = double(mask.rows) / image.rows;
+    if (m_geometry) g = m_geometry(sample);
+    const cv::Matx23d back(1.0 / g.sx, 0, -g.tx / g.sx, 0, 1.0 / g.sy, -g.ty / g.sy);
+    cv::Mat inImage;
+    cv::warpAffine(mask, inImage, back, image.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, 0);
+    cv::Mat rgb;
+    data::overlayMask(picture, inImage, {}).convertTo(rgb, CV_8UC3, 255.0);
+    cv::cvtColor(rgb, rgb, cv::COLOR_RGB2BGR);
+    writePng(relative, rgb);
+  }
+
+  void writePng(const std::string& relative, const cv::Mat& mat) {
     std::vector<uchar> png;
     const std::string path = m_dir + "/" + relative;
     if (!cv::imencode(".png", mat, png)) throw Error(path + ": cannot encode");
@@ -192,6 +234,8 @@ class MaskPredictionWriter : public PredictionWriter {
   OutputFolder m_out;
   std::string m_dir;
   const data::SampleSet& m_set;
+  bool m_truth;  ///< the set has targets: truth/ is written too (else overlays/)
+  std::function<data::ImageGeometry(std::int64_t)> m_geometry;
   std::int64_t m_count = 0;
   std::string m_text;
 };

@@ -59,7 +59,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                 StarterRule{"unet", perClass},
                 "segmentation.md",
                 SegmentationTask::figureSpecs(),
-                maskPixelStatistics});
+                maskPixelStatistics,
+                "predictions"});
   r.add(TaskDef{"detection",
                 "object detection: boxes around the objects of each image, with their classes",
                 "tasks",
@@ -73,7 +74,8 @@ TaskRegistry TaskRegistry::withBuiltins() {
                             }},
                 "detection.md",
                 DetectionTask::figureSpecs(),
-                boxStatistics});
+                boxStatistics,
+                "predictions.json"});
   return r;
 }
 

@@ -97,6 +97,9 @@ struct TaskDef {
   /// What `data-stats` and the Data page count of its training targets (data/target_summary.h).
   /// None: the data holds one class per sample, counted per class and split by the scan.
   data::TargetStatisticsFactory statistics;
+  /// Where `predict` writes its predictionWriter()'s output when no --out is given: a CSV
+  /// file, a folder (segmentation's masks) or a COCO results file (detection's).
+  std::string predictionsName = "predictions.csv";
 };
 
 /// What "best" means for the task when nothing says: its headline figure on the validation

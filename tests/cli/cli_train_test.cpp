@@ -153,6 +153,46 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_NE(badNode.exitCode, 0);
   EXPECT_NE(badNode.output.find("no node \"nope\""), std::string::npos) << badNode.output;
   EXPECT_FALSE(std::filesystem::exists(dir.file("no.png")));
+
+  // predict: the same image without labels gives Grad-CAM's class and probabilities; an
+  // unreadable image is named and skipped; an output over an input is refused.
+  std::filesystem::create_directories(dir.file("photos"));
+  std::filesystem::copy_file(dir.file("blob.png"), dir.file("photos/blob.png"));
+  netsmith::writeFileAtomically(dir.file("photos/broken.png"), "not a png");
+  const auto pr = runCli("predict " + runDir + "/checkpoints/last.safetensors " +
+                         dir.file("photos") + " --out " + dir.file("pred.csv"));
+  ASSERT_EQ(pr.exitCode, 0) << pr.output;
+  EXPECT_NE(pr.output.find("skipped " + dir.file("photos/broken.png") + ": not a readable image"),
+            std::string::npos)
+      << pr.output;
+  EXPECT_NE(pr.output.find("1 image(s) predicted, 1 skipped"), std::string::npos) << pr.output;
+  std::istringstream rows(netsmith::readTextFile(dir.file("pred.csv")));
+  std::string head, cells;
+  std::getline(rows, head);
+  std::getline(rows, cells);
+  EXPECT_EQ(head.rfind("path,prediction,probability,prob:", 0), 0u) << head;
+  EXPECT_EQ(head.find("label"), std::string::npos) << head;
+  std::vector<std::string> cell;
+  std::istringstream split(cells);
+  for (std::string c; std::getline(split, c, ',');)
+    cell.push_back(c);
+  ASSERT_EQ(cell.size(), 3 + probabilities.size()) << cells;
+  EXPECT_EQ(cell[0], dir.file("photos/blob.png"));
+  EXPECT_EQ(cell[1], gj["predicted_name"].get<std::string>());
+  EXPECT_NEAR(std::stod(cell[2]), probabilities[gj["predicted"].get<std::size_t>()], 1e-5);
+  for (std::size_t c = 0; c < probabilities.size(); ++c)
+    EXPECT_NEAR(std::stod(cell[3 + c]), probabilities[c], 1e-5);
+  const std::string before = netsmith::readTextFile(dir.file("photos/blob.png"));
+  const auto over = runCli("predict " + runDir + "/checkpoints/last.safetensors " +
+                           dir.file("photos/blob.png") + " --out " + dir.file("photos/blob.png"));
+  EXPECT_NE(over.exitCode, 0);
+  EXPECT_NE(over.output.find("is an input image"), std::string::npos) << over.output;
+  EXPECT_EQ(netsmith::readTextFile(dir.file("photos/blob.png")), before);
+  const auto none = runCli("predict " + runDir + "/checkpoints/last.safetensors " +
+                           dir.file("photos/broken.png") + " --out " + dir.file("none.csv"));
+  EXPECT_NE(none.exitCode, 0);
+  EXPECT_NE(none.output.find("no image could be read"), std::string::npos) << none.output;
+  EXPECT_FALSE(std::filesystem::exists(dir.file("none.csv")));
 }
 
 // bench --profile: one more pass under LibTorch's profiler, its chrome trace written; the op

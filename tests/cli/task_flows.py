@@ -27,6 +27,10 @@ recall, per-class AP, AP@.5 and recall) equals a COCO evaluation written here fr
 definition, to 1e-6; the exported ONNX head run in OpenCV DNN and decoded here with
 torchvision's batched_nms gives eval's detections.
 
+Every task, classification included (60 Fashion-MNIST test images written as PNGs, in the
+losses flow): `predict` on the evaluated images, with no labels read, writes what eval
+--predictions wrote for them, image by image, without the truth.
+
 Exit 77 (skipped) without the Fashion-MNIST package or scikit-learn.
 
     /usr/bin/python3 tests/cli/task_flows.py NETSMITH_CLI SOURCE_DIR WORK_DIR [TASK]
@@ -70,6 +74,100 @@ def close(what, got, want):
 def read_rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
+
+
+def close_cells(what, got, want, tol=1e-5):
+    """Two CSV cells: numbers within tol, anything else as the same text."""
+    try:
+        a, b = float(got), float(want)
+    except ValueError:
+        if got != want:
+            sys.exit("task_flows: %s: %r, eval wrote %r" % (what, got, want))
+        return
+    if not (abs(a - b) <= tol or (math.isnan(a) and math.isnan(b))):
+        sys.exit("task_flows: %s: %r, eval wrote %r" % (what, got, want))
+
+
+def predict_equals_eval(cli, work, ckpt, inputs, name, kind, evaluated):
+    """`predict` on the evaluated images (no labels read) gives what `eval --predictions` wrote
+    for them: a CSV's every column but the truth's, the same mask PNGs, the same detections.
+    Both batch by 256. Returns predict's JSON report."""
+    out = os.path.join(work, name + "-predict" + {"csv": ".csv", "masks": "", "coco": ".json"}[kind])
+    report = json.loads(run([cli, "predict", ckpt] + inputs +
+                            ["--out", out, "--batch-size", "256", "--json"]))
+    if report["skipped"]:
+        sys.exit("task_flows: %s: predict skipped %s" % (name, report["skipped"]))
+    if kind == "csv":
+        mine = {os.path.normpath(r["path"]): r for r in read_rows(out)}
+        theirs = read_rows(evaluated)
+        truth = [c for c in theirs[0] if c.startswith("true:") or c == "label"]
+        if set(truth) & set(next(iter(mine.values()))):
+            sys.exit("task_flows: %s: predict wrote truth columns %s" % (name, truth))
+        for r in theirs:
+            got = mine.get(os.path.normpath(r["path"]))
+            if got is None:
+                sys.exit("task_flows: %s: predict gave nothing for %s" % (name, r["path"]))
+            if set(got) != set(r) - set(truth):
+                sys.exit("task_flows: %s: predict's columns %s, eval's %s" % (name, list(got), list(r)))
+            for column in got:
+                close_cells("%s: predict's %s of %s" % (name, column, r["path"]), got[column],
+                            r[column])
+        count = len(theirs)
+    elif kind == "masks":
+        import cv2
+        mine = {os.path.normpath(r["path"]): r for r in read_rows(os.path.join(out, "predictions.csv"))}
+        if os.path.exists(os.path.join(out, "truth")):
+            sys.exit("task_flows: %s: predict wrote a truth folder" % name)
+        theirs = read_rows(os.path.join(evaluated, "predictions.csv"))
+        for r in theirs:
+            got = mine.get(os.path.normpath(r["path"]))
+            a = cv2.imread(os.path.join(out, got["prediction"]), cv2.IMREAD_UNCHANGED) if got else None
+            b = cv2.imread(os.path.join(evaluated, r["prediction"]), cv2.IMREAD_UNCHANGED)
+            if a is None or not np.array_equal(a, b):
+                sys.exit("task_flows: %s: predict's mask of %s differs from eval's" % (name, r["path"]))
+            # The overlay: the image where the mask is background, tinted where it is a class.
+            grey = cv2.imread(r["path"], cv2.IMREAD_GRAYSCALE)
+            overlay = cv2.imread(os.path.join(out, got["overlay"]), cv2.IMREAD_COLOR)
+            if overlay is None or overlay.shape[:2] != grey.shape or a.shape != grey.shape:
+                sys.exit("task_flows: %s: the overlay of %s is missing or of another size" %
+                         (name, r["path"]))
+            plain = np.abs(overlay.astype(int) - grey[..., None].astype(int)).max(axis=2) <= 1
+            if not plain[a == 0].all() or (a != 0).any() and plain[a != 0].all():
+                sys.exit("task_flows: %s: the overlay of %s does not follow its mask" % (name, r["path"]))
+        count = len(theirs)
+    else:
+        def by_file(results, images):
+            # By file name: eval names a YOLO image as its folder does, predict by its path.
+            files = {i["id"]: os.path.basename(i["file_name"]) for i in images["images"]}
+            out = {f: [] for f in files.values()}
+            for d in results:
+                out[files[d["image_id"]]].append((d["category_id"], d["score"], d["bbox"]))
+            return {f: sorted(v, key=lambda x: (-x[1], x[0])) for f, v in out.items()}
+        stem = evaluated[:-len(".json")]
+        with open(out) as f, open(out[:-len(".json")] + ".images.json") as g:
+            mine = by_file(json.load(f), json.load(g))
+        with open(evaluated) as f, open(stem + ".truth.json") as g:
+            theirs = by_file(json.load(f), json.load(g))
+        if os.path.exists(out[:-len(".json")] + ".truth.json"):
+            sys.exit("task_flows: %s: predict wrote a truth file" % name)
+        import cv2
+        # Each image drawn, in the order predict read them, at its own size.
+        drawn = sorted(glob.glob(os.path.join(out[:-len(".json")] + ".drawn", "*.png")))
+        with open(out[:-len(".json")] + ".images.json") as g:
+            sizes = [(i["height"], i["width"]) for i in json.load(g)["images"]]
+        if [cv2.imread(d).shape[:2] for d in drawn] != sizes or len(sizes) != len(theirs):
+            sys.exit("task_flows: %s: %d drawn images for %d images" % (name, len(drawn), len(theirs)))
+        for path, want in theirs.items():
+            got = mine.get(path)
+            if got is None or len(got) != len(want) or any(
+                    a[0] != b[0] or abs(a[1] - b[1]) > 1e-5 or
+                    max(abs(p - q) for p, q in zip(a[2], b[2])) > 1e-3 for a, b in zip(got, want)):
+                sys.exit("task_flows: %s: predict's detections of %s differ from eval's" % (name, path))
+        count = len(theirs)
+    if report["predicted"] != count:
+        sys.exit("task_flows: %s: predict counted %d images, eval %d" % (name, report["predicted"], count))
+    print("%s: predict gives eval's predictions on %d images" % (name, count))
+    return report
 
 
 def train_and_eval(cli, source, work, name, epochs, predictions_name=None, dataset=None,
@@ -145,6 +243,8 @@ def train_and_eval(cli, source, work, name, epochs, predictions_name=None, datas
 
 def multilabel(cli, source, work):
     report, rows, manifest, ckpt, project = train_and_eval(cli, source, work, "mosaics", 8)
+    predict_equals_eval(cli, work, ckpt, [os.path.join(work, "mosaics", "images", "test")],
+                        "mosaics", "csv", os.path.join(work, "mosaics-predictions.csv"))
     classes = [c[len("true:"):] for c in rows[0] if c.startswith("true:")]
     y = np.array([[int(r["true:" + c]) for c in classes] for r in rows])
     p = np.array([[float(r["prob:" + c]) for c in classes] for r in rows], dtype=np.float32)
@@ -211,6 +311,8 @@ def regression(cli, source, work):
     # Huber, not the example's MSE: eval once reported an MSE loss for it.
     report, rows, manifest, ckpt, project = train_and_eval(cli, source, work, "rotations", 6,
                                                            loss="huber")
+    predict_equals_eval(cli, work, ckpt, [os.path.join(work, "rotations", "images", "test")],
+                        "rotations", "csv", os.path.join(work, "rotations-predictions.csv"))
     targets = [c[len("true:"):] for c in rows[0] if c.startswith("true:")]
     y = np.array([[float(r["true:" + t]) for t in targets] for r in rows])
     p = np.array([[float(r["pred:" + t]) for t in targets] for r in rows])
@@ -260,6 +362,8 @@ def segmentation(cli, source, work):
     import cv2
     report, ckpt, project, folder, data = train_and_eval(cli, source, work, "scenes", 3,
                                                          "scenes-predictions")
+    predict_equals_eval(cli, work, ckpt, [os.path.join(data, "test", "images")], "scenes", "masks",
+                        folder)
     with open(project) as f:
         classes = json.load(f)["data"]["classes"]
     k = len(classes)
@@ -558,6 +662,8 @@ def detection(cli, source, work):
     import cv2
     report, ckpt, project, predictions, data = train_and_eval(
         cli, source, work, "scenes_detection", 4, "scenes_detection-predictions.json", "scenes")
+    predict_equals_eval(cli, work, ckpt, [os.path.join(data, "test", "images")], "scenes_detection",
+                        "coco", predictions)
     with open(predictions) as f:
         results = json.load(f)
     with open(predictions[:-len(".json")] + ".truth.json") as f:
@@ -697,6 +803,36 @@ def losses(cli, source, work):
         sys.exit("task_flows: classification with label smoothing: the run's recorded test loss "
                  "is %r, eval gives %r" % (got, want))
     print("classification (label smoothing 0.1): the run's test loss equals eval's")
+    # predict on 60 test images written as PNGs, against eval on them (a CSV manifest).
+    import cv2
+    import gzip
+    with gzip.open(os.path.join(FMNIST, "t10k-images-idx3-ubyte.gz")) as f:
+        images = np.frombuffer(f.read(), np.uint8, offset=16).reshape(-1, 28, 28)
+    with gzip.open(os.path.join(FMNIST, "t10k-labels-idx1-ubyte.gz")) as f:
+        labels = np.frombuffer(f.read(), np.uint8, offset=8)
+    folder = os.path.join(work, "fashion-pngs")
+    os.makedirs(folder, exist_ok=True)
+    with open(os.path.join(work, "fashion-pngs.csv"), "w") as f:
+        f.write("path,label\n")
+        for i in range(60):
+            cv2.imwrite(os.path.join(folder, "%03d.png" % i), images[i])
+            f.write("fashion-pngs/%03d.png,%d\n" % (i, labels[i]))
+    manifest = {"format": "csv", "manifest": os.path.join(work, "fashion-pngs.csv")}
+    p["data"] = {"train": manifest, "test": manifest}
+    pngs = os.path.join(work, "fashion-pngs.netsmith.json")
+    with open(pngs, "w") as f:
+        json.dump(p, f)
+    ckpt = os.path.join(run_dir, "checkpoints", "best.safetensors")
+    evaluated = os.path.join(work, "fashion-pngs-eval.csv")
+    run([cli, "eval", ckpt, "--data", pngs, "--predictions", evaluated])
+    predict_equals_eval(cli, work, ckpt, [folder], "fashion-pngs", "csv", evaluated)
+    # The class named is the most probable one, with its probability.
+    for r in read_rows(os.path.join(work, "fashion-pngs-predict.csv")):
+        probs = {c[len("prob:"):]: float(r[c]) for c in r if c.startswith("prob:")}
+        best = max(probs, key=probs.get)
+        if r["prediction"] != best or float(r["probability"]) != probs[best]:
+            sys.exit("task_flows: fashion-pngs: %s: predicted %s (%s), the highest probability is "
+                     "%s's" % (r["path"], r["prediction"], r["probability"], best))
 
 
 def main():

@@ -215,6 +215,44 @@ TEST(ImageFolderSource, MixedSizesAndChannelsAreConvertedAndFitted) {
   EXPECT_NEAR(alpha.at<cv::Vec3f>(0, 0)[0], 30 / 255.0, 1e-6);
 }
 
+TEST(ImageList, FilesAndFoldersWithoutTargets) {
+  TempDir dir;
+  testutil::writeImageFolder(dir.path(), {"b", "a"}, 2, 8, 8, 1);  // a/img_*.png, b/img_*.png
+  std::filesystem::create_directories(dir.path() / "a" / ".hidden");
+  cv::imwrite((dir.path() / "a" / ".hidden" / "x.png").string(),
+              testutil::patternImage(8, 8, 1, 1));
+  std::ofstream(dir.file("a/notes.txt")) << "not an image";
+  std::filesystem::create_directory_symlink("..", dir.path() / "a" / "up");  // a loop
+  const std::string single = dir.file("b/img_0.png");
+  std::ofstream(dir.file("named.dat")) << "named by the user";
+  // A file named twice (here also found under a folder) is listed once, where first named.
+  const auto src = openImageList({single, dir.path().string(), dir.file("named.dat")}, {"x"});
+  EXPECT_FALSE(src->labelled());
+  EXPECT_EQ(src->classNames(), std::vector<std::string>{"x"});
+  ASSERT_EQ(src->size(), 5);
+  EXPECT_EQ(src->describe(0), single);
+  EXPECT_EQ(src->label(1), -1);
+  EXPECT_EQ(src->describe(4), dir.file("named.dat"));
+  int notImage = 0, loops = 0;
+  for (const auto& s : src->skippedAtScan()) {
+    notImage += s.item.find("notes.txt") != std::string::npos;
+    loops += s.reason == "a link to a folder already listed";
+    EXPECT_EQ(s.item.find(".hidden"), std::string::npos) << s.item;
+  }
+  EXPECT_EQ(notImage, 1);
+  EXPECT_EQ(loops, 1);
+  // The file named by the user is decoded, and refused by its bytes.
+  EXPECT_CONTAINS(errorOf([&] { src->load(4); }), "named.dat: not a readable image");
+  EXPECT_NO_THROW(src->load(0));
+  EXPECT_CONTAINS(errorOf([&] { openImageList({dir.file("missing")}, {}); }),
+                  dir.file("missing") + ": not found");
+  TempDir empty;
+  std::ofstream(empty.file("a.txt")) << "x";
+  EXPECT_CONTAINS(errorOf([&] { openImageList({empty.path().string()}, {}); }),
+                  "no image to predict on in 1 input(s) (skipped: " + empty.file("a.txt") +
+                      ": not an image file (extension))");
+}
+
 TEST(CsvSource, PathsRelativeToTheManifestAndLabels) {
   TempDir dir;
   testutil::writeImageFolder(dir.path() / "imgs", {"x"}, 4, 6, 6, 3);
