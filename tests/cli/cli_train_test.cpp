@@ -188,6 +188,15 @@ TEST(CliTrain, TrainsThenEvaluatesTheCheckpoint) {
   EXPECT_NE(over.exitCode, 0);
   EXPECT_NE(over.output.find("is an input image"), std::string::npos) << over.output;
   EXPECT_EQ(netsmith::readTextFile(dir.file("photos/blob.png")), before);
+  // A link planted where the output goes is replaced, never written through.
+  netsmith::writeFileAtomically(dir.file("elsewhere.txt"), "keep");
+  std::filesystem::create_symlink(dir.file("elsewhere.txt"), dir.file("planted.csv"));
+  const auto linked = runCli("predict " + runDir + "/checkpoints/last.safetensors " +
+                             dir.file("photos/blob.png") + " --out " + dir.file("planted.csv"));
+  ASSERT_EQ(linked.exitCode, 0) << linked.output;
+  EXPECT_FALSE(std::filesystem::is_symlink(dir.file("planted.csv")));
+  EXPECT_EQ(netsmith::readTextFile(dir.file("elsewhere.txt")), "keep");
+  EXPECT_EQ(netsmith::readTextFile(dir.file("planted.csv")).rfind("path,prediction,", 0), 0u);
   const auto none = runCli("predict " + runDir + "/checkpoints/last.safetensors " +
                            dir.file("photos/broken.png") + " --out " + dir.file("none.csv"));
   EXPECT_NE(none.exitCode, 0);
