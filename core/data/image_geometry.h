@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+#include <opencv2/core/mat.hpp>
+
+#include "target/box.h"
+
 namespace netsmith::data {
 
 /// The evaluation's geometry of one sample: a point of the image maps to the model's input as
@@ -17,6 +21,13 @@ struct ImageGeometry {
   double sx = 1, tx = 0, sy = 1, ty = 0;
   int width = 0, height = 0;
 };
+
+/// A box in the model input's pixels back in the image's, clipped to it (`g` without a scale:
+/// the box as it is).
+target::Box boxInImage(target::Box box, const ImageGeometry& g);
+/// A class mask (CV_8UC1) at the model input's size back in the image's pixels, nearest
+/// neighbour; 0 where the model saw nothing of the image.
+cv::Mat maskInImage(const cv::Mat& mask, const ImageGeometry& g);
 
 /// Implemented by the detection sources (data/box_sources.cpp): COCO keeps its file's image and
 /// category ids and file names; YOLO and VOC, whose files carry no ids, number images by their

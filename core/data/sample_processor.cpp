@@ -317,4 +317,25 @@ cv::Mat SampleProcessor::plain(const SampleSet& set, std::int64_t k) const {
   });
 }
 
+target::Box boxInImage(target::Box b, const ImageGeometry& g) {
+  if (g.sx <= 0 || g.sy <= 0) return b;
+  const auto back = [](double v, double scale, double offset, int side) {
+    return float(std::clamp((v - offset) / scale, 0.0, double(std::max(side, 0))));
+  };
+  b.x0 = back(b.x0, g.sx, g.tx, g.width);
+  b.x1 = back(b.x1, g.sx, g.tx, g.width);
+  b.y0 = back(b.y0, g.sy, g.ty, g.height);
+  b.y1 = back(b.y1, g.sy, g.ty, g.height);
+  return b;
+}
+
+cv::Mat maskInImage(const cv::Mat& mask, const ImageGeometry& g) {
+  if (g.sx <= 0 || g.sy <= 0 || g.width <= 0 || g.height <= 0) return mask.clone();
+  const cv::Matx23d back(1.0 / g.sx, 0, -g.tx / g.sx, 0, 1.0 / g.sy, -g.ty / g.sy);
+  cv::Mat out;
+  cv::warpAffine(mask, out, back, cv::Size(g.width, g.height), cv::INTER_NEAREST,
+                 cv::BORDER_CONSTANT, 0);
+  return out;
+}
+
 }  // namespace netsmith::data

@@ -5,11 +5,15 @@
 // augmentation), the outputs written by the task's own PredictionWriter without truth columns.
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include <opencv2/core/mat.hpp>
+
 #include "data/dataset_source.h"
 #include "registries/registries_fwd.h"
+#include "task/figures.h"
 
 namespace netsmith::eval {
 
@@ -40,5 +44,45 @@ struct PredictResult {
 /// not load, an input that does not exist, no image at all, an output that would be written
 /// over an input image or into an input folder, a task that writes no predictions.
 PredictResult predictImages(const PredictOptions& options);
+
+/// One image's prediction as a person looks at it (the studio's Predict page).
+struct PredictedImage {
+  std::string path;
+  cv::Mat image;          ///< as decoded (CV_8UC1 grey or CV_8UC3 RGB); empty when unreadable
+  task::SampleView view;  ///< the task's description, without truth; masks and boxes in the
+                          ///< image's own pixels (height x width the image's)
+  std::string error;      ///< why it could not be read ("" when it was)
+};
+
+/// A model loaded once for predictions on images without labels: the checkpoint's network,
+/// task and evaluation preprocessing, as predictImages() uses them.
+class Predictor {
+ public:
+  /// Loads `model` (a checkpoint, or a project with its init_from's weights); throws
+  /// netsmith::Error naming it.
+  Predictor(RegistriesPtr registries, const std::string& model);
+  ~Predictor();
+  const std::string& model() const;
+  const std::string& task() const;
+  /// The classes (classification, multi-label, segmentation, detection) or the targets
+  /// (regression) the outputs are of, in order.
+  const std::vector<std::string>& names() const;
+  /// Whether its outputs are class scores a Grad-CAM map can explain (the task's evaluator
+  /// scales class scores: the class view).
+  bool explainsClasses() const;
+  /// Whether a view's `output` holds class probabilities (the model names classes), rather
+  /// than values (a regression's, named by its targets).
+  bool outputsProbabilities() const;
+  /// The project's class colours ("#rrggbb", data.colors; empty: the built-in palette).
+  const std::vector<std::string>& colors() const;
+  /// The images at `paths`, batched; an unreadable one comes back with its error.
+  std::vector<PredictedImage> predict(const std::vector<std::string>& paths,
+                                      std::int64_t batchSize = 32) const;
+
+ private:
+  friend PredictResult predictImages(const PredictOptions& options);
+  struct Loaded;
+  std::unique_ptr<Loaded> m;
+};
 
 }  // namespace netsmith::eval

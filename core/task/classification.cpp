@@ -290,6 +290,27 @@ Json ClassificationTask::evaluationSchema() const {
             {"ece_after", number}}}}}}}};
 }
 
+std::vector<SampleView> ClassificationTask::describeSamples(const torch::Tensor& output,
+                                                            const torch::Tensor& target) const {
+  const auto logits = output.to(torch::kCPU, torch::kFloat).contiguous();
+  const auto probs = torch::softmax(logits, 1).contiguous();
+  const auto losses =
+      target.defined()
+          ? torch::nn::functional::cross_entropy(
+                logits, target.to(torch::kCPU, torch::kLong),
+                torch::nn::functional::CrossEntropyFuncOptions().reduction(torch::kNone))
+                .contiguous()
+          : torch::zeros({logits.size(0)});
+  const auto n = probs.size(0), k = probs.size(1);
+  std::vector<SampleView> out(static_cast<std::size_t>(n));
+  for (std::int64_t i = 0; i < n; ++i) {
+    auto& v = out[std::size_t(i)];
+    v.output.assign(probs.data_ptr<float>() + i * k, probs.data_ptr<float>() + (i + 1) * k);
+    v.score = losses[i].item<double>();
+  }
+  return out;
+}
+
 std::unique_ptr<PredictionWriter> ClassificationTask::predictionWriter(
     const std::string& path, const data::SampleSet& set) const {
   std::vector<std::string> columns{"prediction", "probability"};

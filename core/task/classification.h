@@ -72,6 +72,10 @@ class ClassificationTask : public Task {
   /// label (the class index), then prob:<class> (softmax) per class.
   std::unique_ptr<PredictionWriter> predictionWriter(const std::string& path,
                                                      const data::SampleSet& set) const override;
+  /// Each sample's class probabilities (softmax) as its output, scored by its cross-entropy
+  /// when there is a target (the class view's evaluation keeps its own samples).
+  std::vector<SampleView> describeSamples(const torch::Tensor& output,
+                                          const torch::Tensor& target) const override;
 
  private:
   std::vector<std::string> m_names;

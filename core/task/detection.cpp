@@ -188,9 +188,9 @@ class CocoPredictionWriter : public PredictionWriter {
         if (category < 0) continue;  // a class the data's annotations cannot name
         m_results.push_back({{"image_id", id},
                              {"category_id", category},
-                             {"bbox", cocoBox(inImage(d.box, g))},
+                             {"bbox", cocoBox(data::boxInImage(d.box, g))},
                              {"score", d.score}});
-        if (d.score >= kDrawnScore) drawn.push_back(inImage(d.box, g));
+        if (d.score >= kDrawnScore) drawn.push_back(data::boxInImage(d.box, g));
       }
       if (m_drawn) draw(index, drawn);
     }
@@ -226,19 +226,6 @@ class CocoPredictionWriter : public PredictionWriter {
   std::int64_t categoryOf(std::int64_t cls) const {
     return cls >= 0 && std::size_t(cls) < m_categoryIds.size() ? m_categoryIds[std::size_t(cls)]
                                                                : -1;
-  }
-
-  /// A box in the model's pixels back in the image's (clipped to it).
-  static target::Box inImage(target::Box b, const data::ImageGeometry& g) {
-    if (g.sx <= 0 || g.sy <= 0) return b;
-    const auto back = [](double v, double scale, double offset, int side) {
-      return float(std::clamp((v - offset) / scale, 0.0, double(std::max(side, 0))));
-    };
-    b.x0 = back(b.x0, g.sx, g.tx, g.width);
-    b.x1 = back(b.x1, g.sx, g.tx, g.width);
-    b.y0 = back(b.y0, g.sy, g.ty, g.height);
-    b.y1 = back(b.y1, g.sy, g.ty, g.height);
-    return b;
   }
 
   std::string m_path, m_truthPath;
@@ -373,7 +360,8 @@ std::vector<SampleView> DetectionTask::describeSamples(const torch::Tensor& outp
   const auto out = output.to(torch::kCPU, torch::kFloat);
   const auto detections = decodeDetections(out, m_params, int(out.size(3) * m_params.stride),
                                            int(out.size(2) * m_params.stride));
-  const auto truth = boxesFromTarget(target.to(torch::kCPU));
+  const auto truth = target.defined() ? boxesFromTarget(target.to(torch::kCPU))
+                                      : std::vector<std::vector<target::Box>>{};
   std::vector<SampleView> views(detections.size());
   for (std::size_t i = 0; i < views.size(); ++i) {
     auto& v = views[i];

@@ -337,11 +337,14 @@ std::unique_ptr<PredictionWriter> MultiLabelTask::predictionWriter(
 std::vector<SampleView> MultiLabelTask::describeSamples(const torch::Tensor& output,
                                                         const torch::Tensor& target) const {
   const auto logits = output.to(torch::kCPU, torch::kFloat).contiguous();
-  const auto truth = target.to(torch::kCPU, torch::kFloat).contiguous();
-  const auto losses =
-      torch::binary_cross_entropy_with_logits(logits, truth, {}, {}, at::Reduction::None)
-          .mean(1)
-          .contiguous();
+  // Without a target (images to predict on): the probabilities alone, scored 0.
+  const auto truth = target.defined() ? target.to(torch::kCPU, torch::kFloat).contiguous()
+                                      : torch::zeros_like(logits);
+  const auto losses = target.defined() ? torch::binary_cross_entropy_with_logits(
+                                             logits, truth, {}, {}, at::Reduction::None)
+                                             .mean(1)
+                                             .contiguous()
+                                       : torch::zeros({logits.size(0)});
   // A non-finite output (a diverged model) scores 0, as the figures count it (MultiLabelSums).
   const auto probs = torch::nan_to_num(torch::sigmoid(logits), 0.0, 1.0, 0.0).contiguous();
   const auto n = logits.size(0), k = logits.size(1);
@@ -349,7 +352,8 @@ std::vector<SampleView> MultiLabelTask::describeSamples(const torch::Tensor& out
   for (std::int64_t i = 0; i < n; ++i) {
     auto& v = out[std::size_t(i)];
     v.output.assign(probs.data_ptr<float>() + i * k, probs.data_ptr<float>() + (i + 1) * k);
-    v.truth.assign(truth.data_ptr<float>() + i * k, truth.data_ptr<float>() + (i + 1) * k);
+    if (target.defined())
+      v.truth.assign(truth.data_ptr<float>() + i * k, truth.data_ptr<float>() + (i + 1) * k);
     v.score = losses[i].item<double>();
   }
   return out;

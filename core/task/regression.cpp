@@ -240,14 +240,16 @@ std::unique_ptr<PredictionWriter> RegressionTask::predictionWriter(
 std::vector<SampleView> RegressionTask::describeSamples(const torch::Tensor& output,
                                                         const torch::Tensor& target) const {
   const auto values = predict(output.to(torch::kCPU)).contiguous();
-  const auto truth = target.to(torch::kCPU, torch::kFloat).contiguous();
+  // Without a target (images to predict on): the values alone, scored 0.
+  const auto truth = target.defined() ? target.to(torch::kCPU, torch::kFloat).contiguous() : values;
   const auto errors = (values - truth).abs().mean(1).contiguous();
   const auto n = values.size(0), k = values.size(1);
   std::vector<SampleView> out(static_cast<std::size_t>(n));
   for (std::int64_t i = 0; i < n; ++i) {
     auto& v = out[std::size_t(i)];
     v.output.assign(values.data_ptr<float>() + i * k, values.data_ptr<float>() + (i + 1) * k);
-    v.truth.assign(truth.data_ptr<float>() + i * k, truth.data_ptr<float>() + (i + 1) * k);
+    if (target.defined())
+      v.truth.assign(truth.data_ptr<float>() + i * k, truth.data_ptr<float>() + (i + 1) * k);
     v.score = errors[i].item<double>();
   }
   return out;

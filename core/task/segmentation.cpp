@@ -205,11 +205,8 @@ class MaskPredictionWriter : public PredictionWriter {
     g.width = image.cols, g.height = image.rows;
     g.sx = double(mask.cols) / image.cols, g.sy = double(mask.rows) / image.rows;
     if (m_geometry) g = m_geometry(sample);
-    const cv::Matx23d back(1.0 / g.sx, 0, -g.tx / g.sx, 0, 1.0 / g.sy, -g.ty / g.sy);
-    cv::Mat inImage;
-    cv::warpAffine(mask, inImage, back, image.size(), cv::INTER_NEAREST, cv::BORDER_CONSTANT, 0);
     cv::Mat rgb;
-    data::overlayMask(picture, inImage, {}).convertTo(rgb, CV_8UC3, 255.0);
+    data::overlayMask(picture, data::maskInImage(mask, g), {}).convertTo(rgb, CV_8UC3, 255.0);
     cv::cvtColor(rgb, rgb, cv::COLOR_RGB2BGR);
     writePng(relative, rgb);
   }
@@ -430,8 +427,11 @@ Json SegmentationTask::evaluationSchema() const {
 std::vector<SampleView> SegmentationTask::describeSamples(const torch::Tensor& output,
                                                           const torch::Tensor& target) const {
   const auto predicted = output.argmax(1).to(torch::kCPU, torch::kUInt8).contiguous();
-  const auto truth = target.to(torch::kCPU).clamp(0, 255).to(torch::kUInt8).contiguous();
   const auto n = predicted.size(0);
+  // Without a target (images to predict on): the predicted masks alone.
+  const auto truth = target.defined()
+                         ? target.to(torch::kCPU).clamp(0, 255).to(torch::kUInt8).contiguous()
+                         : torch::full(predicted.sizes(), kIgnoreIndex, torch::kUInt8);
   const int h = int(predicted.size(1)), w = int(predicted.size(2));
   const std::size_t pixels = std::size_t(h) * std::size_t(w);
   const auto k = std::size_t(std::max<std::int64_t>(m_classes, output.size(1)));
@@ -444,7 +444,7 @@ std::vector<SampleView> SegmentationTask::describeSamples(const torch::Tensor& o
     const std::uint8_t* p = predicted.data_ptr<std::uint8_t>() + std::size_t(i) * pixels;
     const std::uint8_t* t = truth.data_ptr<std::uint8_t>() + std::size_t(i) * pixels;
     v.predictedMask.assign(p, p + pixels);
-    v.trueMask.assign(t, t + pixels);
+    if (target.defined()) v.trueMask.assign(t, t + pixels);
     // This sample's IoU as the split's miou counts it: ignored pixels left out, the mean over
     // the classes in its truth or its prediction.
     std::fill(inter.begin(), inter.end(), 0.0);

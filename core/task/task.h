@@ -130,6 +130,8 @@ class Task : public data::TargetCollator {
 
   /// Each sample of a batch as the Evaluation page shows it (see SampleView), from the model's
   /// output (float, on the CPU) and the batch's target. Empty: the task has no per-sample view.
+  /// `target` is undefined for images without labels (`predict`, the studio's Predict page):
+  /// the views then hold the outputs alone.
   virtual std::vector<SampleView> describeSamples(const torch::Tensor& /*output*/,
                                                   const torch::Tensor& /*target*/) const {
     return {};

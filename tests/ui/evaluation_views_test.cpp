@@ -6,9 +6,12 @@
 #include <QAbstractSlider>
 #include <QComboBox>
 #include <QDialog>
+#include <QDir>
 #include <QDoubleSpinBox>
+#include <QFileInfo>
 #include <QLabel>
 #include <QListWidget>
+#include <QMimeData>
 #include <QProcess>
 #include <QPushButton>
 #include <QSettings>
@@ -20,13 +23,16 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QUndoStack>
+#include <QUrl>
 #include <QtTest>
 
 #include <qcustomplot.h>
 #include <opencv2/imgcodecs.hpp>
 
+#include <array>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <random>
 #include <sstream>
 
@@ -34,6 +40,7 @@
 #include "evaluation/detection_view.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/multilabel_view.h"
+#include "evaluation/predict_page.h"
 #include "evaluation/regression_view.h"
 #include "evaluation/sample_dialog.h"
 #include "evaluation/segmentation_view.h"
@@ -598,6 +605,42 @@ class EvaluationViewsTest : public QObject {
     const QString caption = firstCaption(window, view->gallery());
     QVERIFY2(caption.contains(QStringLiteral("IoU")), qPrintable(caption));
     shootAndExport(window, "evaluation_segmentation.png");
+
+    // The Predict page: each dropped test image's mask is the one eval wrote for it (the
+    // images are at the model's size), drawn over it at the opacity slider's strength.
+    auto* predict = openPredictPage(window, QString::fromStdString(e.checkpoint));
+    QVERIFY(predict);
+    QVERIFY(dropAndPredict(predict, {dir.filePath(QStringLiteral("test/images"))}));
+    QCOMPARE(predict->imageCount(), 16);
+    std::map<QString, QString> maskOf;
+    for (std::size_t r = 1; r < rows.size(); ++r)
+      maskOf[QFileInfo(QString::fromStdString(rows[r][0])).canonicalFilePath()] =
+          out + QLatin1Char('/') + QString::fromStdString(rows[r][1]);
+    for (const auto& p : predict->predictions()) {
+      const cv::Mat want = cv::imread(
+          maskOf.at(QFileInfo(QString::fromStdString(p.path)).canonicalFilePath()).toStdString(),
+          cv::IMREAD_UNCHANGED);
+      QCOMPARE(p.view.height, want.rows);
+      QVERIFY(std::equal(p.view.predictedMask.begin(), p.view.predictedMask.end(),
+                         want.begin<std::uint8_t>(), want.end<std::uint8_t>()));
+    }
+    auto* opacity = predict->findChild<QSlider*>(QStringLiteral("predictOpacity"));
+    QVERIFY(opacity && opacity->isVisible());
+    const QImage strong = predict->shownPicture().toImage();
+    opacity->setFocus();
+    for (int i = 0; i < 6; ++i)
+      QTest::keyClick(opacity, Qt::Key_PageDown);  // 55% -> 0%: the image alone
+    QCOMPARE(opacity->value(), 0);
+    const QImage none = predict->shownPicture().toImage();
+    const auto& shown = predict->predictions()[std::size_t(
+        predict->findChild<QListWidget*>(QStringLiteral("predictImages"))->currentRow())];
+    bool masked = false;
+    for (auto v : shown.view.predictedMask)
+      masked = masked || v != 0;
+    QCOMPARE(strong != none, masked);
+    for (int i = 0; i < 6; ++i)
+      QTest::keyClick(opacity, Qt::Key_PageUp);
+    screenshot(window, "predict_segmentation.png");
   }
 
   // Detection: 32x32 images with one or two squares, "bright" or "dim", their boxes as YOLO
@@ -825,9 +868,176 @@ class EvaluationViewsTest : public QObject {
     auto* tta = window.findChild<QComboBox*>(QStringLiteral("evaluationTta"));
     QVERIFY(tta && !tta->isVisible());
     shootAndExport(window, "evaluation_detection.png");
+
+    // The Predict page (Ctrl+9) tries the run's checkpoint on the test images dropped on it:
+    // an image's boxes from the confidence slider's score are eval's detections of it from
+    // that score, in the image's pixels.
+    auto* predict = openPredictPage(window, QString::fromStdString(e.checkpoint));
+    QVERIFY(predict);
+    QVERIFY(dropAndPredict(predict, {dir.filePath(QStringLiteral("test/images"))}));
+    QCOMPARE(predict->imageCount(), 16);
+    std::map<std::int64_t, std::string> fileOf;
+    for (const auto& image : truth["images"])
+      fileOf[image["id"].get<std::int64_t>()] = image["file_name"].get<std::string>();
+    auto* list = predict->findChild<QListWidget*>(QStringLiteral("predictImages"));
+    auto* confidence = predict->findChild<QSlider*>(QStringLiteral("predictConfidence"));
+    QVERIFY(list && confidence);
+    const auto checkBoxes = [&](int row) {
+      const auto& p = predict->predictions()[std::size_t(row)];
+      const std::string file = QFileInfo(QString::fromStdString(p.path)).fileName().toStdString();
+      const double from = confidence->value() / 100.0;
+      std::vector<std::array<double, 5>> want, got;
+      for (const auto& d : results)
+        if (fileOf[d["image_id"].get<std::int64_t>()] == file && d["score"].get<double>() >= from)
+          want.push_back({d["bbox"][0].get<double>(), d["bbox"][1].get<double>(),
+                          d["bbox"][0].get<double>() + d["bbox"][2].get<double>(),
+                          d["bbox"][1].get<double>() + d["bbox"][3].get<double>(),
+                          d["score"].get<double>()});
+      const auto& v = p.view;
+      for (std::size_t i = 0; i < v.predictedBoxes.size(); ++i)
+        if (v.predictedScores[i] >= from)
+          got.push_back({v.predictedBoxes[i].x0, v.predictedBoxes[i].y0, v.predictedBoxes[i].x1,
+                         v.predictedBoxes[i].y1, v.predictedScores[i]});
+      if (want.size() != got.size()) return false;
+      for (std::size_t i = 0; i < want.size(); ++i)
+        for (std::size_t k = 0; k < 5; ++k)
+          if (std::abs(want[i][k] - got[i][k]) > 1e-3) return false;
+      return true;
+    };
+    for (int row : {0, 5}) {
+      QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                        list->visualItemRect(list->item(row)).center());
+      QCOMPARE(list->currentRow(), row);
+      QVERIFY(confidence->isVisible());
+      QVERIFY(checkBoxes(row));
+      // The slider by keyboard: each page up raises the score by 0.10.
+      confidence->setFocus();
+      QTest::keyClick(confidence, Qt::Key_PageUp);
+      QCOMPARE(confidence->value(), 35);
+      QVERIFY(checkBoxes(row));
+      QVERIFY(!predict->shownCaption().isEmpty());
+      QTest::keyClick(confidence, Qt::Key_PageDown);
+    }
+    QCOMPARE(predict->shownPicture().width(), 400);  // 32 px images shown at 400
+    screenshot(window, "predict_detection.png");
+  }
+
+  // A classifier on the Predict page: the test images dropped on it get eval's probabilities
+  // (the bars), a broken file is named, and the Grad-CAM button lays the map over the image.
+  void predictPageTriesAClassifier() {
+    QTemporaryDir dir;
+    std::mt19937 rng(3);
+    const std::vector<std::pair<int, int>> corners{{1, 1}, {10, 1}, {1, 10}, {10, 10}};
+    const QStringList names{QStringLiteral("top_left"), QStringLiteral("top_right"),
+                            QStringLiteral("bottom_left"), QStringLiteral("bottom_right")};
+    for (const char* split : {"train", "test"})
+      for (int c = 0; c < 4; ++c) {
+        QDir(dir.path()).mkpath(QStringLiteral("%1/%2").arg(split, names[c]));
+        for (int i = 0; i < (std::string(split) == "train" ? 24 : 6); ++i)
+          cv::imwrite(dir.filePath(QStringLiteral("%1/%2/%3.png").arg(split, names[c]).arg(i))
+                          .toStdString(),
+                      square(rng, corners[std::size_t(c)].first, corners[std::size_t(c)].second));
+      }
+    const auto path = writeProject(dir, "classification",
+                                   Json{{"train", {{"format", "image_folder"}, {"root", "train"}}},
+                                        {"test", {{"format", "image_folder"}, {"root", "test"}}}},
+                                   model(4, false), "cross_entropy");
+    MainWindow window(m_registries);
+    window.resize(1280, 720);
+    window.show();
+    QVERIFY(window.openProject(QString::fromStdString(path), /*quiet=*/true));
+    auto* evaluation = trainAndEvaluate(window);
+    QVERIFY(evaluation);
+    const QString checkpoint = QString::fromStdString(evaluation->result().checkpoint);
+    const QString csv = dir.filePath(QStringLiteral("eval.csv"));
+    QVERIFY(writePredictions(checkpoint, csv));
+    const auto rows = readCsv(csv);
+    QCOMPARE(rows.size(), std::size_t(25));
+    QDir(dir.path()).mkpath(QStringLiteral("more"));
+    std::ofstream(dir.filePath(QStringLiteral("more/broken.png")).toStdString()) << "not a png";
+
+    auto* predict = openPredictPage(window, checkpoint);
+    QVERIFY(predict);
+    QVERIFY(dropAndPredict(predict, {dir.filePath(QStringLiteral("test")),
+                                     dir.filePath(QStringLiteral("more/broken.png"))}));
+    QCOMPARE(predict->imageCount(), 25);
+    auto* list = predict->findChild<QListWidget*>(QStringLiteral("predictImages"));
+    QVERIFY(list->item(24)->text().contains(QStringLiteral("not read")));
+    // Each image's bars are eval's probabilities of it, highest first, as percentages.
+    std::map<std::string, std::vector<std::string>> evaluated;
+    for (std::size_t r = 1; r < rows.size(); ++r)
+      evaluated[QFileInfo(QString::fromStdString(rows[r][0])).canonicalFilePath().toStdString()] =
+          rows[r];
+    for (int row : {0, 7, 23}) {
+      QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                        list->visualItemRect(list->item(row)).center());
+      const auto& p = predict->predictions()[std::size_t(row)];
+      const auto& want =
+          evaluated.at(QFileInfo(QString::fromStdString(p.path)).canonicalFilePath().toStdString());
+      // path, label, prediction, probability, prob:<class> x 4
+      QCOMPARE(want.size(), std::size_t(8));
+      std::vector<std::pair<double, QString>> probs;
+      for (std::size_t c = 4; c < 8; ++c)  // "prob:<class>", the classes in their order
+        probs.push_back({std::stod(want[c]), QString::fromStdString(rows[0][c].substr(5))});
+      std::stable_sort(probs.begin(), probs.end(),
+                       [](const auto& a, const auto& b) { return a.first > b.first; });
+      QStringList lines;
+      for (const auto& [prob, name] : probs)
+        lines << QStringLiteral("%1 %2%").arg(name).arg(100.0 * prob, 0, 'f', 1);
+      QCOMPARE(predict->shownBars(), lines);
+      QVERIFY(predict->shownCaption().contains(QString::fromStdString(want[2])));
+    }
+    // Grad-CAM on demand: the map over the image, as `eval --gradcam` draws it.
+    auto* gradCam = predict->findChild<QPushButton*>(QStringLiteral("predictGradCam"));
+    QVERIFY(gradCam && gradCam->isVisible());
+    const QImage plain = predict->shownPicture().toImage();
+    QTest::mouseClick(gradCam, Qt::LeftButton);
+    QVERIFY(gradCam->isChecked());
+    const QImage map = predict->shownPicture().toImage();
+    QCOMPARE(map.size(), QSize(400, 400));
+    QVERIFY(map.convertToFormat(QImage::Format_RGB888) !=
+            plain.convertToFormat(QImage::Format_RGB888));
+    screenshot(window, "predict_classification_gradcam.png");
+    // Another project: the images tried with this one's model go.
+    QVERIFY(window.openProject(QString::fromStdString(path), /*quiet=*/true));
+    QCOMPARE(predict->imageCount(), 0);
   }
 
  private:
+  /// The Predict page by its shortcut, its model the run's checkpoint `checkpoint`.
+  static netsmith::ui::PredictPage* openPredictPage(MainWindow& window, const QString& checkpoint) {
+    window.activateWindow();  // a dialog closed a moment ago may have had the focus
+    if (!QTest::qWaitForWindowActive(&window)) return nullptr;
+    QTest::keyClick(&window, Qt::Key_9, Qt::ControlModifier);
+    auto* page = window.pages()->predictPage();
+    if (!QTest::qWaitFor([page] { return page->isVisible(); }, 5000)) {
+      qWarning("the Predict page is not shown after Ctrl+9");
+      return nullptr;
+    }
+    if (page->model() != checkpoint)
+      qWarning("the Predict page's model is %s, not %s", qPrintable(page->model()),
+               qPrintable(checkpoint));
+    return page->model() == checkpoint ? page : nullptr;
+  }
+
+  /// Drops `paths` (files and folders) on the page as a file manager would, and waits for
+  /// their predictions.
+  static bool dropAndPredict(netsmith::ui::PredictPage* page, const QStringList& paths) {
+    QSignalSpy predicted(page, &netsmith::ui::PredictPage::predicted);
+    QMimeData mime;
+    QList<QUrl> urls;
+    for (const auto& p : paths)
+      urls << QUrl::fromLocalFile(p);
+    mime.setUrls(urls);
+    const QPoint at = page->rect().center();
+    QDragEnterEvent enter(at, Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(page, &enter);
+    if (!enter.isAccepted()) return false;
+    QDropEvent drop(QPointF(at), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(page, &drop);
+    return predicted.wait(60000);
+  }
+
   /// Opens `project` and scans its data with the Data page's button.
   netsmith::ui::DataPage* openAndScan(MainWindow& window, const std::string& project) {
     if (!window.openProject(QString::fromStdString(project), /*quiet=*/true)) return nullptr;

@@ -211,6 +211,8 @@ QString MainWindow::guidePageForView() const {
     }
     case ProjectPages::ExperimentsPage:
       return QStringLiteral("experiments-and-sweeps.md");
+    case ProjectPages::PredictPage:
+      return QStringLiteral("evaluation.md#predicting-on-new-images");
   }
   return QStringLiteral("README.md");
 }

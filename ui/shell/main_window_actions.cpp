@@ -105,9 +105,9 @@ void MainWindow::buildEditMenu() {
 
 void MainWindow::buildViewMenu() {
   QMenu* view = menuBar()->addMenu(tr("&View"));
-  const QStringList pageNames = {tr("&Model"),      tr("&Data"),       tr("&Augment"),
-                                 tr("&Training"),   tr("Dash&board"),  tr("&Runs"),
-                                 tr("&Evaluation"), tr("E&xperiments")};
+  const QStringList pageNames = {tr("&Model"),      tr("&Data"),        tr("&Augment"),
+                                 tr("&Training"),   tr("Dash&board"),   tr("&Runs"),
+                                 tr("&Evaluation"), tr("E&xperiments"), tr("&Predict")};
   for (int i = 0; i < pageNames.size(); ++i)
     namedAction(view->addAction(pageNames[i], this,
                                 [this, i] { m_pages->showPage(ProjectPages::Page(i)); }),

@@ -6,6 +6,7 @@
 
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
+#include "evaluation/predict_page.h"
 #include "forms/augment_page.h"
 #include "forms/data_page.h"
 #include "forms/training_page.h"
@@ -25,9 +26,9 @@ ProjectPages::ProjectPages(ProjectDocument* document, TaskViewsPtr views, QWidge
       m_dataPage(new ::netsmith::ui::DataPage(document, this)) {
   m_navigator->setObjectName(QStringLiteral("navigator"));
   m_navigator->addItems({tr("Model"), tr("Data"), tr("Augment"), tr("Training"), tr("Dashboard"),
-                         tr("Runs"), tr("Evaluation"), tr("Experiments")});
+                         tr("Runs"), tr("Evaluation"), tr("Experiments"), tr("Predict")});
   m_navigator->setFixedWidth(m_navigator->sizeHintForColumn(0) + 36);
-  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+8)"));
+  m_navigator->setToolTip(tr("The project's pages (Ctrl+1 .. Ctrl+9)"));
   m_stack->setObjectName(QStringLiteral("pages"));
   m_modelPage = new ::netsmith::ui::ModelPage(m_document, this);
   m_stack->addWidget(m_modelPage);
@@ -48,6 +49,8 @@ ProjectPages::ProjectPages(ProjectDocument* document, TaskViewsPtr views, QWidge
   m_stack->addWidget(m_evaluationPage);
   m_experimentsPage = new ::netsmith::ui::ExperimentsPage(m_document, m_dashboard, this);
   m_stack->addWidget(m_experimentsPage);
+  m_predictPage = new ::netsmith::ui::PredictPage(m_document->registries(), this);
+  m_stack->addWidget(m_predictPage);
 
   auto* layout = new QHBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);

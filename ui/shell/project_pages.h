@@ -27,6 +27,7 @@ class DataPage;
 class EvaluationPage;
 class ExperimentsPage;
 class ModelPage;
+class PredictPage;
 class RunsPage;
 class TrainingPage;
 class ProjectDocument;
@@ -43,7 +44,8 @@ class ProjectPages : public QWidget {
     DashboardPage,
     RunsPage,
     EvalPage,
-    ExperimentsPage
+    ExperimentsPage,
+    PredictPage
   };
 
   /// `views`: the Evaluation page's task views (TaskViewRegistry).
@@ -57,6 +59,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::AugmentPage* augmentPage() const { return m_augmentPage; }
   ::netsmith::ui::EvaluationPage* evaluationPage() const { return m_evaluationPage; }
   ::netsmith::ui::ExperimentsPage* experimentsPage() const { return m_experimentsPage; }
+  ::netsmith::ui::PredictPage* predictPage() const { return m_predictPage; }
   QListWidget* navigator() const { return m_navigator; }
 
   /// Re-reads everything shown from the document.
@@ -87,6 +90,7 @@ class ProjectPages : public QWidget {
   ::netsmith::ui::AugmentPage* m_augmentPage = nullptr;
   ::netsmith::ui::EvaluationPage* m_evaluationPage = nullptr;
   ::netsmith::ui::ExperimentsPage* m_experimentsPage = nullptr;
+  ::netsmith::ui::PredictPage* m_predictPage = nullptr;
   // Data
   ::netsmith::ui::DataPage* m_dataPage = nullptr;
   ::netsmith::ui::RunsPage* m_runsPage = nullptr;

@@ -14,6 +14,7 @@
 
 #include "data/project_data.h"
 #include "evaluation/evaluation_page.h"
+#include "evaluation/predict_page.h"
 #include "forms/training_page.h"
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
@@ -342,6 +343,7 @@ void RunController::setCurrentCheckpoint(const QString& path) {
   m_checkpoint = path;
   m_pages->evaluationPage()->setTask(m_document->project().task);
   m_pages->evaluationPage()->setCheckpoint(path);
+  m_pages->predictPage()->setModel(path);
   Q_EMIT changed();
 }
 
@@ -361,8 +363,9 @@ QString RunController::pickCheckpoint(const QString& title) {
 }
 
 void RunController::forgetRun() {
-  setCurrentCheckpoint({});  // the Evaluation page's result goes with it
-  setSampleLimits(0, 0);     // a quick run's limits belong to the project they were set in
+  setCurrentCheckpoint({});               // the Evaluation page's result goes with it
+  m_pages->predictPage()->clearImages();  // and the images tried with another project's model
+  setSampleLimits(0, 0);  // a quick run's limits belong to the project they were set in
   m_pages->dashboard()->clear();
   m_pages->dashboard()->clearOverlays();
   m_banner->dismiss();
