@@ -3,6 +3,7 @@
 #include <torch/torch.h>
 
 #include <filesystem>
+#include <mutex>
 
 #include "checkpoint/loaded_model.h"
 #include "common/error.h"
@@ -103,6 +104,9 @@ struct Predictor::Loaded {
   std::vector<std::string> colors;
   std::unique_ptr<data::ProjectData> pd;
   bool explains = false;
+  /// One run of the network at a time: a superseded background prediction may still be
+  /// finishing its batch when the next one starts.
+  mutable std::mutex running;
 
   /// Runs the model over `set` in batches of `batch`: `each(output, samples)` for the samples
   /// read, `failed(sample, error)` for the others; `progress` after each batch (false: stop).
@@ -111,6 +115,7 @@ struct Predictor::Loaded {
            const std::function<void(const torch::Tensor&, const std::vector<std::int64_t>&)>& each,
            const std::function<void(std::int64_t, const std::string&)>& failed,
            const std::function<bool(std::int64_t, std::int64_t)>& progress) const {
+    const std::lock_guard<std::mutex> lock(running);
     torch::NoGradGuard noGrad;
     model.net->eval();
     const data::SampleProcessor& processor = *pd->processor;

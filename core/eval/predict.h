@@ -75,7 +75,8 @@ class Predictor {
   bool outputsProbabilities() const;
   /// The project's class colours ("#rrggbb", data.colors; empty: the built-in palette).
   const std::vector<std::string>& colors() const;
-  /// The images at `paths`, batched; an unreadable one comes back with its error.
+  /// The images at `paths`, batched; an unreadable one comes back with its error. Calls from
+  /// several threads run one after the other.
   std::vector<PredictedImage> predict(const std::vector<std::string>& paths,
                                       std::int64_t batchSize = 32) const;
 
