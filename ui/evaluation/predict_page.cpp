@@ -13,8 +13,8 @@
 #include <QPainter>
 #include <QProgressBar>
 #include <QPushButton>
-#include <QShortcut>
 #include <QResizeEvent>
+#include <QShortcut>
 #include <QShowEvent>
 #include <QSlider>
 #include <QSplitter>
@@ -69,6 +69,38 @@ PredictPage::PredictPage(RegistriesPtr registries, QWidget* parent)
       m_progress(new QProgressBar(this)),
       m_job(new BackgroundJob(this)) {
   setAcceptDrops(true);
+  m_status->setObjectName(QStringLiteral("predictStatus"));
+  m_status->setWordWrap(true);
+  m_progress->setObjectName(QStringLiteral("predictProgress"));
+  m_progress->setVisible(false);
+  m_list->setObjectName(QStringLiteral("predictImages"));
+  m_list->setIconSize(QSize(48, 48));
+  m_list->setMinimumWidth(220);
+  connect(m_list, &QListWidget::currentRowChanged, this, [this](int) { showSelected(); });
+  auto* split = new QSplitter(Qt::Horizontal, this);
+  split->addWidget(m_list);
+  split->addWidget(shownPanel());
+  split->setStretchFactor(1, 1);
+  split->setSizes({300, 900});  // room for the captions beside the thumbnails
+
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(modelRow());
+  layout->addWidget(m_status);
+  layout->addWidget(m_progress);
+  layout->addWidget(split, 1);
+
+  auto* pasteKey = new QShortcut(QKeySequence::Paste, this, this, &PredictPage::paste);
+  pasteKey->setContext(Qt::WidgetWithChildrenShortcut);
+  connect(m_job, &BackgroundJob::progress, this, [this](qint64 done, qint64 total) {
+    m_progress->setRange(0, int(total));
+    m_progress->setValue(int(done));
+  });
+  setModel({});
+}
+
+PredictPage::~PredictPage() = default;
+
+QLayout* PredictPage::modelRow() {
   m_modelLabel->setObjectName(QStringLiteral("predictModel"));
   m_modelLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* openModel = new QPushButton(tr("Open model..."), this);
@@ -82,23 +114,16 @@ PredictPage::PredictPage(RegistriesPtr registries, QWidget* parent)
   auto* clear = new QPushButton(tr("Clear"), this);
   clear->setObjectName(QStringLiteral("predictClear"));
   connect(clear, &QPushButton::clicked, this, &PredictPage::clearImages);
-  auto* top = new QHBoxLayout;
-  top->addWidget(new QLabel(tr("Model:"), this));
-  top->addWidget(m_modelLabel, 1);
-  top->addWidget(openModel);
-  top->addWidget(add);
-  top->addWidget(clear);
+  auto* row = new QHBoxLayout;
+  row->addWidget(new QLabel(tr("Model:"), this));
+  row->addWidget(m_modelLabel, 1);
+  row->addWidget(openModel);
+  row->addWidget(add);
+  row->addWidget(clear);
+  return row;
+}
 
-  m_status->setObjectName(QStringLiteral("predictStatus"));
-  m_status->setWordWrap(true);
-  m_progress->setObjectName(QStringLiteral("predictProgress"));
-  m_progress->setVisible(false);
-
-  m_list->setObjectName(QStringLiteral("predictImages"));
-  m_list->setIconSize(QSize(48, 48));
-  m_list->setMinimumWidth(220);
-  connect(m_list, &QListWidget::currentRowChanged, this, [this](int) { showSelected(); });
-
+QWidget* PredictPage::shownPanel() {
   m_picture->setObjectName(QStringLiteral("predictPicture"));
   m_picture->setAlignment(Qt::AlignCenter);
   // Drawn at kPictureSide, shown fitted to the room the page has (a pixmap's own size would
@@ -111,7 +136,16 @@ PredictPage::PredictPage(RegistriesPtr registries, QWidget* parent)
   m_bars->setObjectName(QStringLiteral("predictBars"));
   m_barsLayout = new QVBoxLayout(m_bars);
   m_barsLayout->setContentsMargins(0, 0, 0, 0);
+  auto* shown = new QWidget(this);
+  auto* column = new QVBoxLayout(shown);
+  column->addWidget(m_picture, 1);
+  column->addWidget(m_caption);
+  column->addWidget(m_bars);
+  column->addLayout(controlsRow());
+  return shown;
+}
 
+QLayout* PredictPage::controlsRow() {
   m_gradCam->setObjectName(QStringLiteral("predictGradCam"));
   m_gradCam->setCheckable(true);
   m_gradCam->setToolTip(
@@ -128,42 +162,15 @@ PredictPage::PredictPage(RegistriesPtr registries, QWidget* parent)
   m_opacity->setValue(55);
   m_opacity->setToolTip(tr("How strongly the predicted mask covers the image"));
   connect(m_opacity, &QSlider::valueChanged, this, [this](int) { showSelected(); });
-  auto* controls = new QHBoxLayout;
-  controls->addWidget(m_gradCam);
-  controls->addWidget(m_confidenceLabel);
-  controls->addWidget(m_confidence, 1);
-  controls->addWidget(m_opacityLabel);
-  controls->addWidget(m_opacity, 1);
-  controls->addStretch();
-
-  auto* shown = new QWidget(this);
-  auto* right = new QVBoxLayout(shown);
-  right->addWidget(m_picture, 1);
-  right->addWidget(m_caption);
-  right->addWidget(m_bars);
-  right->addLayout(controls);
-  auto* split = new QSplitter(Qt::Horizontal, this);
-  split->addWidget(m_list);
-  split->addWidget(shown);
-  split->setStretchFactor(1, 1);
-  split->setSizes({300, 900});  // room for the captions beside the thumbnails
-
-  auto* layout = new QVBoxLayout(this);
-  layout->addLayout(top);
-  layout->addWidget(m_status);
-  layout->addWidget(m_progress);
-  layout->addWidget(split, 1);
-
-  auto* pasteKey = new QShortcut(QKeySequence::Paste, this, this, &PredictPage::paste);
-  pasteKey->setContext(Qt::WidgetWithChildrenShortcut);
-  connect(m_job, &BackgroundJob::progress, this, [this](qint64 done, qint64 total) {
-    m_progress->setRange(0, int(total));
-    m_progress->setValue(int(done));
-  });
-  setModel({});
+  auto* row = new QHBoxLayout;
+  row->addWidget(m_gradCam);
+  row->addWidget(m_confidenceLabel);
+  row->addWidget(m_confidence, 1);
+  row->addWidget(m_opacityLabel);
+  row->addWidget(m_opacity, 1);
+  row->addStretch();
+  return row;
 }
-
-PredictPage::~PredictPage() = default;
 
 void PredictPage::setModel(const QString& path) {
   m_job->cancel();

@@ -18,6 +18,7 @@
 #include "registries/registries_fwd.h"
 
 class QLabel;
+class QLayout;
 class QListWidget;
 class QProgressBar;
 class QPushButton;
@@ -69,6 +70,10 @@ class PredictPage : public QWidget {
   void dropEvent(QDropEvent* event) override;
 
  private:
+  /// The model and the buttons above the page; the chosen image's panel; its sliders.
+  QLayout* modelRow();
+  QWidget* shownPanel();
+  QLayout* controlsRow();
   /// Loads m_modelPath once (its error shown on the page), then predicts what waits.
   void loadModel();
   void openModel();
