@@ -1,5 +1,6 @@
 #include "task/detection.h"
 #include "task/evaluation_schema.h"
+#include "task/prediction_csv.h"
 
 #include <algorithm>
 #include <cmath>
@@ -205,12 +206,6 @@ class CocoPredictionWriter : public PredictionWriter {
   }
 
  private:
-  static std::string pngName(std::int64_t n) {
-    char name[32];
-    std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(n));
-    return name;
-  }
-
   /// Source image `index` with `boxes` (in its pixels) drawn, as drawn/<n>.png.
   void draw(std::int64_t index, const std::vector<target::Box>& boxes) {
     cv::Mat picture, bgr;

@@ -8,6 +8,12 @@
 
 namespace netsmith::task {
 
+std::string pngName(std::int64_t n) {
+  char name[32];
+  std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(n));
+  return name;
+}
+
 std::string floatCell(float v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.9g", double(v));

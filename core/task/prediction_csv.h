@@ -11,6 +11,10 @@
 
 namespace netsmith::task {
 
+/// The name of the n-th picture a predictions writer writes: "000042.png" (masks, overlays,
+/// drawn boxes), sorting as they were written.
+std::string pngName(std::int64_t n);
+
 /// "0.123456791", the shortest text that reads back as the same float.
 std::string floatCell(float v);
 

@@ -1,5 +1,6 @@
 #include "task/segmentation.h"
 #include "task/evaluation_schema.h"
+#include "task/prediction_csv.h"
 
 #include <opencv2/imgcodecs.hpp>
 #include <opencv2/imgproc.hpp>
@@ -184,12 +185,6 @@ class MaskPredictionWriter : public PredictionWriter {
   void finish() override { writeFileAtomically(m_dir + "/predictions.csv", m_text); }
 
  private:
-  static std::string pngName(std::int64_t n) {
-    char name[32];
-    std::snprintf(name, sizeof name, "%06lld.png", static_cast<long long>(n));
-    return name;
-  }
-
   void write(const std::string& relative, const torch::Tensor& plane, int h, int w) {
     const auto contiguous = plane.contiguous();
     writePng(relative, cv::Mat(h, w, CV_8UC1, contiguous.data_ptr<std::uint8_t>()));
