@@ -46,7 +46,7 @@ int runPredict(const std::vector<std::string>& words, const RegistriesPtr& regis
   }
   for (const auto& s : r.skipped)
     std::printf("skipped %s: %s\n", printable(s.item).c_str(), printable(s.reason).c_str());
-  std::printf("task %s: %lld image(s) predicted, %zu skipped: %s\n", r.task.c_str(),
+  std::printf("task %s: %lld image(s) predicted, %zu skipped: %s\n", printable(r.task).c_str(),
               (long long)r.predicted, r.skipped.size(), printable(r.out).c_str());
   return kExitOk;
 }

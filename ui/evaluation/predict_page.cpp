@@ -439,9 +439,15 @@ QImage PredictPage::drawn(const eval::PredictedImage& p) const {
     explain::GradCamOptions o;
     o.checkpoint = m_modelPath.toStdString();
     o.registries = m_registries;
+    // Once per image and model: a slider move or a reselection draws it again without
+    // reading the checkpoint and running the backward pass again.
+    const QString key = m_modelPath + QLatin1Char('\n') + QString::fromStdString(p.path);
+    if (key == m_camKey) return m_camImage;
     try {
       const auto cam = explain::gradCamOfImage(o, p.image);
-      return toQImage(explain::gradCamOverlay(cam, kPictureSide), true);
+      m_camImage = toQImage(explain::gradCamOverlay(cam, kPictureSide), true);
+      m_camKey = key;
+      return m_camImage;
     } catch (const std::exception& e) {
       m_status->setText(tr("No Grad-CAM map: %1").arg(e.what()));
     }

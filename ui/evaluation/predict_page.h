@@ -111,6 +111,9 @@ class PredictPage : public QWidget {
   QProgressBar* m_progress;
   BackgroundJob* m_job;
   bool m_showGradCam = false;
+  /// The last Grad-CAM picture drawn, and the model and image it is of.
+  mutable QString m_camKey;
+  mutable QImage m_camImage;
   bool m_loadFailed = false;  ///< m_modelPath did not load: not tried again until set again
 };
 
