@@ -31,6 +31,15 @@ packages=(
 
 say() { printf '[deps] %s\n' "$*"; }
 
+# Node.js and npm run ONNX Runtime (below); a Node.js already installed from elsewhere is used
+# as it is (Debian's npm would conflict with it).
+if ! command -v node >/dev/null 2>&1 && ! command -v nodejs >/dev/null 2>&1; then
+  packages+=(nodejs)
+fi
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(npm)
+fi
+
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=()
 elif command -v sudo >/dev/null 2>&1; then
@@ -74,3 +83,19 @@ for alt in "libblas.so.3-$arch" "liblapack.so.3-$arch"; do
     fi
   fi
 done
+
+# ONNX Runtime (CPU), the second runtime that checks every ONNX export and times models, from
+# npm's onnxruntime-node package. --ignore-scripts skips its install script, which only fetches
+# GPU libraries; the CPU library ships in the package. Netsmith finds it in this folder
+# (core/export/onnx_runtime.h; NETSMITH_ONNXRUNTIME names another).
+ort_version=1.31.1
+ort_prefix=/usr/local/lib/netsmith/onnxruntime
+ort_package="$ort_prefix/node_modules/onnxruntime-node/package.json"
+if [ -f "$ort_package" ] && grep -q "\"version\": \"$ort_version\"" "$ort_package"; then
+  say "ONNX Runtime $ort_version already in $ort_prefix"
+else
+  say "installing ONNX Runtime $ort_version (npm: onnxruntime-node) into $ort_prefix"
+  "${SUDO[@]}" mkdir -p "$ort_prefix"
+  "${SUDO[@]}" npm install --prefix "$ort_prefix" --ignore-scripts --no-audit --no-fund \
+    --no-update-notifier "onnxruntime-node@$ort_version" </dev/null
+fi

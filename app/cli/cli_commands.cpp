@@ -247,13 +247,14 @@ const std::vector<Command>& commands() {
        R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--decoder] [--nms]
          [--safetensors FILE] [--pytorch FILE] [--samples N] [--keep-failed]
          [--data-from-checkpoint] [--temperature T|FILE] [--json]
-                                      ONNX (checked, and run in OpenCV DNN against LibTorch),
+                                      ONNX (checked, and run in OpenCV DNN and ONNX Runtime
+                                      against LibTorch),
                                       safetensors weights, PyTorch code; none named: all three
                                       into the run's exports/ folder; exit 1 if parity fails.
                                       A detector: --decoder adds the outputs "boxes" (N x L x 4,
                                       input pixels) and "scores" (N x K x L); --nms (implies
                                       --decoder) also "selected" from a NonMaxSuppression node
-                                      (checked by onnx::checker; OpenCV DNN cannot run it).
+                                      (run in ONNX Runtime; OpenCV DNN cannot run it).
                                       --temperature T|FILE: the logits divided by T, before
                                       --softmax (FILE: the CHECKPOINT-STEM.calibration.json
                                       that eval writes when it fits a temperature)

@@ -1,4 +1,4 @@
-// export: ONNX (verified in OpenCV DNN), safetensors weights and PyTorch code from a checkpoint.
+// export: ONNX (verified in OpenCV DNN and ONNX Runtime), safetensors weights and PyTorch code from a checkpoint.
 #include <cstdio>
 #include <iostream>
 

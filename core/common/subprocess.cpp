@@ -6,6 +6,9 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <thread>
 #include <csignal>
 #include <cstring>
 
@@ -88,6 +91,26 @@ pid_t spawnChild(const SpawnSpec& spec) {
   if (outFd >= 0) ::close(outFd);
   if (errFd >= 0) ::close(errFd);
   return pid;
+}
+
+int waitChildFor(pid_t pid, double seconds, const std::string& what) {
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  for (;;) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid, &status, WNOHANG);
+    if (done == pid) return status;
+    if (done < 0 && errno != EINTR)
+      throw Error("cannot wait for " + what + ": " + std::strerror(errno));
+    if (std::chrono::steady_clock::now() >= deadline) {
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      char limit[32];
+      std::snprintf(limit, sizeof limit, "%g", seconds);
+      throw Error(what + " took longer than " + limit + " s and was stopped");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
 }
 
 std::string describeWaitStatus(int status) {

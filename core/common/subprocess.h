@@ -27,6 +27,10 @@ struct SpawnSpec {
 /// file that cannot be opened, fork failing). A program that cannot be run exits with 127.
 pid_t spawnChild(const SpawnSpec& spec);
 
+/// Waits for the child `pid` at most `seconds`; returns its wait status. A child still running
+/// then is killed (SIGKILL) and reaped, and netsmith::Error says that `what` took too long.
+int waitChildFor(pid_t pid, double seconds, const std::string& what);
+
 /// "exited with status 1", "was killed by signal 9 (Killed)".
 std::string describeWaitStatus(int status);
 

@@ -3,6 +3,7 @@
 #include "checkpoint/checkpoint.h"
 #include "common/error.h"
 #include "common/file_util.h"
+#include "export/onnx_runtime.h"
 #include "export/pytorch_export.h"
 
 namespace netsmith::exporting {
@@ -14,6 +15,8 @@ Json ExportResult::toJson() const {
          {"verified", verified},
          {"message", message}};
   if (parity) j["parity"] = parity->toJson();
+  if (runtimeParity) j["onnxruntime_parity"] = runtimeParity->toJson();
+  if (!runtimeNote.empty()) j["onnxruntime_note"] = runtimeNote;
   return j;
 }
 
@@ -27,6 +30,27 @@ std::vector<std::pair<std::string, std::string>> taskMetadata(const ExportReques
           {"postprocessing", request.notes.postprocessing}};
 }
 
+/// What the ONNX file's outputs are, for the export's message.
+std::string onnxOutputsText(const ExportRequest& request, const OnnxOptions& options,
+                            bool nmsRun) {
+  const auto& decoder = options.decoder;
+  std::string text = "output \"" + options.output + "\": " + request.notes.outputDescription;
+  if (decoder.enabled) {
+    text +=
+        "; outputs \"boxes\" (N x L x 4, x0, y0, x1, y1 in input pixels, clipped) and "
+        "\"scores\" (N x K x L) decode it";
+  }
+  if (decoder.enabled && decoder.nms) {
+    text += std::string("; output \"selected\" (num x 3: batch, class, box index) from ") +
+            "NonMaxSuppression" +
+            (nmsRun ? " (run in ONNX Runtime only: OpenCV DNN 4.6 cannot run it)"
+                    : ", checked by onnx::checker only (OpenCV DNN 4.6 cannot run it)") +
+            ": take boxes[batch, index] and scores[batch, class, index], keep the 100 best "
+            "per image";
+  }
+  return text;
+}
+
 ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) {
   ExportResult r;
   r.format = "onnx";
@@ -35,8 +59,8 @@ ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) 
   options.output = request.notes.output;
   options.metadata = taskMetadata(request);
   const std::string bytes = buildOnnx(model, options);
-  // OpenCV DNN 4.6 cannot run NonMaxSuppression: the parity check runs the same graph without
-  // it, and the written file's NMS node is checked by onnx::checker alone (in buildOnnx).
+  // OpenCV DNN 4.6 cannot run NonMaxSuppression: its parity check runs the same graph without
+  // it; ONNX Runtime runs the written file whole.
   const auto& decoder = options.decoder;
   std::string runnable;
   if (decoder.enabled && decoder.nms) {
@@ -46,27 +70,32 @@ ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) 
   }
   auto batches = randomParityBatches(model);
   batches.insert(batches.end(), request.samples.begin(), request.samples.end());
+  std::string checks = "onnx::checker passed";
+  bool passed = false;
   try {
     r.parity = checkOnnxParity(runnable.empty() ? bytes : runnable, model, batches, 1e-4,
                                options.output, decoder.enabled);
-    r.verified = r.parity->passed();
-    r.message = "onnx::checker passed; " + r.parity->summary() + "; output \"" + options.output +
-                "\": " + request.notes.outputDescription;
-    if (decoder.enabled) {
-      r.message +=
-          "; outputs \"boxes\" (N x L x 4, x0, y0, x1, y1 in input pixels, clipped) and "
-          "\"scores\" (N x K x L) decode it";
-    }
-    if (decoder.enabled && decoder.nms) {
-      r.message +=
-          "; output \"selected\" (num x 3: batch, class, box index) from "
-          "NonMaxSuppression, checked by onnx::checker only (OpenCV DNN 4.6 cannot run "
-          "it): take boxes[batch, index] and scores[batch, class, index], keep the 100 "
-          "best per image";
-    }
+    passed = r.parity->passed();
+    checks += "; " + r.parity->summary();
   } catch (const Error& e) {
-    r.message = std::string("onnx::checker passed, but the parity check failed: ") + e.what();
+    checks += std::string(", but the parity check in OpenCV DNN failed: ") + e.what();
   }
+  if (const auto ort = findOnnxRuntime(&r.runtimeNote)) {
+    try {
+      r.runtimeParity = checkOnnxRuntimeParity(*ort, bytes, model, batches, 1e-4, options.output,
+                                               decoder.enabled, decoder.nms,
+                                               decoder.scoreThreshold);
+      passed = passed && r.runtimeParity->passed();
+      checks += "; " + r.runtimeParity->summary();
+    } catch (const Error& e) {
+      passed = false;
+      checks += "; the parity check in " + ort->name() + " failed: " + e.what();
+    }
+  } else {
+    checks += " (" + r.runtimeNote + ")";
+  }
+  r.verified = passed;
+  r.message = checks + "; " + onnxOutputsText(request, options, r.runtimeParity.has_value());
   if (r.verified || request.keepFailed) {
     writeFileAtomically(request.path, bytes);
     r.written = true;
@@ -115,7 +144,7 @@ ExportResult exportPyTorch(const ExportModel& model, const ExportRequest& reques
 ExporterRegistry ExporterRegistry::withBuiltins() {
   ExporterRegistry r;
   r.add({"onnx", "ONNX (.onnx)", ".onnx",
-         "ONNX graph with weights as initializers, verified in OpenCV DNN", "Export", exportOnnx});
+         "ONNX graph with weights as initializers, verified in OpenCV DNN and ONNX Runtime", "Export", exportOnnx});
   r.add({"safetensors", "Safetensors weights (.safetensors)", ".safetensors",
          "the weights under the graph's names, with preprocessing metadata", "Export",
          exportSafetensors});

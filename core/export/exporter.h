@@ -33,7 +33,10 @@ struct ExportResult {
   bool written = false;  ///< the file is on disk
   bool verified = false;
   std::string message;  ///< what was checked, or why it failed
-  std::optional<ParityReport> parity;
+  std::optional<ParityReport> parity;  ///< in OpenCV DNN
+  /// In ONNX Runtime, where findOnnxRuntime() finds it; otherwise `runtimeNote` says why not.
+  std::optional<ParityReport> runtimeParity;
+  std::string runtimeNote;
   Json toJson() const;
 };
 

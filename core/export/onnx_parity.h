@@ -1,7 +1,7 @@
 #pragma once
 
-// The proof of an ONNX export: OpenCV DNN, an independent runtime, runs the file and its
-// outputs are compared with LibTorch's.
+// The proof of an ONNX export: independent runtimes (OpenCV DNN, and ONNX Runtime where it is
+// installed) run the file and their outputs are compared with LibTorch's.
 #include <torch/torch.h>
 
 #include <string>
@@ -25,8 +25,14 @@ struct ParityReport {
   bool decoder = false;
   double boxesMaxAbsDiff = 0, scoresMaxAbsDiff = 0;
   double boxesTolerance = 0;  ///< `tolerance` x the input's longer side, at least 1e-3
+  /// The runtime that ran the file: "OpenCV DNN 4.6.0", "ONNX Runtime 1.31.1".
+  std::string runtime;
+  /// Rows of the decoder's "selected" (NonMaxSuppression) checked, -1 when it was not run: each
+  /// row's batch, class and box within the outputs, and its score at least the threshold.
+  std::int64_t selectedRows = -1;
+  bool selectedValid = true;
   bool passed() const {
-    return maxAbsDiff <= tolerance &&
+    return maxAbsDiff <= tolerance && selectedValid &&
            (!decoder || (boxesMaxAbsDiff <= boxesTolerance && scoresMaxAbsDiff <= tolerance));
   }
   Json toJson() const;
@@ -48,6 +54,18 @@ struct ParityBatch {
 ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& model,
                              const std::vector<ParityBatch>& batches, double tolerance = 1e-4,
                              const std::string& output = "logits", bool decoder = false);
+
+struct OnnxRuntimeLocation;
+
+/// The same check in ONNX Runtime (export/onnx_runtime.h), which runs every node, the decoder's
+/// NonMaxSuppression too: with `nms` its "selected" rows are checked against "boxes" and
+/// "scores" (within them, scores >= `scoreThreshold`). Every batch runs in one session.
+ParityReport checkOnnxRuntimeParity(const OnnxRuntimeLocation& ort, const std::string& onnxBytes,
+                                    const ExportModel& model,
+                                    const std::vector<ParityBatch>& batches,
+                                    double tolerance = 1e-4, const std::string& output = "logits",
+                                    bool decoder = false, bool nms = false,
+                                    double scoreThreshold = 0.05);
 
 /// Random inputs of the model's shape: a batch of 7 and a batch of 1 (the dynamic batch).
 std::vector<ParityBatch> randomParityBatches(const ExportModel& model, std::uint64_t seed = 0);

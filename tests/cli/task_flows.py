@@ -71,6 +71,17 @@ def close(what, got, want):
         sys.exit("task_flows: %s is %r, scikit-learn gives %r" % (what, got, want))
 
 
+def export_verified(cli, flow, ckpt, extra=()):
+    """Exports `ckpt` (its test images as parity samples); the output must show the parity
+    passing in both runtimes, OpenCV DNN and ONNX Runtime, each against LibTorch."""
+    out = run([cli, "export", ckpt, "--data-from-checkpoint"] + list(extra))
+    for runtime in ("OpenCV DNN", "ONNX Runtime"):
+        if "parity passed (%s" % runtime not in out:
+            sys.exit("task_flows: %s: the export's parity in %s did not pass:\n%s"
+                     % (flow, runtime, out[-3000:]))
+    return out
+
+
 def read_rows(path):
     with open(path, newline="") as f:
         return list(csv.DictReader(f))
@@ -268,7 +279,7 @@ def multilabel(cli, source, work):
     close("macro F1", report["figures"]["f1_macro"],
           f1_score(y, predicted, average="macro", zero_division=0))
     close("subset accuracy", report["figures"]["subset_accuracy"], accuracy_score(y, predicted))
-    export = run([cli, "export", ckpt, "--data-from-checkpoint"])
+    export = export_verified(cli, "mosaics", ckpt)
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "multilabel" or json.loads(meta["classes"]) != classes:
@@ -336,7 +347,7 @@ def regression(cli, source, work):
             ["eval", ckpt, "--data"], "are not the ones the model was trained on")
     refused(cli, work, project, "replace_head", lambda p: p["train"].update(replace_head=True),
             ["validate"], "train.replace_head: gives the last Linear one output per class")
-    run([cli, "export", ckpt, "--data-from-checkpoint"])
+    export_verified(cli, "rotations", ckpt)
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "regression" or meta.get("output") != "values":
@@ -432,7 +443,7 @@ def segmentation(cli, source, work):
             lambda q: [n["params"].update(out_channels=4) for n in q["model"]["nodes"]
                        if n["id"] == "out"],
             ["validate"], "set out.out_channels to %d" % k)
-    run([cli, "export", ckpt, "--data-from-checkpoint"])
+    export_verified(cli, "scenes", ckpt)
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "segmentation" or json.loads(meta["classes"]) != classes:
@@ -708,7 +719,12 @@ def detection(cli, source, work):
                        if n["id"] == "head"],
             ["validate"], "set head.out_channels to 15")
     # The export: the raw head in OpenCV DNN, decoded here, gives eval's detections.
-    run([cli, "export", ckpt, "--data-from-checkpoint"])
+    export_verified(cli, "detection", ckpt)
+    # With the decoder and its NonMaxSuppression, which ONNX Runtime runs whole.
+    nms = export_verified(cli, "detection", ckpt,
+                          ["--nms", "--onnx", os.path.join(work, "nms.onnx")])
+    if "each within the boxes and over the score threshold" not in nms:
+        sys.exit("task_flows: detection: ONNX Runtime did not check NMS's rows:\n" + nms[-3000:])
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "detection":

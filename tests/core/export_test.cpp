@@ -1,6 +1,6 @@
 // Export: every op (alone and in small graphs, random parameters) and every template goes to
-// ONNX, passes onnx::checker and matches LibTorch in OpenCV DNN; metadata round-trips;
-// unexportable nodes are refused by name; the generated model.py matches LibTorch.
+// ONNX, passes onnx::checker and matches LibTorch in OpenCV DNN and ONNX Runtime; metadata
+// round-trips; unexportable nodes are refused by name; the generated model.py matches LibTorch.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -61,7 +61,7 @@ struct OpCase {
 
 class OnnxOpParity : public ::testing::TestWithParam<OpCase> {};
 
-TEST_P(OnnxOpParity, CheckerPassesAndOpenCvMatchesLibTorch) {
+TEST_P(OnnxOpParity, CheckerPassesAndBothRuntimesMatchLibTorch) {
   const auto model = randomModel(GetParam().nodes);
   for (int opset : {13, 17}) {
     const auto report = parity(model, opset);
@@ -69,6 +69,12 @@ TEST_P(OnnxOpParity, CheckerPassesAndOpenCvMatchesLibTorch) {
                                  << report.summary();
     EXPECT_EQ(report.samples, 8);  // batches of 7 and 1: the batch dimension is dynamic
     EXPECT_EQ(report.top1Agreement, 1.0) << report.summary();
+  }  // And in ONNX Runtime, the runtime most users deploy with.
+  if (const auto ort = testutil::onnxRuntimeForTest()) {
+    const auto report =
+        checkOnnxRuntimeParity(*ort, buildOnnx(model, {}), model, randomParityBatches(model));
+    EXPECT_TRUE(report.passed()) << GetParam().name << ": " << report.summary();
+    EXPECT_EQ(report.samples, 8);
   }
 }
 
@@ -515,6 +521,13 @@ TEST(Export, DetectionDecoderOutputsMatchTheHeadDecodedByHand) {
   const auto r = ExporterRegistry::withBuiltins().find("onnx")->run(model, request);
   EXPECT_TRUE(r.verified) << r.message;
   ASSERT_TRUE(r.written) << r.message;
+  // ONNX Runtime runs the written file whole, its NonMaxSuppression too.
+  if (testutil::onnxRuntimeForTest()) {
+    ASSERT_TRUE(r.runtimeParity) << r.message;
+    EXPECT_TRUE(r.runtimeParity->passed()) << r.runtimeParity->summary();
+    EXPECT_TRUE(r.runtimeParity->decoder);
+    EXPECT_GT(r.runtimeParity->selectedRows, 0) << r.runtimeParity->summary();
+  }
   const auto info = inspectOnnx(readTextFile(request.path));
   EXPECT_EQ(info.outputs, (std::vector<std::string>{"head", "boxes", "scores", "selected"}));
   EXPECT_NE(std::find(info.opTypes.begin(), info.opTypes.end(), "NonMaxSuppression"),

@@ -235,6 +235,11 @@ TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
       } catch (const Error& e) {
         ADD_FAILURE() << "OpenCV DNN: " << e.what();
       }
+      if (const auto ort = testutil::onnxRuntimeForTest()) {
+        const auto parity = exporting::checkOnnxRuntimeParity(*ort, bytes, m,
+                                                              exporting::randomParityBatches(m));
+        EXPECT_TRUE(parity.passed()) << parity.summary();
+      }
     }
   }
 }

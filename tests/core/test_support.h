@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "common/error.h"
+#include "export/onnx_runtime.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
 
@@ -57,6 +60,16 @@ inline void randomiseWeights(torch::nn::Module& net, double weights, double mean
 
 inline std::string sourcePath(const std::string& relative) {
   return std::string(NETSMITH_SOURCE_DIR) + "/" + relative;
+}
+
+/// ONNX Runtime for a test (export/onnx_runtime.h). Not found, the test fails saying why and how
+/// to install it, unless NETSMITH_ONNXRUNTIME=off asks to go without; the caller skips on nullopt.
+inline std::optional<exporting::OnnxRuntimeLocation> onnxRuntimeForTest() {
+  std::string why;
+  auto ort = exporting::findOnnxRuntime(&why);
+  const char* setting = std::getenv("NETSMITH_ONNXRUNTIME");
+  if (!ort && !(setting && std::string(setting) == "off")) ADD_FAILURE() << why;
+  return ort;
 }
 
 }  // namespace netsmith::testutil
