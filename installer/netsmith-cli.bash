@@ -30,7 +30,7 @@ _netsmith_cli() {
     make-dataset) opts="--out --seed --train --test --source" ;;
     preview-aug) opts="--out --samples --draws --seed" ;;
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch --seed" ;;
-    bench) opts="--steps --batch-size --threads --profile --json" ;;
+    bench) opts="--steps --batch-size --threads --profile --runs --seconds --json" ;;
     train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --stop-at-epoch --no-test --nproc --dist-timeout --json" ;;
     eval) opts="--data --split --limit --batch-size --threads --top-k --json --data-from-checkpoint --gradcam --gradcam-node --gradcam-class --out --temperature --fit-temperature --predictions --embedding --tta" ;;
     predict) opts="--out --batch-size --threads --json" ;;
@@ -47,6 +47,7 @@ _netsmith_cli() {
       eval | export) _filedir safetensors ;;
       predict) _filedir ;;
       import) _filedir onnx ;;
+      bench) _filedir '@(json|onnx)' ;;
       *) _filedir json ;;
     esac
   fi

@@ -148,6 +148,13 @@ void printBench(const project::LoadedProject& loaded, const train::TrainOptions&
 
 int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("bench", words);
+  const auto& models = args.positional();
+  if (!models.empty() && models.front().size() > 5 &&
+      models.front().compare(models.front().size() - 5, 5, ".onnx") == 0)
+    return runDeployBench(args);
+  for (const char* deployOnly : {"--runs", "--seconds"})
+    if (!args.option(deployOnly).empty())
+      throw UsageError(std::string(deployOnly) + " is for bench MODEL.onnx, not a project");
   const int steps = static_cast<int>(args.integer("--steps", 20, 1, 100000));
   resolve::ResolvedProject resolved;
   if (!loadTrainable(args, *registries, resolved)) return kExitInvalid;

@@ -128,10 +128,15 @@ const std::vector<Command>& commands() {
                                       training images/s on synthetic input and with the real loader;
                                       --profile FILE: one more pass under LibTorch's profiler, its
                                       chrome://tracing file and the ops by time per batch
+  bench MODEL.onnx... [--batch-size N] [--threads N] [--runs N] [--seconds S] [--json]
+                                      what a model costs deployed: file size, parameters, MACs;
+                                      batch-1 latency (median, 95th percentile), images/s at
+                                      --batch-size (32) and memory in ONNX Runtime and OpenCV
+                                      DNN, at --threads (1) each
 )",
        "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50",
        {"--json"},
-       {"--steps", "--threads", "--batch-size", "--profile"}},
+       {"--steps", "--threads", "--batch-size", "--profile", "--runs", "--seconds"}},
       {"train",
        runTrain,
        R"(  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]

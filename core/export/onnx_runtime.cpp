@@ -40,6 +40,18 @@ async function main() {
   const request = JSON.parse(fs.readFileSync(path.join(dir, 'request.json'), 'utf8'));
   let ort;
   try { ort = require(pkg); } catch (e) { fail('cannot load onnxruntime-node', e); }
+  // For timing: the memory the runtime takes from here on (loading the model and running it),
+  // from the peak resident set reset now (Linux's clear_refs 5) and read at the end.
+  const status = (field) => {
+    try {
+      const m = fs.readFileSync('/proc/self/status', 'utf8').match(new RegExp(field + ':\\s+(\\d+) kB'));
+      return m ? Number(m[1]) : -1;
+    } catch (e) { return -1; }
+  };
+  let rssBefore = -1;
+  if (request.time) {
+    try { fs.writeFileSync('/proc/self/clear_refs', '5'); rssBefore = status('VmRSS'); } catch (e) {}
+  }
   const options = {graphOptimizationLevel: 'all', executionMode: 'sequential', interOpNumThreads: 1};
   if (request.threads > 0) options.intraOpNumThreads = request.threads;
   let session;
@@ -91,7 +103,8 @@ async function main() {
         await session.run(feeds);
         ms.push(Number(process.hrtime.bigint() - a) / 1e6);
       }
-      result.time = {ms: ms};
+      const peak = status('VmHWM');
+      result.time = {ms: ms, memory_kib: rssBefore >= 0 && peak >= 0 ? peak - rssBefore : -1};
     } catch (e) { fail('ONNX Runtime cannot run the model', e); }
   }
   finish(result, 0);
@@ -316,6 +329,7 @@ OnnxRuntimeTiming timeOnnxRuntime(const OnnxRuntimeLocation& ort, const std::str
   OnnxRuntimeTiming timing;
   timing.threads = threads;
   timing.ms = result.at("time").at("ms").get<std::vector<double>>();
+  timing.memoryKiB = result.at("time").value("memory_kib", std::int64_t(-1));
   return timing;
 }
 

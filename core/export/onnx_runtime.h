@@ -65,6 +65,9 @@ std::vector<std::map<std::string, HostTensor>> runOnnxRuntimeOnBytes(
 struct OnnxRuntimeTiming {
   std::vector<double> ms;
   std::int64_t threads = 1;
+  /// The rise of the process's peak resident set from just before the model was loaded to the
+  /// end of the runs (Linux's VmHWM, reset by clear_refs), -1 where it cannot be read.
+  std::int64_t memoryKiB = -1;
 };
 OnnxRuntimeTiming timeOnnxRuntime(const OnnxRuntimeLocation& ort, const std::string& modelPath,
                                   const std::string& inputName,

@@ -313,6 +313,50 @@ def refused(cli, work, project, tag, change, args, message):
                  % (tag, message, done.returncode, done.stdout[-1500:]))
 
 
+def bench_checked(cli, flow, onnx_path, project):
+    """`bench MODEL.onnx --json`: its latency percentiles are numpy's of its own timed runs, its
+    parameters the project summary's, and its MACs a count made here over the file's shapes
+    from onnx's own shape inference. Returns the report."""
+    import onnx
+    from onnx import shape_inference
+    report = json.loads(run([cli, "bench", onnx_path, "--json", "--runs", "20", "--seconds", "0.01",
+                             "--batch-size", "4"]))[0]
+    for r in report["runtimes"]:
+        if "error" in r:
+            continue
+        if len(r["batch1_ms"]) < 20 or min(r["batch1_ms"]) <= 0:
+            sys.exit("task_flows: %s: bench timed %s" % (flow, r["batch1_ms"]))
+        for q, key in ((50, "batch1_p50_ms"), (95, "batch1_p95_ms")):
+            want = float(np.percentile(r["batch1_ms"], q))
+            if abs(r[key] - want) > 1e-9 * max(1.0, want):
+                sys.exit("task_flows: %s: %s %s is %r, numpy gives %r"
+                         % (flow, r["runtime"], key, r[key], want))
+    summary = json.loads(run([cli, "summary", project, "--json"]))
+    if report["parameters"] != summary["total_params"]:
+        sys.exit("task_flows: %s: bench counts %d parameters, the summary %d"
+                 % (flow, report["parameters"], summary["total_params"]))
+    model = onnx.load(onnx_path)
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = 1
+    graph = shape_inference.infer_shapes(model).graph
+    shapes = {v.name: [d.dim_value for d in v.type.tensor_type.shape.dim]
+              for v in list(graph.value_info) + list(graph.input) + list(graph.output)}
+    weights = {t.name: list(t.dims) for t in graph.initializer}
+    macs = 0
+    for n in graph.node:
+        if n.op_type == "Conv":  # per output element: C_in / groups x kH x kW
+            macs += int(np.prod(shapes[n.output[0]][1:])) * int(np.prod(weights[n.input[1]][1:]))
+        elif n.op_type in ("Gemm", "MatMul"):
+            macs += int(np.prod(shapes[n.output[0]][1:])) * shapes[n.input[0]][-1]
+        elif n.op_type == "ConvTranspose":
+            macs += int(np.prod(shapes[n.input[0]][1:])) * int(np.prod(weights[n.input[1]][1:]))
+    if report["macs_per_image"] != macs:
+        sys.exit("task_flows: %s: bench counts %d MACs, the file's shapes %d"
+                 % (flow, report["macs_per_image"], macs))
+    if report["file_bytes"] != os.path.getsize(onnx_path):
+        sys.exit("task_flows: %s: bench's file size %d" % (flow, report["file_bytes"]))
+    return report
+
+
 def onnx_metadata(path):
     import onnx
     return {p.key: p.value for p in onnx.load(path).metadata_props}
@@ -726,6 +770,15 @@ def detection(cli, source, work):
     if "each within the boxes and over the score threshold" not in nms:
         sys.exit("task_flows: detection: ONNX Runtime did not check NMS's rows:\n" + nms[-3000:])
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")
+    # What the model costs deployed: both runtimes time the raw head; only ONNX Runtime runs the
+    # file with NonMaxSuppression, and OpenCV's refusal is said, not fatal.
+    for r in bench_checked(cli, "detection", onnx_path, project)["runtimes"]:
+        if "error" in r:
+            sys.exit("task_flows: detection: bench: %s: %s" % (r["runtime"], r["error"]))
+    with_nms = bench_checked(cli, "detection", os.path.join(work, "nms.onnx"), project)
+    errors = [r.get("error", "") for r in with_nms["runtimes"]]
+    if errors[0] or "NonMaxSuppression" not in errors[1]:
+        sys.exit("task_flows: detection: bench of the file with NMS: %s" % with_nms)
     meta = onnx_metadata(onnx_path)
     if meta.get("task") != "detection":
         sys.exit("task_flows: detection: ONNX metadata %s" % meta)

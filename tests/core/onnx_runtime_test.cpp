@@ -1,6 +1,7 @@
 // ONNX Runtime as the second runtime: its outputs against arithmetic done here, every template's
 // export against LibTorch, its refusals made printable, the export going on without it where it
-// is missing, timing, and a child that runs too long stopped.
+// is missing, timing, and a child that runs too long stopped. The deploy bench's costs of a
+// model counted by hand, and its percentiles.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -10,6 +11,7 @@
 
 #include "common/subprocess.h"
 #include "data_fixtures.h"
+#include "export/deploy_bench.h"
 #include "export/exporter.h"
 #include "graph/graph_module.h"
 #include "test_support.h"
@@ -199,4 +201,39 @@ TEST(Subprocess, AChildThatRunsTooLongIsStopped) {
   spec.program = "/bin/true";
   spec.args = {};
   EXPECT_TRUE(exitedWell(waitChildFor(spawnChild(spec), 30, spec.what)));
+}
+
+TEST(DeployBench, CostsOfAHandBuiltModel) {
+  TempDir dir;
+  // 1 x 2 x 2 -> Flatten -> Linear(4 -> 3): 12 weights and 3 biases, 12 multiply-accumulates.
+  const auto model = linearModel(std::vector<float>(12, 0.5f), {0, 0, 0});
+  const std::string bytes = buildOnnx(model, {});
+  writeFileAtomically(dir.file("m.onnx"), bytes);
+  const auto cost = onnxCost(dir.file("m.onnx"));
+  EXPECT_EQ(cost.fileBytes, std::int64_t(bytes.size()));
+  EXPECT_EQ(cost.parameters, 15);
+  EXPECT_EQ(cost.quantizedWeights, 0);
+  EXPECT_EQ(cost.macs, 12);
+  EXPECT_EQ(cost.inputName, "input");
+  EXPECT_EQ(cost.inputDims, (std::vector<std::int64_t>{1, 2, 2}));
+  EXPECT_EQ(cost.outputs, (std::vector<std::string>{"logits"}));
+}
+
+TEST(DeployBench, PercentilesAreNumpys) {
+  // numpy.percentile([4, 1, 3, 2], q) with linear interpolation: 2.5 at 50, 3.85 at 95.
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 50), 2.5);
+  EXPECT_DOUBLE_EQ(percentile({4, 1, 3, 2}, 95), 3.85);
+  EXPECT_DOUBLE_EQ(percentile({7}, 95), 7);
+  EXPECT_DOUBLE_EQ(percentile({}, 50), 0);
+}
+
+TEST(DeployBench, AFileThatIsNoImageModelIsRefusedByName) {
+  TempDir dir;
+  writeFileAtomically(dir.file("junk.onnx"), "\x1b[2Jnot protobuf at all \xff\xfe");
+  EXPECT_NE(testutil::errorOf([&] { onnxCost(dir.file("junk.onnx")); })
+                .find(dir.file("junk.onnx") + ": not an ONNX model"),
+            std::string::npos);
+  EXPECT_NE(testutil::errorOf([&] { benchOnnxModel(dir.file("missing.onnx"), {}); })
+                .find("missing.onnx"),
+            std::string::npos);
 }
