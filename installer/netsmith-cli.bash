@@ -35,7 +35,7 @@ _netsmith_cli() {
     eval) opts="--data --split --limit --batch-size --threads --top-k --json --data-from-checkpoint --gradcam --gradcam-node --gradcam-class --out --temperature --fit-temperature --predictions --embedding --tta" ;;
     predict) opts="--out --batch-size --threads --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
-    export) opts="--onnx --opset --softmax --decoder --nms --temperature --safetensors --pytorch --samples --keep-failed --data-from-checkpoint --json" ;;
+    export) opts="--onnx --opset --softmax --decoder --nms --temperature --safetensors --pytorch --samples --keep-failed --int8 --calibration --data-from-checkpoint --json" ;;
     sweep) opts="--parallel --threads --out --limit-train --limit-val --resume --apply-best --force --json" ;;
     doctor) opts="--out --folds --epochs --limit --checkpoint --no-labels --seed --json --schema" ;;
     import) opts="--out --weights --input --classes --replace-head --freeze-to --lr-mult --force --json" ;;

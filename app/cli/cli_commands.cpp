@@ -251,6 +251,7 @@ const std::vector<Command>& commands() {
        runExport,
        R"(  export CHECKPOINT [--onnx FILE] [--opset N] [--softmax] [--decoder] [--nms]
          [--safetensors FILE] [--pytorch FILE] [--samples N] [--keep-failed]
+         [--int8] [--calibration N]
          [--data-from-checkpoint] [--temperature T|FILE] [--json]
                                       ONNX (checked, and run in OpenCV DNN and ONNX Runtime
                                       against LibTorch),
@@ -263,10 +264,16 @@ const std::vector<Command>& commands() {
                                       --temperature T|FILE: the logits divided by T, before
                                       --softmax (FILE: the CHECKPOINT-STEM.calibration.json
                                       that eval writes when it fits a temperature)
+                                      --int8: also STEM-int8.onnx, quantised (QDQ: int8
+                                      weights per channel, uint8 activations) from
+                                      --calibration N (256) training images, checked in ONNX
+                                      Runtime against the float model
 )",
        "netsmith-cli export runs/RUN/checkpoints/best.safetensors --onnx model.onnx",
-       {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint"},
-       {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples", "--temperature"}},
+       {"--json", "--softmax", "--decoder", "--nms", "--keep-failed", "--data-from-checkpoint",
+        "--int8"},
+       {"--onnx", "--opset", "--safetensors", "--pytorch", "--samples", "--temperature",
+        "--calibration"}},
       {"import",
        runImport,
        R"(  import MODEL.onnx --out PROJECT.netsmith.json [--weights FILE] [--input CxHxW] [--classes N]

@@ -21,8 +21,8 @@ std::string mebibytes(std::int64_t bytes) {
 
 void printDeployBench(const exporting::DeployBench& b) {
   const auto& c = b.cost;
-  std::printf("%s: %s, %lld parameters", printable(b.path).c_str(),
-              mebibytes(c.fileBytes).c_str(), static_cast<long long>(c.parameters));
+  std::printf("%s: %s, %lld parameters", printable(b.path).c_str(), mebibytes(c.fileBytes).c_str(),
+              static_cast<long long>(c.parameters));
   if (c.quantizedWeights > 0)
     std::printf(" (%lld stored as 8-bit integers)", static_cast<long long>(c.quantizedWeights));
   if (c.macs >= 0)
@@ -43,10 +43,11 @@ void printDeployBench(const exporting::DeployBench& b) {
                 r.p95Ms, r.imagesPerSecond,
                 r.memoryKiB >= 0 ? mebibytes(r.memoryKiB * 1024).c_str() : "-");
   }
-  std::printf("  (%d thread%s, %zu timed runs at batch 1 in the first runtime; memory: the rise of "
-              "the process's peak resident set while the runtime loads and runs the model)\n",
-              b.options.threads, b.options.threads == 1 ? "" : "s",
-              b.runtimes.empty() ? std::size_t(0) : b.runtimes.front().batch1Ms.size());
+  std::printf(
+      "  (%d thread%s, %zu timed runs at batch 1 in the first runtime; memory: the rise of "
+      "the process's peak resident set while the runtime loads and runs the model)\n",
+      b.options.threads, b.options.threads == 1 ? "" : "s",
+      b.runtimes.empty() ? std::size_t(0) : b.runtimes.front().batch1Ms.size());
 }
 
 }  // namespace

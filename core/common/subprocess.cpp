@@ -7,10 +7,10 @@
 
 #include <cerrno>
 #include <chrono>
-#include <cstdio>
-#include <thread>
 #include <csignal>
+#include <cstdio>
 #include <cstring>
+#include <thread>
 
 #include "common/error.h"
 #include "common/file_util.h"

@@ -121,8 +121,7 @@ RuntimeBench benchOpenCv(const std::string& path, const OnnxCost& cost,
   return r;
 }
 
-RuntimeBench benchOrt(const std::string& path, const OnnxCost& cost,
-                      const DeployBenchOptions& o) {
+RuntimeBench benchOrt(const std::string& path, const OnnxCost& cost, const DeployBenchOptions& o) {
   RuntimeBench r;
   std::string whyNot;
   const auto ort = findOnnxRuntime(&whyNot);
@@ -140,8 +139,8 @@ RuntimeBench benchOrt(const std::string& path, const OnnxCost& cost,
     r.batch1Ms = one.ms;
     r.memoryKiB = one.memoryKiB;
     dims[0] = o.batch;
-    const auto many = timeOnnxRuntime(*ort, path, cost.inputName, dims, o.threads, 1, 3,
-                                      o.seconds / 2);
+    const auto many =
+        timeOnnxRuntime(*ort, path, cost.inputName, dims, o.threads, 1, 3, o.seconds / 2);
     double total = 0;
     for (const double ms : many.ms)
       total += ms;

@@ -17,11 +17,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-/// Up to `count` real samples of the checkpoint's data (test split first), preprocessed as in
-/// evaluation, for the parity check. Empty with `why` set when the data cannot be opened.
+/// Up to `count` real samples of the checkpoint's data (test split first, or with
+/// `trainingFirst` the training split first), preprocessed as in evaluation, for the parity check
+/// or an int8 export's calibration. Empty with `why` set when the data cannot be opened.
 std::vector<ParityBatch> realSamples(const ExportModel& model, const Registries& registries,
                                      std::int64_t count, bool dataFromCheckpoint,
-                                     std::string& why) {
+                                     std::string& why, bool trainingFirst = false) {
   if (count <= 0 || !model.project.data.is_object() || model.project.data.empty()) {
     why = count <= 0 ? "not asked" : "the project has no data section";
     return {};
@@ -49,6 +50,7 @@ std::vector<ParityBatch> realSamples(const ExportModel& model, const Registries&
     data::SampleSet set = !pd->data.test.empty()         ? pd->data.test
                           : !pd->data.validation.empty() ? pd->data.validation
                                                          : pd->data.train;
+    if (trainingFirst && !pd->data.train.empty()) set = pd->data.train;
     if (set.size() > count) set.indices.resize(static_cast<std::size_t>(count));
     data::LoaderOptions lo;
     lo.batchSize = count;
@@ -104,6 +106,7 @@ std::vector<std::pair<std::string, std::string>> exportTargetsIn(const std::stri
       {"safetensors", (dir / (stem + "-weights.safetensors")).string()},
       {"pytorch", (dir / (stem + ".py")).string()}};
   if (only.empty()) return all;
+  if (only == "onnx-int8") return {{only, (dir / (stem + "-int8.onnx")).string()}};
   for (const auto& t : all)
     if (t.first == only) return {t};
   throw Error("unknown exporter \"" + only + "\"");
@@ -157,9 +160,17 @@ ExportJobResult runExportJob(const ExportJob& job) {
       if (ec) throw Error(parent.string() + ": cannot create the folder (" + ec.message() + ")");
     }
     request.path = path;
-    if (name == "onnx" && request.samples.empty())
+    if ((name == "onnx" || name == "onnx-int8") && request.samples.empty())
       request.samples =
           realSamples(model, registries, job.samples, job.dataFromCheckpoint, out.samplesNote);
+    if (name == "onnx-int8" && request.calibration.empty()) {
+      std::string why;
+      request.calibration = realSamples(model, registries, job.calibration,
+                                        job.dataFromCheckpoint, why, /*trainingFirst=*/true);
+      if (request.calibration.empty())
+        throw Error(job.checkpoint + ": an int8 export calibrates on images of the training split; " +
+                    why);
+    }
     const auto result = registry.find(name)->run(model, request);
     ExportOutcome o;
     o.format = result.format.empty() ? name : result.format;
@@ -175,7 +186,8 @@ ExportJobResult runExportJob(const ExportJob& job) {
       o.tolerance = result.parity->tolerance;
     }
     o.json = result.toJson();
-    if (name == "onnx" || name == "safetensors") out.allVerified = out.allVerified && o.verified;
+    if (name == "onnx" || name == "onnx-int8" || name == "safetensors")
+      out.allVerified = out.allVerified && o.verified;
     out.outcomes.push_back(std::move(o));
   }
   return out;

@@ -38,6 +38,9 @@ struct ExportJob {
   /// divided by it, before --softmax. Refused for a task without class scores.
   double temperature = 1;
   std::int64_t samples = 16;  ///< real samples (test split first) for the ONNX parity check
+  /// Images of the training split (preprocessed as in evaluation) that calibrate an int8
+  /// export's activation ranges (the "onnx-int8" exporter).
+  std::int64_t calibration = 256;
   /// Take those samples from the checkpoint's data even where no project file the user has names
   /// it (see data/named_paths.h); otherwise such data is not read and random inputs are used.
   bool dataFromCheckpoint = false;
@@ -71,7 +74,7 @@ struct ExportJobResult {
 /// folder.
 std::string defaultExportFolder(const std::string& checkpoint);
 /// Default targets: <folder>/<stem>.onnx, <stem>-weights.safetensors, <stem>.py; or only
-/// `only` when it names an exporter.
+/// `only` when it names an exporter ("onnx-int8": <stem>-int8.onnx, never a default).
 std::vector<std::pair<std::string, std::string>> defaultExportTargets(const std::string& checkpoint,
                                                                       const std::string& only = {});
 /// The same file names in `folder` (the default folder when it is empty).

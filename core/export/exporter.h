@@ -25,6 +25,9 @@ struct ExportRequest {
   OnnxOptions onnx;                  ///< output and metadata come from `task` and `notes`
   bool keepFailed = false;           ///< keep a file whose verification failed
   std::vector<ParityBatch> samples;  ///< real samples for the ONNX parity check
+  /// Images of the training split that calibrate an int8 export ("onnx-int8").
+  std::vector<ParityBatch> calibration;
+  double int8Percentile = 99.99;  ///< the activations' range rule (onnx_quantize.h)
 };
 
 struct ExportResult {
@@ -37,6 +40,8 @@ struct ExportResult {
   /// In ONNX Runtime, where findOnnxRuntime() finds it; otherwise `runtimeNote` says why not.
   std::optional<ParityReport> runtimeParity;
   std::string runtimeNote;
+  /// An int8 export: the float file's size it is compared with, and calibration images used.
+  std::int64_t floatBytes = 0, calibrationImages = 0;
   Json toJson() const;
 };
 

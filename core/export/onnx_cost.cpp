@@ -103,7 +103,8 @@ OnnxCost onnxCost(const std::string& path) {
   cost.inputName = input->name();
   auto* shape = input->mutable_type()->mutable_tensor_type()->mutable_shape();
   if (shape->dim_size() != 4)
-    throw Error(path + ": the input \"" + input->name() + "\" is not a batch of images (N x C x H x W)");
+    throw Error(path + ": the input \"" + input->name() +
+                "\" is not a batch of images (N x C x H x W)");
   shape->mutable_dim(0)->set_dim_value(1);  // one image: every other shape follows
   for (int i = 1; i < 4; ++i) {
     if (!shape->dim(i).has_dim_value() || shape->dim(i).dim_value() <= 0)

@@ -17,6 +17,7 @@ Json ParityReport::toJson() const {
          {"samples", samples},
          {"max_abs_diff", maxAbsDiff},
          {"max_rel_diff", maxRelDiff},
+         {"mean_abs_diff", meanAbsDiff()},
          {"top1_agreement", top1Agreement},
          {"tolerance", tolerance},
          {"runtime", runtime},
@@ -139,6 +140,9 @@ std::int64_t compareParityLogits(const float* got, std::int64_t count,
       const double g = got[i * k + j], r = ref[i * k + j];
       const double diff = std::isfinite(g) ? std::abs(g - r) : INFINITY;
       report.maxAbsDiff = std::max(report.maxAbsDiff, diff);
+      report.sumAbsDiff += diff;
+      report.sumAbsExpected += std::abs(r);
+      ++report.values;
       report.maxRelDiff = std::max(report.maxRelDiff, diff / std::max(std::abs(r), 1e-3));
       if (got[i * k + j] > got[i * k + a]) a = j;
       if (ref[i * k + j] > ref[i * k + b]) b = j;
@@ -203,11 +207,11 @@ using RuntimeRun =
 /// Runs every batch in LibTorch and through `run`, and compares the outputs `names` (the
 /// model's output, then the decoder's "boxes" and "scores" when `decoder`). `describe` says how
 /// a batch ran ("random x7").
-ParityReport compareWithLibTorch(const ExportModel& model, const std::vector<ParityBatch>& batches,
-                                 double tolerance, const std::vector<std::string>& names,
-                                 bool decoder, const std::string& runtime, const RuntimeRun& run,
-                                 const std::function<std::string(const ParityBatch&,
-                                                                 std::int64_t)>& describe) {
+ParityReport compareWithLibTorch(
+    const ExportModel& model, const std::vector<ParityBatch>& batches, double tolerance,
+    const std::vector<std::string>& names, bool decoder, const std::string& runtime,
+    const RuntimeRun& run,
+    const std::function<std::string(const ParityBatch&, std::int64_t)>& describe) {
   ParityReport report;
   report.runtime = runtime;
   report.tolerance = tolerance;
@@ -222,8 +226,8 @@ ParityReport compareWithLibTorch(const ExportModel& model, const std::vector<Par
     const auto expected = raw.reshape({x.size(0), -1}).contiguous();
     const std::vector<RuntimeValues> outs = run(b, x);
     const std::int64_t n = x.size(0), k = expected.size(1);
-    agree += compareParityLogits(outs.at(0).data, outs.at(0).count, expected, batch.name, n, k,
-                                 report);
+    agree +=
+        compareParityLogits(outs.at(0).data, outs.at(0).count, expected, batch.name, n, k, report);
     if (decoder) compareParityDecoder(raw, model, outs, names, batch.name, report);
     report.samples += n;
     report.batches.push_back(describe(batch, n));
@@ -322,9 +326,9 @@ ParityReport checkOnnxRuntimeParity(const OnnxRuntimeLocation& ort, const std::s
     for (const auto& r : results) {
       const auto& selected = r.at("selected");
       report.selectedRows += selected.dims.empty() ? 0 : selected.dims[0];
-      report.selectedValid = report.selectedValid &&
-                             selectedRowsValid(selected, r.at("boxes"), r.at("scores"),
-                                               scoreThreshold);
+      report.selectedValid =
+          report.selectedValid &&
+          selectedRowsValid(selected, r.at("boxes"), r.at("scores"), scoreThreshold);
     }
   }
   return report;

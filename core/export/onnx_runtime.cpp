@@ -114,7 +114,8 @@ main().catch(e => fail('ONNX Runtime', e));
 
 /// The onnxruntime-node package in `folder` (the package itself or its node_modules).
 std::optional<std::string> packageIn(const std::string& folder) {
-  for (const auto& candidate : {fs::path(folder), fs::path(folder) / "node_modules" / "onnxruntime-node"}) {
+  for (const auto& candidate :
+       {fs::path(folder), fs::path(folder) / "node_modules" / "onnxruntime-node"}) {
     std::error_code ec;
     if (fs::is_regular_file(candidate / "package.json", ec) &&
         fs::is_directory(candidate / "dist", ec))
@@ -294,8 +295,7 @@ std::vector<std::map<std::string, HostTensor>> runOnnxRuntime(
     }
     runs.push_back(Json{{"inputs", inputs}, {"outputs", feed.outputs}});
   }
-  const Json request{
-      {"model", fs::absolute(modelPath).string()}, {"threads", 0}, {"runs", runs}};
+  const Json request{{"model", fs::absolute(modelPath).string()}, {"threads", 0}, {"runs", runs}};
   const Json result = runScript(ort, folder, request, timeoutSeconds);
   std::vector<std::map<std::string, HostTensor>> out;
   for (const auto& run : result.at("runs"))

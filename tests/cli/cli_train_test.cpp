@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "../core/test_support.h"
 #include "../core/train_fixtures.h"
 #include "checkpoint/checkpoint.h"
 #include "cli_runner.h"
@@ -463,6 +464,47 @@ TEST(CliExport, WritesAllThreeWithAPassingParityReport) {
 
   const auto bad = runCli("export " + ckpt + " --opset 9");
   EXPECT_EQ(bad.exitCode, 2) << bad.output;
+  EXPECT_EQ(runCli("export " + ckpt + " --calibration 8").exitCode, 2);
+  if (netsmith::testutil::onnxRuntimeForTest())
+    EXPECT_EQ(onnx["onnxruntime_parity"]["passed"], true) << onnx;
+}
+
+// --int8: the float file and STEM-int8.onnx beside it, calibrated on training images and checked
+// in ONNX Runtime against the float model on the test images.
+TEST(CliExport, Int8IsCalibratedOnTrainingImagesAndChecked) {
+  if (!netsmith::testutil::onnxRuntimeForTest()) GTEST_SKIP() << "ONNX Runtime is turned off";
+  TempDir dir;
+  const auto project = netsmith::testutil::writeTrainProject(dir, {{"epochs", 3}});
+  ASSERT_EQ(runCli("train " + project + " --out " + dir.file("runs")).exitCode, 0);
+  std::string runDir;
+  for (const auto& entry : std::filesystem::directory_iterator(dir.file("runs")))
+    runDir = entry.path().string();
+  const std::string ckpt = runDir + "/checkpoints/last.safetensors";
+  const auto q = runCli("export " + ckpt + " --onnx " + dir.file("q.onnx") +
+                        " --int8 --calibration 32 --samples 64 --json");
+  ASSERT_EQ(q.exitCode, 0) << q.output;
+  const Json qr = Json::parse(q.output);
+  ASSERT_EQ(qr["exports"].size(), 2u);
+  const auto& int8 = qr["exports"][1];
+  EXPECT_EQ(int8["format"], "onnx-int8");
+  EXPECT_EQ(int8["path"], dir.file("q-int8.onnx"));
+  EXPECT_EQ(int8["verified"], true) << int8;
+  EXPECT_EQ(int8["calibration_images"], 32);
+  EXPECT_EQ(int8["onnxruntime_parity"]["samples"], 64);
+  EXPECT_GE(int8["onnxruntime_parity"]["top1_agreement"].get<double>(), 0.99);
+  const auto floatSize = std::filesystem::file_size(dir.file("q.onnx"));
+  const std::uintmax_t int8Size = std::filesystem::file_size(dir.file("q-int8.onnx"));
+  EXPECT_EQ(int8["float_bytes"].get<std::uint64_t>(), floatSize);
+  EXPECT_GT(int8Size, 0u);  // (this model is too small to shrink: its scales weigh as much)
+  const auto qi = netsmith::exporting::inspectOnnx(netsmith::readTextFile(dir.file("q-int8.onnx")));
+  for (const char* op : {"QuantizeLinear", "DequantizeLinear", "Conv"})
+    EXPECT_NE(std::find(qi.opTypes.begin(), qi.opTypes.end(), op), qi.opTypes.end()) << op;
+  EXPECT_EQ(std::find(qi.opTypes.begin(), qi.opTypes.end(), "BatchNormalization"),
+            qi.opTypes.end());  // folded into the convolutions
+  std::map<std::string, std::string> qmeta(qi.metadata.begin(), qi.metadata.end());
+  EXPECT_NE(qmeta["quantization"].find("32 training images"), std::string::npos)
+      << qmeta["quantization"];
+  EXPECT_EQ(qmeta["task"], "classification");
 }
 
 // An imported network is evaluated and exported before any training: its project's weights

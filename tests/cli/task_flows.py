@@ -71,14 +71,20 @@ def close(what, got, want):
         sys.exit("task_flows: %s is %r, scikit-learn gives %r" % (what, got, want))
 
 
-def export_verified(cli, flow, ckpt, extra=()):
+def export_verified(cli, flow, ckpt, extra=(), int8=True):
     """Exports `ckpt` (its test images as parity samples); the output must show the parity
-    passing in both runtimes, OpenCV DNN and ONNX Runtime, each against LibTorch."""
-    out = run([cli, "export", ckpt, "--data-from-checkpoint"] + list(extra))
+    passing in both runtimes, OpenCV DNN and ONNX Runtime, each against LibTorch, and (`int8`)
+    the int8 file, calibrated on training images, checked in ONNX Runtime against the float
+    model."""
+    int8_flags = ["--int8", "--calibration", "32"] if int8 else []
+    out = run([cli, "export", ckpt, "--data-from-checkpoint"] + int8_flags + list(extra))
     for runtime in ("OpenCV DNN", "ONNX Runtime"):
         if "parity passed (%s" % runtime not in out:
             sys.exit("task_flows: %s: the export's parity in %s did not pass:\n%s"
                      % (flow, runtime, out[-3000:]))
+    if int8 and ("int8 checked (ONNX Runtime" not in out
+                 or "calibrated on 32 training images" not in out):
+        sys.exit("task_flows: %s: the int8 export was not checked:\n%s" % (flow, out[-3000:]))
     return out
 
 
@@ -766,7 +772,7 @@ def detection(cli, source, work):
     export_verified(cli, "detection", ckpt)
     # With the decoder and its NonMaxSuppression, which ONNX Runtime runs whole.
     nms = export_verified(cli, "detection", ckpt,
-                          ["--nms", "--onnx", os.path.join(work, "nms.onnx")])
+                          ["--nms", "--onnx", os.path.join(work, "nms.onnx")], int8=False)
     if "each within the boxes and over the score threshold" not in nms:
         sys.exit("task_flows: detection: ONNX Runtime did not check NMS's rows:\n" + nms[-3000:])
     onnx_path = os.path.join(os.path.dirname(os.path.dirname(ckpt)), "exports", "best.onnx")

@@ -278,7 +278,8 @@ TEST(Export, DilatedConvTransposeIsRefusedByName) {
 TEST(Export, AFailedParityKeepsNoFileUnlessAsked) {
   TempDir dir;
   const auto registry = ExporterRegistry::withBuiltins();
-  EXPECT_EQ(registry.names(), (std::vector<std::string>{"onnx", "safetensors", "pytorch"}));
+  EXPECT_EQ(registry.names(),
+            (std::vector<std::string>{"onnx", "onnx-int8", "safetensors", "pytorch"}));
   auto model = randomModel(
       R"({"id": "c", "op": "Conv2d", "params": {"out_channels": 2}, "inputs": ["input"]})");
   ExportRequest request;

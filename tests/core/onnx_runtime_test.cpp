@@ -97,8 +97,8 @@ TEST(OnnxRuntime, EveryTemplateMatchesLibTorch) {
     graph::GraphModule net(loaded.project.model, *registry);
     testutil::randomiseWeights(*net, 0.2, 0.3);
     const auto model = exportModelFrom(loaded.project, std::move(net), registry);
-    const auto report = checkOnnxRuntimeParity(*ort, buildOnnx(model, {}), model,
-                                               randomParityBatches(model));
+    const auto report =
+        checkOnnxRuntimeParity(*ort, buildOnnx(model, {}), model, randomParityBatches(model));
     EXPECT_TRUE(report.passed()) << entry.path() << ": " << report.summary();
     EXPECT_EQ(report.samples, 8);
     EXPECT_EQ(report.runtime, ort->name());
@@ -128,8 +128,9 @@ TEST(OnnxRuntime, ARefusalIsNamedAndPrintable) {
   EXPECT_NE(runError.find("ONNX Runtime cannot run the model"), std::string::npos) << runError;
   // And an input that does not hold its shape's values never reaches it.
   feed.inputs["input"] = HostTensor{{1, 1, 2, 2}, {1, 2}, {}, false};
-  EXPECT_NE(testutil::errorOf([&] { runOnnxRuntimeOnBytes(*ort, buildOnnx(model, {}), {feed}); })
-                .find("does not hold its shape's floats"),
+  EXPECT_NE(testutil::errorOf([&] {
+              runOnnxRuntimeOnBytes(*ort, buildOnnx(model, {}), {feed});
+            }).find("does not hold its shape's floats"),
             std::string::npos);
 }
 
@@ -230,10 +231,11 @@ TEST(DeployBench, PercentilesAreNumpys) {
 TEST(DeployBench, AFileThatIsNoImageModelIsRefusedByName) {
   TempDir dir;
   writeFileAtomically(dir.file("junk.onnx"), "\x1b[2Jnot protobuf at all \xff\xfe");
-  EXPECT_NE(testutil::errorOf([&] { onnxCost(dir.file("junk.onnx")); })
-                .find(dir.file("junk.onnx") + ": not an ONNX model"),
+  EXPECT_NE(testutil::errorOf([&] {
+              onnxCost(dir.file("junk.onnx"));
+            }).find(dir.file("junk.onnx") + ": not an ONNX model"),
             std::string::npos);
-  EXPECT_NE(testutil::errorOf([&] { benchOnnxModel(dir.file("missing.onnx"), {}); })
-                .find("missing.onnx"),
-            std::string::npos);
+  EXPECT_NE(
+      testutil::errorOf([&] { benchOnnxModel(dir.file("missing.onnx"), {}); }).find("missing.onnx"),
+      std::string::npos);
 }

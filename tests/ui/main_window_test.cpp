@@ -42,6 +42,7 @@
 
 #include "../core/train_fixtures.h"
 #include "editor/graph_canvas.h"
+#include "export/onnx_runtime.h"
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/sample_dialog.h"
@@ -497,6 +498,7 @@ class MainWindowTest : public QObject {
         exportActions << a->objectName();
     exportActions.sort();
     QCOMPARE(exportActions, QStringList({QStringLiteral("actionExport_onnx"),
+                                         QStringLiteral("actionExport_onnx-int8"),
                                          QStringLiteral("actionExport_pytorch"),
                                          QStringLiteral("actionExport_safetensors")}));
     QSignalSpy exported(window.exports(), &ExportController::exportFinished);
@@ -514,8 +516,12 @@ class MainWindowTest : public QObject {
     QVERIFY(dialog);
     QVERIFY(dialog->passed());
     QVERIFY(dialog->reportText().contains(QString::fromStdString(onnx.string())));
-    // The parity figures are said once; "Open folder" opens where the files went.
-    QCOMPARE(dialog->reportText().count(QStringLiteral("top-1 agreement")), 1);
+    // The parity figures are said once for each runtime; "Open folder" opens where the files
+    // went.
+    const bool ort = netsmith::exporting::findOnnxRuntime().has_value();
+    QCOMPARE(dialog->reportText().count(QStringLiteral("top-1 agreement")), ort ? 2 : 1);
+    QVERIFY(dialog->reportText().contains(QStringLiteral("parity passed (OpenCV DNN")));
+    if (ort) QVERIFY(dialog->reportText().contains(QStringLiteral("parity passed (ONNX Runtime")));
     auto* openFolder = dialog->findChild<QPushButton*>(QStringLiteral("openExportFolder"));
     QVERIFY(openFolder && openFolder->isVisible());
     QCOMPARE(QDir(dialog->folder()), QDir(QString::fromStdString(onnx.parent_path().string())));
@@ -539,6 +545,25 @@ class MainWindowTest : public QObject {
     QVERIFY(second);
     QCOMPARE(QDir(second->folder()), QDir(chosen.path()));
     second->close();
+    QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+
+    // Export > ONNX int8: calibrated on the project's training images in the background, its
+    // check against the float model in the report, the file beside the float one.
+    if (ort) {
+      exported.clear();
+      action(window, "actionExport_onnx-int8")->trigger();
+      QVERIFY(exported.wait(120000));
+      const QString int8Report = exported[0][1].toString();
+      QVERIFY2(int8Report.contains(QStringLiteral("int8 checked")), qPrintable(int8Report));
+      QVERIFY2(int8Report.contains(QStringLiteral(" training images")), qPrintable(int8Report));
+      QVERIFY2(int8Report.contains(QStringLiteral("ONNX Runtime")), qPrintable(int8Report));
+      auto* third = waitForDialog<netsmith::ui::ExportReportDialog>(window, "exportReport");
+      QVERIFY(third && third->passed());
+      QVERIFY(fs::exists(onnx.parent_path() / "best-int8.onnx"));
+      if (!shots.isEmpty()) QVERIFY(third->grab().save(shots + QStringLiteral("/export-int8.png")));
+      third->close();
+      QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
+    }
 
     // File > New: the run's figures belong to the old project. The Evaluation page, the
     // dashboard and the status bar forget them.
