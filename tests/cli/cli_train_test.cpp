@@ -465,8 +465,9 @@ TEST(CliExport, WritesAllThreeWithAPassingParityReport) {
   const auto bad = runCli("export " + ckpt + " --opset 9");
   EXPECT_EQ(bad.exitCode, 2) << bad.output;
   EXPECT_EQ(runCli("export " + ckpt + " --calibration 8").exitCode, 2);
-  if (netsmith::testutil::onnxRuntimeForTest())
+  if (netsmith::testutil::onnxRuntimeForTest()) {
     EXPECT_EQ(onnx["onnxruntime_parity"]["passed"], true) << onnx;
+  }
 }
 
 // --int8: the float file and STEM-int8.onnx beside it, calibrated on training images and checked

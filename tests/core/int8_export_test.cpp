@@ -78,7 +78,9 @@ TEST(Int8Export, EveryTemplateAgreesWithTheFloatModel) {
         report.meanAbsDiff(), 100 * report.relativeMeanDiff(), report.maxAbsDiff);
     EXPECT_LT(report.relativeMeanDiff(), 0.05) << report.summary();
     // A classifier's class (one score per class; not a map's flattened arg-max).
-    if (analyseOutputRank(model) == 1) EXPECT_GE(report.top1Agreement, 0.9) << report.summary();
+    if (analyseOutputRank(model) == 1) {
+      EXPECT_GE(report.top1Agreement, 0.9) << report.summary();
+    }
     // Under 0.3x where the weights dominate the file; small models carry per-channel scales.
     EXPECT_LT(double(int8.bytes.size()),
               (floatBytes.size() > (1u << 20) ? 0.3 : 0.5) * double(floatBytes.size()));
