@@ -189,13 +189,27 @@ std::vector<std::string> valuesToQuantise(const onnx::GraphProto& g) {
   std::set<std::string> graphOutputs;
   for (const auto& o : g.output())
     graphOutputs.insert(o.name());
+  // A value read only by a Relu whose own output is quantised gets no pair of its own: ONNX
+  // Runtime then folds the Relu into the node before it (a QLinearConv or QLinearAdd with the
+  // Relu's output range) instead of requantising between them.
+  std::map<std::string, std::vector<const onnx::NodeProto*>> consumers;
+  for (const auto& n : g.node())
+    for (const auto& in : n.input())
+      consumers[in].push_back(&n);
+  const auto readByReluOnly = [&](const std::string& v) {
+    const auto it = consumers.find(v);
+    if (it == consumers.end() || it->second.size() != 1) return false;
+    const auto& relu = *it->second.front();
+    return relu.op_type() == "Relu" && relu.output_size() == 1 && feeding.count(relu.output(0)) &&
+           !graphOutputs.count(relu.output(0));
+  };
   std::vector<std::string> out;
   for (const auto& in : g.input())
     if (feeding.count(in.name()) && !initializers.count(in.name())) out.push_back(in.name());
   for (const auto& n : g.node()) {
     if (!kQuantisable.count(n.op_type()) || n.output_size() != 1) continue;
     const auto& o = n.output(0);
-    if (feeding.count(o) && !graphOutputs.count(o)) out.push_back(o);
+    if (feeding.count(o) && !graphOutputs.count(o) && !readByReluOnly(o)) out.push_back(o);
   }
   return out;
 }
