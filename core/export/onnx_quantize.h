@@ -9,7 +9,8 @@
 // (Conv, ConvTranspose, Gemm) made by a node integer kernels take (those, Relu, pooling, Add,
 // Concat, Flatten, Reshape...). What comes after the last weighted node (its output, a
 // temperature, a softmax, a detector's decoder, a regression's scaling) stays float. A
-// BatchNormalization right after a Conv is folded into it first.
+// BatchNormalization right after a Conv is folded into it first, and a value read only by a
+// Relu gets no pair of its own (ONNX Runtime folds the Relu into the node before it).
 #include <cstdint>
 #include <map>
 #include <string>
