@@ -21,8 +21,8 @@ namespace {
 /// `trainingFirst` the training split first), preprocessed as in evaluation, for the parity check
 /// or an int8 export's calibration. Empty with `why` set when the data cannot be opened.
 std::vector<ParityBatch> realSamples(const ExportModel& model, const Registries& registries,
-                                     std::int64_t count, bool dataFromCheckpoint,
-                                     std::string& why, bool trainingFirst = false) {
+                                     std::int64_t count, bool dataFromCheckpoint, std::string& why,
+                                     bool trainingFirst = false) {
   if (count <= 0 || !model.project.data.is_object() || model.project.data.empty()) {
     why = count <= 0 ? "not asked" : "the project has no data section";
     return {};
@@ -165,11 +165,11 @@ ExportJobResult runExportJob(const ExportJob& job) {
           realSamples(model, registries, job.samples, job.dataFromCheckpoint, out.samplesNote);
     if (name == "onnx-int8" && request.calibration.empty()) {
       std::string why;
-      request.calibration = realSamples(model, registries, job.calibration,
-                                        job.dataFromCheckpoint, why, /*trainingFirst=*/true);
+      request.calibration = realSamples(model, registries, job.calibration, job.dataFromCheckpoint,
+                                        why, /*trainingFirst=*/true);
       if (request.calibration.empty())
-        throw Error(job.checkpoint + ": an int8 export calibrates on images of the training split; " +
-                    why);
+        throw Error(job.checkpoint +
+                    ": an int8 export calibrates on images of the training split; " + why);
     }
     const auto result = registry.find(name)->run(model, request);
     ExportOutcome o;

@@ -35,7 +35,7 @@ struct ExportResult {
   std::string path;
   bool written = false;  ///< the file is on disk
   bool verified = false;
-  std::string message;  ///< what was checked, or why it failed
+  std::string message;                 ///< what was checked, or why it failed
   std::optional<ParityReport> parity;  ///< in OpenCV DNN
   /// In ONNX Runtime, where findOnnxRuntime() finds it; otherwise `runtimeNote` says why not.
   std::optional<ParityReport> runtimeParity;

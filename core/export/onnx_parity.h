@@ -15,10 +15,10 @@ namespace netsmith::exporting {
 struct ParityReport {
   std::int64_t samples = 0;
   double maxAbsDiff = 0;
-  double maxRelDiff = 0;       ///< |a - b| / max(|b|, 1e-3)
-  double sumAbsDiff = 0;       ///< over `values` output values (meanAbsDiff())
+  double maxRelDiff = 0;  ///< |a - b| / max(|b|, 1e-3)
+  double sumAbsDiff = 0;  ///< over `values` output values (meanAbsDiff())
   std::int64_t values = 0;
-  double sumAbsExpected = 0;   ///< LibTorch's |b| over the same values
+  double sumAbsExpected = 0;  ///< LibTorch's |b| over the same values
   double meanAbsDiff() const { return values ? sumAbsDiff / double(values) : 0.0; }
   /// The mean difference over the mean size of LibTorch's values (0 where those are all 0).
   double relativeMeanDiff() const { return sumAbsExpected > 0 ? sumAbsDiff / sumAbsExpected : 0.0; }

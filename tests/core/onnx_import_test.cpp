@@ -236,8 +236,8 @@ TEST_F(OnnxImport, TorchvisionNetworksMatchTorchvisionAndExportAgain) {
         ADD_FAILURE() << "OpenCV DNN: " << e.what();
       }
       if (const auto ort = testutil::onnxRuntimeForTest()) {
-        const auto parity = exporting::checkOnnxRuntimeParity(*ort, bytes, m,
-                                                              exporting::randomParityBatches(m));
+        const auto parity =
+            exporting::checkOnnxRuntimeParity(*ort, bytes, m, exporting::randomParityBatches(m));
         EXPECT_TRUE(parity.passed()) << parity.summary();
       }
     }

@@ -42,10 +42,10 @@
 
 #include "../core/train_fixtures.h"
 #include "editor/graph_canvas.h"
-#include "export/onnx_runtime.h"
 #include "editor/model_page.h"
 #include "evaluation/evaluation_page.h"
 #include "evaluation/sample_dialog.h"
+#include "export/onnx_runtime.h"
 #include "forms/data_page.h"
 #include "monitor/dashboard.h"
 #include "registries/registries.h"
