@@ -239,6 +239,13 @@ onnx::NodeProto* addNode(google::protobuf::RepeatedPtrField<onnx::NodeProto>& no
   return n;
 }
 
+/// The weights' levels either side of 0: 7 bits, not 8. An x86 CPU without VNNI (AVX2 only)
+/// runs uint8 x int8 products with an instruction that adds each pair of them in 16 bits; with
+/// activations up to 255 and weights up to 63 a pair stays under 32767, where full-range
+/// weights saturate it (ONNX Runtime's own tools call this reduce_range). The file then gives
+/// the same answer on every CPU.
+constexpr float kWeightLevels = 63.f;
+
 /// The int8 weights of one weighted node, per output channel (axis 0) or per tensor.
 struct QuantisedWeight {
   std::vector<std::int8_t> values;
@@ -253,11 +260,12 @@ QuantisedWeight quantiseWeight(const std::vector<float>& w, std::size_t channels
     float most = 0;
     for (std::size_t j = 0; j < per; ++j)
       most = std::max(most, std::abs(w[c * per + j]));
-    const float scale = most > 0 ? most / 127.f : 1.f;
+    const float scale = most > 0 ? most / kWeightLevels : 1.f;
     q.scales.push_back(scale);
     for (std::size_t j = 0; j < per; ++j) {
       const float v = std::nearbyint(w[c * per + j] / scale);
-      q.values[c * per + j] = static_cast<std::int8_t>(std::clamp(v, -127.f, 127.f));
+      q.values[c * per + j] =
+          static_cast<std::int8_t>(std::clamp(v, -kWeightLevels, kWeightLevels));
     }
   }
   return q;

@@ -1,7 +1,8 @@
 #pragma once
 
 // Static post-training quantisation of a float ONNX file into a QDQ graph (the form ONNX
-// Runtime fuses into integer kernels): weights int8 per output channel (symmetric), biases int32
+// Runtime fuses into integer kernels): weights int8 per output channel (symmetric, 7 bits so
+// that CPUs without VNNI cannot saturate their 16-bit pair sums), biases int32
 // at the input's scale times the weight's, activations uint8 per tensor from calibrated ranges.
 // Works on the file's bytes, whoever wrote it; protobuf stays inside onnx_quantize.cpp.
 //
