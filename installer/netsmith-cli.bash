@@ -31,8 +31,8 @@ _netsmith_cli() {
     preview-aug) opts="--out --samples --draws --seed" ;;
     lr-schedule) opts="--json --epochs --batch-size --lr --nproc --limit-train --steps-per-epoch --seed" ;;
     bench) opts="--steps --batch-size --threads --profile --runs --seconds --json" ;;
-    train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --stop-at-epoch --no-test --nproc --dist-timeout --json" ;;
-    eval) opts="--data --split --limit --batch-size --threads --top-k --json --data-from-checkpoint --gradcam --gradcam-node --gradcam-class --out --temperature --fit-temperature --predictions --embedding --tta" ;;
+    train) opts="--epochs --batch-size --lr --device --threads --seed --limit-train --limit-val --limit-test --out --resume --init-from --max-batches --stop-at-epoch --no-test --nproc --dist-timeout --deploy-bench --json" ;;
+    eval) opts="--data --split --limit --batch-size --threads --top-k --json --data-from-checkpoint --gradcam --gradcam-node --gradcam-class --out --temperature --fit-temperature --predictions --embedding --tta --onnx" ;;
     predict) opts="--out --batch-size --threads --json" ;;
     lr-find) opts="--start --end --steps --limit-train --threads --batch-size --json" ;;
     export) opts="--onnx --opset --softmax --decoder --nms --temperature --safetensors --pytorch --samples --keep-failed --int8 --calibration --data-from-checkpoint --json" ;;

@@ -17,6 +17,7 @@
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
+#include "run/run_layout.h"
 #include "train/optimizer_factory.h"
 #include "train/train_options.h"
 #include "train/trainer.h"
@@ -151,7 +152,9 @@ int runBench(const std::vector<std::string>& words, const RegistriesPtr& registr
   const auto& models = args.positional();
   if (!models.empty() && models.front().size() > 5 &&
       models.front().compare(models.front().size() - 5, 5, ".onnx") == 0)
-    return runDeployBench(args);
+    return runDeployBench(args, registries);
+  if (!models.empty() && run_layout::isRunFolder(models.front()))
+    return runDeployBench(args, registries);
   for (const char* deployOnly : {"--runs", "--seconds"})
     if (!args.option(deployOnly).empty())
       throw UsageError(std::string(deployOnly) + " is for bench MODEL.onnx, not a project");

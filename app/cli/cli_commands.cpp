@@ -133,6 +133,10 @@ const std::vector<Command>& commands() {
                                       batch-1 latency (median, 95th percentile), images/s at
                                       --batch-size (32) and memory in ONNX Runtime and OpenCV
                                       DNN, at --threads (1) each
+  bench RUN_DIR... [--threads N] [--runs N] [--seconds S] [--json]
+                                      a run's best checkpoint (else its last) exported as
+                                      export writes it and measured so, the figures kept in
+                                      RUN_DIR/deploy.json for the Runs and Experiments pages
 )",
        "netsmith-cli bench resources/examples/fashion_mnist.netsmith.json --steps 50",
        {"--json"},
@@ -142,7 +146,7 @@ const std::vector<Command>& commands() {
        R"(  train PROJECT [--epochs N] [--batch-size N] [--lr X] [--device cpu|cuda[:N]] [--threads N]
         [--seed N] [--limit-train N] [--limit-val N] [--limit-test N] [--out DIR] [--resume CKPT]
         [--init-from CKPT] [--max-batches N] [--stop-at-epoch N] [--no-test] [--nproc N]
-        [--dist-timeout S] [--json]
+        [--dist-timeout S] [--deploy-bench] [--json]
                                       train; progress on the terminal (--json: one event a line);
                                       Ctrl-C stops after writing a checkpoint; the last line gives
                                       the test accuracy and the run folder. --stop-at-epoch N:
@@ -150,11 +154,13 @@ const std::vector<Command>& commands() {
                                       (--resume goes on exactly); --no-test: skip the test split. --nproc N: N local
                                       data-parallel processes (torch.distributed, Gloo on CPU,
                                       NCCL on CUDA; --batch-size is per process). Under torchrun,
-                                      srun or mpirun each process runs this same command
+                                      srun or mpirun each process runs this same command.
+                                      --deploy-bench: at the end, what the best checkpoint
+                                      costs deployed (as bench RUN_DIR), in RUN/deploy.json
 )",
        "netsmith-cli train resources/examples/fashion_mnist.netsmith.json --epochs 1 "
        "--limit-train 6000",
-       {"--json", "--no-test"},
+       {"--json", "--no-test", "--deploy-bench"},
        {"--epochs", "--batch-size", "--lr", "--device", "--threads", "--seed", "--limit-train",
         "--limit-val", "--limit-test", "--out", "--resume", "--init-from", "--max-batches",
         "--stop-at-epoch", "--nproc", "--dist-timeout"}},
@@ -163,7 +169,7 @@ const std::vector<Command>& commands() {
        R"(  eval CHECKPOINT [--data PROJECT|FOLDER] [--split test|validation|train] [--limit N] [--top-k K] [--json]
        [--batch-size N] [--threads N] [--data-from-checkpoint] [--gradcam IMAGE] [--gradcam-node ID] [--gradcam-class N]
        [--out FILE] [--predictions FILE|DIR] [--temperature T|FILE] [--fit-temperature]
-       [--embedding FILE] [--tta flip|crops]
+       [--embedding FILE] [--tta flip|crops] [--onnx MODEL.onnx]
                                       the task's figures (classification: accuracy, top-k, per-class accuracy, precision, recall
                                       and F1, and the confusion matrix). --predictions: every
                                       sample's output to recompute them from, checked before
@@ -187,6 +193,9 @@ const std::vector<Command>& commands() {
                                       --embedding FILE: the samples' penultimate features
                                       laid out in 2-D (PCA, Barnes-Hut t-SNE) as CSV
                                       (position,sample,label,predicted,confidence,x,y,f0..).
+                                      --onnx MODEL.onnx: evaluate that export of the
+                                      checkpoint (float or int8) in ONNX Runtime instead, on
+                                      the same data and preprocessing.
                                       --tta flip|crops: test-time augmentation (the mean
                                       probabilities of the picture and its mirror, and with
                                       crops of four shifted copies), with the accuracy gain
@@ -195,14 +204,16 @@ const std::vector<Command>& commands() {
        {"--json", "--data-from-checkpoint", "--fit-temperature"},
        {"--data", "--split", "--limit", "--batch-size", "--threads", "--top-k", "--gradcam",
         "--gradcam-node", "--gradcam-class", "--out", "--predictions", "--temperature",
-        "--embedding", "--tta"}},
+        "--embedding", "--tta", "--onnx"}},
       {"predict",
        runPredict,
        R"(  predict MODEL INPUT... [--out PATH] [--batch-size N] [--threads N] [--json]
                                       the model's predictions on images without labels: MODEL
                                       a checkpoint (or a project whose model has its
-                                      init_from's weights), INPUT image files or folders
-                                      (searched recursively). Each image is preprocessed as
+                                      init_from's weights, or an ONNX file exported by
+                                      netsmith-cli export, float or int8, run in ONNX
+                                      Runtime), INPUT image files or folders (searched
+                                      recursively). Each image is preprocessed as
                                       eval preprocesses its split; outputs as eval writes its
                                       predictions files, without truth: classification
                                       a CSV (path, prediction, probability, one probability

@@ -35,8 +35,9 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
 int runPredict(const std::vector<std::string>& words, const RegistriesPtr& registries);
 /// `eval CHECKPOINT --gradcam IMAGE [--gradcam-node ID] [--gradcam-class N] [--out FILE]`.
 int runGradCam(const Args& args, const RegistriesPtr& registries);
-/// bench MODEL.onnx...: the deploy benchmark (bench dispatches to it on an .onnx argument).
-int runDeployBench(const Args& args);
+/// bench MODEL.onnx... | RUN_DIR...: the deploy benchmark (bench dispatches to it on an .onnx
+/// argument or a run folder, whose best checkpoint it exports, measures and records).
+int runDeployBench(const Args& args, const RegistriesPtr& registries);
 int runLrFind(const std::vector<std::string>& words, const RegistriesPtr& registries);
 int runExport(const std::vector<std::string>& words, const RegistriesPtr& registries);
 int runImport(const std::vector<std::string>& words, const RegistriesPtr& registries);

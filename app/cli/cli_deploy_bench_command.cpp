@@ -8,6 +8,8 @@
 #include "common/error.h"
 #include "common/json.h"
 #include "export/deploy_bench.h"
+#include "export/run_deploy.h"
+#include "run/run_layout.h"
 
 namespace netsmith::cli {
 
@@ -50,9 +52,29 @@ void printDeployBench(const exporting::DeployBench& b) {
       b.runtimes.empty() ? std::size_t(0) : b.runtimes.front().batch1Ms.size());
 }
 
+/// A run's deploy.json as recorded: its figures, a line each runtime.
+void printRecorded(const Json& r) {
+  std::printf("  %s, %lld parameters, %.2f M MACs per image\n",
+              mebibytes(r.value("file_bytes", std::int64_t(0))).c_str(),
+              static_cast<long long>(r.value("parameters", std::int64_t(0))),
+              double(r.value("macs_per_image", std::int64_t(0))) / 1e6);
+  for (const auto& rt : r["runtimes"]) {
+    if (rt.contains("error")) {
+      std::printf("  %-22s %s\n", printable(rt.value("runtime", std::string())).c_str(),
+                  printable(rt.value("error", std::string())).c_str());
+      continue;
+    }
+    std::printf("  %-22s batch-1 p50 %.3f ms, p95 %.3f ms, %.1f images/s at batch %lld\n",
+                printable(rt.value("runtime", std::string())).c_str(),
+                rt.value("batch1_p50_ms", 0.0), rt.value("batch1_p95_ms", 0.0),
+                rt.value("images_per_second", 0.0),
+                static_cast<long long>(rt.value("throughput_batch", std::int64_t(0))));
+  }
+}
+
 }  // namespace
 
-int runDeployBench(const Args& args) {
+int runDeployBench(const Args& args, const RegistriesPtr& registries) {
   exporting::DeployBenchOptions options;
   options.batch = args.integer("--batch-size", 32, 1, 4096);
   options.threads = static_cast<int>(args.integer("--threads", 1, 1, 256));
@@ -60,6 +82,19 @@ int runDeployBench(const Args& args) {
   options.seconds = args.real("--seconds", 2.0, 0.0);
   Json all = Json::array();
   for (const auto& path : args.positional()) {
+    if (run_layout::isRunFolder(path)) {
+      // A run: its best checkpoint exported and measured, the figures kept in its deploy.json.
+      const Json record = exporting::measureRunDeploy(path, registries, options);
+      if (args.has("--json")) {
+        all.push_back(record);
+        continue;
+      }
+      std::printf("%s: %s recorded in %s\n", printable(path).c_str(),
+                  printable(record.value("checkpoint", std::string())).c_str(),
+                  printable(run_layout::runFile(path, run_layout::kDeploy)).c_str());
+      printRecorded(record);
+      continue;
+    }
     const auto b = exporting::benchOnnxModel(path, options);
     if (args.has("--json"))
       all.push_back(b.toJson());

@@ -35,19 +35,17 @@ int runPredict(const std::vector<std::string>& words, const RegistriesPtr& regis
     Json skipped = Json::array();
     for (const auto& s : r.skipped)
       skipped.push_back({{"item", s.item}, {"reason", s.reason}});
-    std::cout << Json{{"model", o.model},
-                      {"task", r.task},
-                      {"out", r.out},
-                      {"predicted", r.predicted},
-                      {"skipped", skipped}}
+    std::cout << Json{{"model", o.model}, {"task", r.task},           {"runtime", r.runtime},
+                      {"out", r.out},     {"predicted", r.predicted}, {"skipped", skipped}}
                      .dump(2)
               << '\n';
     return kExitOk;
   }
   for (const auto& s : r.skipped)
     std::printf("skipped %s: %s\n", printable(s.item).c_str(), printable(s.reason).c_str());
-  std::printf("task %s: %lld image(s) predicted, %zu skipped: %s\n", printable(r.task).c_str(),
-              (long long)r.predicted, r.skipped.size(), printable(r.out).c_str());
+  std::printf("task %s (%s): %lld image(s) predicted, %zu skipped: %s\n", printable(r.task).c_str(),
+              r.runtime.c_str(), (long long)r.predicted, r.skipped.size(),
+              printable(r.out).c_str());
   return kExitOk;
 }
 

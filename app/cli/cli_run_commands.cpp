@@ -22,10 +22,12 @@
 #include "env/env_report.h"
 #include "eval/embedding.h"
 #include "eval/evaluation.h"
+#include "export/run_deploy.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
 #include "registries/registries.h"
+#include "run/run_layout.h"
 #include "run/run_records.h"
 #include "task/task_registry.h"
 #include "train/dist_worker.h"
@@ -268,6 +270,26 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   }
   const int exitCode =
       result.state == run::FinishState::Stopped && g_interrupts > 0 ? kExitInterrupted : kExitOk;
+  // On request, what the model costs deployed, kept in the run folder (a sweep with a latency
+  // limit asks its trials for it). A failure to measure is said; the run stands.
+  std::string deployLine;
+  if (args.has("--deploy-bench") && !result.runDir.empty() && g_interrupts == 0) {
+    try {
+      exporting::DeployBenchOptions o;
+      o.seconds = 1.0;
+      const Json record = exporting::measureRunDeploy(result.runDir, registries, o);
+      run::RunRecord measured;
+      measured.deploy = record;
+      std::string runtime;
+      const double ms = measured.deployLatencyMs(&runtime);
+      deployLine = formatted("deployed: batch-1 latency %.3f ms in %s, %.2f MiB (%s)", ms,
+                             runtime.c_str(), double(measured.deployBytes()) / 1048576.0,
+                             run_layout::runFile(result.runDir, run_layout::kDeploy).c_str());
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "netsmith-cli: the deploy benchmark failed: %s\n",
+                   printable(e.what()).c_str());
+    }
+  }
   if (json) return exitCode;
   std::printf("%s\n", result.reason.c_str());
   if (!result.lastCheckpoint.empty())
@@ -284,6 +306,7 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
   }
   std::printf("%s; run folder %s\n", last.c_str(),
               result.runDir.empty() ? "(none)" : result.runDir.c_str());
+  if (!deployLine.empty()) std::printf("%s\n", deployLine.c_str());
   return exitCode;
 }
 
@@ -343,6 +366,10 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
     if (o.fitTemperature) throw UsageError{"--temperature and --fit-temperature: give one"};
     o.temperature = eval::readTemperature(args.option("--temperature"));
   }
+  o.onnx = args.option("--onnx");
+  if (!o.onnx.empty() && o.fitTemperature)
+    throw UsageError{
+        "--onnx evaluates an exported file, whose temperature is in it: no --fit-temperature"};
   const std::string embeddingFile = args.option("--embedding");
   if (!embeddingFile.empty()) {
     o.features = true;
@@ -357,7 +384,11 @@ int runEval(const std::vector<std::string>& words, const RegistriesPtr& registri
     std::cout << e.toJson().dump(2) << '\n';
     return kExitOk;
   }
-  std::printf("%s: %s split\n", printable(o.checkpoint).c_str(), e.split.c_str());
+  if (o.onnx.empty())
+    std::printf("%s: %s split\n", printable(o.checkpoint).c_str(), e.split.c_str());
+  else
+    std::printf("%s (exported from %s, run in %s): %s split\n", printable(o.onnx).c_str(),
+                printable(o.checkpoint).c_str(), e.runtime.c_str(), e.split.c_str());
   std::cout << e.report(eval::EvaluationFiles{o.predictions, recorded});
   return kExitOk;
 }

@@ -11,6 +11,7 @@ namespace netsmith::checkpoint {
 
 torch::Tensor LoadedModel::forward(const torch::Tensor& input) const {
   torch::NoGradGuard noGrad;
+  if (runner) return runner(input).contiguous();
   net->eval();
   auto out = net->forward(input);
   if (temperature != 1) out = out / temperature;

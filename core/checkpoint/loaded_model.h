@@ -5,6 +5,7 @@
 // inputs. Export, Grad-CAM and the studio's sample views load models through here.
 #include <torch/torch.h>
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -38,7 +39,14 @@ struct LoadedModel {
   /// by it. 1: the output as trained.
   double temperature = 1;
 
-  /// LibTorch's output for `input` (N x C x H x W) over `temperature`, no gradients.
+  /// A model run elsewhere rather than by `net` (an exported ONNX file in ONNX Runtime,
+  /// export/onnx_model.h): forward() returns what it gives, which holds any temperature
+  /// already; `net` is null then.
+  std::function<torch::Tensor(const torch::Tensor&)> runner;
+  /// What runs the model, for reports: "LibTorch", "ONNX Runtime 1.31.1".
+  std::string runtime = "LibTorch";
+
+  /// The model's output for `input` (N x C x H x W) over `temperature`, no gradients.
   torch::Tensor forward(const torch::Tensor& input) const;
 };
 

@@ -120,12 +120,12 @@ struct ClassViewTally {
 
 /// The mean of the probabilities of the batch's test-time augmentation views (`logits` are the
 /// batch's own), as log-probabilities.
-torch::Tensor ttaMeanLogits(graph::GraphModuleImpl& net, const torch::Tensor& images,
+torch::Tensor ttaMeanLogits(const ModelRun& run, const torch::Tensor& images,
                             const torch::Tensor& logits, Evaluation& out) {
   const auto views = ttaViews(images, out.tta);
   auto probs = torch::softmax(logits, 1);
   for (std::size_t v = 1; v < views.size(); ++v) {
-    auto z = net.forward(views[v]).to(torch::kFloat);
+    auto z = run(views[v]).to(torch::kFloat);
     if (out.temperature != 1) z = z / out.temperature;
     probs = probs + torch::softmax(z, 1);
   }
@@ -174,7 +174,7 @@ void appendPrCurves(const ClassViewTally& tally, std::int64_t classes, Evaluatio
   }
 }
 
-void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
+void runEvaluation(graph::GraphModuleImpl& net, const ModelRun& run, const data::SampleSet& set,
                    const data::ProjectData& pd, const task::Task& task,
                    const EvaluationOptions& options, Evaluation& out) {
   const auto predictions = predictionsFor(task, set, options);
@@ -192,7 +192,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
   while (auto batch = loader.next()) {
     torch::Tensor tapped;
     auto logits =
-        (out.featureNode.empty() ? net.forward(batch->images)
+        (out.featureNode.empty() ? run(batch->images)
                                  : net.forwardTapping(batch->images, out.featureNode, tapped))
             .to(torch::kFloat);
     if (tapped.defined()) keepFeatures(tapped, batch->samples, set, out);
@@ -202,7 +202,7 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
       // The mean of the views' probabilities, as log-probabilities: every figure below (the
       // loss, the prediction, the confidence, the predictions file) is of the mean.
       tally.rightWithoutTta += logits.argmax(1).eq(labels).sum().item<std::int64_t>();
-      logits = ttaMeanLogits(net, batch->images, logits, out);
+      logits = ttaMeanLogits(run, batch->images, logits, out);
     }
     const auto predicted = tallyClassViewBatch(tally, logits, labels, out.topK);
     if (options.keepSamples) {
@@ -224,17 +224,15 @@ void runEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
 }
 
 /// The logits (row-major, `classes` a row) and labels of every sample of `set`.
-void collectLogits(graph::GraphModuleImpl& net, const data::SampleSet& set,
-                   const data::ProjectData& pd, const EvaluationOptions& options,
-                   std::int64_t classes, std::vector<float>& logits,
-                   std::vector<std::int64_t>& labels, Evaluation& out) {
+void collectLogits(const ModelRun& run, const data::SampleSet& set, const data::ProjectData& pd,
+                   const EvaluationOptions& options, std::int64_t classes,
+                   std::vector<float>& logits, std::vector<std::int64_t>& labels, Evaluation& out) {
   data::DataLoader loader(set, *pd.processor, evaluationLoaderOptions(pd, options));
-  net.eval();
   torch::NoGradGuard noGrad;
   loader.startEpoch(0);
   std::int64_t done = 0;
   while (auto batch = loader.next()) {
-    const auto z = net.forward(batch->images).to(torch::kFloat).contiguous();
+    const auto z = run(batch->images).to(torch::kFloat).contiguous();
     if (z.size(1) != classes) throw Error("the model's outputs are not one score per class");
     logits.insert(logits.end(), z.data_ptr<float>(), z.data_ptr<float>() + z.numel());
     const auto y = batch->labels.contiguous();
@@ -272,14 +270,14 @@ class ClassViewEvaluator final : public Evaluator {
           std::max<std::int64_t>(pd.data.numClasses(), net.analysis().outputShape.at(0));
       std::vector<float> logits;
       std::vector<std::int64_t> labels;
-      collectLogits(net, validation, *fitData, options, classes, logits, labels, out);
+      collectLogits(in.run, validation, *fitData, options, classes, logits, labels, out);
       if (out.cancelled) return;
       out.temperatureFit = fitTemperature(logits, classes, labels);
       out.temperatureFitted = true;
       out.temperature = out.temperatureFit.temperature;
     }
     if (options.features) out.featureNode = in.project->model.penultimate(net.analysis().outputId);
-    runEvaluation(net, *in.set, pd, *in.task, options, out);
+    runEvaluation(net, in.run, *in.set, pd, *in.task, options, out);
     out.perClass = classScores(out.metrics);
     for (std::size_t k = 0; k < out.perClass.size(); ++k)
       out.perClass[k].averagePrecision = k < out.prCurves.size()

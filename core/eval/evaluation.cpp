@@ -15,10 +15,13 @@
 #include "checkpoint/checkpoint.h"
 #include "checkpoint/checkpoint_model.h"
 #include "common/error.h"
+#include "common/shape.h"
 #include "data/data_loader.h"
 #include "data/named_paths.h"
 #include "data/project_data.h"
 #include "data/sample_processor.h"
+#include "export/onnx_model.h"
+#include "graph/graph_analysis.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -97,6 +100,8 @@ std::vector<const SampleOutcome*> Evaluation::cell(std::int64_t label,
 Json Evaluation::toJson() const {
   Json j = run::evalMetricsToJson(metrics);
   j["checkpoint"] = checkpoint;
+  if (!onnx.empty()) j["onnx"] = onnx;
+  j["runtime"] = runtime;
   j["split"] = split;
   j["task"] = task;
   if (evaluator) evaluator->addJson(*this, j);
@@ -175,12 +180,12 @@ EvaluationSource readEvaluationSource(const std::string& ckptPath,
 std::shared_ptr<task::Task> makeEvaluationTask(const Registries& registries,
                                                const EvaluationSource& src,
                                                const resolve::ResolvedProject& resolved,
-                                               const data::ProjectData& pd,
+                                               const data::ProjectData& pd, const Json& state,
                                                const std::string& ckptPath) {
   task::TaskSetup setup =
       train::taskSetupFor(resolved.train, resolved.analysis, train::taskFacts(pd.data));
   setup.train = &pd.data.train;
-  setup.state = src.ckpt.meta.value("task_state", Json());
+  setup.state = state;
   std::shared_ptr<task::Task> task;
   try {
     const auto& def = registries.tasks.get(src.loaded.project.task);
@@ -190,6 +195,24 @@ std::shared_ptr<task::Task> makeEvaluationTask(const Registries& registries,
     throw Error(ckptPath + ": " + e.what());
   }
   return task;
+}
+
+/// The exported file at `path`, loaded to run in the checkpoint's place; refused (naming both)
+/// when it is not of the same model: another input or output shape, other classes.
+checkpoint::LoadedModel exportedInPlaceOf(const EvaluationSource& src, const std::string& path,
+                                          const std::string& ckptPath,
+                                          const RegistriesPtr& registries) {
+  auto exported = exporting::loadOnnxModel(path, registries);
+  const auto& a = src.net->analysis();
+  const auto b = graph::analyseGraph(exported.project.model, *exported.registry);
+  const auto ckptClasses = src.ckpt.meta.value("classes", Json::array());
+  if (a.inputShape != b.inputShape || a.outputShape != b.outputShape ||
+      (src.ckpt.meta.contains("classes") && Json(exported.classes) != ckptClasses))
+    throw Error(path + ": not an export of " + ckptPath + " (its input " +
+                formatShape(b.inputShape) + ", output " + formatShape(b.outputShape) +
+                " or classes differ from the checkpoint's " + formatShape(a.inputShape) + ", " +
+                formatShape(a.outputShape) + ")");
+  return exported;
 }
 
 /// The split to evaluate (not empty), cut to a stratified subset of options.limit samples
@@ -238,6 +261,17 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   how.analysis = &src.net->analysis();
   how.baseDir = src.baseDir;
   const auto resolved = resolve::resolveProject(src.loaded, registries, how);
+  src.net->eval();
+  ModelRun run = [&net = *src.net](const torch::Tensor& x) { return net.forward(x); };
+  Json state = src.ckpt.meta.value("task_state", Json());
+  checkpoint::LoadedModel exported;
+  if (!options.onnx.empty()) {
+    if (options.features)
+      throw Error("--onnx: an exported file gives its outputs only, no penultimate features");
+    exported = exportedInPlaceOf(src, options.onnx, ckptPath, options.registries);
+    run = exported.runner;
+    state = exported.taskState;  // as it applies to the file's output (a folded scaling)
+  }
   auto pd = resolve::openData(resolved, registries.transforms, "");
   if (!pd) throw Error("cancelled");
   Evaluation out;
@@ -251,7 +285,9 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   // The checkpoint's task, made for this data and model: its head rule decides whether the
   // model fits the data, its target whether the class view applies.
   const std::shared_ptr<task::Task> task =
-      makeEvaluationTask(registries, src, resolved, *pd, ckptPath);
+      makeEvaluationTask(registries, src, resolved, *pd, state, ckptPath);
+  out.onnx = options.onnx;
+  out.runtime = exported.runner ? exported.runtime : std::string("LibTorch");
   out.task = task->name();
   // The task's evaluator, which first refuses what it cannot give.
   const auto evaluator = registries.evaluators.forTask(out.task);
@@ -263,7 +299,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   }
   data::SampleSet set = evaluationSamples(pd->data, out.split, options);
   evaluator->evaluate(
-      EvaluationInput{src.net.get(), &set, pd.get(), task, &options, &src.loaded.project,
+      EvaluationInput{src.net.get(), run, &set, pd.get(), task, &options, &src.loaded.project,
                       [&]() {
                         return data::openProjectData(fitProject, fitBaseDir, registries.transforms,
                                                      "");

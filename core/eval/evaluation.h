@@ -60,6 +60,10 @@ struct EvaluationOptions {
   /// A class view also keeps every sample's penultimate features (Evaluation::features): what
   /// the embedding explorer lays out. Another task's evaluation keeps none (featureWidth 0).
   bool features = false;
+  /// An ONNX file exported from the checkpoint (float or int8): its outputs, run in ONNX
+  /// Runtime (export/onnx_model.h), are evaluated in place of the checkpoint's, on the same
+  /// data and preprocessing. "": the checkpoint's own. No features then.
+  std::string onnx;
   /// Called after every batch with (samples done, total); return false to cancel.
   std::function<bool(std::int64_t, std::int64_t)> progress;
   /// The program's registries (ops, transforms, schedules, tasks); a checkpoint of a task they
@@ -101,6 +105,8 @@ inline constexpr std::int64_t kPrCurveValues = 20'000'000;
 
 struct Evaluation {
   std::string checkpoint;
+  std::string onnx;                  ///< the exported file evaluated in its place ("": none)
+  std::string runtime = "LibTorch";  ///< what gave the outputs: "ONNX Runtime 1.31.1" for onnx
   std::string split;
   std::string task = task::kClassification;
   /// The task's evaluator (eval/evaluator.h), which filled what follows: classification's

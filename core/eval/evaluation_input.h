@@ -22,8 +22,13 @@
 
 namespace netsmith::eval {
 
+/// The model's output for a batch of inputs (N x C x H x W).
+using ModelRun = std::function<torch::Tensor(const torch::Tensor&)>;
+
 struct EvaluationInput {
-  graph::GraphModuleImpl* net = nullptr;
+  graph::GraphModuleImpl* net = nullptr;  ///< the checkpoint's model (its analysis, features)
+  /// What gives the outputs: net's forward, or an exported file's (EvaluationOptions::onnx).
+  ModelRun run;
   const data::SampleSet* set = nullptr;  ///< the split (a subset when limited)
   const data::ProjectData* data = nullptr;
   std::shared_ptr<task::Task> task;

@@ -90,14 +90,13 @@ void keepTaskOutcomes(const data::Batch& batch, const torch::Tensor& output, con
   pruneMaskSamples(samples);
 }
 
-/// Runs `net` over `set` for a task without the class view: its figures only.
-void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set,
+/// Runs the model over `set` for a task without the class view: its figures only.
+void runFigureEvaluation(const ModelRun& run, const data::SampleSet& set,
                          const data::ProjectData& pd, const std::shared_ptr<task::Task>& task,
                          const EvaluationOptions& options, Evaluation& out) {
   auto lo = evaluationLoaderOptions(pd, options);
   lo.collator = task;
   data::DataLoader loader(set, *pd.processor, lo);
-  net.eval();
   torch::NoGradGuard noGrad;
   const auto sums = task->evalSums();
   const auto predictions = predictionsFor(*task, set, options);
@@ -111,7 +110,7 @@ void runFigureEvaluation(graph::GraphModuleImpl& net, const data::SampleSet& set
   const auto total = set.size();
   loader.startEpoch(0);
   while (auto batch = loader.next()) {
-    const auto output = net.forward(batch->images).to(torch::kFloat);
+    const auto output = run(batch->images).to(torch::kFloat);
     sums->add(output, batch->target);
     if (options.keepSamples)
       keepTaskOutcomes(*batch, output, *task, pd.normalization, options.thumbnail, out.samples);
@@ -161,7 +160,7 @@ class FigureEvaluator final : public Evaluator {
 
   void evaluate(const EvaluationInput& in, Evaluation& out) const override {
     out.topK = 0;
-    runFigureEvaluation(*in.net, *in.set, *in.data, in.task, *in.options, out);
+    runFigureEvaluation(in.run, *in.set, *in.data, in.task, *in.options, out);
   }
 
   void addJson(const Evaluation& e, Json& json) const override {

@@ -10,6 +10,8 @@
 #include "data/data_module.h"
 #include "data/project_data.h"
 #include "eval/evaluator.h"
+#include "export/onnx_model.h"
+#include "graph/graph_analysis.h"
 #include "registries/registries.h"
 #include "resolve/resolved_project.h"
 #include "task/task.h"
@@ -26,10 +28,11 @@ namespace fs = std::filesystem;
 /// and its project's train section: no data is read.
 std::shared_ptr<task::Task> predictionTask(const Registries& registries,
                                            const checkpoint::LoadedModel& model,
+                                           const graph::GraphAnalysis& analysis,
                                            std::vector<std::string>& targets,
                                            std::vector<std::string>& colors) {
   resolve::ResolveOptions how;
-  how.analysis = &model.net->analysis();
+  how.analysis = &analysis;
   how.baseDir = model.baseDir;
   const auto resolved =
       resolve::resolveProject(project::LoadedProject{model.project, {}, ""}, registries, how);
@@ -98,6 +101,7 @@ data::SampleSet wholeSet(std::shared_ptr<const data::DatasetSource> source) {
 struct Predictor::Loaded {
   RegistriesPtr registries;
   checkpoint::LoadedModel model;
+  graph::GraphAnalysis analysis;
   std::shared_ptr<task::Task> task;
   std::string taskName;
   std::vector<std::string> names;
@@ -117,7 +121,6 @@ struct Predictor::Loaded {
            const std::function<bool(std::int64_t, std::int64_t)>& progress) const {
     const std::lock_guard<std::mutex> lock(running);
     torch::NoGradGuard noGrad;
-    model.net->eval();
     const data::SampleProcessor& processor = *pd->processor;
     const std::int64_t total = set.size();
     const std::int64_t floats = processor.sampleFloats();
@@ -159,19 +162,27 @@ Predictor::Predictor(RegistriesPtr registries, const std::string& path)
     : m(std::make_unique<Loaded>()) {
   const auto& r = needRegistries(registries, "Predictor");
   m->registries = std::move(registries);
-  m->model = checkpoint::loadModel(path, m->registries);
+  m->model = exporting::loadAnyModel(path, m->registries);
+  // An exported file runs without its net: the analysis comes from its snapshot's graph.
+  m->analysis =
+      m->model.net ? m->model.net->analysis() : graph::analyseGraph(m->model.project.model, r.ops);
   std::vector<std::string> targets;
-  m->task = predictionTask(r, m->model, targets, m->colors);
+  m->task = predictionTask(r, m->model, m->analysis, targets, m->colors);
   m->taskName = m->task->name();
   m->names = m->model.classes.empty() ? targets : m->model.classes;
   m->pd = evaluationProcessing(r, m->model);
-  m->explains = r.evaluators.forTask(m->taskName)->scalesClassScores();
+  // Grad-CAM needs the net's gradients: an exported file gives none.
+  m->explains = m->model.net && r.evaluators.forTask(m->taskName)->scalesClassScores();
 }
 
 Predictor::~Predictor() = default;
 
 const std::string& Predictor::model() const {
   return m->model.source;
+}
+
+const std::string& Predictor::runtime() const {
+  return m->model.runtime;
 }
 
 const std::string& Predictor::task() const {
@@ -239,6 +250,7 @@ PredictResult predictImages(const PredictOptions& options) {
   const auto set = wholeSet(data::openImageList(options.inputs, l.model.classes));
   PredictResult result;
   result.task = l.taskName;
+  result.runtime = l.model.runtime;
   result.out = options.out.empty() ? l.registries->tasks.get(l.model.project.task).predictionsName
                                    : options.out;
   result.skipped = set.source->skippedAtScan();

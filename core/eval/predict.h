@@ -19,7 +19,8 @@ namespace netsmith::eval {
 
 struct PredictOptions {
   RegistriesPtr registries;
-  /// A checkpoint, or a project whose model has the weights of its init_from.
+  /// A checkpoint, a project whose model has the weights of its init_from, or an ONNX file
+  /// Netsmith exported (float or int8; run in ONNX Runtime, export/onnx_model.h).
   std::string model;
   /// Image files and folders (searched recursively: data::openImageList).
   std::vector<std::string> inputs;
@@ -34,8 +35,9 @@ struct PredictOptions {
 
 struct PredictResult {
   std::string task;
-  std::string out;                         ///< where the predictions were written
-  std::int64_t predicted = 0;              ///< images with a prediction
+  std::string runtime;         ///< what ran the model: "LibTorch", "ONNX Runtime 1.31.1"
+  std::string out;             ///< where the predictions were written
+  std::int64_t predicted = 0;  ///< images with a prediction
   std::vector<data::SkippedItem> skipped;  ///< images not read (named, with the reason)
   bool cancelled = false;
 };
@@ -58,17 +60,19 @@ struct PredictedImage {
 /// task and evaluation preprocessing, as predictImages() uses them.
 class Predictor {
  public:
-  /// Loads `model` (a checkpoint, or a project with its init_from's weights); throws
-  /// netsmith::Error naming it.
+  /// Loads `model` (a checkpoint, a project with its init_from's weights, or an exported ONNX
+  /// file); throws netsmith::Error naming it.
   Predictor(RegistriesPtr registries, const std::string& model);
   ~Predictor();
   const std::string& model() const;
+  /// What runs it: "LibTorch", or "ONNX Runtime 1.31.1" for an ONNX file.
+  const std::string& runtime() const;
   const std::string& task() const;
   /// The classes (classification, multi-label, segmentation, detection) or the targets
   /// (regression) the outputs are of, in order.
   const std::vector<std::string>& names() const;
   /// Whether its outputs are class scores a Grad-CAM map can explain (the task's evaluator
-  /// scales class scores: the class view).
+  /// scales class scores: the class view; an ONNX file gives no gradients, so never).
   bool explainsClasses() const;
   /// Whether a view's `output` holds class probabilities (the model names classes), rather
   /// than values (a regression's, named by its targets).

@@ -24,6 +24,7 @@
 #include "experiment/sweep_schedule.h"
 #include "registries/registries.h"
 #include "run/run_layout.h"
+#include "run/run_records.h"
 #include "train/train_options.h"
 
 namespace netsmith::experiment {
@@ -294,6 +295,9 @@ void SweepRunner::startSegment(Trial& trial, const SweepListener& listener) {
   spawn.args = {"train", projectPath.string(), "--json",    "--no-test",
                 "--out", trialDir.string(),    "--threads", threads};
   spawn.args.insert(spawn.args.end(), m_state.trainArgs.begin(), m_state.trainArgs.end());
+  // The segment that trains to the end measures the model deployed, when the sweep asks.
+  if (m_spec.deployBench && (stopAt <= 0 || stopAt >= trial.maxEpochs))
+    spawn.args.push_back("--deploy-bench");
   if (stopAt > 0) {
     spawn.args.push_back("--stop-at-epoch");
     spawn.args.push_back(std::to_string(stopAt));
@@ -351,6 +355,13 @@ void SweepRunner::finishSegment(Process& p, int status, const SweepListener& lis
     error = (own.empty() ? "" : own + " ") + "(" + describeWaitStatus(status) + ")";
   }
   endSegment(trial, readScores(trial), end, p.stopAt, error);
+  // What its model costs deployed, which its last segment measured (train --deploy-bench).
+  if (m_spec.deployBench && trial.status == TrialStatus::Completed && !trial.runDir.empty()) {
+    run::RunRecord measured;
+    measured.deploy = run::readDeployRecord((fs::path(m_dir) / trial.runDir).string());
+    trial.latencyMs = measured.deployLatencyMs();
+    trial.fileBytes = measured.deployBytes();
+  }
   save();
   if (listener && trial.ended()) listener(trialEnded(trial));
 }

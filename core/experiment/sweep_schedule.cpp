@@ -158,6 +158,8 @@ const Trial* bestTrial(const SweepState& state, const SweepSpec& spec) {
     for (const auto& t : state.trials) {
       if (completedOnly && t.status != TrialStatus::Completed) continue;
       if (t.scores.empty() || std::isnan(t.objective())) continue;
+      // Under a latency limit, only a trial measured within it.
+      if (spec.maxLatencyMs > 0 && (t.latencyMs < 0 || t.latencyMs > spec.maxLatencyMs)) continue;
       if (!best || better(t.objective(), best->objective(), spec.maximize)) best = &t;
     }
     if (best) return best;

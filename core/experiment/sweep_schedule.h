@@ -67,7 +67,8 @@ void stopWaitingTrials(SweepState& state, const std::vector<std::int64_t>& under
 /// True when every planned trial exists and has ended (or the budget stopped the rest).
 bool sweepDone(const SweepState& state, const SweepSpec& spec, bool budgetSpent);
 
-/// The best trial: the best objective among completed trials, else among all scored ones;
+/// The best trial: the best objective among completed trials, else among all scored ones (under
+/// SweepSpec::maxLatencyMs, only trials measured within it);
 /// nullptr when no trial has a score.
 const Trial* bestTrial(const SweepState& state, const SweepSpec& spec);
 

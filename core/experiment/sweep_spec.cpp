@@ -403,7 +403,7 @@ void readMode(const Json& sweep, const task::TaskDef* def, SweepSpec& s, Problem
   }
 }
 
-/// sweep.trials, parallel, startup_trials, seed and max_minutes.
+/// sweep.trials, parallel, startup_trials, seed, max_minutes, deploy_bench and max_latency_ms.
 void readLimits(const Json& sweep, SweepSpec& s, Problems& problems) {
   const auto integer = [&](const char* key, std::int64_t lo, std::int64_t hi, std::int64_t& out) {
     if (!sweep.contains(key)) return;
@@ -423,6 +423,22 @@ void readLimits(const Json& sweep, SweepSpec& s, Problems& problems) {
   std::int64_t seed = 0;
   integer("seed", 0, std::int64_t(1) << 53, seed);
   s.seed = static_cast<std::uint64_t>(seed);
+  if (sweep.contains("deploy_bench")) {
+    if (!sweep["deploy_bench"].is_boolean())
+      problems.push_back({"sweep.deploy_bench", "must be true or false", {}, {}});
+    else
+      s.deployBench = sweep["deploy_bench"].get<bool>();
+  }
+  if (sweep.contains("max_latency_ms")) {
+    const Json& v = sweep["max_latency_ms"];
+    if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e7) {
+      problems.push_back(
+          {"sweep.max_latency_ms", "must be a batch-1 latency in milliseconds > 0", {}, {}});
+    } else {
+      s.maxLatencyMs = v.get<double>();
+      s.deployBench = true;
+    }
+  }
   if (sweep.contains("max_minutes")) {
     const Json& v = sweep["max_minutes"];
     if (!v.is_number() || !(v.get<double>() > 0) || v.get<double>() > 1e6)
@@ -470,10 +486,11 @@ SweepSpec parseSweep(const Json& sweep, const project::Project& project, Problem
     problems.push_back({"sweep", "must be an object with params, method and objective", {}, {}});
     return s;
   }
-  schema::reportUnknownKeys(sweep,
-                            {"name", "method", "params", "objective", "mode", "trials",
-                             "max_minutes", "parallel", "seed", "asha", "startup_trials"},
-                            "sweep", problems);
+  schema::reportUnknownKeys(
+      sweep,
+      {"name", "method", "params", "objective", "mode", "trials", "max_minutes", "parallel", "seed",
+       "asha", "startup_trials", "deploy_bench", "max_latency_ms"},
+      "sweep", problems);
   if (sweep.contains("name") && sweep["name"].is_string())
     s.name = sweep["name"].get<std::string>();
   readMethod(sweep, s, problems);

@@ -51,6 +51,12 @@ struct SweepSpec {
   std::int64_t parallel = 1;  ///< trials at once
   std::uint64_t seed = 0;
   AshaOptions asha;
+  /// sweep.deploy_bench: each trial that trains to its end measures what its model costs
+  /// deployed (train --deploy-bench), for the Experiments page's accuracy-against-cost plot.
+  bool deployBench = false;
+  /// sweep.max_latency_ms: the best trial is the best of those whose batch-1 latency is at
+  /// most this (0: no limit); implies deployBench.
+  double maxLatencyMs = 0;
 };
 
 /// What a sweep of a project of task `def` can aim at: val_ then train_, each with the task's

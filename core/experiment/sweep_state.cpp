@@ -113,6 +113,8 @@ Trial trialFromJson(const Json& j, const std::string& at) {
   t.seconds = field<double>(j, "seconds", at, false, 0.0);
   t.segments = field<std::int64_t>(j, "segments", at, false, 0);
   t.segmentStarted = field<double>(j, "segment_started", at, false, 0.0);
+  t.latencyMs = field<double>(j, "latency_ms", at, false, -1.0);
+  t.fileBytes = field<std::int64_t>(j, "file_bytes", at, false, -1);
   return t;
 }
 
@@ -147,6 +149,8 @@ Json sweepStateToJson(const SweepState& s) {
     if (!t.runDir.empty()) tj["run_dir"] = t.runDir;
     if (!t.error.empty()) tj["error"] = t.error;
     if (!t.note.empty()) tj["note"] = t.note;
+    if (t.latencyMs >= 0) tj["latency_ms"] = t.latencyMs;
+    if (t.fileBytes >= 0) tj["file_bytes"] = t.fileBytes;
     trials.push_back(tj);
   }
   return Json{{"format", "netsmith-sweep"},

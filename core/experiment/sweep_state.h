@@ -40,6 +40,10 @@ struct Trial {
   /// the time of the segment under way.
   double segmentStarted = 0;
   std::int64_t segments = 0;
+  /// What its model costs deployed (its run's deploy.json; SweepSpec::deployBench): batch-1
+  /// median latency and the exported file's size; -1 unmeasured.
+  double latencyMs = -1;
+  std::int64_t fileBytes = -1;
 
   bool ended() const {
     return status == TrialStatus::Completed || status == TrialStatus::Stopped ||

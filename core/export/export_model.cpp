@@ -24,6 +24,10 @@ std::vector<std::pair<std::string, std::string>> ExportModel::metadata() const {
     m.emplace_back("normalization_mean", Json(mean).dump());
     m.emplace_back("normalization_std", Json(std).dump());
   }
+  m.emplace_back("fit", fit == data::FitPolicy::ResizeCrop ? "resize_crop" : "resize");
+  // The project as trained, so the file can be used with the same task code and preprocessing
+  // as its checkpoint (export/onnx_model.h: predict and eval on the file).
+  m.emplace_back("netsmith_snapshot", project::serialiseProject(project));
   return m;
 }
 

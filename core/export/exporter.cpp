@@ -111,19 +111,6 @@ ExportResult exportOnnx(const ExportModel& model, const ExportRequest& request) 
   return r;
 }
 
-/// The tensors of parity batches, as ONNX Runtime takes them.
-std::vector<HostTensor> hostTensors(const std::vector<ParityBatch>& batches) {
-  std::vector<HostTensor> out;
-  for (const auto& b : batches) {
-    const auto x = b.input.to(torch::kCPU, torch::kFloat).contiguous();
-    HostTensor t;
-    t.dims.assign(x.sizes().begin(), x.sizes().end());
-    t.values.assign(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 /// "3.33 MiB", "12.4 KiB".
 std::string fileSize(std::int64_t bytes) {
   char buf[32];
@@ -153,7 +140,7 @@ ExportResult exportOnnxInt8(const ExportModel& model, const ExportRequest& reque
   r.floatBytes = std::int64_t(floatBytes.size());
   Int8Options int8;
   int8.percentile = request.int8Percentile;
-  const auto calibration = hostTensors(request.calibration);
+  const auto calibration = toHostTensors(request.calibration);
   std::int64_t images = 0;
   for (const auto& t : calibration)
     images += t.dims.at(0);

@@ -290,6 +290,22 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
                              std::string("OpenCV DNN ") + CV_VERSION, run, describe);
 }
 
+HostTensor toHostTensor(const torch::Tensor& tensor) {
+  const auto x = tensor.to(torch::kCPU, torch::kFloat).contiguous();
+  HostTensor t;
+  t.dims.assign(x.sizes().begin(), x.sizes().end());
+  t.values.assign(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
+  return t;
+}
+
+std::vector<HostTensor> toHostTensors(const std::vector<ParityBatch>& batches) {
+  std::vector<HostTensor> out;
+  out.reserve(batches.size());
+  for (const auto& b : batches)
+    out.push_back(toHostTensor(b.input));
+  return out;
+}
+
 ParityReport checkOnnxRuntimeParity(const OnnxRuntimeLocation& ort, const std::string& onnxBytes,
                                     const ExportModel& model,
                                     const std::vector<ParityBatch>& batches, double tolerance,
@@ -298,12 +314,8 @@ ParityReport checkOnnxRuntimeParity(const OnnxRuntimeLocation& ort, const std::s
   auto names = parityOutputs(output, decoder);
   std::vector<OnnxRuntimeFeed> feeds;
   for (const auto& batch : batches) {
-    const auto x = batch.input.to(torch::kCPU, torch::kFloat).contiguous();
-    HostTensor t;
-    t.dims.assign(x.sizes().begin(), x.sizes().end());
-    t.values.assign(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
     OnnxRuntimeFeed feed;
-    feed.inputs.emplace("input", std::move(t));
+    feed.inputs.emplace("input", toHostTensor(batch.input));
     feed.outputs = names;
     if (decoder && nms) feed.outputs.push_back("selected");
     feeds.push_back(std::move(feed));

@@ -62,6 +62,12 @@ ParityReport checkOnnxParity(const std::string& onnxBytes, const ExportModel& mo
                              const std::string& output = "logits", bool decoder = false);
 
 struct OnnxRuntimeLocation;
+struct HostTensor;
+
+/// A tensor as ONNX Runtime takes it (export/onnx_runtime.h): float32 values on the CPU.
+HostTensor toHostTensor(const torch::Tensor& tensor);
+/// Each batch's input so.
+std::vector<HostTensor> toHostTensors(const std::vector<ParityBatch>& batches);
 
 /// The same check in ONNX Runtime (export/onnx_runtime.h), which runs every node, the decoder's
 /// NonMaxSuppression too: with `nms` its "selected" rows are checked against "boxes" and

@@ -18,6 +18,8 @@ inline constexpr const char* kEvents = "events.jsonl";
 inline constexpr const char* kLog = "train.log";
 inline constexpr const char* kCheckpoints = "checkpoints";
 inline constexpr const char* kExports = "exports";
+/// What the run's model costs deployed (export/run_deploy.h), when measured.
+inline constexpr const char* kDeploy = "deploy.json";
 inline constexpr const char* kBest = "best.safetensors";
 inline constexpr const char* kLast = "last.safetensors";
 inline constexpr const char* kRunsFolder = "runs";

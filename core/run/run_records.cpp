@@ -317,6 +317,31 @@ struct RunRecordReader::State {
   }
 };
 
+Json readDeployRecord(const std::string& runDir) {
+  Json deploy = readSettings(run_layout::runFile(runDir, run_layout::kDeploy));
+  return deploy.is_object() ? deploy : Json();
+}
+
+double RunRecord::deployLatencyMs(std::string* runtime) const {
+  if (!deploy.is_object() || !deploy.contains("runtimes") || !deploy["runtimes"].is_array())
+    return -1;
+  for (const auto& r : deploy["runtimes"]) {
+    if (!r.is_object() || r.contains("error") || !r.contains("batch1_p50_ms") ||
+        !r["batch1_p50_ms"].is_number())
+      continue;
+    if (runtime) *runtime = r.value("runtime", std::string());
+    return r["batch1_p50_ms"].get<double>();
+  }
+  return -1;
+}
+
+std::int64_t RunRecord::deployBytes() const {
+  return deploy.is_object() && deploy.contains("file_bytes") &&
+                 deploy["file_bytes"].is_number_integer()
+             ? deploy["file_bytes"].get<std::int64_t>()
+             : -1;
+}
+
 RunRecordReader::RunRecordReader(std::string runDir) : m(std::make_unique<State>(runDir)) {}
 RunRecordReader::~RunRecordReader() = default;
 RunRecordReader::RunRecordReader(RunRecordReader&&) noexcept = default;
@@ -341,6 +366,14 @@ bool RunRecordReader::update(std::uint64_t maxBytes) {
     auto checkpoints = listCheckpoints(run_layout::checkpointIn(r.dir));
     if (checkpoints != r.checkpoints) {
       r.checkpoints = std::move(checkpoints);
+      changed = true;
+    }
+  }
+  // deploy.json, written whole (atomically) once measured, perhaps long after the run ended.
+  if (r.deploy.is_null() || changed) {
+    Json deploy = readDeployRecord(r.dir);
+    if (deploy != r.deploy) {
+      r.deploy = std::move(deploy);
       changed = true;
     }
   }

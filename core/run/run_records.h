@@ -54,11 +54,19 @@ struct RunRecord {
   std::map<std::string, double> testFigures;  ///< the finished event's test figures, by name
   std::int64_t testSamples = 0;
   std::vector<std::string> checkpoints;  ///< file names under checkpoints/, newest first
+  /// deploy.json (export/run_deploy.h): what its model costs deployed; null until measured.
+  Json deploy;
   /// Why metrics.csv cannot be read ("<path>:<line>: expected 14 fields, found 3"); the run
   /// is not one to show when set. Empty while all is well.
   std::string error;
   /// What was left unread ("read up to 256 MiB (line 1000001); the rest is not shown").
   std::string notice;
+
+  /// The batch-1 median latency in milliseconds of deploy.json's first runtime that ran the
+  /// model (ONNX Runtime where it was found), and that runtime's name; -1 when unmeasured.
+  double deployLatencyMs(std::string* runtime = nullptr) const;
+  /// The exported file's size in bytes; -1 when unmeasured.
+  std::int64_t deployBytes() const;
 
   /// The headline figure on the test split; -1 when there is none.
   double testFigure() const {
@@ -66,6 +74,10 @@ struct RunRecord {
     return it == testFigures.end() ? -1 : it->second;
   }
 };
+
+/// `runDir`/deploy.json (export/run_deploy.h) when it is a regular file of a bounded size
+/// holding a JSON object; null otherwise.
+Json readDeployRecord(const std::string& runDir);
 
 class RunRecordReader {
  public:

@@ -285,7 +285,13 @@ void foldTargetScaling(checkpoint::LoadedModel& model) {
     bias.mul_(stdv).add_(mean);
   }
   model.weights = checkpoint::moduleState(*model.net);
-  // Exported, the output is in the targets' units: nothing is left to undo.
+  // Exported, the output is in the targets' units: nothing is left to undo, so the state the
+  // file records (and a task made from it, to read the file's output) scales by 1.
+  Json folded{{"target_mean", model.taskState["target_mean"]},
+              {"target_std", model.taskState["target_std"]}};
+  model.taskState["target_mean"] = std::vector<double>(task.mean().size(), 0.0);
+  model.taskState["target_std"] = std::vector<double>(task.std().size(), 1.0);
+  model.taskState["folded"] = std::move(folded);
   model.taskState["folded_into"] = a.outputId;
 }
 

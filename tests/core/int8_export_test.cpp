@@ -21,18 +21,6 @@ using netsmith::testutil::TempDir;
 
 namespace {
 
-std::vector<HostTensor> hostBatches(const std::vector<ParityBatch>& batches) {
-  std::vector<HostTensor> out;
-  for (const auto& b : batches) {
-    const auto x = b.input.contiguous();
-    HostTensor t;
-    t.dims.assign(x.sizes().begin(), x.sizes().end());
-    t.values.assign(x.data_ptr<float>(), x.data_ptr<float>() + x.numel());
-    out.push_back(std::move(t));
-  }
-  return out;
-}
-
 /// Smooth inputs (a blurred noise image), nearer to pictures than white noise.
 std::vector<ParityBatch> imageLike(const ExportModel& model, std::int64_t n, std::uint64_t seed) {
   const auto& in = model.project.model.input;
@@ -66,7 +54,7 @@ TEST(Int8Export, EveryTemplateAgreesWithTheFloatModel) {
     // Few images for the 224 x 224 templates: the test stays quick.
     const std::int64_t images = loaded.project.model.input.height >= 128 ? 4 : 32;
     const auto int8 =
-        quantizeWithCalibration(*ort, floatBytes, hostBatches(imageLike(model, images, 1)));
+        quantizeWithCalibration(*ort, floatBytes, toHostTensors(imageLike(model, images, 1)));
     EXPECT_EQ(int8.calibrationImages, images);
     EXPECT_GT(int8.plan.weightedNodes, 1);
     const auto report = checkOnnxRuntimeParity(*ort, int8.bytes, model, imageLike(model, images, 2),

@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "common/file_util.h"
 #include "common/subprocess.h"
 #include "data_fixtures.h"
 #include "export/deploy_bench.h"

@@ -151,6 +151,22 @@ bool writePredictions(const QString& checkpoint, const QString& out) {
   return true;
 }
 
+/// `netsmith-cli export CHECKPOINT --onnx OUT --nms` (its decoder and NonMaxSuppression too, as
+/// a user ships a detector); fails the test when it fails.
+bool exportOnnxWithCli(const QString& checkpoint, const QString& out,
+                       const QStringList& more = {}) {
+  QProcess cli;
+  cli.start(
+      QStringLiteral(NETSMITH_CLI),
+      QStringList{QStringLiteral("export"), checkpoint, QStringLiteral("--onnx"), out} + more);
+  if (!cli.waitForFinished(300000) || cli.exitCode() != 0) {
+    qWarning("%s%s", cli.readAllStandardOutput().constData(),
+             cli.readAllStandardError().constData());
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 class EvaluationViewsTest : public QObject {
@@ -920,6 +936,26 @@ class EvaluationViewsTest : public QObject {
     }
     QCOMPARE(predict->shownPicture().width(), 400);  // 32 px images shown at 400
     screenshot(window, "predict_detection.png");
+
+    // The same images through the exported file (with its decoder and NonMaxSuppression, as
+    // shipped), run in ONNX Runtime: the same boxes as eval's, from the slider's score.
+    const QString onnx = dir.filePath(QStringLiteral("detector.onnx"));
+    QVERIFY(
+        exportOnnxWithCli(QString::fromStdString(e.checkpoint), onnx, {QStringLiteral("--nms")}));
+    QSignalSpy again(predict, &netsmith::ui::PredictPage::predicted);
+    predict->setModel(onnx);
+    QVERIFY(again.wait(120000));
+    QVERIFY2(predict->findChild<QLabel*>(QStringLiteral("predictModel"))
+                 ->text()
+                 .contains(QStringLiteral("ONNX Runtime")),
+             qPrintable(predict->findChild<QLabel*>(QStringLiteral("predictModel"))->text()));
+    QVERIFY(!predict->findChild<QPushButton*>(QStringLiteral("predictGradCam"))->isVisible());
+    for (int row : {0, 5, 11}) {
+      QTest::mouseClick(list->viewport(), Qt::LeftButton, {},
+                        list->visualItemRect(list->item(row)).center());
+      QVERIFY(checkBoxes(row));
+    }
+    screenshot(window, "predict_detection_onnx.png");
   }
 
   // A classifier on the Predict page: the test images dropped on it get eval's probabilities

@@ -2,6 +2,7 @@
 // setting" on form fields, a sweep run from the page, stopped and resumed, its table and charts
 // checked against the sweep's own record (sweep.json), and "Apply best" undone.
 #include <qcustomplot.h>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -18,6 +19,7 @@
 #include <random>
 
 #include "forms/training_page.h"
+#include "monitor/cost_plot.h"
 #include "monitor/dashboard.h"
 #include "monitor/experiments_page.h"
 #include "ops/op_registry.h"
@@ -337,6 +339,88 @@ class ExperimentsTest : public QObject {
     QCOMPARE(QFileInfo(page2.sweepDir()).canonicalFilePath(),
              QFileInfo(sweepDir).canonicalFilePath());
     QCOMPARE(page2.trialsTable()->rowCount(), 4);
+  }
+
+  // A sweep over the model's width that measures each trial deployed (sweep.max_latency_ms):
+  // the record carries each trial's latency and size from its run's deploy.json, the best
+  // trial is the best within the limit, and the page plots the objective against latency with
+  // the Pareto front, which is the one counted here pair by pair from the record.
+  void aSweepMeasuredDeployedShowsItsParetoFront() {
+    QTemporaryDir dir;
+    writeData(dir.path(), 1200);
+    const Json sweep{
+        {"name", "widths"},
+        {"method", "grid"},
+        {"trials", 3},
+        {"parallel", 1},
+        {"objective", "val_accuracy"},
+        {"max_latency_ms", 50.0},
+        {"params", {{{"path", "model.nodes[conv1].out_channels"}, {"choice", {2, 8, 32}}}}}};
+    const auto registries = netsmith::Registries::builtins();
+    ProjectDocument doc(registries);
+    QVERIFY(doc.load(writeProject(dir.path(), sweep, 1)));
+    Dashboard dashboard;
+    ExperimentsPage page(&doc, &dashboard);
+    page.resize(1280, 720);
+    page.setCliProgram(QStringLiteral(NETSMITH_CLI));
+    QSignalSpy ended(&page, &ExperimentsPage::sweepEnded);
+    QVERIFY(page.runSweep());
+    QVERIFY(ended.wait(300000));
+    QCOMPARE(ended.takeFirst().at(0).toBool(), true);
+    const Json record = readRecord(page.sweepDir());
+    QCOMPARE(record["trials"].size(), std::size_t(3));
+    struct Measured {
+      QString name;
+      double latency, objective;
+    };
+    std::vector<Measured> measured;
+    for (const auto& t : record["trials"]) {
+      QCOMPARE(t["status"], Json("completed"));
+      // The record's figures are the run's own deploy.json's.
+      QFile f(
+          QDir(page.sweepDir())
+              .filePath(QString::fromStdString(t["run_dir"].get<std::string>()) + "/deploy.json"));
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const Json deploy = Json::parse(f.readAll().toStdString());
+      QCOMPARE(t["latency_ms"].get<double>(), deploy["runtimes"][0]["batch1_p50_ms"].get<double>());
+      QCOMPARE(t["file_bytes"].get<std::int64_t>(), deploy["file_bytes"].get<std::int64_t>());
+      measured.push_back({QStringLiteral("trial %1").arg(t["id"].get<int>()),
+                          t["latency_ms"].get<double>(), t["objective"].get<double>()});
+    }
+    // Wider models are bigger files.
+    QVERIFY(record["trials"][0]["file_bytes"] < record["trials"][2]["file_bytes"]);
+    // The front by its definition: no other trial at least as fast and as accurate, and
+    // better in one.
+    QStringList want;
+    std::vector<Measured> byLatency = measured;
+    std::sort(byLatency.begin(), byLatency.end(),
+              [](const auto& a, const auto& b) { return a.latency < b.latency; });
+    for (const auto& m : byLatency) {
+      bool beaten = false;
+      for (const auto& o : measured)
+        beaten =
+            beaten || (o.name != m.name && o.latency <= m.latency && o.objective >= m.objective &&
+                       (o.latency < m.latency || o.objective > m.objective));
+      if (!beaten) want << m.name;
+    }
+    auto* costs = page.findChild<CostPlot*>(QStringLiteral("sweepCosts"));
+    QVERIFY(costs && costs->isVisibleTo(&page));
+    QCOMPARE(costs->frontNames(), want);
+    QCOMPARE(costs->plot()->graph(0)->dataCount(), 3);
+    // By file size instead, from the combo box as a user picks it.
+    auto* axis = costs->findChild<QComboBox*>(QStringLiteral("costPlotAxis"));
+    axis->setFocus();
+    QTest::keyClick(axis, Qt::Key_Down);
+    QCOMPARE(costs->costAxis(), QStringLiteral("size"));
+    QCOMPARE(costs->plot()->xAxis->label(), QStringLiteral("file size, MiB"));
+    QTest::keyClick(axis, Qt::Key_Up);
+    QCOMPARE(costs->costAxis(), QStringLiteral("latency"));
+    const QString shots = qEnvironmentVariable("NETSMITH_SCREENSHOT_DIR");
+    if (!shots.isEmpty()) {
+      page.show();
+      QTest::qWait(200);
+      QVERIFY(page.grab().save(shots + QStringLiteral("/sweep-pareto.png")));
+    }
   }
 };
 

@@ -17,6 +17,7 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPlainTextEdit>
+#include <QProcess>
 #include <QPushButton>
 #include <QScreen>
 #include <QSettings>
@@ -47,7 +48,9 @@
 #include "evaluation/sample_dialog.h"
 #include "export/onnx_runtime.h"
 #include "forms/data_page.h"
+#include "monitor/cost_plot.h"
 #include "monitor/dashboard.h"
+#include "monitor/runs_page.h"
 #include "registries/registries.h"
 #include "session/project_document.h"
 #include "session/trainer_session.h"
@@ -490,6 +493,35 @@ class MainWindowTest : public QObject {
     QVERIFY(listed.durationSeconds > 0);
     window.pages()->overlaySelectedRun();
     QCOMPARE(dash->overlayNames().size(), 1);
+    // What the run's model costs deployed, once measured (`netsmith-cli bench RUN_DIR`): the
+    // table's Latency and Size are its deploy.json's, and the cost plot shows the run, alone
+    // on its Pareto front.
+    {
+      const QString runName = listed.name, runDir = listed.dir;  // the list is read again below
+      QProcess cli;
+      cli.start(QStringLiteral(NETSMITH_CLI),
+                {QStringLiteral("bench"), runDir, QStringLiteral("--runs"), QStringLiteral("5"),
+                 QStringLiteral("--seconds"), QStringLiteral("0")});
+      QVERIFY(cli.waitForFinished(120000));
+      QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
+      QFile f(runDir + QStringLiteral("/deploy.json"));
+      QVERIFY(f.open(QIODevice::ReadOnly));
+      const auto deploy = netsmith::Json::parse(f.readAll().toStdString());
+      auto* runsPage = window.findChild<netsmith::ui::RunsPage*>();
+      QVERIFY(runsPage);
+      QSignalSpy relisted(runsPage, &netsmith::ui::RunsPage::runsListed);
+      runsPage->refresh();
+      QVERIFY(relisted.wait(30000));
+      auto* table = runsPage->findChild<QTreeWidget*>(QStringLiteral("runsTable"));
+      QCOMPARE(table->headerItem()->text(8), QStringLiteral("Latency"));
+      QCOMPARE(table->topLevelItem(0)->text(8),
+               QStringLiteral("%1 ms").arg(deploy["runtimes"][0]["batch1_p50_ms"].get<double>(), 0,
+                                           'f', 3));
+      QCOMPARE(table->topLevelItem(0)->text(9),
+               QLocale().formattedDataSize(deploy["file_bytes"].get<qint64>()));
+      QCOMPARE(runsPage->costPlot()->frontNames(), QStringList{runName});
+      if (!shots.isEmpty()) QVERIFY(window.grab().save(shots + QStringLiteral("/runs-costs.png")));
+    }
 
     // Export > ONNX (the menu lists exactly the registry's exporters).
     QStringList exportActions;

@@ -105,7 +105,9 @@ QLayout* PredictPage::modelRow() {
   m_modelLabel->setTextInteractionFlags(Qt::TextSelectableByMouse);
   auto* openModel = new QPushButton(tr("Open model..."), this);
   openModel->setObjectName(QStringLiteral("predictOpenModel"));
-  openModel->setToolTip(tr("Predict with another checkpoint (the current run's by default)"));
+  openModel->setToolTip(
+      tr("Predict with another checkpoint or an exported ONNX file (the "
+         "current run's checkpoint by default)"));
   connect(openModel, &QPushButton::clicked, this, &PredictPage::openModel);
   auto* add = new QPushButton(tr("Add images..."), this);
   add->setObjectName(QStringLiteral("predictAddImages"));
@@ -200,6 +202,10 @@ void PredictPage::loadModel() {
     m_status->setText(tr("The model cannot be used: %1").arg(QString::fromUtf8(e.what())));
   }
   m_gradCam->setVisible(m_predictor && m_predictor->explainsClasses());
+  // An exported file says what runs it (ONNX Runtime); a checkpoint runs in LibTorch.
+  if (m_predictor && m_predictor->runtime() != "LibTorch")
+    m_modelLabel->setText(m_modelLabel->text() + QStringLiteral("  ") +
+                          tr("run in %1").arg(QString::fromStdString(m_predictor->runtime())));
   predictPending();
   showSelected();
 }
@@ -318,7 +324,9 @@ void PredictPage::dropEvent(QDropEvent* event) {
 void PredictPage::openModel() {
   const QString path = QFileDialog::getOpenFileName(
       this, tr("Predict with"), m_modelPath.isEmpty() ? QString() : QFileInfo(m_modelPath).path(),
-      tr("Checkpoints (*.safetensors);;Projects with their weights (*.netsmith.json)"));
+      tr("Models (*.safetensors *.onnx *.netsmith.json);;Checkpoints (*.safetensors);;"
+         "Exported ONNX files, float or int8 (*.onnx);;Projects with their weights "
+         "(*.netsmith.json)"));
   if (!path.isEmpty()) setModel(path);
 }
 

@@ -112,6 +112,10 @@ RunHistory RunHistory::fromRecord(const run::RunRecord& r) {
   out.headline = QString::fromStdString(r.headline);
   out.testFigure = r.testFigure();
   out.testSamples = r.testSamples;
+  std::string runtime;
+  out.deployLatencyMs = r.deployLatencyMs(&runtime);
+  out.deployRuntime = QString::fromStdString(runtime);
+  out.deployBytes = r.deployBytes();
   // Fractional epochs on the x axis: epoch + (batch + 1) / batches seen in that epoch.
   QHash<qint64, double> batchesIn;
   for (const auto& s : r.steps)

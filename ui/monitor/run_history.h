@@ -35,6 +35,10 @@ struct RunHistory {
   QString finishState;          ///< "completed", "stopped", "failed"; "" when unfinished
   double testFigure = -1;       ///< the headline on the test split; -1: no test figure
   qint64 testSamples = 0;
+  // From deploy.json (export/run_deploy.h): what its model costs deployed; -1 unmeasured.
+  double deployLatencyMs = -1;  ///< batch-1 median in `deployRuntime`
+  qint64 deployBytes = -1;      ///< the exported file's size
+  QString deployRuntime;        ///< "ONNX Runtime 1.31.1"
 
   int epochs() const { return epochIndex.size(); }
   /// The best validation headline figure, the highest or (`higherIsBetter` false) the lowest

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 #include <cmath>
 
+#include "monitor/cost_plot.h"
 #include "monitor/dashboard.h"
 #include "run/run_layout.h"
 #include "session/project_document.h"
@@ -72,14 +73,15 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
       m_dashboard(dashboard),
       m_info(new QLabel(this)),
       m_listJob(new BackgroundJob(this)),
-      m_runsTable(
-          makeTree(QStringLiteral("runsTable"),
-                   {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"),
-                    tr("Best validation"), tr("Test"), tr("Last val loss"), tr("Checkpoints")},
-                   this)),
+      m_runsTable(makeTree(QStringLiteral("runsTable"),
+                           {tr("Run"), tr("Started"), tr("Duration"), tr("Device"), tr("Epochs"),
+                            tr("Best validation"), tr("Test"), tr("Last val loss"), tr("Latency"),
+                            tr("Size"), tr("Checkpoints")},
+                           this)),
       m_checkpoints(
           makeTree(QStringLiteral("runCheckpoints"), {tr("Checkpoint"), tr("Size")}, this)),
-      m_differences(new QPlainTextEdit(this)) {
+      m_differences(new QPlainTextEdit(this)),
+      m_costPlot(new CostPlot(this)) {
   m_runsTable->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_runsTable->setToolTip(tr("Select two runs (Ctrl+click) to see the settings they differ in"));
   m_differences->setObjectName(QStringLiteral("runDifferences"));
@@ -139,6 +141,8 @@ RunsPage::RunsPage(ProjectDocument* document, Dashboard* dashboard, QWidget* par
   auto* lower = new QSplitter(Qt::Horizontal, this);
   lower->addWidget(m_checkpoints);
   lower->addWidget(m_differences);
+  lower->addWidget(m_costPlot);
+  lower->setStretchFactor(2, 2);
   splitter->addWidget(lower);
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
@@ -202,10 +206,37 @@ void RunsPage::showRuns(QVector<RunHistory> runs, const QString& root, const QSt
     item->setText(7, run.epochValLoss.isEmpty() || !std::isfinite(run.epochValLoss.back())
                          ? QStringLiteral("-")
                          : QString::number(run.epochValLoss.back(), 'f', 4));
-    item->setText(8, run.checkpoints.join(QStringLiteral(", ")));
+    // What it costs deployed, once measured (train --deploy-bench, bench RUN_DIR).
+    item->setText(8, run.deployLatencyMs >= 0 ? tr("%1 ms").arg(run.deployLatencyMs, 0, 'f', 3)
+                                              : QStringLiteral("-"));
+    item->setToolTip(8, run.deployLatencyMs >= 0
+                            ? tr("batch-1 median latency in %1").arg(run.deployRuntime)
+                            : tr("not measured: netsmith-cli bench %1").arg(run.dir));
+    item->setText(9, run.deployBytes >= 0 ? QLocale().formattedDataSize(run.deployBytes)
+                                          : QStringLiteral("-"));
+    item->setText(10, run.checkpoints.join(QStringLiteral(", ")));
   }
+  showCosts();
   if (!m_runs.isEmpty()) m_runsTable->setCurrentItem(m_runsTable->topLevelItem(0));
   Q_EMIT runsListed();
+}
+
+void RunsPage::showCosts() {
+  QVector<CostPlotPoint> points;
+  task::FigureSpec figure;
+  for (const auto& run : m_runs) {
+    const task::FigureSpec spec = headlineSpec(run);
+    if (figure.name.empty() && !spec.name.empty()) figure = spec;
+    CostPlotPoint p;
+    p.name = run.name;
+    p.latencyMs = run.deployLatencyMs;
+    p.mebibytes = run.deployBytes >= 0 ? double(run.deployBytes) / (1024.0 * 1024.0) : -1;
+    p.score = run.bestValFigure(spec.higherIsBetter);
+    p.color = runColor(run.name);
+    points.push_back(p);
+  }
+  if (!figure.name.empty()) figure.name = "best validation " + figure.name;
+  m_costPlot->setPoints(std::move(points), figure);
 }
 
 void RunsPage::selectRun(int row) {

@@ -18,6 +18,7 @@ class QTreeWidget;
 namespace netsmith::ui {
 
 class BackgroundJob;
+class CostPlot;
 class Dashboard;
 class ProjectDocument;
 
@@ -39,6 +40,8 @@ class RunsPage : public QWidget {
   /// Selects two runs and returns the differences shown ("" unless two are selected).
   QString differencesText() const;
   void selectRuns(int first, int second);
+  /// The runs' figure against their deploy cost (Pareto front marked).
+  CostPlot* costPlot() const { return m_costPlot; }
 
  Q_SIGNALS:
   /// The runs are read and listed (after refresh()).
@@ -54,6 +57,8 @@ class RunsPage : public QWidget {
   /// "accuracy 91.05%", "mae 0.1234".
   static QString figureText(const task::FigureSpec& spec, double value);
   void showRunDetails();
+  /// The runs' best validation figure against what they cost deployed, the front marked.
+  void showCosts();
   int selectedRow() const;
 
   ProjectDocument* m_document;
@@ -63,6 +68,7 @@ class RunsPage : public QWidget {
   QTreeWidget* m_runsTable;
   QTreeWidget* m_checkpoints;
   QPlainTextEdit* m_differences;
+  CostPlot* m_costPlot;
   QVector<RunHistory> m_runs;
 };
 

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "monitor/cost_plot.h"
 #include "monitor/sweep_follower.h"
 #include "monitor/sweep_text.h"
 #include "util/chart_fit.h"
@@ -51,7 +52,10 @@ SweepCharts::SweepCharts(const SweepFollower* sweep, QWidget* parent)
       m_sweep(sweep),
       m_parallel(new QCustomPlot(this)),
       m_scatter(new QCustomPlot(this)),
-      m_scatterParam(new QComboBox(this)) {
+      m_scatterParam(new QComboBox(this)),
+      m_cost(new CostPlot(this)) {
+  m_cost->setObjectName(QStringLiteral("sweepCosts"));
+  m_cost->setVisible(false);
   m_parallel->setObjectName(QStringLiteral("sweepParallelCoordinates"));
   m_scatter->setObjectName(QStringLiteral("sweepScatter"));
   for (auto* plot : {m_parallel, m_scatter}) {
@@ -69,6 +73,7 @@ SweepCharts::SweepCharts(const SweepFollower* sweep, QWidget* parent)
   sl->addWidget(m_scatterParam);
   sl->addWidget(m_scatter, 1);
   layout->addWidget(scatterBox, 2);
+  layout->addWidget(m_cost, 2);
   connect(m_scatterParam, &QComboBox::currentIndexChanged, this, [this] { drawScatter(); });
 }
 
@@ -76,6 +81,32 @@ void SweepCharts::redraw() {
   listSettings();
   drawParallel();
   drawScatter();
+  drawCosts();
+}
+
+void SweepCharts::drawCosts() {
+  const auto& spec = m_sweep->spec();
+  const auto& trials = m_sweep->state().trials;
+  const bool measured =
+      std::any_of(trials.begin(), trials.end(), [](const auto& t) { return t.latencyMs >= 0; });
+  m_cost->setVisible(spec.deployBench || measured);
+  if (!m_cost->isVisibleTo(this)) return;
+  QVector<CostPlotPoint> points;
+  for (const auto& t : trials) {
+    CostPlotPoint p;
+    p.name = tr("trial %1").arg(t.id);
+    p.latencyMs = t.latencyMs;
+    p.mebibytes = t.fileBytes >= 0 ? double(t.fileBytes) / (1024.0 * 1024.0) : -1;
+    // Only a completed trial's figure stands for its model.
+    p.score = t.status == experiment::TrialStatus::Completed ? t.objective() : std::nan("");
+    points.push_back(p);
+  }
+  task::FigureSpec figure;
+  figure.name = spec.objective;
+  figure.higherIsBetter = spec.maximize;
+  figure.percent = objectiveInPercent(spec.objective);
+  m_cost->setLimit(spec.maxLatencyMs);
+  m_cost->setPoints(std::move(points), figure);
 }
 
 void SweepCharts::listSettings() {
