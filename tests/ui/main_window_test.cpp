@@ -501,7 +501,7 @@ class MainWindowTest : public QObject {
       QProcess cli;
       cli.start(QStringLiteral(NETSMITH_CLI),
                 {QStringLiteral("bench"), runDir, QStringLiteral("--runs"), QStringLiteral("5"),
-                 QStringLiteral("--seconds"), QStringLiteral("0")});
+                 QStringLiteral("--seconds"), QStringLiteral("0.1")});
       QVERIFY(cli.waitForFinished(120000));
       QVERIFY2(cli.exitCode() == 0, cli.readAllStandardError().constData());
       QFile f(runDir + QStringLiteral("/deploy.json"));
