@@ -14,6 +14,7 @@
 #include "data/data_loader.h"
 #include "data/project_data.h"
 #include "env/env_report.h"
+#include "export/onnx_model.h"
 #include "graph/graph_module.h"
 #include "ops/op_registry.h"
 #include "project/project.h"
@@ -150,10 +151,9 @@ void printBench(const project::LoadedProject& loaded, const train::TrainOptions&
 int runBench(const std::vector<std::string>& words, const RegistriesPtr& registries) {
   const Args args = commandArgs("bench", words);
   const auto& models = args.positional();
-  if (!models.empty() && models.front().size() > 5 &&
-      models.front().compare(models.front().size() - 5, 5, ".onnx") == 0)
-    return runDeployBench(args, registries);
-  if (!models.empty() && run_layout::isRunFolder(models.front()))
+  // Exported files and run folders are deployed models; anything else is a project to train.
+  if (!models.empty() &&
+      (exporting::isOnnxPath(models.front()) || run_layout::isRunFolder(models.front())))
     return runDeployBench(args, registries);
   for (const char* deployOnly : {"--runs", "--seconds"})
     if (!args.option(deployOnly).empty())
