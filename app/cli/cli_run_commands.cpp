@@ -278,12 +278,10 @@ int runTrain(const std::vector<std::string>& words, const RegistriesPtr& registr
       exporting::DeployBenchOptions o;
       o.seconds = 1.0;
       const Json record = exporting::measureRunDeploy(result.runDir, registries, o);
-      run::RunRecord measured;
-      measured.deploy = record;
       std::string runtime;
-      const double ms = measured.deployLatencyMs(&runtime);
+      const double ms = run::deployLatencyMs(record, &runtime);
       deployLine = formatted("deployed: batch-1 latency %.3f ms in %s, %.2f MiB (%s)", ms,
-                             runtime.c_str(), double(measured.deployBytes()) / 1048576.0,
+                             runtime.c_str(), double(run::deployBytes(record)) / 1048576.0,
                              run_layout::runFile(result.runDir, run_layout::kDeploy).c_str());
     } catch (const std::exception& e) {
       std::fprintf(stderr, "netsmith-cli: the deploy benchmark failed: %s\n",

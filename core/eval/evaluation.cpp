@@ -287,7 +287,7 @@ Evaluation evaluateCheckpoint(const EvaluationOptions& options) {
   const std::shared_ptr<task::Task> task =
       makeEvaluationTask(registries, src, resolved, *pd, state, ckptPath);
   out.onnx = options.onnx;
-  out.runtime = exported.runner ? exported.runtime : std::string("LibTorch");
+  out.runtime = exported.runtime;  // "LibTorch" unless an exported file was loaded
   out.task = task->name();
   // The task's evaluator, which first refuses what it cannot give.
   const auto evaluator = registries.evaluators.forTask(out.task);

@@ -357,10 +357,9 @@ void SweepRunner::finishSegment(Process& p, int status, const SweepListener& lis
   endSegment(trial, readScores(trial), end, p.stopAt, error);
   // What its model costs deployed, which its last segment measured (train --deploy-bench).
   if (m_spec.deployBench && trial.status == TrialStatus::Completed && !trial.runDir.empty()) {
-    run::RunRecord measured;
-    measured.deploy = run::readDeployRecord((fs::path(m_dir) / trial.runDir).string());
-    trial.latencyMs = measured.deployLatencyMs();
-    trial.fileBytes = measured.deployBytes();
+    const Json deploy = run::readDeployRecord((fs::path(m_dir) / trial.runDir).string());
+    trial.latencyMs = run::deployLatencyMs(deploy);
+    trial.fileBytes = run::deployBytes(deploy);
   }
   save();
   if (listener && trial.ended()) listener(trialEnded(trial));

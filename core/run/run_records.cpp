@@ -322,7 +322,7 @@ Json readDeployRecord(const std::string& runDir) {
   return deploy.is_object() ? deploy : Json();
 }
 
-double RunRecord::deployLatencyMs(std::string* runtime) const {
+double deployLatencyMs(const Json& deploy, std::string* runtime) {
   if (!deploy.is_object() || !deploy.contains("runtimes") || !deploy["runtimes"].is_array())
     return -1;
   for (const auto& r : deploy["runtimes"]) {
@@ -335,7 +335,7 @@ double RunRecord::deployLatencyMs(std::string* runtime) const {
   return -1;
 }
 
-std::int64_t RunRecord::deployBytes() const {
+std::int64_t deployBytes(const Json& deploy) {
   return deploy.is_object() && deploy.contains("file_bytes") &&
                  deploy["file_bytes"].is_number_integer()
              ? deploy["file_bytes"].get<std::int64_t>()

@@ -36,6 +36,15 @@ struct EpochRecord {
 };
 
 /// What a run folder holds, as far as it has been read.
+/// `runDir`/deploy.json (export/run_deploy.h) when it is a regular file of a bounded size
+/// holding a JSON object; null otherwise.
+Json readDeployRecord(const std::string& runDir);
+/// Of a deploy record: the batch-1 median latency in milliseconds of its first runtime that ran
+/// the model (ONNX Runtime where it was found), and that runtime's name; -1 when unmeasured.
+double deployLatencyMs(const Json& deploy, std::string* runtime = nullptr);
+/// Of a deploy record: the exported file's size in bytes; -1 when unmeasured.
+std::int64_t deployBytes(const Json& deploy);
+
 struct RunRecord {
   std::string dir;      ///< the folder, as given
   std::string name;     ///< its last component
@@ -62,11 +71,11 @@ struct RunRecord {
   /// What was left unread ("read up to 256 MiB (line 1000001); the rest is not shown").
   std::string notice;
 
-  /// The batch-1 median latency in milliseconds of deploy.json's first runtime that ran the
-  /// model (ONNX Runtime where it was found), and that runtime's name; -1 when unmeasured.
-  double deployLatencyMs(std::string* runtime = nullptr) const;
-  /// The exported file's size in bytes; -1 when unmeasured.
-  std::int64_t deployBytes() const;
+  /// run::deployLatencyMs and run::deployBytes of `deploy`.
+  double deployLatencyMs(std::string* runtime = nullptr) const {
+    return run::deployLatencyMs(deploy, runtime);
+  }
+  std::int64_t deployBytes() const { return run::deployBytes(deploy); }
 
   /// The headline figure on the test split; -1 when there is none.
   double testFigure() const {
@@ -74,10 +83,6 @@ struct RunRecord {
     return it == testFigures.end() ? -1 : it->second;
   }
 };
-
-/// `runDir`/deploy.json (export/run_deploy.h) when it is a regular file of a bounded size
-/// holding a JSON object; null otherwise.
-Json readDeployRecord(const std::string& runDir);
 
 class RunRecordReader {
  public:
